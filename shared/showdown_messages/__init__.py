@@ -1,0 +1,47 @@
+"""Message contracts of the showdown adjudication service.
+
+Producers install this package alone (it depends on pydantic only)::
+
+    from showdown_messages import ShowdownEvent
+
+    event = ShowdownEvent.model_validate_json(payload)  # raises on anything a worker would refuse
+"""
+
+from showdown_messages.cards import CANONICAL_CARDS, canonical_card
+from showdown_messages.events import (
+    MAX_CHIPS,
+    MAX_PLAYERS,
+    MAX_SEAT,
+    SCHEMA_VERSION,
+    VARIANT_SHAPES,
+    PlayerIn,
+    ShowdownEvent,
+    VariantShape,
+)
+from showdown_messages.rejections import CODES, Rejection, rejections
+from showdown_messages.results import Award, Bust, Pot, Returned, Share, ShowdownResult, ShownHand
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CANONICAL_CARDS",
+    "CODES",
+    "MAX_CHIPS",
+    "MAX_PLAYERS",
+    "MAX_SEAT",
+    "SCHEMA_VERSION",
+    "VARIANT_SHAPES",
+    "Award",
+    "Bust",
+    "PlayerIn",
+    "Pot",
+    "Rejection",
+    "Returned",
+    "Share",
+    "ShowdownEvent",
+    "ShowdownResult",
+    "ShownHand",
+    "VariantShape",
+    "canonical_card",
+    "rejections",
+]

@@ -1,0 +1,147 @@
+"""Why an event is refused: stable error codes and precise messages.
+
+Every refusal names a ``code`` (stable, machine-readable, listed in
+:data:`CODES`), the ``field`` at fault in path form (``players[2].hole_cards[1]``,
+empty for the event as a whole) and a ``message`` that says what to fix. A
+producer that validates with :class:`~showdown_messages.ShowdownEvent` sees
+exactly the rejections the worker would dead-letter.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails, PydanticCustomError
+
+CODES: dict[str, str] = {
+    "malformed_json": "The payload is not a JSON document. Send one JSON object.",
+    "not_an_object": "The payload is JSON but not an object. Send one ShowdownEvent object.",
+    "missing_field": "A required field is absent. Add it.",
+    "unknown_field": "A field the schema does not define. Remove it or upgrade schema_version.",
+    "wrong_type": "A field has the wrong JSON type. Send the type the schema gives.",
+    "unsupported_schema_version": "schema_version is not one this worker speaks (1).",
+    "unknown_variant": "variant is not a supported game (holdem, stud).",
+    "bad_id": "An id is empty, over 200 characters, or holds control characters.",
+    "bad_seat": "A seat number is outside 1-10.",
+    "bad_chips": "A chip amount is not a whole number from 0 to 10^15.",
+    "bad_card": "A card is not rank 23456789TJQKA (or 10) followed by suit cdhs or a suit symbol.",
+    "duplicate_card": "One card appears twice in the event (board, hole cards, folded players' cards).",
+    "too_many_cards": "A board or hand holds more cards than any variant allows.",
+    "no_players": "The event lists no players.",
+    "too_many_players": "The event lists more than 10 players.",
+    "duplicate_seat": "Two players sit in the same seat.",
+    "duplicate_player": "One player_id sits in two seats.",
+    "no_live_player": "Every player folded: somebody must be left to win the pot.",
+    "bad_board_size": "The board has the wrong number of cards for this variant's showdown.",
+    "bad_hole_cards": "A live player has the wrong number of cards for this variant's showdown.",
+    "missing_button": "button_seat is required for hold'em (it decides odd chips).",
+    "folded_top_contribution": "The largest contribution belongs only to folded seats; nobody can win it.",
+    "partial_stacks": "Starting stacks are given for some seats but not all.",
+    "stack_too_small": "A seat put in more chips than its starting stack.",
+    "bad_rake": "The rake is larger than the pots it is taken from.",
+    # Raised by the worker around the event, not by the model:
+    "payload_too_large": "The entry is larger than the configured maximum payload size.",
+    "missing_event": "The stream entry has no 'event' field.",
+    "conflicting_duplicate": "This hand_id was already settled with different content.",
+    "poison": "Settling this entry failed unexpectedly on every delivery; see the worker logs.",
+    "invariant_violation": "Settlement did not pay out exactly the chips put in (a bug: see logs).",
+}
+"""Every rejection code with what it means and how to fix the event."""
+
+
+class Rejection(NamedTuple):
+    """One reason an event was refused."""
+
+    code: str
+    """Stable machine-readable reason, a key of :data:`CODES`."""
+    field: str
+    """Path of the offending field, e.g. ``players[2].hole_cards[1]``; ``""`` for the whole event."""
+    message: str
+    """Human-readable: the field, the offending value and what is wrong with it."""
+
+
+def reject(code: str, field: str, reason: str) -> PydanticCustomError:
+    """Build the error a model validator raises for one semantic rule.
+
+    ``reason`` is free text (it may quote producer data, braces included):
+    it is passed as context, never as a format template.
+    """
+    return PydanticCustomError(code, "{reason}", {"reason": reason, "field": field})
+
+
+def field_path(loc: tuple[int | str, ...]) -> str:
+    """Render a pydantic location as a path: ``('players', 2, 'seat')`` -> ``players[2].seat``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else part
+    return out
+
+
+def quote(value: Any, limit: int = 40) -> str:
+    """A short, safe rendering of producer input for messages and logs."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_CHIP_FIELDS = frozenset({"contributed", "dead_money", "stack", "rake"})
+_SEAT_FIELDS = frozenset({"seat", "button_seat"})
+_ID_FIELDS = frozenset({"hand_id", "table_id", "tournament_id", "player_id"})
+_ID_ERRORS = frozenset({"string_too_short", "string_too_long", "string_pattern_mismatch"})
+_CARD_LISTS = frozenset({"board", "hole_cards"})
+_NUMBER_ERRORS = frozenset(
+    {"int_type", "int_parsing", "int_from_float", "greater_than_equal", "less_than_equal", "greater_than", "less_than"}
+)
+
+
+def _classify(error: ErrorDetails) -> tuple[str, str]:
+    """Map one pydantic error to ``(code, reason)``."""
+    kind = error["type"]
+    loc = error["loc"]
+    last = next((p for p in reversed(loc) if isinstance(p, str)), "")
+    given = quote(error.get("input"))
+    if kind in CODES:  # raised by our own validators
+        return kind, error["msg"]
+    if kind in ("json_invalid", "json_type"):
+        return "malformed_json", f"not valid JSON ({error['msg']})"
+    if kind in ("model_type", "model_attributes_type", "dict_type") and not loc:
+        return "not_an_object", f"expected a JSON object, got {given}"
+    if kind == "missing":
+        return "missing_field", "is required"
+    if kind == "extra_forbidden":
+        return "unknown_field", "is not a field of this schema"
+    if kind == "literal_error" and last == "schema_version":
+        return "unsupported_schema_version", f"{given} is not a supported schema_version (1)"
+    if kind == "literal_error" and last == "variant":
+        return "unknown_variant", f"{given} is not a supported variant (holdem, stud)"
+    if last == "players" and kind == "too_short":
+        return "no_players", "lists no players"
+    if last == "players" and kind == "too_long":
+        return "too_many_players", "lists more than 10 players"
+    if last in _CARD_LISTS and kind == "too_long":
+        return "too_many_cards", error["msg"]
+    if last in _ID_FIELDS and kind in _ID_ERRORS:
+        return "bad_id", f"{given} is not a valid id (1-200 printable characters)"
+    if last in _CHIP_FIELDS and kind in _NUMBER_ERRORS:
+        return "bad_chips", f"{given} is not a chip count (a whole number from 0 to 10^15)"
+    if last in _SEAT_FIELDS and kind in _NUMBER_ERRORS:
+        return "bad_seat", f"{given} is not a seat number (a whole number from 1 to 10)"
+    return "wrong_type", f"{error['msg']}, got {given}"
+
+
+def rejections(exc: ValidationError) -> list[Rejection]:
+    """Translate a pydantic ``ValidationError`` into rejections, most specific first.
+
+    The order is pydantic's (the order fields appear in the schema); the first
+    rejection is the one a dead letter's ``code`` reports.
+    """
+    out: list[Rejection] = []
+    for error in exc.errors(include_url=False):
+        code, reason = _classify(error)
+        ctx = error.get("ctx") or {}
+        field = str(ctx.get("field", "")) or field_path(error["loc"])
+        out.append(Rejection(code, field, f"{field}: {reason}" if field else reason))
+    return out
