@@ -1,0 +1,94 @@
+"""Settle a showdown: award every pot, place odd chips, check the books, report busts.
+
+Rules (each has a test):
+
+* Each pot goes to the best hand among its eligible seats; equal hands
+  split it equally. The chips a split leaves over go one at a time to the
+  tied winners in the variant's odd-chip order (hold'em: clockwise from the
+  first seat left of the button; stud: highest card by rank, then suit).
+* With one live player nothing is evaluated: every pot is theirs, and
+  their cards and the board may be partial or missing.
+* Chips out equal chips in, always: :class:`InvariantViolation` otherwise.
+* With starting stacks, every seat left with zero chips is a bust; among
+  this hand's busts the one who started it with more chips finishes
+  higher, and equal starting stacks share the place.
+"""
+
+from __future__ import annotations
+
+from showdown_core.errors import InvariantViolation
+from showdown_core.evaluator import VALUES, HandValue
+from showdown_core.model import Bust, PotResult, SeatHand, Settlement, Share, Showdown, Shown
+from showdown_core.pots import build_pots
+
+
+def settle(showdown: Showdown) -> Settlement:
+    """The settlement of one validated showdown.
+
+    Preconditions (established by the message model): seats and cards are
+    unique; at a contested showdown every live seat holds its variant's
+    number of cards and the board is complete.
+    """
+    seats = showdown.seats
+    pots, returned = build_pots(seats)
+    live = [s for s in seats if not s.folded]
+    value_of: dict[int, HandValue] = {}
+    if len(live) > 1:
+        values = showdown.variant.values(showdown.board, [s.cards for s in live])
+        value_of = {s.seat: v for s, v in zip(live, values, strict=True)}
+
+    won = dict.fromkeys((s.seat for s in seats), 0)
+    for back in returned:
+        won[back.seat] += back.amount
+    results: list[PotResult] = []
+    for number, pot in enumerate(pots):
+        if len(pot.eligible) == 1:
+            (seat,) = pot.eligible
+            winners: tuple[Share, ...] = (Share(seat, pot.amount),)
+            hand = value_of.get(seat)
+        else:
+            best = max(value_of[seat].strength for seat in pot.eligible)
+            tied = [seat for seat in pot.eligible if value_of[seat].strength == best]
+            winners = _split(showdown, pot.amount, tied)
+            hand = VALUES[best - 1]
+        for share in winners:
+            won[share.seat] += share.amount
+        results.append(PotResult(number, pot.amount, pot.eligible, winners, hand))
+
+    collected = tuple(won[s.seat] for s in seats)
+    put_in = sum(s.contributed + s.dead_money for s in seats)
+    if sum(collected) != put_in:
+        raise InvariantViolation(
+            f"hand {showdown.hand_id!r}: {sum(collected)} chips awarded but {put_in} put in; refusing to settle"
+        )
+    shown = tuple(Shown(s, value_of[s.seat]) for s in sorted(live, key=_seat_number)) if value_of else ()
+    return Settlement(showdown, tuple(results), tuple(returned), collected, shown, _busts(seats, collected))
+
+
+def _seat_number(seat: SeatHand) -> int:
+    return seat.seat
+
+
+def _split(showdown: Showdown, amount: int, tied: list[int]) -> tuple[Share, ...]:
+    """Equal shares of ``amount`` for the ``tied`` seats (ascending), odd chips placed by the variant."""
+    share, odd = divmod(amount, len(tied))
+    if not odd:
+        return tuple(Share(seat, share) for seat in tied)
+    cards = {s.seat: s.cards for s in showdown.seats}
+    order = showdown.variant.odd_chip_order([(seat, cards[seat]) for seat in tied], showdown.button_seat)
+    lucky = set(order[:odd])
+    return tuple(Share(seat, share + (seat in lucky)) for seat in tied)
+
+
+def _busts(seats: tuple[SeatHand, ...], collected: tuple[int, ...]) -> tuple[Bust, ...]:
+    stacks = [s.stack for s in seats]
+    if None in stacks:
+        return ()
+    busted = sorted(
+        (stack, s.seat, s.player_id)
+        for s, stack, won in zip(seats, stacks, collected, strict=True)
+        if stack is not None and stack - s.contributed - s.dead_money + won == 0
+    )
+    return tuple(
+        Bust(seat, player_id, 1 + sum(other < stack for other, _, _ in busted)) for stack, seat, player_id in busted
+    )
