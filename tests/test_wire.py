@@ -1,0 +1,70 @@
+"""The ShowdownResult documents the service writes: valid, public, and consistent."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import orjson
+
+from showdown_messages import ShowdownResult
+from showdown_service.wire import encode_result
+from tests.helpers import REAL_SHOWDOWNS, event, read_cases, seat, settle_doc
+
+WHEN = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+
+
+def test_every_result_validates_against_the_published_contract() -> None:
+    for case in read_cases(REAL_SHOWDOWNS):
+        payload = encode_result(settle_doc(case["event"]), WHEN)
+        result = ShowdownResult.model_validate_json(payload)
+        assert len(result.awards) == len(case["event"]["players"])
+        assert {a.seat: a.amount for a in result.awards} == {int(s): v for s, v in case["expected_award"].items()}
+        assert sum(a.net for a in result.awards) == 0
+
+
+def test_a_result_never_shows_folded_or_mucked_cards() -> None:
+    doc = event(
+        seat(1, "As Ad", 500),
+        seat(2, "Kc Kd", 500),
+        seat(3, "Qc Qh", 200, folded=True),  # folded, cards known to the room
+        seat(4, "8s 8h", 500, folded=True),  # mucked at showdown
+        board="2c 7d 9h Js 3s",
+    )
+    text = encode_result(settle_doc(doc), WHEN).decode()
+    for hidden in ("Qc", "Qh", "8s", "8h"):
+        assert hidden not in text
+    shown = [h["seat"] for h in orjson.loads(text)["hands"]]
+    assert shown == [1, 2]
+
+
+def test_a_result_carries_pots_hands_awards_and_metadata() -> None:
+    doc = event(seat(1, "As Ad", 500, stack=500), seat(2, "Kc Kd", 500, stack=500), board="2c 7d 9h Js 3s")
+    doc["tournament_id"] = "MTT-77"
+    result = orjson.loads(encode_result(settle_doc(doc), WHEN))
+    assert result["pots"] == [
+        {
+            "index": 0,
+            "amount": 1000,
+            "rake": 0,
+            "eligible_seats": [1, 2],
+            "winners": [{"seat": 1, "amount": 1000}],
+            "hand": "Pair of Aces",
+        }
+    ]
+    assert result["hands"][0] == {
+        "seat": 1,
+        "player_id": "p1",
+        "category": "one_pair",
+        "best_five": ["As", "Ad", "Js", "9h", "7d"],
+        "description": "Pair of Aces",
+        "strength": result["hands"][0]["strength"],
+    }
+    assert result["hands"][0]["strength"] > result["hands"][1]["strength"]
+    assert result["awards"] == [
+        {"seat": 1, "player_id": "p1", "amount": 1000, "net": 500},
+        {"seat": 2, "player_id": "p2", "amount": 0, "net": -500},
+    ]
+    assert result["busts"] == [{"seat": 2, "player_id": "p2", "finish": 1}]
+    assert result["tournament_id"] == "MTT-77"
+    assert result["settled_at"] == "2026-11-22T12:00:00Z"
+    assert result["evaluator"].startswith("showdown/")

@@ -1,0 +1,164 @@
+"""The ``showdown`` command line.
+
+Exit status: 0 success, 1 some input was rejected (details on stderr),
+2 the command itself was misused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+from typing import IO, TextIO
+
+from showdown_core import InvalidEvent, InvariantViolation, Settlement, best_five, evaluate, parse_cards, settle
+from showdown_messages.schema import json_schemas
+from showdown_service import __version__
+from showdown_service.intake import parse_event, to_showdown
+from showdown_service.wire import encode_result
+
+EXAMPLES = "showdowns.jsonl"
+"""Real showdowns bundled with the service (MIT; see ``showdown_service/data/LICENSES.md``)."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``showdown`` console script."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.run(args)
+    except BrokenPipeError:  # `showdown ... | head`: the reader left; stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    return code
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="showdown", description="Settle poker showdowns, chip for chip.")
+    parser.add_argument("--version", action="version", version=f"showdown {__version__}")
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    ev = commands.add_parser("evaluate", help="value the best five of 5-7 cards")
+    ev.add_argument("cards", nargs="+", metavar="CARD", help="cards such as As Kd 10c 7♠")
+    ev.set_defaults(run=_evaluate)
+
+    adj = commands.add_parser(
+        "adjudicate", help="settle ShowdownEvent JSON lines into ShowdownResult JSON lines, in order"
+    )
+    adj.add_argument("file", nargs="?", default="-", help="JSON lines file, or - for standard input (default)")
+    adj.add_argument("--examples", action="store_true", help="settle the real showdowns bundled with showdown")
+    adj.add_argument("--summary", action="store_true", help="print a readable line per hand instead of JSON")
+    adj.set_defaults(run=_adjudicate)
+
+    sch = commands.add_parser("schema", help="write the JSON Schema of every message")
+    sch.add_argument("--out", type=Path, help="directory to write *.schema.json into (default: print them)")
+    sch.set_defaults(run=_schema)
+    return parser
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    try:
+        cards = parse_cards(args.cards)
+        value = evaluate(cards)
+    except InvalidEvent as exc:
+        print(f"showdown evaluate: {exc}", file=sys.stderr)
+        return 2
+    print(value.description)
+    print(f"  category   {value.category.wire}")
+    print(f"  best five  {' '.join(c.text for c in best_five(cards, value))}")
+    print(f"  strength   {value.strength} of 7462")
+    return 0
+
+
+def _adjudicate(args: argparse.Namespace) -> int:
+    if args.examples:
+        return adjudicate_lines(_example_lines(), sys.stdout, sys.stderr, summary=args.summary)
+    if args.file == "-":
+        return adjudicate_lines(iter(sys.stdin), sys.stdout, sys.stderr, summary=args.summary)
+    with Path(args.file).open(encoding="utf-8") as f:
+        return adjudicate_lines(iter(f), sys.stdout, sys.stderr, summary=args.summary)
+
+
+def adjudicate_lines(lines: Iterator[str], out: TextIO, err: TextIO, *, summary: bool = False) -> int:
+    """Settle each non-blank line; results to ``out`` in order, rejections (JSON) to ``err``.
+
+    A line may be a ShowdownEvent, or an object with the event under
+    ``"event"`` (the bundled examples' format). Returns 1 if any line was
+    rejected, else 0.
+    """
+    rejected = 0
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            event = parse_event(_unwrap(line))
+            settlement = settle(to_showdown(event))
+        except InvalidEvent as exc:
+            rejected += 1
+            _report(err, number, exc.code, exc.field, exc.message)
+            continue
+        except InvariantViolation as exc:  # a bug: say so loudly, keep going
+            rejected += 1
+            _report(err, number, "invariant_violation", "", str(exc))
+            continue
+        if summary:
+            out.write(describe(settlement) + "\n")
+        else:
+            out.write(encode_result(settlement, datetime.now(UTC)).decode() + "\n")
+    return 1 if rejected else 0
+
+
+def describe(settlement: Settlement) -> str:
+    """One readable line: who won which pot with what."""
+    showdown = settlement.showdown
+    names = {s.seat: s.player_id for s in showdown.seats}
+    parts = []
+    for pot in settlement.pots:
+        label = "main pot" if pot.number == 0 else f"side pot {pot.number}"
+        won = " + ".join(f"{names[w.seat]} {w.amount}" for w in pot.winners)
+        parts.append(f"{label} {pot.amount}: {won}" + (f" ({pot.hand.description})" if pot.hand else ""))
+    parts += [f"{names[back.seat]} gets {back.amount} back" for back in settlement.returned]
+    parts += [f"{bust.player_id} busts" for bust in settlement.busts]
+    return f"{showdown.hand_id}: " + "; ".join(parts)
+
+
+def _unwrap(line: str) -> str:
+    """Accept ``{"event": {...}, ...}`` wrappers (the bundled cases) as well as bare events."""
+    if '"event"' in line[:12]:
+        try:
+            inner = json.loads(line)
+        except ValueError:
+            return line
+        if isinstance(inner, dict) and isinstance(inner.get("event"), dict):
+            return json.dumps(inner["event"])
+    return line
+
+
+def _report(err: IO[str], line: int, code: str, field: str, message: str) -> None:
+    err.write(json.dumps({"line": line, "code": code, "field": field, "message": message}) + "\n")
+
+
+def _example_lines() -> Iterator[str]:
+    with resources.files("showdown_service").joinpath("data", EXAMPLES).open(encoding="utf-8") as f:
+        yield from f
+
+
+def _schema(args: argparse.Namespace) -> int:
+    schemas = json_schemas()
+    if args.out is None:
+        print(json.dumps(schemas, indent=2))
+        return 0
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name, schema in schemas.items():
+        (args.out / name).write_text(json.dumps(schema, indent=2) + "\n", encoding="utf-8")
+        print(args.out / name)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
