@@ -1,0 +1,5 @@
+"""Run every benchmark: ``python -m bench``."""
+
+from bench import evaluator
+
+print(evaluator.report())
