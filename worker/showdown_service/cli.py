@@ -10,11 +10,11 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
-from typing import IO, TextIO
+from typing import IO, TextIO, TypeAlias
 
 from showdown_core import InvalidEvent, InvariantViolation, Settlement, best_five, evaluate, parse_cards, settle
 from showdown_messages.schema import json_schemas
@@ -38,10 +38,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+REGISTRARS: tuple[Callable[[Commands], None], ...] = ()
+"""Functions adding the subcommands of other areas (worker, replay, ...) to the parser.
+
+Each area keeps its commands in its own module and appends its ``register``
+here, so this file does not grow with every feature.
+"""
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="showdown", description="Settle poker showdowns, chip for chip.")
     parser.add_argument("--version", action="version", version=f"showdown {__version__}")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
+    _register_core(commands)
+    for register in REGISTRARS:
+        register(commands)
+    return parser
+
+
+def _register_core(commands: Commands) -> None:
 
     ev = commands.add_parser("evaluate", help="value the best five of 5-7 cards")
     ev.add_argument("cards", nargs="+", metavar="CARD", help="cards such as As Kd 10c 7♠")
@@ -58,7 +75,6 @@ def _parser() -> argparse.ArgumentParser:
     sch = commands.add_parser("schema", help="write the JSON Schema of every message")
     sch.add_argument("--out", type=Path, help="directory to write *.schema.json into (default: print them)")
     sch.set_defaults(run=_schema)
-    return parser
 
 
 def _evaluate(args: argparse.Namespace) -> int:
