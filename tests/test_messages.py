@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from showdown_core import InvalidEvent, parse_card
 from showdown_messages import CANONICAL_CARDS, CODES, ShowdownEvent, canonical_card, rejections
 from showdown_messages import events as events_module
+from showdown_messages.cards import CARD_PATTERN
 from showdown_service.intake import parse_event
 from tests.helpers import event, seat, validated
 
@@ -265,6 +266,26 @@ def test_optional_fields_have_documented_defaults() -> None:
 
 def test_every_code_the_model_can_raise_is_documented() -> None:
     source = inspect.getsource(events_module)
-    raised = set(re.findall(r'reject\(\s*"([a-z_]+)"', source))
+    raised = set(re.findall(r'(?:reject|_raise_first_repeat)\(\s*"([a-z_]+)"', source))
     assert len(raised) >= 10
     assert raised <= CODES.keys()
+
+
+def test_the_card_pattern_accepts_exactly_the_documented_spellings() -> None:
+    pattern = re.compile(CARD_PATTERN)
+    alphabet = "0123456789TJQKAtjqkacdhsCDHSXx♣♦♥♠♤\ufe0f "
+    tried = 0
+    for a in alphabet:
+        for b in alphabet:
+            for tail in ("", *alphabet):
+                text = a + b + tail
+                tried += 1
+                assert bool(pattern.match(text)) == (canonical_card(text) is not None), repr(text)
+    assert tried > 50_000
+
+
+def test_a_card_that_is_not_a_string_is_a_bad_card() -> None:
+    doc = contested()
+    doc["board"][2] = 7
+    err = refusal(doc)
+    assert (err.code, err.message) == ("bad_card", "board[2]: 7 is not a card")

@@ -45,6 +45,10 @@ SPELLINGS: Mapping[str, str] = MappingProxyType(
 """Every accepted spelling of a card, mapped to its canonical text."""
 
 
+CARD_PATTERN = r"^(?:[2-9TJQKAtjqka]|10)(?:[cdhsCDHS]|[\u2663\u2666\u2665\u2660]\ufe0f?)$"
+"""A regular expression matching exactly the keys of :data:`SPELLINGS` (a test checks it)."""
+
+
 def canonical_card(text: str) -> str | None:
     """Return the canonical text of ``text``, or ``None`` if it is not a card."""
     return SPELLINGS.get(text)

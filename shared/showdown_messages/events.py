@@ -9,11 +9,11 @@ publishing never has an event dead-lettered.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Final, Literal, NamedTuple, Self
+from typing import Annotated, Any, Final, Literal, NamedTuple, NoReturn, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, StringConstraints, model_validator
 
-from showdown_messages.cards import canonical_card
+from showdown_messages.cards import CARD_PATTERN, SPELLINGS
 from showdown_messages.rejections import quote, reject
 
 SCHEMA_VERSION: Final = 1
@@ -45,13 +45,6 @@ VARIANT_SHAPES: Final = {
 Variant = Literal["holdem", "stud"]
 
 
-def _card(text: str) -> str:
-    canonical = canonical_card(text)
-    if canonical is None:
-        raise reject("bad_card", "", f"{quote(text)} is not a card")
-    return canonical
-
-
 def _supported_version(version: int) -> int:
     if version != SCHEMA_VERSION:
         raise reject(
@@ -60,8 +53,11 @@ def _supported_version(version: int) -> int:
     return version
 
 
-CardText = Annotated[str, Strict(), AfterValidator(_card)]
-"""A card: ``As``, ``Td``, ``10d``, ``as``, ``A♠``. Normalised to canonical text (``As``)."""
+CardText = Annotated[str, Strict(), StringConstraints(pattern=CARD_PATTERN)]
+"""A card: ``As``, ``Td``, ``10d``, ``as``, ``A♠``. Normalised to canonical text (``As``) by the event.
+
+The spelling is checked by pydantic-core (a regex, no Python call per card);
+canonicalising and the duplicate check happen once per event."""
 Id = Annotated[str, Strict(), StringConstraints(min_length=1, max_length=MAX_ID_LENGTH, pattern=r"^[^\x00-\x1f\x7f]+$")]
 """An identifier: 1-200 characters, no control characters."""
 Chips = Annotated[int, Strict(), Field(ge=0, le=MAX_CHIPS)]
@@ -124,67 +120,81 @@ class ShowdownEvent(BaseModel):
 
     @model_validator(mode="after")
     def _check_game_rules(self) -> Self:
-        """Rules that span fields. Each failure names the field to fix."""
+        """Rules that span fields. Each failure names the field to fix.
+
+        Also rewrites every card to canonical text (a no-op for producers
+        that already send it). This runs for every event a worker takes, so
+        the checks are set sizes and comprehensions; offenders are looked
+        for, and messages built, only once a check has failed.
+        """
         players = self.players
         shape = VARIANT_SHAPES[self.variant]
+        count = len(players)
+        if len({p.seat for p in players}) != count:
+            _raise_first_repeat(
+                "duplicate_seat", "seat", [p.seat for p in players], "seat {} is taken by players[{}] too"
+            )
+        if len({p.player_id for p in players}) != count:
+            ids = [quote(p.player_id) for p in players]
+            _raise_first_repeat("duplicate_player", "player_id", ids, "{} also sits at players[{}]")
 
-        seat_at: dict[int, int] = {}
-        index_of: dict[str, int] = {}
-        for i, p in enumerate(players):
-            j = seat_at.setdefault(p.seat, i)
-            if j != i:
-                raise reject("duplicate_seat", f"players[{i}].seat", f"seat {p.seat} is taken by players[{j}] too")
-            j = index_of.setdefault(p.player_id, i)
-            if j != i:
-                raise reject(
-                    "duplicate_player",
-                    f"players[{i}].player_id",
-                    f"{quote(p.player_id)} also sits at players[{j}]",
-                )
+        spell = _SPELLINGS.__getitem__  # the card pattern admits exactly its keys
+        board = self.board
+        cards = tuple(map(spell, board))
+        if cards != board:
+            self.__dict__["board"] = cards  # frozen model: set once, during validation
+        dealt = len(cards)
+        for p in players:
+            held = p.hole_cards
+            if held:
+                canonical = tuple(map(spell, held))
+                if canonical != held:
+                    p.__dict__["hole_cards"] = canonical  # as for the board above
+                cards += canonical
+                dealt += len(canonical)
+        if len(set(cards)) != dealt:
+            self._raise_duplicate_card()
 
-        stacked = [p.stack is not None for p in players]
-        if any(stacked) and not all(stacked):
-            i = stacked.index(False)
-            raise reject("partial_stacks", f"players[{i}].stack", "is missing while other seats give theirs")
-        for i, p in enumerate(players):
-            if p.stack is not None and p.stack < p.contributed + p.dead_money:
-                raise reject(
-                    "stack_too_small",
-                    f"players[{i}].stack",
-                    f"{p.stack} is less than the {p.contributed + p.dead_money} chips the seat put in",
-                )
+        stacks = [p.stack for p in players]
+        if None in stacks:
+            if any(stack is not None for stack in stacks):
+                i = stacks.index(None)
+                raise reject("partial_stacks", f"players[{i}].stack", "is missing while other seats give theirs")
+        else:
+            for i, p in enumerate(players):
+                if p.stack < p.contributed + p.dead_money:  # type: ignore[operator]  # no None here
+                    raise reject(
+                        "stack_too_small",
+                        f"players[{i}].stack",
+                        f"{p.stack} is less than the {p.contributed + p.dead_money} chips the seat put in",
+                    )
 
-        place_of: dict[str, str] = {}
-        for k, card in enumerate(self.board):
-            _place_card(place_of, card, f"board[{k}]")
-        for i, p in enumerate(players):
-            for k, card in enumerate(p.hole_cards or ()):
-                _place_card(place_of, card, f"players[{i}].hole_cards[{k}]")
-
-        live = [i for i, p in enumerate(players) if not p.folded]
+        live = [p for p in players if not p.folded]
         if not live:
             raise reject("no_live_player", "players", "every player folded; somebody must be left to win")
-        contested = len(live) >= 2
-        board = len(self.board)
-        if board > shape.board_cards or (contested and board != shape.board_cards):
+        contested = len(live) > 1
+        if len(board) > shape.board_cards or (contested and len(board) != shape.board_cards):
             raise reject(
-                "bad_board_size",
-                "board",
-                f"has {board} cards; a {shape.label} showdown has {shape.board_cards}",
+                "bad_board_size", "board", f"has {len(board)} cards; a {shape.label} showdown has {shape.board_cards}"
             )
-        for i, p in enumerate(players):
-            held = len(p.hole_cards or ())
-            if held > shape.hole_cards or (contested and not p.folded and held != shape.hole_cards):
-                raise reject(
-                    "bad_hole_cards",
-                    f"players[{i}].hole_cards",
-                    f"has {held} cards; a {shape.label} player shows {shape.hole_cards}",
-                )
+        need = shape.hole_cards
+        if any(len(p.hole_cards or ()) > need for p in players) or (
+            contested and any(len(p.hole_cards or ()) != need for p in live)
+        ):
+            i, p = next(
+                (i, p)
+                for i, p in enumerate(players)
+                if len(p.hole_cards or ()) > need or (contested and not p.folded and len(p.hole_cards or ()) != need)
+            )
+            raise reject(
+                "bad_hole_cards",
+                f"players[{i}].hole_cards",
+                f"has {len(p.hole_cards or ())} cards; a {shape.label} player shows {need}",
+            )
         if self.variant == "holdem" and self.button_seat is None:
             raise reject("missing_button", "button_seat", "is required for hold'em: it decides who gets odd chips")
-
         top = max(p.contributed for p in players)
-        if top and all(p.folded for p in players if p.contributed == top):
+        if top and max(p.contributed for p in live) != top:
             seats = ", ".join(str(p.seat) for p in players if p.contributed == top)
             raise reject(
                 "folded_top_contribution",
@@ -193,8 +203,25 @@ class ShowdownEvent(BaseModel):
             )
         return self
 
+    def _raise_duplicate_card(self) -> NoReturn:
+        first: dict[str, str] = {}
+        places = [(card, f"board[{k}]") for k, card in enumerate(self.board)]
+        for i, p in enumerate(self.players):
+            places += [(card, f"players[{i}].hole_cards[{k}]") for k, card in enumerate(p.hole_cards or ())]
+        for card, where in places:
+            if card in first:
+                raise reject("duplicate_card", where, f"{card} is also at {first[card]}; each card exists once")
+            first[card] = where
+        raise AssertionError("a repeated card was counted but not found")  # pragma: no cover
 
-def _place_card(place_of: dict[str, str], card: str, where: str) -> None:
-    first = place_of.setdefault(card, where)
-    if first != where:
-        raise reject("duplicate_card", where, f"{card} is also at {first}; each card exists once")
+
+_SPELLINGS: Final = dict(SPELLINGS)  # a plain dict: the fastest lookup
+
+
+def _raise_first_repeat(code: str, field: str, values: list[Any], template: str) -> NoReturn:
+    first: dict[Any, int] = {}
+    for i, value in enumerate(values):
+        if value in first:
+            raise reject(code, f"players[{i}].{field}", template.format(value, first[value]))
+        first[value] = i
+    raise AssertionError("a repeat was counted but not found")  # pragma: no cover

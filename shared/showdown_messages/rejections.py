@@ -121,6 +121,8 @@ def _classify(error: ErrorDetails) -> tuple[str, str]:
         return "no_players", "lists no players"
     if last == "players" and kind == "too_long":
         return "too_many_players", "lists more than 10 players"
+    if last in _CARD_LISTS and isinstance(loc[-1], int) and kind in ("string_pattern_mismatch", "string_type"):
+        return "bad_card", f"{given} is not a card"
     if last in _CARD_LISTS and kind == "too_long":
         return "too_many_cards", error["msg"]
     if last in _ID_FIELDS and kind in _ID_ERRORS:
