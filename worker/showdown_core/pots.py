@@ -29,41 +29,58 @@ def _seat_number(seat: SeatHand) -> int:
     return seat.seat
 
 
+def _contribution(seat: SeatHand) -> int:
+    return seat.contributed
+
+
 def build_pots(seats: Sequence[SeatHand]) -> tuple[list[Pot], list[Share]]:
     """The pots (main pot first) and the uncalled bets returned.
 
     Invariant: the pots' amounts plus the returned amounts equal the sum of
     every seat's ``contributed + dead_money``.
+
+    Levels are the distinct contributions, so no seat's contribution lies
+    strictly between two consecutive levels: the slice from ``previous`` to
+    ``level`` holds exactly ``level - previous`` from each seat that reached
+    ``level``.
     """
-    live = sorted((s for s in seats if not s.folded), key=_seat_number)
     pots: list[Pot] = []
     returned: list[Share] = []
-
-    def add(amount: int, eligible: tuple[int, ...]) -> None:
-        if not eligible:
-            raise InvalidEvent.of(
-                "folded_top_contribution", "players", f"{amount} chips were put in above every live seat's level"
-            )
-        if pots and pots[-1].eligible == eligible:
-            pots[-1] = Pot(pots[-1].amount + amount, eligible)
-        else:
-            pots.append(Pot(amount, eligible))
-
-    dead = sum(s.dead_money for s in seats)
+    dead = 0
+    for s in seats:
+        dead += s.dead_money
     if dead:
-        add(dead, tuple(s.seat for s in live))
+        pots.append(Pot(dead, tuple(sorted([s.seat for s in seats if not s.folded]))))
+    by_level = sorted(seats, key=_contribution)
+    count = len(by_level)
     previous = 0
-    for level in sorted({s.contributed for s in seats if s.contributed > 0}):
-        band = [s for s in seats if s.contributed > previous]
-        amount = sum(min(s.contributed, level) - previous for s in band)
-        if len(band) == 1:  # only the top level can have a single contributor
-            (alone,) = band
-            if alone.folded:
-                raise InvalidEvent.of(
-                    "folded_top_contribution", "players", f"seat {alone.seat} folded its own uncalled {amount} chips"
-                )
-            returned.append(Share(alone.seat, amount))
-        else:
-            add(amount, tuple(s.seat for s in live if s.contributed >= level))
-        previous = level
+    i = 0
+    while i < count:
+        level = by_level[i].contributed
+        if level > previous:
+            reaching = by_level[i:]
+            amount = (level - previous) * len(reaching)
+            if len(reaching) == 1:  # only the top level can have a single contributor
+                alone = reaching[0]
+                if alone.folded:
+                    raise InvalidEvent.of(
+                        "folded_top_contribution",
+                        "players",
+                        f"seat {alone.seat} folded its own uncalled {amount} chips",
+                    )
+                returned.append(Share(alone.seat, amount))
+            else:
+                eligible = tuple(sorted([s.seat for s in reaching if not s.folded]))
+                if not eligible:
+                    raise InvalidEvent.of(
+                        "folded_top_contribution",
+                        "players",
+                        f"{amount} chips were put in above every live seat's level",
+                    )
+                if pots and pots[-1].eligible == eligible:
+                    pots[-1] = Pot(pots[-1].amount + amount, eligible)
+                else:
+                    pots.append(Pot(amount, eligible))
+            previous = level
+        i += 1
     return pots, returned

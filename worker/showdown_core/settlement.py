@@ -37,32 +37,34 @@ def settle(showdown: Showdown) -> Settlement:
         values = showdown.variant.values(showdown.board, [s.cards for s in live])
         value_of = {s.seat: v for s, v in zip(live, values, strict=True)}
 
-    won = dict.fromkeys((s.seat for s in seats), 0)
+    won = {s.seat: 0 for s in seats}
     for back in returned:
         won[back.seat] += back.amount
     results: list[PotResult] = []
     for number, pot in enumerate(pots):
-        if len(pot.eligible) == 1:
-            (seat,) = pot.eligible
+        eligible = pot.eligible
+        if len(eligible) == 1:
+            seat = eligible[0]
             winners: tuple[Share, ...] = (Share(seat, pot.amount),)
             hand = value_of.get(seat)
         else:
-            best = max(value_of[seat].strength for seat in pot.eligible)
-            tied = [seat for seat in pot.eligible if value_of[seat].strength == best]
-            winners = _split(showdown, pot.amount, tied)
+            best = max([value_of[seat].strength for seat in eligible])
+            tied = [seat for seat in eligible if value_of[seat].strength == best]
+            winners = (Share(tied[0], pot.amount),) if len(tied) == 1 else _split(showdown, pot.amount, tied)
             hand = VALUES[best - 1]
         for share in winners:
             won[share.seat] += share.amount
-        results.append(PotResult(number, pot.amount, pot.eligible, winners, hand))
+        results.append(PotResult(number, pot.amount, eligible, winners, hand))
 
-    collected = tuple(won[s.seat] for s in seats)
-    put_in = sum(s.contributed + s.dead_money for s in seats)
+    collected = tuple([won[s.seat] for s in seats])
+    put_in = sum([s.contributed + s.dead_money for s in seats])
     if sum(collected) != put_in:
         raise InvariantViolation(
             f"hand {showdown.hand_id!r}: {sum(collected)} chips awarded but {put_in} put in; refusing to settle"
         )
-    shown = tuple(Shown(s, value_of[s.seat]) for s in sorted(live, key=_seat_number)) if value_of else ()
-    return Settlement(showdown, tuple(results), tuple(returned), collected, shown, _busts(seats, collected))
+    shown = tuple([Shown(s, value_of[s.seat]) for s in sorted(live, key=_seat_number)]) if value_of else ()
+    busts = _busts(seats, collected) if seats[0].stack is not None else ()
+    return Settlement(showdown, tuple(results), tuple(returned), collected, shown, busts)
 
 
 def _seat_number(seat: SeatHand) -> int:
@@ -73,22 +75,22 @@ def _split(showdown: Showdown, amount: int, tied: list[int]) -> tuple[Share, ...
     """Equal shares of ``amount`` for the ``tied`` seats (ascending), odd chips placed by the variant."""
     share, odd = divmod(amount, len(tied))
     if not odd:
-        return tuple(Share(seat, share) for seat in tied)
+        return tuple([Share(seat, share) for seat in tied])
     cards = {s.seat: s.cards for s in showdown.seats}
     order = showdown.variant.odd_chip_order([(seat, cards[seat]) for seat in tied], showdown.button_seat)
     lucky = set(order[:odd])
-    return tuple(Share(seat, share + (seat in lucky)) for seat in tied)
+    return tuple([Share(seat, share + (seat in lucky)) for seat in tied])
 
 
 def _busts(seats: tuple[SeatHand, ...], collected: tuple[int, ...]) -> tuple[Bust, ...]:
-    stacks = [s.stack for s in seats]
-    if None in stacks:
-        return ()
+    """Seats left with nothing, worst finish first (stacks are given for all seats or none)."""
     busted = sorted(
-        (stack, s.seat, s.player_id)
-        for s, stack, won in zip(seats, stacks, collected, strict=True)
-        if stack is not None and stack - s.contributed - s.dead_money + won == 0
+        [
+            (s.stack, s.seat, s.player_id)
+            for s, won in zip(seats, collected, strict=True)
+            if s.stack is not None and s.stack - s.contributed - s.dead_money + won == 0
+        ]
     )
     return tuple(
-        Bust(seat, player_id, 1 + sum(other < stack for other, _, _ in busted)) for stack, seat, player_id in busted
+        [Bust(seat, player_id, 1 + sum(other < stack for other, _, _ in busted)) for stack, seat, player_id in busted]
     )

@@ -6,6 +6,8 @@ canonicalised it, so each card is one dict lookup).
 
 from __future__ import annotations
 
+from typing import Final
+
 from pydantic import ValidationError
 
 from showdown_core import BY_TEXT, VARIANTS, InvalidEvent, SeatHand, Showdown
@@ -24,26 +26,31 @@ def parse_event(payload: bytes | str) -> ShowdownEvent:
         raise InvalidEvent(rejections(exc)) from None
 
 
+_CARD_OF: Final = dict(BY_TEXT).__getitem__  # canonical text -> Card; a plain dict is the fastest lookup
+
+
 def to_showdown(event: ShowdownEvent) -> Showdown:
-    """The core's view of a validated event."""
-    cards = BY_TEXT
+    """The core's view of a validated event (its card text is canonical)."""
+    card = _CARD_OF
     return Showdown(
-        hand_id=event.hand_id,
-        table_id=event.table_id,
-        variant=VARIANTS[event.variant],
-        board=tuple(cards[c] for c in event.board),
-        button_seat=event.button_seat,
-        seats=tuple(
-            SeatHand(
-                p.seat,
-                p.player_id,
-                tuple(cards[c] for c in p.hole_cards) if p.hole_cards else (),
-                p.contributed,
-                p.dead_money,
-                p.folded,
-                p.stack,
-            )
-            for p in event.players
+        event.hand_id,
+        event.table_id,
+        VARIANTS[event.variant],
+        tuple(map(card, event.board)),
+        event.button_seat,
+        tuple(
+            [
+                SeatHand(
+                    p.seat,
+                    p.player_id,
+                    tuple(map(card, p.hole_cards)) if p.hole_cards else (),
+                    p.contributed,
+                    p.dead_money,
+                    p.folded,
+                    p.stack,
+                )
+                for p in event.players
+            ]
         ),
-        tournament_id=event.tournament_id,
+        event.tournament_id,
     )
