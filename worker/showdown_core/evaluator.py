@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from itertools import combinations, combinations_with_replacement
+from operator import attrgetter
 from typing import Final
 
 from showdown_core.cards import RANK_KEYS, SUIT_KEYS, TALLY_SHIFT, Card
@@ -469,19 +470,29 @@ def _evaluate_showdown_general(board: Sequence[Card], holes: Sequence[Sequence[C
     return [prepared.evaluate(hole) for hole in holes]
 
 
+_INDEX = attrgetter("index")
+
+
 def best_five(cards: Iterable[Card], value: HandValue) -> tuple[Card, ...]:
     """The five cards that make ``value`` from ``cards``, most significant first.
 
     Where several cards could play (a straight with a paired rank), the
     higher suit is chosen, so the answer is deterministic.
     """
-    pool = sorted(cards, reverse=True)
-    if value.category in (Category.FLUSH, Category.STRAIGHT_FLUSH):
+    pool = sorted(cards, key=_INDEX, reverse=True)  # rank, then suit, descending (index orders them so, in C)
+    if value.category is Category.FLUSH or value.category is Category.STRAIGHT_FLUSH:
         wanted = set(value.ranks)
-        suit = next(s for s in range(3, -1, -1) if wanted <= {c.rank for c in pool if c.suit == s})
+        suit = next(s for s in (3, 2, 1, 0) if wanted <= {c.rank for c in pool if c.suit == s})
         pool = [c for c in pool if c.suit == suit]
-    chosen: list[Card] = []
+    by_rank: dict[int, list[Card]] = {}
+    for c in pool:
+        if c.rank in by_rank:
+            by_rank[c.rank].append(c)
+        else:
+            by_rank[c.rank] = [c]
+    taken = dict.fromkeys(by_rank, 0)
+    chosen = []
     for rank in value.ranks:
-        card = next(c for c in pool if c.rank == rank and c not in chosen)
-        chosen.append(card)
+        chosen.append(by_rank[rank][taken[rank]])
+        taken[rank] += 1
     return tuple(chosen)
