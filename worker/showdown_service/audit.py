@@ -1,0 +1,155 @@
+"""The audit trail: one record per input entry, hash-chained per shard.
+
+A record holds digests, never cards: ``event_sha256`` (of the canonical
+event, or of the raw payload when it could not be read) and
+``result_sha256`` (of the published ShowdownResult). Its ``hash`` is the
+sha256 of the record's canonical JSON (keys sorted, ``hash`` left out),
+which includes ``prev_hash``: editing, inserting or deleting any record
+breaks the chain at that point, and :func:`verify` says where.
+
+The chain's head (``<seq>:<hash>`` of the newest record) is kept in Redis
+next to the stream, so deleting the newest records shows too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator
+from typing import Any, NamedTuple
+
+import orjson
+
+GENESIS = "0" * 64
+"""``prev_hash`` of a shard's first record."""
+
+OUTCOMES = ("settled", "rejected", "duplicate", "poison")
+
+
+class Head(NamedTuple):
+    """The newest record of a chain: its sequence number and hash."""
+
+    seq: int
+    hash: str
+
+    def encode(self) -> str:
+        return f"{self.seq}:{self.hash}"
+
+    @classmethod
+    def decode(cls, raw: bytes | str | None) -> Head:
+        """Parse a stored head; ``None`` (no record yet) is the genesis head."""
+        if not raw:
+            return EMPTY
+        text = raw.decode() if isinstance(raw, bytes) else raw
+        seq, _, digest = text.partition(":")
+        return cls(int(seq), digest)
+
+
+EMPTY = Head(0, GENESIS)
+
+
+def record_hash(body: dict[str, Any]) -> str:
+    """sha256 of a record's canonical JSON, ``hash`` excluded."""
+    fields = {k: v for k, v in body.items() if k != "hash"}
+    return hashlib.sha256(orjson.dumps(fields, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def make_record(
+    head: Head,
+    *,
+    hand_id: str | None,
+    entry_id: str,
+    outcome: str,
+    code: str | None,
+    event_sha256: str,
+    result_sha256: str | None,
+    worker: str,
+    at: str,
+) -> tuple[dict[str, Any], Head]:
+    """The next record after ``head``, and the new head."""
+    body: dict[str, Any] = {
+        "seq": head.seq + 1,
+        "hand_id": hand_id,
+        "entry_id": entry_id,
+        "outcome": outcome,
+        "code": code,
+        "event_sha256": event_sha256,
+        "result_sha256": result_sha256,
+        "worker": worker,
+        "at": at,
+        "prev_hash": head.hash,
+    }
+    body["hash"] = record_hash(body)
+    return body, Head(body["seq"], body["hash"])
+
+
+class Break(NamedTuple):
+    """Where and how a chain fails to hold."""
+
+    seq: int | None
+    stream_id: str
+    kind: str
+    """``edited`` (a record no longer matches its hash), ``deleted`` (records
+    are missing before this one), ``inserted`` (a record that does not follow
+    its predecessor), ``truncated`` (the newest records are gone) or
+    ``unreadable``."""
+    detail: str
+
+
+class Verdict(NamedTuple):
+    """The result of walking a chain."""
+
+    records: int
+    head: Head
+    first_break: Break | None
+
+    @property
+    def holds(self) -> bool:
+        return self.first_break is None
+
+
+def verify(entries: Iterable[tuple[str, bytes]], stored_head: Head | None) -> Verdict:
+    """Walk ``(stream id, record JSON)`` pairs in stream order; report the first break.
+
+    ``stored_head`` is the head kept in Redis (``None`` to skip that check).
+    A chain trimmed at the front (``audit_maxlen``) is checked from its first
+    remaining record.
+    """
+    previous: Head | None = None
+    count = 0
+    for stream_id, raw in entries:
+        count += 1
+        try:
+            body = orjson.loads(raw)
+            seq, claimed, prev_hash = int(body["seq"]), str(body["hash"]), str(body["prev_hash"])
+        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            return Verdict(
+                count, previous or EMPTY, Break(None, stream_id, "unreadable", f"not an audit record: {exc}")
+            )
+        if record_hash(body) != claimed:
+            return Verdict(
+                count, previous or EMPTY, Break(seq, stream_id, "edited", "its content does not match its hash")
+            )
+        if previous is not None and (seq != previous.seq + 1 or prev_hash != previous.hash):
+            kind = "deleted" if seq > previous.seq + 1 else "inserted"
+            detail = f"follows seq {previous.seq} but claims seq {seq} after {prev_hash[:12]}..."
+            return Verdict(count, previous, Break(seq, stream_id, kind, detail))
+        if previous is None and seq == 1 and prev_hash != GENESIS:
+            return Verdict(count, EMPTY, Break(seq, stream_id, "inserted", "the first record does not start the chain"))
+        previous = Head(seq, claimed)
+    last = previous or EMPTY
+    if stored_head is not None and stored_head != last:
+        detail = f"the stored head is seq {stored_head.seq} but the stream ends at seq {last.seq}"
+        return Verdict(count, last, Break(last.seq, "", "truncated", detail))
+    return Verdict(count, last, None)
+
+
+def read_stream(client: Any, key: str, page: int = 1000) -> Iterator[tuple[str, bytes]]:
+    """``(id, audit JSON)`` of every record in an audit stream, oldest first, paged."""
+    start = "-"
+    while True:
+        rows = client.xrange(key, min=start, max="+", count=page)
+        for stream_id, fields in rows:
+            yield stream_id.decode(), fields.get(b"audit", b"")
+        if len(rows) < page:
+            return
+        start = "(" + rows[-1][0].decode()

@@ -1,0 +1,261 @@
+"""The atomic commit of a batch: one Lua script, all or nothing.
+
+For a batch of prepared entries the script, atomically:
+
+1. checks its preconditions: every entry is still pending for this
+   consumer (nobody acked or claimed it meanwhile), the audit chain's head
+   is the one the records were chained to, and each dedupe key
+   (``seen:<hand_id>``) holds what the outcomes were decided against;
+2. if any fails, changes nothing and returns what it found, so the worker
+   re-plans with the facts (dropping entries that are gone) and tries again;
+3. otherwise sets the dedupe keys of newly settled hands (with TTL), XADDs
+   results, dead letters and audit records, advances the chain head and
+   XACKs every entry.
+
+So a crash, a lost reply or a redis-py re-send of the same script leaves
+either everything or nothing, and a re-sent script whose first copy did
+run finds its entries no longer pending and writes nothing twice.
+
+Dedupe outcomes (decided by :func:`plan` against the keys' values):
+``settled`` (no key), ``duplicate`` (key holds this event's digest: no
+second result), ``rejected`` / ``conflicting_duplicate`` (key holds another
+digest: dead letter). Audit hashes are sha256 computed here in Python,
+because Redis Lua has no sha256; that is why the head is a precondition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from showdown_service.audit import Head, make_record
+from showdown_service.config import ShardKeys
+from showdown_service.settling import Prepared
+
+FIELDS_PER_ENTRY = 10
+
+COMMIT_LUA = """
+local events, results, audit, dead, head_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local group, consumer, expected_head, new_head = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local ttl = tonumber(ARGV[5])
+local results_maxlen, audit_maxlen, dead_maxlen = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+local first_id, last_id, worker, at = ARGV[9], ARGV[10], ARGV[11], ARGV[12]
+local nseen = tonumber(ARGV[13])
+local base = 13 + nseen
+local n = tonumber(ARGV[base + 1])
+local F = 10
+
+local function xadd(key, maxlen, ...)
+  if maxlen > 0 then
+    return redis.call('XADD', key, 'MAXLEN', '~', maxlen, '*', ...)
+  end
+  return redis.call('XADD', key, '*', ...)
+end
+
+-- 1. preconditions: ownership, chain head, dedupe keys
+local pending = {}
+for _, row in ipairs(redis.call('XPENDING', events, group, first_id, last_id, 1000000, consumer)) do
+  pending[row[1]] = true
+end
+local gone = {}
+for i = 0, n - 1 do
+  local id = ARGV[base + 2 + i * F]
+  if not pending[id] then gone[#gone + 1] = id end
+end
+local head = redis.call('GET', head_key) or ''
+local stale = head ~= expected_head or #gone > 0
+local seen_now = {}
+for i = 1, nseen do
+  local value = redis.call('GET', KEYS[5 + i]) or ''
+  seen_now[i] = value
+  if value ~= ARGV[13 + i] then stale = true end
+end
+if stale then
+  return {0, head, gone, seen_now}
+end
+
+-- 2. effects
+local ids = {}
+for i = 0, n - 1 do
+  local o = base + 2 + i * F
+  local id, seen_index, result, record, code = ARGV[o], tonumber(ARGV[o + 1]), ARGV[o + 3], ARGV[o + 4], ARGV[o + 5]
+  if seen_index > 0 then
+    redis.call('SET', KEYS[5 + seen_index], ARGV[o + 2], 'EX', ttl)
+  end
+  if result ~= '' then
+    xadd(results, results_maxlen, 'result', result)
+  end
+  if code ~= '' then
+    xadd(dead, dead_maxlen, 'code', code, 'message', ARGV[o + 6], 'entry_id', id, 'raw', ARGV[o + 7],
+         'raw_bytes', ARGV[o + 8], 'hand_id', ARGV[o + 9], 'worker', worker, 'at', at)
+  end
+  xadd(audit, audit_maxlen, 'audit', record)
+  ids[#ids + 1] = id
+  if #ids == 1000 then
+    redis.call('XACK', events, group, unpack(ids))
+    ids = {}
+  end
+end
+if #ids > 0 then
+  redis.call('XACK', events, group, unpack(ids))
+end
+redis.call('SET', head_key, new_head)
+return {1, n}
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What happens to one entry if the commit goes through."""
+
+    prepared: Prepared
+    outcome: str
+    """settled, rejected, duplicate or poison."""
+    code: str | None
+    message: str | None
+    record: dict[str, Any]
+
+
+@dataclass(slots=True)
+class Plan:
+    """One commit: the script's keys and arguments, and what it will do."""
+
+    keys: list[str]
+    args: list[Any]
+    decisions: list[Decision]
+    head: Head
+    """The chain head after this commit."""
+    seen_keys: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """A commit refused because the world moved: the facts to re-plan with."""
+
+    head: Head
+    gone: frozenset[str]
+    """Entry ids no longer pending for this consumer (acked, or claimed by another)."""
+    seen: dict[str, str | None]
+    """Current value of each dedupe key the plan looked at (None: absent)."""
+
+
+def plan(
+    keys: ShardKeys,
+    batch: Sequence[Prepared],
+    seen: dict[str, str | None],
+    head: Head,
+    *,
+    group: str,
+    consumer: str,
+    at: str,
+    dedupe_ttl_s: int,
+    maxlens: tuple[int, int, int],
+    dead_raw_max_bytes: int,
+) -> Plan:
+    """Decide every entry's outcome against ``seen`` (the dedupe keys' values) and chain its audit record.
+
+    ``batch`` must be non-empty and in stream order. ``seen`` maps dedupe
+    keys to the digest they hold (None or missing: absent); entries of the
+    same hand within the batch see each other.
+    """
+    start = head
+    seen_keys: list[str] = []
+    index_of: dict[str, int] = {}
+    state: dict[str, str | None] = {}
+    decisions: list[Decision] = []
+    entry_args: list[Any] = []
+    for p in batch:
+        seen_index = 0
+        code, message = p.code, p.message
+        if code is None:
+            assert p.hand_id is not None
+            key = keys.seen(p.hand_id)
+            if key not in index_of:
+                seen_keys.append(key)
+                index_of[key] = len(seen_keys)
+                state[key] = seen.get(key)
+            current = state[key]
+            if current is None:
+                outcome = "settled"
+                seen_index = index_of[key]
+                state[key] = p.event_sha256
+            elif current == p.event_sha256:
+                outcome = "duplicate"
+            else:
+                outcome, code = "rejected", "conflicting_duplicate"
+                message = (
+                    f"hand_id {p.hand_id!r} was already settled from a different event "
+                    f"(sha256 {current[:16]}...; this one {p.event_sha256[:16]}...)"
+                )
+        else:
+            outcome = "poison" if code == "poison" else "rejected"
+        record, head = make_record(
+            head,
+            hand_id=p.hand_id,
+            entry_id=p.entry_id,
+            outcome=outcome,
+            code=code,
+            event_sha256=p.event_sha256,
+            result_sha256=p.result_sha256 if outcome == "settled" else None,
+            worker=consumer,
+            at=at,
+        )
+        decisions.append(Decision(p, outcome, code, message, record))
+        entry_args += (
+            p.entry_id,
+            seen_index,
+            p.event_sha256 if seen_index else "",
+            p.result if outcome == "settled" and p.result is not None else b"",
+            orjson.dumps(record),
+            code or "",
+            message or "",
+            p.raw[:dead_raw_max_bytes] if code else b"",
+            len(p.raw) if code else 0,
+            p.hand_id or "",
+        )
+    args: list[Any] = [
+        group,
+        consumer,
+        "" if start.seq == 0 else start.encode(),  # the stored head, "" while the chain is empty
+        head.encode(),
+        dedupe_ttl_s,
+        *maxlens,
+        min(batch, key=_entry_order).entry_id,
+        max(batch, key=_entry_order).entry_id,
+        consumer,
+        at,
+        len(seen_keys),
+        *[seen.get(key) or "" for key in seen_keys],
+        len(batch),
+        *entry_args,
+    ]
+    return Plan(
+        keys=[keys.events, keys.results, keys.audit, keys.dead, keys.audit_head, *seen_keys],
+        args=args,
+        decisions=decisions,
+        head=head,
+        seen_keys=seen_keys,
+    )
+
+
+def read_reply(reply: list[Any], plan: Plan) -> Conflict | None:
+    """``None`` if the commit went through, else the :class:`Conflict` it reported."""
+    if int(reply[0]) == 1:
+        return None
+    _, head, gone, seen_now = reply
+    return Conflict(
+        head=Head.decode(head),
+        gone=frozenset(g.decode() if isinstance(g, bytes) else g for g in gone),
+        seen={
+            key: (value.decode() if isinstance(value, bytes) else value) or None
+            for key, value in zip(plan.seen_keys, seen_now, strict=True)
+        },
+    )
+
+
+def _entry_order(p: Prepared) -> tuple[int, int]:
+    ms, _, seq = p.entry_id.partition("-")
+    return int(ms), int(seq or 0)

@@ -1,0 +1,133 @@
+"""Worker configuration, from ``SHOWDOWN_*`` environment variables.
+
+Every field below is one environment variable: ``batch_size`` is
+``SHOWDOWN_BATCH_SIZE``. The README's configuration table is generated from
+this class (a test keeps them in step).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+_SECONDS_PER_DAY = 86_400
+
+
+def default_consumer() -> str:
+    """``<host>-<pid>``: unique per process, recognisable in XINFO CONSUMERS."""
+    return f"{socket.gethostname()}-{os.getpid()}"
+
+
+class Settings(BaseSettings):
+    """Everything a worker (and the CLI around it) can be told."""
+
+    model_config = SettingsConfigDict(env_prefix="SHOWDOWN_", extra="ignore", frozen=True)
+
+    redis_url: str = Field(
+        default="redis://127.0.0.1:6379/0",
+        description="Where Redis is. rediss:// for TLS; credentials belong in the two settings below.",
+    )
+    redis_username: str | None = Field(default=None, description="ACL user name (e.g. worker).")
+    redis_password: SecretStr | None = Field(default=None, description="ACL password. Secret: never logged.")
+    redis_ca_file: Path | None = Field(default=None, description="CA bundle to verify a rediss:// server with.")
+    shards: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=("default",),
+        description="Shards this worker serves, comma-separated. Each shard is one hash tag: showdown:{<shard>}:*.",
+    )
+    key_prefix: str = Field(default="showdown", description="First part of every key: <prefix>:{<shard>}:<name>.")
+    events_name: str = Field(default="events", description="Input stream name within a shard.")
+    results_name: str = Field(default="results", description="Results stream name within a shard.")
+    audit_name: str = Field(default="audit", description="Audit stream name within a shard.")
+    dead_name: str = Field(default="dead", description="Dead-letter stream name within a shard.")
+    group: str = Field(default="adjudicators", description="Consumer group shared by every worker of a shard.")
+    consumer: str = Field(default_factory=default_consumer, description="This worker's name in the group.")
+    batch_size: int = Field(default=100, ge=1, le=10_000, description="Entries read and committed at once.")
+    block_ms: int = Field(default=1000, ge=1, le=60_000, description="How long a read waits for new entries (ms).")
+    claim_idle_ms: int = Field(
+        default=30_000, ge=100, description="Entries pending this long (ms) are taken over from their consumer."
+    )
+    max_deliveries: int = Field(default=5, ge=1, description="Deliveries before an entry is dead-lettered as poison.")
+    dedupe_ttl_s: int = Field(
+        default=7 * _SECONDS_PER_DAY, ge=1, description="How long (s) a settled hand_id is remembered against re-sends."
+    )
+    max_payload_bytes: int = Field(default=64 * 1024, ge=256, description="Larger events are refused unread.")
+    dead_raw_max_bytes: int = Field(
+        default=64 * 1024, ge=64, description="A dead letter keeps this much of the original payload."
+    )
+    results_maxlen: int = Field(default=1_000_000, ge=0, description="Results kept (approximate); 0 keeps all.")
+    audit_maxlen: int = Field(default=0, ge=0, description="Audit records kept (approximate); 0 (default) keeps all.")
+    dead_maxlen: int = Field(default=0, ge=0, description="Dead letters kept (approximate); 0 keeps all.")
+    trim_interval_s: float = Field(
+        default=10.0, gt=0, description="How often (s) the events stream is trimmed below its oldest pending entry."
+    )
+    metrics_port: int = Field(
+        default=9108, ge=0, le=65535, description="Prometheus /metrics port (process i of --processes adds i); 0: off."
+    )
+    heartbeat_file: Path = Field(
+        default=Path("/tmp/showdown-worker.heartbeat"),  # noqa: S108 - per-container, read by `showdown health`
+        description="Touched every loop; `showdown health` checks its age.",
+    )
+    health_max_age_s: float = Field(default=30.0, gt=0, description="Oldest heartbeat `showdown health` accepts (s).")
+    backoff_max_s: float = Field(
+        default=5.0, gt=0, description="Longest wait (s) between attempts while Redis is down."
+    )
+    log_level: str = Field(default="info", description="debug, info, warning, error or critical.")
+
+    @field_validator("shards", mode="before")
+    @classmethod
+    def _split_shards(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @field_validator("shards")
+    @classmethod
+    def _plain_shard_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise ValueError("at least one shard is needed")
+        for shard in value:
+            if not shard or any(c in shard for c in "{}: \t\n"):
+                raise ValueError(f"shard {shard!r} must be a plain name (no braces, colons or spaces)")
+        return value
+
+    def keys(self, shard: str) -> ShardKeys:
+        """The Redis keys of one shard."""
+        return ShardKeys.of(self, shard)
+
+
+@dataclass(frozen=True, slots=True)
+class ShardKeys:
+    """Every key of one shard. They share the hash tag ``{<shard>}``, so one
+    Lua script may touch them all, on Redis Cluster too."""
+
+    shard: str
+    events: str
+    results: str
+    audit: str
+    dead: str
+    audit_head: str
+    """``<seq>:<sha256>`` of the newest audit record: the chain's head."""
+    seen_prefix: str
+    """``seen:<hand_id>`` keys hold the digest of a settled event (TTL dedupe_ttl_s)."""
+
+    @classmethod
+    def of(cls, settings: Settings, shard: str) -> ShardKeys:
+        base = f"{settings.key_prefix}:{{{shard}}}"
+        return cls(
+            shard=shard,
+            events=f"{base}:{settings.events_name}",
+            results=f"{base}:{settings.results_name}",
+            audit=f"{base}:{settings.audit_name}",
+            dead=f"{base}:{settings.dead_name}",
+            audit_head=f"{base}:{settings.audit_name}:head",
+            seen_prefix=f"{base}:seen:",
+        )
+
+    def seen(self, hand_id: str) -> str:
+        return self.seen_prefix + hand_id

@@ -1,0 +1,41 @@
+"""Prometheus metrics of a worker process (``/metrics`` on ``SHOWDOWN_METRICS_PORT``)."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+
+BATCH_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
+LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+
+class Metrics:
+    """The worker's metrics, on their own registry (so tests and several workers do not collide)."""
+
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = r = registry or CollectorRegistry()
+        shard = ["shard"]
+        self.entries = Counter(
+            "showdown_entries", "Stream entries handled, by outcome", [*shard, "outcome"], registry=r
+        )
+        self.latency = Histogram(
+            "showdown_settle_latency_seconds",
+            "From the event's XADD (its entry id) to the commit of its outcome",
+            shard,
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.batch = Histogram(
+            "showdown_batch_entries", "Entries per committed batch", buckets=BATCH_BUCKETS, registry=r
+        )
+        self.pending = Gauge("showdown_pending_entries", "Delivered, not yet acked (whole group)", shard, registry=r)
+        self.lag = Gauge("showdown_group_lag_entries", "Not yet delivered to the group", shard, registry=r)
+        self.reclaimed = Counter("showdown_reclaimed_entries", "Taken over from idle consumers", shard, registry=r)
+        self.conflicts = Counter("showdown_commit_conflicts", "Commits re-planned: state moved", shard, registry=r)
+        self.failures = Counter(
+            "showdown_entry_failures", "Entries whose settling raised unexpectedly (left pending)", shard, registry=r
+        )
+        self.redis_errors = Counter("showdown_redis_errors", "Failed Redis round trips (outages, timeouts)", registry=r)
+
+    def serve(self, port: int) -> None:
+        """Expose ``/metrics`` on ``port`` (all interfaces: the pod or container network)."""
+        start_http_server(port, registry=self.registry)

@@ -1,0 +1,130 @@
+"""One stream entry in, one prepared outcome out: no Redis here.
+
+:func:`prepare` reads, validates and settles an entry. It never raises for
+bad input: every refusal becomes a :class:`Prepared` carrying a rejection
+code, so it can be dead-lettered. Whether a valid event is *settled*, a
+*duplicate* or a *conflicting duplicate* is decided later, at commit time,
+against the dedupe keys in Redis (:mod:`showdown_service.commit`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+
+import orjson
+
+from showdown_core import InvalidEvent, InvariantViolation, settle
+from showdown_service.intake import parse_event, to_showdown
+from showdown_service.wire import encode_result
+
+
+@dataclass(slots=True)
+class Prepared:
+    """An entry, read and judged; what the commit needs to publish it."""
+
+    entry_id: str
+    hand_id: str | None
+    """The event's hand_id; for an unreadable event, whatever string it claimed (or None)."""
+    table_id: str | None
+    event_sha256: str
+    """Digest of the canonical event (card text and field order normalised),
+    or of the raw payload when there is no valid event."""
+    result: bytes | None
+    """ShowdownResult JSON when the event settled."""
+    result_sha256: str | None
+    code: str | None
+    """Rejection code (see showdown_messages.CODES) when the entry is refused."""
+    message: str | None
+    raw: bytes
+    """The payload as received (kept for dead letters)."""
+    started: float
+    """perf_counter() when the entry was read: for latency."""
+
+    @property
+    def valid(self) -> bool:
+        return self.code is None
+
+
+def prepare(
+    entry_id: str,
+    fields: dict[bytes, bytes] | None,
+    deliveries: int,
+    *,
+    max_deliveries: int,
+    max_payload_bytes: int,
+    now: datetime,
+    started: float,
+) -> Prepared:
+    """Judge one entry. Bad input of any kind returns a rejection; it never raises for it.
+
+    Raises only for unexpected failures (bugs): the caller leaves such an
+    entry pending, so it is retried and, after ``max_deliveries``,
+    dead-lettered as poison.
+    """
+    raw = (fields or {}).get(b"event")
+    if raw is None:
+        named = ", ".join(sorted(k.decode(errors="replace") for k in (fields or {}))) or "none"
+        reason = f"the entry has no 'event' field (fields: {named})" if fields is not None else "the entry was deleted"
+        return _refused(entry_id, b"", "missing_event", reason, started)
+    if deliveries > max_deliveries:
+        reason = (
+            f"delivered {deliveries} times (limit {max_deliveries}); settling it failed unexpectedly every time, "
+            f"see the worker logs for entry {entry_id}"
+        )
+        return _refused(entry_id, raw, "poison", reason, started)
+    if len(raw) > max_payload_bytes:
+        reason = f"the event is {len(raw)} bytes; the limit is {max_payload_bytes}"
+        return _refused(entry_id, raw, "payload_too_large", reason, started)
+    try:
+        event = parse_event(raw)
+        settlement = settle(to_showdown(event))
+    except InvalidEvent as exc:
+        return _refused(entry_id, raw, exc.code, exc.message, started)
+    except InvariantViolation as exc:
+        return _refused(entry_id, raw, "invariant_violation", str(exc), started)
+    result = encode_result(settlement, now)
+    return Prepared(
+        entry_id=entry_id,
+        hand_id=event.hand_id,
+        table_id=event.table_id,
+        event_sha256=hashlib.sha256(event.__pydantic_serializer__.to_json(event)).hexdigest(),
+        result=result,
+        result_sha256=hashlib.sha256(result).hexdigest(),
+        code=None,
+        message=None,
+        raw=raw,
+        started=started,
+    )
+
+
+def _refused(entry_id: str, raw: bytes, code: str, message: str, started: float) -> Prepared:
+    hand_id, table_id = _claimed_ids(raw)
+    return Prepared(
+        entry_id=entry_id,
+        hand_id=hand_id,
+        table_id=table_id,
+        event_sha256=hashlib.sha256(raw).hexdigest(),
+        result=None,
+        result_sha256=None,
+        code=code,
+        message=message,
+        raw=raw,
+        started=started,
+    )
+
+
+def _claimed_ids(raw: bytes) -> tuple[str | None, str | None]:
+    """hand_id and table_id as a refused payload states them, if it is readable at all (for logs and audit)."""
+    try:
+        doc = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None, None
+    if not isinstance(doc, dict):
+        return None, None
+    return _short_text(doc.get("hand_id")), _short_text(doc.get("table_id"))
+
+
+def _short_text(value: object) -> str | None:
+    return value if isinstance(value, str) and 0 < len(value) <= 200 and value.isprintable() else None

@@ -1,0 +1,51 @@
+"""Typed wrappers for the stream commands the worker uses.
+
+redis-py types replies as unions of every protocol's shape; our clients
+are pinned to RESP2 (``protocol=2``), so the shapes are known and the
+casts live here, once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, cast
+
+import redis
+
+Fields = dict[bytes, bytes]
+Row = tuple[bytes, Fields | None]
+"""(entry id, fields); fields is None for an entry deleted while pending."""
+
+
+def read_group(
+    client: redis.Redis | Any,
+    group: str,
+    consumer: str,
+    streams: Mapping[str, bytes | str],
+    *,
+    count: int,
+    block: int | None = None,
+) -> list[tuple[bytes, list[Row]]]:
+    """XREADGROUP: ``[(stream, rows), ...]``; empty when nothing arrived within ``block`` ms."""
+    wanted: dict[Any, Any] = dict(streams)
+    reply = client.xreadgroup(group, consumer, wanted, count=count, block=block)
+    return cast(list[tuple[bytes, list[Row]]], reply or [])
+
+
+def auto_claim(
+    client: redis.Redis, stream: str, *, group: str, consumer: str, min_idle_ms: int, start: bytes | str, count: int
+) -> tuple[bytes, list[Row]]:
+    """XAUTOCLAIM: ``(next start id, claimed rows)``; deleted ids are already dropped from the PEL by Redis."""
+    reply: list[Any] = client.xautoclaim(stream, group, consumer, min_idle_ms, start_id=start, count=count)
+    return cast(bytes, reply[0]), cast(list[Row], reply[1])
+
+
+def delivery_counts(
+    client: redis.Redis, stream: str, *, group: str, consumer: str, low: bytes, high: bytes, limit: int
+) -> dict[bytes, int]:
+    """``{entry id: times delivered}`` for this consumer's pending entries between ``low`` and ``high``."""
+    pending = cast(
+        list[dict[str, Any]],
+        client.xpending_range(stream, group, min=low, max=high, count=limit, consumername=consumer),
+    )
+    return {cast(bytes, p["message_id"]): int(p["times_delivered"]) for p in pending}

@@ -1,0 +1,377 @@
+"""The stream worker: read a batch, settle it, commit it atomically, repeat.
+
+Delivery is at least once (Redis Streams consumer groups); the effect is
+exactly once per entry and per hand_id within the dedupe TTL, because each
+batch's outcome is committed by one Lua script that checks, before writing
+anything, that its entries are still this consumer's to settle (see
+:mod:`showdown_service.commit`).
+
+The loop, per iteration:
+
+* every ``claim_idle_ms / 2``: take over entries idle that long from any
+  consumer (a killed worker's batch), with their delivery counts, so an
+  entry that keeps failing becomes ``poison`` after ``max_deliveries``;
+* read up to ``batch_size`` new entries (blocking up to ``block_ms``);
+* judge each (:func:`showdown_service.settling.prepare`); one that raises
+  unexpectedly is logged and left pending (it comes back via the claim);
+* commit, re-planning on conflict; then one log line per entry;
+* touch the heartbeat file; trim the events stream below its oldest pending
+  entry every ``trim_interval_s``; refresh the pending/lag gauges.
+
+Redis errors never end the loop: it waits (exponential backoff with jitter,
+capped at ``backoff_max_s``), reconnects, re-reads its own pending entries
+and carries on. :meth:`Worker.stop` (SIGTERM, SIGINT) lets the current batch
+finish and commit, then :meth:`Worker.run` returns.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any, cast
+
+import redis
+
+from showdown_service.audit import Head
+from showdown_service.commit import COMMIT_LUA, Plan, plan, read_reply
+from showdown_service.config import Settings, ShardKeys
+from showdown_service.logs import get_logger
+from showdown_service.metrics import Metrics
+from showdown_service.settling import Prepared, prepare
+from showdown_service.streams import Row, auto_claim, delivery_counts, read_group
+
+MAX_COMMIT_ATTEMPTS = 50
+"""Re-plans of one batch before it is left to the claim (only under heavy contention on one shard)."""
+
+Entry = tuple[bytes, dict[bytes, bytes] | None, int]
+"""(entry id, fields or None for a deleted entry, delivery count)."""
+
+
+class Worker:
+    """One consumer of the group, serving one or more shards."""
+
+    def __init__(self, settings: Settings, client: redis.Redis, *, metrics: Metrics | None = None) -> None:
+        self.settings = settings
+        self.client = client
+        self.metrics = metrics or Metrics()
+        self.shards = {shard: settings.keys(shard) for shard in settings.shards}
+        self._by_stream = {keys.events.encode(): keys for keys in self.shards.values()}
+        self._commit_script = client.register_script(COMMIT_LUA)
+        self._heads: dict[str, Head] = {}
+        """The chain head each shard's next commit builds on (as this worker last planned or saw it)."""
+        self._planned: list[tuple[ShardKeys, Plan]] = []
+        """Commits planned from the last read, sent with the next one."""
+        self._stopping = threading.Event()
+        self._next_claim = 0.0
+        self._next_trim = 0.0
+        self._next_gauges = 0.0
+        self._last_beat = 0.0
+        self.log = get_logger(worker=settings.consumer)
+
+    # --- lifecycle -----------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Ask :meth:`run` to return after the batch in hand is committed."""
+        self._stopping.set()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping.is_set()
+
+    def run(self) -> None:
+        """Serve until :meth:`stop`; ride out Redis outages with bounded backoff."""
+        self.log.info("worker_started", shards=list(self.shards), group=self.settings.group)
+        failures = 0
+        ready = False
+        while not self.stopping:
+            try:
+                if not ready:
+                    self.prepare_groups()
+                    self.recover_pending()
+                    ready = True
+                self.step()
+                failures = 0
+                if self.stopping:
+                    self.flush()
+            except redis.RedisError as exc:
+                failures += 1
+                ready = False  # after an outage: groups may be new, our pending entries are ours to finish
+                self._heads.clear()
+                self.metrics.redis_errors.inc()
+                delay = min(self.settings.backoff_max_s, 0.05 * 2**failures) * random.uniform(0.5, 1.0)  # noqa: S311
+                level = "warning" if isinstance(exc, redis.ConnectionError | redis.TimeoutError) else "error"
+                getattr(self.log, level)(
+                    "redis_unavailable",
+                    error=f"{type(exc).__name__}: {exc}",
+                    attempt=failures,
+                    retry_in_s=round(delay, 3),
+                )
+                self._stopping.wait(delay)
+        self.log.info("worker_stopped")
+
+    def prepare_groups(self) -> None:
+        """Create the consumer group on every shard's stream (from the start: the backlog counts)."""
+        for keys in self.shards.values():
+            try:
+                self.client.xgroup_create(keys.events, self.settings.group, id="0", mkstream=True)
+            except redis.ResponseError as exc:
+                if "BUSYGROUP" not in str(exc):
+                    raise
+
+    def recover_pending(self) -> None:
+        """Finish this consumer's own pending entries (a restart after a crash, or after an outage)."""
+        for keys in self.shards.values():
+            start = b"0"
+            while not self.stopping:
+                reply = read_group(
+                    self.client,
+                    self.settings.group,
+                    self.settings.consumer,
+                    {keys.events: start},
+                    count=self.settings.batch_size,
+                )
+                rows = reply[0][1] if reply else []
+                if not rows:
+                    break
+                self.process(keys, self._with_deliveries(keys, rows))
+                start = rows[-1][0]
+
+    # --- one iteration ---------------------------------------------------------------
+
+    def step(self) -> int:
+        """One pass of the loop; returns how many entries it handled.
+
+        The previous batch's commit travels in the same round trip as the
+        read of the next batch (a pipeline: Redis runs the commit first).
+        """
+        handled = 0
+        now = time.monotonic()
+        if now >= self._next_claim:
+            self.flush()
+            handled += self.claim_stale()
+            self._next_claim = now + max(self.settings.claim_idle_ms / 2000, 0.05)
+        pipe = self.client.pipeline(transaction=False)
+        commits, self._planned = self._planned, []
+        for _keys, planned in commits:
+            self._commit_script(keys=planned.keys, args=planned.args, client=pipe)
+        read_group(
+            pipe,
+            self.settings.group,
+            self.settings.consumer,
+            dict.fromkeys((keys.events for keys in self.shards.values()), ">"),
+            count=self.settings.batch_size,
+            block=self.settings.block_ms,
+        )
+        *replies, reply = pipe.execute()
+        for (keys, planned), commit_reply in zip(commits, replies, strict=True):
+            self._settle_reply(keys, planned, commit_reply)
+        for stream, rows in cast(list[tuple[bytes, list[Row]]], reply or []):
+            keys = self._by_stream[stream]
+            self.process(keys, [(entry_id, fields, 1) for entry_id, fields in rows], defer=True)
+            handled += len(rows)
+        self._housekeeping()
+        return handled
+
+    def flush(self) -> None:
+        """Commit what the last read planned (before a claim, and before stopping)."""
+        commits, self._planned = self._planned, []
+        for keys, planned in commits:
+            self._settle_reply(keys, planned, self._commit_script(keys=planned.keys, args=planned.args))
+
+    def claim_stale(self) -> int:
+        """Take over entries idle longer than ``claim_idle_ms`` (from any consumer, this one included)."""
+        handled = 0
+        for keys in self.shards.values():
+            start: bytes = b"0-0"
+            for _ in range(10):  # bounded per pass; the rest waits for the next one
+                next_start, rows = auto_claim(
+                    self.client,
+                    keys.events,
+                    group=self.settings.group,
+                    consumer=self.settings.consumer,
+                    min_idle_ms=self.settings.claim_idle_ms,
+                    start=start,
+                    count=self.settings.batch_size,
+                )
+                if rows:
+                    self.metrics.reclaimed.labels(keys.shard).inc(len(rows))
+                    self.log.info("entries_reclaimed", shard=keys.shard, count=len(rows))
+                    self.process(keys, self._with_deliveries(keys, rows))
+                    handled += len(rows)
+                if next_start == b"0-0":
+                    break
+                start = next_start
+        return handled
+
+    def _with_deliveries(self, keys: ShardKeys, rows: Sequence[Row]) -> list[Entry]:
+        """Attach each entry's delivery count (from the PEL) to re-delivered rows."""
+        ids = [entry_id for entry_id, _ in rows]
+        counts = delivery_counts(
+            self.client,
+            keys.events,
+            group=self.settings.group,
+            consumer=self.settings.consumer,
+            low=min(ids, key=_id_order),
+            high=max(ids, key=_id_order),
+            limit=len(ids) * 10 + 100,
+        )
+        return [(entry_id, fields, counts.get(entry_id, 1)) for entry_id, fields in rows]
+
+    # --- settling a batch ----------------------------------------------------------------
+
+    def process(self, keys: ShardKeys, entries: Iterable[Entry], *, defer: bool = False) -> None:
+        """Judge each entry and commit the batch; failures stay pending for a later retry.
+
+        With ``defer`` the commit is planned now and sent with the next read.
+        """
+        settings = self.settings
+        started = time.perf_counter()
+        now = datetime.now(UTC)
+        batch: list[Prepared] = []
+        for entry_id, fields, deliveries in entries:
+            eid = entry_id.decode()
+            try:
+                batch.append(
+                    prepare(
+                        eid,
+                        fields,
+                        deliveries,
+                        max_deliveries=settings.max_deliveries,
+                        max_payload_bytes=settings.max_payload_bytes,
+                        now=now,
+                        started=started,
+                    )
+                )
+            except Exception:  # a bug, not bad input: leave it pending; the claim retries it, then poisons it
+                self.metrics.failures.labels(keys.shard).inc()
+                self.log.exception("entry_failed", shard=keys.shard, entry_id=eid, deliveries=deliveries)
+        if not batch:
+            return
+        planned = self._plan(keys, batch, {}, self._head(keys))  # optimistic: hands are new until Redis says otherwise
+        self._heads[keys.shard] = planned.head  # the next batch chains on; a conflict resets it
+        if defer:
+            self._planned.append((keys, planned))
+        else:
+            self._settle_reply(keys, planned, self._commit_script(keys=planned.keys, args=planned.args))
+
+    def _head(self, keys: ShardKeys) -> Head:
+        head = self._heads.get(keys.shard)
+        return head if head is not None else Head.decode(self.client.get(keys.audit_head))
+
+    def _plan(self, keys: ShardKeys, batch: list[Prepared], seen: dict[str, str | None], head: Head) -> Plan:
+        settings = self.settings
+        return plan(
+            keys,
+            batch,
+            seen,
+            head,
+            group=settings.group,
+            consumer=settings.consumer,
+            at=_utc_now(),
+            dedupe_ttl_s=settings.dedupe_ttl_s,
+            maxlens=(settings.results_maxlen, settings.audit_maxlen, settings.dead_maxlen),
+            dead_raw_max_bytes=settings.dead_raw_max_bytes,
+        )
+
+    def _settle_reply(self, keys: ShardKeys, planned: Plan, reply: Any) -> None:
+        """Report a commit that went through; re-plan (synchronously) while Redis says state moved."""
+        seen: dict[str, str | None] = {}
+        batch = [d.prepared for d in planned.decisions]
+        for _ in range(MAX_COMMIT_ATTEMPTS):
+            conflict = read_reply(reply, planned)
+            if conflict is None:
+                self._report(keys, planned)
+                return
+            self.metrics.conflicts.labels(keys.shard).inc()
+            self._heads.pop(keys.shard, None)
+            seen.update(conflict.seen)
+            if conflict.gone:
+                self.log.info("entries_gone", shard=keys.shard, entry_ids=sorted(conflict.gone))
+                batch = [p for p in batch if p.entry_id not in conflict.gone]
+                if not batch:
+                    return
+            planned = self._plan(keys, batch, seen, conflict.head)
+            reply = self._commit_script(keys=planned.keys, args=planned.args)
+            if read_reply(reply, planned) is None:
+                self._heads[keys.shard] = planned.head
+        self.log.warning("commit_gave_up", shard=keys.shard, entries=len(batch), attempts=MAX_COMMIT_ATTEMPTS)
+
+    def _report(self, keys: ShardKeys, planned: Plan) -> None:
+        """One summary line per entry, and the metrics."""
+        done = time.perf_counter()
+        wall = time.time()
+        info, entries, latency = self.log.info, self.metrics.entries, self.metrics.latency.labels(keys.shard)
+        self.metrics.batch.observe(len(planned.decisions))
+        for d in planned.decisions:
+            p = d.prepared
+            entries.labels(keys.shard, d.outcome).inc()
+            latency.observe(max(0.0, wall - int(p.entry_id.partition("-")[0]) / 1000))
+            fields: dict[str, Any] = {
+                "shard": keys.shard,
+                "entry_id": p.entry_id,
+                "hand_id": p.hand_id,
+                "table_id": p.table_id,
+                "outcome": d.outcome,
+                "ms": round((done - p.started) * 1000, 3),
+            }
+            if d.code is None:
+                info("entry", **fields)
+            elif d.code == "invariant_violation":
+                self.log.critical("entry", code=d.code, message=d.message, **fields)
+            else:
+                self.log.warning("entry", code=d.code, message=d.message, **fields)
+
+    # --- housekeeping ------------------------------------------------------------------
+
+    def _housekeeping(self) -> None:
+        now = time.monotonic()
+        if now - self._last_beat >= 1.0:
+            self._last_beat = now
+            self.settings.heartbeat_file.touch()
+        if now >= self._next_trim:
+            self._next_trim = now + self.settings.trim_interval_s
+            for keys in self.shards.values():
+                self.trim(keys)
+        if now >= self._next_gauges:
+            self._next_gauges = now + 5.0
+            self._refresh_gauges()
+
+    def trim(self, keys: ShardKeys) -> str | None:
+        """Trim the events stream below every group's oldest pending or unread entry; returns the MINID used.
+
+        Never removes an entry that some group has not read, or has read but
+        not acked.
+        """
+        floor: tuple[int, int] | None = None
+        for group in self.client.xinfo_groups(keys.events):
+            name = group["name"]
+            low = group["last-delivered-id"]
+            if group["pending"]:
+                low = min(low, self.client.xpending(keys.events, name)["min"], key=_id_order)
+            floor = _id_order(low) if floor is None else min(floor, _id_order(low))
+        if floor is None or floor == (0, 0):
+            return None
+        minid = f"{floor[0]}-{floor[1]}"
+        self.client.xtrim(keys.events, minid=minid, approximate=True)
+        return minid
+
+    def _refresh_gauges(self) -> None:
+        for keys in self.shards.values():
+            for group in self.client.xinfo_groups(keys.events):
+                if group["name"].decode() == self.settings.group:
+                    self.metrics.pending.labels(keys.shard).set(group["pending"])
+                    if group.get("lag") is not None:
+                        self.metrics.lag.labels(keys.shard).set(group["lag"])
+
+
+def _id_order(entry_id: bytes | str) -> tuple[int, int]:
+    text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
+    ms, _, seq = text.partition("-")
+    return int(ms), int(seq or 0)
+
+
+def _utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
