@@ -9,6 +9,7 @@ publishing never has an event dead-lettered.
 from __future__ import annotations
 
 from datetime import datetime
+from fractions import Fraction
 from typing import Annotated, Any, Final, Literal, NamedTuple, NoReturn, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, StringConstraints, model_validator
@@ -23,6 +24,8 @@ MAX_SEAT: Final = 10
 MAX_CHIPS: Final = 10**15
 """Largest chip amount accepted in any field (well inside a double's exact integers)."""
 MAX_ID_LENGTH: Final = 200
+PPM: Final = 1_000_000
+"""``rake_ppm`` is in parts per million of the pot: 4.5% is 45_000."""
 
 
 class VariantShape(NamedTuple):
@@ -117,6 +120,19 @@ class ShowdownEvent(BaseModel):
     )
     occurred_at: datetime | None = Field(default=None, description="When the hand ended (RFC 3339).")
     players: Annotated[tuple[PlayerIn, ...], Field(min_length=1, max_length=MAX_PLAYERS)]
+    rake: Chips = Field(
+        default=0,
+        description="Chips the house took from the pots before awarding them (never from an uncalled bet, "
+        "which is returned whole). Taken from the pots in order, main pot first: the first k pots together "
+        "give round-half-even(rate x their chips), never more than `rake` in all, so a capped rake falls short "
+        "on the last pots. The rate is `rake_ppm` when given, else `rake` / the chips in all the pots.",
+    )
+    rake_ppm: Annotated[int, Strict(), Field(ge=0, le=PPM)] | None = Field(
+        default=None,
+        description="The house's rake rate in parts per million of the pot (4.5% = 45000), when the room "
+        "charges a true percentage with a cap: it decides how `rake` falls on the main and side pots. "
+        "Without it the rake falls on every pot in proportion to its chips.",
+    )
 
     @model_validator(mode="after")
     def _check_game_rules(self) -> Self:
@@ -201,6 +217,8 @@ class ShowdownEvent(BaseModel):
                 "players",
                 f"the largest contribution ({top}) belongs only to folded seat(s) {seats}; a live seat must match it",
             )
+        if self.rake:
+            _check_rake(self.rake, self.rake_ppm, players)
         return self
 
     def _raise_duplicate_card(self) -> NoReturn:
@@ -213,6 +231,25 @@ class ShowdownEvent(BaseModel):
                 raise reject("duplicate_card", where, f"{card} is also at {first[card]}; each card exists once")
             first[card] = where
         raise AssertionError("a repeated card was counted but not found")  # pragma: no cover
+
+
+def _check_rake(rake: int, rake_ppm: int | None, players: tuple[PlayerIn, ...]) -> None:
+    """The rake must come out of the pots: not out of an uncalled bet, not beyond what the rate gives."""
+    levels = sorted((p.contributed for p in players), reverse=True)
+    uncalled = levels[0] - levels[1] if len(levels) > 1 else levels[0]
+    pots = sum(p.contributed + p.dead_money for p in players) - uncalled
+    if rake > pots:
+        raise reject(
+            "bad_rake",
+            "rake",
+            f"{rake} is more than the {pots} chips in the pots (an uncalled bet, {uncalled} here, is never raked)",
+        )
+    if rake_ppm is not None and rake > (most := round(Fraction(rake_ppm * pots, PPM))):
+        raise reject(
+            "bad_rake",
+            "rake",
+            f"{rake} is more than rake_ppm {rake_ppm} allows: {most} of the {pots} chips in the pots",
+        )
 
 
 _SPELLINGS: Final = dict(SPELLINGS)  # a plain dict: the fastest lookup

@@ -39,7 +39,7 @@ CODES: dict[str, str] = {
     "folded_top_contribution": "The largest contribution belongs only to folded seats; nobody can win it.",
     "partial_stacks": "Starting stacks are given for some seats but not all.",
     "stack_too_small": "A seat put in more chips than its starting stack.",
-    "bad_rake": "The rake is larger than the pots it is taken from.",
+    "bad_rake": "The rake is larger than the pots it is taken from (or than rake_ppm gives), or rake_ppm is not 0-10^6.",
     # Raised by the worker around the event, not by the model:
     "payload_too_large": "The entry is larger than the configured maximum payload size.",
     "missing_event": "The stream entry has no 'event' field.",
@@ -129,6 +129,8 @@ def _classify(error: ErrorDetails) -> tuple[str, str]:
         return "bad_id", f"{given} is not a valid id (1-200 printable characters)"
     if last in _CHIP_FIELDS and kind in _NUMBER_ERRORS:
         return "bad_chips", f"{given} is not a chip count (a whole number from 0 to 10^15)"
+    if last == "rake_ppm" and kind in _NUMBER_ERRORS:
+        return "bad_rake", f"{given} is not a rate in parts per million (a whole number from 0 to 1000000)"
     if last in _SEAT_FIELDS and kind in _NUMBER_ERRORS:
         return "bad_seat", f"{given} is not a seat number (a whole number from 1 to 10)"
     return "wrong_type", f"{error['msg']}, got {given}"

@@ -50,6 +50,10 @@ class Showdown(NamedTuple):
     button_seat: int | None
     seats: tuple[SeatHand, ...]
     tournament_id: str | None = None
+    rake: int = 0
+    """Chips the house takes from the pots, never from an uncalled bet (see ``settlement.rake_by_pot``)."""
+    rake_ppm: int | None = None
+    """The house's rate in parts per million (4.5% = 45_000), if stated; else ``rake`` / the pots' chips."""
 
 
 class Share(NamedTuple):
@@ -75,9 +79,11 @@ class PotResult(NamedTuple):
     amount: int
     eligible: tuple[int, ...]
     winners: tuple[Share, ...]
-    """Seats ascending; shares sum to ``amount``."""
+    """Seats ascending; shares sum to ``amount - rake``."""
     hand: HandValue | None
     """The winning hand's value; ``None`` when nobody had to show (one live player)."""
+    rake: int = 0
+    """Chips the house took from this pot before awarding it."""
 
 
 class Shown(NamedTuple):
@@ -100,7 +106,8 @@ class Settlement(NamedTuple):
     """The full, rule-correct outcome of a :class:`Showdown`.
 
     Invariant (checked when it is made): the pots plus the returned bets
-    equal every chip put in, and ``collected`` pays out exactly that.
+    equal every chip put in, and ``collected`` plus the rake pays out
+    exactly that.
     """
 
     showdown: Showdown
@@ -108,7 +115,7 @@ class Settlement(NamedTuple):
     returned: tuple[Share, ...]
     """Uncalled bets given back; not part of any pot."""
     collected: tuple[int, ...]
-    """Chips each seat collects (pots won plus bets returned), aligned with ``showdown.seats``."""
+    """Chips each seat collects (pots won after rake, plus bets returned), aligned with ``showdown.seats``."""
     shown: tuple[Shown, ...]
     """Hands shown down, in seat order; empty when the hand was uncontested."""
     busts: tuple[Bust, ...]

@@ -8,10 +8,27 @@ from __future__ import annotations
 
 from typing import Final
 
+import orjson
 from pydantic import ValidationError
 
 from showdown_core import BY_TEXT, VARIANTS, InvalidEvent, SeatHand, Showdown
 from showdown_messages import ShowdownEvent, rejections
+
+
+def unwrap_event(line: str) -> str:
+    """A JSON line holding a bare event, or an object with the event under ``"event"`` (the bundled cases).
+
+    Returns the event's JSON; anything else is returned unchanged, for the
+    validator to refuse with a precise reason.
+    """
+    if line.lstrip().startswith('{"event"'):
+        try:
+            doc = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            return line
+        if isinstance(doc, dict) and isinstance(doc.get("event"), dict):
+            return orjson.dumps(doc["event"]).decode()
+    return line
 
 
 def parse_event(payload: bytes | str) -> ShowdownEvent:
@@ -53,4 +70,6 @@ def to_showdown(event: ShowdownEvent) -> Showdown:
             ]
         ),
         event.tournament_id,
+        event.rake,
+        event.rake_ppm,
     )

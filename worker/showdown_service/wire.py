@@ -35,7 +35,7 @@ def result_document(settlement: Settlement, settled_at: datetime) -> dict[str, A
             {
                 "index": pot.number,
                 "amount": pot.amount,
-                "rake": 0,
+                "rake": pot.rake,
                 "eligible_seats": pot.eligible,
                 "winners": [{"seat": w.seat, "amount": w.amount} for w in pot.winners],
                 "hand": pot.hand.description if pot.hand else None,
