@@ -18,6 +18,9 @@ from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
 import orjson
+import redis
+
+from showdown_service.streams import read_range
 
 GENESIS = "0" * 64
 """``prev_hash`` of a shard's first record."""
@@ -143,11 +146,11 @@ def verify(entries: Iterable[tuple[str, bytes]], stored_head: Head | None) -> Ve
     return Verdict(count, last, None)
 
 
-def read_stream(client: Any, key: str, page: int = 1000) -> Iterator[tuple[str, bytes]]:
+def read_stream(client: redis.Redis, key: str, page: int = 1000) -> Iterator[tuple[str, bytes]]:
     """``(id, audit JSON)`` of every record in an audit stream, oldest first, paged."""
     start = "-"
     while True:
-        rows = client.xrange(key, min=start, max="+", count=page)
+        rows = read_range(client, key, low=start, count=page)
         for stream_id, fields in rows:
             yield stream_id.decode(), fields.get(b"audit", b"")
         if len(rows) < page:

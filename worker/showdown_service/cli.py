@@ -16,11 +16,13 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, TextIO, TypeAlias
 
-from showdown_core import InvalidEvent, InvariantViolation, Settlement, best_five, evaluate, parse_cards, settle
+from showdown_core import InvalidEvent, InvariantViolation, best_five, evaluate, parse_cards, settle
 from showdown_messages.schema import json_schemas
 from showdown_service import __version__
-from showdown_service.intake import parse_event, to_showdown
-from showdown_service.wire import encode_result
+from showdown_service.intake import parse_event, to_showdown, unwrap_event
+from showdown_service.render import describe_result
+from showdown_service.stream_cli import register as register_streams
+from showdown_service.wire import encode_result, result_document
 
 EXAMPLES = "showdowns.jsonl"
 """Real showdowns bundled with the service (MIT; see ``showdown_service/data/LICENSES.md``)."""
@@ -40,7 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
-REGISTRARS: tuple[Callable[[Commands], None], ...] = ()
+REGISTRARS: tuple[Callable[[Commands], None], ...] = (register_streams,)
 """Functions adding the subcommands of other areas (worker, replay, ...) to the parser.
 
 Each area keeps its commands in its own module and appends its ``register``
@@ -112,7 +114,7 @@ def adjudicate_lines(lines: Iterator[str], out: TextIO, err: TextIO, *, summary:
         if not line.strip():
             continue
         try:
-            event = parse_event(_unwrap(line))
+            event = parse_event(unwrap_event(line))
             settlement = settle(to_showdown(event))
         except InvalidEvent as exc:
             rejected += 1
@@ -123,36 +125,10 @@ def adjudicate_lines(lines: Iterator[str], out: TextIO, err: TextIO, *, summary:
             _report(err, number, "invariant_violation", "", str(exc))
             continue
         if summary:
-            out.write(describe(settlement) + "\n")
+            out.write(describe_result(result_document(settlement, datetime.now(UTC))) + "\n")
         else:
             out.write(encode_result(settlement, datetime.now(UTC)).decode() + "\n")
     return 1 if rejected else 0
-
-
-def describe(settlement: Settlement) -> str:
-    """One readable line: who won which pot with what."""
-    showdown = settlement.showdown
-    names = {s.seat: s.player_id for s in showdown.seats}
-    parts = []
-    for pot in settlement.pots:
-        label = "main pot" if pot.number == 0 else f"side pot {pot.number}"
-        won = " + ".join(f"{names[w.seat]} {w.amount}" for w in pot.winners)
-        parts.append(f"{label} {pot.amount}: {won}" + (f" ({pot.hand.description})" if pot.hand else ""))
-    parts += [f"{names[back.seat]} gets {back.amount} back" for back in settlement.returned]
-    parts += [f"{bust.player_id} busts" for bust in settlement.busts]
-    return f"{showdown.hand_id}: " + "; ".join(parts)
-
-
-def _unwrap(line: str) -> str:
-    """Accept ``{"event": {...}, ...}`` wrappers (the bundled cases) as well as bare events."""
-    if '"event"' in line[:12]:
-        try:
-            inner = json.loads(line)
-        except ValueError:
-            return line
-        if isinstance(inner, dict) and isinstance(inner.get("event"), dict):
-            return json.dumps(inner["event"])
-    return line
 
 
 def _report(err: IO[str], line: int, code: str, field: str, message: str) -> None:

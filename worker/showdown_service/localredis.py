@@ -84,6 +84,7 @@ class LocalRedis:
 
     def start(self, timeout: float = 15.0) -> LocalRedis:
         """Start the server and wait until it answers PING (after loading its AOF, if any)."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
         self.process = subprocess.Popen(  # noqa: S603 - our own argv, no shell
             self.command(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.data_dir
         )

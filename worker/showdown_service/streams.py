@@ -49,3 +49,24 @@ def delivery_counts(
         client.xpending_range(stream, group, min=low, max=high, count=limit, consumername=consumer),
     )
     return {cast(bytes, p["message_id"]): int(p["times_delivered"]) for p in pending}
+
+
+def read_range(
+    client: redis.Redis,
+    stream: str,
+    *,
+    low: str = "-",
+    high: str = "+",
+    count: int | None = None,
+    newest_first: bool = False,
+) -> list[tuple[bytes, Fields]]:
+    """XRANGE (or XREVRANGE with ``newest_first``): ``[(entry id, fields), ...]``."""
+    if newest_first:
+        return cast(list[tuple[bytes, Fields]], client.xrevrange(stream, max=high, min=low, count=count))
+    return cast(list[tuple[bytes, Fields]], client.xrange(stream, min=low, max=high, count=count))
+
+
+def read_new(client: redis.Redis, after: Mapping[str, bytes | str], *, block: int) -> list[tuple[bytes, list[Row]]]:
+    """XREAD (no group): entries newer than ``after[stream]``, waiting up to ``block`` ms."""
+    wanted: dict[Any, Any] = dict(after)
+    return cast(list[tuple[bytes, list[Row]]], client.xread(wanted, block=block) or [])

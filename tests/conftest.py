@@ -1,0 +1,95 @@
+"""Fixtures: a real Redis-protocol server on 127.0.0.1 (started here, stopped here) and fakeredis."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import fakeredis
+import pytest
+import redis
+
+from showdown_service import logs
+from showdown_service.config import Settings
+from showdown_service.localredis import LocalRedis
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _quiet_json_logs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Worker logs go to a file per session (tests read them where they need to)."""
+    path = tmp_path_factory.mktemp("logs") / "worker.jsonl"
+    with path.open("wb") as sink:
+        logs.configure("debug", stream=sink)
+        yield
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[LocalRedis]:
+    """One real server for the session: redis-server where installed (CI installs it), else Valkey 8."""
+    with LocalRedis() as server:
+        yield server
+
+
+@pytest.fixture
+def redis_url(redis_server: LocalRedis) -> str:
+    """The shared server's URL, emptied before each test."""
+    client = redis.Redis.from_url(redis_server.url)
+    client.flushall()
+    client.close()
+    return redis_server.url
+
+
+@pytest.fixture
+def client(redis_url: str) -> Iterator[redis.Redis]:
+    c = redis.Redis.from_url(redis_url, protocol=2)
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def fake() -> fakeredis.FakeRedis:
+    """An in-memory Redis (note: its XREADGROUP BLOCK returns at once)."""
+    return fakeredis.FakeRedis(server=fakeredis.FakeServer(), protocol=2)
+
+
+@pytest.fixture
+def make_settings(tmp_path: Path) -> Any:
+    """``make_settings(url, consumer="w1", **overrides)``: worker settings isolated to this test."""
+
+    def build(url: str = "redis://127.0.0.1:1/0", consumer: str = "w1", **overrides: Any) -> Settings:
+        values: dict[str, Any] = {
+            "redis_url": url,
+            "consumer": consumer,
+            "block_ms": 20,
+            "heartbeat_file": tmp_path / f"heartbeat-{consumer}",
+            "metrics_port": 0,
+        }
+        values.update(overrides)
+        return Settings(**values)
+
+    return build
+
+
+def xadd_events(client: redis.Redis, stream: str, events: Sequence[Mapping[str, Any] | str | bytes]) -> list[bytes]:
+    """XADD each event (dicts as JSON, text and bytes as they are) in one pipeline; their entry ids."""
+    pipe = client.pipeline(transaction=False)
+    for event in events:
+        pipe.xadd(stream, {"event": event if isinstance(event, str | bytes) else json.dumps(event)})
+    return list(pipe.execute())
+
+
+@pytest.fixture
+def worker_env(redis_url: str, tmp_path: Path) -> dict[str, str]:
+    """Environment for a `showdown worker` subprocess on the test server."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SHOWDOWN_")}
+    env.update(
+        SHOWDOWN_REDIS_URL=redis_url,
+        SHOWDOWN_BLOCK_MS="50",
+        SHOWDOWN_METRICS_PORT="0",
+        SHOWDOWN_HEARTBEAT_FILE=str(tmp_path / "heartbeat"),
+        SHOWDOWN_LOG_LEVEL="info",
+    )
+    return env

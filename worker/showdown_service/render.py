@@ -1,0 +1,21 @@
+"""Results for people: one readable line from a ShowdownResult document."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def describe_result(result: Mapping[str, Any]) -> str:
+    """``hand: main pot 900: alice 900 (Full house, Kings full of Fives); bob busts``."""
+    names = {a["seat"]: a["player_id"] for a in result["awards"]}
+    parts = []
+    for pot in result["pots"]:
+        label = "main pot" if pot["index"] == 0 else f"side pot {pot['index']}"
+        won = " + ".join(f"{names[w['seat']]} {w['amount']}" for w in pot["winners"])
+        raked = f", rake {pot['rake']}" if pot.get("rake") else ""
+        hand = f" ({pot['hand']})" if pot.get("hand") else ""
+        parts.append(f"{label} {pot['amount']}{raked}: {won}{hand}")
+    parts += [f"{names[r['seat']]} gets {r['amount']} back" for r in result.get("returned", ())]
+    parts += [f"{b['player_id']} busts" for b in result.get("busts", ())]
+    return f"{result['hand_id']}: " + "; ".join(parts)

@@ -1,0 +1,272 @@
+"""CLI commands around the streams: worker, health, publish, results, dead-letters, audit.
+
+Every command reads its Redis settings from ``SHOWDOWN_*`` environment
+variables (see :class:`showdown_service.config.Settings`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, cast
+
+import orjson
+import redis
+from pydantic import ValidationError
+
+from showdown_messages import ShowdownEvent, rejections
+from showdown_messages.publish import EVENT_FIELD, shard_for
+from showdown_service import audit, logs
+from showdown_service.config import Settings
+from showdown_service.connection import connect
+from showdown_service.intake import unwrap_event
+from showdown_service.metrics import Metrics
+from showdown_service.render import describe_result
+from showdown_service.streams import read_new, read_range
+from showdown_service.worker import Worker
+
+if TYPE_CHECKING:  # the parser type only; importing cli at run time would be circular
+    from showdown_service.cli import Commands
+
+
+def register(commands: Commands) -> None:
+    """Add the stream commands to the ``showdown`` parser."""
+    w = commands.add_parser("worker", help="settle events from the streams until SIGTERM/SIGINT")
+    w.add_argument("--processes", type=int, default=1, help="worker processes in this group (default 1)")
+    w.set_defaults(run=_worker)
+
+    h = commands.add_parser("health", help="exit 0 if this worker's heartbeat is fresh and Redis answers")
+    h.set_defaults(run=_health)
+
+    p = commands.add_parser("publish", help="validate and XADD the ShowdownEvents of a JSON lines file")
+    p.add_argument("file", help="JSON lines (bare events, or objects holding one under 'event'); - for stdin")
+    p.add_argument("--raw", action="store_true", help="send lines unvalidated (to exercise dead letters)")
+    p.set_defaults(run=_publish)
+
+    r = commands.add_parser("results", help="show settled hands, readably")
+    r.add_argument("--follow", "-f", action="store_true", help="keep printing new results as they come")
+    r.add_argument("--count", type=int, default=20, help="how many recent results to show first (default 20)")
+    r.add_argument("--json", action="store_true", help="print the ShowdownResult JSON")
+    r.set_defaults(run=_results)
+
+    d = commands.add_parser("dead-letters", help="list refused entries, or send a fixed one back")
+    d.add_argument("--count", type=int, default=50, help="how many recent dead letters to list (default 50)")
+    d.add_argument("--requeue", metavar="ID", help="dead-letter entry id to send back to the events stream")
+    d.add_argument("--event", type=Path, help="with --requeue: the corrected ShowdownEvent JSON to send instead")
+    d.add_argument("--shard", help="with --requeue: the shard of the dead letter (default: the first configured)")
+    d.set_defaults(run=_dead_letters)
+
+    a = commands.add_parser("audit", help="audit trail tools")
+    verbs = a.add_subparsers(required=True, metavar="VERB")
+    v = verbs.add_parser("verify", help="walk each shard's audit hash chain; exit 0 only if every chain holds")
+    v.set_defaults(run=_audit_verify)
+
+
+# --- worker --------------------------------------------------------------------------------
+
+
+def _worker(args: argparse.Namespace) -> int:
+    settings = Settings()
+    logs.configure(settings.log_level)
+    if args.processes > 1:
+        return _supervise(settings, args.processes)
+    return run_worker(settings)
+
+
+def run_worker(settings: Settings) -> int:
+    """Run one worker in this process until SIGTERM or SIGINT; 0 on a clean stop."""
+    metrics = Metrics()
+    if settings.metrics_port:
+        metrics.serve(settings.metrics_port)
+    worker = Worker(settings, connect(settings, name=settings.consumer), metrics=metrics)
+
+    def stop(_signum: int, _frame: FrameType | None) -> None:
+        worker.stop()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    worker.run()
+    return 0
+
+
+def _supervise(settings: Settings, processes: int) -> int:
+    """Run ``processes`` workers as child processes of one group; restart any that dies; stop them all on a signal."""
+    log = logs.get_logger(supervisor=settings.consumer)
+    stopping = False
+
+    def spawn(i: int) -> subprocess.Popen[bytes]:
+        env = dict(os.environ, SHOWDOWN_CONSUMER=f"{settings.consumer}-{i}")
+        env["SHOWDOWN_METRICS_PORT"] = str(settings.metrics_port + i if settings.metrics_port else 0)
+        env["SHOWDOWN_HEARTBEAT_FILE"] = str(settings.heartbeat_file) if i == 0 else f"{settings.heartbeat_file}.{i}"
+        return subprocess.Popen([sys.executable, "-m", "showdown_service.cli", "worker"], env=env)
+
+    def stop(signum: int, _frame: FrameType | None) -> None:
+        nonlocal stopping
+        stopping = True
+        for child in children:
+            if child.poll() is None:
+                child.send_signal(signum)
+
+    children = [spawn(i) for i in range(processes)]
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    log.info("workers_started", processes=processes)
+    while True:
+        time.sleep(0.2)
+        if stopping:
+            break
+        for i, child in enumerate(children):
+            if child.poll() is not None:
+                log.error("worker_process_exited", index=i, status=child.returncode, action="restarting")
+                children[i] = spawn(i)
+    codes = [child.wait() for child in children]
+    log.info("workers_stopped", statuses=codes)
+    return max(codes, default=0)
+
+
+def _health(_args: argparse.Namespace) -> int:
+    settings = Settings()
+    try:
+        age = time.time() - settings.heartbeat_file.stat().st_mtime
+    except FileNotFoundError:
+        print(f"unhealthy: no heartbeat at {settings.heartbeat_file}", file=sys.stderr)
+        return 1
+    if age > settings.health_max_age_s:
+        print(f"unhealthy: heartbeat is {age:.0f}s old (limit {settings.health_max_age_s:.0f}s)", file=sys.stderr)
+        return 1
+    try:
+        connect(settings).ping()
+    except redis.RedisError as exc:
+        print(f"unhealthy: Redis does not answer: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    print(f"healthy: heartbeat {age:.1f}s old, Redis answers")
+    return 0
+
+
+# --- producer and operator tools ---------------------------------------------------------------
+
+
+def _publish(args: argparse.Namespace) -> int:
+    settings = Settings()
+    client = connect(settings)
+    pipe = client.pipeline(transaction=False)
+    sent = refused = 0
+    for number, line in _lines(args.file):
+        payload, table_id = line, None
+        if not args.raw:
+            try:
+                event = ShowdownEvent.model_validate_json(unwrap_event(line))
+            except ValidationError as exc:
+                refused += 1
+                first = rejections(exc)[0]
+                row = {"line": number, "code": first.code, "field": first.field, "message": first.message}
+                print(json.dumps(row), file=sys.stderr)
+                continue
+            payload, table_id = event.model_dump_json(exclude_none=True), event.table_id
+        shard = shard_for(table_id, settings.shards) if table_id else settings.shards[0]
+        pipe.xadd(settings.keys(shard).events, {EVENT_FIELD: payload})
+        sent += 1
+        if sent % 1000 == 0:
+            pipe.execute()
+    pipe.execute()
+    print(f"published {sent} events" + (f"; refused {refused} (see stderr)" if refused else ""))
+    return 1 if refused else 0
+
+
+def _lines(path: str) -> Iterator[tuple[int, str]]:
+    if path == "-":
+        yield from _numbered(sys.stdin)
+        return
+    with Path(path).open(encoding="utf-8") as f:
+        yield from _numbered(f)
+
+
+def _numbered(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
+    for number, line in enumerate(lines, start=1):
+        if line.strip():
+            yield number, line.strip()
+
+
+def _results(args: argparse.Namespace) -> int:
+    settings = Settings()
+    client = connect(settings)
+    after: dict[str, bytes] = {settings.keys(shard).results: b"$" for shard in settings.shards}
+    for key in after:
+        for entry_id, fields in reversed(read_range(client, key, count=args.count, newest_first=True)):
+            _print_result(fields, args.json)
+            after[key] = entry_id
+    while args.follow:
+        for stream, rows in read_new(client, after, block=1000):
+            for entry_id, new_fields in rows:
+                _print_result(new_fields or {}, args.json)
+                after[stream.decode()] = entry_id
+    return 0
+
+
+def _print_result(fields: dict[bytes, bytes], as_json: bool) -> None:
+    raw = fields.get(b"result", b"{}")
+    print(raw.decode() if as_json else describe_result(orjson.loads(raw)), flush=True)
+
+
+def _dead_letters(args: argparse.Namespace) -> int:
+    settings = Settings()
+    client = connect(settings)
+    if args.requeue:
+        return _requeue(client, settings, args)
+    for shard in settings.shards:
+        for entry_id, fields in reversed(
+            read_range(client, settings.keys(shard).dead, count=args.count, newest_first=True)
+        ):
+            row = {k.decode(): v.decode(errors="replace") for k, v in fields.items()}
+            raw = row.pop("raw", "")
+            hand = row.get("hand_id") or "?"
+            print(f"{shard} {entry_id.decode()} {row.get('code')} hand={hand}: {row.get('message')}")
+            print(f"    raw ({row.get('raw_bytes', len(raw))} bytes): {raw[:160]}")
+    return 0
+
+
+def _requeue(client: redis.Redis, settings: Settings, args: argparse.Namespace) -> int:
+    shard = args.shard or settings.shards[0]
+    keys = settings.keys(shard)
+    rows = read_range(client, keys.dead, low=args.requeue, high=args.requeue)
+    if not rows:
+        print(f"no dead letter {args.requeue} in shard {shard}", file=sys.stderr)
+        return 2
+    fields = rows[0][1]
+    payload = args.event.read_bytes() if args.event else fields.get(b"raw", b"")
+    if int(fields.get(b"raw_bytes", b"0") or 0) > len(fields.get(b"raw", b"")) and not args.event:
+        print("the dead letter kept only part of the payload; send the full event with --event FILE", file=sys.stderr)
+        return 2
+    try:
+        ShowdownEvent.model_validate_json(payload)
+    except ValidationError as exc:
+        print(f"not requeued, the event is still invalid: {rejections(exc)[0].message}", file=sys.stderr)
+        return 1
+    new_id = cast(bytes, client.xadd(keys.events, {EVENT_FIELD: payload, "requeued_from": args.requeue}))
+    print(f"requeued {args.requeue} as {new_id.decode()} on {keys.events}")
+    return 0
+
+
+def _audit_verify(_args: argparse.Namespace) -> int:
+    settings = Settings()
+    client = connect(settings)
+    broken = 0
+    for shard in settings.shards:
+        keys = settings.keys(shard)
+        verdict = audit.verify(audit.read_stream(client, keys.audit), audit.Head.decode(client.get(keys.audit_head)))
+        if verdict.first_break is None:
+            print(f"shard {shard}: {verdict.records} records, the chain holds (head seq {verdict.head.seq})")
+            continue
+        broken += 1
+        b = verdict.first_break
+        where = f"seq {b.seq}" if b.seq is not None else "a record"
+        print(f"shard {shard}: BROKEN at {where} (stream id {b.stream_id or '-'}): {b.kind}: {b.detail}")
+    return 1 if broken else 0
