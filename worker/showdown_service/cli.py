@@ -12,20 +12,17 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
-from importlib import resources
 from pathlib import Path
 from typing import IO, TextIO, TypeAlias
 
 from showdown_core import InvalidEvent, InvariantViolation, best_five, evaluate, parse_cards, settle
 from showdown_messages.schema import json_schemas
 from showdown_service import __version__
+from showdown_service.examples import example_lines
 from showdown_service.intake import parse_event, to_showdown, unwrap_event
 from showdown_service.render import describe_result
 from showdown_service.stream_cli import register as register_streams
 from showdown_service.wire import encode_result, result_document
-
-EXAMPLES = "showdowns.jsonl"
-"""Real showdowns bundled with the service (MIT; see ``showdown_service/data/LICENSES.md``)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -95,7 +92,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 def _adjudicate(args: argparse.Namespace) -> int:
     if args.examples:
-        return adjudicate_lines(_example_lines(), sys.stdout, sys.stderr, summary=args.summary)
+        return adjudicate_lines(example_lines(), sys.stdout, sys.stderr, summary=args.summary)
     if args.file == "-":
         return adjudicate_lines(iter(sys.stdin), sys.stdout, sys.stderr, summary=args.summary)
     with Path(args.file).open(encoding="utf-8") as f:
@@ -133,11 +130,6 @@ def adjudicate_lines(lines: Iterator[str], out: TextIO, err: TextIO, *, summary:
 
 def _report(err: IO[str], line: int, code: str, field: str, message: str) -> None:
     err.write(json.dumps({"line": line, "code": code, "field": field, "message": message}) + "\n")
-
-
-def _example_lines() -> Iterator[str]:
-    with resources.files("showdown_service").joinpath("data", EXAMPLES).open(encoding="utf-8") as f:
-        yield from f
 
 
 def _schema(args: argparse.Namespace) -> int:

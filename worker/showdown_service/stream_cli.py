@@ -27,6 +27,7 @@ from showdown_messages.publish import EVENT_FIELD, shard_for
 from showdown_service import audit, logs
 from showdown_service.config import Settings
 from showdown_service.connection import connect
+from showdown_service.examples import example_lines
 from showdown_service.intake import unwrap_event
 from showdown_service.metrics import Metrics
 from showdown_service.render import describe_result
@@ -47,7 +48,10 @@ def register(commands: Commands) -> None:
     h.set_defaults(run=_health)
 
     p = commands.add_parser("publish", help="validate and XADD the ShowdownEvents of a JSON lines file")
-    p.add_argument("file", help="JSON lines (bare events, or objects holding one under 'event'); - for stdin")
+    p.add_argument(
+        "file", nargs="?", help="JSON lines (bare events, or objects holding one under 'event'); - for stdin"
+    )
+    p.add_argument("--examples", action="store_true", help="publish the real showdowns bundled with showdown")
     p.add_argument("--raw", action="store_true", help="send lines unvalidated (to exercise dead letters)")
     p.set_defaults(run=_publish)
 
@@ -159,7 +163,10 @@ def _publish(args: argparse.Namespace) -> int:
     client = connect(settings)
     pipe = client.pipeline(transaction=False)
     sent = refused = 0
-    for number, line in _lines(args.file):
+    if args.examples == bool(args.file):
+        print("give a FILE (or -) or --examples, not both", file=sys.stderr)
+        return 2
+    for number, line in enumerate(example_lines(), start=1) if args.examples else _lines(args.file):
         payload, table_id = line, None
         if not args.raw:
             try:
