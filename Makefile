@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml shared/pyproject.toml constraints.txt
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/showdown adjudicate --examples --summary
+	$(BIN)/showdown demo
 
 test: lint typecheck pytest
 

@@ -68,6 +68,9 @@ def register(commands: Commands) -> None:
     d.add_argument("--shard", help="with --requeue: the shard of the dead letter (default: the first configured)")
     d.set_defaults(run=_dead_letters)
 
+    demo = commands.add_parser("demo", help="real hands through real workers and Valkey, end to end")
+    demo.set_defaults(run=_demo)
+
     a = commands.add_parser("audit", help="audit trail tools")
     verbs = a.add_subparsers(required=True, metavar="VERB")
     v = verbs.add_parser("verify", help="walk each shard's audit hash chain; exit 0 only if every chain holds")
@@ -260,6 +263,12 @@ def _requeue(client: redis.Redis, settings: Settings, args: argparse.Namespace) 
     new_id = cast(bytes, client.xadd(keys.events, {EVENT_FIELD: payload, "requeued_from": args.requeue}))
     print(f"requeued {args.requeue} as {new_id.decode()} on {keys.events}")
     return 0
+
+
+def _demo(_args: argparse.Namespace) -> int:
+    from showdown_service.demo import run  # noqa: PLC0415 - only this command needs it
+
+    return run()
 
 
 def _audit_verify(_args: argparse.Namespace) -> int:
