@@ -12,6 +12,7 @@ import fakeredis
 import orjson
 import pytest
 
+from showdown_messages import AuditRecord, DeadLetter, ShowdownResult
 from showdown_service import audit
 from showdown_service.commit import plan
 from showdown_service.settling import prepare
@@ -191,6 +192,12 @@ def test_bad_entries_are_dead_lettered_while_good_ones_around_them_settle(
     assert all(d["entry_id"] and d["message"] for d in letters)
     outcomes = Counter(r["outcome"] for r in audit_records(fake, keys.audit))
     assert outcomes == {"settled": 3, "rejected": 4}
+    for letter in letters:
+        DeadLetter.model_validate(letter)
+    for record in audit_records(fake, keys.audit):
+        AuditRecord.model_validate(record)
+    for _, fields in read_range(fake, keys.results):
+        ShowdownResult.model_validate_json(fields[b"result"])
     assert fake.xpending(keys.events, settings.group)["pending"] == 0
 
 

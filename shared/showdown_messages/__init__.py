@@ -18,6 +18,7 @@ from showdown_messages.events import (
     ShowdownEvent,
     VariantShape,
 )
+from showdown_messages.records import AuditRecord, DeadLetter
 from showdown_messages.rejections import CODES, Rejection, rejections
 from showdown_messages.results import Award, Bust, Pot, Returned, Share, ShowdownResult, ShownHand
 
@@ -31,8 +32,10 @@ __all__ = [
     "MAX_SEAT",
     "SCHEMA_VERSION",
     "VARIANT_SHAPES",
+    "AuditRecord",
     "Award",
     "Bust",
+    "DeadLetter",
     "PlayerIn",
     "Pot",
     "Rejection",

@@ -13,10 +13,10 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, TextIO, TypeAlias
+from typing import IO, Any, TextIO, TypeAlias
 
 from showdown_core import InvalidEvent, InvariantViolation, best_five, evaluate, parse_cards, settle
-from showdown_messages.schema import json_schemas
+from showdown_messages.schema import asyncapi_document, json_schemas
 from showdown_service import __version__
 from showdown_service.examples import example_lines
 from showdown_service.intake import parse_event, to_showdown, unwrap_event
@@ -36,6 +36,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 141
     return code
 
+
+ASYNCAPI_FILE = "asyncapi.json"
 
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
@@ -71,8 +73,9 @@ def _register_core(commands: Commands) -> None:
     adj.add_argument("--summary", action="store_true", help="print a readable line per hand instead of JSON")
     adj.set_defaults(run=_adjudicate)
 
-    sch = commands.add_parser("schema", help="write the JSON Schema of every message")
-    sch.add_argument("--out", type=Path, help="directory to write *.schema.json into (default: print them)")
+    sch = commands.add_parser("schema", help="write the JSON Schema of every message (and the AsyncAPI document)")
+    sch.add_argument("--out", type=Path, help="directory to write *.schema.json and asyncapi.json into")
+    sch.add_argument("--asyncapi", action="store_true", help="only the AsyncAPI 3.0 document of the service")
     sch.set_defaults(run=_schema)
 
 
@@ -132,10 +135,16 @@ def _report(err: IO[str], line: int, code: str, field: str, message: str) -> Non
     err.write(json.dumps({"line": line, "code": code, "field": field, "message": message}) + "\n")
 
 
+def schema_files() -> dict[str, dict[str, Any]]:
+    """Every file ``showdown schema --out`` writes: one JSON Schema per message, and the AsyncAPI document."""
+    return {**json_schemas(), ASYNCAPI_FILE: asyncapi_document(__version__)}
+
+
 def _schema(args: argparse.Namespace) -> int:
-    schemas = json_schemas()
+    files = schema_files()
+    schemas = {ASYNCAPI_FILE: files[ASYNCAPI_FILE]} if args.asyncapi else files
     if args.out is None:
-        print(json.dumps(schemas, indent=2))
+        print(json.dumps(files[ASYNCAPI_FILE] if args.asyncapi else files, indent=2))
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
     for name, schema in schemas.items():
