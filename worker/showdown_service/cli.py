@@ -21,6 +21,7 @@ from showdown_service import __version__
 from showdown_service.examples import example_lines
 from showdown_service.intake import parse_event, to_showdown, unwrap_event
 from showdown_service.render import describe_result
+from showdown_service.replay.cli import register as register_replay
 from showdown_service.stream_cli import register as register_streams
 from showdown_service.wire import encode_result, result_document
 
@@ -41,7 +42,7 @@ ASYNCAPI_FILE = "asyncapi.json"
 
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
-REGISTRARS: tuple[Callable[[Commands], None], ...] = (register_streams,)
+REGISTRARS: tuple[Callable[[Commands], None], ...] = (register_streams, register_replay)
 """Functions adding the subcommands of other areas (worker, replay, ...) to the parser.
 
 Each area keeps its commands in its own module and appends its ``register``

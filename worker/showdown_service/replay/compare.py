@@ -1,0 +1,237 @@
+"""Settle a replayed hand with the worker's own settlement and compare it with what the history recorded.
+
+There is one settlement: ``settle(to_showdown(event))``. This module only
+reads its result next to the recorded outcome and says ``match``,
+``mismatch`` (the recorded payout differs from the rules) or
+``unverifiable`` (the history cannot decide: no recorded outcome, unknown
+cards at a contested showdown, run-it-twice). A hand that could not be read
+is an ``error``.
+
+A source that splits an odd chip into fractions (the Pluribus logs give
+each of two winners ``x.5``) matches when every seat is within one chip of
+it and the chips add up: the service gives the whole chip to one winner by
+the odd-chip rule, which the note says.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Any, NamedTuple
+
+from showdown_core import InvalidEvent, InvariantViolation, Settlement, settle
+from showdown_service.intake import to_showdown
+from showdown_service.replay.errors import ReplayError
+from showdown_service.replay.hands import HandRecord, PhhOutcome, StarsOutcome
+
+MATCH, MISMATCH, UNVERIFIABLE, ERROR = "match", "mismatch", "unverifiable", "error"
+
+
+class Verdict(NamedTuple):
+    """The comparison of one hand: a line of the report."""
+
+    source: str
+    hand_id: str
+    line: int | None
+    status: str
+    kind: str
+    """Short reason for the summary table (``""`` for a plain match)."""
+    reason: str
+    expected: dict[str, Any]
+    computed: dict[str, Any]
+    contested: bool
+    rake: int
+
+    def document(self) -> dict[str, Any]:
+        """The report's JSON line for this hand."""
+        return {
+            "source": self.source,
+            "hand_id": self.hand_id,
+            "status": self.status,
+            "reason": self.reason,
+            "expected": self.expected,
+            "computed": self.computed,
+            "line": self.line,
+        }
+
+
+def judge(record: HandRecord) -> Verdict:
+    """Settle ``record``'s event (if any) and compare it with the recorded outcome."""
+    outcome = record.outcome
+    expected = _expected(outcome)
+    rake = record.event.rake if record.event is not None else 0
+
+    def verdict(status: str, kind: str, reason: str, computed: dict[str, Any] | None = None) -> Verdict:
+        return Verdict(
+            record.source, record.hand_id, record.line, status, kind, reason, expected, computed or {},
+            record.contested, rake,
+        )  # fmt: skip
+
+    if record.unverifiable:
+        return verdict(UNVERIFIABLE, _kind(record.unverifiable), record.unverifiable)
+    assert record.event is not None
+    try:
+        settlement = settle(to_showdown(record.event))
+    except (InvalidEvent, InvariantViolation) as exc:
+        return verdict(ERROR, "settlement refused", f"the service refuses to settle it: {exc}")
+    if outcome is None:
+        return verdict(UNVERIFIABLE, "no recorded outcome", "no recorded outcome", _phh_computed(settlement))
+    if isinstance(outcome, PhhOutcome):
+        computed = _phh_computed(settlement)
+        status, kind, reason = _compare_phh(outcome, computed)
+    else:
+        computed = _stars_computed(settlement, outcome)
+        status, kind, reason = _compare_stars(outcome, settlement, computed)
+    return verdict(status, kind, reason, computed)
+
+
+def error_verdict(error: ReplayError) -> Verdict:
+    """The report line of a hand (or file) that could not be read."""
+    return Verdict(error.source, error.hand or "", error.line, ERROR, error.kind, str(error), {}, {}, False, 0)
+
+
+def _kind(reason: str) -> str:
+    return re.split(r"[:(]", reason, maxsplit=1)[0].strip()
+
+
+def _json(amount: int | Fraction) -> int | float:
+    if isinstance(amount, int):
+        return amount
+    return amount.numerator if amount.denominator == 1 else float(amount)
+
+
+def _by_seat(amounts: dict[int, int] | dict[int, int | Fraction]) -> dict[str, int | float]:
+    return {str(seat): _json(amount) for seat, amount in sorted(amounts.items())}
+
+
+# -- PHH ------------------------------------------------------------------------------
+
+
+def _phh_computed(settlement: Settlement) -> dict[str, Any]:
+    seats = settlement.showdown.seats
+    returned = {r.seat: r.amount for r in settlement.returned}
+    out: dict[str, Any] = {
+        "collected": _by_seat(settlement.collected_by_seat()),
+        "winnings": _by_seat(
+            {s.seat: won - returned.get(s.seat, 0) for s, won in zip(seats, settlement.collected, strict=True)}
+        ),
+    }
+    if seats and seats[0].stack is not None:
+        out["finishing_stacks"] = _by_seat(
+            {
+                s.seat: (s.stack or 0) - s.contributed - s.dead_money + won
+                for s, won in zip(seats, settlement.collected, strict=True)
+            }
+        )
+    return out
+
+
+def _compare_phh(outcome: PhhOutcome, computed: dict[str, Any]) -> tuple[str, str, str]:
+    notes: list[str] = []
+    for field, recorded in (("finishing_stacks", outcome.finishing), ("winnings", outcome.winnings)):
+        if recorded is None:
+            continue
+        ours = computed.get(field)
+        if ours is None:
+            return UNVERIFIABLE, "starting stacks unknown", f"{field} recorded but the starting stacks are unknown"
+        wrong = [seat for seat, amount in recorded.items() if not _close(ours[str(seat)], amount)]
+        if wrong:
+            detail = ", ".join(f"seat {s}: recorded {_json(recorded[s])}, rules give {ours[str(s)]}" for s in wrong)
+            return MISMATCH, f"{field.replace('_', ' ')} differ", f"{field.replace('_', ' ')} differ ({detail})"
+        split = [seat for seat, amount in recorded.items() if not isinstance(amount, int) and amount.denominator != 1]
+        if split:
+            notes.append(
+                f"the source splits odd chips into fractions in {field} (seats {', '.join(map(str, split))}); "
+                "the rules give each whole chip to one winner"
+            )
+    if notes:
+        return MATCH, "odd chip split into fractions by the source", "; ".join(notes)
+    return MATCH, "", ""
+
+
+def _close(ours: int, recorded: int | Fraction) -> bool:
+    """Equal, or within one chip of a recorded fraction (the source split an odd chip)."""
+    if isinstance(recorded, int) or recorded.denominator == 1:
+        return ours == recorded
+    return abs(ours - recorded) < 1
+
+
+# -- PokerStars -----------------------------------------------------------------------
+
+
+def _expected(outcome: PhhOutcome | StarsOutcome | None) -> dict[str, Any]:
+    if outcome is None:
+        return {}
+    if isinstance(outcome, PhhOutcome):
+        out: dict[str, Any] = {}
+        if outcome.finishing is not None:
+            out["finishing_stacks"] = _by_seat(outcome.finishing)
+        if outcome.winnings is not None:
+            out["winnings"] = _by_seat(outcome.winnings)
+        return out
+    collected: dict[int, int] = {}
+    for pot in outcome.pots:
+        for seat, chips in pot.items():
+            collected[seat] = collected.get(seat, 0) + chips
+    return {
+        "pots": [{"index": i, "collected": _by_seat(pot)} for i, pot in enumerate(outcome.pots)],
+        "returned": _by_seat(outcome.returned),
+        "rake": outcome.rake,
+        "total_pot": outcome.total_pot,
+        "collected": _by_seat(collected),
+    }
+
+
+def _stars_computed(settlement: Settlement, outcome: StarsOutcome) -> dict[str, Any]:
+    collected: dict[int, int] = {}
+    for pot in settlement.pots:
+        for share in pot.winners:
+            collected[share.seat] = collected.get(share.seat, 0) + share.amount
+    return {
+        "pots": [
+            {
+                "index": pot.number,
+                "amount": pot.amount,
+                "rake": pot.rake,
+                "collected": _by_seat({w.seat: w.amount for w in pot.winners}),
+            }
+            for pot in settlement.pots
+        ],
+        "returned": _by_seat(outcome.uncalled),
+        "rake": sum(pot.rake for pot in settlement.pots),
+        "total_pot": sum(pot.amount for pot in settlement.pots),
+        "collected": _by_seat(collected),
+    }
+
+
+def _compare_stars(outcome: StarsOutcome, settlement: Settlement, computed: dict[str, Any]) -> tuple[str, str, str]:
+    if outcome.returned != outcome.uncalled:
+        return (
+            MISMATCH,
+            "uncalled bet",
+            f"uncalled bet returned: recorded {_by_seat(outcome.returned)}, "
+            f"the actions give {_by_seat(outcome.uncalled)}",
+        )
+    if settlement.returned:
+        back = {r.seat: r.amount for r in settlement.returned}
+        return MISMATCH, "uncalled bet", f"the rules return {_by_seat(back)} that the history put in a pot"
+    if len(outcome.pots) != len(outcome.pot_groups) or max(outcome.pot_groups, default=-1) + 1 != len(settlement.pots):
+        return (
+            MISMATCH,
+            "pots",
+            f"the history pays {len(outcome.pots)} pots; the contributions make {len(outcome.pot_groups)}",
+        )
+    merged: list[dict[int, int]] = [{} for _ in settlement.pots]
+    for index, pot in enumerate(outcome.pots):
+        target = merged[outcome.pot_groups[index]]
+        for seat, chips in pot.items():
+            target[seat] = target.get(seat, 0) + chips
+    for result, recorded in zip(settlement.pots, merged, strict=True):
+        ours = {w.seat: w.amount for w in result.winners if w.amount}
+        if ours != recorded:
+            which = "main pot" if result.number == 0 else f"side pot {result.number}"
+            kind = "rake split" if set(ours) == set(recorded) else "pot award"
+            return MISMATCH, kind, f"{which}: recorded {_by_seat(recorded)}, rules give {_by_seat(ours)}"
+    if outcome.note:
+        return MATCH, "rake rate recovered", outcome.note
+    return MATCH, "", ""

@@ -1,0 +1,61 @@
+"""Replay's errors: a hand history that cannot be replayed, and exactly where.
+
+Each is a :class:`~showdown_core.ShowdownError` naming the file, the hand
+(when one was started) and the line, so a report of thousands of hands
+says which one to open and where to look. A malformed hand is reported and
+the replay goes on with the next.
+"""
+
+from __future__ import annotations
+
+from showdown_core import ShowdownError
+
+
+class ReplayError(ShowdownError):
+    """A hand (or file) that cannot be replayed.
+
+    ``source`` is the file as given, ``hand`` the hand's id (``None`` before
+    a hand began), ``line`` the 1-based line in the file (``None`` when the
+    problem is the file as a whole), ``reason`` what is wrong.
+    """
+
+    kind = "malformed"
+    """Short name for the summary table."""
+
+    def __init__(self, source: str, hand: str | None, line: int | None, reason: str) -> None:
+        self.source = source
+        self.hand = hand
+        self.line = line
+        self.reason = reason
+        where = source if line is None else f"{source}:{line}"
+        super().__init__(f"{where}: {'hand ' + hand + ': ' if hand else ''}{reason}")
+
+
+class HandSyntaxError(ReplayError):
+    """Text that is not the format: a line or field the reader cannot parse."""
+
+    kind = "bad syntax"
+
+
+class ImpossibleAction(ReplayError):
+    """An action the rules do not allow here: out of turn, by a folded player, more chips than the stack."""
+
+    kind = "impossible action"
+
+
+class ChipsDoNotAddUp(ReplayError):
+    """The history's own numbers disagree: a total pot, a stack or a collected amount that cannot be."""
+
+    kind = "chips do not add up"
+
+
+class UnsupportedHand(ReplayError):
+    """A well-formed hand of a game or feature the service does not settle (Omaha, draw games, ...)."""
+
+    kind = "unsupported"
+
+
+class UnknownFormat(ReplayError):
+    """A file given by name that is neither a PHH nor a PokerStars hand history."""
+
+    kind = "unknown format"

@@ -1,0 +1,66 @@
+"""What a reader makes of one hand: the ShowdownEvent to settle, and what the history recorded.
+
+Chips are whole units of the source (PHH: chips; PokerStars cash: cents;
+PokerStars tournaments: chips). Recorded amounts a source writes with
+fractions (the Pluribus logs split an odd chip into halves) stay exact as
+:class:`~fractions.Fraction`.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import NamedTuple
+
+from showdown_messages import ShowdownEvent
+
+
+class PhhOutcome(NamedTuple):
+    """What a PHH hand recorded, by seat (the player number)."""
+
+    finishing: dict[int, int | Fraction] | None
+    """``finishing_stacks``: each seat's chips after the hand."""
+    winnings: dict[int, int | Fraction] | None
+    """``winnings``: chips each seat took from the pots (uncalled bets not included)."""
+
+
+class StarsOutcome(NamedTuple):
+    """What a PokerStars hand recorded.
+
+    PokerStars builds its pots at the all-in levels of every seat that
+    reached the showdown, mucked or not; the service merges consecutive pots
+    open to the same live seats (a muck leaves the same seats in them).
+    ``pot_groups`` maps each PokerStars pot to the service's pot it lies in.
+    """
+
+    pots: tuple[dict[int, int], ...]
+    """``collected X from pot / main pot / side pot-N``: per PokerStars pot, chips by seat."""
+    summary: dict[int, int]
+    """Chips each seat ``won`` or ``collected`` per the summary's seat lines."""
+    returned: dict[int, int]
+    """``Uncalled bet (X) returned to``: chips by seat, as recorded."""
+    uncalled: dict[int, int]
+    """The uncalled bet by the actions: the top contribution above the next one, when one seat alone made it."""
+    rake: int
+    total_pot: int
+    """``Total pot``: every chip in the pots, rake included, uncalled bets not."""
+    pot_groups: tuple[int, ...]
+    """For each PokerStars pot, the index of the service's pot that holds it."""
+    note: str
+    """How the rake rate was found, if it had to be (empty otherwise)."""
+
+
+class HandRecord(NamedTuple):
+    """One hand, read: where it is, the event to settle and the recorded outcome to compare with."""
+
+    source: str
+    hand_id: str
+    line: int
+    """1-based line where the hand starts in ``source``."""
+    event: ShowdownEvent | None
+    """``None`` when the hand cannot be settled as recorded (see ``unverifiable``)."""
+    outcome: PhhOutcome | StarsOutcome | None
+    """``None`` when the history recorded no outcome."""
+    unverifiable: str
+    """Why the history cannot decide the hand (unknown cards at a contested showdown, run-it-twice), or ``""``."""
+    contested: bool
+    """Two or more seats reached the showdown (mucks included)."""

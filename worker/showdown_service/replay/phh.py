@@ -1,0 +1,685 @@
+"""Read Poker Hand History (PHH) files: one hand per ``.phh``, many under ``[1]``, ``[2]``... in a ``.phhs``.
+
+PHH is TOML. The reader plays each hand's ``actions`` through a small
+betting state machine (whose turn it is, how many chips a call or a
+``cbr`` raise-to costs, when a street closes) and turns the result into the
+:class:`~showdown_messages.ShowdownEvent` the worker settles:
+
+* seats are the player numbers: 1 is the small blind, the highest number
+  the button (heads-up: 1 is the big blind, 2 the button and small blind),
+  so ``button_seat`` is the number of players;
+* antes are dead money unless ``ante_trimming_status`` is true (then they
+  count toward the seat's level), as pokerkit, the format's reference
+  implementation, treats them;
+* an uncalled bet is returned before the showdown, so ``contributed`` is
+  what each seat left in the pots;
+* a fold, and a muck at showdown (``pN sm`` without cards), is ``folded``;
+* cards written ``????`` are unknown.
+
+Every file is TOML, but parsing it with :mod:`tomllib` costs about three
+times everything else the replay does per hand; the flat ``key = value``
+lines PHH files are made of are parsed directly, and anything else (multi-line
+arrays, comments, escapes, dates) goes to :mod:`tomllib`. Both give the same
+values (a test checks it on every real hand).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import PurePath
+from typing import Any, Final
+
+from pydantic import ValidationError
+
+from showdown_messages import SCHEMA_VERSION, ShowdownEvent, canonical_card, rejections
+from showdown_messages.cards import SPELLINGS
+from showdown_service.replay.errors import (
+    ChipsDoNotAddUp,
+    HandSyntaxError,
+    ImpossibleAction,
+    ReplayError,
+    UnsupportedHand,
+)
+from showdown_service.replay.hands import HandRecord, PhhOutcome
+
+HOLDEM_VARIANTS: Final = frozenset({"NT", "FT"})
+"""PHH variant codes settled as hold'em: no-limit and fixed-limit Texas hold'em (the limit does not change a payout)."""
+MAX_PLAYERS: Final = 10
+
+_HEADER = re.compile(r"\s*\[\s*([^\[\]\s]+)\s*\]\s*\Z")
+_HEADER_LINE = re.compile(r"^[ \t]*\[[^\[\]\n=]+\][ \t]*$", re.M)
+_NOT_FLAT = re.compile(r"^(?![ \t]*(?:#|$|[A-Za-z0-9_-]+[ \t]*=[^#\n]*$))", re.M)
+_PAIR = re.compile(r"^[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*(.*)$", re.M)
+_KEY = re.compile(r"\s*([A-Za-z0-9_-]+)\s*=")
+_ITEM = re.compile(r"""'([^'\n]*)'\s*(?:,\s*|\Z)|"([^"\\\n]*)"\s*(?:,\s*|\Z)""")
+_INT = re.compile(r"[+-]?\d+\Z")
+_DECIMAL = re.compile(r"[+-]?\d+\.\d+\Z")
+
+
+class _NotFlat(Exception):
+    """The fast parser met TOML it does not handle: hand the text to tomllib."""
+
+
+def phh_hand_id(path: str) -> tuple[str, str]:
+    """``(hand id base, table id)`` for a PHH file, from its path.
+
+    The PHH dataset keeps hands under ``data/<collection>/...``; a copy may
+    keep them under ``phh/<collection>/...``. The id is
+    ``<collection>:data/<collection>/<rest>`` (``pluribus:data/pluribus/30/12.phh``),
+    the same for a file however the replay was pointed at it. A file with
+    no such folder above it is ``phh:<name>``.
+    """
+    parts = PurePath(path).parts
+    anchors = [k for k, part in enumerate(parts) if part in ("phh", "data")]
+    rest = parts[anchors[-1] + 1 :] if anchors else parts[-1:]
+    if len(rest) >= 2:
+        return f"{rest[0]}:data/{'/'.join(rest)}", rest[0]
+    return f"phh:{'/'.join(rest)}", "phh"
+
+
+def read_phh(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
+    """Each hand of a ``.phh``/``.phhs`` file's ``text``, read, or the error that stopped it.
+
+    ``source`` is the file's path as given (it names the file in errors and
+    decides the hand ids, see :func:`phh_hand_id`).
+    """
+    base, table = phh_hand_id(source)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    chunks: list[tuple[str | None, str, int]] = [(None, text, 0)]  # (header, text, lines before it)
+    if "[" in text and _HEADER_LINE.search(text):
+        lines = text.split("\n")
+        chunks, start, header = [], 0, None
+        for k, line in enumerate(lines):
+            if line.lstrip().startswith("[") and (m := _HEADER.match(line)) and "=" not in line:
+                if header is not None or any(x.strip() and not x.lstrip().startswith("#") for x in lines[start:k]):
+                    chunks.append((header, "\n".join(lines[start:k]), start))
+                start, header = k + 1, m.group(1)
+        chunks.append((header, "\n".join(lines[start:]), start))
+    for name, chunk, offset in chunks:
+        hand_id = base if name is None else f"{base}#{name}"
+        try:
+            yield _Hand(chunk, offset, source, hand_id, table).play()
+        except ReplayError as exc:
+            yield exc
+
+
+def _flat_fields(text: str) -> dict[str, Any]:
+    """The fields of a hand written as flat ``key = value`` lines; :class:`_NotFlat` for any other TOML."""
+    if _NOT_FLAT.search(text):
+        raise _NotFlat
+    pairs = _PAIR.findall(text)
+    fields = {key: _array(value.rstrip()) if value[:1] == "[" else _scalar(value.rstrip()) for key, value in pairs}
+    if len(fields) != len(pairs):
+        raise _NotFlat  # a repeated key: tomllib explains it
+    return fields
+
+
+def _array(value: str) -> list[Any]:
+    if value[-1:] != "]":
+        raise _NotFlat
+    inner = value[1:-1].strip()
+    if not inner:
+        return []
+    if inner[0] == "'" and inner[-1] == "'":  # the usual case: 'a', 'b', 'c'
+        simple = inner[1:-1].split("', '")
+        if not any("'" in item for item in simple):
+            return simple
+    if inner[0] in "'\"":
+        items: list[Any] = []
+        pos, end = 0, len(inner)
+        match = _ITEM.match
+        while pos < end:
+            m = match(inner, pos)
+            if m is None:
+                raise _NotFlat
+            items.append(m.group(1) if m.group(1) is not None else m.group(2))
+            pos = m.end()
+        return items
+    parts = inner.split(",")
+    if not parts[-1].strip():
+        parts.pop()
+    try:
+        return [int(part) for part in parts]
+    except ValueError:
+        return [_scalar(part.strip()) for part in parts]
+
+
+def _scalar(value: str) -> Any:
+    if _INT.match(value):
+        return int(value)
+    if _DECIMAL.match(value):
+        whole, _, fraction = value.partition(".")
+        return int(whole) if not fraction.strip("0") else Fraction(value)
+    if value == "true":
+        return True
+    if value == "false":
+        return False
+    if len(value) >= 2 and value[0] == value[-1] == "'" and "'" not in value[1:-1]:
+        return value[1:-1]
+    if len(value) >= 2 and value[0] == value[-1] == '"' and '"' not in value[1:-1] and "\\" not in value:
+        return value[1:-1]
+    raise _NotFlat
+
+
+def _number(text: str) -> Fraction | float:
+    """TOML floats, exactly: ``9950.5`` is ``Fraction(19901, 2)``; ``inf`` (an unknown stack) stays a float."""
+    return float(text) if text.lstrip("+-") in ("inf", "nan") else Fraction(text)
+
+
+def _toml_fields(text: str, source: str, hand_id: str, offset: int) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text, parse_float=_number)
+    except tomllib.TOMLDecodeError as exc:
+        line = offset + getattr(exc, "lineno", 1)
+        raise HandSyntaxError(source, hand_id, line, f"not valid TOML: {getattr(exc, 'msg', exc)}") from None
+
+
+class _Hand:
+    """One PHH hand being played: the betting state machine and what it collects for the event."""
+
+    def __init__(self, text: str, offset: int, source: str, hand_id: str, table: str) -> None:
+        self.text = text
+        self.offset = offset
+        self.source = source
+        self.hand_id = hand_id
+        self.first_line = offset + 1
+        try:
+            self.fields = _flat_fields(text)
+        except _NotFlat:
+            self.fields = _toml_fields(text, source, hand_id, offset)
+        self.table = str(self.fields.get("table", table))
+
+    # -- errors, each naming its line (found only once there is an error) -------------
+
+    def _line(self, key: str) -> int:
+        for k, line in enumerate(self.text.split("\n")):
+            m = _KEY.match(line)
+            if m and m.group(1) == key:
+                return self.offset + k + 1
+        return self.first_line
+
+    def _at(self, k: int) -> int:
+        """The line of action ``k`` (actions may be written one per line)."""
+        lines = self.text.split("\n")
+        row = self._line("actions") - self.offset - 1
+        actions = self.fields.get("actions")
+        if not isinstance(actions, list):
+            return row + self.offset + 1
+        for action in actions[: k + 1]:
+            quoted = (f"'{action}'", f'"{action}"')
+            while row < len(lines) - 1 and not any(q in lines[row] for q in quoted):
+                row += 1
+        return row + self.offset + 1
+
+    def _syntax(self, key: str, reason: str) -> HandSyntaxError:
+        return HandSyntaxError(self.source, self.hand_id, self._line(key), reason)
+
+    # -- fields ------------------------------------------------------------------------
+
+    def _field(self, key: str, kind: type | tuple[type, ...], required: bool = True) -> Any:
+        if key not in self.fields:
+            if required:
+                raise HandSyntaxError(
+                    self.source, self.hand_id, self.first_line, f"the required field {key!r} is missing"
+                )
+            return None
+        value = self.fields[key]
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+            raise self._syntax(key, f"{key} = {value!r} is not a {getattr(kind, '__name__', kind)}")
+        return value
+
+    def _chips_list(
+        self, key: str, count: int | None, required: bool = True, unknown: bool = False
+    ) -> list[Any] | None:
+        values = self._field(key, list, required)
+        if values is None:
+            return None
+        if count is not None and len(values) != count:
+            raise self._syntax(key, f"{key} has {len(values)} entries for {count} players")
+        if all(type(v) is int and v >= 0 for v in values):
+            return list(values)
+        out: list[Any] = []
+        for k, v in enumerate(values):
+            if unknown and isinstance(v, float) and math.isinf(v) and v > 0:
+                out.append(None)
+            elif isinstance(v, int) and not isinstance(v, bool) and v >= 0:
+                out.append(v)
+            elif isinstance(v, Fraction) and v >= 0 and v.denominator == 1:
+                out.append(int(v))
+            else:
+                raise self._syntax(key, f"{key}[{k}] = {v} is not a whole, non-negative number of chips")
+        return out
+
+    def _recorded(self, key: str, count: int) -> dict[int, int | Fraction] | None:
+        values = self._field(key, list, required=False)
+        if values is None:
+            return None
+        if len(values) != count:
+            raise self._syntax(key, f"{key} has {len(values)} entries for {count} players")
+        out: dict[int, int | Fraction] = {}
+        for k, v in enumerate(values, start=1):
+            if type(v) is not int and (isinstance(v, bool) or not isinstance(v, Fraction)):
+                raise self._syntax(key, f"{key}[{k - 1}] = {v!r} is not a number of chips")
+            out[k] = v
+        return out
+
+    # -- the hand ---------------------------------------------------------------------
+
+    def play(self) -> HandRecord:
+        variant = self._field("variant", str)
+        if variant not in HOLDEM_VARIANTS:
+            raise UnsupportedHand(
+                self.source, self.hand_id, self._line("variant"), f"variant {variant!r} is not hold'em (NT, FT)"
+            )
+        stacks = self._chips_list("starting_stacks", None, unknown=True)
+        assert stacks is not None
+        n = len(stacks)
+        if not 2 <= n <= MAX_PLAYERS:
+            raise UnsupportedHand(
+                self.source, self.hand_id, self._line("starting_stacks"), f"{n} players; a hand has 2 to {MAX_PLAYERS}"
+            )
+        antes = self._chips_list("antes", n)
+        blinds = self._chips_list("blinds_or_straddles", n)
+        assert antes is not None
+        assert blinds is not None
+        actions = self._field("actions", list)
+        trimming = self._field("ante_trimming_status", bool, required=False) or False
+        names = self._field("players", list, required=False)
+        if names is not None and (len(names) != n or not all(isinstance(x, str) for x in names)):
+            raise self._syntax("players", f"players must name each of the {n} players")
+        finishing = self._recorded("finishing_stacks", n)
+        winnings = self._recorded("winnings", n)
+
+        state = _Betting(self, stacks, antes, blinds, trimming)
+        state.run(actions)
+        return self._record(state, names, finishing, winnings)
+
+    def _record(
+        self,
+        state: _Betting,
+        names: list[str] | None,
+        finishing: dict[int, int | Fraction] | None,
+        winnings: dict[int, int | Fraction] | None,
+    ) -> HandRecord:
+        n = state.n
+
+        def last() -> int:
+            return self._at(state.actions - 1) if state.actions else self._line("actions")
+
+        if state.pending:
+            raise ImpossibleAction(
+                self.source, self.hand_id, last(), f"the actions end while p{state.pending[0] + 1} is still to act"
+            )
+        put = state.put
+        top = max(put)
+        if put.count(top) == 1:  # an uncalled bet goes back before the showdown
+            second = max(p for i, p in enumerate(put) if i != put.index(top))
+            put[put.index(top)] = second
+        in_showdown = [i for i in range(n) if not state.folded[i]]
+        contested = len(in_showdown) > 1
+        unverifiable = ""
+        if state.runouts > 1:
+            unverifiable = f"run-it-twice: the board was run {state.runouts} times"
+        elif contested and len(state.board) < 5:
+            raise ImpossibleAction(
+                self.source,
+                self.hand_id,
+                last(),
+                f"{len(in_showdown)} players reach the showdown with only {len(state.board)} board cards dealt",
+            )
+        else:
+            unknown = [i + 1 for i in in_showdown if not state.mucked[i] and state.hole[i] is None]
+            if contested and len([i for i in in_showdown if not state.mucked[i]]) > 1 and unknown:
+                unverifiable = f"unknown cards at a contested showdown (seat {', '.join(map(str, unknown))})"
+
+        stacks: list[int | None] = state.stacks if None not in state.stacks else [None] * n
+        if finishing is not None and None not in stacks:
+            before, after = sum(s for s in stacks if s is not None), sum(finishing.values())
+            if before != after:
+                raise ChipsDoNotAddUp(
+                    self.source,
+                    self.hand_id,
+                    self._line("finishing_stacks"),
+                    f"the finishing stacks total {_text(after)} chips but the starting stacks {before}",
+                )
+        if winnings is not None and sum(winnings.values()) != sum(put) + sum(state.dead):
+            raise ChipsDoNotAddUp(
+                self.source,
+                self.hand_id,
+                self._line("winnings"),
+                f"the winnings total {_text(sum(winnings.values()))} chips "
+                f"but the pots hold {sum(put) + sum(state.dead)}",
+            )
+
+        event = None
+        if not unverifiable:
+            event = self._event(state, names, put, stacks)
+        outcome = PhhOutcome(finishing, winnings) if finishing is not None or winnings is not None else None
+        return HandRecord(self.source, self.hand_id, self.first_line, event, outcome, unverifiable, contested)
+
+    def _event(
+        self, state: _Betting, names: list[str] | None, put: list[int], stacks: list[int | None]
+    ) -> ShowdownEvent:
+        players = [
+            {
+                "seat": i + 1,
+                "player_id": names[i] if names else f"p{i + 1}",
+                "hole_cards": state.hole[i],
+                "contributed": put[i],
+                "dead_money": state.dead[i],
+                "folded": state.folded[i] or state.mucked[i],
+                "stack": stacks[i],
+            }
+            for i in range(state.n)
+        ]
+        doc = {
+            "schema_version": SCHEMA_VERSION,
+            "hand_id": self.hand_id,
+            "table_id": self.table,
+            "variant": "holdem",
+            "board": state.board,
+            "button_seat": state.n,
+            "players": players,
+        }
+        try:
+            return ShowdownEvent.model_validate(doc)
+        except ValidationError as exc:
+            reasons = "; ".join(r.message for r in rejections(exc))
+            raise ImpossibleAction(
+                self.source, self.hand_id, self._line("actions"), f"the hand is not a valid showdown: {reasons}"
+            ) from None
+
+
+def _text(amount: int | Fraction) -> str:
+    return str(amount) if isinstance(amount, int) or amount.denominator == 1 else str(float(amount))
+
+
+class _Betting:
+    """Whose turn it is and what each seat has put in, street by street (indices are player number - 1).
+
+    ``pending`` lists, in order, the seats still to act on this street; a
+    seat can act while it has not folded and has chips behind (``left`` is
+    ``None`` for an unknown, unlimited stack).
+    """
+
+    def __init__(
+        self, hand: _Hand, stacks: list[int | None], antes: list[int], blinds: list[int], trimming: bool
+    ) -> None:
+        n = self.n = len(stacks)
+        self.hand = hand
+        self.stacks = stacks
+        self.left: list[int | None] = list(stacks)
+        self.put = [0] * n
+        self.dead = [0] * n
+        self.bet = [0] * n
+        self.top = 0
+        self.folded = [False] * n
+        self.mucked = [False] * n
+        self.hole: list[list[str] | None] = [None] * n
+        self.board: list[str] = []
+        self.runouts = 1
+        self.actions = 0
+        self.card_at: dict[str, int] = {}
+        self.index, self.after = _SEATING[n]
+        self.active: list[bool] = []  # set once the blinds are in
+        self.able = 0
+        heads_up = n == 2  # heads-up the list is (small, big) but player 1 is the big blind
+        for i in range(n):
+            self._pay(i, antes[1 - i] if heads_up else antes[i], ante=True, trimming=trimming)
+        for i in range(n):
+            self._pay(i, blinds[1 - i] if heads_up else blinds[i])
+        self.live = n
+        self.active = [left != 0 for left in self.left]
+        self.able = sum(self.active)
+        opener = (max(range(n), key=lambda i: (self.bet[i], i)) + 1) % n
+        self.pending = self._round_from(opener)
+
+    def _pay(self, i: int, chips: int, *, ante: bool = False, trimming: bool = False) -> None:
+        left = self.left[i]
+        if left is not None:
+            if chips >= left:
+                chips = left
+                if self.active and self.active[i]:
+                    self.active[i] = False
+                    self.able -= 1
+            self.left[i] = left - chips
+        if ante and not trimming:
+            self.dead[i] += chips
+        else:
+            self.put[i] += chips
+            if not ante:
+                bet = self.bet[i] = self.bet[i] + chips
+                self.top = max(self.top, bet)
+
+    def _round_from(self, first: int) -> list[int]:
+        if self.live < 2:
+            return []
+        active = self.active
+        order = [first, *self.after[first]]
+        if self.able > 1:
+            return [i for i in order if active[i]]
+        return [i for i in order if active[i] and self.bet[i] < self.top]
+
+    def _error(self, kind: type[ReplayError], k: int, action: str, reason: str) -> ReplayError:
+        hand = self.hand
+        return kind(hand.source, hand.hand_id, hand._at(k), f"action {k + 1} {action!r}: {reason}")
+
+    def _cards(self, text: str, k: int, action: str) -> list[str] | None:
+        if len(text) == 4:  # hole cards, the usual case
+            first, second = _SPELLING.get(text[:2]), _SPELLING.get(text[2:])
+            if first is not None and second is not None:
+                return [first, second]
+        if len(text) % 2:
+            raise self._error(HandSyntaxError, k, action, f"{text!r} is not a run of two-character cards")
+        out: list[str] = []
+        unknown = False
+        for j in range(0, len(text), 2):
+            chunk = text[j : j + 2]
+            if chunk == "??":
+                unknown = True
+                continue
+            card = canonical_card(chunk)
+            if card is None:
+                raise self._error(HandSyntaxError, k, action, f"{chunk!r} is not a card")
+            out.append(card)
+        return None if unknown else out
+
+    def _place(self, cards: list[str], k: int, action: str) -> None:
+        card_at = self.card_at
+        for card in cards:
+            first = card_at.setdefault(card, k)
+            if first != k:
+                raise self._error(ImpossibleAction, k, action, f"{card} was already dealt (action {first + 1})")
+
+    def run(self, actions: list[Any]) -> None:
+        """Play every action. The common ones (deal hole cards, fold, check/call) are inlined: this loop is the
+        replay's hot path; anything else goes through :meth:`act`."""
+        index, hole, spelling, card_at = self.index, self.hole, _SPELLING, self.card_at
+        for k, action in enumerate(actions):
+            if type(action) is not str:
+                hand = self.hand
+                raise HandSyntaxError(hand.source, hand.hand_id, hand._at(k), f"action {action!r} is not text")
+            words = action.split()
+            if len(words) == 4 and words[0] == "d" and words[1] == "dh" and len(words[3]) == 4:
+                i = index.get(words[2])
+                first, second = spelling.get(words[3][:2]), spelling.get(words[3][2:])
+                if (
+                    i is not None
+                    and first is not None
+                    and second is not None
+                    and first not in card_at
+                    and second not in card_at
+                    and first != second
+                ):
+                    card_at[first] = card_at[second] = k
+                    hole[i] = [first, second]
+                    self.actions = k + 1
+                    continue
+            elif len(words) == 2 and words[1] in ("f", "cc"):
+                i = index.get(words[0])
+                pending = self.pending
+                if i is not None and pending and pending[0] == i:
+                    self.actions = k + 1
+                    del pending[0]
+                    able = self.able
+                    if words[1] == "cc":
+                        if self.bet[i] < self.top:
+                            self._pay(i, self.top - self.bet[i])
+                    else:
+                        self.folded[i] = True
+                        self.live -= 1
+                        self.active[i] = False
+                        self.able -= 1
+                    self._after_action(pending, able)
+                    continue
+            self.act(action, k)
+
+    def _after_action(self, pending: list[int], able: int) -> None:
+        if self.live < 2:
+            self.pending = []
+        elif self.able < 2 and able >= 2:  # the last seat with chips behind acts only if it faces a bet
+            active, bet, top = self.active, self.bet, self.top
+            self.pending = [j for j in pending if active[j] and bet[j] < top]
+
+    def act(self, action: str, k: int) -> None:
+        self.actions = k + 1
+        words = (action.split("#", 1)[0] if "#" in action else action).split()
+        if not words:
+            return
+        actor = words[0]
+        if actor == "d":
+            self._deal(words, k, action)
+            return
+        i = self.index.get(actor)
+        if i is None:
+            raise self._error(
+                HandSyntaxError, k, action, f"{actor!r} is not a player (p1 to p{self.n}) or the dealer (d)"
+            )
+        verb = words[1] if len(words) > 1 else ""
+        if verb == "sm":
+            self._show(i, words[2:], k, action)
+            return
+        if verb in ("sd", "pb"):
+            raise UnsupportedHand(
+                self.hand.source, self.hand.hand_id, self.hand._at(k), f"action {action!r} is not a hold'em action"
+            )
+        if verb not in ("f", "cc", "cbr") or len(words) != (3 if verb == "cbr" else 2):
+            raise self._error(HandSyntaxError, k, action, "not an action (f, cc, cbr AMOUNT, sm [CARDS])")
+        pending = self.pending
+        if not pending:
+            raise self._error(ImpossibleAction, k, action, f"p{i + 1} acts but no betting is open")
+        if pending[0] != i:
+            raise self._error(ImpossibleAction, k, action, f"p{i + 1} acts out of turn: p{pending[0] + 1} is to act")
+        del pending[0]
+        able = self.able
+        if verb == "cc":
+            self._pay(i, self.top - self.bet[i])
+        elif verb == "f":
+            self.folded[i] = True
+            self.live -= 1
+            self.active[i] = False
+            self.able -= 1
+        else:
+            amount = _amount(words[2])
+            if amount is None:
+                raise self._error(HandSyntaxError, k, action, f"{words[2]!r} is not a whole number of chips")
+            if amount <= self.top:
+                raise self._error(
+                    ImpossibleAction, k, action, f"a raise to {amount} does not raise the bet of {self.top}"
+                )
+            left = self.left[i]
+            if left is not None and amount - self.bet[i] > left:
+                raise self._error(
+                    ImpossibleAction,
+                    k,
+                    action,
+                    f"raising to {amount} takes {amount - self.bet[i]} chips; p{i + 1} has {left}",
+                )
+            self._pay(i, amount - self.bet[i])
+            active = self.active
+            self.pending = pending = [j for j in self.after[i] if active[j]]
+        self._after_action(pending, able)
+
+    def _deal(self, words: list[str], k: int, action: str) -> None:
+        if len(words) == 4 and words[1] == "dh":
+            i = self.index.get(words[2])
+            if i is None:
+                raise self._error(HandSyntaxError, k, action, f"{words[2]!r} is not a player (p1 to p{self.n})")
+            cards = self._cards(words[3], k, action)
+            if cards is not None:
+                self._place(cards, k, action)
+            self.hole[i] = cards
+            return
+        if len(words) != 3 or words[1] != "db":
+            raise self._error(HandSyntaxError, k, action, "not a deal (d dh pN CARDS, d db CARDS)")
+        if self.pending:
+            raise self._error(
+                ImpossibleAction, k, action, f"the board is dealt while p{self.pending[0] + 1} is still to act"
+            )
+        cards = self._cards(words[2], k, action)
+        if cards is None:
+            raise self._error(HandSyntaxError, k, action, "board cards cannot be unknown")
+        if len(self.board) >= 5:  # another runout of a board already complete: run it twice
+            self.runouts += 1
+            return
+        expected = 3 if not self.board else 1
+        if len(cards) != expected:
+            raise self._error(
+                ImpossibleAction,
+                k,
+                action,
+                f"deals {len(cards)} board cards; the {_STREETS[len(self.board)]} has {expected}",
+            )
+        self._place(cards, k, action)
+        self.board += cards
+        self.bet = [0] * self.n
+        self.top = 0
+        self.pending = self._round_from(0)
+
+    def _show(self, i: int, rest: list[str], k: int, action: str) -> None:
+        if self.folded[i]:
+            raise self._error(ImpossibleAction, k, action, f"p{i + 1} folded and has nothing to show")
+        if self.pending:
+            raise self._error(
+                ImpossibleAction, k, action, f"p{i + 1} shows down while p{self.pending[0] + 1} is still to act"
+            )
+        if not rest:
+            self.mucked[i] = True
+            return
+        if rest == ["-"]:
+            return  # show the cards dealt
+        cards = self._cards("".join(rest), k, action)
+        if cards is None:
+            return
+        dealt = self.hole[i]
+        if dealt is not None and sorted(dealt) != sorted(cards):
+            raise self._error(
+                ImpossibleAction, k, action, f"p{i + 1} shows {''.join(cards)} but was dealt {''.join(dealt)}"
+            )
+        if dealt is None:
+            self._place(cards, k, action)
+            self.hole[i] = cards
+
+
+_SEATING: Final = {
+    n: ({f"p{i + 1}": i for i in range(n)}, [[(i + s) % n for s in range(1, n)] for i in range(n)])
+    for n in range(2, MAX_PLAYERS + 1)
+}
+"""Per player count: player label -> index, and each index's followers clockwise."""
+_SPELLING: Final = dict(SPELLINGS)
+_STREETS: Final = {0: "flop", 3: "turn", 4: "river"}
+
+
+def _amount(text: str) -> int | None:
+    if text.isdigit():
+        return int(text)
+    try:
+        value = Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        return None
+    return int(value) if value.denominator == 1 and value >= 0 else None

@@ -1,0 +1,91 @@
+"""The replay's outputs: one JSON line per hand, and a summary table for people.
+
+Report line (``--report FILE``)::
+
+    {"source": "...", "hand_id": "...", "status": "match" | "mismatch" | "unverifiable" | "error",
+     "reason": "...", "expected": {...}, "computed": {...}, "line": 12}
+
+``expected`` is what the history recorded, ``computed`` what the rules give
+(seats as strings, chips as whole numbers of the source's unit; a recorded
+fraction stays a fraction). ``error`` marks a hand that could not be read;
+its ``reason`` names the file, the line and what is wrong.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import IO
+
+import orjson
+
+from showdown_service.replay.compare import ERROR, MATCH, MISMATCH, UNVERIFIABLE, Verdict
+
+
+def report_line(verdict: Verdict) -> bytes:
+    """One hand's JSON line, newline included."""
+    return orjson.dumps(verdict.document()) + b"\n"
+
+
+@dataclass
+class Summary:
+    """Running totals of a replay."""
+
+    files: int = 0
+    skipped: int = 0
+    hands: int = 0
+    showdowns: int = 0
+    matches: int = 0
+    rake: int = 0
+    mismatches: Counter[str] = field(default_factory=Counter)
+    unverifiable: Counter[str] = field(default_factory=Counter)
+    errors: Counter[str] = field(default_factory=Counter)
+    notes: Counter[str] = field(default_factory=Counter)
+
+    def add(self, verdict: Verdict) -> None:
+        """Count one hand."""
+        if verdict.status == ERROR and not verdict.hand_id:
+            self.errors[verdict.kind] += 1  # a file, not a hand
+            return
+        self.hands += 1
+        self.showdowns += verdict.contested
+        self.rake += verdict.rake
+        if verdict.status == MATCH:
+            self.matches += 1
+            if verdict.kind:
+                self.notes[verdict.kind] += 1
+        elif verdict.status == MISMATCH:
+            self.mismatches[verdict.kind] += 1
+        elif verdict.status == UNVERIFIABLE:
+            self.unverifiable[verdict.kind] += 1
+        else:
+            self.errors[verdict.kind] += 1
+
+    @property
+    def exit_status(self) -> int:
+        """0 when no hand's recorded payout differs from the rules and every hand could be read, else 1."""
+        return 1 if self.mismatches or self.errors else 0
+
+    def write(self, out: IO[str]) -> None:
+        """The summary table."""
+        rows: list[tuple[str, str]] = [
+            (
+                "files read",
+                f"{self.files}" + (f" ({self.skipped} not hand histories, skipped)" if self.skipped else ""),
+            ),
+            ("hands read", f"{self.hands}"),
+            ("showdowns", f"{self.showdowns}"),
+            ("matches", f"{self.matches}"),
+        ]
+        rows += [(f"  with a note: {kind}", f"{n}") for kind, n in sorted(self.notes.items())]
+        rows.append(("mismatches", f"{sum(self.mismatches.values())}"))
+        rows += [(f"  {kind}", f"{n}") for kind, n in sorted(self.mismatches.items())]
+        rows.append(("unverifiable", f"{sum(self.unverifiable.values())}"))
+        rows += [(f"  {kind}", f"{n}") for kind, n in sorted(self.unverifiable.items())]
+        rows.append(("malformed (not replayed)", f"{sum(self.errors.values())}"))
+        rows += [(f"  {kind}", f"{n}") for kind, n in sorted(self.errors.items())]
+        rows.append(("rake total", f"{self.rake} (smallest units: cents for cash games)"))
+        width = max(len(label) for label, _ in rows)
+        out.write("showdown replay\n")
+        for label, value in rows:
+            out.write(f"  {label.ljust(width)}  {value}\n")
