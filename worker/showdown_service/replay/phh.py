@@ -175,8 +175,10 @@ def _toml_fields(text: str, source: str, hand_id: str, offset: int) -> dict[str,
     try:
         return tomllib.loads(text, parse_float=_number)
     except tomllib.TOMLDecodeError as exc:
-        line = offset + getattr(exc, "lineno", 1)
-        raise HandSyntaxError(source, hand_id, line, f"not valid TOML: {getattr(exc, 'msg', exc)}") from None
+        found = re.search(r"\(at line (\d+), column \d+\)", str(exc))
+        line = offset + (int(found.group(1)) if found else 1)
+        reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
+        raise HandSyntaxError(source, hand_id, line, f"not valid TOML: {reason}") from None
 
 
 class _Hand:
@@ -323,8 +325,8 @@ class _Hand:
         in_showdown = [i for i in range(n) if not state.folded[i]]
         contested = len(in_showdown) > 1
         unverifiable = ""
-        if state.runouts > 1:
-            unverifiable = f"run-it-twice: the board was run {state.runouts} times"
+        if state.runouts:
+            unverifiable = f"run-it-twice: {state.runouts} more board cards dealt after the board was complete"
         elif contested and len(state.board) < 5:
             raise ImpossibleAction(
                 self.source,
@@ -422,7 +424,8 @@ class _Betting:
         self.mucked = [False] * n
         self.hole: list[list[str] | None] = [None] * n
         self.board: list[str] = []
-        self.runouts = 1
+        self.runouts = 0
+        """Board cards dealt after the board was complete (a second runout)."""
         self.actions = 0
         self.card_at: dict[str, int] = {}
         self.index, self.after = _SEATING[n]
@@ -625,7 +628,7 @@ class _Betting:
         if cards is None:
             raise self._error(HandSyntaxError, k, action, "board cards cannot be unknown")
         if len(self.board) >= 5:  # another runout of a board already complete: run it twice
-            self.runouts += 1
+            self.runouts += len(cards)
             return
         expected = 3 if not self.board else 1
         if len(cards) != expected:

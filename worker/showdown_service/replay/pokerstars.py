@@ -110,6 +110,7 @@ class _Hand:
         self.source = source
         self.hand_id = f"pokerstars:{start + 1}"
         self.line = start + 1
+        self.total_line = end
 
     def _error(self, kind: type[ReplayError], k: int, reason: str) -> ReplayError:
         return kind(self.source, self.hand_id, k + 1, f"{reason}: {self.lines[k].strip()!r}")
@@ -206,6 +207,7 @@ class _Hand:
             if section == "summary":
                 if m := _TOTAL.match(line):
                     total, rake = self._chips(m.group(1), k), self._chips(m.group(3), k)
+                    self.total_line = k + 1
                 elif line.startswith("Board "):
                     found = _CARDS.findall(line)
                     if found and not board:
@@ -363,7 +365,7 @@ class _Hand:
         rake: int,
         runs: int,
     ) -> HandRecord:
-        end = self.end
+        end = self.total_line
         out = [p for p in seated if p.name not in folded]
         contested = len(out) > 1
         in_pots = sum(put.values()) + sum(dead.values())

@@ -1,0 +1,298 @@
+"""showdown replay: the readers on small synthetic histories, the report, the exit status and the CLI."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from showdown_messages import ShowdownEvent
+from showdown_service.cli import main
+from showdown_service.replay import (
+    ChipsDoNotAddUp,
+    HandRecord,
+    HandSyntaxError,
+    ImpossibleAction,
+    ReplayError,
+    judge,
+    read_phh,
+    read_pokerstars,
+)
+from showdown_service.replay.phh import _flat_fields, _number
+from showdown_service.replay.run import detect
+from tests.helpers import REPO
+
+FIXTURES = REPO / "tests" / "fixtures" / "replay"
+PHH = FIXTURES / "phh"
+STARS = FIXTURES / "pokerstars"
+MALFORMED = FIXTURES / "malformed"
+
+
+def phh_hand(name: str) -> HandRecord:
+    (hand,) = read_phh((PHH / name).read_text(encoding="utf-8"), str(PHH / name))
+    assert isinstance(hand, HandRecord), hand
+    return hand
+
+
+def stars_hands(path: Path) -> list[HandRecord | ReplayError]:
+    return list(read_pokerstars(path.read_bytes().decode("utf-8-sig"), str(path)))
+
+
+def players(hand: HandRecord) -> dict[int, dict[str, Any]]:
+    assert hand.event is not None
+    return {p.seat: p.model_dump() for p in hand.event.players}
+
+
+def collected(hand: HandRecord) -> dict[str, Any]:
+    verdict = judge(hand)
+    assert verdict.status == "match", verdict.reason
+    return verdict.computed
+
+
+# -- PHH ------------------------------------------------------------------------------
+
+
+def test_heads_up_player_1_posts_the_big_blind_and_player_2_is_the_button() -> None:
+    hand = phh_hand("heads_up.phh")
+    assert hand.event is not None
+    assert hand.event.button_seat == 2
+    assert {seat: p["contributed"] for seat, p in players(hand).items()} == {1: 300, 2: 300}
+    assert collected(hand)["finishing_stacks"] == {"1": 1300, "2": 700}
+
+
+def test_uniform_antes_with_trimming_on_count_toward_each_seats_level() -> None:
+    hand = phh_hand("antes.phh")
+    assert [(p["contributed"], p["dead_money"]) for p in players(hand).values()] == [(60, 0), (110, 0), (110, 0)]
+    assert collected(hand)["finishing_stacks"] == {"1": 940, "2": 1170, "3": 890}
+
+
+def test_a_big_blind_ante_with_trimming_off_is_dead_money() -> None:
+    hand = phh_hand("big_blind_ante.phh")
+    assert players(hand)[2]["dead_money"] == 100
+    assert players(hand)[2]["contributed"] == 300
+    assert collected(hand)["finishing_stacks"] == {"1": 950, "2": 600, "3": 1450}
+
+
+def test_a_seat_all_in_for_less_than_the_big_blind_wins_only_what_it_covers() -> None:
+    hand = phh_hand("short_blind.phh")
+    assert players(hand)[2]["contributed"] == 60
+    assert collected(hand)["finishing_stacks"] == {"1": 940, "2": 180, "3": 940}
+
+
+def test_an_uncalled_raise_is_returned_before_the_pot_is_won() -> None:
+    hand = phh_hand("uncalled.phh")
+    assert players(hand)[3]["contributed"] == 100  # raised to 300; 200 came back
+    assert players(hand)[3]["hole_cards"] is None  # dealt as ????
+    assert collected(hand)["winnings"] == {"1": 0, "2": 0, "3": 250}
+
+
+def test_three_all_ins_make_a_main_pot_a_side_pot_and_a_returned_bet() -> None:
+    hand = phh_hand("side_pots.phh")
+    assert {seat: p["contributed"] for seat, p in players(hand).items()} == {1: 200, 2: 500, 3: 500, 4: 0}
+    assert collected(hand)["finishing_stacks"] == {"1": 600, "2": 600, "3": 500, "4": 1000}
+    assert hand.contested
+
+
+def test_a_source_that_splits_an_odd_chip_into_halves_matches_with_a_note() -> None:
+    verdict = judge(phh_hand("odd_chip.phh"))
+    assert verdict.status == "match"
+    assert "fractions" in verdict.reason
+    assert verdict.expected["finishing_stacks"] == {"1": 975, "2": 1012.5, "3": 1012.5}
+    assert verdict.computed["finishing_stacks"] == {"1": 975, "2": 1013, "3": 1012}  # odd chip left of the button
+
+
+def test_a_muck_at_showdown_forfeits_the_pot() -> None:
+    hand = phh_hand("muck.phh")
+    assert players(hand)[1]["folded"] is True
+    assert collected(hand)["finishing_stacks"] == {"1": 900, "2": 1100}
+
+
+def test_a_history_that_pays_the_wrong_player_is_a_mismatch() -> None:
+    verdict = judge(phh_hand("wrong_payout.phh"))
+    assert verdict.status == "mismatch"
+    assert verdict.kind == "finishing stacks differ"
+    assert "seat 1: recorded 900, rules give 1100" in verdict.reason
+
+
+def test_run_it_twice_is_unverifiable() -> None:
+    verdict = judge(phh_hand("run_twice.phh"))
+    assert (verdict.status, verdict.kind) == ("unverifiable", "run-it-twice")
+    (stars,) = stars_hands(STARS / "run_twice.txt")
+    assert isinstance(stars, HandRecord)
+    assert (judge(stars).status, judge(stars).kind) == ("unverifiable", "run-it-twice")
+
+
+def test_unknown_cards_at_a_contested_showdown_are_unverifiable() -> None:
+    verdict = judge(phh_hand("unknown_cards.phh"))
+    assert verdict.status == "unverifiable"
+    assert verdict.reason == "unknown cards at a contested showdown (seat 2)"
+
+
+def test_a_hand_without_a_recorded_outcome_is_unverifiable_but_still_settled() -> None:
+    verdict = judge(phh_hand("no_outcome.phh"))
+    assert (verdict.status, verdict.reason) == ("unverifiable", "no recorded outcome")
+    assert verdict.computed["collected"] == {"1": 100, "2": 0}  # the blinds; the other 50 of its 100 came back
+
+
+@pytest.mark.parametrize(
+    ("name", "error", "line", "words"),
+    [
+        ("bad_syntax.phh", HandSyntaxError, 6, "not valid TOML"),
+        ("out_of_turn.phh", ImpossibleAction, 9, "p1 acts out of turn: p3 is to act"),
+        ("bad_card.phh", HandSyntaxError, 5, "'Xd' is not a card"),
+        ("chips.phh", ChipsDoNotAddUp, 6, "finishing stacks total 1950 chips but the starting stacks 2000"),
+        ("over_stack.phh", ImpossibleAction, 5, "takes 4950 chips; p2 has 950"),
+    ],
+)
+def test_each_malformed_hand_names_its_file_hand_and_line(name: str, error: type, line: int, words: str) -> None:
+    path = MALFORMED / name
+    (found,) = read_phh(path.read_text(encoding="utf-8"), str(path))
+    assert isinstance(found, error)
+    assert isinstance(found, ReplayError)
+    assert (found.source, found.hand, found.line) == (str(path), f"phh:{name}", line)
+    assert words in str(found)
+    assert str(found).startswith(f"{path}:{line}: hand phh:{name}: ")
+
+
+def test_a_phhs_file_reads_each_hand_and_goes_on_after_a_bad_one() -> None:
+    path = MALFORMED / "two_hands.phhs"
+    first, second = read_phh(path.read_text(encoding="utf-8"), str(path))
+    assert isinstance(first, HandRecord)
+    assert first.hand_id == "phh:two_hands.phhs#1"
+    assert isinstance(second, ImpossibleAction)
+    assert (second.hand, second.line) == ("phh:two_hands.phhs#2", 14)
+
+
+def test_pluribus_files_get_the_hand_ids_of_the_real_showdown_cases() -> None:
+    text = (PHH / "heads_up.phh").read_text(encoding="utf-8")
+    for path in ("../shared/data/phh/pluribus/30/12.phh", "/x/data/pluribus/30/12.phh", "pluribus/30/12.phh"):
+        (hand,) = read_phh(text, path if "phh/" in path or "data/" in path else "phh/" + path)
+        assert isinstance(hand, HandRecord)
+        assert hand.hand_id == "pluribus:data/pluribus/30/12.phh"
+        assert hand.event is not None
+        assert hand.event.table_id == "pluribus"
+
+
+def test_the_fast_field_parser_reads_what_tomllib_reads() -> None:
+    for path in [*PHH.glob("*.phh"), MALFORMED / "chips.phh"]:
+        text = path.read_text(encoding="utf-8")
+        assert _flat_fields(text) == tomllib.loads(text, parse_float=_number), path
+
+
+# -- PokerStars -----------------------------------------------------------------------
+
+
+def test_a_tournament_hand_settles_in_chips_with_side_pot_and_bust() -> None:
+    raw = (STARS / "tournament.txt").read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")
+    assert b"\r\n" in raw
+    first, second = stars_hands(STARS / "tournament.txt")
+    assert isinstance(first, HandRecord)
+    assert isinstance(second, HandRecord)
+    assert first.event is not None
+    assert first.event.tournament_id == "3000000001"
+    assert {p.seat: p.contributed for p in first.event.players} == {1: 500, 2: 300, 3: 500}
+    verdict = judge(first)
+    assert verdict.status == "match", verdict.reason
+    assert verdict.computed["pots"][0]["collected"] == {"2": 900}
+    assert verdict.computed["returned"] == {"3": 400}
+    split = judge(second)
+    assert split.status == "match", split.reason
+    assert split.computed["collected"] == {"1": 32, "3": 33}
+
+
+def test_malformed_pokerstars_hands_are_reported_and_the_file_goes_on() -> None:
+    path = STARS / "malformed.txt"
+    after_fold, good, bad_total = stars_hands(path)
+    assert isinstance(after_fold, ImpossibleAction)
+    assert (after_fold.hand, after_fold.line) == ("pokerstars:300000000001", 11)
+    assert "Eve acts after folding: 'Eve: calls $2.50'" in str(after_fold)
+    assert isinstance(good, HandRecord)
+    assert judge(good).status == "match"
+    assert isinstance(bad_total, ChipsDoNotAddUp)
+    assert (bad_total.hand, bad_total.line) == ("pokerstars:300000000003", 70)
+
+
+def test_formats_are_told_apart_by_content() -> None:
+    assert detect("\ufeffPokerStars Hand #1: ...") == "pokerstars"
+    assert detect("# a comment\n\nvariant = 'NT'\n") == "phh"
+    assert detect("[1]\nvariant = 'NT'\n") == "phh"
+    assert detect("# PokerStars-format sample hand histories\n\nCopied verbatim\n") is None
+    assert detect("MIT License\n") is None
+
+
+# -- the command ----------------------------------------------------------------------
+
+
+def run_replay(tmp_path: Path, *args: str) -> tuple[int, list[dict[str, Any]], str]:
+    report = tmp_path / "report.jsonl"
+    code = main(["replay", *args, "--report", str(report)])
+    lines = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
+    return code, lines, ""
+
+
+def test_every_report_line_has_the_documented_fields(tmp_path: Path) -> None:
+    code, lines, _ = run_replay(tmp_path, str(FIXTURES))
+    assert code == 1  # the fixtures hold a mismatch and malformed hands
+    assert len(lines) == 25
+    for line in lines:
+        assert set(line) == {"source", "hand_id", "status", "reason", "expected", "computed", "line"}
+        assert line["status"] in {"match", "mismatch", "unverifiable", "error"}
+        assert isinstance(line["expected"], dict)
+        assert isinstance(line["computed"], dict)
+        if line["status"] != "match" or line["reason"]:
+            assert line["reason"]
+    statuses = [line["status"] for line in lines]
+    assert statuses.count("mismatch") == 1
+    assert statuses.count("unverifiable") == 4
+
+
+def test_the_exit_status_is_0_only_without_mismatches_or_malformed_hands(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = [str(PHH / name) for name in ("heads_up.phh", "odd_chip.phh", "run_twice.phh")]
+    assert main(["replay", *good]) == 0
+    assert main(["replay", str(PHH / "wrong_payout.phh")]) == 1
+    assert main(["replay", str(MALFORMED / "chips.phh")]) == 1
+    assert main(["replay", str(tmp_path / "missing")]) == 2
+    out = capsys.readouterr().out
+    assert "mismatches" in out
+    assert "finishing stacks differ" in out
+
+
+def test_a_file_named_directly_that_is_no_hand_history_is_an_error(tmp_path: Path) -> None:
+    other = tmp_path / "notes.txt"
+    other.write_text("hello\n", encoding="utf-8")
+    code, lines, _ = run_replay(tmp_path, str(other))
+    assert code == 1
+    assert lines[0]["status"] == "error"
+    assert "neither a PHH nor a PokerStars hand history" in lines[0]["reason"]
+
+
+def test_two_processes_write_the_same_report_as_one(tmp_path: Path) -> None:
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    assert main(["replay", str(FIXTURES), "--report", str(one), "--jobs", "1"]) == 1
+    assert main(["replay", str(FIXTURES), "--report", str(two), "--jobs", "2"]) == 1
+    assert one.read_bytes() == two.read_bytes()
+
+
+def test_emitted_events_validate_as_showdown_events(tmp_path: Path) -> None:
+    events = tmp_path / "events.jsonl"
+    main(["replay", str(FIXTURES), "--emit-events", str(events)])
+    lines = events.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 14  # 25 hands less 8 malformed and 3 that cannot be settled (run twice, unknown cards)
+    ids = [ShowdownEvent.model_validate_json(line).hand_id for line in lines]
+    assert "pokerstars:200000000001" in ids
+    assert "phh:odd_chip.phh" in ids
+
+
+def test_the_summary_counts_hands_by_status_and_reason(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["replay", str(FIXTURES)])
+    out = capsys.readouterr().out
+    assert "hands read" in out
+    assert "run-it-twice" in out
+    assert "unknown cards at a contested showdown" in out
+    assert "rake total" in out
