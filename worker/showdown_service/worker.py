@@ -43,6 +43,8 @@ from showdown_service.metrics import Metrics
 from showdown_service.settling import Prepared, prepare
 from showdown_service.streams import Row, auto_claim, delivery_counts, read_group
 
+CONTENTION_WINDOW = 20
+"""After a conflict, this many batches are chained on a head read fresh from Redis."""
 MAX_COMMIT_ATTEMPTS = 50
 """Re-plans of one batch before it is left to the claim (only under heavy contention on one shard)."""
 
@@ -62,6 +64,8 @@ class Worker:
         self._commit_script = client.register_script(COMMIT_LUA)
         self._heads: dict[str, Head] = {}
         """The chain head each shard's next commit builds on (as this worker last planned or saw it)."""
+        self._contended: dict[str, int] = {}
+        """Per shard: commits still to plan on a freshly read head since the last conflict."""
         self._planned: list[tuple[ShardKeys, Plan]] = []
         """Commits planned from the last read, sent with the next one."""
         self._stopping = threading.Event()
@@ -258,8 +262,19 @@ class Worker:
             self._settle_reply(keys, planned, self._commit_script(keys=planned.keys, args=planned.args))
 
     def _head(self, keys: ShardKeys) -> Head:
+        """The head to chain the next batch on.
+
+        Alone on a shard, the head this worker last wrote is the head. While
+        other workers commit to the same shard (a conflict within the last
+        CONTENTION_WINDOW commits), the cached head is usually stale by the
+        time a batch is settled, so it is read fresh: one round trip instead
+        of a failed commit and a re-plan.
+        """
         head = self._heads.get(keys.shard)
-        return head if head is not None else Head.decode(self.client.get(keys.audit_head))
+        if head is None or self._contended.get(keys.shard, 0) > 0:
+            self._contended[keys.shard] = max(0, self._contended.get(keys.shard, 0) - 1)
+            return Head.decode(self.client.get(keys.audit_head))
+        return head
 
     def _plan(self, keys: ShardKeys, batch: list[Prepared], seen: dict[str, str | None], head: Head) -> Plan:
         settings = self.settings
@@ -287,6 +302,7 @@ class Worker:
                 return
             self.metrics.conflicts.labels(keys.shard).inc()
             self._heads.pop(keys.shard, None)
+            self._contended[keys.shard] = CONTENTION_WINDOW
             seen.update(conflict.seen)
             if conflict.gone:
                 self.log.info("entries_gone", shard=keys.shard, entry_ids=sorted(conflict.gone))
