@@ -145,58 +145,67 @@ class ShowdownEvent(BaseModel):
         """
         players = self.players
         shape = VARIANT_SHAPES[self.variant]
-        count = len(players)
-        if len({p.seat for p in players}) != count:
-            _raise_first_repeat(
-                "duplicate_seat", "seat", [p.seat for p in players], "seat {} is taken by players[{}] too"
-            )
-        if len({p.player_id for p in players}) != count:
-            ids = [quote(p.player_id) for p in players]
-            _raise_first_repeat("duplicate_player", "player_id", ids, "{} also sits at players[{}]")
-
+        need = shape.hole_cards
         spell = _SPELLINGS.__getitem__  # the card pattern admits exactly its keys
         board = self.board
-        cards = tuple(map(spell, board))
-        if cards != board:
-            self.__dict__["board"] = cards  # frozen model: set once, during validation
-        dealt = len(cards)
-        for p in players:
+        canonical = tuple(map(spell, board))
+        if canonical != board:
+            self.__dict__["board"] = canonical  # frozen model: set once, during validation
+        cards = list(canonical)
+        seats: set[int] = set()
+        ids: set[str] = set()
+        stacked = live = top = live_top = 0
+        too_many = stack_short = live_shows_wrong = False
+        for p in players:  # one pass gathers what every rule below needs
+            seats.add(p.seat)
+            ids.add(p.player_id)
+            contributed = p.contributed
+            top = max(top, contributed)
             held = p.hole_cards
+            shown = 0
             if held:
                 canonical = tuple(map(spell, held))
                 if canonical != held:
                     p.__dict__["hole_cards"] = canonical  # as for the board above
                 cards += canonical
-                dealt += len(canonical)
-        if len(set(cards)) != dealt:
+                shown = len(canonical)
+                too_many = too_many or shown > need
+            if not p.folded:
+                live += 1
+                live_top = max(live_top, contributed)
+                live_shows_wrong = live_shows_wrong or shown != need
+            if p.stack is not None:
+                stacked += 1
+                stack_short = stack_short or p.stack < contributed + p.dead_money
+
+        count = len(players)
+        if len(seats) != count:
+            _raise_first_repeat(
+                "duplicate_seat", "seat", [p.seat for p in players], "seat {} is taken by players[{}] too"
+            )
+        if len(ids) != count:
+            named = [quote(p.player_id) for p in players]
+            _raise_first_repeat("duplicate_player", "player_id", named, "{} also sits at players[{}]")
+        if len(set(cards)) != len(cards):
             self._raise_duplicate_card()
-
-        stacks = [p.stack for p in players]
-        if None in stacks:
-            if any(stack is not None for stack in stacks):
-                i = stacks.index(None)
-                raise reject("partial_stacks", f"players[{i}].stack", "is missing while other seats give theirs")
-        else:
-            for i, p in enumerate(players):
-                if p.stack < p.contributed + p.dead_money:  # type: ignore[operator]  # no None here
-                    raise reject(
-                        "stack_too_small",
-                        f"players[{i}].stack",
-                        f"{p.stack} is less than the {p.contributed + p.dead_money} chips the seat put in",
-                    )
-
-        live = [p for p in players if not p.folded]
+        if stacked and stacked != count:
+            i = next(i for i, p in enumerate(players) if p.stack is None)
+            raise reject("partial_stacks", f"players[{i}].stack", "is missing while other seats give theirs")
+        if stack_short:
+            i, p = next((i, p) for i, p in enumerate(players) if p.stack < p.contributed + p.dead_money)  # type: ignore[operator]
+            raise reject(
+                "stack_too_small",
+                f"players[{i}].stack",
+                f"{p.stack} is less than the {p.contributed + p.dead_money} chips the seat put in",
+            )
         if not live:
             raise reject("no_live_player", "players", "every player folded; somebody must be left to win")
-        contested = len(live) > 1
+        contested = live > 1
         if len(board) > shape.board_cards or (contested and len(board) != shape.board_cards):
             raise reject(
                 "bad_board_size", "board", f"has {len(board)} cards; a {shape.label} showdown has {shape.board_cards}"
             )
-        need = shape.hole_cards
-        if any(len(p.hole_cards or ()) > need for p in players) or (
-            contested and any(len(p.hole_cards or ()) != need for p in live)
-        ):
+        if too_many or (contested and live_shows_wrong):
             i, p = next(
                 (i, p)
                 for i, p in enumerate(players)
@@ -209,13 +218,12 @@ class ShowdownEvent(BaseModel):
             )
         if self.variant == "holdem" and self.button_seat is None:
             raise reject("missing_button", "button_seat", "is required for hold'em: it decides who gets odd chips")
-        top = max(p.contributed for p in players)
-        if top and max(p.contributed for p in live) != top:
-            seats = ", ".join(str(p.seat) for p in players if p.contributed == top)
+        if top and live_top != top:
+            holders = ", ".join(str(p.seat) for p in players if p.contributed == top)
             raise reject(
                 "folded_top_contribution",
                 "players",
-                f"the largest contribution ({top}) belongs only to folded seat(s) {seats}; a live seat must match it",
+                f"the largest contribution ({top}) belongs only to folded seat(s) {holders}; a live seat must match it",
             )
         if self.rake:
             _check_rake(self.rake, self.rake_ppm, players)
