@@ -39,7 +39,7 @@ CODES: dict[str, str] = {
     "folded_top_contribution": "The largest contribution belongs only to folded seats; nobody can win it.",
     "partial_stacks": "Starting stacks are given for some seats but not all.",
     "stack_too_small": "A seat put in more chips than its starting stack.",
-    "bad_rake": "The rake is larger than the pots it is taken from (or than rake_ppm gives), or rake_ppm is not 0-10^6.",
+    "bad_rake": "The rake is larger than the pots it is taken from or than rake_ppm gives; or rake_ppm is not 0-10^6.",
     # Raised by the worker around the event, not by the model:
     "payload_too_large": "The entry is larger than the configured maximum payload size.",
     "missing_event": "The stream entry has no 'event' field.",
