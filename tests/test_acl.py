@@ -1,0 +1,559 @@
+"""The Redis users of deploy/redis/users.acl, on a real server: each can do its job and nothing else.
+
+The server loads the ACL file as shipped, plus one line: a test-only admin with
+a random password, which resets and reads the server's command statistics.
+Each user runs its real job (a `showdown worker` process, the command-line
+tools, KEDA's calls); the commands the server counted meanwhile must be exactly
+the commands the user is granted: every grant is used, nothing was refused.
+The throwaway passwords are the documented ones (deploy/redis/README.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+from showdown_service.config import Settings
+from showdown_service.localredis import LocalRedis, ServerError
+from showdown_service.worker import Worker
+from tests.helpers import BUNDLED_SHOWDOWNS, REPO
+
+ACL_FILE = REPO / "deploy" / "redis" / "users.acl"
+DEMO_SECRETS = REPO / "deploy" / "compose" / "demo-secrets"
+MAKE_SECRETS = REPO / "deploy" / "make-secrets.sh"
+SHOWDOWN = [sys.executable, "-m", "showdown_service.cli"]
+ADMIN = "test-admin"
+USERS = ("producer", "worker", "reader", "auditor", "operator", "scaler", "healthcheck")
+NO_AUTH_COMMANDS = frozenset({"auth", "hello"})
+"""Always allowed (Redis flags them no-auth): not part of any grant."""
+EXAMPLES = [json.loads(line)["event"] for line in BUNDLED_SHOWDOWNS.read_text(encoding="utf-8").splitlines() if line]
+KEYS = Settings().keys("default")
+NO_RETRY = Retry(NoBackoff(), 0)
+"""A refused login is an answer, not an outage (redis-py would otherwise retry it, with backoff)."""
+
+
+def demo_password(user: str) -> str:
+    """The documented throwaway password of a user of deploy/redis/users.acl."""
+    return f"throwaway-{user}-password"
+
+
+def with_admin(source: Path, directory: Path) -> tuple[Path, str]:
+    """A copy of an ACL file plus a test-only admin user with a random password."""
+    password = secrets.token_hex(16)
+    copy = directory / "users.acl"
+    copy.write_text(source.read_text(encoding="utf-8") + f"user {ADMIN} on >{password} ~* &* +@all\n", encoding="utf-8")
+    return copy, password
+
+
+class AclRedis(LocalRedis):
+    """:class:`LocalRedis` for an ACL file that disables the default user: readiness is the admin's PING.
+
+    ``LocalRedis.start`` waits for an anonymous PING, and treats "authentication
+    required" as up; but redis-py's AuthenticationError derives from ConnectionError,
+    which that loop catches first as "not up yet", so it would wait out its timeout.
+    """
+
+    def __init__(self, admin_password: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.admin_password = admin_password
+
+    def start(self, timeout: float = 15.0) -> AclRedis:
+        """Start the server and wait until the admin's PING answers (after loading its AOF, if any)."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.process = subprocess.Popen(
+            self.command(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.data_dir
+        )
+        probe = redis.Redis(
+            host="127.0.0.1",
+            port=self.port,
+            username=ADMIN,
+            password=self.admin_password,
+            protocol=2,
+            socket_timeout=1,
+            socket_connect_timeout=1,
+        )
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                if self.process.poll() is not None:
+                    log = self.log_path.read_text(errors="replace")[-2000:] if self.log_path.exists() else ""
+                    raise ServerError(f"{self.binary} exited with {self.process.returncode}:\n{log}")
+                try:
+                    if probe.ping():
+                        return self
+                except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError):
+                    pass
+                if time.monotonic() > deadline:
+                    self.kill()
+                    raise ServerError(f"{self.binary} did not answer on port {self.port} within {timeout}s")
+                time.sleep(0.02)
+        finally:
+            probe.close()
+
+    def __enter__(self) -> AclRedis:
+        return self.start()
+
+
+@dataclass
+class AclServer:
+    """A real server running an ACL file, and how to reach it as each user."""
+
+    server: LocalRedis
+    admin_password: str
+    passwords: dict[str, str] = field(default_factory=dict)
+    ssl: dict[str, Any] = field(default_factory=dict)
+    """redis-py TLS arguments (ssl=True, ssl_ca_certs=...) when the port speaks TLS."""
+    port: int | None = None
+    """The port clients use (the TLS port, on a TLS server)."""
+
+    def client(self, user: str, password: str | None = None) -> redis.Redis:
+        """A RESP2 client logged in as ``user`` (with its password unless told otherwise)."""
+        return redis.Redis(
+            host="127.0.0.1",
+            port=self.port or self.server.port,
+            username=user,
+            password=password if password is not None else self.password(user),
+            protocol=2,
+            socket_timeout=10,
+            retry=NO_RETRY,
+            **self.ssl,
+        )
+
+    def password(self, user: str) -> str:
+        if user == ADMIN:
+            return self.admin_password
+        return self.passwords.get(user, demo_password(user))
+
+    def admin(self) -> redis.Redis:
+        return self.client(ADMIN)
+
+    def env(self, user: str, tmp_path: Path, **extra: str) -> dict[str, str]:
+        """Environment of a `showdown` command run as ``user`` (its settings, nothing inherited)."""
+        scheme = "rediss" if self.ssl else "redis"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SHOWDOWN_")}
+        env.update(
+            SHOWDOWN_REDIS_URL=f"{scheme}://127.0.0.1:{self.port or self.server.port}/0",
+            SHOWDOWN_REDIS_USERNAME=user,
+            SHOWDOWN_REDIS_PASSWORD=self.password(user),
+            SHOWDOWN_METRICS_PORT="0",
+            SHOWDOWN_BLOCK_MS="50",
+            SHOWDOWN_HEARTBEAT_FILE=str(tmp_path / f"heartbeat-{user}"),
+            SHOWDOWN_LOG_LEVEL="info",
+        )
+        env.update(extra)
+        return env
+
+    def reset(self) -> None:
+        """Empty the server, forget loaded scripts and the ACL log."""
+        admin = self.admin()
+        admin.flushall()
+        admin.script_flush()
+        execute(admin, "ACL", "LOG", "RESET")
+        admin.close()
+
+
+@pytest.fixture(scope="module")
+def acl_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AclServer]:
+    """One server for this module, running deploy/redis/users.acl (plus the test admin)."""
+    directory = tmp_path_factory.mktemp("acl")
+    acl, password = with_admin(ACL_FILE, directory)
+    with AclRedis(password, data_dir=directory / "data", extra_args=["--aclfile", str(acl)]) as server:
+        yield AclServer(server, password)
+
+
+@pytest.fixture
+def acl(acl_server: AclServer) -> AclServer:
+    """The module's server, emptied for this test."""
+    acl_server.reset()
+    return acl_server
+
+
+# --- what each user is granted, and what it used ------------------------------------------------
+
+
+def execute(client: redis.Redis, *command: str) -> Any:
+    """Send a raw command (redis-py leaves execute_command untyped)."""
+    return client.execute_command(*command)  # type: ignore[no-untyped-call]
+
+
+def acl_lines(acl: AclServer) -> list[str]:
+    """ACL LIST: one rule line per user."""
+    return [line.decode() if isinstance(line, bytes) else str(line) for line in acl.admin().acl_list()]
+
+
+def granted(acl: AclServer, user: str) -> set[str]:
+    """Every command ``user`` may run (root rules and selectors); it must start from -@all with no category."""
+    line = next(entry for entry in acl_lines(acl) if entry.split()[1] == user)
+    assert re.findall(r"[+-]@\w+", line) == ["-@all"] * line.count("-@all"), line
+    assert line.count("-@all") >= 1, line
+    return set(re.findall(r"(?<=\s)\+([a-z|]+)", line))
+
+
+def commands_counted(acl: AclServer) -> dict[str, dict[str, int]]:
+    """INFO commandstats: ``{command: {calls, rejected_calls, failed_calls, ...}}``."""
+    stats = acl.admin().info("commandstats")
+    return {name.removeprefix("cmdstat_"): values for name, values in stats.items()}
+
+
+def start_counting(acl: AclServer) -> None:
+    acl.admin().config_resetstat()
+
+
+def used_since_reset(acl: AclServer) -> set[str]:
+    """Commands the server ran since :func:`start_counting`; none may have been refused."""
+    counted = commands_counted(acl)
+    refused = {name: v for name, v in counted.items() if v.get("rejected_calls")}
+    assert not refused, f"commands refused: {refused}"
+    log = acl.admin().acl_log()
+    assert not log, f"ACL denials logged: {log}"
+    return set(counted) - NO_AUTH_COMMANDS - {"config|resetstat"}
+
+
+# --- settling a few hands, as the real users ---------------------------------------------------------
+
+
+def publish(acl: AclServer, events: Sequence[dict[str, Any] | str]) -> list[bytes]:
+    """XADD events (dicts as JSON, strings as they are) as the producer."""
+    producer = acl.client("producer")
+    return [
+        producer.xadd(KEYS.events, {"event": e if isinstance(e, str) else json.dumps(e)})  # type: ignore[misc]
+        for e in events
+    ]
+
+
+def settle(acl: AclServer, tmp_path: Path) -> None:
+    """Run a worker (in this process, as the worker user) until every entry is audited."""
+    settings = Settings(
+        redis_url=f"redis://127.0.0.1:{acl.server.port}/0",
+        redis_username="worker",
+        redis_password=acl.password("worker"),
+        consumer="settler",
+        block_ms=20,
+        metrics_port=0,
+        heartbeat_file=tmp_path / "heartbeat-settler",
+    )
+    client = acl.client("worker")
+    worker = Worker(settings, client)
+    worker.prepare_groups()
+    admin = acl.admin()
+    deadline = time.monotonic() + 30
+    while admin.xlen(KEYS.audit) < admin.xlen(KEYS.events):
+        assert time.monotonic() < deadline, "the worker did not settle the entries in 30 s"
+        worker.step()
+        worker.flush()
+
+
+def logs_in(acl: AclServer, user: str, password: str) -> bool:
+    """Whether AUTH ``user`` ``password`` succeeds (on a fresh, anonymous connection)."""
+    anonymous = redis.Redis(
+        host="127.0.0.1", port=acl.port or acl.server.port, protocol=2, socket_timeout=5, retry=NO_RETRY, **acl.ssl
+    )
+    try:
+        return bool(execute(anonymous, "AUTH", user, password))
+    except redis.AuthenticationError:
+        return False
+    finally:
+        anonymous.close()
+
+
+def run(args: Sequence[str], env: dict[str, str], *, check: bool = True) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run([*SHOWDOWN, *args], env=env, capture_output=True, text=True, timeout=60, check=False)
+    if check:
+        assert result.returncode == 0, (args, result.stdout, result.stderr)
+    return result
+
+
+def wait_for(check: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(0.05)
+
+
+# --- the file itself ------------------------------------------------------------------------------------
+
+
+def test_the_acl_file_holds_the_documented_users_and_a_disabled_default(acl: AclServer) -> None:
+    lines = {line.split()[1]: line for line in acl_lines(acl)}
+    assert set(lines) - {ADMIN} == {"default", *USERS}
+    assert lines["default"].split()[2] == "off"
+    assert "#" not in lines["default"]
+    assert "nopass" not in lines["default"]
+    assert " ~" not in lines["default"]
+    assert "-@all" in lines["default"]
+
+
+def test_the_demo_passwords_match_the_hashes_in_the_acl_file() -> None:
+    lines = {line.split()[1]: line for line in ACL_FILE.read_text(encoding="utf-8").splitlines() if line}
+    for path in sorted(DEMO_SECRETS.glob("*.password")):
+        user = path.stem
+        password = path.read_text(encoding="utf-8").strip()
+        assert password == demo_password(user), path.name
+        assert f" #{hashlib.sha256(password.encode()).hexdigest()} " in lines[user], user
+
+
+def test_the_default_user_cannot_connect(acl: AclServer) -> None:
+    anonymous = redis.Redis(host="127.0.0.1", port=acl.server.port, protocol=2, socket_timeout=5, retry=NO_RETRY)
+    with pytest.raises(redis.AuthenticationError):
+        anonymous.ping()
+    for password in ("", "default", "nopass"):
+        with pytest.raises(redis.AuthenticationError):
+            acl.client("default", password).ping()
+
+
+@pytest.mark.parametrize("user", [u for u in USERS if u != "healthcheck"])
+def test_every_user_logs_in_with_its_password_and_not_with_another(acl: AclServer, user: str) -> None:
+    assert logs_in(acl, user, demo_password(user))
+    assert not logs_in(acl, user, demo_password(user) + "x")
+    assert not logs_in(acl, user, demo_password("producer" if user != "producer" else "worker"))
+
+
+# --- each user does its job with exactly its grants -----------------------------------------------------
+
+
+def test_a_real_worker_process_needs_exactly_the_commands_the_worker_user_is_granted(
+    acl: AclServer, tmp_path: Path
+) -> None:
+    """Publish as producer, crash-leave entries pending, then run `showdown worker` and `showdown health`."""
+    run(["publish", "--examples"], acl.env("producer", tmp_path))
+    conflicting = {**EXAMPLES[0], "table_id": "another-table"}  # same hand_id, other event: a dead letter
+    raw = tmp_path / "raw.jsonl"
+    raw.write_text("\n".join(["{not json", json.dumps(EXAMPLES[1]), json.dumps(conflicting)]) + "\n")
+    run(["publish", "--raw", str(raw)], acl.env("producer", tmp_path))
+    total = len(EXAMPLES) + 3
+    crashed = acl.client("worker")  # a worker that read five entries and died before committing them
+    crashed.xgroup_create(KEYS.events, "adjudicators", id="0", mkstream=True)
+    crashed.xreadgroup("adjudicators", "w1", {KEYS.events: ">"}, count=5)
+    crashed.close()
+
+    start_counting(acl)
+    env = acl.env("worker", tmp_path, SHOWDOWN_CONSUMER="w1", SHOWDOWN_BATCH_SIZE="25", SHOWDOWN_TRIM_INTERVAL_S="0.05")
+    log = tmp_path / "worker.jsonl"
+    with log.open("wb") as sink:
+        worker = subprocess.Popen([*SHOWDOWN, "worker"], env=env, stdout=sink, stderr=subprocess.STDOUT)
+        try:
+            # Watch the worker's own log, not Redis: the server must count the worker's commands only.
+            wait_for(lambda: log.read_text(encoding="utf-8").count('"event":"entry"') >= total, "every entry settled")
+            assert run(["health"], env).stdout.startswith("healthy")
+        finally:
+            worker.send_signal(signal.SIGTERM)
+            assert worker.wait(30) == 0
+    used = used_since_reset(acl)
+
+    assert used == granted(acl, "worker"), (
+        f"unused grants: {granted(acl, 'worker') - used}; missing: {used - granted(acl, 'worker')}"
+    )
+    admin = acl.admin()
+    assert admin.xlen(KEYS.audit) == total
+    assert admin.xlen(KEYS.results) == len(EXAMPLES)
+    assert admin.xlen(KEYS.dead) == 2
+    assert admin.xpending(KEYS.events, "adjudicators")["pending"] == 0
+
+
+def test_the_producer_publishes_with_xadd_alone(acl: AclServer, tmp_path: Path) -> None:
+    start_counting(acl)
+    published = run(["publish", "--examples"], acl.env("producer", tmp_path))
+    assert f"published {len(EXAMPLES)} events" in published.stdout
+    assert used_since_reset(acl) == granted(acl, "producer") == {"xadd"}
+
+
+def test_the_reader_follows_results_with_exactly_its_grants(acl: AclServer, tmp_path: Path) -> None:
+    publish(acl, EXAMPLES[:5])
+    settle(acl, tmp_path)
+    start_counting(acl)
+    shown = run(["results", "--count", "5"], acl.env("reader", tmp_path))
+    assert len(shown.stdout.splitlines()) == 5
+    follower = subprocess.Popen(
+        [*SHOWDOWN, "results", "--follow", "--count", "1"],
+        env=acl.env("reader", tmp_path),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert follower.stdout is not None
+        assert follower.stdout.readline().strip()  # the newest result; then it blocks in XREAD
+        time.sleep(0.5)
+    finally:
+        follower.terminate()
+        follower.wait(10)
+        if follower.stdout is not None:
+            follower.stdout.close()
+    downstream = execute(acl.client("reader"), "XRANGE", KEYS.results, "-", "+", "COUNT", "2")  # a consumer paging
+    assert len(downstream) == 2
+    assert used_since_reset(acl) == granted(acl, "reader") == {"xrange", "xrevrange", "xread"}
+
+
+def test_the_auditor_verifies_the_chain_and_lists_dead_letters_with_exactly_its_grants(
+    acl: AclServer, tmp_path: Path
+) -> None:
+    publish(acl, [*EXAMPLES[:5], "{not json"])
+    settle(acl, tmp_path)
+    start_counting(acl)
+    verified = run(["audit", "verify"], acl.env("auditor", tmp_path))
+    assert "6 records, the chain holds" in verified.stdout
+    listed = run(["dead-letters"], acl.env("auditor", tmp_path))
+    assert "malformed_json" in listed.stdout
+    assert used_since_reset(acl) == granted(acl, "auditor") == {"xrange", "xrevrange", "get"}
+
+
+def test_the_operator_lists_and_requeues_a_dead_letter_with_exactly_its_grants(acl: AclServer, tmp_path: Path) -> None:
+    broken = {**EXAMPLES[0], "board": [EXAMPLES[0]["board"][0]] * 5}  # a duplicated card: refused
+    publish(acl, [json.dumps(broken)])
+    settle(acl, tmp_path)
+    dead_id = execute(acl.admin(), "XRANGE", KEYS.dead, "-", "+")[0][0].decode()
+    fixed = tmp_path / "fixed.json"
+    fixed.write_text(json.dumps(EXAMPLES[0]), encoding="utf-8")
+    start_counting(acl)
+    env = acl.env("operator", tmp_path)
+    assert dead_id in run(["dead-letters"], env).stdout
+    requeued = run(["dead-letters", "--requeue", dead_id, "--event", str(fixed)], env)
+    assert "requeued" in requeued.stdout
+    assert used_since_reset(acl) == granted(acl, "operator") == {"xrange", "xrevrange", "xadd"}
+    assert acl.admin().xlen(KEYS.events) == 2
+
+
+def test_the_scaler_reads_the_group_lag_as_keda_does_with_exactly_its_grants(acl: AclServer, tmp_path: Path) -> None:
+    scaler = acl.client("scaler")
+    start_counting(acl)
+    assert scaler.xlen(KEYS.events) == 0  # KEDA's answer before the group (and the stream) exist
+    used_before_the_group = used_since_reset(acl)
+    publish(acl, EXAMPLES[:7])
+    worker = acl.client("worker")
+    worker.xgroup_create(KEYS.events, "adjudicators", id="0")
+    worker.xreadgroup("adjudicators", "w1", {KEYS.events: ">"}, count=2)
+    start_counting(acl)
+    version = scaler.info()["redis_version"]  # KEDA's lagCount mode first checks for Redis 7+
+    assert int(str(version).split(".")[0]) >= 7
+    (group,) = scaler.xinfo_groups(KEYS.events)
+    assert (group["name"], group["lag"]) == (b"adjudicators", 5)
+    assert used_before_the_group | used_since_reset(acl) == granted(acl, "scaler") == {"info", "xinfo|groups", "xlen"}
+
+
+def test_the_healthcheck_user_may_only_ping(acl: AclServer) -> None:
+    start_counting(acl)
+    assert acl.client("healthcheck", "any password").ping()
+    assert used_since_reset(acl) == granted(acl, "healthcheck") == {"ping"}
+
+
+# --- and nothing else ---------------------------------------------------------------------------------------
+
+E, R, A, D, H = KEYS.events, KEYS.results, KEYS.audit, KEYS.dead, KEYS.audit_head
+FORBIDDEN: list[tuple[str, tuple[str, ...]]] = [
+    ("producer", ("XRANGE", R, "-", "+")),
+    ("producer", ("XRANGE", E, "-", "+")),
+    ("producer", ("XLEN", E)),
+    ("producer", ("DEL", E)),
+    ("producer", ("XDEL", E, "1-1")),
+    ("producer", ("XADD", R, "*", "result", "{}")),
+    ("producer", ("XADD", "showdown:{default}:other", "*", "event", "{}")),
+    ("producer", ("FLUSHALL",)),
+    ("producer", ("KEYS", "*")),
+    ("reader", ("XADD", R, "*", "result", "{}")),
+    ("reader", ("DEL", R)),
+    ("reader", ("XTRIM", R, "MAXLEN", "0")),
+    ("reader", ("XRANGE", A, "-", "+")),
+    ("reader", ("XRANGE", E, "-", "+")),
+    ("reader", ("XRANGE", D, "-", "+")),
+    ("reader", ("GET", H)),
+    ("reader", ("CONFIG", "GET", "*")),
+    ("worker", ("FLUSHALL",)),
+    ("worker", ("FLUSHDB",)),
+    ("worker", ("CONFIG", "GET", "*")),
+    ("worker", ("CONFIG", "SET", "appendonly", "no")),
+    ("worker", ("ACL", "LIST")),
+    ("worker", ("KEYS", "*")),
+    ("worker", ("SHUTDOWN",)),
+    ("worker", ("DEL", E)),
+    ("worker", ("XDEL", E, "1-1")),
+    ("worker", ("XADD", E, "*", "event", "{}")),
+    ("worker", ("XRANGE", R, "-", "+")),
+    ("worker", ("XRANGE", A, "-", "+")),
+    ("worker", ("XGROUP", "DESTROY", E, "adjudicators")),
+    ("worker", ("SET", "elsewhere", "1")),
+    ("worker", ("GET", R)),
+    ("worker", ("SET", A, "1")),
+    ("worker", ("EVAL", "return 1", "0")),
+    ("worker", ("SCRIPT", "FLUSH")),
+    ("worker", ("EVALSHA", "0" * 40, "1", "elsewhere")),
+    ("auditor", ("XADD", A, "*", "audit", "{}")),
+    ("auditor", ("XADD", E, "*", "event", "{}")),
+    ("auditor", ("XDEL", A, "1-1")),
+    ("auditor", ("SET", H, "1:x")),
+    ("auditor", ("DEL", D)),
+    ("auditor", ("XRANGE", R, "-", "+")),
+    ("auditor", ("FLUSHALL",)),
+    ("operator", ("XRANGE", A, "-", "+")),
+    ("operator", ("XRANGE", R, "-", "+")),
+    ("operator", ("XRANGE", E, "-", "+")),
+    ("operator", ("XDEL", D, "1-1")),
+    ("operator", ("XADD", D, "*", "code", "x")),
+    ("operator", ("XADD", R, "*", "result", "{}")),
+    ("scaler", ("XRANGE", E, "-", "+")),
+    ("scaler", ("XREADGROUP", "GROUP", "adjudicators", "k", "STREAMS", E, ">")),
+    ("scaler", ("XADD", E, "*", "event", "{}")),
+    ("scaler", ("XLEN", R)),
+    ("scaler", ("CONFIG", "GET", "*")),
+    ("healthcheck", ("GET", H)),
+    ("healthcheck", ("INFO",)),
+    ("healthcheck", ("XLEN", E)),
+]
+
+
+@pytest.mark.parametrize(("user", "command"), FORBIDDEN, ids=[f"{u}-{' '.join(c[:2])}" for u, c in FORBIDDEN])
+def test_no_user_can_run_a_command_or_touch_a_key_outside_its_job(
+    acl: AclServer, user: str, command: tuple[str, ...]
+) -> None:
+    with pytest.raises(redis.exceptions.NoPermissionError):
+        execute(acl.client(user, "x" if user == "healthcheck" else None), *command)
+
+
+def test_the_worker_cannot_widen_its_rights_with_a_script_of_its_own(acl: AclServer) -> None:
+    """It may load scripts, but a script runs every command with the rights of its caller."""
+    worker = acl.client("worker")
+    flush = worker.script_load("return redis.call('FLUSHALL')")
+    with pytest.raises(redis.ResponseError, match="can't run this command"):
+        worker.evalsha(flush, 1, KEYS.events)
+    peek = worker.script_load("return redis.call('XRANGE', KEYS[1], '-', '+')")
+    with pytest.raises(redis.ResponseError, match=r"can't run this command|No permissions to access a key"):
+        worker.evalsha(peek, 1, KEYS.results)
+    with pytest.raises(redis.exceptions.NoPermissionError):
+        worker.evalsha(peek, 1, "elsewhere")
+
+
+def test_make_secrets_writes_fresh_passwords_that_the_generated_acl_file_accepts(tmp_path: Path) -> None:
+    out = tmp_path / "secrets"
+    made = subprocess.run(["sh", str(MAKE_SECRETS), str(out)], capture_output=True, text=True, timeout=30, check=False)
+    assert made.returncode == 0, made.stderr
+    assert (out.stat().st_mode & 0o777) == 0o700
+    users = {path.stem for path in out.glob("*.password")}
+    assert users == set(USERS) - {"healthcheck"}
+    again = subprocess.run(["sh", str(MAKE_SECRETS), str(out)], capture_output=True, text=True, timeout=30, check=False)
+    assert again.returncode != 0
+    assert "not overwriting" in again.stderr
+    acl_file, admin_password = with_admin(out / "users.acl", tmp_path)
+    with AclRedis(
+        admin_password, data_dir=tmp_path / "data", appendfsync=None, extra_args=["--aclfile", str(acl_file)]
+    ) as server:
+        made_server = AclServer(server, admin_password)
+        for user in sorted(users):
+            password = (out / f"{user}.password").read_text(encoding="utf-8").strip()
+            assert len(password) == 64
+            assert logs_in(made_server, user, password)
+            assert not logs_in(made_server, user, demo_password(user))
