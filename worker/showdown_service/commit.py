@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -107,9 +107,8 @@ return {1, n}
 """
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """What happens to one entry if the commit goes through."""
+class Decision(NamedTuple):
+    """What happens to one entry if the commit goes through (a NamedTuple: one is built per entry)."""
 
     prepared: Prepared
     outcome: str

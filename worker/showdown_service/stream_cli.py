@@ -7,6 +7,7 @@ variables (see :class:`showdown_service.config.Settings`).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import signal
@@ -94,6 +95,7 @@ def run_worker(settings: Settings) -> int:
     if settings.metrics_port:
         metrics.serve(settings.metrics_port)
     worker = Worker(settings, connect(settings, name=settings.consumer), metrics=metrics)
+    gc.freeze()  # everything built so far (evaluator tables, models) lives forever: keep it out of GC passes
 
     def stop(_signum: int, _frame: FrameType | None) -> None:
         worker.stop()

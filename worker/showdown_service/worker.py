@@ -30,6 +30,7 @@ import random
 import threading
 import time
 from collections.abc import Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -66,8 +67,13 @@ class Worker:
         """The chain head each shard's next commit builds on (as this worker last planned or saw it)."""
         self._contended: dict[str, int] = {}
         """Per shard: commits still to plan on a freshly read head since the last conflict."""
-        self._planned: list[tuple[ShardKeys, Plan]] = []
-        """Commits planned from the last read, sent with the next one."""
+        self._streams = dict.fromkeys((keys.events for keys in self.shards.values()), ">")
+        self._rows: list[tuple[ShardKeys, list[Entry]]] = []
+        """Entries read (and now pending for this consumer) but not yet settled."""
+        self._io: Future[list[Any]] | None = None
+        """The round trip in flight: the last batches' commits and a read of the next."""
+        self._inflight: list[tuple[ShardKeys, Plan]] = []
+        self._io_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="showdown-io")
         self._stopping = threading.Event()
         self._next_claim = 0.0
         self._next_trim = 0.0
@@ -98,12 +104,10 @@ class Worker:
                     ready = True
                 self.step()
                 failures = 0
-                if self.stopping:
-                    self.flush()
             except redis.RedisError as exc:
                 failures += 1
                 ready = False  # after an outage: groups may be new, our pending entries are ours to finish
-                self._heads.clear()
+                self._forget_in_hand()
                 self.metrics.redis_errors.inc()
                 delay = min(self.settings.backoff_max_s, 0.05 * 2**failures) * random.uniform(0.5, 1.0)  # noqa: S311
                 level = "warning" if isinstance(exc, redis.ConnectionError | redis.TimeoutError) else "error"
@@ -114,7 +118,19 @@ class Worker:
                     retry_in_s=round(delay, 3),
                 )
                 self._stopping.wait(delay)
+        try:  # finish what is in hand: the commit in flight, and rows already read (pending for us)
+            self.flush()
+        except redis.RedisError as exc:  # they stay pending; another worker claims them after claim_idle_ms
+            self.log.warning("unfinished_at_stop", error=f"{type(exc).__name__}: {exc}")
+        self._io_thread.shutdown(wait=True)
         self.log.info("worker_stopped")
+
+    def _forget_in_hand(self) -> None:
+        """After a failed round trip: drop what was in hand; it is still pending and recover_pending() redoes it."""
+        if self._io is not None:
+            self._io.exception()  # wait for the I/O thread to finish with it
+        self._io, self._inflight, self._rows = None, [], []
+        self._heads.clear()
 
     def prepare_groups(self) -> None:
         """Create the consumer group on every shard's stream (from the start: the backlog counts)."""
@@ -146,44 +162,78 @@ class Worker:
     # --- one iteration ---------------------------------------------------------------
 
     def step(self) -> int:
-        """One pass of the loop; returns how many entries it handled.
+        """One pass of the loop; returns how many entries it settled or refused.
 
-        The previous batch's commit travels in the same round trip as the
-        read of the next batch (a pipeline: Redis runs the commit first).
+        Redis work and Python work overlap: while this thread settles the
+        batch in hand, an I/O thread runs the previous batch's commit and a
+        read of the next batch (one pipeline; Redis runs the commit first).
+        Each batch is chained on the audit head once its predecessor's
+        commit has answered, so nothing speculative is ever undone. A read
+        blocks only when no rows are in hand, so a commit never waits
+        behind a blocked read.
         """
-        handled = 0
         now = time.monotonic()
+        handled = 0
         if now >= self._next_claim:
             self.flush()
             handled += self.claim_stale()
             self._next_claim = now + max(self.settings.claim_idle_ms / 2000, 0.05)
-        pipe = self.client.pipeline(transaction=False)
-        commits, self._planned = self._planned, []
-        for _keys, planned in commits:
-            self._commit_script(keys=planned.keys, args=planned.args, client=pipe)
-        read_group(
-            pipe,
-            self.settings.group,
-            self.settings.consumer,
-            dict.fromkeys((keys.events for keys in self.shards.values()), ">"),
-            count=self.settings.batch_size,
-            block=self.settings.block_ms,
-        )
-        *replies, reply = pipe.execute()
-        for (keys, planned), commit_reply in zip(commits, replies, strict=True):
-            self._settle_reply(keys, planned, commit_reply)
-        for stream, rows in cast(list[tuple[bytes, list[Row]]], reply or []):
-            keys = self._by_stream[stream]
-            self.process(keys, [(entry_id, fields, 1) for entry_id, fields in rows], defer=True)
-            handled += len(rows)
+        if not self._rows and self._io is None:
+            self._rows = self._read(block=self.settings.block_ms)
+        rows, self._rows = self._rows, []
+        prepared = [(keys, self._prepare(keys, entries)) for keys, entries in rows]  # overlaps the I/O in flight
+        if self._io is not None:
+            self._finish_io()
+        plans = [(keys, self._plan_batch(keys, batch)) for keys, batch in prepared if batch]
+        if plans or self._rows:  # work goes on: commit, and read ahead, in the background
+            self._inflight = plans
+            # With rows in hand the read must not block (their commit would wait behind it); with none,
+            # it may: its commit has already run by then, and it saves a round trip per trickling event.
+            block = None if self._rows else self.settings.block_ms
+            self._io = self._io_thread.submit(self._round_trip, plans, block)
         self._housekeeping()
-        return handled
+        return handled + sum(len(entries) for _, entries in rows)
 
     def flush(self) -> None:
-        """Commit what the last read planned (before a claim, and before stopping)."""
-        commits, self._planned = self._planned, []
-        for keys, planned in commits:
-            self._settle_reply(keys, planned, self._commit_script(keys=planned.keys, args=planned.args))
+        """Finish everything in hand: the I/O in flight, and rows read but not settled (before a claim, or a stop)."""
+        if self._io is not None:
+            self._finish_io()
+        rows, self._rows = self._rows, []
+        for keys, entries in rows:
+            self.process(keys, entries)
+
+    def _read(self, *, block: int | None) -> list[tuple[ShardKeys, list[Entry]]]:
+        reply = read_group(self.client, self.settings.group, self.settings.consumer, self._streams,
+                           count=self.settings.batch_size, block=block)  # fmt: skip
+        return self._rows_of(reply)
+
+    def _rows_of(self, reply: list[tuple[bytes, list[Row]]]) -> list[tuple[ShardKeys, list[Entry]]]:
+        return [(self._by_stream[stream], [(eid, fields, 1) for eid, fields in rows]) for stream, rows in reply if rows]
+
+    def _round_trip(self, plans: list[tuple[ShardKeys, Plan]], block: int | None) -> list[Any]:
+        """(I/O thread) Commit ``plans``, then read the next batch, in one pipeline (Redis runs them in order)."""
+        pipe = self.client.pipeline(transaction=False)
+        for _keys, planned in plans:
+            pipe.evalsha(self._commit_script.sha, len(planned.keys), *planned.keys, *planned.args)
+        settings = self.settings
+        read_group(pipe, settings.group, settings.consumer, self._streams, count=settings.batch_size, block=block)
+        return pipe.execute(raise_on_error=False)
+
+    def _finish_io(self) -> None:
+        """Wait for the round trip in flight; settle its commits' replies; keep the rows it read."""
+        assert self._io is not None
+        future, plans = self._io, self._inflight
+        self._io, self._inflight = None, []
+        *commits, read = future.result()  # a connection failure raises here, into run()'s backoff
+        for (keys, planned), answer in zip(plans, commits, strict=True):
+            if isinstance(answer, redis.exceptions.NoScriptError):  # Redis restarted without persistence
+                answer = self._commit_script(keys=planned.keys, args=planned.args)  # noqa: PLW2901 - loads it
+            elif isinstance(answer, Exception):
+                raise answer
+            self._settle_reply(keys, planned, answer)
+        if isinstance(read, Exception):
+            raise read
+        self._rows += self._rows_of(cast(list[tuple[bytes, list[Row]]], read or []))  # after any rows in hand
 
     def claim_stale(self) -> int:
         """Take over entries idle longer than ``claim_idle_ms`` (from any consumer, this one included)."""
@@ -226,11 +276,15 @@ class Worker:
 
     # --- settling a batch ----------------------------------------------------------------
 
-    def process(self, keys: ShardKeys, entries: Iterable[Entry], *, defer: bool = False) -> None:
-        """Judge each entry and commit the batch; failures stay pending for a later retry.
+    def process(self, keys: ShardKeys, entries: Iterable[Entry]) -> None:
+        """Settle a batch and commit it now (claims, recovery, flushing)."""
+        batch = self._prepare(keys, entries)
+        if batch:
+            planned = self._plan_batch(keys, batch)
+            self._settle_reply(keys, planned, self._commit_script(keys=planned.keys, args=planned.args))
 
-        With ``defer`` the commit is planned now and sent with the next read.
-        """
+    def _prepare(self, keys: ShardKeys, entries: Iterable[Entry]) -> list[Prepared]:
+        """Judge each entry; one that raises unexpectedly is logged and left pending (retried, then poison)."""
         settings = self.settings
         started = time.perf_counter()
         now = datetime.now(UTC)
@@ -252,14 +306,12 @@ class Worker:
             except Exception:  # a bug, not bad input: leave it pending; the claim retries it, then poisons it
                 self.metrics.failures.labels(keys.shard).inc()
                 self.log.exception("entry_failed", shard=keys.shard, entry_id=eid, deliveries=deliveries)
-        if not batch:
-            return
+        return batch
+
+    def _plan_batch(self, keys: ShardKeys, batch: list[Prepared]) -> Plan:
         planned = self._plan(keys, batch, {}, self._head(keys))  # optimistic: hands are new until Redis says otherwise
         self._heads[keys.shard] = planned.head  # the next batch chains on; a conflict resets it
-        if defer:
-            self._planned.append((keys, planned))
-        else:
-            self._settle_reply(keys, planned, self._commit_script(keys=planned.keys, args=planned.args))
+        return planned
 
     def _head(self, keys: ShardKeys) -> Head:
         """The head to chain the next batch on.
