@@ -1,0 +1,233 @@
+"""Worker benchmark: settled events per second against the bare loop ceiling, and latency, in one run.
+
+* bare loop: one process reads 100 entries, XADDs a result and an audit
+  record of real sizes per entry and XACKs, in one pipeline; no work. The
+  ceiling a worker could reach if settling cost nothing.
+* ``showdown worker`` with 1 and with 2 processes, on the same server, the
+  same kind of events (real showdowns, each with its own hand_id).
+* latency at 2,000 events/s: a producer paces XADDs, a reader XREADs the
+  results; p50/p99 from XADD to result, with AOF everysec.
+
+All on 127.0.0.1 against a redis-server this benchmark starts and stops.
+Run: ``python -m bench.worker`` (``make bench`` runs every benchmark).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from multiprocessing import Queue, get_context
+from pathlib import Path
+
+import orjson
+import redis
+
+from showdown_service.localredis import LocalRedis
+from showdown_service.streams import read_group, read_new
+from tests.helpers import REAL_SHOWDOWNS, read_cases
+
+EVENTS = 20_000
+LATENCY_RATE = 2_000
+LATENCY_SECONDS = 5.0
+TIMEOUT_S = 120.0
+
+
+@dataclass(frozen=True)
+class Throughput:
+    name: str
+    per_second: float
+
+
+def _events(n: int, tag: str) -> list[bytes]:
+    cases = [case["event"] for case in read_cases(REAL_SHOWDOWNS)]
+    return [orjson.dumps({**cases[i % len(cases)], "hand_id": f"{tag}-{i}"}) for i in range(n)]
+
+
+def _publish(client: redis.Redis, stream: str, payloads: list[bytes], chunk: int = 2000) -> None:
+    for start in range(0, len(payloads), chunk):
+        pipe = client.pipeline(transaction=False)
+        for payload in payloads[start : start + chunk]:
+            pipe.xadd(stream, {"event": payload})
+        pipe.execute()
+
+
+def bare_loop(client: redis.Redis, n: int) -> Throughput:
+    """The ceiling: read 100, XADD result + audit of real sizes, XACK; one round trip each way, no work."""
+    stream = "bench:{bare}:events"
+    _publish(client, stream, _events(n, "bare"))
+    client.xgroup_create(stream, "g", id="0")
+    result, record = b"r" * 1500, b"a" * 450  # a six-seat ShowdownResult and an AuditRecord, measured
+    done = 0
+    start = time.perf_counter()
+    while done < n:
+        reply = read_group(client, "g", "c", {stream: ">"}, count=100, block=1000)
+        if not reply:
+            break
+        rows = reply[0][1]
+        pipe = client.pipeline(transaction=False)
+        for _ in rows:
+            pipe.xadd("bench:{bare}:results", {"result": result})
+            pipe.xadd("bench:{bare}:audit", {"audit": record})
+        pipe.xack(stream, "g", *[entry_id for entry_id, _ in rows])
+        pipe.execute()
+        done += len(rows)
+    return Throughput("bare loop (ceiling)", done / (time.perf_counter() - start))
+
+
+def _worker_env(url: str, shard: str, workdir: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SHOWDOWN_")}
+    env.update(
+        SHOWDOWN_REDIS_URL=url,
+        SHOWDOWN_SHARDS=shard,
+        SHOWDOWN_CONSUMER=f"bench-{shard}",
+        SHOWDOWN_METRICS_PORT="0",
+        SHOWDOWN_HEARTBEAT_FILE=str(workdir / f"heartbeat-{shard}"),
+        SHOWDOWN_LOG_LEVEL="warning",
+    )
+    return env
+
+
+def _start(env: dict[str, str], processes: int, workdir: Path) -> subprocess.Popen[bytes]:
+    args = [sys.executable, "-m", "showdown_service.cli", "worker"]
+    if processes > 1:
+        args += ["--processes", str(processes)]
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL)
+    heartbeat = Path(env["SHOWDOWN_HEARTBEAT_FILE"])
+    deadline = time.monotonic() + 30
+    while not heartbeat.exists():
+        if time.monotonic() > deadline or proc.poll() is not None:
+            raise RuntimeError("the worker did not start")
+        time.sleep(0.02)
+    return proc
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    proc.wait(30)
+
+
+def workers(client: redis.Redis, url: str, processes: int, n: int, workdir: Path) -> Throughput:
+    """Settled entries per second with ``processes`` worker processes, from first XADD to last audit record."""
+    shard = f"w{processes}"
+    payloads = _events(n, shard)
+    proc = _start(_worker_env(url, shard, workdir), processes, workdir)
+    audit_key = f"showdown:{{{shard}}}:audit"
+    try:
+        start = time.perf_counter()
+        _publish(client, f"showdown:{{{shard}}}:events", payloads)
+        deadline = time.monotonic() + TIMEOUT_S
+        while client.xlen(audit_key) < n:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{processes} worker(s) did not finish within {TIMEOUT_S}s")
+            time.sleep(0.002)
+        elapsed = time.perf_counter() - start
+    finally:
+        _stop(proc)
+    label = "showdown worker, 1 process" if processes == 1 else f"showdown worker, {processes} processes"
+    return Throughput(label, n / elapsed)
+
+
+def _collect_latencies(url: str, results_key: str, expected: int, out: Queue[list[float]]) -> None:
+    """(Reader process) XREAD results until ``expected`` arrive; latency from the send time in each hand_id."""
+    reader = redis.Redis.from_url(url, protocol=2)
+    after: dict[str, bytes] = {results_key: b"$"}
+    latencies: list[float] = []
+    deadline = time.monotonic() + LATENCY_SECONDS + 30
+    while len(latencies) < expected and time.monotonic() < deadline:
+        for _, rows in read_new(reader, after, block=200):
+            now = time.perf_counter_ns()
+            for entry_id, fields in rows:
+                after[results_key] = entry_id
+                hand_id = orjson.loads((fields or {})[b"result"])["hand_id"]
+                latencies.append((now - int(hand_id.rsplit("-", 1)[1])) / 1e6)
+    out.put(latencies)
+
+
+def latency(client: redis.Redis, url: str, workdir: Path) -> dict[str, float]:
+    """XADD-to-result latency (ms) at a steady LATENCY_RATE events/s, one worker process.
+
+    The producer paces single XADDs (as game servers finishing hands would),
+    stamping each hand_id with its send time (CLOCK_MONOTONIC, shared by
+    every process on the host); a separate reader process XREADs the results.
+    """
+    shard = "lat"
+    cases = [case["event"] for case in read_cases(REAL_SHOWDOWNS)]
+    count = int(LATENCY_RATE * LATENCY_SECONDS)
+    proc = _start(_worker_env(url, shard, workdir), 1, workdir)
+    results: Queue[list[float]] = get_context("spawn").Queue()
+    reader = get_context("spawn").Process(
+        target=_collect_latencies, args=(url, f"showdown:{{{shard}}}:results", count, results)
+    )
+    reader.start()
+    time.sleep(1.0)  # the reader is listening
+    try:
+        stream = f"showdown:{{{shard}}}:events"
+        start = time.perf_counter()
+        for i in range(count):
+            due = start + i / LATENCY_RATE
+            while (left := due - time.perf_counter()) > 0:
+                time.sleep(left if left > 0.0002 else 0)
+            event = {**cases[i % len(cases)], "hand_id": f"{shard}-{i}-{time.perf_counter_ns()}"}
+            client.xadd(stream, {"event": orjson.dumps(event)})
+        seen = results.get(timeout=LATENCY_SECONDS + 60)
+        reader.join(10)
+    finally:
+        _stop(proc)
+    ordered = sorted(seen)
+    return {
+        "events": len(ordered),
+        "p50": statistics.median(ordered),
+        "p99": ordered[int(len(ordered) * 0.99) - 1],
+        "max": ordered[-1],
+    }
+
+
+def report(n: int = EVENTS) -> str:
+    """Run the worker benchmarks and render a markdown report."""
+    with tempfile.TemporaryDirectory(prefix="showdown-bench-") as tmp, LocalRedis(appendfsync="everysec") as server:
+        workdir = Path(tmp)
+        client = redis.Redis.from_url(server.url, protocol=2)
+        rows: list[Throughput] = []
+        for _ in range(2):  # interleaved rounds; the best of each is kept
+            rows += [bare_loop(client, n), workers(client, server.url, 1, n, workdir)]
+            rows += [workers(client, server.url, 2, n, workdir)]
+            client.flushall()
+        lat = latency(client, server.url, workdir)
+    best: dict[str, float] = {}
+    for row in rows:
+        best[row.name] = max(best.get(row.name, 0.0), row.per_second)
+    ceiling = best["bare loop (ceiling)"]
+    lines = [
+        "## Worker",
+        "",
+        f"{n:,} real showdowns per run against redis-server (AOF everysec) on 127.0.0.1; best of 2 interleaved rounds:",
+        "",
+        "| loop | entries/s | share of the bare ceiling |",
+        "|---|---:|---:|",
+    ]
+    lines += [f"| {name} | {rate:,.0f} | {rate / ceiling:.0%} |" for name, rate in best.items()]
+    one = best["showdown worker, 1 process"]
+    lines += [
+        "",
+        f"Latency at {LATENCY_RATE:,} events/s for {LATENCY_SECONDS:.0f} s (1 process, XADD to result visible): "
+        f"p50 {lat['p50']:.2f} ms, p99 {lat['p99']:.2f} ms, max {lat['max']:.1f} ms over {lat['events']:,.0f} hands.",
+        "",
+        "Targets:",
+        f"- one process >= 60% of the bare ceiling: {one / ceiling:.0%} -> "
+        f"{'met' if one >= 0.6 * ceiling else 'MISSED'}",
+        f"- p99 < 2 ms at 2,000/s: {lat['p99']:.2f} ms -> {'met' if lat['p99'] < 2 else 'MISSED'}",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    print(report())
+
+
+if __name__ == "__main__":
+    main()
