@@ -279,6 +279,17 @@ def host_env(compose: dict[str, Any], service: str, redis_port: int, tmp: Path, 
     return env
 
 
+def settled_by(metrics_ports: list[int]) -> float:
+    """``showdown_entries_total{outcome="settled"}``, summed over the workers' /metrics pages."""
+    settled = 0.0
+    for port in metrics_ports:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as page:
+            text = page.read().decode()
+        settled += sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+                       if line.startswith("showdown_entries_total{") and 'outcome="settled"' in line)  # fmt: skip
+    return settled
+
+
 @pytest.fixture
 def compose_redis(compose: dict[str, Any], tmp_path: Path) -> Iterator[AclServer]:
     """redis-server with the redis service's own arguments; its ACL file plus the test admin."""
@@ -323,13 +334,8 @@ def test_the_compose_stack_settles_the_demo_hands_with_the_same_configuration_on
             health = subprocess.run(host_command(worker["healthcheck"]["test"][1:]), env=env, capture_output=True,
                                     text=True, timeout=30, check=False)  # fmt: skip
             assert health.returncode == 0, health.stderr
-        settled = 0.0
-        for metrics_port in metrics_ports:
-            with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10) as page:
-                text = page.read().decode()
-            settled += sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
-                           if line.startswith("showdown_entries_total{") and 'outcome="settled"' in line)  # fmt: skip
-        assert settled == EXAMPLE_COUNT, "the replicas' /metrics add up to every hand"
+        # A worker counts an entry once its commit has answered: shortly after Redis holds the audit record.
+        wait_for(lambda: settled_by(metrics_ports) == EXAMPLE_COUNT, "the replicas' /metrics to add up to every hand")
     finally:
         for process, _ in replicas:
             process.send_signal(signal.SIGTERM)
