@@ -93,7 +93,7 @@ def _worker_env(url: str, shard: str, workdir: Path) -> dict[str, str]:
 
 
 def _start(env: dict[str, str], processes: int, workdir: Path) -> subprocess.Popen[bytes]:
-    args = [sys.executable, "-m", "showdown_service.cli", "worker"]
+    args = [sys.executable, "-m", "showdown_service", "worker"]
     if processes > 1:
         args += ["--processes", str(processes)]
     proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL)

@@ -51,7 +51,7 @@ def test_adjudicate_exits_0_when_every_line_settles() -> None:
 def test_adjudicate_reads_a_file_and_standard_input(tmp_path: Path) -> None:
     path = tmp_path / "events.jsonl"
     path.write_text(GOOD + "\n" + GOOD_2 + "\n", encoding="utf-8")
-    run = [sys.executable, "-m", "showdown_service.cli", "adjudicate"]
+    run = [sys.executable, "-m", "showdown_service", "adjudicate"]
     from_file = subprocess.run([*run, str(path)], capture_output=True, text=True, check=True)
     from_stdin = subprocess.run([*run, "-"], input=path.read_text(), capture_output=True, text=True, check=True)
     assert len(from_file.stdout.splitlines()) == len(from_stdin.stdout.splitlines()) == 2
@@ -67,7 +67,7 @@ def test_the_bundled_examples_settle_readably(capsys: pytest.CaptureFixture[str]
 
 def test_a_closed_pipe_ends_the_output_quietly() -> None:
     with subprocess.Popen(
-        [sys.executable, "-m", "showdown_service.cli", "adjudicate", "--examples"],
+        [sys.executable, "-m", "showdown_service", "adjudicate", "--examples"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     ) as proc:

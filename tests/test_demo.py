@@ -10,7 +10,7 @@ import sys
 def test_the_demo_settles_the_bundled_hands_end_to_end_and_passes() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SHOWDOWN_")}
     run = subprocess.run(
-        [sys.executable, "-m", "showdown_service.cli", "demo"], env=env, capture_output=True, text=True, timeout=180,
+        [sys.executable, "-m", "showdown_service", "demo"], env=env, capture_output=True, text=True, timeout=180,
         check=False,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr

@@ -27,7 +27,7 @@ from tests.conftest import xadd_events
 from tests.helpers import REAL_SHOWDOWNS, read_cases
 
 CASES = list(read_cases(REAL_SHOWDOWNS))
-SHOWDOWN = [sys.executable, "-m", "showdown_service.cli"]
+SHOWDOWN = [sys.executable, "-m", "showdown_service"]
 
 
 def wait_until(check: Callable[[], bool], timeout: float = 60.0, what: str = "condition") -> None:

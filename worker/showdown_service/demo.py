@@ -189,10 +189,10 @@ def _start_worker(url: str, index: int, workdir: Path) -> subprocess.Popen[bytes
         SHOWDOWN_BLOCK_MS="100",
         SHOWDOWN_HEARTBEAT_FILE=str(workdir / f"heartbeat-{index}"),
     )
-    log = (workdir / f"worker-{index}.jsonl").open("wb")
-    return subprocess.Popen(
-        [sys.executable, "-m", "showdown_service.cli", "worker"], env=env, stdout=log, stderr=subprocess.STDOUT
-    )
+    with (workdir / f"worker-{index}.jsonl").open("wb") as log:  # the child keeps its own handle
+        return subprocess.Popen(
+            [sys.executable, "-m", "showdown_service", "worker"], env=env, stdout=log, stderr=subprocess.STDOUT
+        )
 
 
 def _stop_workers(workers: list[subprocess.Popen[bytes]]) -> None:

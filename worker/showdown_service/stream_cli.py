@@ -30,6 +30,7 @@ from showdown_service.config import Settings
 from showdown_service.connection import connect
 from showdown_service.examples import example_lines
 from showdown_service.intake import unwrap_event
+from showdown_service.launch import STOP_REQUESTED
 from showdown_service.metrics import Metrics
 from showdown_service.render import describe_result
 from showdown_service.streams import read_new, read_range
@@ -102,6 +103,8 @@ def run_worker(settings: Settings) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    if STOP_REQUESTED.is_set():  # a stop signal arrived while starting up (see showdown_service.launch)
+        worker.stop()
     worker.run()
     return 0
 
@@ -115,7 +118,7 @@ def _supervise(settings: Settings, processes: int) -> int:
         env = dict(os.environ, SHOWDOWN_CONSUMER=f"{settings.consumer}-{i}")
         env["SHOWDOWN_METRICS_PORT"] = str(settings.metrics_port + i if settings.metrics_port else 0)
         env["SHOWDOWN_HEARTBEAT_FILE"] = str(settings.heartbeat_file) if i == 0 else f"{settings.heartbeat_file}.{i}"
-        return subprocess.Popen([sys.executable, "-m", "showdown_service.cli", "worker"], env=env)
+        return subprocess.Popen([sys.executable, "-m", "showdown_service", "worker"], env=env)
 
     def stop(signum: int, _frame: FrameType | None) -> None:
         nonlocal stopping

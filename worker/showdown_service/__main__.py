@@ -1,0 +1,7 @@
+"""``python -m showdown_service``: the same as the ``showdown`` command."""
+
+import sys
+
+from showdown_service.launch import main
+
+sys.exit(main())
