@@ -97,10 +97,10 @@ class LocalRedis:
                 try:
                     if probe.ping():
                         return self
+                except redis.AuthenticationError:  # an ACL file disables the default user: it is up
+                    return self  # (a subclass of ConnectionError, so it must be caught first)
                 except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError):
                     pass
-                except redis.AuthenticationError:  # an ACL file disables the default user: it is up
-                    return self
                 except redis.ResponseError as exc:
                     if "NOAUTH" in str(exc) or "NOPERM" in str(exc):
                         return self
