@@ -1,0 +1,443 @@
+"""Chaos run: settle a stream of real showdowns while workers, Redis and the network fail, then prove the books.
+
+Setup, all on 127.0.0.1 and stopped at the end:
+
+* redis-server with AOF (``appendfsync everysec``) in a directory of its own;
+* a TCP proxy between the workers and Redis that the run can cut;
+* three ``showdown worker`` processes in one consumer group (short claim
+  idle, so a dead worker's batch is taken over within seconds);
+* a producer that XADDs with explicit entry ids, so its retries after a
+  Redis crash never publish an entry twice: a published entry is exactly
+  one stream entry.
+
+Events are real showdowns with known payouts, each under a new hand_id and
+with its suits permuted at random (a suit permutation never changes a
+payout), plus refused entries (malformed, invalid), exact re-sends and
+re-sends with different content.
+
+While publishing, the run kills a random worker with SIGKILL K times and
+restarts it (half the time under its old consumer name, which recovers its
+own pending entries, half under a new one, so another worker must claim
+them), kills Redis once with SIGKILL and starts it again on the same data,
+cuts the network for about a second, and stops a worker with SIGTERM in the
+middle of its work.
+
+At the end it proves: every published entry has exactly one outcome (an
+audit record: settled, duplicate or rejected with its reason); no hand has
+two results; every settlement pays the expected award; exactly one entry of
+each re-sent hand settles; the pending list is empty; the audit chain
+verifies. It also counts the commits that found their entries already
+settled: redis-py re-sends a pipeline whose reply was lost, and those
+re-sends must (and do) change nothing.
+
+Full form: ``python -m bench.chaos`` (100,000 events, 20 kills, a few
+minutes). CI runs a reduced form as a test (``tests/test_chaos.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+import redis
+
+from bench.proxy import FlakyProxy
+from showdown_service import audit
+from showdown_service.config import Settings
+from showdown_service.localredis import LocalRedis
+from showdown_service.streams import read_range
+from tests.helpers import REAL_SHOWDOWNS, read_cases
+
+WORKERS = 3
+BLIPS = 6
+LOST_REPLIES = 5
+GROUP = "adjudicators"
+
+
+@dataclass
+class Expectation:
+    """What must become of one published entry."""
+
+    hand_id: str | None
+    outcome: str
+    """settled, rejected; or 'either' for the entries of a re-sent hand (exactly one of them settles)."""
+    code: str | None = None
+    award: dict[str, int] | None = None
+    conflict: bool = False
+    """A re-send with different content: the entry that does not settle is rejected as conflicting_duplicate."""
+
+
+@dataclass
+class ChaosReport:
+    """What the run did and what it found."""
+
+    events: int = 0
+    kills: int = 0
+    sigterms: int = 0
+    worker_restarts: int = 0
+    redis_restarts: int = 0
+    network_cuts: int = 0
+    connection_resets: int = 0
+    replies_lost: int = 0
+    lost: list[str] = field(default_factory=list)
+    duplicated: list[str] = field(default_factory=list)
+    wrong: list[str] = field(default_factory=list)
+    pending: int = 0
+    chain_holds: bool = False
+    audit_records: int = 0
+    outcomes: Counter[str] = field(default_factory=Counter)
+    harmless_resends: int = 0
+    redis_errors: int = 0
+    latencies_ms: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return not (self.lost or self.duplicated or self.wrong or self.pending) and self.chain_holds
+
+    def table(self) -> str:
+        lat = sorted(self.latencies_ms) or [0.0]
+        p99 = lat[max(0, int(len(lat) * 0.99) - 1)]
+        rows = [
+            ("events published", f"{self.events:,}"),
+            ("outcomes", ", ".join(f"{k} {v:,}" for k, v in sorted(self.outcomes.items()))),
+            ("workers killed (SIGKILL)", str(self.kills)),
+            ("workers stopped (SIGTERM)", str(self.sigterms)),
+            ("worker restarts", str(self.worker_restarts)),
+            ("Redis restarts (SIGKILL, same data)", str(self.redis_restarts)),
+            ("network cuts (about 1 s)", str(self.network_cuts)),
+            ("connection resets", str(self.connection_resets)),
+            ("commit replies lost after Redis ran the commit", str(self.replies_lost)),
+            ("lost", str(len(self.lost))),
+            ("duplicated", str(len(self.duplicated))),
+            ("wrong", str(len(self.wrong))),
+            ("left pending", str(self.pending)),
+            ("audit chain", f"{self.audit_records:,} records, {'holds' if self.chain_holds else 'BROKEN'}"),
+            ("commits re-sent or overtaken, changing nothing", str(self.harmless_resends)),
+            ("Redis errors ridden out by workers", str(self.redis_errors)),
+            ("latency XADD->commit p50 / p99", f"{statistics.median(lat):.1f} ms / {p99:.1f} ms"),
+            ("wall time", f"{self.seconds:.1f} s"),
+        ]
+        width = max(len(k) for k, _ in rows)
+        lines = [f"| {'what':{width}} | value |", f"|{'-' * (width + 2)}|---|"]
+        lines += [f"| {k:{width}} | {v} |" for k, v in rows]
+        return "\n".join(lines)
+
+
+def _permute_suits(event: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    target = list("cdhs")
+    rng.shuffle(target)
+    perm = dict(zip("cdhs", target, strict=True))
+
+    def card(text: str) -> str:
+        return text[0] + perm[text[1]]
+
+    players = [
+        {**p, "hole_cards": [card(c) for c in p["hole_cards"]] if p["hole_cards"] else None} for p in event["players"]
+    ]
+    return {**event, "board": [card(c) for c in event["board"]], "players": players}
+
+
+BAD = [
+    (b'{"schema_version": 1, "hand_id": "cut-', "malformed_json"),
+    (b'{"schema_version": 9, "hand_id": "x", "table_id": "t", "players": []}', "unsupported_schema_version"),
+]
+
+
+def build_events(n: int, rng: random.Random) -> tuple[list[bytes], list[Expectation]]:
+    """``n`` payloads and what must become of each, in publishing order."""
+    cases = list(read_cases(REAL_SHOWDOWNS))
+    payloads: list[bytes] = []
+    expected: list[Expectation] = []
+    good: list[int] = []  # indexes of settled-once hands that may be re-sent
+    for i in range(n):
+        if i % 50 == 49:
+            payload, code = BAD[(i // 50) % len(BAD)]
+            invalid = {**rng.choice(cases)["event"], "hand_id": f"bad-{i}", "board": ["As", "As", "2c", "3c", "4c"]}
+            if (i // 50) % 3 == 2:
+                payload, code = orjson.dumps(invalid), "duplicate_card"
+            payloads.append(payload)
+            expected.append(Expectation(None, "rejected", code))
+        elif i % 40 == 39 and good:
+            j = good.pop(rng.randrange(len(good)))
+            exp = expected[j]
+            conflict = i % 3 == 0
+            if conflict:  # same hand, different content (another table): one settles, the other is refused
+                doc = orjson.loads(payloads[j])
+                payloads.append(orjson.dumps({**doc, "table_id": doc["table_id"] + "-other"}))
+            else:
+                payloads.append(payloads[j])
+            exp.outcome = "either"
+            exp.conflict = conflict
+            expected.append(Expectation(exp.hand_id, "either", award=exp.award, conflict=conflict))
+        else:
+            case = cases[i % len(cases)]
+            event = _permute_suits({**case["event"], "hand_id": f"chaos-{i}"}, rng)
+            payloads.append(orjson.dumps(event))
+            expected.append(Expectation(event["hand_id"], "settled", award=case["expected_award"]))
+            good.append(i)
+    return payloads, expected
+
+
+class Fleet:
+    """The worker processes, their restarts and their logs."""
+
+    def __init__(self, url: str, workdir: Path, report: ChaosReport, claim_idle_ms: int) -> None:
+        self.url = url
+        self.workdir = workdir
+        self.report = report
+        self.claim_idle_ms = claim_idle_ms
+        self.procs: dict[int, subprocess.Popen[bytes]] = {}
+        self.names: dict[int, str] = {}
+        self.generation = 0
+
+    def start(self, slot: int, name: str | None = None) -> None:
+        self.generation += 1
+        consumer = name or f"w{slot}-g{self.generation}"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SHOWDOWN_")}
+        env.update(
+            SHOWDOWN_REDIS_URL=self.url,
+            SHOWDOWN_CONSUMER=consumer,
+            SHOWDOWN_CLAIM_IDLE_MS=str(self.claim_idle_ms),
+            SHOWDOWN_BLOCK_MS="200",
+            SHOWDOWN_BACKOFF_MAX_S="0.5",
+            SHOWDOWN_METRICS_PORT="0",
+            SHOWDOWN_HEARTBEAT_FILE=str(self.workdir / f"heartbeat-{consumer}"),
+            SHOWDOWN_LOG_LEVEL="info",
+        )
+        with (self.workdir / f"{consumer}.jsonl").open("ab") as log:  # the child keeps its own handle
+            self.procs[slot] = subprocess.Popen(
+                [sys.executable, "-m", "showdown_service", "worker"], env=env, stdout=log, stderr=subprocess.STDOUT
+            )
+        self.names[slot] = consumer
+
+    def kill(self, rng: random.Random) -> None:
+        slot = rng.choice(sorted(self.procs))
+        self.procs[slot].kill()
+        self.procs[slot].wait()
+        self.report.kills += 1
+        time.sleep(rng.uniform(0.1, 0.6))
+        self.start(slot, self.names[slot] if rng.random() < 0.5 else None)  # old name recovers its own pending
+        self.report.worker_restarts += 1
+
+    def sigterm(self, rng: random.Random) -> None:
+        slot = rng.choice(sorted(self.procs))
+        self.procs[slot].send_signal(signal.SIGTERM)
+        status = self.procs[slot].wait(60)
+        if status != 0:
+            tail = (self.workdir / f"{self.names[slot]}.jsonl").read_bytes().splitlines()[-5:]
+            self.report.wrong.append(
+                f"worker {self.names[slot]} exited {status} on SIGTERM; its last lines: "
+                + " | ".join(line.decode(errors="replace")[:300] for line in tail)
+            )
+        self.report.sigterms += 1
+        self.start(slot)
+        self.report.worker_restarts += 1
+
+    def stop(self) -> None:
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+        for proc in self.procs.values():
+            try:
+                proc.wait(60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+    def count_in_logs(self, event: str) -> int:
+        needle = f'"event":"{event}"'.encode()
+        total = 0
+        for path in self.workdir.glob("*.jsonl"):
+            for line in path.read_bytes().splitlines():
+                if needle in line:
+                    total += len(orjson.loads(line).get("entry_ids", [None])) if event == "entries_gone" else 1
+        return total
+
+
+def _publish(url: str, stream: str, payloads: list[bytes], rate: float, published: list[str]) -> None:
+    """XADD every payload with an explicit, increasing entry id, recorded in ``published`` in order.
+
+    A retry after a crash re-sends the same ids: one that is already there is
+    refused ("equal or smaller") and counts as published, so no entry is
+    ever published twice and none is skipped.
+    """
+    client = redis.Redis.from_url(url, protocol=2, socket_timeout=5)
+    chunk = 100
+    start = time.perf_counter()
+    i = 0
+    while i < len(payloads):
+        due = start + i / rate
+        if (wait := due - time.perf_counter()) > 0:
+            time.sleep(wait)
+        ids = [f"{int(time.time() * 1000)}-{i + k + 1}" for k in range(min(chunk, len(payloads) - i))]
+        while True:
+            try:
+                pipe = client.pipeline(transaction=False)
+                for k, entry_id in enumerate(ids):
+                    pipe.xadd(stream, {"event": payloads[i + k]}, id=entry_id)
+                for reply in pipe.execute(raise_on_error=False):
+                    if isinstance(reply, Exception) and "equal or smaller" not in str(reply):
+                        raise reply
+                break
+            except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError):
+                time.sleep(0.1)  # Redis is restarting; the same ids make the retry exact
+        i += len(ids)
+        published += ids
+
+
+def run(
+    events: int = 5_000,
+    kills: int = 3,
+    *,
+    rate: float = 1_500.0,
+    seed: int = 7,
+    claim_idle_ms: int = 2_000,
+    timeout_s: float = 300.0,
+    log: Callable[[str], None] = print,
+) -> ChaosReport:
+    """One chaos run; see the module docstring."""
+    rng = random.Random(seed)
+    report = ChaosReport(events=events)
+    payloads, expected = build_events(events, rng)
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="showdown-chaos-") as tmp:
+        workdir = Path(tmp)
+        server = LocalRedis(data_dir=workdir / "redis", appendfsync="everysec")
+        server.start()
+        proxy = FlakyProxy(server.port).start()
+        fleet = Fleet(proxy.url, workdir, report, claim_idle_ms)
+        keys = Settings(redis_url=server.url).keys("default")
+        try:
+            for slot in range(WORKERS):
+                fleet.start(slot)
+            published: list[str] = []
+            producer = threading.Thread(
+                target=_publish, args=(server.url, keys.events, payloads, rate, published), daemon=True
+            )
+            producer.start()
+            actions = sorted(
+                [(0.25, "cut"), (0.5, "redis"), (0.7, "sigterm")]
+                + [(0.1 + 0.8 * (k + 0.5) / max(kills, 1), "kill") for k in range(kills)]
+                + [(0.05 + 0.9 * (k + 0.5) / BLIPS, "blip") for k in range(BLIPS)]
+                + [(0.08 + 0.8 * (k + 0.5) / LOST_REPLIES, "lose-reply") for k in range(LOST_REPLIES)]
+            )
+            for at, action in actions:
+                while len(published) < at * events and producer.is_alive():
+                    time.sleep(0.005)
+                log(f"  {len(published):>7,} published: {action}")
+                if action == "kill":
+                    fleet.kill(rng)
+                elif action == "sigterm":
+                    fleet.sigterm(rng)
+                elif action == "cut":
+                    proxy.cut(rng.uniform(0.8, 1.2))
+                    report.network_cuts += 1
+                elif action == "blip":  # connections reset, reconnects welcome: replies in flight are lost
+                    proxy.cut(0.0)
+                    report.connection_resets += 1
+                elif action == "lose-reply":  # the next commit runs in Redis but its reply never arrives
+                    proxy.lose_next_reply(b"EVALSHA")
+                else:
+                    server.kill()
+                    time.sleep(0.5)
+                    server.restart()
+                    report.redis_restarts += 1
+            producer.join(timeout_s)
+            client = redis.Redis.from_url(server.url, protocol=2)
+            deadline = time.monotonic() + timeout_s
+            while time.monotonic() < deadline:
+                try:
+                    done = client.xlen(keys.audit) >= events and client.xpending(keys.events, GROUP)["pending"] == 0
+                except redis.ResponseError:
+                    done = False
+                if done:
+                    break
+                time.sleep(0.2)
+            fleet.stop()
+            _verify(client, keys, published, expected, report)
+            report.harmless_resends = fleet.count_in_logs("entries_gone")
+            report.redis_errors = fleet.count_in_logs("redis_unavailable")
+            report.replies_lost = proxy.replies_lost
+        finally:
+            fleet.stop()
+            proxy.close()
+            server.close()
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def _verify(
+    client: redis.Redis, keys: Any, entry_ids: list[str], expected: list[Expectation], report: ChaosReport
+) -> None:
+    records = [orjson.loads(fields[b"audit"]) for _, fields in read_range(client, keys.audit)]
+    report.audit_records = len(records)
+    by_entry: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for record in records:
+        by_entry[record["entry_id"]].append(record)
+        report.outcomes[record["outcome"]] += 1
+    if len(entry_ids) != len(expected):
+        report.wrong.append(f"the producer recorded {len(entry_ids)} entries for {len(expected)} events")
+    report.lost = [e for e in entry_ids if not by_entry.get(e)]
+    report.duplicated = [e for e, rs in by_entry.items() if len(rs) > 1]
+    results: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for _, fields in read_range(client, keys.results):
+        result = orjson.loads(fields[b"result"])
+        results[result["hand_id"]].append(result)
+    report.duplicated += [f"hand {h} has {len(rs)} results" for h, rs in results.items() if len(rs) > 1]
+    resent: dict[str, list[str]] = defaultdict(list)
+    for entry_id, exp in zip(entry_ids, expected, strict=False):
+        got = by_entry.get(entry_id, [{}])[0]
+        if exp.outcome == "either":
+            resent[exp.hand_id or ""].append(got.get("outcome", "missing") + "/" + str(got.get("code")))
+        elif got.get("outcome") != exp.outcome or (exp.code and got.get("code") != exp.code):
+            report.wrong.append(f"entry {entry_id}: expected {exp.outcome} {exp.code}, got {got}")
+        if exp.award is not None and exp.hand_id in results:
+            awards = {str(a["seat"]): a["amount"] for a in results[exp.hand_id][0]["awards"]}
+            if awards != exp.award:
+                report.wrong.append(f"hand {exp.hand_id}: paid {awards}, expected {exp.award}")
+        if got.get("outcome") == "settled" and exp.outcome != "rejected":
+            at = datetime.fromisoformat(got["at"].replace("Z", "+00:00")).timestamp()
+            report.latencies_ms.append((at - int(entry_id.split("-")[0]) / 1000) * 1000)
+    for hand_id, outcomes in resent.items():
+        settled = [o for o in outcomes if o.startswith("settled")]
+        other = [o for o in outcomes if not o.startswith("settled")]
+        allowed = {"duplicate/None", "rejected/conflicting_duplicate"}
+        if len(settled) != 1 or not set(other) <= allowed:
+            report.wrong.append(f"re-sent hand {hand_id}: outcomes {outcomes}")
+    report.pending = int(client.xpending(keys.events, GROUP)["pending"])
+    verdict = audit.verify(audit.read_stream(client, keys.audit), audit.Head.decode(client.get(keys.audit_head)))
+    report.chain_holds = verdict.holds and verdict.records == len(entry_ids)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--events", type=int, default=100_000)
+    parser.add_argument("--kills", type=int, default=20)
+    parser.add_argument("--rate", type=float, default=1_500.0, help="events published per second")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    report = run(args.events, args.kills, rate=args.rate, seed=args.seed, timeout_s=600)
+    print(report.table())
+    for problem in (report.lost + report.duplicated + report.wrong)[:20]:
+        print("  PROBLEM:", problem)
+    sys.exit(0 if report.passed else 1)
+
+
+if __name__ == "__main__":
+    main()
