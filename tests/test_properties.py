@@ -1,0 +1,458 @@
+"""The settlement's guarantees as properties of hands dealt from real betting (hypothesis).
+
+Each property is a ``check_*`` function over an :class:`Outcome` (the event,
+our settlement, and the public ShowdownResult JSON built from it), run by its
+own test over generated hands, and shown to fail on a planted bug by
+:func:`test_each_property_catches_the_bug_planted_for_it`.
+
+Reproducibility: every test runs with ``derandomize=True`` (and no example
+database), so CI and a laptop try exactly the same examples, and a failure
+in CI fails the same way locally. Breadth comes from the 100,000-hand
+differential test, which deals different hands from the same dealer.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from typing import Any, NamedTuple
+
+import orjson
+import pytest
+from hypothesis import assume, event, given, settings
+
+import showdown_core.settlement
+from showdown_core import (
+    BY_TEXT,
+    Bust,
+    Card,
+    Pot,
+    PotResult,
+    SeatHand,
+    Settlement,
+    Share,
+    Showdown,
+    Shown,
+    build_pots,
+    evaluate,
+    settle,
+)
+from showdown_core.variants import Holdem, Stud
+from showdown_messages import ShowdownEvent, ShowdownResult
+from showdown_service.intake import parse_event, to_showdown
+from showdown_service.wire import encode_result
+from tests.strategies import RANKS, SEATS, SUITS, canonical, deal_hand, events
+
+# derandomize: the same examples on every run and machine (see the module docstring); no database needed
+PROPERTY = settings(max_examples=300, deadline=None, derandomize=True, database=None)
+SAMPLE = 600
+"""Hands dealt (from a fixed seed) to show each check catches its planted bug."""
+
+
+class Outcome(NamedTuple):
+    """One hand: the event dict, the validated event, our settlement and the public result."""
+
+    doc: dict[str, Any]
+    event: ShowdownEvent
+    settlement: Settlement
+    result: dict[str, Any]
+    encoded: bytes
+
+    @property
+    def live(self) -> list[int]:
+        return [p["seat"] for p in self.doc["players"] if not p.get("folded", False)]
+
+    @property
+    def put_in(self) -> dict[int, int]:
+        return {p["seat"]: p["contributed"] + p.get("dead_money", 0) for p in self.doc["players"]}
+
+    def cards(self, seat: int) -> list[str]:
+        player = next(p for p in self.doc["players"] if p["seat"] == seat)
+        return [canonical(c) for c in player.get("hole_cards") or ()]
+
+
+def outcome(doc: dict[str, Any]) -> Outcome:
+    """Validate and settle ``doc`` as the worker does; the result as it is published (and schema-checked)."""
+    event = parse_event(json.dumps(doc))
+    settlement = settle(to_showdown(event))  # a global, looked up per call: a test plants bugs here
+    encoded = encode_result(settlement, datetime(2026, 11, 22, tzinfo=UTC))
+    ShowdownResult.model_validate_json(encoded)
+    return Outcome(doc, event, settlement, orjson.loads(encoded), encoded)
+
+
+# --- the properties -------------------------------------------------------------------------------
+
+
+def check_chips_balance(o: Outcome) -> None:
+    """Awards plus rake equal every chip put in (dead money included); pots plus returns equal it too."""
+    put_in = sum(o.put_in.values())
+    awards = o.result["awards"]
+    assert sorted(a["seat"] for a in awards) == sorted(o.put_in), "one award per seat"
+    raked = sum(p["rake"] for p in o.result["pots"])
+    assert raked == o.doc.get("rake", 0), f"raked {raked}, the event says {o.doc.get('rake', 0)}"
+    assert sum(a["amount"] for a in awards) + raked == put_in, f"{awards} + rake {raked} != {put_in} put in"
+    assert sum(p["amount"] for p in o.result["pots"]) + sum(r["amount"] for r in o.result["returned"]) == put_in
+    for pot in o.result["pots"]:
+        assert sum(w["amount"] for w in pot["winners"]) == pot["amount"] - pot["rake"], pot
+    for a in awards:
+        assert a["net"] == a["amount"] - o.put_in[a["seat"]], a
+
+
+def check_winners(o: Outcome) -> None:
+    """Winners are eligible; eligible seats are live and put in at least as much as any excluded live seat;
+    winners hold equal strength and no eligible hand beats them."""
+    live = set(o.live)
+    shown = {h["seat"]: h for h in o.result["hands"]}
+    board = [canonical(c) for c in o.doc["board"]]
+    for seat, hand in shown.items():  # the reported strength is the hand's (evaluated again, another path)
+        assert hand["strength"] == evaluate([BY_TEXT[c] for c in o.cards(seat) + board]).strength, hand
+    contributed = {p["seat"]: p["contributed"] for p in o.doc["players"]}
+    for pot in o.result["pots"]:
+        eligible = set(pot["eligible_seats"])
+        winners = {w["seat"] for w in pot["winners"]}
+        assert winners <= eligible <= live, pot
+        least = min(contributed[s] for s in eligible)
+        assert all(s in eligible for s in live if contributed[s] >= least), f"a live seat that paid is left out: {pot}"
+        if len(eligible) > 1:
+            best = max(shown[s]["strength"] for s in eligible)
+            assert winners == {s for s in eligible if shown[s]["strength"] == best}, pot
+            assert pot["hand"] == shown[min(winners)]["description"], pot
+
+
+def check_odd_chips(o: Outcome) -> None:
+    """Tied winners get the equal share or one chip more; the extra chips go in the variant's order (hold'em:
+    clockwise from the first seat left of the button; stud: highest card by rank, then suit)."""
+    for pot in o.result["pots"]:
+        shares = {w["seat"]: w["amount"] for w in pot["winners"]}
+        each, odd = divmod(pot["amount"] - pot["rake"], len(shares))
+        assert set(shares.values()) <= {each, each + 1}, pot
+        if len(shares) == 1:
+            continue
+        lucky = [s for s, chips in shares.items() if chips == each + 1]
+        assert sorted(lucky) == sorted(_odd_chip_order(o, list(shares))[:odd]), pot
+
+
+def _split_label(o: Outcome) -> str:
+    """For hypothesis' statistics: did the split leave odd chips, and how many winners shared it."""
+    splits = [p for p in o.result["pots"] if len(p["winners"]) > 1]
+    odd = any((p["amount"] - p["rake"]) % len(p["winners"]) for p in splits)
+    return f"{'odd chips' if odd else 'even split'}, {max(len(p['winners']) for p in splits)} winners"
+
+
+def _odd_chip_order(o: Outcome, tied: list[int]) -> list[int]:
+    if o.doc["variant"] == "holdem":
+        button = o.doc["button_seat"]
+        return [s for s in ((button + k - 1) % SEATS + 1 for k in range(1, SEATS + 1)) if s in tied]
+    top = {s: max((RANKS.index(c[0]), SUITS.index(c[1])) for c in o.cards(s)) for s in tied}
+    return sorted(tied, key=top.__getitem__, reverse=True)
+
+
+def check_busts(o: Outcome) -> None:
+    """Busts are exactly the seats left with nothing (stacks given); worst first; a bigger starting stack
+    finishes higher; equal stacks share the number and the next number skips."""
+    busts = o.result["busts"]
+    if "stack" not in o.doc["players"][0]:
+        assert busts == []
+        return
+    stacks = {p["seat"]: p["stack"] for p in o.doc["players"]}
+    won = {a["seat"]: a["amount"] for a in o.result["awards"]}
+    broke = {s for s in stacks if stacks[s] - o.put_in[s] + won[s] == 0}
+    assert {b["seat"] for b in busts} == broke, f"busts {busts}, broke {broke}"
+    assert len(busts) == len(broke)
+    names = {p["seat"]: p["player_id"] for p in o.doc["players"]}
+    for b in busts:
+        assert b["player_id"] == names[b["seat"]]
+        assert b["finish"] == 1 + sum(stacks[other] < stacks[b["seat"]] for other in broke), busts
+    assert [b["finish"] for b in busts] == sorted(b["finish"] for b in busts), "worst first"
+
+
+def check_hidden_cards(o: Outcome) -> None:
+    """The result never holds a folded, mucked or unshown card; only live seats show, and only when contested."""
+    live = o.live
+    hands = [h["seat"] for h in o.result["hands"]]
+    assert sorted(hands) == (sorted(live) if len(live) > 1 else []), f"hands shown: {hands}, live: {live}"
+    hidden = [s for s in o.put_in if s not in live or len(live) == 1]
+    text = o.encoded.decode()
+    for seat in hidden:
+        for card in o.cards(seat):
+            assert f'"{card}"' not in text, f"seat {seat}'s {card} is in the result"
+
+
+def check_one_live_player(o: Outcome) -> None:
+    """With one live player: every pot theirs, nothing evaluated or shown, everything put in less the rake."""
+    if len(o.live) != 1:
+        return
+    (winner,) = o.live
+    assert o.result["hands"] == []
+    for pot in o.result["pots"]:
+        assert pot["hand"] is None, pot
+        assert [(w["seat"], w["amount"]) for w in pot["winners"]] == [(winner, pot["amount"] - pot["rake"])]
+    won = {a["seat"]: a["amount"] for a in o.result["awards"]}
+    assert won == {s: (sum(o.put_in.values()) - o.doc.get("rake", 0) if s == winner else 0) for s in o.put_in}
+
+
+def check_uncalled_bet(o: Outcome) -> None:
+    """The part of the top contribution nobody matched is returned to its owner, whole: in no pot, never raked."""
+    contributed = sorted(((p["contributed"], p["seat"]) for p in o.doc["players"]), reverse=True)
+    (top, seat), (second, _) = contributed[0], contributed[1]
+    expected = [{"seat": seat, "amount": top - second}] if top > second else []
+    assert o.result["returned"] == expected, f"returned {o.result['returned']}, expected {expected}"
+    in_pots = sum(o.put_in.values()) - (top - second)
+    assert sum(p["amount"] for p in o.result["pots"]) == in_pots
+    assert all(0 <= p["rake"] <= p["amount"] for p in o.result["pots"])
+
+
+CHECKS: dict[str, Callable[[Outcome], None]] = {
+    "chips": check_chips_balance,
+    "winners": check_winners,
+    "odd chips": check_odd_chips,
+    "busts": check_busts,
+    "hidden cards": check_hidden_cards,
+    "one live player": check_one_live_player,
+    "uncalled bet": check_uncalled_bet,
+}
+
+
+# --- the property tests ---------------------------------------------------------------------------
+
+
+@PROPERTY
+@given(events())
+def test_every_dealt_hand_is_a_valid_showdown_event(doc: dict[str, Any]) -> None:
+    event = parse_event(json.dumps(doc))
+    assert event.hand_id == doc["hand_id"]
+    assert [p.seat for p in event.players] == [p["seat"] for p in doc["players"]]
+
+
+@PROPERTY
+@given(events())
+def test_chips_out_equal_chips_in_with_dead_money_and_rake(doc: dict[str, Any]) -> None:
+    check_chips_balance(outcome(doc))
+
+
+@PROPERTY
+@given(events(tie=True))
+def test_every_pot_goes_to_its_strongest_eligible_hands_and_only_to_eligible_seats(doc: dict[str, Any]) -> None:
+    o = outcome(doc)
+    event("contested" if o.result["hands"] else "uncontested")
+    event("side pots" if len(o.result["pots"]) > 1 else "one pot")
+    check_winners(o)
+
+
+@settings(PROPERTY, max_examples=400)
+@given(events(tie=True, rake=False))
+def test_odd_chips_follow_the_variants_order_and_tied_winners_differ_by_one_chip_at_most(doc: dict[str, Any]) -> None:
+    o = outcome(doc)
+    assume(any(len(p["winners"]) > 1 for p in o.result["pots"]))
+    event(_split_label(o))
+    check_odd_chips(o)
+
+
+@settings(PROPERTY, max_examples=400)
+@given(events(tie=True, rake=True, variant="stud"))
+def test_stud_odd_chips_go_to_the_highest_card_by_rank_then_suit_even_after_rake(doc: dict[str, Any]) -> None:
+    o = outcome(doc)
+    assume(any(len(p["winners"]) > 1 for p in o.result["pots"]))
+    event(_split_label(o))
+    check_odd_chips(o)
+
+
+@PROPERTY
+@given(events(stacks=True))
+def test_busts_are_exactly_the_seats_left_with_nothing_in_tda_order(doc: dict[str, Any]) -> None:
+    o = outcome(doc)
+    finishes = [b.finish for b in o.settlement.busts]
+    event(f"{len(finishes)} busts" + (", a shared finish" if len(set(finishes)) < len(finishes) else ""))
+    check_busts(o)
+
+
+@PROPERTY
+@given(events())
+def test_results_never_contain_folded_mucked_or_unshown_cards(doc: dict[str, Any]) -> None:
+    check_hidden_cards(outcome(doc))
+
+
+@PROPERTY
+@given(events(folding=True))
+def test_one_live_player_takes_everything_unevaluated_and_an_uncalled_bet_comes_back_unraked(
+    doc: dict[str, Any],
+) -> None:
+    assume(sum(not p.get("folded", False) for p in doc["players"]) == 1)
+    o = outcome(doc)
+    check_one_live_player(o)
+    check_uncalled_bet(o)
+
+
+@PROPERTY
+@given(events())
+def test_an_uncalled_top_contribution_is_returned_whole_at_every_showdown(doc: dict[str, Any]) -> None:
+    check_uncalled_bet(outcome(doc))
+
+
+# --- each property catches a bug ------------------------------------------------------------------
+
+
+def _tampered(change: Callable[[Settlement], Settlement]) -> Callable[[Showdown], Settlement]:
+    """A settlement that settles correctly, then applies ``change`` (a bug past the core's own invariant)."""
+
+    def broken(showdown: Showdown) -> Settlement:
+        return change(showdown_core.settlement.settle(showdown))  # the real one: this module's name is patched
+
+    return broken
+
+
+def _recollect(s: Settlement, pots: list[PotResult]) -> Settlement:
+    """``s`` with ``pots``, and collected amounts that add up again (so only the planted bug is wrong)."""
+    won = {seat.seat: 0 for seat in s.showdown.seats}
+    for back in s.returned:
+        won[back.seat] += back.amount
+    for pot in pots:
+        for w in pot.winners:
+            won[w.seat] += w.amount
+    return s._replace(pots=tuple(pots), collected=tuple(won[seat.seat] for seat in s.showdown.seats))
+
+
+def _forget_the_returned_bet(s: Settlement) -> Settlement:
+    if not s.returned:
+        return s
+    back = s.returned[0]
+    return s._replace(
+        collected=tuple(
+            c - back.amount * (x.seat == back.seat) for x, c in zip(s.showdown.seats, s.collected, strict=True)
+        )
+    )
+
+
+def _every_pot_to_the_best_hand(s: Settlement) -> Settlement:
+    if not s.shown:
+        return s
+    best = max(s.shown, key=lambda x: x.value.strength).seat.seat
+    return _recollect(s, [p._replace(winners=(Share(best, p.amount - p.rake),)) for p in s.pots])
+
+
+def _show_folded_hands(s: Settlement) -> Settlement:
+    if not s.shown:
+        return s
+    need = s.showdown.variant.shape.hole_cards
+    folded = [x for x in s.showdown.seats if x.folded and len(x.cards) == need]
+    return s._replace(shown=s.shown + tuple(Shown(x, evaluate(x.cards + s.showdown.board)) for x in folded))
+
+
+def _show_the_lone_winner(s: Settlement) -> Settlement:
+    live = [x for x in s.showdown.seats if not x.folded]
+    cards = live[0].cards + s.showdown.board
+    if s.shown or len(cards) < 5 or len(live[0].cards) != s.showdown.variant.shape.hole_cards:
+        return s
+    return s._replace(shown=(Shown(live[0], evaluate(cards)),))
+
+
+def _busts_in_seat_order(seats: tuple[SeatHand, ...], collected: tuple[int, ...]) -> tuple[Bust, ...]:
+    broke = [x for x, won in zip(seats, collected, strict=True) if x.stack is not None and x.stack == x.put_in - won]
+    return tuple(Bust(x.seat, x.player_id, i + 1) for i, x in enumerate(broke))
+
+
+def _lowest_seat_first(self: Holdem, tied: list[tuple[int, list[Card]]], button_seat: int | None) -> list[int]:
+    return sorted(seat for seat, _ in tied)
+
+
+def _lowest_card_first(self: Stud, tied: list[tuple[int, list[Card]]], button_seat: int | None) -> list[int]:
+    return [seat for seat, cards in sorted(tied, key=lambda t: max(t[1]))]
+
+
+def _pots_without_returns(seats: list[SeatHand]) -> tuple[list[Pot], list[Share]]:
+    pots, returned = build_pots(seats)
+    return pots + [Pot(back.amount, (back.seat,)) for back in returned], []
+
+
+class Plant(NamedTuple):
+    """A bug, and where it goes."""
+
+    target: str
+    """``module:attribute`` (or ``module:Class.method``) replaced by ``bug``."""
+    bug: Any
+    deal: dict[str, Any]
+    """``deal_hand`` keywords for hands that can show the bug."""
+
+
+PLANTED: dict[str, Plant] = {
+    "chips": Plant(f"{__name__}:settle", _tampered(_forget_the_returned_bet), {}),
+    "winners": Plant(f"{__name__}:settle", _tampered(_every_pot_to_the_best_hand), {}),
+    "odd chips": Plant("showdown_core.variants:Holdem.odd_chip_order", _lowest_seat_first, {"tie": True}),
+    "odd chips (stud)": Plant(
+        "showdown_core.variants:Stud.odd_chip_order", _lowest_card_first, {"tie": True, "variant": "stud"}
+    ),
+    "busts": Plant("showdown_core.settlement:_busts", _busts_in_seat_order, {"stacks": True}),
+    "hidden cards": Plant(f"{__name__}:settle", _tampered(_show_folded_hands), {}),
+    "one live player": Plant(f"{__name__}:settle", _tampered(_show_the_lone_winner), {"folding": True}),
+    "uncalled bet": Plant("showdown_core.settlement:build_pots", _pots_without_returns, {}),
+}
+
+
+def _sample(deal: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    rng = random.Random(2026)
+    for i in range(SAMPLE):
+        yield deal_hand(rng, f"S-{i}", **deal)
+
+
+@pytest.mark.parametrize("name", sorted(PLANTED))
+def test_each_property_catches_the_bug_planted_for_it(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    plant = PLANTED[name]
+    check = CHECKS[name.removesuffix(" (stud)")]
+    docs = list(_sample(plant.deal))
+    for doc in docs:  # the check holds for the real settlement...
+        check(outcome(doc))
+    module, _, attribute = plant.target.partition(":")
+    owner: Any = sys.modules[module]
+    if "." in attribute:
+        cls, attribute = attribute.split(".")
+        owner = getattr(owner, cls)
+    monkeypatch.setattr(owner, attribute, plant.bug)
+    caught = 0
+    for doc in docs:  # ...and fails once the bug is planted
+        try:
+            check(outcome(doc))
+        except AssertionError:
+            caught += 1
+    assert caught > 0, f"the {name} check passed {len(docs)} hands with the bug planted"
+
+
+def test_the_dealer_reaches_every_situation_the_properties_are_about() -> None:
+    """The properties are only as good as the hands they see: count what 2,000 dealt hands contain."""
+    rng = random.Random(7)
+    seen: dict[str, int] = dict.fromkeys(
+        ("side pots", "split", "odd chips", "stud odd chips", "rake", "dead money", "uncontested", "returned",
+         "busts", "shared finish", "muck", "folded cards", "empty button seat", "heads-up", "ten players"),
+        0,
+    )  # fmt: skip
+    for i in range(2000):
+        doc = deal_hand(rng, f"C-{i}")
+        o = outcome(doc)
+        pots = o.settlement.pots
+        odd = any(len(p.winners) > 1 and (p.amount - p.rake) % len(p.winners) for p in pots)
+        players = doc["players"]
+        flags = {
+            "side pots": len(pots) > 1,
+            "split": any(len(p.winners) > 1 for p in pots),
+            "odd chips": odd,
+            "stud odd chips": odd and doc["variant"] == "stud",
+            "rake": bool(doc.get("rake")),
+            "dead money": any(p.get("dead_money") for p in players),
+            "uncontested": len(o.live) == 1,
+            "returned": bool(o.settlement.returned),
+            "busts": bool(o.settlement.busts),
+            "shared finish": len({b.finish for b in o.settlement.busts}) < len(o.settlement.busts),
+            "muck": any(
+                p.get("folded") and p["contributed"] == max(q["contributed"] for q in players) for p in players
+            ),
+            "folded cards": any(p.get("folded") and p.get("hole_cards") for p in players),
+            "empty button seat": doc.get("button_seat") not in (None, *[p["seat"] for p in players]),
+            "heads-up": len(players) == 2,
+            "ten players": len(players) == 10,
+        }
+        for name, hit in flags.items():
+            seen[name] += hit
+    rare = {name: count for name, count in seen.items() if count < 10}  # each in at least 1 hand of 200
+    assert not rare, f"the dealer rarely reaches {rare}"
