@@ -22,6 +22,7 @@ import pkrbot
 import treys
 from pokerkit import StandardHighHand
 
+from bench import Figure, Section
 from bench.timing import fmt_time, race
 from showdown_core import DECK, Card, evaluate, evaluate_showdown
 from showdown_core.batch import evaluate_batch
@@ -157,6 +158,11 @@ def batch(rng: random.Random) -> list[Row]:
 
 def report(seed: int = 2026) -> str:
     """Run every evaluator benchmark and render a markdown report."""
+    return section(seed).markdown
+
+
+def section(seed: int = 2026) -> Section:
+    """Run every evaluator benchmark: markdown, and the ratios for the summary chart."""
     rng = random.Random(seed)
     single = single_hand(rng)
     six = showdown_six(rng)
@@ -222,7 +228,18 @@ def report(seed: int = 2026) -> str:
         f"- batch >= 5x fastest peer ({fastest_peer.name}): {checked.rate / fastest_peer.rate:.1f}x -> "
         f"{'met' if checked.rate >= 5 * fastest_peer.rate else 'MISSED'}",
     ]
-    return "\n".join(lines)
+    six_speed = six_by["eval7 x6"].seconds_per_op
+    figures = [
+        Figure("single 7-card evaluation vs eval7", eval7_t / ours_t, 1.0),
+        Figure("6-player showdown vs 6 eval7 calls", six_speed / six_by["showdown"].seconds_per_op, 2.0),
+        Figure(
+            "6-player showdown, assume_distinct, vs 6 eval7 calls",
+            six_speed / six_by["showdown, assume_distinct"].seconds_per_op,
+            2.0,
+        ),
+        Figure(f"batch vs fastest peer per call ({fastest_peer.name})", checked.rate / fastest_peer.rate, 5.0),
+    ]
+    return Section("\n".join(lines), figures)
 
 
 def main() -> None:

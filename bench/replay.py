@@ -21,6 +21,7 @@ from pathlib import Path
 
 from pokerkit import HandHistory
 
+from bench import Figure, Section
 from bench.timing import fmt_time, race
 from showdown_service.replay import HandRecord, judge, read_phh
 
@@ -30,6 +31,11 @@ POKERKIT_SAMPLE = 300
 
 def report(seed: int = 2026) -> str:
     """Run the replay benchmark and render a markdown report."""
+    return section(seed).markdown
+
+
+def section(seed: int = 2026) -> Section:
+    """Run the replay benchmark: markdown, and the ratio for the summary chart."""
     files = sorted(PLURIBUS.rglob("*.phh"))
     texts = [(str(path), path.read_text(encoding="utf-8")) for path in files]
     sample = random.Random(seed).sample(texts, min(POKERKIT_SAMPLE, len(texts)))
@@ -76,7 +82,7 @@ def report(seed: int = 2026) -> str:
         f"Target: showdown's replay at least 20x faster than pokerkit per hand: {pokerkit / replay:.1f}x -> "
         f"{'met' if pokerkit >= 20 * replay else 'MISSED'}",
     ]
-    return "\n".join(lines)
+    return Section("\n".join(lines), [Figure("replay vs pokerkit (per hand)", pokerkit / replay, 20.0)])
 
 
 def main() -> None:

@@ -27,6 +27,7 @@ from pathlib import Path
 import orjson
 import redis
 
+from bench import Figure, Section
 from showdown_service.localredis import LocalRedis
 from showdown_service.streams import read_group, read_new
 from tests.helpers import REAL_SHOWDOWNS, read_cases
@@ -189,6 +190,11 @@ def latency(client: redis.Redis, url: str, workdir: Path) -> dict[str, float]:
 
 def report(n: int = EVENTS) -> str:
     """Run the worker benchmarks and render a markdown report."""
+    return section(n).markdown
+
+
+def section(n: int = EVENTS) -> Section:
+    """Run the worker benchmarks: markdown, and the ratios for the summary chart."""
     with tempfile.TemporaryDirectory(prefix="showdown-bench-") as tmp, LocalRedis(appendfsync="everysec") as server:
         workdir = Path(tmp)
         client = redis.Redis.from_url(server.url, protocol=2)
@@ -222,7 +228,12 @@ def report(n: int = EVENTS) -> str:
         f"{'met' if one >= 0.6 * ceiling else 'MISSED'}",
         f"- p99 < 2 ms at 2,000/s: {lat['p99']:.2f} ms -> {'met' if lat['p99'] < 2 else 'MISSED'}",
     ]
-    return "\n".join(lines)
+    figures = [
+        Figure("worker, 1 process, share of the bare loop", one / ceiling, 0.6),
+        Figure("worker, 2 processes, share of the bare loop", best["showdown worker, 2 processes"] / ceiling, 0.6),
+        Figure("latency budget at 2,000/s: 2 ms / p99", 2.0 / lat["p99"], 1.0),
+    ]
+    return Section("\n".join(lines), figures)
 
 
 def main() -> None:

@@ -101,6 +101,18 @@ class Settings(BaseSettings):
         return ShardKeys.of(self, shard)
 
 
+def settings_table() -> str:
+    """Every setting as a markdown table row: variable, default, meaning (the README's configuration table)."""
+    rows = ["| variable | default | what it sets |", "|---|---|---|"]
+    for name, info in Settings.model_fields.items():
+        default = "<host>-<pid>" if name == "consumer" else info.get_default(call_default_factory=False)
+        if isinstance(default, tuple):
+            default = ",".join(default)
+        shown = "(none)" if default is None else f"`{default}`"
+        rows.append(f"| `SHOWDOWN_{name.upper()}` | {shown} | {info.description or ''} |")
+    return "\n".join(rows)
+
+
 @dataclass(frozen=True, slots=True)
 class ShardKeys:
     """Every key of one shard. They share the hash tag ``{<shard>}``, so one

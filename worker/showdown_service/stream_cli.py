@@ -26,7 +26,7 @@ from pydantic import ValidationError
 from showdown_messages import ShowdownEvent, rejections
 from showdown_messages.publish import EVENT_FIELD, shard_for
 from showdown_service import audit, logs
-from showdown_service.config import Settings
+from showdown_service.config import Settings, settings_table
 from showdown_service.connection import connect
 from showdown_service.examples import example_lines
 from showdown_service.intake import unwrap_event
@@ -45,6 +45,9 @@ def register(commands: Commands) -> None:
     w = commands.add_parser("worker", help="settle events from the streams until SIGTERM/SIGINT")
     w.add_argument("--processes", type=int, default=1, help="worker processes in this group (default 1)")
     w.set_defaults(run=_worker)
+
+    st = commands.add_parser("settings", help="every SHOWDOWN_* setting, its default and what it does")
+    st.set_defaults(run=_settings)
 
     h = commands.add_parser("health", help="exit 0 if this worker's heartbeat is fresh and Redis answers")
     h.set_defaults(run=_health)
@@ -142,6 +145,11 @@ def _supervise(settings: Settings, processes: int) -> int:
     codes = [child.wait() for child in children]
     log.info("workers_stopped", statuses=codes)
     return max(codes, default=0)
+
+
+def _settings(_args: argparse.Namespace) -> int:
+    print(settings_table())
+    return 0
 
 
 def _health(_args: argparse.Namespace) -> int:
