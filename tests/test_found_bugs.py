@@ -1,0 +1,111 @@
+"""Product defects found by the property, hostile-input and differential tests: each test FAILS today.
+
+Kept apart so the rest of the suite stays green while the owners decide.
+Each test states the contract it holds the code to, what happens instead,
+and where. None of them loses or misplaces a chip: the differential test
+found no settlement disagreement in 100,000 hands.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+import pytest
+
+from showdown_core import InvalidEvent, settle
+from showdown_service.intake import parse_event, to_showdown
+from showdown_service.settling import prepare
+from showdown_service.wire import encode_result
+from tests.helpers import event, seat
+
+GOOD = event(seat(1, "As Ad", 500), seat(2, "Kc Kd", 500), board="2c 7d 9h Js 3s", hand_id="found-1")
+
+
+def refusal(doc_or_text: dict[str, Any] | str) -> InvalidEvent:
+    payload = doc_or_text if isinstance(doc_or_text, str) else json.dumps(doc_or_text)
+    with pytest.raises(InvalidEvent) as caught:
+        parse_event(payload)
+    return caught.value
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        pytest.param(json.dumps({**GOOD, "k" * 60_000: 1}), id="a 60 KB unknown field name"),
+        pytest.param(
+            json.dumps(GOOD).replace('"schema_version": 1', '"schema_version": 1' + "0" * 4000), id="4000 digits"
+        ),
+    ],
+)
+def test_a_refusal_quotes_the_producers_input_short(payload: str) -> None:
+    """rejections.quote() exists so messages carry "a short, safe rendering of producer input" (40 characters),
+    and values are quoted with it. Two paths bypass it:
+
+    * ``extra_forbidden``: the unknown key becomes the rejection's ``field`` (via ``field_path``) and the start of
+      its ``message`` in full: a 60,000-character key gives a 60,000-character field and message.
+    * ``_supported_version`` (events.py) formats ``schema_version`` with f"{version}": up to the parser's 4,300
+      digits are echoed.
+
+    Both end up in the dead letter's ``message`` and the worker's warning log line, which
+    ``dead_raw_max_bytes`` does not cut.
+    """
+    refused = refusal(payload)
+    assert len(refused.field) <= 200, f"field of {len(refused.field)} characters"
+    assert len(refused.message) <= 300, f"message of {len(refused.message)} characters"
+
+
+def test_a_dead_letters_message_is_no_larger_than_the_payload_it_refuses() -> None:
+    """A refusal lists every rejection, joined (InvalidEvent.__init__). 6,500 unknown keys fit in the default
+    64 KB payload limit and give 6,500 rejections: a ~246,000-character message, 3.8 times the payload, stored
+    whole in the dead-letter stream (only ``raw`` is cut to ``dead_raw_max_bytes``) and logged whole."""
+    payload = json.dumps({**GOOD, **{f"k{i}": 1 for i in range(6_500)}}, separators=(",", ":")).encode()
+    assert len(payload) <= 64 * 1024
+    judged = prepare(
+        "1-0",
+        {b"event": payload},
+        1,
+        max_deliveries=5,
+        max_payload_bytes=64 * 1024,
+        now=datetime(2026, 1, 1, tzinfo=UTC),
+        started=0.0,
+    )
+    assert judged.code == "unknown_field"
+    assert len(judged.message or "") <= len(payload), f"{len(judged.message or '')} characters for {len(payload)}"
+
+
+@pytest.mark.parametrize(
+    ("field", "control"),
+    [("hand_id", "\x85"), ("table_id", "\x9b"), ("player_id", "\x80")],
+    ids=["hand_id U+0085 NEL", "table_id U+009B CSI", "player_id U+0080"],
+)
+def test_an_id_holding_a_c1_control_character_is_refused_as_bad_id(field: str, control: str) -> None:
+    """The Id contract (events.py) is "1-200 characters, no control characters" and CODES['bad_id'] says an id
+    is refused when it "holds control characters". The pattern ``^[^\\x00-\\x1f\\x7f]+$`` only excludes C0
+    controls and DEL: the C1 controls U+0080-U+009F (Unicode category Cc) pass, including NEL (a line break
+    to some log readers) and CSI (a terminal escape introducer). ``settling._short_text`` already treats them
+    as unprintable, so a refused payload's ids are dropped while an accepted event carries them everywhere."""
+    doc = json.loads(json.dumps(GOOD))
+    if field == "player_id":
+        doc["players"][0]["player_id"] = f"p{control}1"
+    else:
+        doc[field] = f"x{control}1"
+    assert refusal(doc).code == "bad_id"
+
+
+def test_every_amount_in_a_result_is_exact_as_a_double_when_every_event_field_is_within_max_chips() -> None:
+    """MAX_CHIPS (10**15) is documented as "well inside a double's exact integers" (events.py), so consumers that
+    read JSON numbers as doubles (JavaScript, many JSON libraries) get every chip exact. But pots and awards are
+    sums of up to 20 such fields (10 contributions and 10 dead_money): ten players at MAX_CHIPS plus one chip of
+    dead money make a pot and an award of 10**16 + 1, above 2**53, which a double rounds to 10**16. The event is
+    accepted and the result published. (A bound on the event's total, or MAX_CHIPS <= 2**53 / 20, would hold it.)"""
+    cards = ["As Ad", "Kc Kd", "Qc Qd", "Jc Jd", "Tc Td", "9c 9d", "8c 8d", "7c 7s", "6c 6d", "5c 5d"]
+    doc = event(
+        *[seat(i + 1, cards[i], 10**15, dead=int(i == 0)) for i in range(10)],
+        board="2h 3h 4s 9h Js",
+    )
+    result = orjson.loads(encode_result(settle(to_showdown(parse_event(json.dumps(doc)))), datetime.now(UTC)))
+    amounts = [p["amount"] for p in result["pots"]] + [a["amount"] for a in result["awards"]]
+    assert all(float(a) == a for a in amounts), f"{max(amounts)} is not exact as a double"
