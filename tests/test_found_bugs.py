@@ -3,7 +3,8 @@
 Kept apart so the rest of the suite stays green while the owners decide.
 Each test states the contract it holds the code to, what happens instead,
 and where. None of them loses or misplaces a chip: the differential test
-found no settlement disagreement in 100,000 hands.
+found no settlement disagreement in 100,000 hands. The last one can stop a
+worker.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+import fakeredis
 import orjson
 import pytest
 
@@ -19,6 +21,7 @@ from showdown_core import InvalidEvent, settle
 from showdown_service.intake import parse_event, to_showdown
 from showdown_service.settling import prepare
 from showdown_service.wire import encode_result
+from showdown_service.worker import Worker
 from tests.helpers import event, seat
 
 GOOD = event(seat(1, "As Ad", 500), seat(2, "Kc Kd", 500), board="2c 7d 9h Js 3s", hand_id="found-1")
@@ -109,3 +112,28 @@ def test_every_amount_in_a_result_is_exact_as_a_double_when_every_event_field_is
     result = orjson.loads(encode_result(settle(to_showdown(parse_event(json.dumps(doc)))), datetime.now(UTC)))
     amounts = [p["amount"] for p in result["pots"]] + [a["amount"] for a in result["awards"]]
     assert all(float(a) == a for a in amounts), f"{max(amounts)} is not exact as a double"
+
+
+def test_trimming_survives_entries_acked_between_reading_the_groups_and_their_pending_summary(
+    fake: fakeredis.FakeRedis, make_settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Worker.step`` hands the batch's commit to the I/O thread, then runs ``_housekeeping`` -> ``trim`` on the
+    main thread. ``trim`` reads XINFO GROUPS (``pending`` > 0), then XPENDING for the oldest pending id. If the
+    commit acks the entries in between, XPENDING answers ``min: None`` and ``_id_order(None)`` raises
+    AttributeError (worker.py, ``trim``). ``run`` catches only RedisError, so the worker process stops. On a real
+    server this already happens: tests/test_worker_redis.py::test_audit_verify_names_the_first_edited_or_deleted_record
+    fails at its first ``worker.step()`` in some runs. Here the ack is made to land at exactly that moment."""
+    settings = make_settings()
+    keys = settings.keys("default")
+    entry = fake.xadd(keys.events, {"event": json.dumps(GOOD)})
+    worker = Worker(settings, fake)
+    worker.prepare_groups()
+    fake.xreadgroup(settings.group, settings.consumer, {keys.events: ">"}, count=1)  # one entry pending
+    pending_summary = fake.xpending
+
+    def commit_lands_meanwhile(name: str, groupname: str) -> Any:
+        fake.xack(keys.events, settings.group, entry)
+        return pending_summary(name, groupname)
+
+    monkeypatch.setattr(fake, "xpending", commit_lands_meanwhile)
+    worker.trim(keys)  # must not raise: nothing is pending any more, so nothing below the last read needs keeping

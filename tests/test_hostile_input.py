@@ -76,7 +76,7 @@ Judge = Callable[[bytes | str], Judged]
 def judged() -> Iterator[Judge]:
     """``judged(payload)``: :func:`judge` in a child process, failing the test if it does not answer in time."""
     pool: Pool = multiprocessing.get_context("spawn").Pool(1)
-    pool.apply(judge, ('{"warm": "up"}',))  # start-up (imports) is not a parse
+    pool.apply_async(judge, ('{"warm": "up"}',)).get(timeout=120)  # start-up (imports) is not a parse
 
     def run(payload: bytes | str) -> Judged:
         try:
@@ -525,6 +525,9 @@ def test_a_worker_settles_every_good_event_and_dead_letters_every_hostile_one_wi
             expected_code[bytes(fake.xadd(keys.events, fields))] = code  # type: ignore[arg-type]
     worker = Worker(settings_, fake)
     worker.prepare_groups()
+    # Trimming races the commit in flight and can stop the worker (tests/test_found_bugs.py); this test is about
+    # input, so the first trim is put off past its end.
+    worker._next_trim = float("inf")
     started = time.perf_counter()
     while fake.xlen(keys.audit) < len(order) and time.perf_counter() - started < 60:
         worker.step()  # raises if the worker crashes
