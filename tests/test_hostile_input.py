@@ -235,7 +235,7 @@ STRING_FIELDS: Final = {
     ("variant",): ("unknown_variant", "variant"),
     ("board", 2): ("bad_card", "board[2]"),
     ("players", 0, "hole_cards", 1): ("bad_card", "players[0].hole_cards[1]"),
-    ("occurred_at",): ("wrong_type", "occurred_at"),
+    ("occurred_at",): ("bad_timestamp", "occurred_at"),
 }
 
 
@@ -325,9 +325,8 @@ def expected_refusal(path: tuple[str | int, ...], value: Any) -> tuple[str, str]
             return ("wrong_type", here)
         bad = next((i for i, card in enumerate(value) if not _card(card)), None)
         return None if bad is None else ("bad_card", f"{here}[{bad}]")
-    if key == "occurred_at":  # pydantic takes numbers as unix times; a date-time string; null
-        ok = value is None or (isinstance(value, int | float) and not isinstance(value, bool) and abs(value) < 1e11)
-        return None if ok or value == "2026-11-22T12:00:00Z" else ("wrong_type", here)
+    if key == "occurred_at":  # RFC 3339 text only (strict: a number is not a date-time), or null
+        return None if value is None or value == "2026-11-22T12:00:00Z" else ("bad_timestamp", here)
     if key == "players":
         if not isinstance(value, list):
             return ("wrong_type", here)

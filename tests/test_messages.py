@@ -125,7 +125,7 @@ def test_two_spellings_of_one_card_are_still_a_duplicate() -> None:
         ({"board": ["2c", "7d", "9h"]}, "bad_board_size", "board"),
         ({"board": ["2c", "7d", "9h", "Js", "3s", "4s"]}, "too_many_cards", "board"),
         ({"players": []}, "no_players", "players"),
-        ({"occurred_at": "yesterday"}, "wrong_type", "occurred_at"),
+        ({"occurred_at": "yesterday"}, "bad_timestamp", "occurred_at"),
     ],
 )
 def test_each_event_field_rule_has_its_own_code(change: dict[str, Any], code: str, field: str) -> None:

@@ -21,6 +21,9 @@ SCHEMA_VERSION: Final = 1
 MAX_PLAYERS: Final = 10
 MAX_SEAT: Final = 10
 """Seats are numbered clockwise 1..MAX_SEAT; odd chips go clockwise from the button."""
+MAX_TOTAL_CHIPS: Final = 2**53 - 1
+"""Largest total of chips put in by all seats: every amount in a result is then exact as a double
+(JavaScript and many JSON readers use doubles)."""
 MAX_CHIPS: Final = 10**15
 """Largest chip amount accepted in any field (well inside a double's exact integers)."""
 MAX_ID_LENGTH: Final = 200
@@ -51,7 +54,7 @@ Variant = Literal["holdem", "stud"]
 def _supported_version(version: int) -> int:
     if version != SCHEMA_VERSION:
         raise reject(
-            "unsupported_schema_version", "", f"{version} is not a supported schema_version ({SCHEMA_VERSION})"
+            "unsupported_schema_version", "", f"{quote(version)} is not a supported schema_version ({SCHEMA_VERSION})"
         )
     return version
 
@@ -61,7 +64,9 @@ CardText = Annotated[str, Strict(), StringConstraints(pattern=CARD_PATTERN)]
 
 The spelling is checked by pydantic-core (a regex, no Python call per card);
 canonicalising and the duplicate check happen once per event."""
-Id = Annotated[str, Strict(), StringConstraints(min_length=1, max_length=MAX_ID_LENGTH, pattern=r"^[^\x00-\x1f\x7f]+$")]
+Id = Annotated[
+    str, Strict(), StringConstraints(min_length=1, max_length=MAX_ID_LENGTH, pattern=r"^[^\x00-\x1f\x7f-\x9f]+$")
+]
 """An identifier: 1-200 characters, no control characters."""
 Chips = Annotated[int, Strict(), Field(ge=0, le=MAX_CHIPS)]
 """A whole, non-negative number of chips (the smallest unit of the table's currency)."""
@@ -118,7 +123,9 @@ class ShowdownEvent(BaseModel):
     button_seat: SeatNumber | None = Field(
         default=None, description="The dealer button's seat (may be empty). Required for hold'em."
     )
-    occurred_at: datetime | None = Field(default=None, description="When the hand ended (RFC 3339).")
+    occurred_at: Annotated[datetime, Strict()] | None = Field(
+        default=None, description="When the hand ended: RFC 3339 text, e.g. 2026-11-21T12:00:00Z."
+    )
     players: Annotated[tuple[PlayerIn, ...], Field(min_length=1, max_length=MAX_PLAYERS)]
     rake: Chips = Field(
         default=0,
@@ -197,6 +204,14 @@ class ShowdownEvent(BaseModel):
                 "stack_too_small",
                 f"players[{i}].stack",
                 f"{p.stack} is less than the {p.contributed + p.dead_money} chips the seat put in",
+            )
+        total = sum(p.contributed + p.dead_money for p in players)
+        if total > MAX_TOTAL_CHIPS:
+            raise reject(
+                "bad_chips",
+                "players",
+                f"the chips put in total {total}, more than {MAX_TOTAL_CHIPS} (2^53 - 1): results could not be "
+                "read exactly as JSON numbers",
             )
         if not live:
             raise reject("no_live_player", "players", "every player folded; somebody must be left to win")

@@ -24,7 +24,8 @@ CODES: dict[str, str] = {
     "unknown_variant": "variant is not a supported game (holdem, stud).",
     "bad_id": "An id is empty, over 200 characters, or holds control characters.",
     "bad_seat": "A seat number is outside 1-10.",
-    "bad_chips": "A chip amount is not a whole number from 0 to 10^15.",
+    "bad_chips": "A chip amount is not a whole number from 0 to 10^15, or the chips put in total more than 2^53 - 1.",
+    "bad_timestamp": "occurred_at is not an RFC 3339 date-time text (2026-11-21T12:00:00Z).",
     "bad_card": "A card is not rank 23456789TJQKA (or 10) followed by suit cdhs or a suit symbol.",
     "duplicate_card": "One card appears twice in the event (board, hole cards, folded players' cards).",
     "too_many_cards": "A board or hand holds more cards than any variant allows.",
@@ -71,13 +72,17 @@ def reject(code: str, field: str, reason: str) -> PydanticCustomError:
 
 
 def field_path(loc: tuple[int | str, ...]) -> str:
-    """Render a pydantic location as a path: ``('players', 2, 'seat')`` -> ``players[2].seat``."""
+    """Render a pydantic location as a path: ``('players', 2, 'seat')`` -> ``players[2].seat``.
+
+    A part named by the producer (an unknown key) is cut to 60 characters.
+    """
     out = ""
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
         else:
-            out += f".{part}" if out else part
+            name = part if len(part) <= 60 else part[:57] + "..."
+            out += f".{name}" if out else name
     return out
 
 
@@ -127,6 +132,8 @@ def _classify(error: ErrorDetails) -> tuple[str, str]:
         return "too_many_cards", error["msg"]
     if last in _ID_FIELDS and kind in _ID_ERRORS:
         return "bad_id", f"{given} is not a valid id (1-200 printable characters)"
+    if last == "occurred_at" and kind.startswith("datetime"):
+        return "bad_timestamp", f"{given} is not an RFC 3339 date-time (2026-11-21T12:00:00Z)"
     if last in _CHIP_FIELDS and kind in _NUMBER_ERRORS:
         return "bad_chips", f"{given} is not a chip count (a whole number from 0 to 10^15)"
     if last == "rake_ppm" and kind in _NUMBER_ERRORS:
@@ -143,7 +150,11 @@ def rejections(exc: ValidationError) -> list[Rejection]:
     rejection is the one a dead letter's ``code`` reports.
     """
     out: list[Rejection] = []
-    for error in exc.errors(include_url=False):
+    errors = exc.errors(include_url=False)
+    player_errors = any(len(e["loc"]) > 1 and e["loc"][0] == "players" for e in errors)
+    for error in errors:
+        if player_errors and error["loc"] == ("players",) and error["type"] == "too_short":
+            continue  # a list of invalid players is not "no players": the item errors say what is wrong
         code, reason = _classify(error)
         ctx = error.get("ctx") or {}
         field = str(ctx.get("field", "")) or field_path(error["loc"])

@@ -11,6 +11,9 @@ from collections.abc import Sequence
 
 from showdown_messages import Rejection
 
+MESSAGES_SHOWN = 5
+"""An InvalidEvent's message names at most this many reasons (a hostile payload can hold thousands)."""
+
 
 class ShowdownError(Exception):
     """Root of every error showdown raises on purpose."""
@@ -31,7 +34,9 @@ class InvalidEvent(ShowdownError):
         first = self.rejections[0]
         self.code: str = first.code
         self.field: str = first.field
-        super().__init__("; ".join(r.message for r in self.rejections))
+        shown = "; ".join(r.message for r in self.rejections[:MESSAGES_SHOWN])
+        more = len(self.rejections) - MESSAGES_SHOWN
+        super().__init__(shown + (f"; and {more} more" if more > 0 else ""))
 
     @classmethod
     def of(cls, code: str, field: str, reason: str) -> InvalidEvent:

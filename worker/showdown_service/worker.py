@@ -418,7 +418,9 @@ class Worker:
             name = group["name"]
             low = group["last-delivered-id"]
             if group["pending"]:
-                low = min(low, self.client.xpending(keys.events, name)["min"], key=_id_order)
+                oldest = self.client.xpending(keys.events, name)["min"]
+                if oldest is not None:  # None: the commit in flight acked them since XINFO answered
+                    low = min(low, oldest, key=_id_order)
             floor = _id_order(low) if floor is None else min(floor, _id_order(low))
         if floor is None or floor == (0, 0):
             return None

@@ -1,10 +1,8 @@
-"""Product defects found by the property, hostile-input and differential tests: each test FAILS today.
+"""Defects found by the property, hostile-input and differential tests, each pinned by its test.
 
-Kept apart so the rest of the suite stays green while the owners decide.
-Each test states the contract it holds the code to, what happens instead,
-and where. None of them loses or misplaces a chip: the differential test
-found no settlement disagreement in 100,000 hands. The last one can stop a
-worker.
+Found by the tests of issue 6; all fixed. None of them lost or misplaced a
+chip (the differential test found no settlement disagreement in 100,000
+hands); the trimming one could stop a worker.
 """
 
 from __future__ import annotations
@@ -18,6 +16,7 @@ import orjson
 import pytest
 
 from showdown_core import InvalidEvent, settle
+from showdown_messages.events import MAX_TOTAL_CHIPS
 from showdown_service.intake import parse_event, to_showdown
 from showdown_service.settling import prepare
 from showdown_service.wire import encode_result
@@ -98,20 +97,34 @@ def test_an_id_holding_a_c1_control_character_is_refused_as_bad_id(field: str, c
     assert refusal(doc).code == "bad_id"
 
 
-def test_every_amount_in_a_result_is_exact_as_a_double_when_every_event_field_is_within_max_chips() -> None:
-    """MAX_CHIPS (10**15) is documented as "well inside a double's exact integers" (events.py), so consumers that
-    read JSON numbers as doubles (JavaScript, many JSON libraries) get every chip exact. But pots and awards are
-    sums of up to 20 such fields (10 contributions and 10 dead_money): ten players at MAX_CHIPS plus one chip of
-    dead money make a pot and an award of 10**16 + 1, above 2**53, which a double rounds to 10**16. The event is
-    accepted and the result published. (A bound on the event's total, or MAX_CHIPS <= 2**53 / 20, would hold it.)"""
+def test_an_event_whose_chips_could_not_stay_exact_as_doubles_is_refused() -> None:
+    """Each field may hold up to MAX_CHIPS (10**15), but pots and awards sum up to 20 fields: ten players at
+    MAX_CHIPS and one chip of dead money would make an award of 10**16 + 1, which a double (JavaScript, many
+    JSON readers) rounds. The event's total is bounded by 2**53 - 1 instead, so every amount in a result is
+    exact; an event over it is refused with bad_chips naming why."""
     cards = ["As Ad", "Kc Kd", "Qc Qd", "Jc Jd", "Tc Td", "9c 9d", "8c 8d", "7c 7s", "6c 6d", "5c 5d"]
-    doc = event(
-        *[seat(i + 1, cards[i], 10**15, dead=int(i == 0)) for i in range(10)],
-        board="2h 3h 4s 9h Js",
-    )
-    result = orjson.loads(encode_result(settle(to_showdown(parse_event(json.dumps(doc)))), datetime.now(UTC)))
+    over = event(*[seat(i + 1, cards[i], 10**15, dead=int(i == 0)) for i in range(10)], board="2h 3h 4s 9h Js")
+    refused = refusal(over)
+    assert (refused.code, refused.field) == ("bad_chips", "players")
+    assert "2^53" in refused.message
+    per_seat = MAX_TOTAL_CHIPS // 10
+    at_limit = event(*[seat(i + 1, cards[i], per_seat) for i in range(10)], board="2h 3h 4s 9h Js")
+    result = orjson.loads(encode_result(settle(to_showdown(parse_event(json.dumps(at_limit)))), datetime.now(UTC)))
     amounts = [p["amount"] for p in result["pots"]] + [a["amount"] for a in result["awards"]]
-    assert all(float(a) == a for a in amounts), f"{max(amounts)} is not exact as a double"
+    assert max(amounts) == 10 * per_seat
+    assert all(float(a) == a for a in amounts)
+
+
+def test_a_list_of_invalid_players_is_not_also_said_to_be_no_players() -> None:
+    refused = refusal({**GOOD, "players": ["x"]})
+    assert [r.code for r in refused.rejections] == ["wrong_type"]
+    assert refused.field == "players[0]"
+
+
+def test_a_number_is_not_a_date_time() -> None:
+    for stamp in (-1, 1.5, 1_700_000_000, "yesterday", "2026-11-21"):
+        refused = refusal({**GOOD, "occurred_at": stamp})
+        assert (refused.code, refused.field) == ("bad_timestamp", "occurred_at"), stamp
 
 
 def test_trimming_survives_entries_acked_between_reading_the_groups_and_their_pending_summary(
