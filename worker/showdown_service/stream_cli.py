@@ -34,7 +34,7 @@ from showdown_service.launch import STOP_REQUESTED
 from showdown_service.metrics import Metrics
 from showdown_service.render import describe_result
 from showdown_service.streams import read_new, read_range
-from showdown_service.worker import Worker
+from showdown_service.worker import GIL_SWITCH_INTERVAL_S, Worker
 
 if TYPE_CHECKING:  # the parser type only; importing cli at run time would be circular
     from showdown_service.cli import Commands
@@ -99,6 +99,7 @@ def run_worker(settings: Settings) -> int:
     if settings.metrics_port:
         metrics.serve(settings.metrics_port)
     worker = Worker(settings, connect(settings, name=settings.consumer), metrics=metrics)
+    sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)  # the I/O thread sends commits without waiting out 5 ms
     gc.freeze()  # everything built so far (evaluator tables, models) lives forever: keep it out of GC passes
 
     def stop(_signum: int, _frame: FrameType | None) -> None:
