@@ -175,6 +175,32 @@ def test_a_commit_resent_after_a_lost_reply_writes_nothing_twice_on_real_redis(
     check_books(client, keys, settings.group, 50)
 
 
+def test_a_commit_refused_by_another_workers_commit_is_redone_at_once_not_after_a_blocked_read(
+    client: redis.Redis, make_settings: Any, redis_url: str
+) -> None:
+    """Two workers on one shard, nothing more to read: the loser of a head race must not wait out ``block_ms``."""
+    block_ms = 10_000
+    first = make_settings(redis_url, consumer="first", block_ms=block_ms)
+    second = make_settings(redis_url, consumer="second", block_ms=block_ms)
+    keys = first.keys("default")
+    one, two = Worker(first, connect(first)), Worker(second, connect(second))
+    one.prepare_groups()
+    xadd_events(client, keys.events, many_events(1, "a"))
+    one.step()
+    one.flush()  # `one` now holds the shard's head as it left it
+    xadd_events(client, keys.events, many_events(1, "b"))
+    two.step()
+    two.flush()  # ...which `two` has moved
+    xadd_events(client, keys.events, many_events(1, "c"))
+    started = time.monotonic()
+    one.step()  # reads c, settles it, sends its commit (chained on the old head) with the next read
+    one.step()  # hears the refusal, re-plans on the new head and commits
+    elapsed = time.monotonic() - started
+    assert client.xlen(keys.results) == 3, "the refused commit was redone"
+    assert elapsed < block_ms / 1000 / 2, f"the redo waited {elapsed:.1f}s behind a blocked read"
+    check_books(client, keys, first.group, 3)
+
+
 Rows = list[tuple[bytes, dict[bytes, bytes]]]
 
 

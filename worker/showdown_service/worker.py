@@ -177,8 +177,10 @@ class Worker:
         read of the next batch (one pipeline; Redis runs the commit first).
         Each batch is chained on the audit head once its predecessor's
         commit has answered, so nothing speculative is ever undone. A read
-        blocks only when no rows are in hand, so a commit never waits
-        behind a blocked read.
+        behind a commit never blocks: a commit refused because another
+        worker moved the shard's head must be re-planned at once, not after
+        ``block_ms`` of waiting for new entries. Only an idle worker (no rows
+        in hand, nothing in flight) blocks, on a read of its own.
         """
         now = time.monotonic()
         handled = 0
@@ -195,10 +197,7 @@ class Worker:
         plans = [(keys, self._plan_batch(keys, batch)) for keys, batch in prepared if batch]
         if plans or self._rows:  # work goes on: commit, and read ahead, in the background
             self._inflight = plans
-            # With rows in hand the read must not block (their commit would wait behind it); with none,
-            # it may: its commit has already run by then, and it saves a round trip per trickling event.
-            block = None if self._rows else self.settings.block_ms
-            self._io = self._io_thread.submit(self._round_trip, plans, block)
+            self._io = self._io_thread.submit(self._round_trip, plans)
         self._housekeeping()
         return handled + sum(len(entries) for _, entries in rows)
 
@@ -218,13 +217,13 @@ class Worker:
     def _rows_of(self, reply: list[tuple[bytes, list[Row]]]) -> list[tuple[ShardKeys, list[Entry]]]:
         return [(self._by_stream[stream], [(eid, fields, 1) for eid, fields in rows]) for stream, rows in reply if rows]
 
-    def _round_trip(self, plans: list[tuple[ShardKeys, Plan]], block: int | None) -> list[Any]:
-        """(I/O thread) Commit ``plans``, then read the next batch, in one pipeline (Redis runs them in order)."""
+    def _round_trip(self, plans: list[tuple[ShardKeys, Plan]]) -> list[Any]:
+        """(I/O thread) Commit ``plans``, then read the next batch without blocking, in one pipeline (in order)."""
         pipe = self.client.pipeline(transaction=False)
         for _keys, planned in plans:
             pipe.evalsha(self._commit_script.sha, len(planned.keys), *planned.keys, *planned.args)
         settings = self.settings
-        read_group(pipe, settings.group, settings.consumer, self._streams, count=settings.batch_size, block=block)
+        read_group(pipe, settings.group, settings.consumer, self._streams, count=settings.batch_size)
         return pipe.execute(raise_on_error=False)
 
     def _finish_io(self) -> None:
