@@ -104,6 +104,8 @@ def _start(env: dict[str, str], processes: int, workdir: Path) -> subprocess.Pop
     deadline = time.monotonic() + 30
     while not heartbeat.exists():
         if time.monotonic() > deadline or proc.poll() is not None:
+            proc.kill()
+            proc.wait(30)
             raise RuntimeError("the worker did not start")
         time.sleep(0.02)
     return proc
@@ -125,9 +127,11 @@ def workers(client: redis.Redis, url: str, processes: int, n: int, workdir: Path
     tag = f"w{processes}s{shards}"
     names = [f"{tag}-{k}" for k in range(shards)] if shards > 1 else [tag]
     payloads = _events(n, tag)
-    procs = [_start(_worker_env(url, name, workdir), processes if shards == 1 else 1, workdir) for name in names]
+    procs: list[subprocess.Popen[bytes]] = []
     audits = [f"showdown:{{{name}}}:audit" for name in names]
     try:
+        for name in names:  # one by one: a worker that started is stopped even if the next fails
+            procs.append(_start(_worker_env(url, name, workdir), processes if shards == 1 else 1, workdir))  # noqa: PERF401
         start = time.perf_counter()
         for k, name in enumerate(names):
             _publish(client, f"showdown:{{{name}}}:events", payloads[k :: len(names)])
@@ -178,9 +182,9 @@ def latency(client: redis.Redis, url: str, workdir: Path) -> dict[str, float]:
     reader = get_context("spawn").Process(
         target=_collect_latencies, args=(url, f"showdown:{{{shard}}}:results", count, results)
     )
-    reader.start()
-    time.sleep(1.0)  # the reader is listening
     try:
+        reader.start()
+        time.sleep(1.0)  # the reader is listening
         stream = f"showdown:{{{shard}}}:events"
         start = time.perf_counter()
         for i in range(count):
@@ -192,7 +196,9 @@ def latency(client: redis.Redis, url: str, workdir: Path) -> dict[str, float]:
         seen = results.get(timeout=LATENCY_SECONDS + 60)
         reader.join(10)
     finally:
-        _stop(proc)
+        _stop(proc)  # whatever failed, no worker outlives the benchmark
+        if reader.is_alive():
+            reader.terminate()
     ordered = sorted(seen)
     return {
         "events": len(ordered),
