@@ -180,7 +180,9 @@ class Worker:
         behind a commit never blocks: a commit refused because another
         worker moved the shard's head must be re-planned at once, not after
         ``block_ms`` of waiting for new entries. Only an idle worker (no rows
-        in hand, nothing in flight) blocks, on a read of its own.
+        in hand, nothing in flight) blocks, on a read of its own. With no rows
+        in hand there is nothing to overlap, so the round trip runs on this
+        thread: a trickle of hands does not pay for thread hand-offs.
         """
         now = time.monotonic()
         handled = 0
@@ -195,9 +197,16 @@ class Worker:
         if self._io is not None:
             self._finish_io()
         plans = [(keys, self._plan_batch(keys, batch)) for keys, batch in prepared if batch]
-        if plans or self._rows:  # work goes on: commit, and read ahead, in the background
+        if plans or self._rows:  # work goes on: commit, and read ahead
             self._inflight = plans
-            self._io = self._io_thread.submit(self._round_trip, plans)
+            if self._rows:  # in the background, while the rows in hand are settled
+                self._io = self._io_thread.submit(self._round_trip, plans)
+            else:  # nothing to overlap with (a trickle): here, sparing two thread hand-offs per batch
+                self._io = Future()
+                try:
+                    self._io.set_result(self._round_trip(plans))
+                except redis.RedisError as exc:
+                    self._io.set_exception(exc)
         self._housekeeping()
         return handled + sum(len(entries) for _, entries in rows)
 
