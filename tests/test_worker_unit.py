@@ -270,6 +270,25 @@ def test_two_workers_on_one_shard_settle_each_entry_once_and_share_one_chain(
     assert audit.verify(audit.read_stream(fake, keys.audit), audit.Head.decode(fake.get(keys.audit_head))).holds
 
 
+def test_a_batch_whose_last_allowed_replan_commits_is_reported_not_given_up(
+    fake: fakeredis.FakeRedis, make_settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("showdown_service.worker.MAX_REPLANS", 1)
+    first, second = Worker(make_settings(consumer="first"), fake), Worker(make_settings(consumer="second"), fake)
+    keys = first.settings.keys("default")
+    first.prepare_groups()
+    xadd_events(fake, keys.events, [CASES[0]["event"]])
+    drain(first)  # `first` now holds the shard's head as it left it
+    xadd_events(fake, keys.events, [CASES[1]["event"]])
+    drain(second)  # ...which `second` has moved
+    xadd_events(fake, keys.events, [CASES[2]["event"]])
+    drain(first)  # refused once (stale head), re-planned once, committed
+    assert first.metrics.conflicts.labels("default")._value.get() == 1
+    assert first.metrics.entries.labels("default", "settled")._value.get() == 2, "the re-planned batch was reported"
+    assert fake.xlen(keys.results) == 3
+    assert audit.verify(audit.read_stream(fake, keys.audit), audit.Head.decode(fake.get(keys.audit_head))).holds
+
+
 def test_a_commit_sent_twice_writes_nothing_the_second_time(fake: fakeredis.FakeRedis, make_settings: Any) -> None:
     settings = make_settings()
     keys = settings.keys("default")
