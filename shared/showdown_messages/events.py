@@ -161,12 +161,14 @@ class ShowdownEvent(BaseModel):
         cards = list(canonical)
         seats: set[int] = set()
         ids: set[str] = set()
-        stacked = live = top = live_top = 0
+        stacked = live = top = live_top = total = 0
         too_many = stack_short = live_shows_wrong = False
         for p in players:  # one pass gathers what every rule below needs
             seats.add(p.seat)
             ids.add(p.player_id)
             contributed = p.contributed
+            put_in = contributed + p.dead_money
+            total += put_in
             top = max(top, contributed)
             held = p.hole_cards
             shown = 0
@@ -183,7 +185,7 @@ class ShowdownEvent(BaseModel):
                 live_shows_wrong = live_shows_wrong or shown != need
             if p.stack is not None:
                 stacked += 1
-                stack_short = stack_short or p.stack < contributed + p.dead_money
+                stack_short = stack_short or p.stack < put_in
 
         count = len(players)
         if len(seats) != count:
@@ -205,7 +207,6 @@ class ShowdownEvent(BaseModel):
                 f"players[{i}].stack",
                 f"{p.stack} is less than the {p.contributed + p.dead_money} chips the seat put in",
             )
-        total = sum(p.contributed + p.dead_money for p in players)
         if total > MAX_TOTAL_CHIPS:
             raise reject(
                 "bad_chips",

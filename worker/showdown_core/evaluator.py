@@ -323,8 +323,6 @@ def _duplicates(cards: Sequence[Card], where: str) -> InvalidEvent:
 
 _RANK_SUM = (1 << 24) - 1
 """``tally_sum >> 8 & _RANK_SUM`` is the rank-key sum of up to 7 cards (their keys sum below 2**32)."""
-_KEY_PART = (1 << TALLY_SHIFT) - 1
-"""``tally_sum & _KEY_PART`` drops the mask bits."""
 
 
 def evaluate(cards: Sequence[Card]) -> HandValue:

@@ -25,10 +25,6 @@ from showdown_core.errors import InvalidEvent
 from showdown_core.model import Pot, SeatHand, Share
 
 
-def _seat_number(seat: SeatHand) -> int:
-    return seat.seat
-
-
 def _contribution(seat: SeatHand) -> int:
     return seat.contributed
 

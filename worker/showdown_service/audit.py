@@ -25,8 +25,6 @@ from showdown_service.streams import read_range
 GENESIS = "0" * 64
 """``prev_hash`` of a shard's first record."""
 
-OUTCOMES = ("settled", "rejected", "duplicate", "poison")
-
 
 class Head(NamedTuple):
     """The newest record of a chain: its sequence number and hash."""
@@ -52,7 +50,10 @@ EMPTY = Head(0, GENESIS)
 
 def record_hash(body: dict[str, Any]) -> str:
     """sha256 of a record's canonical JSON, ``hash`` excluded."""
-    fields = {k: v for k, v in body.items() if k != "hash"}
+    return _digest({k: v for k, v in body.items() if k != "hash"})
+
+
+def _digest(fields: dict[str, Any]) -> str:
     return hashlib.sha256(orjson.dumps(fields, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
@@ -81,7 +82,7 @@ def make_record(
         "at": at,
         "prev_hash": head.hash,
     }
-    body["hash"] = record_hash(body)
+    body["hash"] = _digest(body)  # the body has no "hash" yet: record_hash(body) without the copy
     return body, Head(body["seq"], body["hash"])
 
 

@@ -35,8 +35,6 @@ from showdown_service.audit import Head, make_record
 from showdown_service.config import ShardKeys
 from showdown_service.settling import Prepared
 
-FIELDS_PER_ENTRY = 10
-
 COMMIT_LUA = """
 local events, results, audit, dead, head_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local group, consumer, expected_head, new_head = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
@@ -203,7 +201,7 @@ def plan(
             at=at,
         )
         decisions.append(Decision(p, outcome, code, message, record))
-        entry_args += (
+        entry_args += (  # the script reads these 10 per entry (F in COMMIT_LUA), in this order
             p.entry_id,
             seen_index,
             p.event_sha256 if seen_index else "",
