@@ -61,10 +61,12 @@ def measure(setting: str, appendfsync: str | None, workdir: Path) -> Loss:
         killer = threading.Timer(WRITE_SECONDS, server.kill)
         killer.start()
         started = time.perf_counter()
+        deadline = started + WRITE_SECONDS + 30  # the kill ends the writes; this only stops a run it never reached
         try:
-            while True:
+            while time.perf_counter() < deadline:
                 client.xadd("crash:test", {"p": PAYLOAD})
                 acknowledged += 1
+            raise RuntimeError(f"redis-server still answered {WRITE_SECONDS + 30:.0f} s in: the kill never came")
         except (redis.ConnectionError, redis.TimeoutError):
             pass
         elapsed = time.perf_counter() - started

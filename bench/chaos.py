@@ -37,6 +37,7 @@ minutes). CI runs a reduced form as a test (``tests/test_chaos.py``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import signal
@@ -58,7 +59,7 @@ import redis
 
 from bench.proxy import FlakyProxy
 from showdown_service import audit
-from showdown_service.config import Settings
+from showdown_service.config import Settings, ShardKeys
 from showdown_service.localredis import LocalRedis
 from showdown_service.streams import read_range
 from tests.helpers import REAL_SHOWDOWNS, read_cases
@@ -270,12 +271,15 @@ class Fleet:
         return total
 
 
-def _publish(url: str, stream: str, payloads: list[bytes], rate: float, published: list[str]) -> None:
+def _publish(
+    url: str, stream: str, payloads: list[bytes], rate: float, published: list[str], *, deadline: float
+) -> None:
     """XADD every payload with an explicit, increasing entry id, recorded in ``published`` in order.
 
     A retry after a crash re-sends the same ids: one that is already there is
     refused ("equal or smaller") and counts as published, so no entry is
-    ever published twice and none is skipped.
+    ever published twice and none is skipped. Retries stop at ``deadline``
+    (``time.monotonic()``): the run then finds entries missing.
     """
     client = redis.Redis.from_url(url, protocol=2, socket_timeout=5)
     chunk = 100
@@ -296,6 +300,8 @@ def _publish(url: str, stream: str, payloads: list[bytes], rate: float, publishe
                         raise reply
                 break
             except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError):
+                if time.monotonic() > deadline:
+                    raise
                 time.sleep(0.1)  # Redis is restarting; the same ids make the retry exact
         i += len(ids)
         published += ids
@@ -316,74 +322,73 @@ def run(
     report = ChaosReport(events=events)
     payloads, expected = build_events(events, rng)
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="showdown-chaos-") as tmp:
+    # every process started here is stopped on the way out, in reverse order, whatever fails
+    with tempfile.TemporaryDirectory(prefix="showdown-chaos-") as tmp, contextlib.ExitStack() as stack:
         workdir = Path(tmp)
-        server = LocalRedis(data_dir=workdir / "redis", appendfsync="everysec")
-        server.start()
-        proxy = FlakyProxy(server.port).start()
+        server = stack.enter_context(LocalRedis(data_dir=workdir / "redis", appendfsync="everysec"))
+        proxy = stack.enter_context(FlakyProxy(server.port))
         fleet = Fleet(proxy.url, workdir, report, claim_idle_ms)
+        stack.callback(fleet.stop)
         keys = Settings(redis_url=server.url).keys("default")
-        try:
-            for slot in range(WORKERS):
-                fleet.start(slot)
-            published: list[str] = []
-            producer = threading.Thread(
-                target=_publish, args=(server.url, keys.events, payloads, rate, published), daemon=True
-            )
-            producer.start()
-            actions = sorted(
-                [(0.25, "cut"), (0.5, "redis"), (0.7, "sigterm")]
-                + [(0.1 + 0.8 * (k + 0.5) / max(kills, 1), "kill") for k in range(kills)]
-                + [(0.05 + 0.9 * (k + 0.5) / BLIPS, "blip") for k in range(BLIPS)]
-                + [(0.08 + 0.8 * (k + 0.5) / LOST_REPLIES, "lose-reply") for k in range(LOST_REPLIES)]
-            )
-            for at, action in actions:
-                while len(published) < at * events and producer.is_alive():
-                    time.sleep(0.005)
-                log(f"  {len(published):>7,} published: {action}")
-                if action == "kill":
-                    fleet.kill(rng)
-                elif action == "sigterm":
-                    fleet.sigterm(rng)
-                elif action == "cut":
-                    proxy.cut(rng.uniform(0.8, 1.2))
-                    report.network_cuts += 1
-                elif action == "blip":  # connections reset, reconnects welcome: replies in flight are lost
-                    proxy.cut(0.0)
-                    report.connection_resets += 1
-                elif action == "lose-reply":  # the next commit runs in Redis but its reply never arrives
-                    proxy.lose_next_reply(b"EVALSHA")
-                else:
-                    server.kill()
-                    time.sleep(0.5)
-                    server.restart()
-                    report.redis_restarts += 1
-            producer.join(timeout_s)
-            client = redis.Redis.from_url(server.url, protocol=2)
-            deadline = time.monotonic() + timeout_s
-            while time.monotonic() < deadline:
-                try:
-                    done = client.xlen(keys.audit) >= events and client.xpending(keys.events, GROUP)["pending"] == 0
-                except redis.ResponseError:
-                    done = False
-                if done:
-                    break
-                time.sleep(0.2)
-            fleet.stop()
-            _verify(client, keys, published, expected, report)
-            report.harmless_resends = fleet.count_in_logs("entries_gone")
-            report.redis_errors = fleet.count_in_logs("redis_unavailable")
-            report.replies_lost = proxy.replies_lost
-        finally:
-            fleet.stop()
-            proxy.close()
-            server.close()
+        for slot in range(WORKERS):
+            fleet.start(slot)
+        published: list[str] = []
+        producer = threading.Thread(
+            target=_publish,
+            args=(server.url, keys.events, payloads, rate, published),
+            kwargs={"deadline": time.monotonic() + events / rate + timeout_s},
+            daemon=True,
+        )
+        producer.start()
+        actions = sorted(
+            [(0.25, "cut"), (0.5, "redis"), (0.7, "sigterm")]
+            + [(0.1 + 0.8 * (k + 0.5) / max(kills, 1), "kill") for k in range(kills)]
+            + [(0.05 + 0.9 * (k + 0.5) / BLIPS, "blip") for k in range(BLIPS)]
+            + [(0.08 + 0.8 * (k + 0.5) / LOST_REPLIES, "lose-reply") for k in range(LOST_REPLIES)]
+        )
+        for at, action in actions:
+            while len(published) < at * events and producer.is_alive():
+                time.sleep(0.005)
+            log(f"  {len(published):>7,} published: {action}")
+            if action == "kill":
+                fleet.kill(rng)
+            elif action == "sigterm":
+                fleet.sigterm(rng)
+            elif action == "cut":
+                proxy.cut(rng.uniform(0.8, 1.2))
+                report.network_cuts += 1
+            elif action == "blip":  # connections reset, reconnects welcome: replies in flight are lost
+                proxy.cut(0.0)
+                report.connection_resets += 1
+            elif action == "lose-reply":  # the next commit runs in Redis but its reply never arrives
+                proxy.lose_next_reply(b"EVALSHA")
+            else:
+                server.kill()
+                time.sleep(0.5)
+                server.restart()
+                report.redis_restarts += 1
+        producer.join(timeout_s)
+        client = redis.Redis.from_url(server.url, protocol=2)
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            try:
+                done = client.xlen(keys.audit) >= events and client.xpending(keys.events, GROUP)["pending"] == 0
+            except redis.ResponseError:
+                done = False
+            if done:
+                break
+            time.sleep(0.2)
+        fleet.stop()
+        _verify(client, keys, published, expected, report)
+        report.harmless_resends = fleet.count_in_logs("entries_gone")
+        report.redis_errors = fleet.count_in_logs("redis_unavailable")
+        report.replies_lost = proxy.replies_lost
     report.seconds = time.monotonic() - started
     return report
 
 
 def _verify(
-    client: redis.Redis, keys: Any, entry_ids: list[str], expected: list[Expectation], report: ChaosReport
+    client: redis.Redis, keys: ShardKeys, entry_ids: list[str], expected: list[Expectation], report: ChaosReport
 ) -> None:
     records = [orjson.loads(fields[b"audit"]) for _, fields in read_range(client, keys.audit)]
     report.audit_records = len(records)

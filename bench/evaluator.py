@@ -13,7 +13,6 @@ Run: ``python -m bench.evaluator`` (or ``make bench`` for every benchmark).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import eval7
@@ -57,9 +56,6 @@ def single_hand(rng: random.Random) -> list[Row]:
     tr = [[treys.Card.new(c.text) for c in h] for h in hands]
     tr_eval = treys.Evaluator()
     pokerkit_hands = [("".join(c.text for c in h[:2]), "".join(c.text for c in h[2:])) for h in hands[:300]]
-
-    def loop(fn: Callable[[], None]) -> Callable[[], None]:
-        return fn
 
     def ours() -> None:
         for h in hands:

@@ -113,7 +113,11 @@ def _start(env: dict[str, str], processes: int, workdir: Path) -> subprocess.Pop
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
     proc.terminate()
-    proc.wait(30)
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:  # killed, not left running (and the next worker is still stopped)
+        proc.kill()
+        proc.wait()
 
 
 def workers(client: redis.Redis, url: str, processes: int, n: int, workdir: Path, *, shards: int = 1) -> Throughput:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -71,14 +70,6 @@ def make_settings(tmp_path: Path) -> Any:
         return Settings(**values)
 
     return build
-
-
-def xadd_events(client: redis.Redis, stream: str, events: Sequence[Mapping[str, Any] | str | bytes]) -> list[bytes]:
-    """XADD each event (dicts as JSON, text and bytes as they are) in one pipeline; their entry ids."""
-    pipe = client.pipeline(transaction=False)
-    for event in events:
-        pipe.xadd(stream, {"event": event if isinstance(event, str | bytes) else json.dumps(event)})
-    return list(pipe.execute())
 
 
 @pytest.fixture

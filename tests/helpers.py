@@ -1,14 +1,18 @@
-"""Builders shared by the tests: real-data paths and compact events."""
+"""Builders shared by the tests: real-data paths, compact events, refusals, stream entries and waiting."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from showdown_core import Settlement, settle
-from showdown_messages import ShowdownEvent
+import pytest
+import redis
+
+from showdown_core import InvalidEvent, Settlement, settle
+from showdown_messages import CODES, ShowdownEvent
 from showdown_service.intake import parse_event, to_showdown
 
 REPO = Path(__file__).resolve().parents[1]
@@ -78,3 +82,29 @@ def collected(doc: dict[str, Any]) -> dict[int, int]:
 
 def validated(doc: dict[str, Any]) -> ShowdownEvent:
     return parse_event(json.dumps(doc))
+
+
+def refusal(doc_or_text: dict[str, Any] | str) -> InvalidEvent:
+    """The ``InvalidEvent`` intake raises for an event dict (or raw text); its code must be a listed one."""
+    payload = doc_or_text if isinstance(doc_or_text, str) else json.dumps(doc_or_text)
+    with pytest.raises(InvalidEvent) as caught:
+        parse_event(payload)
+    assert caught.value.code in CODES, caught.value.code
+    return caught.value
+
+
+def xadd_events(client: redis.Redis, stream: str, events: Sequence[Mapping[str, Any] | str | bytes]) -> list[bytes]:
+    """XADD each event (dicts as JSON, text and bytes as they are) in one pipeline; their entry ids."""
+    pipe = client.pipeline(transaction=False)
+    for doc in events:
+        pipe.xadd(stream, {"event": doc if isinstance(doc, str | bytes) else json.dumps(doc)})
+    return list(pipe.execute())
+
+
+def wait_until(check: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
+    """Poll ``check`` every 50 ms; fail the test naming ``what`` if it is not true within ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(0.05)

@@ -43,9 +43,9 @@ CHUNK: Final = 2_500
 PROCESSES: Final = 2
 """The machine's cores. Chunks are handed out as workers finish, so an uneven chunk costs little."""
 SHOW_AT_MOST: Final = 5
+"""Disagreements printed in full (all are counted)."""
 LIMIT_S: Final = 900
 """Give up (and fail) if the 100,000 hands take longer than this: a crashed or stuck worker, not a slow one."""
-"""Disagreements printed in full (all are counted)."""
 
 # --- hand classes, from pokerkit ------------------------------------------------------------------
 

@@ -251,7 +251,7 @@ def test_a_megabyte_string_gets_its_fields_own_code_quoted_short(judged: Judge, 
 def test_a_megabyte_unknown_field_is_refused_as_unknown_field(judged: Judge) -> None:
     verdict = judged(json.dumps({**GOOD, MEGA: 1}))
     assert verdict.code == "unknown_field", verdict.code
-    # its name is echoed whole, twice: tests/test_found_bugs.py::test_an_unknown_fields_name_is_quoted_short
+    # its name quoted short: tests/test_regressions.py::test_a_refusal_quotes_the_producers_input_short
 
 
 def test_ten_thousand_players_are_refused_as_too_many_players(judged: Judge) -> None:
@@ -524,9 +524,6 @@ def test_a_worker_settles_every_good_event_and_dead_letters_every_hostile_one_wi
             expected_code[bytes(fake.xadd(keys.events, fields))] = code  # type: ignore[arg-type]
     worker = Worker(settings_, fake)
     worker.prepare_groups()
-    # Trimming races the commit in flight and can stop the worker (tests/test_found_bugs.py); this test is about
-    # input, so the first trim is put off past its end.
-    worker._next_trim = float("inf")
     started = time.perf_counter()
     while fake.xlen(keys.audit) < len(order) and time.perf_counter() - started < 60:
         worker.step()  # raises if the worker crashes

@@ -14,20 +14,11 @@ from showdown_core import InvalidEvent, parse_card
 from showdown_messages import CANONICAL_CARDS, CODES, ShowdownEvent, canonical_card, rejections
 from showdown_messages import events as events_module
 from showdown_messages.cards import CARD_PATTERN
-from showdown_service.intake import parse_event
-from tests.helpers import event, seat, validated
+from tests.helpers import event, refusal, seat, validated
 
 
 def contested(**fields: Any) -> dict[str, Any]:
     return event(seat(1, "As Ad", 100), seat(2, "Kc Kd", 100), board="2c 7d 9h Js 3s", **fields)
-
-
-def refusal(doc: dict[str, Any] | str) -> InvalidEvent:
-    payload = doc if isinstance(doc, str) else json.dumps(doc)
-    with pytest.raises(InvalidEvent) as caught:
-        parse_event(payload)
-    assert caught.value.code in CODES, caught.value.code
-    return caught.value
 
 
 # --- cards ------------------------------------------------------------------------
@@ -238,8 +229,6 @@ def test_every_rejection_is_reported_not_only_the_first() -> None:
 
 def test_braces_in_producer_data_do_not_break_the_message() -> None:
     doc = contested()
-    doc["players"][1]["player_id"] = "p1"
-    doc["players"][0]["player_id"] = "p1"
     doc["players"][1]["player_id"] = "{reason}"
     doc["players"][0]["player_id"] = "{reason}"
     err = refusal(doc)

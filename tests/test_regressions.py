@@ -15,22 +15,15 @@ import fakeredis
 import orjson
 import pytest
 
-from showdown_core import InvalidEvent, settle
+from showdown_core import settle
 from showdown_messages.events import MAX_TOTAL_CHIPS
 from showdown_service.intake import parse_event, to_showdown
 from showdown_service.settling import prepare
 from showdown_service.wire import encode_result
 from showdown_service.worker import Worker
-from tests.helpers import event, seat
+from tests.helpers import event, refusal, seat
 
 GOOD = event(seat(1, "As Ad", 500), seat(2, "Kc Kd", 500), board="2c 7d 9h Js 3s", hand_id="found-1")
-
-
-def refusal(doc_or_text: dict[str, Any] | str) -> InvalidEvent:
-    payload = doc_or_text if isinstance(doc_or_text, str) else json.dumps(doc_or_text)
-    with pytest.raises(InvalidEvent) as caught:
-        parse_event(payload)
-    return caught.value
 
 
 @pytest.mark.parametrize(
@@ -132,10 +125,10 @@ def test_trimming_survives_entries_acked_between_reading_the_groups_and_their_pe
 ) -> None:
     """``Worker.step`` hands the batch's commit to the I/O thread, then runs ``_housekeeping`` -> ``trim`` on the
     main thread. ``trim`` reads XINFO GROUPS (``pending`` > 0), then XPENDING for the oldest pending id. If the
-    commit acks the entries in between, XPENDING answers ``min: None`` and ``_id_order(None)`` raises
-    AttributeError (worker.py, ``trim``). ``run`` catches only RedisError, so the worker process stops. On a real
-    server this already happens: tests/test_worker_redis.py::test_audit_verify_names_the_first_edited_or_deleted_record
-    fails at its first ``worker.step()`` in some runs. Here the ack is made to land at exactly that moment."""
+    commit acked the entries in between, XPENDING answered ``min: None`` and ``_id_order(None)`` raised
+    AttributeError (worker.py, ``trim``). ``run`` catches only RedisError, so the worker process stopped. On a real
+    server this happened: tests/test_worker_redis.py::test_audit_verify_names_the_first_edited_or_deleted_record
+    failed at its first ``worker.step()`` in some runs. Here the ack is made to land at exactly that moment."""
     settings = make_settings()
     keys = settings.keys("default")
     entry = fake.xadd(keys.events, {"event": json.dumps(GOOD)})

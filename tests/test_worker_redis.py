@@ -18,24 +18,15 @@ import pytest
 import redis
 
 from showdown_service import audit
-from showdown_service.config import Settings
+from showdown_service.config import Settings, ShardKeys
 from showdown_service.connection import connect
 from showdown_service.localredis import LocalRedis
 from showdown_service.streams import read_range
 from showdown_service.worker import Worker
-from tests.conftest import xadd_events
-from tests.helpers import REAL_SHOWDOWNS, read_cases
+from tests.helpers import REAL_SHOWDOWNS, read_cases, wait_until, xadd_events
 
 CASES = list(read_cases(REAL_SHOWDOWNS))
 SHOWDOWN = [sys.executable, "-m", "showdown_service"]
-
-
-def wait_until(check: Callable[[], bool], timeout: float = 60.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(0.05)
 
 
 def many_events(n: int, tag: str = "h") -> list[dict[str, Any]]:
@@ -48,7 +39,7 @@ def expected_award(hand_id: str) -> dict[str, int]:
     return CASES[i % len(CASES)]["expected_award"]  # type: ignore[no-any-return]
 
 
-def check_books(client: redis.Redis, keys: Any, group: str, entries: int) -> None:
+def check_books(client: redis.Redis, keys: ShardKeys, group: str, entries: int) -> None:
     """Every entry has exactly one audit record and one outcome; each hand one correct result; nothing pending."""
     records = [orjson.loads(f[b"audit"]) for _, f in read_range(client, keys.audit)]
     assert len(records) == entries, "one audit record per entry"
@@ -106,9 +97,11 @@ def test_a_killed_workers_batch_is_finished_by_another_nothing_lost_nothing_twic
             return False
         return client.xlen(keys.results) > 0 and held.get(b"doomed", 0) > 0
 
-    wait_until(doomed_holds_a_batch, what="the doomed worker to hold an uncommitted batch")
-    doomed.kill()
-    doomed.wait()
+    try:
+        wait_until(doomed_holds_a_batch, what="the doomed worker to hold an uncommitted batch")
+    finally:
+        doomed.kill()
+        doomed.wait()
     held = {c["name"]: c["pending"] for c in client.xpending(keys.events, settings.group)["consumers"]}
     assert held.get(b"doomed", 0) > 0, "killed mid-batch: its entries are still pending"
     survivor = spawn_worker(worker_env, "survivor", SHOWDOWN_CLAIM_IDLE_MS="500")
@@ -126,9 +119,11 @@ def test_sigterm_finishes_the_batch_in_hand_and_exits_0(client: redis.Redis, wor
     keys = settings.keys("default")
     xadd_events(client, keys.events, many_events(6000))
     worker = spawn_worker(worker_env, "w1", SHOWDOWN_BATCH_SIZE="500")
-    wait_until(lambda: client.xlen(keys.results) > 0, what="the first results")
-    worker.send_signal(signal.SIGTERM)
-    assert worker.wait(30) == 0
+    try:
+        wait_until(lambda: client.xlen(keys.results) > 0, what="the first results")
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        assert worker.wait(30) == 0
     assert client.xpending(keys.events, settings.group)["pending"] == 0, "the batch in hand was committed"
     audited = client.xlen(keys.audit)
     assert 0 < audited < 6000, "it stopped early, having drained"
@@ -146,13 +141,15 @@ def test_a_redis_outage_is_waited_out_and_the_work_completes(make_settings: Any,
         worker = Worker(settings, connect(settings))
         runner = threading.Thread(target=worker.run)
         runner.start()
-        wait_until(lambda: client.xlen(keys.results) > 0, what="the first results")
-        server.kill()  # a crash: AOF (appendfsync always) keeps what was acknowledged
-        time.sleep(1.0)
-        server.restart()
-        wait_until(lambda: client.xlen(keys.audit) == 3000, timeout=90, what="every entry audited after the outage")
-        worker.stop()
-        runner.join(30)
+        try:
+            wait_until(lambda: client.xlen(keys.results) > 0, what="the first results")
+            server.kill()  # a crash: AOF (appendfsync always) keeps what was acknowledged
+            time.sleep(1.0)
+            server.restart()
+            wait_until(lambda: client.xlen(keys.audit) == 3000, timeout=90, what="every entry audited after the outage")
+        finally:  # a worker thread left running would keep pytest from exiting
+            worker.stop()
+            runner.join(30)
         assert not runner.is_alive()
         assert worker.metrics.redis_errors._value.get() > 0
         check_books(client, keys, settings.group, 3000)

@@ -18,8 +18,7 @@ from showdown_service.commit import plan
 from showdown_service.settling import prepare
 from showdown_service.streams import read_range
 from showdown_service.worker import Worker
-from tests.conftest import xadd_events
-from tests.helpers import BUNDLED_SHOWDOWNS, event, read_cases, seat
+from tests.helpers import BUNDLED_SHOWDOWNS, event, read_cases, seat, xadd_events
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 CASES = list(read_cases(BUNDLED_SHOWDOWNS))
