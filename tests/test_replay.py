@@ -157,6 +157,15 @@ def test_each_malformed_hand_names_its_file_hand_and_line(name: str, error: type
     assert str(found).startswith(f"{path}:{line}: hand phh:{name}: ")
 
 
+@pytest.mark.parametrize(("first", "again"), [("AsAd", "QsQd"), ("????", "QsQd"), ("AsAd", "????")])
+def test_hole_cards_dealt_twice_to_one_seat_are_an_impossible_action(first: str, again: str) -> None:
+    text = (PHH / "heads_up.phh").read_text(encoding="utf-8")
+    text = text.replace("'d dh p1 AsAd', ", f"'d dh p1 {first}', 'd dh p1 {again}', ")
+    (found,) = read_phh(text, "redeal.phh")
+    assert isinstance(found, ImpossibleAction), found
+    assert f"action 2 'd dh p1 {again}': p1 was already dealt hole cards (action 1)" in str(found)
+
+
 def test_a_phhs_file_reads_each_hand_and_goes_on_after_a_bad_one() -> None:
     path = MALFORMED / "two_hands.phhs"
     first, second = read_phh(path.read_text(encoding="utf-8"), str(path))
@@ -214,6 +223,74 @@ def test_malformed_pokerstars_hands_are_reported_and_the_file_goes_on() -> None:
     assert judge(good).status == "match"
     assert isinstance(bad_total, ChipsDoNotAddUp)
     assert (bad_total.hand, bad_total.line) == ("pokerstars:300000000003", 70)
+
+
+def good_stars_hand() -> str:
+    """The one well-formed hand of ``malformed.txt`` (no BOM), uncontested after the flop."""
+    text = (STARS / "malformed.txt").read_text(encoding="utf-8-sig")
+    return next(hand for hand in text.split("\n\n\n") if "#300000000002" in hand)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "error", "line", "words"),
+    [
+        (
+            "*** HOLE CARDS ***",
+            "*** HOLE CARDS ***\nDealt to Dan [As Kd",
+            HandSyntaxError,
+            9,
+            "expected 'Dealt to NAME [CARDS]'",
+        ),
+        ("*** FLOP *** [2c 7d 9h]", "*** FLOP *** [2c 7d]", ImpossibleAction, 12, "the flop is 3 onto 0"),
+        (
+            "*** FLOP *** [2c 7d 9h]",
+            "*** FLOP *** [2c 7d 9h]\n*** TURN *** [2c 7d 9h] [Js]\n*** TURN *** [2c 7d 9h Js] [Ts]",
+            ImpossibleAction,
+            14,
+            "1 card(s) dealt onto 4 board card(s); the turn is 1 onto 3",
+        ),
+    ],
+)
+def test_a_malformed_pokerstars_line_is_an_error_at_that_line(
+    old: str, new: str, error: type, line: int, words: str
+) -> None:
+    text = good_stars_hand()
+    assert old in text
+    (found,) = read_pokerstars(text.replace(old, new), "hand.txt")
+    assert isinstance(found, error), found
+    assert isinstance(found, ReplayError)
+    assert (found.hand, found.line) == ("pokerstars:300000000002", line)
+    assert words in str(found)
+
+
+def test_a_pokerstars_hand_with_one_seat_dealt_in_is_an_error() -> None:
+    text = (
+        "PokerStars Hand #1:  Hold'em No Limit ($0.50/$1.00 USD) - 2024/01/01 12:00:00 ET\n"
+        "Table 'Fixture' 6-max Seat #1 is the button\n"
+        "Seat 1: Dan ($100 in chips)\n"
+        "Seat 2: Eve ($100 in chips) is sitting out\n"
+        "Dan: posts small blind $0.50\n"
+        "*** HOLE CARDS ***\n"
+        "Uncalled bet ($0.50) returned to Dan\n"
+        "*** SUMMARY ***\n"
+        "Total pot $0 | Rake $0\n"
+    )
+    (found,) = read_pokerstars(text, "hand.txt")
+    assert isinstance(found, ImpossibleAction), found
+    assert (found.hand, found.line) == ("pokerstars:1", 1)
+    assert "1 seat(s) in the hand; the others sit out" in str(found)
+
+
+def test_a_hand_history_that_is_not_utf8_is_an_error_at_its_line_not_skipped(tmp_path: Path) -> None:
+    histories = tmp_path / "histories"
+    histories.mkdir()
+    (histories / "latin1.phh").write_bytes("variant = 'NT'\nplayers = ['Ren\u00e9', 'Zo\u00eb']\n".encode("latin-1"))
+    (histories / "image.bin").write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")  # no hand history: skipped
+    code, lines, _ = run_replay(tmp_path, str(histories))
+    assert code == 1
+    (line,) = lines
+    assert (line["status"], line["line"]) == ("error", 2)
+    assert line["reason"].startswith(f"{histories / 'latin1.phh'}:2: not UTF-8 text")
 
 
 def test_formats_are_told_apart_by_content() -> None:

@@ -9,9 +9,12 @@ fractions (the Pluribus logs split an odd chip into halves) stay exact as
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from showdown_messages import ShowdownEvent
+from pydantic import ValidationError
+
+from showdown_messages import ShowdownEvent, rejections
+from showdown_service.replay.errors import ImpossibleAction
 
 
 class PhhOutcome(NamedTuple):
@@ -64,3 +67,12 @@ class HandRecord(NamedTuple):
     """Why the history cannot decide the hand (unknown cards at a contested showdown, run-it-twice), or ``""``."""
     contested: bool
     """Two or more seats reached the showdown (mucks included)."""
+
+
+def validated_event(doc: dict[str, Any], source: str, hand_id: str, line: int) -> ShowdownEvent:
+    """``doc`` as the worker's ShowdownEvent, or :class:`~.errors.ImpossibleAction` saying why it is none."""
+    try:
+        return ShowdownEvent.model_validate(doc)
+    except ValidationError as exc:
+        reasons = "; ".join(r.message for r in rejections(exc))
+        raise ImpossibleAction(source, hand_id, line, f"the hand is not a valid showdown: {reasons}") from None

@@ -33,9 +33,7 @@ from fractions import Fraction
 from pathlib import PurePath
 from typing import Any, Final
 
-from pydantic import ValidationError
-
-from showdown_messages import SCHEMA_VERSION, ShowdownEvent, canonical_card, rejections
+from showdown_messages import SCHEMA_VERSION, ShowdownEvent, canonical_card
 from showdown_messages.cards import SPELLINGS
 from showdown_service.replay.errors import (
     ChipsDoNotAddUp,
@@ -44,7 +42,7 @@ from showdown_service.replay.errors import (
     ReplayError,
     UnsupportedHand,
 )
-from showdown_service.replay.hands import HandRecord, PhhOutcome
+from showdown_service.replay.hands import HandRecord, PhhOutcome, validated_event
 
 HOLDEM_VARIANTS: Final = frozenset({"NT", "FT"})
 """PHH variant codes settled as hold'em: no-limit and fixed-limit Texas hold'em (the limit does not change a payout)."""
@@ -235,12 +233,8 @@ class _Hand:
             raise self._syntax(key, f"{key} = {value!r} is not a {getattr(kind, '__name__', kind)}")
         return value
 
-    def _chips_list(
-        self, key: str, count: int | None, required: bool = True, unknown: bool = False
-    ) -> list[Any] | None:
-        values = self._field(key, list, required)
-        if values is None:
-            return None
+    def _chips_list(self, key: str, count: int | None, unknown: bool = False) -> list[Any]:
+        values = self._field(key, list)
         if count is not None and len(values) != count:
             raise self._syntax(key, f"{key} has {len(values)} entries for {count} players")
         if all(type(v) is int and v >= 0 for v in values):
@@ -279,7 +273,6 @@ class _Hand:
                 self.source, self.hand_id, self._line("variant"), f"variant {variant!r} is not hold'em (NT, FT)"
             )
         stacks = self._chips_list("starting_stacks", None, unknown=True)
-        assert stacks is not None
         n = len(stacks)
         if not 2 <= n <= MAX_PLAYERS:
             raise UnsupportedHand(
@@ -287,8 +280,6 @@ class _Hand:
             )
         antes = self._chips_list("antes", n)
         blinds = self._chips_list("blinds_or_straddles", n)
-        assert antes is not None
-        assert blinds is not None
         actions = self._field("actions", list)
         trimming = self._field("ante_trimming_status", bool, required=False) or False
         names = self._field("players", list, required=False)
@@ -318,9 +309,8 @@ class _Hand:
                 self.source, self.hand_id, last(), f"the actions end while p{state.pending[0] + 1} is still to act"
             )
         put = state.put
-        top = max(put)
-        if put.count(top) == 1:  # an uncalled bet goes back before the showdown
-            second = max(p for i, p in enumerate(put) if i != put.index(top))
+        *_, second, top = sorted(put)
+        if top > second:  # an uncalled bet goes back before the showdown
             put[put.index(top)] = second
         in_showdown = [i for i in range(n) if not state.folded[i]]
         contested = len(in_showdown) > 1
@@ -388,13 +378,7 @@ class _Hand:
             "button_seat": state.n,
             "players": players,
         }
-        try:
-            return ShowdownEvent.model_validate(doc)
-        except ValidationError as exc:
-            reasons = "; ".join(r.message for r in rejections(exc))
-            raise ImpossibleAction(
-                self.source, self.hand_id, self._line("actions"), f"the hand is not a valid showdown: {reasons}"
-            ) from None
+        return validated_event(doc, self.source, self.hand_id, self._line("actions"))
 
 
 def _text(amount: int | Fraction) -> str:
@@ -423,22 +407,22 @@ class _Betting:
         self.folded = [False] * n
         self.mucked = [False] * n
         self.hole: list[list[str] | None] = [None] * n
+        self.dealt_at: list[int | None] = [None] * n
+        """Per seat: the action that dealt its hole cards (a second deal is an error)."""
         self.board: list[str] = []
         self.runouts = 0
         """Board cards dealt after the board was complete (a second runout)."""
         self.actions = 0
         self.card_at: dict[str, int] = {}
         self.index, self.after = _SEATING[n]
-        self.active: list[bool] = []  # set once the blinds are in
-        self.able = 0
+        self.active = [True] * n  # a seat stays active until it folds or has no chips behind
+        self.able = n
         heads_up = n == 2  # heads-up the list is (small, big) but player 1 is the big blind
         for i in range(n):
             self._pay(i, antes[1 - i] if heads_up else antes[i], ante=True, trimming=trimming)
         for i in range(n):
             self._pay(i, blinds[1 - i] if heads_up else blinds[i])
         self.live = n
-        self.active = [left != 0 for left in self.left]
-        self.able = sum(self.active)
         opener = (max(range(n), key=lambda i: (self.bet[i], i)) + 1) % n
         self.pending = self._round_from(opener)
 
@@ -447,7 +431,7 @@ class _Betting:
         if left is not None:
             if chips >= left:
                 chips = left
-                if self.active and self.active[i]:
+                if self.active[i]:
                     self.active[i] = False
                     self.able -= 1
             self.left[i] = left - chips
@@ -502,7 +486,7 @@ class _Betting:
     def run(self, actions: list[Any]) -> None:
         """Play every action. The common ones (deal hole cards, fold, check/call) are inlined: this loop is the
         replay's hot path; anything else goes through :meth:`act`."""
-        index, hole, spelling, card_at = self.index, self.hole, _SPELLING, self.card_at
+        index, hole, spelling, card_at, dealt_at = self.index, self.hole, _SPELLING, self.card_at, self.dealt_at
         for k, action in enumerate(actions):
             if type(action) is not str:
                 hand = self.hand
@@ -513,13 +497,14 @@ class _Betting:
                 first, second = spelling.get(words[3][:2]), spelling.get(words[3][2:])
                 if (
                     i is not None
+                    and dealt_at[i] is None
                     and first is not None
                     and second is not None
                     and first not in card_at
                     and second not in card_at
                     and first != second
                 ):
-                    card_at[first] = card_at[second] = k
+                    card_at[first] = card_at[second] = dealt_at[i] = k
                     hole[i] = [first, second]
                     self.actions = k + 1
                     continue
@@ -613,6 +598,11 @@ class _Betting:
             i = self.index.get(words[2])
             if i is None:
                 raise self._error(HandSyntaxError, k, action, f"{words[2]!r} is not a player (p1 to p{self.n})")
+            if (before := self.dealt_at[i]) is not None:
+                raise self._error(
+                    ImpossibleAction, k, action, f"p{i + 1} was already dealt hole cards (action {before + 1})"
+                )
+            self.dealt_at[i] = k
             cards = self._cards(words[3], k, action)
             if cards is not None:
                 self._place(cards, k, action)

@@ -27,11 +27,9 @@ import re
 from collections.abc import Iterator
 from typing import Final, NamedTuple
 
-from pydantic import ValidationError
-
 from showdown_core import InvalidEvent, SeatHand, build_pots
 from showdown_core.settlement import rake_by_pot
-from showdown_messages import SCHEMA_VERSION, ShowdownEvent, canonical_card, rejections
+from showdown_messages import SCHEMA_VERSION, canonical_card
 from showdown_messages.events import PPM
 from showdown_service.replay.errors import (
     ChipsDoNotAddUp,
@@ -40,7 +38,7 @@ from showdown_service.replay.errors import (
     ReplayError,
     UnsupportedHand,
 )
-from showdown_service.replay.hands import HandRecord, StarsOutcome
+from showdown_service.replay.hands import HandRecord, StarsOutcome, validated_event
 
 _START = re.compile(r"^PokerStars (?:Zoom |Home Game |Rush )?(?:Hand|Game) #(\d+):\s*(.*)$")
 _TOURNAMENT = re.compile(r"Tournament #(\d+)")
@@ -54,6 +52,8 @@ _SUMMARY_SEAT = re.compile(r"^Seat (\d+): (.+?) (?:\((?:button|small blind|big b
 _WON = re.compile(r"(?:won|collected) \((\S+)\)")
 _CARDS = re.compile(r"\[([^\]]*)\]")
 _STREET = re.compile(r"^\*\*\* (FLOP|TURN|RIVER) \*\*\* (.*)$")
+_STREET_CARDS: Final = {"FLOP": (0, 3), "TURN": (3, 1), "RIVER": (4, 1)}
+"""Per street: the board cards before it, and the cards it deals."""
 _SYMBOLS: Final = "$€£¥₹"
 _INFO: Final = (
     " joins the table",
@@ -73,7 +73,6 @@ _INFO: Final = (
     " takes the add-on",
     " cashed out the hand",
     " has reconnected",
-    " is sitting out",
 )
 """Lines about the table rather than the hand: ignored."""
 
@@ -82,10 +81,9 @@ def read_pokerstars(text: str, source: str) -> Iterator[HandRecord | ReplayError
     """Each hand of a PokerStars hand history file's ``text``, read, or the error that stopped it."""
     lines = text.lstrip("\ufeff").splitlines()
     starts = [k for k, line in enumerate(lines) if line.startswith("PokerStars ")]
-    if not starts or any(line.strip() for line in lines[: starts[0]]):
-        first = next((k for k, line in enumerate(lines) if line.strip()), 0)
-        if not starts or first < starts[0]:
-            yield HandSyntaxError(source, None, first + 1, "text before the first 'PokerStars Hand #' line")
+    first = next((k for k, line in enumerate(lines) if line.strip()), 0)
+    if not starts or first < starts[0]:
+        yield HandSyntaxError(source, None, first + 1, "text before the first 'PokerStars Hand #' line")
     for n, start in enumerate(starts):
         end = starts[n + 1] if n + 1 < len(starts) else len(lines)
         try:
@@ -135,6 +133,7 @@ class _Hand:
         if table is None:
             raise self._error(HandSyntaxError, min(k, self.end - 1), "expected \"Table '...' Seat #N is the button\"")
         button = int(table.group(2))
+        self.table = table.group(1) or "pokerstars"
         players: dict[str, _Player] = {}
         sitting_out: set[str] = set()
         k += 1
@@ -161,7 +160,7 @@ class _Hand:
         summary: dict[int, int] = {}
         total = rake = None
         runs = 1
-        section = "blinds"
+        in_summary = False
 
         def player_of(text: str, at: int) -> str:
             if text not in players:
@@ -192,19 +191,25 @@ class _Hand:
                 if street:
                     dealt = _CARDS.findall(street.group(2))
                     new = self._cards(dealt[-1], k) if dealt else []
-                    board = new if street.group(1) == "FLOP" and len(new) == 3 else board + new
+                    before, count = _STREET_CARDS[street.group(1)]
+                    if (len(board), len(new)) != (before, count):
+                        raise self._error(
+                            ImpossibleAction,
+                            k,
+                            f"{len(new)} card(s) dealt onto {len(board)} board card(s); "
+                            f"the {street.group(1).lower()} is {count} onto {before}",
+                        )
+                    board = board + new
                     bet = dict.fromkeys(players, 0)
                 elif "FIRST" in line or "SECOND" in line or "THIRD" in line:
                     runs = max(runs, 2)
                 elif line.startswith("*** SUMMARY"):
-                    section = "summary"
-                elif line.startswith(("*** HOLE CARDS", "*** SHOW DOWN", "*** PRE-FLOP", "*** 3rd")):
-                    section = "play" if "HOLE" in line else section
-                else:
+                    in_summary = True
+                elif not line.startswith(("*** HOLE CARDS", "*** SHOW DOWN", "*** PRE-FLOP", "*** 3rd")):
                     raise self._error(HandSyntaxError, k, "unknown section")
                 k += 1
                 continue
-            if section == "summary":
+            if in_summary:
                 if m := _TOTAL.match(line):
                     total, rake = self._chips(m.group(1), k), self._chips(m.group(3), k)
                     self.total_line = k + 1
@@ -247,7 +252,10 @@ class _Hand:
                 name = next((n for n in players if rest.startswith(n + " [")), None)
                 if name is None:
                     raise self._error(ImpossibleAction, k, "cards dealt to a player with no seat")
-                cards[name] = self._cards(_CARDS.findall(rest[len(name) :])[0], k)
+                dealt = _CARDS.findall(rest[len(name) :])
+                if not dealt:
+                    raise self._error(HandSyntaxError, k, "expected 'Dealt to NAME [CARDS]'")
+                cards[name] = self._cards(dealt[0], k)
                 k += 1
                 continue
             name = next((n for n in players if line.startswith(n + ": ")), None)
@@ -294,7 +302,7 @@ class _Hand:
                 shown = _CARDS.findall(rest)
                 if shown:
                     cards[name] = self._cards(shown[0], k)
-            elif action.startswith("mucks hand") or action.startswith("mucks"):
+            elif action.startswith("mucks"):
                 mucked.add(name)
             elif action.startswith(("doesn't show hand", "is sitting out", "sits out", "has timed out")):
                 pass
@@ -309,6 +317,10 @@ class _Hand:
         if total is None or rake is None:
             raise HandSyntaxError(self.source, self.hand_id, self.end, "the hand has no 'Total pot ... | Rake' line")
         in_hand = [n for n in players if n not in sitting_out or n in acted]
+        if len(in_hand) < 2:
+            raise ImpossibleAction(
+                self.source, self.hand_id, self.line, f"{len(in_hand)} seat(s) in the hand; the others sit out"
+            )
         return self._record(
             title,
             tournament.group(1) if tournament else None,
@@ -424,15 +436,15 @@ class _Hand:
             doc = {
                 "schema_version": SCHEMA_VERSION,
                 "hand_id": self.hand_id,
-                "table_id": self.lines[self.start + 1].split("'")[1] or "pokerstars",
+                "table_id": self.table,
                 "tournament_id": tournament,
                 "variant": "holdem",
-                "board": board if contested or len(board) <= 5 else board[:5],
+                "board": board,
                 "button_seat": button,
                 "players": players,
                 "rake": rake,
             }
-            event = self._validate(doc)
+            event = validated_event(doc, self.source, self.hand_id, self.line)
             seats = [SeatHand(p.seat, p.name, (), put[p.name], dead[p.name], p.name in folded) for p in seated]
             groups = _pot_groups(seats, mucked={p.seat for p in seated if p.name in mucked})
             if rake and len(set(groups)) > 1:
@@ -444,19 +456,10 @@ class _Hand:
                 wanted = tuple(pot.amount - chips for pot, chips in zip(ours, net, strict=True))
                 ppm = fit_rake_ppm([pot.amount for pot in ours], rake, wanted)
                 if ppm is not None:
-                    event = self._validate({**doc, "rake_ppm": ppm})
+                    event = validated_event({**doc, "rake_ppm": ppm}, self.source, self.hand_id, self.line)
                     note = f"rake rate {ppm / PPM:.4%} recovered from the recorded pots"
         outcome = StarsOutcome(tuple(recorded), summary, returned, uncalled, rake, total, groups, note)
         return HandRecord(self.source, self.hand_id, self.line, event, outcome, unverifiable, contested)
-
-    def _validate(self, doc: dict[str, object]) -> ShowdownEvent:
-        try:
-            return ShowdownEvent.model_validate(doc)
-        except ValidationError as exc:
-            reasons = "; ".join(r.message for r in rejections(exc))
-            raise ImpossibleAction(
-                self.source, self.hand_id, self.line, f"the hand is not a valid showdown: {reasons}"
-            ) from None
 
 
 def _pot_groups(seats: list[SeatHand], mucked: set[int]) -> tuple[int, ...]:

@@ -78,12 +78,13 @@ class Summary:
             ("matches", f"{self.matches}"),
         ]
         rows += [(f"  with a note: {kind}", f"{n}") for kind, n in sorted(self.notes.items())]
-        rows.append(("mismatches", f"{sum(self.mismatches.values())}"))
-        rows += [(f"  {kind}", f"{n}") for kind, n in sorted(self.mismatches.items())]
-        rows.append(("unverifiable", f"{sum(self.unverifiable.values())}"))
-        rows += [(f"  {kind}", f"{n}") for kind, n in sorted(self.unverifiable.items())]
-        rows.append(("malformed (not replayed)", f"{sum(self.errors.values())}"))
-        rows += [(f"  {kind}", f"{n}") for kind, n in sorted(self.errors.items())]
+        for label, counts in (
+            ("mismatches", self.mismatches),
+            ("unverifiable", self.unverifiable),
+            ("malformed (not replayed)", self.errors),
+        ):
+            rows.append((label, f"{sum(counts.values())}"))
+            rows += [(f"  {kind}", f"{n}") for kind, n in sorted(counts.items())]
         rows.append(("rake total", f"{self.rake} (smallest units: cents for cash games)"))
         width = max(len(label) for label, _ in rows)
         out.write("showdown replay\n")

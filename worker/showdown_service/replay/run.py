@@ -13,10 +13,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
-import orjson
-
 from showdown_service.replay.compare import Verdict, error_verdict, judge
-from showdown_service.replay.errors import ReplayError, UnknownFormat
+from showdown_service.replay.errors import HandSyntaxError, ReplayError, UnknownFormat
 from showdown_service.replay.hands import HandRecord
 from showdown_service.replay.phh import read_phh
 from showdown_service.replay.pokerstars import read_pokerstars
@@ -68,15 +66,24 @@ def detect(text: str) -> str | None:
 
 
 def read_file(source: str, named: bool = False) -> tuple[str | None, Iterator[HandRecord | ReplayError]]:
-    """The format of ``source`` and its hands; a file given by name that is no hand history is an error."""
+    """The format of ``source`` and its hands; a file given by name that is no hand history is an error.
+
+    A hand history that is not UTF-8 is an error at the line of its first bad byte, found by name or not.
+    """
     try:
-        text = Path(source).read_bytes().decode("utf-8-sig")
+        raw = Path(source).read_bytes()
+    except OSError as exc:
+        return None, iter([UnknownFormat(source, None, None, f"cannot read it: {exc.strerror}")])
+    try:
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        kind = detect(raw.decode("utf-8-sig", errors="replace"))
+        if kind is not None:
+            line = raw.count(b"\n", 0, exc.start) + 1
+            return kind, iter([HandSyntaxError(source, None, line, f"not UTF-8 text ({exc.reason})")])
         if not named:
             return None, iter(())
         return None, iter([UnknownFormat(source, None, None, f"not UTF-8 text ({exc.reason})")])
-    except OSError as exc:
-        return None, iter([UnknownFormat(source, None, None, f"cannot read it: {exc.strerror}")])
     kind = detect(text)
     if kind == PHH:
         return kind, read_phh(text, source)
@@ -98,7 +105,7 @@ def replay_file(source: str, named: bool = False, emit: bool = False) -> FileRes
             continue
         verdicts.append(judge(hand))
         if emit and hand.event is not None:
-            events.append(orjson.dumps(hand.event.model_dump(mode="json", exclude_none=True)))
+            events.append(hand.event.model_dump_json(exclude_none=True).encode())  # as publish() sends it
     return FileResult(source, kind, verdicts, events)
 
 
@@ -124,7 +131,7 @@ def replay_files(
                 progress(result)
             yield result
         return
-    size = max(1, min(64, len(work) // (jobs * 8) or 1))
+    size = min(64, len(work) // (jobs * 8)) or 1
     batches = [work[k : k + size] for k in range(0, len(work), size)]
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         for results in pool.map(_replay_batch, batches, [emit] * len(batches)):
