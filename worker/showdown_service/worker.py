@@ -102,6 +102,7 @@ class Worker:
     def run(self) -> None:
         """Serve until :meth:`stop`; ride out Redis outages with bounded backoff."""
         self.log.info("worker_started", shards=list(self.shards), group=self.settings.group)
+        self._beat()  # alive from the start, not only after a first read that may block for block_ms
         failures = 0
         ready = False
         while not self.stopping:
@@ -412,8 +413,7 @@ class Worker:
     def _housekeeping(self) -> None:
         now = time.monotonic()
         if now - self._last_beat >= 1.0:
-            self._last_beat = now
-            self.settings.heartbeat_file.touch()
+            self._beat()
         if now >= self._next_trim:
             self._next_trim = now + self.settings.trim_interval_s
             for keys in self.shards.values():
@@ -421,6 +421,11 @@ class Worker:
         if now >= self._next_gauges:
             self._next_gauges = now + 5.0
             self._refresh_gauges()
+
+    def _beat(self) -> None:
+        """Touch the heartbeat file that `showdown health` reads."""
+        self._last_beat = time.monotonic()
+        self.settings.heartbeat_file.touch()
 
     def trim(self, keys: ShardKeys) -> str | None:
         """Trim the events stream below every group's oldest pending or unread entry; returns the MINID used.
