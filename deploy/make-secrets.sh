@@ -3,7 +3,8 @@
 #
 #   deploy/make-secrets.sh DIR
 #
-# Writes DIR/<user>.password (64 random hex characters) for every user of
+# Writes DIR/<user>.password (64 random hex characters, no newline: a Kubernetes
+# Secret made with --from-file holds exactly the password) for every user of
 # deploy/redis/users.acl that has a password, and DIR/users.acl: that file with
 # each throwaway demo hash replaced by the sha256 of the new password. Then:
 #   SHOWDOWN_SECRETS_DIR=DIR SHOWDOWN_REDIS_ACL_FILE=DIR/users.acl docker compose up -d
@@ -34,7 +35,7 @@ users=$(printf '%s\n' "$acl" | sed -n 's/^user \([A-Za-z0-9_-]*\) on #[0-9a-f]\{
 for user in $users; do
   password=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
   hash=$(printf '%s' "$password" | sha256)
-  printf '%s\n' "$password" > "$dir/$user.password"
+  printf '%s' "$password" > "$dir/$user.password"
   chmod 0644 -- "$dir/$user.password"
   acl=$(printf '%s\n' "$acl" | sed "s/^user $user on #[0-9a-f]\{64\} /user $user on #$hash /")
   if ! printf '%s\n' "$acl" | grep -q "^user $user on #$hash "; then

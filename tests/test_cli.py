@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -77,3 +79,154 @@ def test_a_closed_pipe_ends_the_output_quietly() -> None:
         proc.stdout.close()
         assert proc.wait(timeout=30) == 141
         assert b"Traceback" not in proc.stderr.read()
+
+
+# --- what a misused command says -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    for key in [k for k in os.environ if k.startswith("SHOWDOWN_")]:
+        monkeypatch.delenv(key)
+    return monkeypatch
+
+
+def test_a_file_that_cannot_be_read_is_named_and_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "missing.jsonl"
+    assert main(["adjudicate", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert str(missing) in err
+    assert "Traceback" not in err
+
+
+def test_a_file_and_the_examples_together_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "events.jsonl"
+    path.write_text(GOOD + "\n", encoding="utf-8")
+    assert main(["adjudicate", str(path), "--examples"]) == 2
+    assert "not both" in capsys.readouterr().err
+
+
+def test_bad_settings_name_each_variable_and_never_echo_a_password(
+    clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clean_env.setenv("SHOWDOWN_BATCH_SIZE", "lots")
+    clean_env.setenv("SHOWDOWN_LOG_LEVEL", "loud")
+    clean_env.setenv("SHOWDOWN_REDIS_PASSWORD", "hunter2-secret")
+    clean_env.setenv("SHOWDOWN_REDIS_URL", "redis://:hunter2-secret/0")  # the "@" forgotten: redis-py reads a port
+    assert main(["health"]) == 2
+    err = capsys.readouterr().err
+    assert "SHOWDOWN_REDIS_URL: Value error, not a Redis URL" in err
+    assert "SHOWDOWN_BATCH_SIZE" in err
+    assert "SHOWDOWN_LOG_LEVEL" in err
+    assert "hunter2-secret" not in err
+    assert "Traceback" not in err
+
+
+def test_an_unreachable_redis_is_one_line_and_exits_1(
+    clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clean_env.setenv("SHOWDOWN_REDIS_URL", "redis://127.0.0.1:1/0")
+    assert main(["results"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("showdown: Redis: ConnectionError")
+    assert len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["worker", "--processes", "0"],
+        ["results", "--count", "-1"],
+        ["dead-letters", "--count", "many"],
+        ["dead-letters", "--requeue", "1718000000000"],  # a bare millisecond matches every entry in it
+        ["dead-letters", "--requeue", "latest"],
+    ],
+)
+def test_bad_numbers_and_entry_ids_are_refused_by_the_parser(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    assert "error: argument" in capsys.readouterr().err
+
+
+def test_requeue_options_without_requeue_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["dead-letters", "--shard", "t2"]) == 2
+    assert "--requeue" in capsys.readouterr().err
+
+
+def test_following_results_misses_nothing_that_lands_between_two_reads(
+    clean_env: pytest.MonkeyPatch, fake: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An empty results stream is followed from its start: "$" would skip what arrived between two XREADs."""
+    from showdown_service.config import Settings
+    from showdown_service.streams import read_new as real_read_new
+
+    key = Settings().keys("default").results
+    result = json.dumps({"hand_id": "late", "pots": [], "awards": []})
+    calls = 0
+
+    def read_new(client: Any, after: Any, *, block: int) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 1:  # nothing yet; the result lands before the next read
+            fake.xadd(key, {"result": result})
+            return []
+        if calls == 2:
+            return real_read_new(client, after, block=block)
+        raise KeyboardInterrupt  # Ctrl-C
+
+    clean_env.setattr("showdown_service.stream_cli.connect", lambda _settings: fake)
+    clean_env.setattr("showdown_service.stream_cli.read_new", read_new)
+    assert main(["results", "--follow"]) == 130
+    assert capsys.readouterr().out.splitlines() == ["late: "]
+
+
+NOT_UTF8 = b'{"hand_id": "caf\xe9"}'  # Latin-1, as an old export might write it
+
+
+def test_a_line_that_is_not_utf8_is_refused_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "events.jsonl"
+    path.write_bytes(b"\n".join([GOOD.encode(), NOT_UTF8, GOOD_2.encode()]) + b"\n")
+    assert main(["adjudicate", str(path)]) == 1
+    captured = capsys.readouterr()
+    assert [json.loads(line)["hand_id"] for line in captured.out.splitlines()] == ["good-1", "good-2"]
+    (refused,) = [json.loads(line) for line in captured.err.splitlines()]
+    assert (refused["line"], refused["code"]) == (2, "malformed_json")
+
+
+def test_publish_refuses_a_line_that_is_not_utf8_and_raw_sends_it_byte_for_byte(
+    tmp_path: Path, clean_env: pytest.MonkeyPatch, fake: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from showdown_service.config import Settings
+
+    events = Settings().keys("default").events
+    path = tmp_path / "events.jsonl"
+    path.write_bytes(b"\n".join([GOOD.encode(), NOT_UTF8, GOOD_2.encode()]) + b"\n")
+    clean_env.setattr("showdown_service.stream_cli.connect", lambda _settings: fake)
+    assert main(["publish", str(path)]) == 1
+    captured = capsys.readouterr()
+    assert "published 2 events; refused 1" in captured.out
+    assert (json.loads(captured.err)["line"], json.loads(captured.err)["code"]) == (2, "malformed_json")
+    assert fake.xlen(events) == 2
+
+    assert main(["publish", "--raw", str(path)]) == 0
+    sent = [fields[b"event"] for _, fields in fake.xrange(events)][2:]
+    assert sent == [GOOD.encode(), NOT_UTF8, GOOD_2.encode()]
+
+
+def test_dead_letters_show_a_hostile_payload_escaped_not_as_terminal_controls(
+    clean_env: pytest.MonkeyPatch, fake: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from showdown_service.config import Settings
+
+    dead = Settings().keys("default").dead
+    hostile = b"\x1b]0;owned\x07{\n"  # retitles the terminal, then a newline
+    fake.xadd(dead, {"code": "malformed_json", "message": "not valid JSON", "raw": hostile, "raw_bytes": len(hostile)})
+    clean_env.setattr("showdown_service.stream_cli.connect", lambda _settings: fake)
+    assert main(["dead-letters"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out
+    assert "\x07" not in out
+    assert r"\x1b]0;owned\x07{\n" in out

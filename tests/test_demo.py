@@ -5,6 +5,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
+
+from showdown_service.localredis import LocalRedis, ServerError
 
 
 def test_the_demo_settles_the_bundled_hands_end_to_end_and_passes() -> None:
@@ -22,3 +27,33 @@ def test_the_demo_settles_the_bundled_hands_end_to_end_and_passes() -> None:
         assert code in out
     assert "Audit chain: 306 records, holds." in out
     assert out.rstrip().endswith("Demo passed.")
+
+
+def test_the_demo_prints_a_redis_url_without_its_credentials() -> None:
+    from showdown_service.demo import _without_credentials
+
+    assert _without_credentials("rediss://worker:s3cret@redis.example:6380/0") == "rediss://redis.example:6380/0"
+    assert _without_credentials("redis://:s3cret@10.0.0.1/0") == "redis://10.0.0.1/0"
+    assert _without_credentials("redis://127.0.0.1:6379/0") == "redis://127.0.0.1:6379/0"
+
+
+# --- the server the demo (and the tests) start: it never outlives a failed start -------------------------------
+
+
+def test_a_server_that_exits_at_once_is_reported_with_its_log_and_leaves_nothing(tmp_path: Path) -> None:
+    server = LocalRedis(extra_args=["--no-such-option", "yes"])
+    with pytest.raises(ServerError, match="exited with") as failed, server:
+        pass
+    assert "no-such-option" in str(failed.value).lower() or "bad directive" in str(failed.value).lower()
+    assert not server.data_dir.exists()
+
+
+def test_a_server_that_never_answers_is_killed(tmp_path: Path) -> None:
+    silent = tmp_path / "silent-server"
+    silent.write_text("#!/bin/sh\nexec sleep 600\n", encoding="utf-8")
+    silent.chmod(0o755)
+    server = LocalRedis(binary=str(silent), data_dir=tmp_path / "data")
+    with pytest.raises(ServerError, match="did not answer"):
+        server.start(timeout=0.5)
+    assert server.process is not None
+    assert server.process.poll() is not None, "the server process was left running"

@@ -324,6 +324,9 @@ def test_the_compose_stack_settles_the_demo_hands_with_the_same_configuration_on
             replicas.append(
                 (subprocess.Popen(host_command(worker["command"]), env=env, stdout=subprocess.DEVNULL), env)
             )
+        # Each replica up (its first loop done, its first heartbeat) before the hands arrive: a replica still
+        # starting when its peer has settled them all would have no heartbeat yet for the check below.
+        wait_for(lambda: all(Path(env["SHOWDOWN_HEARTBEAT_FILE"]).exists() for _, env in replicas), "every heartbeat")
         producer = compose["services"]["producer"]
         published = subprocess.run(host_command(producer["command"]), env=host_env(compose, "producer", port, tmp_path),
                                    capture_output=True, text=True, timeout=60, check=False)  # fmt: skip

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
+
+from tests.helpers import event, seat
 
 
 def catches(pid: int, signum: int) -> bool:
@@ -34,3 +39,28 @@ def test_a_worker_stopped_while_it_is_still_starting_exits_0(worker_env: dict[st
     # the handler exists long before the CLI (tables, pydantic, redis) could even be imported,
     # so the SIGTERM above reached a process still starting, and it still exited 0
     assert handler_after < cli_imported_after / 2, (handler_after, cli_imported_after)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_any_other_command_is_interrupted_at_once_by_ctrl_c_or_sigterm(signum: int) -> None:
+    """Only the worker finishes first: `results --follow`, a replay or `adjudicate -` must not outlive a stop."""
+    line = json.dumps(event(seat(1, "As Ad", 500), seat(2, "Kc Kd", 500), board="2c 7d 9h Js 3s", hand_id="h-1"))
+    with subprocess.Popen(
+        [sys.executable, "-m", "showdown_service", "adjudicate", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as command:
+        assert command.stdin is not None
+        assert command.stdout is not None
+        assert command.stderr is not None
+        command.stdin.write(line + "\n")
+        command.stdin.flush()
+        assert '"hand_id":"h-1"' in command.stdout.readline()  # settled: it now waits for the next line
+        command.send_signal(signum)
+        try:
+            assert command.wait(10) == 130
+        finally:
+            command.kill()
+        assert "Traceback" not in command.stderr.read()

@@ -1,7 +1,8 @@
 """The ``showdown`` command line.
 
-Exit status: 0 success, 1 some input was rejected (details on stderr),
-2 the command itself was misused.
+Exit status: 0 success, 1 some input was rejected or Redis failed (details
+on stderr), 2 the command itself was misused or cannot run as set up (a bad
+setting, a file it cannot open), 130 stopped by Ctrl-C or SIGTERM.
 """
 
 from __future__ import annotations
@@ -15,11 +16,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, TextIO, TypeAlias
 
+import redis
+from pydantic import ValidationError
+
 from showdown_core import InvalidEvent, InvariantViolation, best_five, evaluate, parse_cards, settle
 from showdown_messages.schema import asyncapi_document, json_schemas
 from showdown_service import __version__
-from showdown_service.examples import example_lines
+from showdown_service.config import Settings, settings_problems
+from showdown_service.examples import UNDECODED, example_lines, file_lines
 from showdown_service.intake import parse_event, to_showdown, unwrap_event
+from showdown_service.launch import interrupt_on_stop
 from showdown_service.render import describe_result
 from showdown_service.replay.cli import register as register_replay
 from showdown_service.stream_cli import register as register_streams
@@ -31,10 +37,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
+        if not args.finishes_on_stop:
+            interrupt_on_stop()
         code: int = args.run(args)
     except BrokenPipeError:  # `showdown ... | head`: the reader left; stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM (see showdown_service.launch)
+        return 130
+    except ValidationError as exc:
+        if exc.title != Settings.__name__:
+            raise
+        print(f"{parser.prog}: bad settings:", *settings_problems(exc), sep="\n  ", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a file it cannot open or write, a port already taken
+        print(f"{parser.prog}: {exc}", file=sys.stderr)
+        return 2
+    except (redis.ConnectionError, redis.TimeoutError, redis.exceptions.NoPermissionError) as exc:
+        print(f"{parser.prog}: Redis: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
     return code
 
 
@@ -53,6 +74,7 @@ here, so this file does not grow with every feature.
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="showdown", description="Settle poker showdowns, chip for chip.")
     parser.add_argument("--version", action="version", version=f"showdown {__version__}")
+    parser.set_defaults(finishes_on_stop=False)  # only the worker: Ctrl-C and SIGTERM interrupt everything else
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
     _register_core(commands)
     for register in REGISTRARS:
@@ -69,7 +91,7 @@ def _register_core(commands: Commands) -> None:
     adj = commands.add_parser(
         "adjudicate", help="settle ShowdownEvent JSON lines into ShowdownResult JSON lines, in order"
     )
-    adj.add_argument("file", nargs="?", default="-", help="JSON lines file, or - for standard input (default)")
+    adj.add_argument("file", nargs="?", help="JSON lines file, or - for standard input (default)")
     adj.add_argument("--examples", action="store_true", help="settle the real showdowns bundled with showdown")
     adj.add_argument("--summary", action="store_true", help="print a readable line per hand instead of JSON")
     adj.set_defaults(run=_adjudicate)
@@ -95,12 +117,11 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _adjudicate(args: argparse.Namespace) -> int:
-    if args.examples:
-        return adjudicate_lines(example_lines(), sys.stdout, sys.stderr, summary=args.summary)
-    if args.file == "-":
-        return adjudicate_lines(iter(sys.stdin), sys.stdout, sys.stderr, summary=args.summary)
-    with Path(args.file).open(encoding="utf-8") as f:
-        return adjudicate_lines(iter(f), sys.stdout, sys.stderr, summary=args.summary)
+    if args.examples and args.file:
+        print("give a FILE (or -) or --examples, not both", file=sys.stderr)
+        return 2
+    lines = example_lines() if args.examples else file_lines(args.file or "-")
+    return adjudicate_lines(lines, sys.stdout, sys.stderr, summary=args.summary)
 
 
 def adjudicate_lines(lines: Iterator[str], out: TextIO, err: TextIO, *, summary: bool = False) -> int:
@@ -115,7 +136,7 @@ def adjudicate_lines(lines: Iterator[str], out: TextIO, err: TextIO, *, summary:
         if not line.strip():
             continue
         try:
-            event = parse_event(unwrap_event(line))
+            event = parse_event(unwrap_event(line).encode("utf-8", UNDECODED))  # bytes: a bad one is malformed_json
             settlement = settle(to_showdown(event))
         except InvalidEvent as exc:
             rejected += 1

@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from redis.connection import parse_url
 
 _SECONDS_PER_DAY = 86_400
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 
 
 def default_consumer() -> str:
@@ -79,6 +81,17 @@ class Settings(BaseSettings):
     )
     log_level: str = Field(default="info", description="debug, info, warning, error or critical.")
 
+    @field_validator("redis_url")
+    @classmethod
+    def _readable_url(cls, value: str) -> str:
+        try:  # redis-py's own reading, now rather than at the first connection
+            parse_url(value)  # type: ignore[no-untyped-call]
+        except ValueError:  # its message may quote a part of the URL: a misplaced password
+            raise ValueError(
+                "not a Redis URL: redis://host[:port][/db], rediss://... for TLS, or unix:///path/to/socket"
+            ) from None
+        return value
+
     @field_validator("shards", mode="before")
     @classmethod
     def _split_shards(cls, value: Any) -> Any:
@@ -96,9 +109,24 @@ class Settings(BaseSettings):
                 raise ValueError(f"shard {shard!r} must be a plain name (no braces, colons or spaces)")
         return value
 
+    @field_validator("log_level")
+    @classmethod
+    def _known_level(cls, value: str) -> str:
+        if value.lower() not in LOG_LEVELS:
+            raise ValueError(f"log level {value!r} is not one of {', '.join(LOG_LEVELS)}")
+        return value.lower()
+
     def keys(self, shard: str) -> ShardKeys:
         """The Redis keys of one shard."""
         return ShardKeys.of(self, shard)
+
+
+def settings_problems(exc: ValidationError) -> list[str]:
+    """What is wrong with the settings, one line per variable (never its value: it may be a password)."""
+    return [
+        f"SHOWDOWN_{str(error['loc'][0]).upper() if error['loc'] else '*'}: {error['msg']}"
+        for error in exc.errors(include_url=False, include_input=False)
+    ]
 
 
 def settings_table() -> str:

