@@ -33,8 +33,9 @@ from pokerkit import StandardHighHand
 
 import showdown_core.settlement
 from showdown_core import Bust, Card, HandValue, Pot, SeatHand, Settlement, Share, ShowdownError, build_pots, settle
-from showdown_core.evaluator import evaluate_showdown
-from showdown_core.variants import Holdem, Stud
+from showdown_core.evaluator import evaluate, evaluate_showdown
+from showdown_core.high import High
+from showdown_core.variants import Variant
 from showdown_service.intake import parse_event, to_showdown
 from tests.strategies import DECK, PPM, RANKS, SEATS, SUITS, canonical, deal_hand
 
@@ -127,7 +128,7 @@ def reference_settlement(doc: dict[str, Any]) -> Reference:
             best = max(classes[s] for s in eligible)
             winners = [s for s in eligible if classes[s] == best]
         each, odd = divmod(prize, len(winners))
-        lucky = set(_odd_chip_order(doc, winners, cards)[:odd])
+        lucky = set(_odd_chip_order(doc, winners, cards)[:odd]) if odd else set()
         shares = tuple((s, each + (s in lucky)) for s in sorted(winners))
         for seat, won in shares:
             collected[seat] += won
@@ -154,17 +155,24 @@ def _rake_per_pot(amounts: list[int], rake: int, rake_ppm: int | None) -> list[i
 
 
 def _odd_chip_order(doc: dict[str, Any], tied: list[int], cards: dict[int, list[str]]) -> list[int]:
-    """Hold'em: clockwise, starting with the first seat left of the button. Stud: highest card, by rank then
-    suit, then the next highest card."""
+    """Hold'em: clockwise, starting with the first seat left of the button. Stud (TDA 2024 Rule 20-B): the
+    highest card by rank, then suit, among the five cards that play (of several fives that make the hand,
+    the one holding the highest card)."""
     if doc["variant"] == "holdem":
         button = doc["button_seat"]
         walk = [(button + step - 1) % SEATS + 1 for step in range(1, SEATS + 1)]
         return [s for s in walk if s in tied]
 
-    def high_cards(seat: int) -> list[tuple[int, int]]:
-        return sorted(((RANKS.index(c[0]), SUITS.index(c[1])) for c in cards[seat]), reverse=True)
+    def high_card(seat: int) -> tuple[int, int]:
+        held = cards[seat]
+        best = hand_class(frozenset(held))
+        return max(
+            max((RANKS.index(c[0]), SUITS.index(c[1])) for c in five)
+            for five in combinations(held, 5)
+            if hand_class(frozenset(five)) == best
+        )
 
-    return sorted(tied, key=high_cards, reverse=True)
+    return sorted(tied, key=high_card, reverse=True)
 
 
 def _busts(players: list[dict[str, Any]], collected: dict[int, int]) -> tuple[tuple[int, int], ...]:
@@ -335,16 +343,16 @@ def test_our_settlement_agrees_with_the_reference_on_100000_dealt_hands() -> Non
         assert counts[situation] > HANDS // 100, situation
 
 
-def _button_first(self: Holdem, tied: list[tuple[int, list[Card]]], button_seat: int | None) -> list[int]:
+def _button_first(self: Variant, tied: list[tuple[int, list[Card]]], button_seat: int | None, *_: Any) -> list[int]:
     return sorted((seat for seat, _ in tied), key=lambda seat: (seat - (button_seat or 0)) % SEATS)
 
 
-def _lowest_card_first(self: Stud, tied: list[tuple[int, list[Card]]], button_seat: int | None) -> list[int]:
+def _lowest_card_first(self: Variant, tied: list[tuple[int, list[Card]]], *_: Any) -> list[int]:
     return [seat for seat, cards in sorted(tied, key=lambda t: max(t[1]))]
 
 
-def _river_ignored(self: Holdem, board: list[Card], hands: list[list[Card]]) -> list[HandValue]:
-    return evaluate_showdown(board[:4], hands)
+def _river_ignored(self: High, board: list[Card], hands: list[list[Card]]) -> list[HandValue]:
+    return evaluate_showdown(board[:4], hands) if board else [evaluate(hand) for hand in hands]
 
 
 def _rate_ignored(amounts: list[int], rake: int, rake_ppm: int | None = None) -> tuple[int, ...]:
@@ -365,9 +373,9 @@ def _dense_finishes(seats: tuple[SeatHand, ...], collected: tuple[int, ...]) -> 
 RAKE_BY_POT: Final = showdown_core.settlement.rake_by_pot
 BUSTS: Final = showdown_core.settlement._busts
 PLANTED: Final[dict[str, tuple[Any, str, Any]]] = {
-    "odd chips from the button itself": (Holdem, "odd_chip_order", _button_first),
-    "stud odd chips to the lowest card": (Stud, "odd_chip_order", _lowest_card_first),
-    "the river ignored": (Holdem, "values", _river_ignored),
+    "odd chips from the button itself": (Variant, "odd_chip_order", _button_first),
+    "stud odd chips to the lowest card": (Variant, "odd_chip_order", _lowest_card_first),
+    "the river ignored": (High, "with_board", _river_ignored),
     "the stated rake rate ignored": (showdown_core.settlement, "rake_by_pot", _rate_ignored),
     "an uncalled bet kept in a pot": (showdown_core.settlement, "build_pots", _uncalled_bet_kept_in_a_pot),
     "bust places not skipped after a tie": (showdown_core.settlement, "_busts", _dense_finishes),

@@ -29,7 +29,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from showdown_core import InvalidEvent
-from showdown_messages import CODES, MAX_CHIPS, PlayerIn, ShowdownEvent
+from showdown_messages import CODES, MAX_CHIPS, VARIANT_SHAPES, PlayerIn, ShowdownEvent
 from showdown_service import audit
 from showdown_service.intake import parse_event
 from showdown_service.streams import read_range
@@ -271,7 +271,7 @@ WRONG: Final[tuple[Any, ...]] = (
 """Values of every JSON type, and some of the right type that a field still refuses."""
 CHIP_KEYS: Final = frozenset({"contributed", "dead_money", "stack", "rake"})
 ID_KEYS: Final = frozenset({"hand_id", "table_id", "tournament_id", "player_id"})
-OPTIONAL_TOP: Final = ("tournament_id", "button_seat", "rake", "rake_ppm", "occurred_at")
+OPTIONAL_TOP: Final = ("tournament_id", "button_seat", "rake", "rake_ppm", "occurred_at", "boards")
 OPTIONAL_PLAYER: Final = ("hole_cards", "dead_money", "folded", "stack")
 
 
@@ -311,7 +311,7 @@ def expected_refusal(path: tuple[str | int, ...], value: Any) -> tuple[str, str]
             return ("wrong_type", here)
         return None if _valid_id(value) else ("bad_id", here)
     if key == "variant":
-        return None if value in ("holdem", "stud") else ("unknown_variant", here)
+        return None if value in VARIANT_SHAPES else ("unknown_variant", here)
     if key == "schema_version":
         if not whole_int:
             return ("wrong_type", here)
@@ -327,6 +327,8 @@ def expected_refusal(path: tuple[str | int, ...], value: Any) -> tuple[str, str]
         return None if bad is None else ("bad_card", f"{here}[{bad}]")
     if key == "occurred_at":  # RFC 3339 text only (strict: a number is not a date-time), or null
         return None if value is None or value == "2026-11-22T12:00:00Z" else ("bad_timestamp", here)
+    if key == "boards":  # absent, or a list of boards: its rules span fields (any listed code)
+        return None if value is None or isinstance(value, list) else ("wrong_type", here)
     if key == "players":
         if not isinstance(value, list):
             return ("wrong_type", here)
@@ -488,7 +490,7 @@ def _hostile_entries(good: list[dict[str, Any]]) -> list[tuple[dict[bytes, bytes
         (_payload(_with(("board", 1), "A\u2664"), "h-outline"), "bad_card"),
         (_payload(_with(("players", 0, "folded"), "no"), "h-folded"), "wrong_type"),
         (_payload({**GOOD, "schema_version": 2}, "h-v2"), "unsupported_schema_version"),
-        (_payload({**GOOD, "variant": "omaha"}, "h-omaha"), "unknown_variant"),
+        (_payload({**GOOD, "variant": "pineapple"}, "h-pineapple"), "unknown_variant"),
         (_payload({k: v for k, v in GOOD.items() if k != "players"}), "missing_field"),
         (_payload({**GOOD, "players": GOOD["players"] * 4}, "h-12"), "too_many_players"),
         (_payload(_with(("board", 0), "K\u2663"), "h-dup"), "duplicate_card"),  # K♣ is seat 2's Kc

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from showdown_core import InvalidEvent, parse_card
 from showdown_messages import CANONICAL_CARDS, CODES, ShowdownEvent, canonical_card, rejections
 from showdown_messages import events as events_module
-from showdown_messages.cards import CARD_PATTERN
+from showdown_rules.cards import CARD_PATTERN
 from tests.helpers import event, refusal, seat, validated
 
 
@@ -105,7 +105,7 @@ def test_two_spellings_of_one_card_are_still_a_duplicate() -> None:
         ({"schema_version": 2}, "unsupported_schema_version", "schema_version"),
         ({"schema_version": True}, "wrong_type", "schema_version"),
         ({"schema_version": "1"}, "wrong_type", "schema_version"),
-        ({"variant": "omaha"}, "unknown_variant", "variant"),
+        ({"variant": "pineapple"}, "unknown_variant", "variant"),
         ({"colour": "red"}, "unknown_field", "colour"),
         ({"hand_id": ""}, "bad_id", "hand_id"),
         ({"hand_id": "x" * 201}, "bad_id", "hand_id"),

@@ -40,7 +40,7 @@ from showdown_core import (
     evaluate,
     settle,
 )
-from showdown_core.variants import Holdem, Stud
+from showdown_core.variants import Variant
 from showdown_messages import ShowdownEvent, ShowdownResult
 from showdown_service.intake import parse_event, to_showdown
 from showdown_service.wire import encode_result
@@ -146,7 +146,9 @@ def _odd_chip_order(o: Outcome, tied: list[int]) -> list[int]:
     if o.doc["variant"] == "holdem":
         button = o.doc["button_seat"]
         return [s for s in ((button + k - 1) % SEATS + 1 for k in range(1, SEATS + 1)) if s in tied]
-    top = {s: max((RANKS.index(c[0]), SUITS.index(c[1])) for c in o.cards(s)) for s in tied}
+    # TDA 2024 Rule 20-B: the highest card by suit among the five cards that play (the result publishes them)
+    plays = {h["seat"]: h["best_five"] for h in o.result["hands"]}
+    top = {s: max((RANKS.index(c[0]), SUITS.index(c[1])) for c in plays[s]) for s in tied}
     return sorted(tied, key=top.__getitem__, reverse=True)
 
 
@@ -337,14 +339,14 @@ def _show_folded_hands(s: Settlement) -> Settlement:
     if not s.shown:
         return s
     need = s.showdown.variant.shape.hole_cards
-    folded = [x for x in s.showdown.seats if x.folded and len(x.cards) == need]
+    folded = [x for x in s.showdown.seats if x.folded and len(x.cards) in need]
     return s._replace(shown=s.shown + tuple(Shown(x, evaluate(x.cards + s.showdown.board)) for x in folded))
 
 
 def _show_the_lone_winner(s: Settlement) -> Settlement:
     live = [x for x in s.showdown.seats if not x.folded]
     cards = live[0].cards + s.showdown.board
-    if s.shown or len(cards) < 5 or len(live[0].cards) != s.showdown.variant.shape.hole_cards:
+    if s.shown or len(cards) < 5 or len(live[0].cards) not in s.showdown.variant.shape.hole_cards:
         return s
     return s._replace(shown=(Shown(live[0], evaluate(cards)),))
 
@@ -354,11 +356,11 @@ def _busts_in_seat_order(seats: tuple[SeatHand, ...], collected: tuple[int, ...]
     return tuple(Bust(x.seat, x.player_id, i + 1) for i, x in enumerate(broke))
 
 
-def _lowest_seat_first(self: Holdem, tied: list[tuple[int, list[Card]]], button_seat: int | None) -> list[int]:
+def _lowest_seat_first(self: Variant, tied: list[tuple[int, list[Card]]], *_: Any) -> list[int]:
     return sorted(seat for seat, _ in tied)
 
 
-def _lowest_card_first(self: Stud, tied: list[tuple[int, list[Card]]], button_seat: int | None) -> list[int]:
+def _lowest_card_first(self: Variant, tied: list[tuple[int, list[Card]]], *_: Any) -> list[int]:
     return [seat for seat, cards in sorted(tied, key=lambda t: max(t[1]))]
 
 
@@ -380,9 +382,9 @@ class Plant(NamedTuple):
 PLANTED: dict[str, Plant] = {
     "chips": Plant(f"{__name__}:settle", _tampered(_forget_the_returned_bet), {}),
     "winners": Plant(f"{__name__}:settle", _tampered(_every_pot_to_the_best_hand), {}),
-    "odd chips": Plant("showdown_core.variants:Holdem.odd_chip_order", _lowest_seat_first, {"tie": True}),
+    "odd chips": Plant("showdown_core.variants:Variant.odd_chip_order", _lowest_seat_first, {"tie": True}),
     "odd chips (stud)": Plant(
-        "showdown_core.variants:Stud.odd_chip_order", _lowest_card_first, {"tie": True, "variant": "stud"}
+        "showdown_core.variants:Variant.odd_chip_order", _lowest_card_first, {"tie": True, "variant": "stud"}
     ),
     "busts": Plant("showdown_core.settlement:_busts", _busts_in_seat_order, {"stacks": True}),
     "hidden cards": Plant(f"{__name__}:settle", _tampered(_show_folded_hands), {}),

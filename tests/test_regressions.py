@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 from showdown_core import settle
-from showdown_messages.events import MAX_TOTAL_CHIPS
+from showdown_rules.limits import MAX_TOTAL_CHIPS
 from showdown_service.intake import parse_event, to_showdown
 from showdown_service.settling import prepare
 from showdown_service.wire import encode_result

@@ -73,7 +73,7 @@ def test_the_event_digest_ignores_key_order_spacing_and_card_spelling() -> None:
     [
         (b'{"schema_version": 1,', "malformed_json"),
         (b"[]", "not_an_object"),
-        (json.dumps({**GOOD, "variant": "omaha"}).encode(), "unknown_variant"),
+        (json.dumps({**GOOD, "variant": "pineapple"}).encode(), "unknown_variant"),
         (json.dumps({**GOOD, "board": ["2c", "7d", "9h", "Js", "As"]}).encode(), "duplicate_card"),
     ],
 )
@@ -104,7 +104,7 @@ def test_an_entry_delivered_too_often_is_poison() -> None:
 
 
 def test_a_refused_payload_still_names_the_hand_it_claims_to_be() -> None:
-    p = prepared(json.dumps({**GOOD, "variant": "omaha"}).encode())
+    p = prepared(json.dumps({**GOOD, "variant": "pineapple"}).encode())
     assert (p.hand_id, p.table_id) == ("good-1", "T-1")
 
 

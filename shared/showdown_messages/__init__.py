@@ -7,20 +7,32 @@ Producers install this package alone (it depends on pydantic only)::
     event = ShowdownEvent.model_validate_json(payload)  # raises on anything a worker would refuse
 """
 
-from showdown_messages.cards import CANONICAL_CARDS, canonical_card
-from showdown_messages.events import (
+from showdown_messages.events import PlayerIn, ShowdownEvent
+from showdown_messages.records import AuditRecord, DeadLetter
+from showdown_messages.rejections import rejections
+from showdown_messages.results import (
+    Award,
+    Bust,
+    Pot,
+    PotPart,
+    RankedHand,
+    Returned,
+    Share,
+    ShowdownResult,
+    ShownHand,
+)
+from showdown_rules import (
+    CANONICAL_CARDS,
+    CODES,
     MAX_CHIPS,
     MAX_PLAYERS,
     MAX_SEAT,
     SCHEMA_VERSION,
     VARIANT_SHAPES,
-    PlayerIn,
-    ShowdownEvent,
+    Rejection,
     VariantShape,
+    canonical_card,
 )
-from showdown_messages.records import AuditRecord, DeadLetter
-from showdown_messages.rejections import CODES, Rejection, rejections
-from showdown_messages.results import Award, Bust, Pot, Returned, Share, ShowdownResult, ShownHand
 
 __version__ = "0.1.0"
 
@@ -38,6 +50,8 @@ __all__ = [
     "DeadLetter",
     "PlayerIn",
     "Pot",
+    "PotPart",
+    "RankedHand",
     "Rejection",
     "Returned",
     "Share",

@@ -10,45 +10,55 @@ from __future__ import annotations
 
 from datetime import datetime
 from fractions import Fraction
-from typing import Annotated, Any, Final, Literal, NamedTuple, NoReturn, Self
+from typing import Annotated, Any, Final, Literal, NoReturn, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, StringConstraints, model_validator
 
-from showdown_messages.cards import CARD_PATTERN, SPELLINGS
 from showdown_messages.rejections import quote, reject
+from showdown_rules import (
+    CARD_PATTERN,
+    MAX_CHIPS,
+    MAX_ID_LENGTH,
+    MAX_PLAYERS,
+    MAX_RUNS,
+    MAX_SEAT,
+    MAX_TOTAL_CHIPS,
+    PPM,
+    SCHEMA_VERSION,
+    SPELLINGS,
+    VARIANT_SHAPES,
+    VariantShape,
+)
 
-SCHEMA_VERSION: Final = 1
-MAX_PLAYERS: Final = 10
-MAX_SEAT: Final = 10
-"""Seats are numbered clockwise 1..MAX_SEAT; odd chips go clockwise from the button."""
-MAX_TOTAL_CHIPS: Final = 2**53 - 1
-"""Largest total of chips put in by all seats: every amount in a result is then exact as a double
-(JavaScript and many JSON readers use doubles)."""
-MAX_CHIPS: Final = 10**15
-"""Largest chip amount accepted in any field (well inside a double's exact integers)."""
-MAX_ID_LENGTH: Final = 200
-PPM: Final = 1_000_000
-"""``rake_ppm`` is in parts per million of the pot: 4.5% is 45_000."""
+__all__ = [
+    "MAX_CHIPS",
+    "MAX_ID_LENGTH",
+    "MAX_PLAYERS",
+    "MAX_SEAT",
+    "MAX_TOTAL_CHIPS",
+    "PPM",
+    "SCHEMA_VERSION",
+    "VARIANT_SHAPES",
+    "PlayerIn",
+    "ShowdownEvent",
+    "Variant",
+    "VariantShape",
+]
 
-
-class VariantShape(NamedTuple):
-    """How many cards a variant deals: what a valid showdown of it looks like."""
-
-    label: str
-    """Name for people, e.g. ``hold'em``."""
-    hole_cards: int
-    """Cards each player holds at showdown (hold'em 2, seven-card stud 7)."""
-    board_cards: int
-    """Community cards at showdown (hold'em 5, stud 0)."""
-
-
-VARIANT_SHAPES: Final = {
-    "holdem": VariantShape("hold'em", hole_cards=2, board_cards=5),
-    "stud": VariantShape("seven-card stud", hole_cards=7, board_cards=0),
-}
-"""Every supported ``variant``. Omaha (4 hole cards) and hi-lo games add rows here."""
-
-Variant = Literal["holdem", "stud"]
+Variant = Literal[
+    "holdem",
+    "short_deck",
+    "short_deck_straight_over_trips",
+    "omaha",
+    "omaha_hilo",
+    "stud",
+    "stud_hilo",
+    "razz",
+    "deuce_to_seven",
+    "five_card_draw",
+    "badugi",
+]
+"""Every game settled: the keys of :data:`showdown_rules.VARIANT_SHAPES` (a test keeps the two equal)."""
 
 
 def _supported_version(version: int) -> int:
@@ -84,7 +94,8 @@ class PlayerIn(BaseModel):
     player_id: Id
     hole_cards: Cards | None = Field(
         default=None,
-        description="The seat's own cards (hold'em 2, stud 7). Required for every live seat at a "
+        description="The seat's own cards: hold'em and short deck 2, Omaha 4-6 (every player the same), "
+        "stud games 7 (down and up cards), draw games the final hand (5; badugi 4). Required for every live seat at a "
         "contested showdown; folded seats' cards are optional and never published.",
     )
     contributed: Chips = Field(
@@ -116,12 +127,32 @@ class ShowdownEvent(BaseModel):
     hand_id: Id = Field(description="Unique per hand, forever: the settlement dedupe key.")
     table_id: Id
     tournament_id: Id | None = None
-    variant: Variant = "holdem"
+    variant: Variant = Field(
+        default="holdem",
+        description="The game: holdem, short_deck (6+, trips beat a straight), short_deck_straight_over_trips "
+        "(the WSOP live order), omaha (4-6 cards; Courchevel too), omaha_hilo (4-5 cards), stud, stud_hilo, "
+        "razz, deuce_to_seven (single or triple draw), five_card_draw, badugi.",
+    )
     board: Annotated[tuple[CardText, ...], Field(max_length=5)] = Field(
-        default=(), description="Community cards, in the order dealt."
+        default=(), description="Community cards, in the order dealt (board games; empty in stud and draw)."
+    )
+    boards: (
+        Annotated[
+            tuple[Annotated[tuple[CardText, ...], Field(max_length=5)], ...],
+            Field(min_length=2, max_length=MAX_RUNS),
+        ]
+        | None
+    ) = Field(
+        default=None,
+        description="Instead of `board` when the hand was run more than once: 2 or 3 complete boards, in the "
+        "order run. The cards dealt before the all-in start every board; every other card appears once in the "
+        "event. Each pot is divided equally among the runs (a chip left over goes to the earliest run) and each "
+        "run's part is awarded by that board alone.",
     )
     button_seat: SeatNumber | None = Field(
-        default=None, description="The dealer button's seat (may be empty). Required for hold'em."
+        default=None,
+        description="The dealer button's seat (may be empty). Required for board and draw games: odd chips go "
+        "clockwise from it.",
     )
     occurred_at: Annotated[datetime, Strict()] | None = Field(
         default=None, description="When the hand ended: RFC 3339 text, e.g. 2026-11-21T12:00:00Z."
@@ -152,17 +183,21 @@ class ShowdownEvent(BaseModel):
         """
         players = self.players
         shape = VARIANT_SHAPES[self.variant]
-        need = shape.hole_cards
+        counts = shape.hole_cards
+        most = counts[-1]
         spell = _SPELLINGS.__getitem__  # the card pattern admits exactly its keys
         board = self.board
         canonical = tuple(map(spell, board))
         if canonical != board:
             self.__dict__["board"] = canonical  # frozen model: set once, during validation
         cards = list(canonical)
+        if self.boards is not None:
+            cards += self._canonical_boards(shape)
         seats: set[int] = set()
         ids: set[str] = set()
         stacked = live = top = live_top = total = 0
-        too_many = stack_short = live_shows_wrong = False
+        too_many = stack_short = live_shows_wrong = unequal = False
+        live_count = -1
         for p in players:  # one pass gathers what every rule below needs
             seats.add(p.seat)
             ids.add(p.player_id)
@@ -178,11 +213,14 @@ class ShowdownEvent(BaseModel):
                     p.__dict__["hole_cards"] = canonical  # as for the board above
                 cards += canonical
                 shown = len(canonical)
-                too_many = too_many or shown > need
+                too_many = too_many or shown > most
             if not p.folded:
                 live += 1
                 live_top = max(live_top, contributed)
-                live_shows_wrong = live_shows_wrong or shown != need
+                live_shows_wrong = live_shows_wrong or shown not in counts
+                if live_count != shown:
+                    unequal = live_count >= 0
+                    live_count = shown
             if p.stack is not None:
                 stacked += 1
                 stack_short = stack_short or p.stack < put_in
@@ -197,6 +235,8 @@ class ShowdownEvent(BaseModel):
             _raise_first_repeat("duplicate_player", "player_id", named, "{} also sits at players[{}]")
         if len(set(cards)) != len(cards):
             self._raise_duplicate_card()
+        if shape.lowest_rank > 2:
+            self._check_deck(shape, cards)
         if stacked and stacked != count:
             i = next(i for i, p in enumerate(players) if p.stack is None)
             raise reject("partial_stacks", f"players[{i}].stack", "is missing while other seats give theirs")
@@ -217,23 +257,40 @@ class ShowdownEvent(BaseModel):
         if not live:
             raise reject("no_live_player", "players", "every player folded; somebody must be left to win")
         contested = live > 1
-        if len(board) > shape.board_cards or (contested and len(board) != shape.board_cards):
+        first_board = self.boards[0] if self.boards else board
+        if len(first_board) > shape.board_cards or (contested and len(first_board) != shape.board_cards):
+            where = "boards[0]" if self.boards else "board"
             raise reject(
-                "bad_board_size", "board", f"has {len(board)} cards; a {shape.label} showdown has {shape.board_cards}"
+                "bad_board_size",
+                where,
+                f"has {len(first_board)} cards; a {shape.label} showdown has {shape.board_cards}",
             )
         if too_many or (contested and live_shows_wrong):
             i, p = next(
                 (i, p)
                 for i, p in enumerate(players)
-                if len(p.hole_cards or ()) > need or (contested and not p.folded and len(p.hole_cards or ()) != need)
+                if len(p.hole_cards or ()) > most
+                or (contested and not p.folded and len(p.hole_cards or ()) not in counts)
             )
             raise reject(
                 "bad_hole_cards",
                 f"players[{i}].hole_cards",
-                f"has {len(p.hole_cards or ())} cards; a {shape.label} player shows {need}",
+                f"has {len(p.hole_cards or ())} cards; a {shape.label} player shows {shape.hole_text()}",
             )
-        if self.variant == "holdem" and self.button_seat is None:
-            raise reject("missing_button", "button_seat", "is required for hold'em: it decides who gets odd chips")
+        if contested and unequal:
+            live_players = [(i, p) for i, p in enumerate(players) if not p.folded]
+            first_i, first_p = live_players[0]
+            i, p = next((i, p) for i, p in live_players if len(p.hole_cards or ()) != len(first_p.hole_cards or ()))
+            raise reject(
+                "unequal_hole_cards",
+                f"players[{i}].hole_cards",
+                f"has {len(p.hole_cards or ())} cards but players[{first_i}] has {len(first_p.hole_cards or ())}; "
+                f"every {shape.label} player is dealt the same number",
+            )
+        if shape.needs_button and self.button_seat is None:
+            raise reject(
+                "missing_button", "button_seat", f"is required for {shape.label}: it decides who gets odd chips"
+            )
         if top and live_top != top:
             holders = ", ".join(str(p.seat) for p in players if p.contributed == top)
             raise reject(
@@ -245,9 +302,37 @@ class ShowdownEvent(BaseModel):
             _check_rake(self.rake, self.rake_ppm, players)
         return self
 
+    def _canonical_boards(self, shape: VariantShape) -> list[str]:
+        """Canonicalise ``boards`` in place and return its distinct cards: the shared start once, then each
+        board's own cards. Refuses boards for a game without a board, beside ``board``, or incomplete."""
+        boards = self.boards
+        assert boards is not None
+        if not shape.board_cards:
+            raise reject("bad_boards", "boards", f"is given, but {shape.label} has no board")
+        if self.board:
+            raise reject("bad_boards", "boards", "is given beside board: send boards alone when a hand is run again")
+        spell = _SPELLINGS.__getitem__
+        canonical = tuple(tuple(map(spell, b)) for b in boards)
+        if canonical != boards:
+            self.__dict__["boards"] = canonical
+        for i, b in enumerate(canonical):
+            if len(b) != shape.board_cards:
+                raise reject(
+                    "bad_boards",
+                    f"boards[{i}]",
+                    f"has {len(b)} cards; each board of a hand run again is complete ({shape.board_cards} cards)",
+                )
+        shared = _shared_start(canonical)
+        return [*canonical[0][:shared], *(card for b in canonical for card in b[shared:])]
+
     def _raise_duplicate_card(self) -> NoReturn:
         first: dict[str, str] = {}
         places = [(card, f"board[{k}]") for k, card in enumerate(self.board)]
+        if self.boards:
+            shared = _shared_start(self.boards)
+            places += [(card, f"boards[0][{k}]") for k, card in enumerate(self.boards[0][:shared])]
+            for i, b in enumerate(self.boards):
+                places += [(card, f"boards[{i}][{k}]") for k, card in enumerate(b) if k >= shared]
         for i, p in enumerate(self.players):
             places += [(card, f"players[{i}].hole_cards[{k}]") for k, card in enumerate(p.hole_cards or ())]
         for card, where in places:
@@ -255,6 +340,36 @@ class ShowdownEvent(BaseModel):
                 raise reject("duplicate_card", where, f"{card} is also at {first[card]}; each card exists once")
             first[card] = where
         raise AssertionError("a repeated card was counted but not found")  # pragma: no cover
+
+    def _check_deck(self, shape: VariantShape, cards: list[str]) -> None:
+        """Refuse a card below the deck's lowest rank (short deck: 6), naming where it is."""
+        low = _RANKS_BELOW[shape.lowest_rank]
+        if not any(card[0] in low for card in cards):
+            return
+        places = [(card, f"board[{k}]") for k, card in enumerate(self.board)]
+        for i, b in enumerate(self.boards or ()):
+            places += [(card, f"boards[{i}][{k}]") for k, card in enumerate(b)]
+        for i, p in enumerate(self.players):
+            places += [(card, f"players[{i}].hole_cards[{k}]") for k, card in enumerate(p.hole_cards or ())]
+        card, where = next((card, where) for card, where in places if card[0] in low)
+        raise reject(
+            "card_not_in_deck",
+            where,
+            f"{card} is not in the {shape.label} deck, which starts at {_RANK_TEXT[shape.lowest_rank]}",
+        )
+
+
+_RANK_TEXT: Final = {r: "23456789TJQKA"[r - 2] for r in range(2, 15)}
+_RANKS_BELOW: Final = {r: frozenset("23456789TJQKA"[: r - 2]) for r in range(2, 15)}
+
+
+def _shared_start(boards: tuple[tuple[str, ...], ...]) -> int:
+    """How many cards every board starts with alike: those dealt before the hand was run again."""
+    first = boards[0]
+    shared = 0
+    while shared < len(first) and all(len(b) > shared and b[shared] == first[shared] for b in boards[1:]):
+        shared += 1
+    return shared
 
 
 def _check_rake(rake: int, rake_ppm: int | None, players: tuple[PlayerIn, ...]) -> None:

@@ -9,57 +9,13 @@ exactly the rejections the worker would dead-letter.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails, PydanticCustomError
 
-CODES: dict[str, str] = {
-    "malformed_json": "The payload is not a JSON document. Send one JSON object.",
-    "not_an_object": "The payload is JSON but not an object. Send one ShowdownEvent object.",
-    "missing_field": "A required field is absent. Add it.",
-    "unknown_field": "A field the schema does not define. Remove it or upgrade schema_version.",
-    "wrong_type": "A field has the wrong JSON type. Send the type the schema gives.",
-    "unsupported_schema_version": "schema_version is not one this worker speaks (1).",
-    "unknown_variant": "variant is not a supported game (holdem, stud).",
-    "bad_id": "An id is empty, over 200 characters, or holds control characters.",
-    "bad_seat": "A seat number is outside 1-10.",
-    "bad_chips": "A chip amount is not a whole number from 0 to 10^15, or the chips put in total more than 2^53 - 1.",
-    "bad_timestamp": "occurred_at is not an RFC 3339 date-time text (2026-11-21T12:00:00Z).",
-    "bad_card": "A card is not rank 23456789TJQKA (or 10) followed by suit cdhs or a suit symbol.",
-    "duplicate_card": "One card appears twice in the event (board, hole cards, folded players' cards).",
-    "too_many_cards": "A board or hand holds more cards than any variant allows.",
-    "no_players": "The event lists no players.",
-    "too_many_players": "The event lists more than 10 players.",
-    "duplicate_seat": "Two players sit in the same seat.",
-    "duplicate_player": "One player_id sits in two seats.",
-    "no_live_player": "Every player folded: somebody must be left to win the pot.",
-    "bad_board_size": "The board has the wrong number of cards for this variant's showdown.",
-    "bad_hole_cards": "A live player has the wrong number of cards for this variant's showdown.",
-    "missing_button": "button_seat is required for hold'em (it decides odd chips).",
-    "folded_top_contribution": "The largest contribution belongs only to folded seats; nobody can win it.",
-    "partial_stacks": "Starting stacks are given for some seats but not all.",
-    "stack_too_small": "A seat put in more chips than its starting stack.",
-    "bad_rake": "The rake is larger than the pots it is taken from or than rake_ppm gives; or rake_ppm is not 0-10^6.",
-    # Raised by the worker around the event, not by the model:
-    "payload_too_large": "The entry is larger than the configured maximum payload size.",
-    "missing_event": "The stream entry has no 'event' field.",
-    "conflicting_duplicate": "This hand_id was already settled with different content.",
-    "poison": "Settling this entry failed unexpectedly on every delivery; see the worker logs.",
-    "invariant_violation": "Settlement did not pay out exactly the chips put in (a bug: see logs).",
-}
-"""Every rejection code with what it means and how to fix the event."""
-
-
-class Rejection(NamedTuple):
-    """One reason an event was refused."""
-
-    code: str
-    """Stable machine-readable reason, a key of :data:`CODES`."""
-    field: str
-    """Path of the offending field, e.g. ``players[2].hole_cards[1]``; ``""`` for the whole event."""
-    message: str
-    """Human-readable: the field, the offending value and what is wrong with it."""
+from showdown_rules.codes import CODES, Rejection
+from showdown_rules.variants import VARIANT_NAMES
 
 
 def reject(code: str, field: str, reason: str) -> PydanticCustomError:
@@ -96,7 +52,7 @@ _CHIP_FIELDS = frozenset({"contributed", "dead_money", "stack", "rake"})
 _SEAT_FIELDS = frozenset({"seat", "button_seat"})
 _ID_FIELDS = frozenset({"hand_id", "table_id", "tournament_id", "player_id"})
 _ID_ERRORS = frozenset({"string_too_short", "string_too_long", "string_pattern_mismatch"})
-_CARD_LISTS = frozenset({"board", "hole_cards"})
+_CARD_LISTS = frozenset({"board", "boards", "hole_cards"})
 _NUMBER_ERRORS = frozenset(
     {"int_type", "int_parsing", "int_from_float", "greater_than_equal", "less_than_equal", "greater_than", "less_than"}
 )
@@ -121,13 +77,15 @@ def _classify(error: ErrorDetails) -> tuple[str, str]:
     if kind == "literal_error" and last == "schema_version":
         return "unsupported_schema_version", f"{given} is not a supported schema_version (1)"
     if kind == "literal_error" and last == "variant":
-        return "unknown_variant", f"{given} is not a supported variant (holdem, stud)"
+        return "unknown_variant", f"{given} is not a supported variant ({', '.join(VARIANT_NAMES)})"
     if last == "players" and kind == "too_short":
         return "no_players", "lists no players"
     if last == "players" and kind == "too_long":
         return "too_many_players", "lists more than 10 players"
     if last in _CARD_LISTS and isinstance(loc[-1], int) and kind in ("string_pattern_mismatch", "string_type"):
         return "bad_card", f"{given} is not a card"
+    if loc == ("boards",) and kind in ("too_short", "too_long"):
+        return "bad_boards", f"holds {len(error.get('input') or ())} boards; a hand is run 2 or 3 times"
     if last in _CARD_LISTS and kind == "too_long":
         return "too_many_cards", error["msg"]
     if last in _ID_FIELDS and kind in _ID_ERRORS:

@@ -23,6 +23,16 @@ Category = Literal[
     "full_house",
     "four_of_a_kind",
     "straight_flush",
+    "one_card",
+    "two_card",
+    "three_card",
+    "badugi",
+]
+"""A hand's category. Low hands use the high names for what counts against them (a razz hand with a pair is
+``one_pair``; an unpaired low is ``high_card``); badugi hands are ``badugi``, ``three_card``, ``two_card``,
+``one_card``."""
+Ranking = Literal[
+    "high", "short_deck", "short_deck_straight_over_trips", "eight_or_better", "ace_to_five", "deuce_to_seven", "badugi"
 ]
 Amount = Annotated[int, Field(ge=0)]
 
@@ -38,6 +48,20 @@ class Share(_Out):
     amount: Amount
 
 
+class PotPart(_Out):
+    """One run's part of a pot, or one half of it, with its own amount, winners and hand."""
+
+    run: Annotated[int, Field(ge=1, le=3)] = Field(description="1 for the first (or only) board, then 2, 3.")
+    half: Literal["whole", "high", "low"] = Field(
+        description="`high` or `low` in a hi-lo game; `whole` when the part was not split (no hand qualified "
+        "for low, or a game with one ranking run more than once)."
+    )
+    ranking: Ranking = Field(description="The ranking that awarded it.")
+    amount: Amount
+    winners: tuple[Share, ...] = Field(description="Who takes it; at most one odd chip per seat.")
+    hand: str = Field(description="The winning hand, e.g. 'Eight-six low'.")
+
+
 class Pot(_Out):
     """One pot: main pot first (index 0), then side pots in order."""
 
@@ -45,9 +69,17 @@ class Pot(_Out):
     amount: Amount = Field(description="Chips in the pot before rake, dead money included.")
     rake: Amount = Field(default=0, description="Chips the house took from this pot.")
     eligible_seats: tuple[SeatNumber, ...] = Field(description="Live seats that put in enough to win it.")
-    winners: tuple[Share, ...] = Field(description="Who takes the pot; odd chips already placed.")
+    winners: tuple[Share, ...] = Field(
+        description="Who takes the pot (each seat's total over its parts); odd chips already placed."
+    )
     hand: str | None = Field(
-        description="The winning hand, e.g. 'Full house, Kings full of Fives'; null if uncontested."
+        description="The winning hand, e.g. 'Full house, Kings full of Fives' (of the first part: run 1, the high "
+        "half in a hi-lo game); null if uncontested."
+    )
+    parts: tuple[PotPart, ...] = Field(
+        default=(),
+        description="How the pot was divided, when it was: each run's part and each half of a hi-lo game "
+        "(listed even when no low qualified). Empty when one hand's ranking awarded the whole pot on one board.",
     )
 
 
@@ -60,16 +92,43 @@ class Award(_Out):
     net: int = Field(description="amount minus every chip the seat put in (dead money included).")
 
 
+class RankedHand(_Out):
+    """One hand of a seat under one ranking (its high or its low)."""
+
+    ranking: Ranking
+    category: Category
+    cards: tuple[str, ...] = Field(description="The cards that play (five; badugi up to four), most significant first.")
+    description: str = Field(description="For people: 'Eight-six low', 'Badugi, 8-5-3-2'.")
+    strength: Annotated[int, Field(ge=1, le=7462)] = Field(
+        description="Within the ranking: 1 for its worst hand upward; higher wins, equal ties."
+    )
+
+
 class ShownHand(_Out):
-    """A hand shown down at a contested showdown."""
+    """A hand shown down at a contested showdown, on one board.
+
+    The first five fields are the hand the game is mainly played for: the
+    high hand, or in a low-only game (razz, deuce-to-seven, badugi) the low.
+    """
 
     seat: SeatNumber
     player_id: Id
     category: Category
-    best_five: tuple[str, ...] = Field(description="The five cards that play, most significant first.")
+    best_five: tuple[str, ...] = Field(description="The cards that play, most significant first (badugi: up to 4).")
     description: str = Field(description="For people: 'Two pair, Aces and Sevens, Queen kicker'.")
     strength: Annotated[int, Field(ge=1, le=7462)] = Field(
-        description="1 (seven-high) to 7462 (royal flush); higher wins, equal ties."
+        description="Within the hand's ranking: 1 for its worst hand (hold'em: seven-high) up to its best "
+        "(hold'em: 7462, a royal flush); higher wins, equal ties."
+    )
+    run: Annotated[int, Field(ge=1, le=3)] = Field(
+        default=1, description="The board this hand is on: 1, or 2, 3 for a hand run again (one entry per run)."
+    )
+    high: RankedHand | None = Field(
+        default=None, description="In a hi-lo game: the high hand (the first five fields repeat it); else null."
+    )
+    low: RankedHand | None = Field(
+        default=None,
+        description="In a hi-lo game: the low hand, or null when it does not qualify (8-or-better). Else null.",
     )
 
 
@@ -105,7 +164,7 @@ class ShowdownResult(_Out):
     pots: tuple[Pot, ...]
     returned: tuple[Returned, ...] = Field(description="Uncalled bets returned; not part of any pot.")
     awards: tuple[Award, ...]
-    hands: tuple[ShownHand, ...]
+    hands: tuple[ShownHand, ...] = Field(description="Per seat shown, and per run when a hand was run again.")
     busts: tuple[Bust, ...] = Field(description="Worst finish first.")
     settled_at: datetime
     evaluator: str = Field(description="The settling software, 'showdown/<version>'.")

@@ -13,8 +13,8 @@ from pydantic import BaseModel
 
 from showdown_messages.events import ShowdownEvent
 from showdown_messages.records import AuditRecord, DeadLetter
-from showdown_messages.rejections import CODES
 from showdown_messages.results import ShowdownResult
+from showdown_rules.codes import CODES
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 MESSAGES: dict[str, tuple[type[BaseModel], str]] = {

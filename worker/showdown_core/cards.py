@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from showdown_core.errors import InvalidEvent
-from showdown_messages.cards import RANKS, SUITS, canonical_card
+from showdown_rules.cards import RANKS, SUITS, canonical_card
 
 RANK_KEYS = (0, 1, 5, 22, 98, 453, 2031, 8698, 22854, 83661, 262349, 636345, 1479181)
 """Per-rank keys (deuce first) whose sums are distinct for every multiset of 5, 6 or 7

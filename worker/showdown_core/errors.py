@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from showdown_messages import Rejection
+from showdown_rules.codes import Rejection
 
 MESSAGES_SHOWN = 5
 """An InvalidEvent's message names at most this many reasons (a hostile payload can hold thousands)."""

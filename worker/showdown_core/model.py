@@ -10,10 +10,10 @@ values, variants) are frozen slotted dataclasses.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from showdown_core.cards import Card
-from showdown_core.evaluator import HandValue
+from showdown_core.ranking import Value
 from showdown_core.variants import Variant
 
 
@@ -24,7 +24,7 @@ class SeatHand(NamedTuple):
     """Seat number, 1..10, clockwise."""
     player_id: str
     cards: tuple[Card, ...]
-    """The seat's own cards (hold'em: hole cards; stud: all seven); ``()`` if unknown."""
+    """The seat's own cards (hold'em: hole cards; stud: all seven; draw: the final hand); ``()`` if unknown."""
     contributed: int
     """Chips put in that count toward the seat's level: blinds, antes, bets, calls."""
     dead_money: int = 0
@@ -54,6 +54,14 @@ class Showdown(NamedTuple):
     """Chips the house takes from the pots, never from an uncalled bet (see ``settlement.rake_by_pot``)."""
     rake_ppm: int | None = None
     """The house's rate in parts per million (4.5% = 45_000), if stated; else ``rake`` / the pots' chips."""
+    boards: tuple[tuple[Card, ...], ...] = ()
+    """Every board, in the order run, when the hand was run more than once (2 or 3); ``board`` is then
+    the first of them. Empty when the hand was run once."""
+
+    @property
+    def runs(self) -> tuple[tuple[Card, ...], ...]:
+        """The board of each run: ``boards``, or the one ``board``."""
+        return self.boards or (self.board,)
 
 
 class Share(NamedTuple):
@@ -71,6 +79,26 @@ class Pot(NamedTuple):
     """Seats (ascending) that are live and put in enough to contest this pot."""
 
 
+Half = Literal["whole", "high", "low"]
+"""Which half of a run's part of a pot: ``whole`` when it was not split (one ranking, or a hi-lo game
+in which no hand qualified for low)."""
+
+
+class PotPart(NamedTuple):
+    """One run's part of a pot, or one half of it, awarded by one ranking."""
+
+    run: int
+    """1 for the first (or only) board, 2, 3 for the boards of a hand run again."""
+    half: Half
+    ranking: str
+    """The ranking that awarded it: ``high``, ``eight_or_better``, ..."""
+    amount: int
+    winners: tuple[Share, ...]
+    """Seats ascending; shares sum to ``amount``. At most one odd chip per seat."""
+    hand: Value
+    """The winning hand (tied winners hold equal hands)."""
+
+
 class PotResult(NamedTuple):
     """A pot, awarded."""
 
@@ -79,18 +107,34 @@ class PotResult(NamedTuple):
     amount: int
     eligible: tuple[int, ...]
     winners: tuple[Share, ...]
-    """Seats ascending; shares sum to ``amount - rake``."""
-    hand: HandValue | None
-    """The winning hand's value; ``None`` when nobody had to show (one live player)."""
+    """Seats ascending; shares sum to ``amount - rake``: each seat's total over ``parts``."""
+    hand: Value | None
+    """The winning hand of the first part (run 1; the high half in a hi-lo game); ``None`` when
+    nobody had to show (one eligible seat)."""
     rake: int = 0
     """Chips the house took from this pot before awarding it."""
+    parts: tuple[PotPart, ...] = ()
+    """How the pot was divided, when it was: each run's part, and each half of a hi-lo game (listed
+    even when no low qualified). Empty when one ranking awarded the whole pot on one board."""
 
 
 class Shown(NamedTuple):
-    """A hand shown at a contested showdown."""
+    """A hand shown at a contested showdown, on one board."""
 
     seat: SeatHand
-    value: HandValue
+    high: Value | None
+    """The high hand, in a game with a high ranking."""
+    low: Value | None = None
+    """The low hand, in a game with a low ranking; ``None`` there when no low qualifies."""
+    run: int = 1
+    """Which board (1 unless the hand was run again)."""
+
+    @property
+    def value(self) -> Value:
+        """The hand the game is mainly played for: the high hand, or in a low-only game the low."""
+        value = self.high if self.high is not None else self.low
+        assert value is not None  # a low-only game's rankings always make a hand
+        return value
 
 
 class Bust(NamedTuple):
@@ -117,7 +161,7 @@ class Settlement(NamedTuple):
     collected: tuple[int, ...]
     """Chips each seat collects (pots won after rake, plus bets returned), aligned with ``showdown.seats``."""
     shown: tuple[Shown, ...]
-    """Hands shown down, in seat order; empty when the hand was uncontested."""
+    """Hands shown down, by run, then seat; empty when the hand was uncontested."""
     busts: tuple[Bust, ...]
     """Worst finish first; empty unless starting stacks were given."""
 

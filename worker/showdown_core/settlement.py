@@ -1,14 +1,22 @@
 """Settle a showdown: award every pot, place odd chips, check the books, report busts.
 
-Rules (each has a test):
+Rules (each has a test; TDA 2024 Rules 20-21, WSOP 2023 Rule 73):
 
-* Each pot goes to the best hand among its eligible seats; equal hands
-  split it equally. The chips a split leaves over go one at a time to the
-  tied winners in the variant's odd-chip order (hold'em: clockwise from the
-  first seat left of the button; stud: highest card by rank, then suit).
+* **Runs.** A hand run more than once (``Showdown.boards``) divides each pot
+  equally among the runs; the chips the division leaves over go one each
+  to the earliest runs. Each run's part is awarded by that board alone.
+* **Hi-lo.** In a game with a high and a low ranking, each part is split in
+  halves, the odd chip to the high half. If no eligible hand qualifies for
+  low, the best high hand takes the whole part. Each half is divided among
+  its own tied winners, except that when the same hands win both halves the
+  part is divided among them as one (as evenly as possible).
+* **Odd chips.** Every division is separate and leaves each tied winner at
+  most one odd chip, given in the variant's order
+  (:meth:`~showdown_core.variants.Variant.odd_chip_order`: clockwise from
+  the button, or in stud games by the highest card of the part's hand).
 * With one live player nothing is evaluated: every pot is theirs, and
   their cards and the board may be partial or missing.
-* The house's rake comes out of the pots before they are awarded, never
+* The house's rake comes out of the pots before they are divided, never
   out of an uncalled bet: see :func:`rake_by_pot` for how it falls on the
   main and side pots.
 * Chips out (collected plus rake) equal chips in, always:
@@ -23,10 +31,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from showdown_core.errors import InvalidEvent, InvariantViolation
-from showdown_core.evaluator import VALUES, HandValue
-from showdown_core.model import Bust, PotResult, SeatHand, Settlement, Share, Showdown, Shown
+from showdown_core.model import Bust, Half, PotPart, PotResult, SeatHand, Settlement, Share, Showdown, Shown
 from showdown_core.pots import build_pots
-from showdown_messages.events import PPM
+from showdown_core.ranking import Ranking, Value
+from showdown_rules.limits import PPM
+
+ByRun = list[tuple[dict[int, Value | None] | None, dict[int, Value | None] | None]]
+"""Per run: the high values by seat and the low values by seat (``None`` where the game has no such ranking)."""
 
 
 def settle(showdown: Showdown) -> Settlement:
@@ -34,16 +45,25 @@ def settle(showdown: Showdown) -> Settlement:
 
     Preconditions (established by the message model): seats and cards are
     unique; at a contested showdown every live seat holds its variant's
-    number of cards and the board is complete.
+    number of cards and every board is complete.
     """
     seats = showdown.seats
+    variant = showdown.variant
     pots, returned = build_pots(seats)
     live = [s for s in seats if not s.folded]
-    value_of: dict[int, HandValue] = {}
+    boards = showdown.runs
+    by_run: ByRun = []
     if len(live) > 1:
-        values = showdown.variant.values(showdown.board, [s.cards for s in live])
-        value_of = {s.seat: v for s, v in zip(live, values, strict=True)}
-
+        holes = [s.cards for s in live]
+        for board in boards:
+            highs, lows = variant.hands(board, holes)
+            by_run.append(
+                (
+                    None if highs is None else {s.seat: v for s, v in zip(live, highs, strict=True)},
+                    None if lows is None else {s.seat: v for s, v in zip(live, lows, strict=True)},
+                )
+            )
+    simple = len(boards) == 1 and (variant.high is None or variant.low is None)
     won = {s.seat: 0 for s in seats}
     for back in returned:
         won[back.seat] += back.amount
@@ -54,18 +74,21 @@ def settle(showdown: Showdown) -> Settlement:
         eligible = pot.eligible
         taken = raked[number] if raked else 0
         award = pot.amount - taken
-        if len(eligible) == 1:
+        parts: tuple[PotPart, ...] = ()
+        if len(eligible) == 1 or not by_run:
             seat = eligible[0]
             winners: tuple[Share, ...] = (Share(seat, award),)
-            hand = value_of.get(seat)
+            hand = _primary(by_run, seat)
+        elif simple:  # one board, one ranking: the whole pot to the best hand (hold'em, stud, razz, ...)
+            part = _award(showdown, award, eligible, 1, "whole", *_ranked(showdown, *by_run[0]))
+            winners, hand = part.winners, part.hand
         else:
-            best = max([value_of[seat].strength for seat in eligible])
-            tied = [seat for seat in eligible if value_of[seat].strength == best]
-            winners = (Share(tied[0], award),) if len(tied) == 1 else _split(showdown, award, tied)
-            hand = VALUES[best - 1]
+            parts = _divide(showdown, award, eligible, by_run)
+            winners = _totals(parts)
+            hand = parts[0].hand
         for share in winners:
             won[share.seat] += share.amount
-        results.append(PotResult(number, pot.amount, eligible, winners, hand, taken))
+        results.append(PotResult(number, pot.amount, eligible, winners, hand, taken, parts))
 
     collected = tuple([won[s.seat] for s in seats])
     put_in = sum([s.contributed + s.dead_money for s in seats])
@@ -74,9 +97,130 @@ def settle(showdown: Showdown) -> Settlement:
             f"hand {showdown.hand_id!r}: {sum(collected)} chips awarded{f' and {rake} raked' if rake else ''} "
             f"but {put_in} put in; refusing to settle"
         )
-    shown = tuple([Shown(s, value_of[s.seat]) for s in sorted(live, key=_seat_number)]) if value_of else ()
+    shown = _shown(live, by_run)
     busts = _busts(seats, collected) if seats[0].stack is not None else ()
     return Settlement(showdown, tuple(results), tuple(returned), collected, shown, busts)
+
+
+def _ranked(
+    showdown: Showdown, highs: dict[int, Value | None] | None, lows: dict[int, Value | None] | None
+) -> tuple[Ranking, dict[int, Value | None]]:
+    """The one ranking of a single-ranking game and its values by seat."""
+    variant = showdown.variant
+    if highs is not None:
+        assert variant.high is not None
+        return variant.high, highs
+    assert variant.low is not None
+    assert lows is not None
+    return variant.low, lows
+
+
+def _divide(showdown: Showdown, award: int, eligible: tuple[int, ...], by_run: ByRun) -> tuple[PotPart, ...]:
+    """A contested pot's ``award`` divided into runs, and each run's part into halves where the game has them."""
+    variant = showdown.variant
+    high, low = variant.high, variant.low
+    parts: list[PotPart] = []
+    per_run, extra = divmod(award, len(by_run))
+    for run, (highs, lows) in enumerate(by_run, start=1):
+        amount = per_run + (run <= extra)  # the chips the division leaves over: one each to the earliest runs
+        if high is None or low is None:
+            parts.append(_award(showdown, amount, eligible, run, "whole", *_ranked(showdown, highs, lows)))
+            continue
+        assert highs is not None
+        assert lows is not None
+        qualified = [seat for seat in eligible if lows[seat] is not None]
+        if not qualified:
+            parts.append(_award(showdown, amount, eligible, run, "whole", high, highs))
+            continue
+        high_half = (amount + 1) // 2  # the odd chip of a split goes to the high half
+        top = _award(showdown, high_half, eligible, run, "high", high, highs)
+        bottom = _award(showdown, amount - high_half, tuple(qualified), run, "low", low, lows)
+        if len(top.winners) > 1 and [w.seat for w in top.winners] == [w.seat for w in bottom.winners]:
+            top, bottom = _as_one(showdown, amount, top, bottom, highs)
+        parts += (top, bottom)
+    return tuple(parts)
+
+
+def _award(  # noqa: PLR0917  # one part's facts, positional on the hot path
+    showdown: Showdown,
+    amount: int,
+    eligible: tuple[int, ...],
+    run: int,
+    half: Half,
+    ranking: Ranking,
+    values: dict[int, Value | None],
+) -> PotPart:
+    """``amount`` to the best hand of ``ranking`` among ``eligible`` (who all hold one), split among ties."""
+    best = max([values[seat].strength for seat in eligible])  # type: ignore[union-attr]  # eligible hands exist
+    tied = [seat for seat in eligible if values[seat].strength == best]  # type: ignore[union-attr]
+    hand = values[tied[0]]
+    assert hand is not None
+    if len(tied) == 1:
+        return PotPart(run, half, ranking.name, amount, (Share(tied[0], amount),), hand)
+    order = _odd_chip_order(showdown, tied, ranking, values, run)
+    return PotPart(run, half, ranking.name, amount, _split(amount, tied, order), hand)
+
+
+def _as_one(
+    showdown: Showdown, amount: int, top: PotPart, bottom: PotPart, highs: dict[int, Value | None]
+) -> tuple[PotPart, PotPart]:
+    """The same hands won both halves: divide the part among them as one, as evenly as possible.
+
+    Each seat's total is its equal share of ``amount`` (odd chips in the
+    high hand's order); its high share is as before and its low share is the
+    rest, so each half still sums to its amount and no share is negative.
+    """
+    tied = [w.seat for w in top.winners]
+    order = _odd_chip_order(showdown, tied, showdown.variant.high, highs, top.run)  # type: ignore[arg-type]
+    totals = {share.seat: share.amount for share in _split(amount, tied, order)}
+    low_shares = tuple([Share(w.seat, totals[w.seat] - w.amount) for w in top.winners])
+    return top, bottom._replace(winners=low_shares)
+
+
+def _odd_chip_order(
+    showdown: Showdown, tied: list[int], ranking: Ranking, values: dict[int, Value | None], run: int
+) -> list[int]:
+    cards = {s.seat: s.cards for s in showdown.seats}
+    board = showdown.runs[run - 1]
+    return showdown.variant.odd_chip_order(
+        [(seat, cards[seat]) for seat in tied], showdown.button_seat, ranking, values, board
+    )
+
+
+def _split(amount: int, tied: list[int], order: list[int]) -> tuple[Share, ...]:
+    """Equal shares of ``amount`` for the ``tied`` seats (ascending), one odd chip each to the first in ``order``."""
+    share, odd = divmod(amount, len(tied))
+    lucky = set(order[:odd])
+    return tuple([Share(seat, share + (seat in lucky)) for seat in tied])
+
+
+def _totals(parts: Sequence[PotPart]) -> tuple[Share, ...]:
+    """Each winning seat's total over ``parts``, seats ascending."""
+    total: dict[int, int] = {}
+    for part in parts:
+        for share in part.winners:
+            total[share.seat] = total.get(share.seat, 0) + share.amount
+    return tuple([Share(seat, total[seat]) for seat in sorted(total)])
+
+
+def _primary(by_run: ByRun, seat: int) -> Value | None:
+    """The hand a seat alone eligible for a pot shows on the first board (``None`` if nothing was shown)."""
+    if not by_run:
+        return None
+    highs, lows = by_run[0]
+    return (highs or {}).get(seat) or (lows or {}).get(seat)
+
+
+def _shown(live: list[SeatHand], by_run: ByRun) -> tuple[Shown, ...]:
+    """Every live hand on every board, by run then seat."""
+    ordered = sorted(live, key=_seat_number)
+    return tuple(
+        [
+            Shown(s, None if highs is None else highs[s.seat], None if lows is None else lows[s.seat], run)
+            for run, (highs, lows) in enumerate(by_run, start=1)
+            for s in ordered
+        ]
+    )
 
 
 def rake_by_pot(amounts: Sequence[int], rake: int, rake_ppm: int | None = None) -> tuple[int, ...]:
@@ -127,17 +271,6 @@ def _round_half_even(numerator: int, denominator: int) -> int:
 
 def _seat_number(seat: SeatHand) -> int:
     return seat.seat
-
-
-def _split(showdown: Showdown, amount: int, tied: list[int]) -> tuple[Share, ...]:
-    """Equal shares of ``amount`` for the ``tied`` seats (ascending), odd chips placed by the variant."""
-    share, odd = divmod(amount, len(tied))
-    if not odd:
-        return tuple([Share(seat, share) for seat in tied])
-    cards = {s.seat: s.cards for s in showdown.seats}
-    order = showdown.variant.odd_chip_order([(seat, cards[seat]) for seat in tied], showdown.button_seat)
-    lucky = set(order[:odd])
-    return tuple([Share(seat, share + (seat in lucky)) for seat in tied])
 
 
 def _busts(seats: tuple[SeatHand, ...], collected: tuple[int, ...]) -> tuple[Bust, ...]:

@@ -48,7 +48,7 @@ def bad_events(hands: list[dict[str, Any]]) -> list[tuple[str, bytes]]:
     return [
         ("truncated JSON", b'{"schema_version": 1, "hand_id": "demo-cut'),
         ("a card dealt twice", orjson.dumps(repeated_card)),
-        ("a game we do not deal", orjson.dumps({**first, "hand_id": "demo-omaha", "variant": "omaha"})),
+        ("a game we do not deal", orjson.dumps({**first, "hand_id": "demo-pineapple", "variant": "pineapple"})),
         ("a chip count that is not a number", orjson.dumps(_with_chips(first, "demo-chips", "lots"))),
         ("the same hand sent twice", orjson.dumps(first)),
         ("a hand re-sent with different chips", orjson.dumps(_with_chips(second, second["hand_id"], 1))),

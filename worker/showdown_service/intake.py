@@ -53,7 +53,7 @@ def to_showdown(event: ShowdownEvent) -> Showdown:
         event.hand_id,
         event.table_id,
         VARIANTS[event.variant],
-        tuple(map(card, event.board)),
+        tuple(map(card, event.boards[0] if event.boards else event.board)),
         event.button_seat,
         tuple(
             [
@@ -72,4 +72,5 @@ def to_showdown(event: ShowdownEvent) -> Showdown:
         event.tournament_id,
         event.rake,
         event.rake_ppm,
+        tuple([tuple(map(card, board)) for board in event.boards]) if event.boards else (),
     )

@@ -34,7 +34,7 @@ from pathlib import PurePath
 from typing import Any, Final
 
 from showdown_messages import SCHEMA_VERSION, ShowdownEvent, canonical_card
-from showdown_messages.cards import SPELLINGS
+from showdown_rules.cards import SPELLINGS
 from showdown_service.replay.errors import (
     ChipsDoNotAddUp,
     HandSyntaxError,

@@ -30,7 +30,7 @@ from typing import Final, NamedTuple
 from showdown_core import InvalidEvent, SeatHand, build_pots
 from showdown_core.settlement import rake_by_pot
 from showdown_messages import SCHEMA_VERSION, canonical_card
-from showdown_messages.events import PPM
+from showdown_rules.limits import PPM
 from showdown_service.replay.errors import (
     ChipsDoNotAddUp,
     HandSyntaxError,

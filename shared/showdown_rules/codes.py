@@ -1,0 +1,61 @@
+"""Why an event is refused: the stable rejection codes, and one rejection.
+
+Pure data, shared by the pydantic contract (:mod:`showdown_messages.rejections`
+turns validation errors into :class:`Rejection`) and the core (whose
+``InvalidEvent`` carries them).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+CODES: dict[str, str] = {
+    "malformed_json": "The payload is not a JSON document. Send one JSON object.",
+    "not_an_object": "The payload is JSON but not an object. Send one ShowdownEvent object.",
+    "missing_field": "A required field is absent. Add it.",
+    "unknown_field": "A field the schema does not define. Remove it or upgrade schema_version.",
+    "wrong_type": "A field has the wrong JSON type. Send the type the schema gives.",
+    "unsupported_schema_version": "schema_version is not one this worker speaks (1).",
+    "unknown_variant": "variant is not a supported game (see VARIANT_SHAPES: holdem, short_deck, omaha, ...).",
+    "bad_id": "An id is empty, over 200 characters, or holds control characters.",
+    "bad_seat": "A seat number is outside 1-10.",
+    "bad_chips": "A chip amount is not a whole number from 0 to 10^15, or the chips put in total more than 2^53 - 1.",
+    "bad_timestamp": "occurred_at is not an RFC 3339 date-time text (2026-11-21T12:00:00Z).",
+    "bad_card": "A card is not rank 23456789TJQKA (or 10) followed by suit cdhs or a suit symbol.",
+    "card_not_in_deck": "A card the variant's deck does not hold (short deck: no 2, 3, 4 or 5).",
+    "duplicate_card": "One card appears twice in the event (board, hole cards, folded players' cards).",
+    "too_many_cards": "A board or hand holds more cards than any variant allows.",
+    "no_players": "The event lists no players.",
+    "too_many_players": "The event lists more than 10 players.",
+    "duplicate_seat": "Two players sit in the same seat.",
+    "duplicate_player": "One player_id sits in two seats.",
+    "no_live_player": "Every player folded: somebody must be left to win the pot.",
+    "bad_board_size": "The board has the wrong number of cards for this variant's showdown.",
+    "bad_hole_cards": "A live player has the wrong number of cards for this variant's showdown.",
+    "unequal_hole_cards": "Players of one Omaha hand hold different numbers of cards (all are dealt the same).",
+    "bad_boards": "boards is not 2-3 complete boards, each starting with the cards dealt before the all-in, "
+    "given instead of board, in a game with a board.",
+    "missing_button": "button_seat is required for board and draw games (it decides odd chips).",
+    "folded_top_contribution": "The largest contribution belongs only to folded seats; nobody can win it.",
+    "partial_stacks": "Starting stacks are given for some seats but not all.",
+    "stack_too_small": "A seat put in more chips than its starting stack.",
+    "bad_rake": "The rake is larger than the pots it is taken from or than rake_ppm gives; or rake_ppm is not 0-10^6.",
+    # Raised by the worker around the event, not by the model:
+    "payload_too_large": "The entry is larger than the configured maximum payload size.",
+    "missing_event": "The stream entry has no 'event' field.",
+    "conflicting_duplicate": "This hand_id was already settled with different content.",
+    "poison": "Settling this entry failed unexpectedly on every delivery; see the worker logs.",
+    "invariant_violation": "Settlement did not pay out exactly the chips put in (a bug: see logs).",
+}
+"""Every rejection code with what it means and how to fix the event."""
+
+
+class Rejection(NamedTuple):
+    """One reason an event was refused."""
+
+    code: str
+    """Stable machine-readable reason, a key of :data:`CODES`."""
+    field: str
+    """Path of the offending field, e.g. ``players[2].hole_cards[1]``; ``""`` for the whole event."""
+    message: str
+    """Human-readable: the field, the offending value and what is wrong with it."""

@@ -1,0 +1,37 @@
+"""The standard high ranking (hold'em, Omaha high, stud, five-card draw): best five cards.
+
+A thin :class:`~showdown_core.ranking.Ranking` over the 7,462-class
+evaluator in :mod:`showdown_core.evaluator`, whose hold'em showdown path
+(board done once) it uses as is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from showdown_core.cards import Card
+from showdown_core.evaluator import HandValue, best_five, evaluate, evaluate_showdown
+from showdown_core.ranking import Ranking, Value
+
+
+class High(Ranking):
+    """Best five cards, ace high (and low in the wheel, 5-4-3-2-A)."""
+
+    name = "high"
+
+    def best(self, cards: Sequence[Card]) -> HandValue:
+        return evaluate(cards)
+
+    def with_board(self, board: Sequence[Card], holes: Sequence[Sequence[Card]]) -> list[Value | None]:
+        if not board:
+            return [evaluate(hole) for hole in holes]
+        # the message model has checked every card of the event for repeats
+        return list(evaluate_showdown(board, holes, assume_distinct=True))
+
+    def playing_cards(self, cards: Sequence[Card], value: Value) -> tuple[Card, ...]:
+        assert isinstance(value, HandValue)
+        return best_five(cards, value)
+
+
+HIGH: Final = High()
