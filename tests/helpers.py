@@ -20,6 +20,7 @@ SHARED_DATA = REPO.parent / "shared" / "data"
 """Real hand histories with known outcomes (read-only, beside the repository)."""
 REAL_SHOWDOWNS = SHARED_DATA / "cases" / "real_showdowns.jsonl"
 BUNDLED_SHOWDOWNS = REPO / "worker" / "showdown_service" / "data" / "showdowns.jsonl"
+VARIANT_SHOWDOWNS = REPO / "worker" / "showdown_service" / "data" / "variants.jsonl"
 
 
 def read_cases(path: Path) -> Iterator[dict[str, Any]]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from tests.helpers import BUNDLED_SHOWDOWNS, REAL_SHOWDOWNS, collected, read_cases
+from showdown_messages import VARIANT_SHAPES
+from tests.helpers import BUNDLED_SHOWDOWNS, REAL_SHOWDOWNS, VARIANT_SHOWDOWNS, collected, read_cases
 
 
 def test_all_1177_real_showdowns_settle_to_their_expected_award() -> None:
@@ -31,3 +32,12 @@ def test_the_bundled_examples_settle_to_their_expected_award() -> None:
     assert len(cases) == 300
     for case in cases:
         assert collected(case["event"]) == {int(s): a for s, a in case["expected_award"].items()}
+
+
+def test_the_bundled_hands_of_every_other_game_settle_to_their_award_worked_out_by_hand() -> None:
+    cases = list(read_cases(VARIANT_SHOWDOWNS))
+    games = {case["event"]["variant"] for case in cases}
+    assert games == set(VARIANT_SHAPES)
+    assert any(case["event"].get("boards") for case in cases)
+    for case in cases:
+        assert collected(case["event"]) == {int(s): a for s, a in case["expected_award"].items()}, case["categories"]

