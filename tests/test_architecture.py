@@ -10,9 +10,11 @@ from tests.helpers import REPO
 
 CORE = REPO / "worker" / "showdown_core"
 FORBIDDEN = {
-    "asyncio", "http", "io", "json", "logging", "orjson", "pathlib", "prometheus_client", "random",
-    "redis", "showdown_service", "socket", "structlog", "subprocess", "time", "urllib",
+    "asyncio", "http", "io", "json", "logging", "orjson", "pathlib", "prometheus_client", "pydantic",
+    "pydantic_core", "random", "redis", "showdown_messages", "showdown_service", "socket", "structlog",
+    "subprocess", "time", "urllib",
 }  # fmt: skip
+"""The core shares only the dependency-free ``showdown_rules`` with the contract, never pydantic."""
 
 
 def imported_modules(source: str) -> set[str]:
@@ -31,8 +33,20 @@ def test_the_core_imports_nothing_that_does_io() -> None:
 
 
 def test_importing_the_core_loads_no_io_library() -> None:
-    probe = "import sys, showdown_core, showdown_core.batch; print(' '.join(sorted(sys.modules)))"
+    probe = (
+        "import sys, showdown_core, showdown_core.batch, showdown_core.variants as v;"
+        "[v.VARIANTS[name] for name in v.VARIANT_SHAPES];"  # every ranking module loaded too
+        "print(' '.join(sorted(sys.modules)))"
+    )
     loaded = set(
         subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
     )
-    assert not loaded & {"redis", "structlog", "orjson", "showdown_service", "prometheus_client"}
+    assert not loaded & {
+        "redis", "structlog", "orjson", "showdown_service", "prometheus_client", "pydantic", "showdown_messages"
+    }  # fmt: skip
+
+
+def test_the_rules_shared_with_the_contract_depend_on_nothing() -> None:
+    for path in (REPO / "shared" / "showdown_rules").glob("*.py"):
+        imported = imported_modules(path.read_text(encoding="utf-8"))
+        assert imported <= {"__future__", "collections", "types", "typing", "showdown_rules"}, path.name

@@ -51,19 +51,26 @@ def settle(showdown: Showdown) -> Settlement:
     variant = showdown.variant
     pots, returned = build_pots(seats)
     live = [s for s in seats if not s.folded]
-    boards = showdown.runs
+    boards = showdown.boards or (showdown.board,)
     by_run: ByRun = []
+    # one board, one ranking (hold'em, stud, razz, ...): each contested pot to the best hand, as one part
+    values: dict[int, Value | None] | None = None
     if len(live) > 1:
         holes = [s.cards for s in live]
-        for board in boards:
-            highs, lows = variant.hands(board, holes)
-            by_run.append(
-                (
-                    None if highs is None else {s.seat: v for s, v in zip(live, highs, strict=True)},
-                    None if lows is None else {s.seat: v for s, v in zip(live, lows, strict=True)},
+        if len(boards) == 1 and variant.low is None and not variant.shape.omaha:  # the hot path: no dispatch
+            values = dict(zip([s.seat for s in live], variant.high.with_board(boards[0], holes), strict=True))  # type: ignore[union-attr]
+            by_run.append((values, None))
+        else:
+            for board in boards:
+                highs, lows = variant.hands(board, holes)
+                by_run.append(
+                    (
+                        None if highs is None else {s.seat: v for s, v in zip(live, highs, strict=True)},
+                        None if lows is None else {s.seat: v for s, v in zip(live, lows, strict=True)},
+                    )
                 )
-            )
-    simple = len(boards) == 1 and (variant.high is None or variant.low is None)
+            if len(boards) == 1 and variant.high is None:
+                values = by_run[0][1]
     won = {s.seat: 0 for s in seats}
     for back in returned:
         won[back.seat] += back.amount
@@ -78,10 +85,15 @@ def settle(showdown: Showdown) -> Settlement:
         if len(eligible) == 1 or not by_run:
             seat = eligible[0]
             winners: tuple[Share, ...] = (Share(seat, award),)
-            hand = _primary(by_run, seat)
-        elif simple:  # one board, one ranking: the whole pot to the best hand (hold'em, stud, razz, ...)
-            part = _award(showdown, award, eligible, 1, "whole", *_ranked(showdown, *by_run[0]))
-            winners, hand = part.winners, part.hand
+            hand = (values.get(seat) if values is not None else _primary(by_run, seat)) if by_run else None
+        elif values is not None:
+            best = max([values[seat].strength for seat in eligible])  # type: ignore[union-attr]
+            tied = [seat for seat in eligible if values[seat].strength == best]  # type: ignore[union-attr]
+            hand = values[tied[0]]
+            if len(tied) == 1:
+                winners = (Share(tied[0], award),)
+            else:
+                winners = _split(award, tied, _odd_chip_order(showdown, tied, *_ranked(showdown, *by_run[0]), 1))
         else:
             parts = _divide(showdown, award, eligible, by_run)
             winners = _totals(parts)
@@ -97,7 +109,14 @@ def settle(showdown: Showdown) -> Settlement:
             f"hand {showdown.hand_id!r}: {sum(collected)} chips awarded{f' and {rake} raked' if rake else ''} "
             f"but {put_in} put in; refusing to settle"
         )
-    shown = _shown(live, by_run)
+    if not by_run:
+        shown: tuple[Shown, ...] = ()
+    elif values is None:
+        shown = _shown(live, by_run)
+    elif variant.high is not None:  # the common case, without the general loop's dispatch
+        shown = tuple([Shown(s, values[s.seat]) for s in sorted(live, key=_seat_number)])
+    else:
+        shown = tuple([Shown(s, None, values[s.seat]) for s in sorted(live, key=_seat_number)])
     busts = _busts(seats, collected) if seats[0].stack is not None else ()
     return Settlement(showdown, tuple(results), tuple(returned), collected, shown, busts)
 

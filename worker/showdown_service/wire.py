@@ -9,11 +9,12 @@ every document it writes validates against
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from operator import attrgetter
+from typing import Any, Final
 
 import orjson
 
-from showdown_core import PotPart, PotResult, Settlement, Shown, Value
+from showdown_core import Card, PotPart, Settlement, Shown, Value
 from showdown_core.ranking import Ranking
 from showdown_core.variants import Variant
 from showdown_service import EVALUATOR
@@ -33,32 +34,28 @@ def result_document(settlement: Settlement, settled_at: datetime) -> dict[str, A
         "table_id": showdown.table_id,
         "tournament_id": showdown.tournament_id,
         "variant": variant.name,
-        "pots": [_pot(pot) for pot in settlement.pots],
+        "pots": [
+            {
+                "index": pot.number,
+                "amount": pot.amount,
+                "rake": pot.rake,
+                "eligible_seats": pot.eligible,
+                "winners": [{"seat": w.seat, "amount": w.amount} for w in pot.winners],
+                "hand": pot.hand.description if pot.hand else None,
+                **({"parts": [_part(part) for part in pot.parts]} if pot.parts else {}),  # only a divided pot's
+            }
+            for pot in settlement.pots
+        ],
         "returned": [{"seat": r.seat, "amount": r.amount} for r in settlement.returned],
         "awards": [
             {"seat": s.seat, "player_id": s.player_id, "amount": won, "net": won - s.contributed - s.dead_money}
             for s, won in zip(showdown.seats, settlement.collected, strict=True)
         ],
-        "hands": [_shown(variant, showdown.runs, shown) for shown in settlement.shown],
+        "hands": _hands(variant, showdown.runs, settlement.shown),
         "busts": [{"seat": b.seat, "player_id": b.player_id, "finish": b.finish} for b in settlement.busts],
         "settled_at": settled_at,
         "evaluator": EVALUATOR,
     }
-
-
-def _pot(pot: PotResult) -> dict[str, Any]:
-    """A pot; its ``parts`` only when it was divided into runs or halves (a hold'em result is unchanged)."""
-    out = {
-        "index": pot.number,
-        "amount": pot.amount,
-        "rake": pot.rake,
-        "eligible_seats": pot.eligible,
-        "winners": [{"seat": w.seat, "amount": w.amount} for w in pot.winners],
-        "hand": pot.hand.description if pot.hand else None,
-    }
-    if pot.parts:
-        out["parts"] = [_part(part) for part in pot.parts]
-    return out
 
 
 def _part(part: PotPart) -> dict[str, Any]:
@@ -72,7 +69,32 @@ def _part(part: PotPart) -> dict[str, Any]:
     }
 
 
-def _shown(variant: Variant, boards: tuple[tuple[Any, ...], ...], shown: Shown) -> dict[str, Any]:
+_HIGH: Final = attrgetter("high")
+_LOW: Final = attrgetter("low")
+
+
+def _hands(variant: Variant, boards: tuple[tuple[Card, ...], ...], shown: tuple[Shown, ...]) -> list[dict[str, Any]]:
+    """The hands shown down; the common case (one board, one ranking, any cards) without per-hand dispatch."""
+    if len(boards) > 1 or variant.shape.omaha or (variant.high is not None and variant.low is not None):
+        return [_shown(variant, boards, s) for s in shown]
+    ranking = variant.high or variant.low
+    assert ranking is not None
+    play, board = ranking.playing_cards, boards[0]
+    value_of = _HIGH if variant.high is not None else _LOW
+    return [
+        {
+            "seat": s.seat.seat,
+            "player_id": s.seat.player_id,
+            "category": (value := value_of(s)).category.wire,
+            "best_five": [c.text for c in play(s.seat.cards + board, value)],
+            "description": value.description,
+            "strength": value.strength,
+        }
+        for s in shown
+    ]
+
+
+def _shown(variant: Variant, boards: tuple[tuple[Card, ...], ...], shown: Shown) -> dict[str, Any]:
     """One seat's hand on one board: the main hand's fields, ``run`` when run again, ``high``/``low`` in hi-lo."""
     seat = shown.seat
     board = boards[shown.run - 1]
@@ -101,7 +123,7 @@ def _shown(variant: Variant, boards: tuple[tuple[Any, ...], ...], shown: Shown) 
     return out
 
 
-def _ranked(ranking: Ranking, value: Value, cards: tuple[Any, ...]) -> dict[str, Any]:
+def _ranked(ranking: Ranking, value: Value, cards: tuple[Card, ...]) -> dict[str, Any]:
     return {
         "ranking": ranking.name,
         "category": value.category.wire,
