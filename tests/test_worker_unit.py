@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections import Counter
 from datetime import UTC, datetime
@@ -11,14 +12,18 @@ from typing import Any
 import fakeredis
 import orjson
 import pytest
+import redis
+from prometheus_client import generate_latest
+from structlog.testing import capture_logs
 
 from showdown_messages import AuditRecord, DeadLetter, ShowdownResult
+from showdown_messages.publish import PublishRefused, publish, refusal
 from showdown_service import audit
 from showdown_service.commit import plan
 from showdown_service.settling import prepare
 from showdown_service.streams import read_range
-from showdown_service.worker import Worker
-from tests.helpers import BUNDLED_SHOWDOWNS, event, read_cases, seat, xadd_events
+from showdown_service.worker import FAILURE_COUNT_TTL_S, Worker
+from tests.helpers import BUNDLED_SHOWDOWNS, event, read_cases, seat, wait_until, xadd_events
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 CASES = list(read_cases(BUNDLED_SHOWDOWNS))
@@ -39,11 +44,9 @@ def dead_letters(client: Any, key: str) -> list[dict[str, str]]:
     return [{k.decode(): v.decode(errors="replace") for k, v in f.items()} for _, f in read_range(client, key)]
 
 
-def prepared(raw: bytes | None, deliveries: int = 1, max_payload_bytes: int = 64 * 1024) -> Any:
+def prepared(raw: bytes | None, failures: int = 0, max_payload_bytes: int = 64 * 1024) -> Any:
     fields = None if raw is None else {b"event": raw}
-    return prepare(
-        "1-0", fields, deliveries, max_deliveries=5, max_payload_bytes=max_payload_bytes, now=NOW, started=0.0
-    )
+    return prepare("1-0", fields, failures, max_deliveries=5, max_payload_bytes=max_payload_bytes, now=NOW, started=0.0)
 
 
 # --- judging one entry ---------------------------------------------------------------------
@@ -85,7 +88,7 @@ def test_bad_input_becomes_a_rejection_never_an_exception(raw: bytes, code: str)
 
 
 def test_an_entry_without_an_event_field_or_deleted_is_refused_as_missing_event() -> None:
-    assert prepare("1-0", {b"evnt": b"{}"}, 1, max_deliveries=5, max_payload_bytes=999, now=NOW, started=0).code == (
+    assert prepare("1-0", {b"evnt": b"{}"}, 0, max_deliveries=5, max_payload_bytes=999, now=NOW, started=0).code == (
         "missing_event"
     )
     assert prepared(None).code == "missing_event"
@@ -97,10 +100,15 @@ def test_an_oversized_payload_is_refused_unread() -> None:
     assert "limit is 256" in (p.message or "")
 
 
-def test_an_entry_delivered_too_often_is_poison() -> None:
-    p = prepared(json.dumps(GOOD).encode(), deliveries=6)
+def test_an_entry_whose_settling_raised_max_deliveries_times_is_poison_and_not_settled_again() -> None:
+    p = prepared(json.dumps(GOOD).encode(), failures=5)
     assert p.code == "poison"
-    assert "6 times" in (p.message or "")
+    assert "settling it raised 5 times (limit 5" in (p.message or "")
+    assert p.result is None
+
+
+def test_fewer_failures_than_the_limit_still_settle() -> None:
+    assert prepared(json.dumps(GOOD).encode(), failures=4).valid
 
 
 def test_a_refused_payload_still_names_the_hand_it_claims_to_be() -> None:
@@ -242,10 +250,189 @@ def test_an_entry_whose_settling_crashes_is_retried_then_dead_lettered_as_poison
     worker.flush()
     letters = dead_letters(fake, keys.dead)
     assert [(d["code"], d["hand_id"]) for d in letters] == [("poison", "cursed")]
-    assert "delivered 4 times (limit 3)" in letters[0]["message"]
+    assert "settling it raised 3 times (limit 3" in letters[0]["message"]
     assert fake.xlen(keys.results) == 1
     assert fake.xpending(keys.events, settings.group)["pending"] == 0
     assert worker.metrics.failures.labels("default")._value.get() == 3
+
+
+def test_the_failure_count_survives_a_restart_and_a_claim_by_another_worker(
+    fake: fakeredis.FakeRedis, make_settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def explode(ev: Any) -> Any:
+        raise RuntimeError("a bug in settlement")
+
+    monkeypatch.setattr("showdown_service.settling.to_showdown", explode)
+    first = make_settings(consumer="first", max_deliveries=3, claim_idle_ms=100)
+    keys = first.keys("default")
+    (entry_id,) = xadd_events(fake, keys.events, [{**GOOD, "hand_id": "cursed"}])
+    counted = keys.failures(entry_id.decode())
+    one = Worker(first, fake)
+    one.prepare_groups()
+    one.step()  # reads it; settling raises: 1
+    assert fake.get(counted) == b"1"
+    time.sleep(0.11)  # `one` dies holding it; once idle past claim_idle_ms another worker takes it over
+    Worker(make_settings(consumer="second", max_deliveries=3, claim_idle_ms=100), fake).claim_stale()  # 2
+    assert (fake.get(counted), fake.xlen(keys.dead)) == (b"2", 0)
+    restarted = Worker(make_settings(consumer="second", max_deliveries=3), fake)  # the same name, a new process
+    restarted.recover_pending()  # its own pending entry, settled a third time: 3, poison
+    letters = dead_letters(fake, keys.dead)
+    assert [(d["code"], d["entry_id"]) for d in letters] == [("poison", entry_id.decode())]
+    assert "raised 3 times" in letters[0]["message"]
+    assert 0 < fake.ttl(counted) <= FAILURE_COUNT_TTL_S
+    assert fake.xpending(keys.events, first.group)["pending"] == 0
+
+
+def test_an_entry_delivered_far_more_often_than_max_deliveries_without_a_failure_settles(
+    fake: fakeredis.FakeRedis, make_settings: Any
+) -> None:
+    """Re-deliveries (crashes, refused commits re-read by a restarted worker) are not failures of settling."""
+    settings = make_settings(max_deliveries=2)
+    keys = settings.keys("default")
+    xadd_events(fake, keys.events, [GOOD])
+    fake.xgroup_create(keys.events, settings.group, id="0")
+    fake.xreadgroup(settings.group, settings.consumer, {keys.events: ">"})
+    for _ in range(10):  # re-read as a worker restarted after a crash, or after a refused commit, re-reads it
+        fake.xreadgroup(settings.group, settings.consumer, {keys.events: "0"})
+    (pending,) = fake.xpending_range(keys.events, settings.group, "-", "+", 1)
+    assert int(pending["times_delivered"]) == 11
+    Worker(settings, fake).recover_pending()
+    assert (fake.xlen(keys.results), fake.xlen(keys.dead)) == (1, 0)
+
+
+class RefusedScript:
+    """The commit script, refused by ``refuse`` (when it raises) before it reaches Redis."""
+
+    def __init__(self, script: Any, refuse: Any) -> None:
+        self.script, self.refuse, self.sha = script, refuse, script.sha
+
+    def __call__(self, **kwargs: Any) -> Any:
+        self.refuse()
+        return self.script(**kwargs)
+
+
+class RefusingWorker(Worker):
+    """A worker whose first ``refusals`` commits Redis refuses (OOM), as a full Redis under noeviction does."""
+
+    def __init__(self, *args: Any, refusals: int, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.refusals = refusals
+        self.most_deliveries = 0
+        """The highest delivery count of an entry pending while a commit was refused."""
+        self._commit_script = RefusedScript(self._commit_script, self._refuse)  # type: ignore[assignment]
+
+    def _refuse(self) -> None:
+        if self.refusals > 0:
+            self.refusals -= 1
+            keys = self.settings.keys("default")
+            pending = self.client.xpending_range(keys.events, self.settings.group, "-", "+", 1000)
+            self.most_deliveries = max([self.most_deliveries, *(int(p["times_delivered"]) for p in pending)])
+            raise redis.exceptions.OutOfMemoryError("command not allowed when used memory > 'maxmemory'.")
+
+    def _round_trip(self, plans: list[Any]) -> list[Any]:
+        if plans:
+            self._refuse()
+        return super()._round_trip(plans)
+
+
+def test_commits_refused_longer_than_max_deliveries_retries_wait_and_then_settle_once_without_poison(
+    fake: fakeredis.FakeRedis, make_settings: Any
+) -> None:
+    settings = make_settings(max_deliveries=2, backoff_max_s=0.01, batch_size=10)
+    keys = settings.keys("default")
+    xadd_events(fake, keys.events, [case["event"] for case in CASES[:30]])
+    worker = RefusingWorker(settings, fake, refusals=12)
+    with capture_logs() as logs:
+        runner = threading.Thread(target=worker.run)
+        runner.start()
+        try:
+            wait_until(lambda: fake.xlen(keys.audit) == 30, what="every entry audited", timeout=30)
+        finally:
+            worker.stop()
+            runner.join(30)
+    assert worker.refusals == 0
+    assert worker.metrics.redis_errors._value.get() == 12
+    assert worker.most_deliveries > settings.max_deliveries + 1, "re-read after each refusal: counted, it was poison"
+    assert fake.xlen(keys.dead) == 0
+    assert fake.xlen(keys.results) == 30
+    assert [r["outcome"] for r in audit_records(fake, keys.audit)] == ["settled"] * 30
+    changes = [(e["event"], e.get("reason")) for e in logs if e["event"] in ("redis_unavailable", "redis_resumed")]
+    assert changes == [("redis_unavailable", "OOM"), ("redis_resumed", "OOM")], "one line per change of state"
+    assert sum(e["event"] == "redis_retry" for e in logs) == 11
+    assert worker.metrics.waiting.labels("OOM")._value.get() == 0
+    assert worker.waiting_for is None
+    assert settings.heartbeat_file.read_bytes() == b""
+    assert audit.verify(audit.read_stream(fake, keys.audit), audit.Head.decode(fake.get(keys.audit_head))).holds
+
+
+def test_while_commits_are_refused_the_metric_and_the_heartbeat_say_what_the_worker_waits_for(
+    fake: fakeredis.FakeRedis, make_settings: Any
+) -> None:
+    settings = make_settings(backoff_max_s=0.01)
+    keys = settings.keys("default")
+    xadd_events(fake, keys.events, [GOOD])
+    worker = RefusingWorker(settings, fake, refusals=10**9)
+    runner = threading.Thread(target=worker.run)
+    runner.start()
+    try:
+        wait_until(lambda: worker.metrics.redis_errors._value.get() >= 5, what="five refused commits", timeout=30)
+        exposition = generate_latest(worker.metrics.registry).decode()
+        assert 'showdown_redis_waiting{reason="OOM"} 1.0' in exposition
+        state = orjson.loads(settings.heartbeat_file.read_bytes())
+        assert state["reason"] == "OOM"
+        assert state["waiting_for"].startswith("Redis refuses writes: OOM")
+        assert worker.waiting_for is not None
+    finally:
+        worker.stop()
+        runner.join(30)
+    assert fake.xlen(keys.dead) == 0
+    assert fake.xpending(keys.events, settings.group)["pending"] == 1, "the hand waits, pending"
+
+
+@pytest.mark.parametrize(
+    ("error", "code", "reason"),
+    [
+        (redis.exceptions.OutOfMemoryError("command not allowed when used memory > 'maxmemory'."), "OOM",
+         "Redis refuses writes: OOM"),
+        (redis.exceptions.ReadOnlyError("You can't write against a read only replica."), "READONLY",
+         "Redis refuses writes: READONLY"),
+        (redis.exceptions.ResponseError("NOREPLICAS Not enough good replicas to write."), "NOREPLICAS",
+         "Redis refuses writes: NOREPLICAS"),
+        (redis.exceptions.ResponseError("MISCONF Errors writing to the AOF file"), "MISCONF",
+         "Redis refuses writes: MISCONF"),
+        (redis.exceptions.ResponseError("BUSY Redis is busy running a script."), "BUSY", "Redis is busy: BUSY"),
+        (redis.exceptions.BusyLoadingError("Redis is loading the dataset in memory"), "LOADING",
+         "Redis is loading its data"),
+        (redis.exceptions.NoPermissionError("this user has no permissions"), "NOPERM",
+         "Redis refuses the command: NOPERM"),
+        (redis.exceptions.ConnectionError("Connection refused"), "UNREACHABLE", "Redis does not answer"),
+        (redis.exceptions.TimeoutError("Timeout reading from socket"), "TIMEOUT", "Redis does not answer"),
+        (redis.exceptions.ResponseError("WRONGTYPE Operation against a key"), "WRONGTYPE",
+         "Redis answers with an error: WRONGTYPE"),
+        (redis.exceptions.ResponseError("user_script:1: Script attempted to access a non local key"), "ERR",
+         "Redis answers with an error: ERR"),
+    ],
+)  # fmt: skip
+def test_each_redis_error_is_named_for_an_operator(error: Exception, code: str, reason: str) -> None:
+    why = refusal(error)
+    assert why.code == code
+    assert why.reason.startswith(reason)
+
+
+def test_publish_raises_one_clear_refusal_naming_the_hand_and_saying_a_resend_is_safe() -> None:
+    class FullRedis:
+        def xadd(self, *_args: Any, **_kwargs: Any) -> bytes:
+            raise redis.exceptions.OutOfMemoryError("command not allowed when used memory > 'maxmemory'.")
+
+    with pytest.raises(PublishRefused) as refused:
+        publish(FullRedis(), GOOD)  # type: ignore[arg-type]
+    assert (refused.value.accepted, refused.value.hand_id, refused.value.refusal.code) == (0, "good-1", "OOM")
+    assert not refused.value.unsure
+    message = str(refused.value)
+    assert "hand_id 'good-1' was not published: Redis refuses writes: OOM" in message
+    assert "maxmemory" in message
+    assert "again is safe" in message
+    assert "\n" not in message
 
 
 def test_two_workers_on_one_shard_settle_each_entry_once_and_share_one_chain(

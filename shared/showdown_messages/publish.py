@@ -5,13 +5,19 @@ Needs redis-py (``pip install './shared[publish]'``); the models alone do not.
 Routing: a deployment may run several shards. Producers send each event to
 ``shard_for(table_id, shards)``, a stable hash, so one table's hands stay in
 one stream and are settled in order.
+
+A write Redis refuses (memory full, a read-only replica, too few replicas,
+a busy script) or cannot confirm (a lost connection) raises
+:class:`PublishRefused`: which hand was not published, and why. Publishing
+it again is always safe: a worker records a re-sent hand as a ``duplicate``
+and never settles it twice (within the dedupe TTL, 7 days by default).
 """
 
 from __future__ import annotations
 
 import zlib
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from showdown_messages.events import ShowdownEvent
 
@@ -20,6 +26,105 @@ if TYPE_CHECKING:  # pragma: no cover
 
 EVENT_FIELD = "event"
 """The one field of an events-stream entry: the ShowdownEvent JSON."""
+
+_CODE_OF_CLASS = {
+    "OutOfMemoryError": "OOM",
+    "ReadOnlyError": "READONLY",
+    "BusyLoadingError": "LOADING",
+    "NoPermissionError": "NOPERM",
+    "MasterDownError": "MASTERDOWN",
+    "NoScriptError": "NOSCRIPT",
+    "ExecAbortError": "EXECABORT",
+    "AuthenticationError": "AUTH",
+    "TimeoutError": "TIMEOUT",
+    "ConnectionError": "UNREACHABLE",
+}
+"""redis-py exception classes whose message no longer starts with the server's error code (most specific first)."""
+_MEANING = {
+    "OOM": "Redis refuses writes: OOM (memory is full: maxmemory reached, nothing may be evicted)",
+    "READONLY": "Redis refuses writes: READONLY (this server is a read-only replica)",
+    "NOREPLICAS": "Redis refuses writes: NOREPLICAS (fewer replicas in sync than min-replicas-to-write)",
+    "MISCONF": "Redis refuses writes: MISCONF (it cannot save its data to disk)",
+    "MASTERDOWN": "Redis refuses: MASTERDOWN (a replica that lost its primary)",
+    "BUSY": "Redis is busy: BUSY (a script or function runs past busy-reply-threshold)",
+    "UNBLOCKED": "Redis ended a blocked read: UNBLOCKED (the server changed role)",
+    "LOADING": "Redis is loading its data: LOADING",
+    "NOPERM": "Redis refuses the command: NOPERM (the ACL user lacks a grant)",
+    "AUTH": "Redis refuses the login: AUTH (check the user name and password)",
+    "UNREACHABLE": "Redis does not answer: the connection failed",
+    "TIMEOUT": "Redis does not answer: the reply timed out",
+}
+
+
+class Refusal(NamedTuple):
+    """Why Redis did not take a command, for an operator."""
+
+    code: str
+    """``OOM``, ``READONLY``, ``NOREPLICAS``, ``BUSY``, ``MISCONF``, ``LOADING``, ``NOPERM``, ``UNREACHABLE``,
+    ``TIMEOUT``, ... or the server's own error code (``WRONGTYPE``, ``ERR``)."""
+    reason: str
+    """One line: ``Redis refuses writes: OOM (its memory is full: ...)``."""
+
+    @property
+    def unanswered(self) -> bool:
+        """Redis did not answer (the connection failed, or timed out): a write may or may not have happened."""
+        return self.code in ("UNREACHABLE", "TIMEOUT")
+
+
+def refusal(exc: BaseException) -> Refusal:
+    """What a redis-py error means: its code and one line saying why (no import of redis needed)."""
+    for cls in type(exc).__mro__:
+        code = _CODE_OF_CLASS.get(cls.__name__)
+        if code is not None:
+            return Refusal(code, _MEANING[code])
+    first = str(exc).split(" ", 1)[0]
+    code = first if first.isalpha() and first.isupper() else "ERR"
+    return Refusal(code, _MEANING.get(code, f"Redis answers with an error: {code}"))
+
+
+class PublishRefused(Exception):
+    """Redis refused a write (or did not confirm it): from ``hand_id`` on, nothing was published by this call.
+
+    ``accepted`` events of the call were published before it. Publishing the
+    rest again, or everything again, is safe: a re-sent hand is a
+    ``duplicate`` to the workers (within the dedupe TTL), never settled twice.
+    """
+
+    def __init__(
+        self,
+        *,
+        accepted: int,
+        hand_id: str | None,
+        why: Refusal,
+        detail: str,
+        where: str = "",
+        unsure: bool = False,
+    ) -> None:
+        self.accepted = accepted
+        """Events of this call published before the first one that was not."""
+        self.hand_id = hand_id
+        """The first hand not published (None: its payload names none)."""
+        self.refusal = why
+        self.detail = detail
+        self.where = where
+        """Where the first unpublished event was in the caller's input (``line 450``), if it says."""
+        self.unsure = unsure
+        """True when the connection failed: the events sent last may or may not have arrived."""
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        place = f" ({self.where})" if self.where else ""
+        first = f"hand_id {self.hand_id!r}{place}" if self.hand_id else (self.where or "the event")
+        verb = "may not have been published (no reply)" if self.unsure else "was not published"
+        return (
+            f"{self.accepted} event{'' if self.accepted == 1 else 's'} published; {first} {verb}: {self.why_text}. "
+            "Publishing it again is safe: a hand already published is recorded as a duplicate, never settled twice."
+        )
+
+    @property
+    def why_text(self) -> str:
+        """The refusal and the server's own words: ``Redis refuses writes: OOM (...): command not allowed ...``."""
+        return f"{self.refusal.reason}: {self.detail.rstrip('. ')}"
 
 
 def events_stream(shard: str = "default", *, prefix: str = "showdown", name: str = "events") -> str:
@@ -45,7 +150,9 @@ def publish(
     """Validate ``event`` exactly as a worker would, then XADD it; returns the new entry id.
 
     Raises ``pydantic.ValidationError`` (see :func:`showdown_messages.rejections`)
-    for an event a worker would dead-letter; nothing is sent then.
+    for an event a worker would dead-letter; nothing is sent then. Raises
+    :class:`PublishRefused` when Redis refuses the write or the connection
+    fails: publishing the event again is safe.
     """
     if isinstance(event, ShowdownEvent):
         model = event
@@ -54,5 +161,12 @@ def publish(
     else:
         model = ShowdownEvent.model_validate(dict(event))
     stream = events_stream(shard_for(model.table_id, shards), prefix=prefix, name=name)
-    entry_id = client.xadd(stream, {EVENT_FIELD: model.model_dump_json(exclude_none=True)})
+    from redis import RedisError  # noqa: PLC0415 - redis is optional: only publishing needs it
+
+    try:
+        entry_id = client.xadd(stream, {EVENT_FIELD: model.model_dump_json(exclude_none=True)})
+    except RedisError as exc:
+        why = refusal(exc)
+        detail = str(exc)
+        raise PublishRefused(accepted=0, hand_id=model.hand_id, why=why, detail=detail, unsure=why.unanswered) from exc
     return entry_id if isinstance(entry_id, bytes) else str(entry_id).encode()

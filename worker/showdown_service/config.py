@@ -54,7 +54,12 @@ class Settings(BaseSettings):
     claim_idle_ms: int = Field(
         default=30_000, ge=100, description="Entries pending this long (ms) are taken over from their consumer."
     )
-    max_deliveries: int = Field(default=5, ge=1, description="Deliveries before an entry is dead-lettered as poison.")
+    max_deliveries: int = Field(
+        default=5,
+        ge=1,
+        description="Times settling an entry may raise before it is dead-lettered as poison "
+        "(refused writes and outages never count).",
+    )
     dedupe_ttl_s: int = Field(
         default=7 * _SECONDS_PER_DAY, ge=1, description="How long (s) a settled hand_id is remembered against re-sends."
     )
@@ -155,6 +160,8 @@ class ShardKeys:
     """``<seq>:<sha256>`` of the newest audit record: the chain's head."""
     seen_prefix: str
     """``seen:<hand_id>`` keys hold the digest of a settled event (TTL dedupe_ttl_s)."""
+    failures_prefix: str
+    """``failures:<entry id>`` keys count the times settling that entry raised (written only then; with a TTL)."""
 
     @classmethod
     def of(cls, settings: Settings, shard: str) -> ShardKeys:
@@ -167,7 +174,11 @@ class ShardKeys:
             dead=f"{base}:{settings.dead_name}",
             audit_head=f"{base}:{settings.audit_name}:head",
             seen_prefix=f"{base}:seen:",
+            failures_prefix=f"{base}:failures:",
         )
 
     def seen(self, hand_id: str) -> str:
         return self.seen_prefix + hand_id
+
+    def failures(self, entry_id: str) -> str:
+        return self.failures_prefix + entry_id

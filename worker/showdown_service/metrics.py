@@ -32,9 +32,19 @@ class Metrics:
         self.reclaimed = Counter("showdown_reclaimed_entries", "Taken over from idle consumers", shard, registry=r)
         self.conflicts = Counter("showdown_commit_conflicts", "Commits re-planned: state moved", shard, registry=r)
         self.failures = Counter(
-            "showdown_entry_failures", "Entries whose settling raised unexpectedly (left pending)", shard, registry=r
+            "showdown_entry_failures",
+            "Times settling an entry raised unexpectedly (a bug: left pending, poison after SHOWDOWN_MAX_DELIVERIES)",
+            shard,
+            registry=r,
         )
         self.redis_errors = Counter("showdown_redis_errors", "Failed Redis round trips (outages, timeouts)", registry=r)
+        self.waiting = Gauge(
+            "showdown_redis_waiting",
+            "1 while the worker waits for Redis, by reason (OOM, READONLY, NOREPLICAS, BUSY, UNREACHABLE, ...): "
+            "its entries stay pending, none becomes poison, and it resumes by itself",
+            ["reason"],
+            registry=r,
+        )
 
     def serve(self, port: int) -> None:
         """Expose ``/metrics`` on ``port`` (all interfaces: the pod or container network)."""

@@ -50,7 +50,7 @@ class Prepared:
 def prepare(
     entry_id: str,
     fields: dict[bytes, bytes] | None,
-    deliveries: int,
+    failures: int,
     *,
     max_deliveries: int,
     max_payload_bytes: int,
@@ -59,19 +59,23 @@ def prepare(
 ) -> Prepared:
     """Judge one entry. Bad input of any kind returns a rejection; it never raises for it.
 
-    Raises only for unexpected failures (bugs): the caller leaves such an
-    entry pending, so it is retried and, after ``max_deliveries``,
-    dead-lettered as poison.
+    ``failures`` is how many times settling this entry has raised before
+    (the worker's persisted count); from ``max_deliveries`` on, the entry is
+    ``poison`` and is not settled again. Only a raise counts: a commit Redis
+    refused, an outage or a re-delivery never does.
+
+    Raises only for unexpected failures (bugs): the caller records the
+    failure and leaves the entry pending, so it is retried.
     """
     raw = (fields or {}).get(b"event")
     if raw is None:
         named = ", ".join(sorted(k.decode(errors="replace") for k in (fields or {}))) or "none"
         reason = f"the entry has no 'event' field (fields: {named})" if fields is not None else "the entry was deleted"
         return _refused(entry_id, b"", "missing_event", reason, started)
-    if deliveries > max_deliveries:
+    if failures >= max_deliveries:
         reason = (
-            f"delivered {deliveries} times (limit {max_deliveries}); settling it failed unexpectedly every time, "
-            f"see the worker logs for entry {entry_id}"
+            f"settling it raised {failures} times (limit {max_deliveries}, SHOWDOWN_MAX_DELIVERIES): a bug, "
+            f"see the worker's entry_failed lines for entry {entry_id}"
         )
         return _refused(entry_id, raw, "poison", reason, started)
     if len(raw) > max_payload_bytes:

@@ -24,7 +24,7 @@ import redis
 from pydantic import ValidationError
 
 from showdown_messages import ShowdownEvent, rejections
-from showdown_messages.publish import EVENT_FIELD, shard_for
+from showdown_messages.publish import EVENT_FIELD, PublishRefused, refusal, shard_for
 from showdown_service import audit, logs
 from showdown_service.config import Settings, settings_table
 from showdown_service.connection import connect
@@ -49,7 +49,9 @@ def register(commands: Commands) -> None:
     st = commands.add_parser("settings", help="every SHOWDOWN_* setting, its default and what it does")
     st.set_defaults(run=_settings)
 
-    h = commands.add_parser("health", help="exit 0 if this worker's heartbeat is fresh and Redis answers")
+    h = commands.add_parser(
+        "health", help="exit 0 if this worker's heartbeat is fresh, it waits for nothing, and Redis answers"
+    )
     h.set_defaults(run=_health)
 
     p = commands.add_parser("publish", help="validate and XADD the ShowdownEvents of a JSON lines file")
@@ -174,11 +176,16 @@ def _health(_args: argparse.Namespace) -> int:
     settings = Settings()
     try:
         age = time.time() - settings.heartbeat_file.stat().st_mtime
+        state = settings.heartbeat_file.read_bytes()
     except FileNotFoundError:
         print(f"unhealthy: no heartbeat at {settings.heartbeat_file}", file=sys.stderr)
         return 1
     if age > settings.health_max_age_s:
         print(f"unhealthy: heartbeat is {age:.0f}s old (limit {settings.health_max_age_s:.0f}s)", file=sys.stderr)
+        return 1
+    waiting = _waiting_for(state)
+    if waiting:
+        print(f"unhealthy: the worker is waiting: {waiting}; it resumes by itself", file=sys.stderr)
         return 1
     try:
         connect(settings).ping()
@@ -189,41 +196,129 @@ def _health(_args: argparse.Namespace) -> int:
     return 0
 
 
+def _waiting_for(state: bytes) -> str | None:
+    """What a worker's heartbeat file says it waits for ("Redis refuses writes: OOM (...) for 42s"), if anything."""
+    try:
+        doc = orjson.loads(state) if state.strip() else {}
+    except orjson.JSONDecodeError:  # not written by this version: nothing to report
+        return None
+    if not isinstance(doc, dict) or not doc.get("waiting_for"):
+        return None
+    since = doc.get("since")
+    waited = f" for {max(0.0, time.time() - since):.0f}s" if isinstance(since, int | float) else ""
+    return f"{doc['waiting_for']}{waited}"
+
+
 # --- producer and operator tools ---------------------------------------------------------------
 
 
+PUBLISH_CHUNK = 1000
+"""XADDs per round trip of `showdown publish`."""
+
+
 def _publish(args: argparse.Namespace) -> int:
+    """Validate and XADD each line; stop at the first write Redis refuses, saying where to resume and why."""
     if args.examples == bool(args.file):
         print("give a FILE (or -) or --examples, not both", file=sys.stderr)
         return 2
     settings = Settings()
-    client = connect(settings)
-    pipe = client.pipeline(transaction=False)
-    sent = refused = 0
+    sender = _Sender(connect(settings))
+    refused = 0
     lines = example_lines() if args.examples else file_lines(args.file)
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        payload: str | bytes = line.strip().encode("utf-8", UNDECODED)  # as read, byte for byte
-        table_id = None
-        if not args.raw:
-            try:
-                event = ShowdownEvent.model_validate_json(unwrap_event(line).encode("utf-8", UNDECODED))
-            except ValidationError as exc:
-                refused += 1
-                first = rejections(exc)[0]
-                row = {"line": number, "code": first.code, "field": first.field, "message": first.message}
-                print(json.dumps(row), file=sys.stderr)
+    try:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
                 continue
-            payload, table_id = event.model_dump_json(exclude_none=True), event.table_id
-        shard = shard_for(table_id, settings.shards) if table_id else settings.shards[0]
-        pipe.xadd(settings.keys(shard).events, {EVENT_FIELD: payload})
-        sent += 1
-        if sent % 1000 == 0:
-            pipe.execute()
-    pipe.execute()
-    print(f"published {sent} events" + (f"; refused {refused} (see stderr)" if refused else ""))
+            payload: str | bytes = line.strip().encode("utf-8", UNDECODED)  # as read, byte for byte
+            table_id = hand_id = None
+            if args.raw:
+                hand_id = _claimed_hand_id(line)
+            else:
+                try:
+                    event = ShowdownEvent.model_validate_json(unwrap_event(line).encode("utf-8", UNDECODED))
+                except ValidationError as exc:
+                    refused += 1
+                    first = rejections(exc)[0]
+                    row = {"line": number, "code": first.code, "field": first.field, "message": first.message}
+                    print(json.dumps(row), file=sys.stderr)
+                    continue
+                payload, table_id, hand_id = event.model_dump_json(exclude_none=True), event.table_id, event.hand_id
+            shard = shard_for(table_id, settings.shards) if table_id else settings.shards[0]
+            sender.add(settings.keys(shard).events, payload, number, hand_id)
+        sender.send()
+    except PublishRefused as stopped:
+        print(_stopped_line(stopped, refused), file=sys.stderr)
+        return 1
+    print(f"published {sender.accepted} events" + (f"; refused {refused} (see stderr)" if refused else ""))
     return 1 if refused else 0
+
+
+def _stopped_line(stopped: PublishRefused, invalid: int) -> str:
+    """One line: where publishing stopped, why, how much went out, and that re-running the file is safe."""
+    hand = f" (hand_id {stopped.hand_id!r})" if stopped.hand_id else ""
+    fate = "may not have arrived (no reply)" if stopped.unsure else "were not published"
+    refused = f"; {invalid} invalid lines were refused (above)" if invalid else ""
+    return (
+        f"showdown publish: stopped at {stopped.where}{hand}: {stopped.why_text}. "
+        f"{stopped.accepted} events were published; {stopped.where} and the lines after it {fate}{refused}. "
+        "Re-run the same file once Redis takes writes: hands already published come back as duplicates, "
+        "never settled twice."
+    )
+
+
+class _Sender:
+    """XADDs in pipelines of PUBLISH_CHUNK; raises PublishRefused at the first write Redis refuses or cannot confirm.
+
+    ``accepted`` counts the writes Redis confirmed. Entries after a refused
+    one in the same pipeline may have been accepted too (memory freed in
+    between): they are counted, and re-sending them is harmless.
+    """
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.pipe = client.pipeline(transaction=False)
+        self.queued: list[tuple[int, str | None]] = []
+        """(line number, hand_id) of each XADD in the pipeline, in order."""
+        self.accepted = 0
+
+    def add(self, stream: str, payload: str | bytes, line: int, hand_id: str | None) -> None:
+        self.pipe.xadd(stream, {EVENT_FIELD: payload})
+        self.queued.append((line, hand_id))
+        if len(self.queued) == PUBLISH_CHUNK:
+            self.send()
+
+    def send(self) -> None:
+        queued, self.queued = self.queued, []
+        if not queued:
+            return
+        try:
+            replies = self.pipe.execute(raise_on_error=False)
+        except redis.RedisError as exc:  # no reply at all (a lost connection): none of these is confirmed
+            line, hand_id = queued[0]
+            why = refusal(exc)
+            raise PublishRefused(
+                accepted=self.accepted, hand_id=hand_id, why=why, detail=str(exc), where=f"line {line}", unsure=True
+            ) from exc
+        failed = [(i, reply) for i, reply in enumerate(replies) if isinstance(reply, Exception)]
+        self.accepted += len(replies) - len(failed)
+        if failed:
+            i, first = failed[0]
+            line, hand_id = queued[i]
+            detail = str(first)
+            if len(failed) < len(replies) - i:
+                detail += f" ({len(replies) - i - len(failed)} lines after it were published all the same)"
+            raise PublishRefused(
+                accepted=self.accepted, hand_id=hand_id, why=refusal(first), detail=detail, where=f"line {line}"
+            )
+
+
+def _claimed_hand_id(line: str) -> str | None:
+    """The hand_id an unvalidated (--raw) line claims, if it is a readable event: to say where publishing stopped."""
+    try:
+        doc = orjson.loads(unwrap_event(line))
+    except orjson.JSONDecodeError:  # (also text that is not UTF-8)
+        return None
+    hand_id = doc.get("hand_id") if isinstance(doc, dict) else None
+    return hand_id if isinstance(hand_id, str) else None
 
 
 def _results(args: argparse.Namespace) -> int:

@@ -40,17 +40,6 @@ def auto_claim(
     return cast(bytes, reply[0]), cast(list[Row], reply[1])
 
 
-def delivery_counts(
-    client: redis.Redis, stream: str, *, group: str, consumer: str, low: bytes, high: bytes, limit: int
-) -> dict[bytes, int]:
-    """``{entry id: times delivered}`` for this consumer's pending entries between ``low`` and ``high``."""
-    pending = cast(
-        list[dict[str, Any]],
-        client.xpending_range(stream, group, min=low, max=high, count=limit, consumername=consumer),
-    )
-    return {cast(bytes, p["message_id"]): int(p["times_delivered"]) for p in pending}
-
-
 def read_range(
     client: redis.Redis,
     stream: str,

@@ -9,40 +9,54 @@ anything, that its entries are still this consumer's to settle (see
 The loop, per iteration:
 
 * every ``claim_idle_ms / 2``: take over entries idle that long from any
-  consumer (a killed worker's batch), with their delivery counts, so an
-  entry that keeps failing becomes ``poison`` after ``max_deliveries``;
+  consumer (a killed worker's batch, an entry whose settling raised);
 * read up to ``batch_size`` new entries (blocking up to ``block_ms``);
 * judge each (:func:`showdown_service.settling.prepare`); one that raises
-  unexpectedly is logged and left pending (it comes back via the claim);
+  unexpectedly is logged, its failure counted in Redis
+  (``failures:<entry id>``), and left pending: it comes back via the claim,
+  and the ``max_deliveries``-th failure makes it a ``poison`` dead letter;
 * commit, re-planning on conflict; then one log line per entry;
 * touch the heartbeat file; trim the events stream below its oldest pending
   entry every ``trim_interval_s``; refresh the pending/lag gauges.
 
+``poison`` means one thing: settling the entry raised ``max_deliveries``
+times. Only that is counted, and the count lives in Redis, so it survives
+restarts and claims by other workers. Delivery counts are not used: a
+commit Redis refused re-delivers its entries without anything having gone
+wrong with them.
+
 Redis errors never end the loop: it waits (exponential backoff with jitter,
 capped at ``backoff_max_s``), reconnects, re-reads its own pending entries
-and carries on. :meth:`Worker.stop` (SIGTERM, SIGINT) lets the current batch
-finish and commit, then :meth:`Worker.run` returns.
+and carries on. What it waits for (``Redis refuses writes: OOM``, ...) is
+logged once when the state changes (``redis_unavailable``, then
+``redis_resumed``), exported as ``showdown_redis_waiting{reason}`` and
+written into the heartbeat file for ``showdown health``.
+:meth:`Worker.stop` (SIGTERM, SIGINT) lets the current batch finish and
+commit, then :meth:`Worker.run` returns.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any, cast
 
+import orjson
 import redis
 
+from showdown_messages.publish import Refusal, refusal
 from showdown_service.audit import Head
 from showdown_service.commit import COMMIT_LUA, Plan, plan, read_reply
 from showdown_service.config import Settings, ShardKeys
 from showdown_service.logs import get_logger
 from showdown_service.metrics import Metrics
 from showdown_service.settling import Prepared, prepare
-from showdown_service.streams import Row, auto_claim, delivery_counts, read_group
+from showdown_service.streams import Row, auto_claim, read_group
 
 CONTENTION_WINDOW = 20
 """After a conflict, this many batches are chained on a head read fresh from Redis."""
@@ -56,9 +70,21 @@ about 80% of commits conflicting with 2 workers; 35-50% at 0.5 ms).
 """
 MAX_REPLANS = 50
 """Re-plans of one batch before it is left to the claim (only under heavy contention on one shard)."""
+FAILURE_COUNT_TTL_S = 7 * 86_400
+"""How long (s) a ``failures:<entry id>`` count outlives its last failure.
 
-Entry = tuple[bytes, dict[bytes, bytes] | None, int]
-"""(entry id, fields or None for a deleted entry, delivery count)."""
+An entry that keeps raising reaches ``max_deliveries`` within minutes (one
+try per ``claim_idle_ms``); the TTL only cleans up after entries that
+failed and then settled. Should it lapse, the count starts again: more
+tries, never an early ``poison``.
+"""
+ROUTINE_WAITS = frozenset(
+    {"OOM", "READONLY", "NOREPLICAS", "MISCONF", "MASTERDOWN", "BUSY", "LOADING", "UNREACHABLE", "TIMEOUT"}
+)
+"""Reasons to wait that are the server's state, logged as warnings; any other (NOPERM, a script error) is an error."""
+
+Entry = Row
+"""(entry id, fields or None for a deleted entry)."""
 
 
 class Worker:
@@ -87,6 +113,10 @@ class Worker:
         self._next_trim = 0.0
         self._next_gauges = 0.0
         self._last_beat = 0.0
+        self._waiting: Refusal | None = None
+        """What Redis refuses (or that it does not answer) while this worker waits; None while it works."""
+        self._waiting_since = 0.0
+        """time.time() when the wait began."""
         self.log = get_logger(worker=settings.consumer)
 
     # --- lifecycle -----------------------------------------------------------------
@@ -102,7 +132,7 @@ class Worker:
     def run(self) -> None:
         """Serve until :meth:`stop`; ride out Redis outages with bounded backoff."""
         self.log.info("worker_started", shards=list(self.shards), group=self.settings.group)
-        self._beat()  # alive from the start, not only after a first read that may block for block_ms
+        self._write_heartbeat()  # alive from the start, not only after a first read that may block for block_ms
         failures = 0
         ready = False
         while not self.stopping:
@@ -113,19 +143,15 @@ class Worker:
                     ready = True
                 self.step()
                 failures = 0
+                if self._io is None and not self._rows:  # idle: no write of ours awaits an answer
+                    self._resume()
             except redis.RedisError as exc:
                 failures += 1
                 ready = False  # after an outage: groups may be new, our pending entries are ours to finish
                 self._forget_in_hand()
                 self.metrics.redis_errors.inc()
                 delay = min(self.settings.backoff_max_s, 0.05 * 2**failures) * random.uniform(0.5, 1.0)  # noqa: S311
-                level = "warning" if isinstance(exc, redis.ConnectionError | redis.TimeoutError) else "error"
-                getattr(self.log, level)(
-                    "redis_unavailable",
-                    error=f"{type(exc).__name__}: {exc}",
-                    attempt=failures,
-                    retry_in_s=round(delay, 3),
-                )
+                self._wait_for(exc, attempt=failures, retry_in_s=round(delay, 3))
                 self._stopping.wait(delay)
         try:  # finish what is in hand: the commit in flight, and rows already read (pending for us)
             self.flush()
@@ -133,6 +159,50 @@ class Worker:
             self.log.warning("unfinished_at_stop", error=f"{type(exc).__name__}: {exc}")
         self._io_thread.shutdown(wait=True)
         self.log.info("worker_stopped")
+
+    def _wait_for(self, exc: redis.RedisError, *, attempt: int, retry_in_s: float) -> None:
+        """Record a failed attempt: one log line when what the worker waits for changes, DEBUG for each retry.
+
+        The entries in hand stay pending and nothing is counted against
+        them: they are settled once Redis takes writes again.
+        """
+        why = refusal(exc)
+        error = f"{type(exc).__name__}: {exc}"
+        if why.code == "UNBLOCKED":  # a blocked read ended by a role change: the next attempt says what to wait for
+            self.log.debug("redis_retry", reason=why.code, attempt=attempt, error=error, retry_in_s=retry_in_s)
+            return
+        if why != self._waiting:
+            if self._waiting is None:
+                self._waiting_since = time.time()
+            else:
+                self.metrics.waiting.labels(self._waiting.code).set(0)
+            self._waiting = why
+            self.metrics.waiting.labels(why.code).set(1)
+            log = self.log.warning if why.code in ROUTINE_WAITS else self.log.error
+            log("redis_unavailable", reason=why.code, waiting_for=why.reason, error=error, retry_in_s=retry_in_s)
+            self._write_heartbeat()
+        else:
+            self.log.debug("redis_retry", reason=why.code, attempt=attempt, error=error, retry_in_s=retry_in_s)
+            self._beat()  # waiting is working: `showdown health` reports the wait, not a stale heartbeat
+
+    def _resume(self) -> None:
+        """Redis took this worker's writes again (or it has none to make): end the wait, say so once."""
+        if self._waiting is None:
+            return
+        why, self._waiting = self._waiting, None
+        self.metrics.waiting.labels(why.code).set(0)
+        self.log.info(
+            "redis_resumed",
+            reason=why.code,
+            waited_for=why.reason,
+            waited_s=round(time.time() - self._waiting_since, 3),
+        )
+        self._write_heartbeat()
+
+    @property
+    def waiting_for(self) -> Refusal | None:
+        """What the worker waits for (``Refusal('OOM', 'Redis refuses writes: OOM (...)')``), or None while it works."""
+        return self._waiting
 
     def _forget_in_hand(self) -> None:
         """After a failed round trip: drop what was in hand; it is still pending and recover_pending() redoes it."""
@@ -165,7 +235,7 @@ class Worker:
                 rows = reply[0][1] if reply else []
                 if not rows:
                     break
-                self.process(keys, self._with_deliveries(keys, rows))
+                self.process(keys, rows)
                 start = rows[-1][0]
 
     # --- one iteration ---------------------------------------------------------------
@@ -225,7 +295,7 @@ class Worker:
         return self._rows_of(reply)
 
     def _rows_of(self, reply: list[tuple[bytes, list[Row]]]) -> list[tuple[ShardKeys, list[Entry]]]:
-        return [(self._by_stream[stream], [(eid, fields, 1) for eid, fields in rows]) for stream, rows in reply if rows]
+        return [(self._by_stream[stream], rows) for stream, rows in reply if rows]
 
     def _round_trip(self, plans: list[tuple[ShardKeys, Plan]]) -> list[Any]:
         """(I/O thread) Commit ``plans``, then read the next batch without blocking, in one pipeline (in order)."""
@@ -270,26 +340,12 @@ class Worker:
                 if rows:
                     self.metrics.reclaimed.labels(keys.shard).inc(len(rows))
                     self.log.info("entries_reclaimed", shard=keys.shard, count=len(rows))
-                    self.process(keys, self._with_deliveries(keys, rows))
+                    self.process(keys, rows)
                     handled += len(rows)
                 if next_start == b"0-0":
                     break
                 start = next_start
         return handled
-
-    def _with_deliveries(self, keys: ShardKeys, rows: Sequence[Row]) -> list[Entry]:
-        """Attach each entry's delivery count (from the PEL) to re-delivered rows."""
-        ids = [entry_id for entry_id, _ in rows]
-        counts = delivery_counts(
-            self.client,
-            keys.events,
-            group=self.settings.group,
-            consumer=self.settings.consumer,
-            low=min(ids, key=_id_order),
-            high=max(ids, key=_id_order),
-            limit=len(ids) * 10 + 100,
-        )
-        return [(entry_id, fields, counts.get(entry_id, 1)) for entry_id, fields in rows]
 
     # --- settling a batch ----------------------------------------------------------------
 
@@ -301,29 +357,51 @@ class Worker:
             self._settle_reply(keys, planned, self._commit_script(keys=planned.keys, args=planned.args))
 
     def _prepare(self, keys: ShardKeys, entries: Iterable[Entry]) -> list[Prepared]:
-        """Judge each entry; one that raises unexpectedly is logged and left pending (retried, then poison)."""
+        """Judge each entry, in stream order.
+
+        One whose settling raises (a bug, not bad input) has the failure
+        counted in Redis and is left pending (the claim retries it); at the
+        ``max_deliveries``-th failure it is ``poison`` instead. A Redis error
+        while counting propagates: the entry stays pending, uncounted.
+        """
         settings = self.settings
         started = time.perf_counter()
         now = datetime.now(UTC)
         batch: list[Prepared] = []
-        for entry_id, fields, deliveries in entries:
+        limits = {"max_deliveries": settings.max_deliveries, "max_payload_bytes": settings.max_payload_bytes}
+        for entry_id, fields in entries:
             eid = entry_id.decode()
-            try:
-                batch.append(
-                    prepare(
-                        eid,
-                        fields,
-                        deliveries,
-                        max_deliveries=settings.max_deliveries,
-                        max_payload_bytes=settings.max_payload_bytes,
-                        now=now,
-                        started=started,
-                    )
-                )
-            except Exception:  # a bug, not bad input: leave it pending; the claim retries it, then poisons it
+            try:  # 0 failures known: the count is read only when settling raises, never on the hot path
+                batch.append(prepare(eid, fields, 0, now=now, started=started, **limits))
+            except Exception as exc:
                 self.metrics.failures.labels(keys.shard).inc()
-                self.log.exception("entry_failed", shard=keys.shard, entry_id=eid, deliveries=deliveries)
+                context = {"shard": keys.shard, "entry_id": eid, "exc_info": exc}
+                try:
+                    failures = self._count_failure(keys, eid)
+                except redis.RedisError:
+                    self.log.error(
+                        "entry_failed", failures=None, then="left pending, not counted: Redis refused", **context
+                    )
+                    raise
+                poison = failures >= settings.max_deliveries
+                then = "dead-lettered as poison" if poison else "left pending, retried after claim_idle_ms"
+                self.log.error("entry_failed", failures=failures, limit=settings.max_deliveries, then=then, **context)
+                if poison:  # judged with its count: poison, without settling it again
+                    batch.append(prepare(eid, fields, failures, now=now, started=started, **limits))
         return batch
+
+    def _count_failure(self, keys: ShardKeys, entry_id: str) -> int:
+        """Add one to the times settling ``entry_id`` raised (kept in Redis, so restarts and claims see it).
+
+        GET then SET (the commands the worker already has) rather than INCR:
+        only the consumer holding a pending entry settles it, and should two
+        hold it at once (a claim mid-settle) the count is low by one, which
+        means one more try, never an early ``poison``.
+        """
+        key = keys.failures(entry_id)
+        failures = int(cast(bytes | None, self.client.get(key)) or 0) + 1
+        self.client.set(key, failures, ex=FAILURE_COUNT_TTL_S)
+        return failures
 
     def _plan_batch(self, keys: ShardKeys, batch: list[Prepared]) -> Plan:
         planned = self._plan(keys, batch, {}, self._head(keys))  # optimistic: hands are new until Redis says otherwise
@@ -381,6 +459,7 @@ class Worker:
             reply = self._commit_script(keys=planned.keys, args=planned.args)
             replans += 1
         self._heads[keys.shard] = planned.head
+        self._resume()  # a commit went through: Redis takes writes
         self._report(keys, planned)
 
     def _report(self, keys: ShardKeys, planned: Plan) -> None:
@@ -426,6 +505,21 @@ class Worker:
         """Touch the heartbeat file that `showdown health` reads."""
         self._last_beat = time.monotonic()
         self.settings.heartbeat_file.touch()
+
+    def _write_heartbeat(self) -> None:
+        """Write the heartbeat file: empty while working; what the worker waits for, as JSON, while waiting.
+
+        Replaced whole (write, then rename), so `showdown health` never reads half of it.
+        """
+        path = self.settings.heartbeat_file
+        text = b""
+        if self._waiting is not None:
+            text = orjson.dumps({"waiting_for": self._waiting.reason, "reason": self._waiting.code,
+                                 "since": self._waiting_since})  # fmt: skip
+        partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        partial.write_bytes(text)
+        partial.replace(path)
+        self._last_beat = time.monotonic()
 
     def trim(self, keys: ShardKeys) -> str | None:
         """Trim the events stream below every group's oldest pending or unread entry; returns the MINID used.
