@@ -283,6 +283,35 @@ def test_the_failure_count_survives_a_restart_and_a_claim_by_another_worker(
     assert fake.xpending(keys.events, first.group)["pending"] == 0
 
 
+def test_a_failure_redis_will_not_count_leaves_the_entry_pending_and_the_rest_of_the_batch_settles(
+    fake: fakeredis.FakeRedis, make_settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from showdown_service import intake
+
+    real = intake.to_showdown
+
+    def explode_on_bad_hand(ev: Any) -> Any:
+        if ev.hand_id == "cursed":
+            raise RuntimeError("a bug in settlement")
+        return real(ev)
+
+    monkeypatch.setattr("showdown_service.settling.to_showdown", explode_on_bad_hand)
+    settings = make_settings(max_deliveries=1)
+    keys = settings.keys("default")
+    cursed, _ = xadd_events(fake, keys.events, [{**GOOD, "hand_id": "cursed"}, GOOD])
+    fake.rpush(keys.failures(cursed.decode()), "not a count")  # GET answers WRONGTYPE, as NOPERM would refuse it
+    worker = Worker(settings, fake)
+    worker.prepare_groups()
+    with capture_logs() as logs:
+        drain(worker)
+    assert (fake.xlen(keys.results), fake.xlen(keys.dead)) == (1, 0)
+    assert [p["message_id"] for p in fake.xpending_range(keys.events, settings.group, "-", "+", 10)] == [cursed]
+    failed = [e for e in logs if e["event"] == "entry_failed"]
+    assert failed
+    assert failed[0]["failures"] is None
+    assert failed[0]["then"].startswith("left pending, not counted: Redis answers with an error: WRONGTYPE")
+
+
 def test_an_entry_delivered_far_more_often_than_max_deliveries_without_a_failure_settles(
     fake: fakeredis.FakeRedis, make_settings: Any
 ) -> None:

@@ -361,8 +361,9 @@ class Worker:
 
         One whose settling raises (a bug, not bad input) has the failure
         counted in Redis and is left pending (the claim retries it); at the
-        ``max_deliveries``-th failure it is ``poison`` instead. A Redis error
-        while counting propagates: the entry stays pending, uncounted.
+        ``max_deliveries``-th failure it is ``poison`` instead. Should Redis
+        refuse the count, the entry stays pending, uncounted (one more try
+        later, never an early poison), and the rest of the batch goes on.
         """
         settings = self.settings
         started = time.perf_counter()
@@ -378,11 +379,11 @@ class Worker:
                 context = {"shard": keys.shard, "entry_id": eid, "exc_info": exc}
                 try:
                     failures = self._count_failure(keys, eid)
-                except redis.RedisError:
-                    self.log.error(
-                        "entry_failed", failures=None, then="left pending, not counted: Redis refused", **context
-                    )
-                    raise
+                except redis.RedisError as refused:  # the rest of the batch goes on; the commit meets any refusal
+                    why = refusal(refused)
+                    then = f"left pending, not counted: {why.reason}: {refused}"
+                    self.log.error("entry_failed", failures=None, then=then, **context)
+                    continue
                 poison = failures >= settings.max_deliveries
                 then = "dead-lettered as poison" if poison else "left pending, retried after claim_idle_ms"
                 self.log.error("entry_failed", failures=failures, limit=settings.max_deliveries, then=then, **context)
