@@ -20,15 +20,22 @@ restarts it (half the time under its old consumer name, which recovers its
 own pending entries, half under a new one, so another worker must claim
 them), kills Redis once with SIGKILL and starts it again on the same data,
 cuts the network for about a second, and stops a worker with SIGTERM in the
-middle of its work.
+middle of its work. And Redis refuses writes four times, about 1.5 s each:
+memory full under ``noeviction`` (OOM), a replica of an unreachable primary
+(READONLY), ``min-replicas-to-write 1`` without a replica (NOREPLICAS), and a
+long script (BUSY). The producer rides those out as a game server would,
+re-sending what was refused; the workers wait and must dead-letter nothing.
+They run with ``SHOWDOWN_MAX_DELIVERIES=1``: every re-delivery (a kill, a
+claim, a refused commit re-read) would be poison if deliveries counted; only
+a raise of settling may.
 
 At the end it proves: every published entry has exactly one outcome (an
 audit record: settled, duplicate or rejected with its reason); no hand has
 two results; every settlement pays the expected award; exactly one entry of
 each re-sent hand settles; the pending list is empty; the audit chain
-verifies. It also counts the commits that found their entries already
-settled: redis-py re-sends a pipeline whose reply was lost, and those
-re-sends must (and do) change nothing.
+verifies; no entry is poison. It also counts the commits that found their
+entries already settled: redis-py re-sends a pipeline whose reply was lost,
+and those re-sends must (and do) change nothing.
 
 Full form: ``python -m bench.chaos`` (100,000 events, 20 kills, a few
 minutes). CI runs a reduced form as a test (``tests/test_chaos.py``).
@@ -58,9 +65,10 @@ import orjson
 import redis
 
 from bench.proxy import FlakyProxy
+from showdown_messages.publish import refusal
 from showdown_service import audit
 from showdown_service.config import Settings, ShardKeys
-from showdown_service.localredis import LocalRedis
+from showdown_service.localredis import LocalRedis, free_port
 from showdown_service.streams import read_range
 from tests.helpers import REAL_SHOWDOWNS, read_cases
 
@@ -68,6 +76,24 @@ WORKERS = 3
 BLIPS = 6
 LOST_REPLIES = 5
 GROUP = "adjudicators"
+MAX_DELIVERIES = 1
+"""The workers' SHOWDOWN_MAX_DELIVERIES: so low that counting deliveries would turn every re-delivery into poison."""
+REFUSALS = {"oom": 0.25, "readonly": 0.42, "noreplicas": 0.58, "busy": 0.9}
+"""Each way Redis refuses writes, and when (the share of events published). Memory fills as the network cut
+at 0.25 ends, with the backlog it built waiting to be settled."""
+REFUSAL_S = 1.5
+"""How long (s) each refusal of writes lasts: several of the workers' retries (backoff up to 0.5 s)."""
+OOM_HEADROOM = 64 * 1024
+"""Bytes left under maxmemory when memory is made full: a few XADDs, never a commit of a batch."""
+BUSY_SCRIPT = """
+local t0 = redis.call('TIME')
+local start = t0[1] * 1000000 + t0[2]
+while true do
+  local t = redis.call('TIME')
+  if t[1] * 1000000 + t[2] - start > tonumber(ARGV[1]) then return 1 end
+end
+"""
+"""Keeps the server busy for ARGV[1] microseconds, reading the clock only: every other client gets BUSY."""
 
 
 @dataclass
@@ -95,9 +121,18 @@ class ChaosReport:
     network_cuts: int = 0
     connection_resets: int = 0
     replies_lost: int = 0
+    refusals: Counter[str] = field(default_factory=Counter)
+    """Windows in which Redis refused writes, by kind (oom, readonly, noreplicas, busy)."""
+    waits: Counter[str] = field(default_factory=Counter)
+    """Lines the workers logged on starting to wait (redis_unavailable), by reason."""
+    most_deliveries: int = 0
+    """The highest delivery count of a pending entry seen during the run (sampled every 0.1 s)."""
+    producer_retries: int = 0
+    """Writes the producer re-sent because Redis refused them."""
     lost: list[str] = field(default_factory=list)
     duplicated: list[str] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)
+    poison: int = 0
     pending: int = 0
     chain_holds: bool = False
     audit_records: int = 0
@@ -109,7 +144,7 @@ class ChaosReport:
 
     @property
     def passed(self) -> bool:
-        return not (self.lost or self.duplicated or self.wrong or self.pending) and self.chain_holds
+        return not (self.lost or self.duplicated or self.wrong or self.pending or self.poison) and self.chain_holds
 
     def table(self) -> str:
         lat = sorted(self.latencies_ms) or [0.0]
@@ -124,13 +159,23 @@ class ChaosReport:
             ("network cuts (about 1 s)", str(self.network_cuts)),
             ("connection resets", str(self.connection_resets)),
             ("commit replies lost after Redis ran the commit", str(self.replies_lost)),
+            (
+                f"writes refused for {REFUSAL_S:g} s each",
+                ", ".join(f"{k} {v}" for k, v in sorted(self.refusals.items())),
+            ),
+            (
+                "worker waits logged (one line each), by reason",
+                ", ".join(f"{k} {v}" for k, v in sorted(self.waits.items())),
+            ),
+            (f"most deliveries of one entry (the workers' limit: {MAX_DELIVERIES})", str(self.most_deliveries)),
+            ("writes the producer re-sent after a refusal", f"{self.producer_retries:,}"),
             ("lost", str(len(self.lost))),
             ("duplicated", str(len(self.duplicated))),
             ("wrong", str(len(self.wrong))),
+            ("poison", str(self.poison)),
             ("left pending", str(self.pending)),
             ("audit chain", f"{self.audit_records:,} records, {'holds' if self.chain_holds else 'BROKEN'}"),
             ("commits re-sent or overtaken, changing nothing", str(self.harmless_resends)),
-            ("Redis errors ridden out by workers", str(self.redis_errors)),
             ("latency XADD->commit p50 / p99", f"{statistics.median(lat):.1f} ms / {p99:.1f} ms"),
             ("wall time", f"{self.seconds:.1f} s"),
         ]
@@ -217,6 +262,7 @@ class Fleet:
             SHOWDOWN_CLAIM_IDLE_MS=str(self.claim_idle_ms),
             SHOWDOWN_BLOCK_MS="200",
             SHOWDOWN_BACKOFF_MAX_S="0.5",
+            SHOWDOWN_MAX_DELIVERIES=str(MAX_DELIVERIES),
             SHOWDOWN_METRICS_PORT="0",
             SHOWDOWN_HEARTBEAT_FILE=str(self.workdir / f"heartbeat-{consumer}"),
             SHOWDOWN_LOG_LEVEL="info",
@@ -262,49 +308,151 @@ class Fleet:
                 proc.wait()
 
     def count_in_logs(self, event: str) -> int:
+        return sum(len(line.get("entry_ids", [None])) if event == "entries_gone" else 1 for line in self.lines(event))
+
+    def lines(self, event: str) -> list[dict[str, Any]]:
+        """Every worker's log lines of ``event``."""
         needle = f'"event":"{event}"'.encode()
-        total = 0
-        for path in self.workdir.glob("*.jsonl"):
-            for line in path.read_bytes().splitlines():
-                if needle in line:
-                    total += len(orjson.loads(line).get("entry_ids", [None])) if event == "entries_gone" else 1
-        return total
+        return [
+            orjson.loads(line)
+            for path in sorted(self.workdir.glob("*.jsonl"))
+            for line in path.read_bytes().splitlines()
+            if needle in line
+        ]
 
 
-def _publish(
-    url: str, stream: str, payloads: list[bytes], rate: float, published: list[str], *, deadline: float
-) -> None:
-    """XADD every payload with an explicit, increasing entry id, recorded in ``published`` in order.
+class Refuser:
+    """Makes the server refuse writes for a while, the ways one machine can, and then take them again."""
 
-    A retry after a crash re-sends the same ids: one that is already there is
-    refused ("equal or smaller") and counts as published, so no entry is
-    ever published twice and none is skipped. Retries stop at ``deadline``
-    (``time.monotonic()``): the run then finds entries missing.
-    """
+    def __init__(self, server: LocalRedis, report: ChaosReport) -> None:
+        self.server = server
+        self.report = report
+
+    def refuse(self, kind: str, seconds: float) -> None:
+        admin = redis.Redis.from_url(self.server.url, protocol=2, socket_timeout=seconds + 30)
+        try:
+            if kind == "oom":
+                admin.config_set("maxmemory-policy", "noeviction")
+                admin.config_set("maxmemory", int(admin.info("memory")["used_memory"]) + OOM_HEADROOM)
+                time.sleep(seconds)
+                admin.config_set("maxmemory", 0)
+            elif kind == "readonly":
+                admin.execute_command("REPLICAOF", "127.0.0.1", str(free_port()))  # type: ignore[no-untyped-call]
+                time.sleep(seconds)
+                admin.execute_command("REPLICAOF", "NO", "ONE")  # type: ignore[no-untyped-call]
+            elif kind == "noreplicas":
+                admin.config_set("min-replicas-to-write", 1)
+                time.sleep(seconds)
+                admin.config_set("min-replicas-to-write", 0)
+            else:  # busy: the script runs its time and ends; meanwhile every other client gets BUSY
+                admin.config_set("lua-time-limit", 50)
+                admin.eval(BUSY_SCRIPT, 0, int(seconds * 1_000_000))
+                admin.config_set("lua-time-limit", 5000)
+        finally:
+            admin.close()
+        self.report.refusals[kind] += 1
+
+
+def _watch_deliveries(url: str, events: str, report: ChaosReport, stop: threading.Event) -> None:
+    """Until ``stop``: every 0.1 s, note the highest delivery count among pending entries (XPENDING, a read)."""
     client = redis.Redis.from_url(url, protocol=2, socket_timeout=5)
-    chunk = 100
-    start = time.perf_counter()
-    i = 0
-    while i < len(payloads):
-        due = start + i / rate
-        if (wait := due - time.perf_counter()) > 0:
-            time.sleep(wait)
-        ids = [f"{int(time.time() * 1000)}-{i + k + 1}" for k in range(min(chunk, len(payloads) - i))]
-        while True:
+    while not stop.wait(0.1):
+        try:
+            pending = client.xpending_range(events, GROUP, "-", "+", 10_000)
+        except redis.RedisError:  # NOGROUP before the first worker, BUSY, Redis restarting
+            continue
+        most = max((int(p["times_delivered"]) for p in pending), default=0)
+        report.most_deliveries = max(report.most_deliveries, most)
+    client.close()
+
+
+REFUSED_WRITES = frozenset({"OOM", "READONLY", "NOREPLICAS", "BUSY", "LOADING", "MASTERDOWN", "MISCONF"})
+"""Refusals a producer waits out, re-sending the refused writes."""
+
+
+class Producer:
+    """A game server: XADDs every payload once, with explicit increasing ids, riding out crashes and refusals."""
+
+    def __init__(self, url: str, stream: str, payloads: list[bytes], report: ChaosReport) -> None:
+        self.client = redis.Redis.from_url(url, protocol=2, socket_timeout=5)
+        self.stream = stream
+        self.payloads = payloads
+        self.report = report
+        self.published: dict[int, str] = {}
+        """Payload index -> the entry id it was published under."""
+        self._last_ms = 0
+        self._stalled_s = 0.0
+        """Time spent re-sending: the schedule moves on by it, so the run's actions stay spread over the events."""
+
+    def _new_ids(self, indexes: list[int]) -> dict[int, str]:
+        """Ids above every id used so far (the clock's ms, never going back), increasing with the payload index."""
+        self._last_ms = max(int(time.time() * 1000), self._last_ms + 1)
+        return {k: f"{self._last_ms}-{k + 1}" for k in sorted(indexes)}
+
+    def run(self, rate: float, *, deadline: float) -> None:
+        """XADD every payload, ``rate`` per second, in chunks of 100; record each in ``published``.
+
+        A re-send after a crash or a lost reply uses the same id: one that is
+        already there is refused ("equal or smaller") and, found in the
+        stream, counts as published. A write Redis refused is re-sent under
+        a new, larger id (an entry after it in the pipeline may have got
+        in). So no payload is ever published twice and none is skipped.
+        Retries stop at ``deadline`` (``time.monotonic()``): the run then
+        finds entries missing.
+        """
+        chunk = 100
+        start = time.perf_counter()
+        for i in range(0, len(self.payloads), chunk):
+            due = start + self._stalled_s + i / rate
+            if (wait := due - time.perf_counter()) > 0:
+                time.sleep(wait)
+            self._send(list(range(i, min(i + chunk, len(self.payloads)))), deadline)
+
+    def _send(self, todo: list[int], deadline: float) -> None:
+        ids = self._new_ids(todo)
+        started = time.perf_counter()
+        first_try = True
+        while todo:
+            if not first_try:
+                self._stalled_s += time.perf_counter() - started
+                started = time.perf_counter()
+            first_try = False
             try:
-                pipe = client.pipeline(transaction=False)
-                for k, entry_id in enumerate(ids):
-                    pipe.xadd(stream, {"event": payloads[i + k]}, id=entry_id)
-                for reply in pipe.execute(raise_on_error=False):
-                    if isinstance(reply, Exception) and "equal or smaller" not in str(reply):
-                        raise reply
-                break
-            except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError):
+                pipe = self.client.pipeline(transaction=False)
+                for k in todo:
+                    pipe.xadd(self.stream, {"event": self.payloads[k]}, id=ids[k])
+                replies = pipe.execute(raise_on_error=False)
+            except (redis.ConnectionError, redis.TimeoutError):
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.1)  # Redis is restarting; the same ids make the retry exact
-        i += len(ids)
-        published += ids
+                continue
+            refused: list[int] = []  # not in the stream: re-sent under a new id
+            unsure: list[int] = []  # maybe in the stream: re-sent under the same id, to find out
+            for k, reply in zip(todo, replies, strict=True):
+                if not isinstance(reply, Exception):
+                    self.published[k] = ids[k]
+                elif "equal or smaller" in str(reply):
+                    try:
+                        there = bool(self.client.xrange(self.stream, ids[k], ids[k], count=1))
+                    except redis.RedisError:
+                        unsure.append(k)
+                        continue
+                    if there:
+                        self.published[k] = ids[k]  # a re-send of a write that got in
+                    else:
+                        refused.append(k)  # a later entry got in first
+                elif refusal(reply).code in REFUSED_WRITES:
+                    refused.append(k)
+                else:
+                    raise reply
+            todo = sorted(refused + unsure)
+            if todo:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"Redis still refuses writes: {len(todo)} payloads not published")
+                self.report.producer_retries += len(todo)
+                time.sleep(0.05)
+                ids.update(self._new_ids(refused))
 
 
 def run(
@@ -332,25 +480,35 @@ def run(
         keys = Settings(redis_url=server.url).keys("default")
         for slot in range(WORKERS):
             fleet.start(slot)
-        published: list[str] = []
+        publisher = Producer(server.url, keys.events, payloads, report)
+        published = publisher.published
         producer = threading.Thread(
-            target=_publish,
-            args=(server.url, keys.events, payloads, rate, published),
+            target=publisher.run,
+            args=(rate,),
             kwargs={"deadline": time.monotonic() + events / rate + timeout_s},
             daemon=True,
         )
         producer.start()
+        watching = threading.Event()
+        watcher = threading.Thread(target=_watch_deliveries, args=(server.url, keys.events, report, watching))
+        watcher.start()
+        stack.callback(watcher.join, 10)  # after the next one: callbacks run last in, first out
+        stack.callback(watching.set)
+        refuser = Refuser(server, report)
         actions = sorted(
             [(0.25, "cut"), (0.5, "redis"), (0.7, "sigterm")]
             + [(0.1 + 0.8 * (k + 0.5) / max(kills, 1), "kill") for k in range(kills)]
             + [(0.05 + 0.9 * (k + 0.5) / BLIPS, "blip") for k in range(BLIPS)]
             + [(0.08 + 0.8 * (k + 0.5) / LOST_REPLIES, "lose-reply") for k in range(LOST_REPLIES)]
+            + [(at, kind) for kind, at in REFUSALS.items()]
         )
         for at, action in actions:
             while len(published) < at * events and producer.is_alive():
                 time.sleep(0.005)
             log(f"  {len(published):>7,} published: {action}")
-            if action == "kill":
+            if action in REFUSALS:
+                refuser.refuse(action, REFUSAL_S)
+            elif action == "kill":
                 fleet.kill(rng)
             elif action == "sigterm":
                 fleet.sigterm(rng)
@@ -379,9 +537,10 @@ def run(
                 break
             time.sleep(0.2)
         fleet.stop()
-        _verify(client, keys, published, expected, report)
+        _verify(client, keys, [published.get(k, "") for k in range(events)], expected, report)
         report.harmless_resends = fleet.count_in_logs("entries_gone")
-        report.redis_errors = fleet.count_in_logs("redis_unavailable")
+        report.waits = Counter(line["reason"] for line in fleet.lines("redis_unavailable"))
+        report.redis_errors = report.waits.total()
         report.replies_lost = proxy.replies_lost
     report.seconds = time.monotonic() - started
     return report
@@ -396,9 +555,9 @@ def _verify(
     for record in records:
         by_entry[record["entry_id"]].append(record)
         report.outcomes[record["outcome"]] += 1
-    if len(entry_ids) != len(expected):
-        report.wrong.append(f"the producer recorded {len(entry_ids)} entries for {len(expected)} events")
-    report.lost = [e for e in entry_ids if not by_entry.get(e)]
+    if len(entry_ids) != len(expected) or not all(entry_ids):
+        report.wrong.append(f"the producer recorded {sum(map(bool, entry_ids))} entries for {len(expected)} events")
+    report.lost = [e for e in entry_ids if e and not by_entry.get(e)]
     report.duplicated = [e for e, rs in by_entry.items() if len(rs) > 1]
     results: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for _, fields in read_range(client, keys.results):
@@ -425,6 +584,7 @@ def _verify(
         allowed = {"duplicate/None", "rejected/conflicting_duplicate"}
         if len(settled) != 1 or not set(other) <= allowed:
             report.wrong.append(f"re-sent hand {hand_id}: outcomes {outcomes}")
+    report.poison = report.outcomes["poison"]
     report.pending = int(client.xpending(keys.events, GROUP)["pending"])
     verdict = audit.verify(audit.read_stream(client, keys.audit), audit.Head.decode(client.get(keys.audit_head)))
     report.chain_holds = verdict.holds and verdict.records == len(entry_ids)

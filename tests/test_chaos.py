@@ -1,11 +1,12 @@
-"""The reduced chaos run: workers, Redis and the network fail while real hands settle; the books must balance."""
+"""The reduced chaos run: workers, Redis and the network fail, and Redis refuses writes, while real hands settle;
+the books must balance."""
 
 from __future__ import annotations
 
-from bench.chaos import run
+from bench.chaos import MAX_DELIVERIES, REFUSALS, run
 
 
-def test_nothing_is_lost_duplicated_or_wrong_when_workers_redis_and_the_network_fail() -> None:
+def test_no_hand_is_lost_duplicated_wrong_or_poison_through_crashes_outages_and_refused_writes() -> None:
     report = run(5_000, 3, rate=1_000.0, seed=11, timeout_s=240, log=lambda _: None)
     problems = report.lost + report.duplicated + report.wrong
     assert problems == [], report.table() + "\n" + "\n".join(problems[:20])
@@ -20,3 +21,8 @@ def test_nothing_is_lost_duplicated_or_wrong_when_workers_redis_and_the_network_
     assert report.replies_lost > 0
     assert report.harmless_resends > 0
     assert report.redis_errors > 0, "the workers rode out real outages"
+    assert report.refusals == dict.fromkeys(REFUSALS, 1)
+    assert report.poison == 0, "a refused write is never a failure of settling"
+    assert report.most_deliveries > MAX_DELIVERIES, "re-delivered past the limit, and still not poison"
+    assert {"OOM", "READONLY", "NOREPLICAS", "BUSY"} <= set(report.waits), report.waits
+    assert report.producer_retries > 0, "the producer was refused too, and re-sent"
