@@ -751,14 +751,14 @@ def test_our_settlement_agrees_with_the_reference_on_100000_dealt_hands_of_every
     assert hands == HANDS
     assert counts["disagreements"] == 0
     # the hands exercise what they are meant to: each game, and each situation, in well over 1 hand of 1,000
-    common = ("uncontested", "side pots", "split pots", "odd chips", "odd chips (stud)", "rake", "run 2 times")
+    common = ("uncontested", "side pots", "split pots", "odd chips", "odd chips (stud games)", "rake", "run 2 times")
     rarer = (
         *EVERY_GAME,
         *(f"omaha, {n} cards" for n in (4, 5, 6)),
         *(f"omaha_hilo, {n} cards" for n in (4, 5)),
         "run 3 times",
         "chips left over between runs",
-        "odd chips (stud games)",
+        "odd chips (stud)",
         "hi-lo split",
         "odd chip of a hi-lo split",
         "hi-lo halves won by the same hands (as one)",
@@ -882,6 +882,8 @@ class Plant(NamedTuple):
     attribute: str
     bug: Any
     deal: dict[str, Any]
+    hands: int = 400
+    """Hands dealt to show it (each plant is caught in fewer than half of them)."""
 
 
 def _settlement() -> Any:
@@ -893,12 +895,12 @@ def _ace_to_five() -> Any:
 
 
 PLANTED: Final[dict[str, Plant]] = {
-    "odd chips from the button itself": Plant(lambda: Variant, "odd_chip_order", _button_first, CLASSIC),
-    "stud odd chips to the lowest card": Plant(lambda: Variant, "odd_chip_order", _lowest_card_first, CLASSIC),
-    "the river ignored": Plant(lambda: High, "with_board", _river_ignored, CLASSIC),
-    "the stated rake rate ignored": Plant(_settlement, "rake_by_pot", _rate_ignored, CLASSIC),
-    "an uncalled bet kept in a pot": Plant(_settlement, "build_pots", _uncalled_bet_kept_in_a_pot, CLASSIC),
-    "bust places not skipped after a tie": Plant(_settlement, "_busts", _dense_finishes, CLASSIC),
+    "odd chips from the button itself": Plant(lambda: Variant, "odd_chip_order", _button_first, CLASSIC, 1_500),
+    "stud odd chips to the lowest card": Plant(lambda: Variant, "odd_chip_order", _lowest_card_first, CLASSIC, 1_500),
+    "the river ignored": Plant(lambda: High, "with_board", _river_ignored, CLASSIC, 1_500),
+    "the stated rake rate ignored": Plant(_settlement, "rake_by_pot", _rate_ignored, CLASSIC, 1_500),
+    "an uncalled bet kept in a pot": Plant(_settlement, "build_pots", _uncalled_bet_kept_in_a_pot, CLASSIC, 1_500),
+    "bust places not skipped after a tie": Plant(_settlement, "_busts", _dense_finishes, CLASSIC, 1_500),
     "the odd chip of a hi-lo split to the low half": Plant(_settlement, "_divide", _odd_chip_to_the_low_half, HI_LO),
     "a low half split off without a qualifying low (no scoop)": Plant(
         _settlement, "_divide", _a_low_half_without_a_low, HI_LO
@@ -922,6 +924,6 @@ PLANTED: Final[dict[str, Plant]] = {
 def test_the_differential_test_catches_a_planted_bug(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     plant = PLANTED[name]
     monkeypatch.setattr(plant.owner(), plant.attribute, plant.bug)
-    report = settle_chunk(7, 1_500, plant.deal)
-    assert report.counts["disagreements"] > 0, f"{name}: 1,500 hands and no disagreement"
+    report = settle_chunk(7, plant.hands, plant.deal)
+    assert report.counts["disagreements"] > 0, f"{name}: {plant.hands} hands and no disagreement"
     assert report.disagreements[0][0].startswith('{"schema_version": 1'), "the event is shown, as JSON"

@@ -258,7 +258,8 @@ def _split_label(o: Outcome) -> str:
     """For hypothesis' statistics: did a division leave odd chips, and how many winners shared it."""
     divisions = [p for pot in o.result["pots"] for p in o.parts(pot) if len(p["winners"]) > 1]
     odd = any(p["amount"] % len(p["winners"]) for p in divisions)
-    return f"{'odd chips' if odd else 'even split'}, {max(len(p['winners']) for p in divisions)} winners"
+    most = max((len(p["winners"]) for p in divisions), default=1)  # a hi-lo pot may have no shared part
+    return f"{'odd chips' if odd else 'even split'}, {most} winners"
 
 
 def _odd_chip_order(o: Outcome, part: dict[str, Any], tied: list[int]) -> list[int]:
@@ -519,6 +520,7 @@ class Plant(NamedTuple):
     bug: Any
     deal: dict[str, Any]
     """``deal_hand`` keywords for hands that can show the bug."""
+    hands: int = SAMPLE
 
 
 PLANTED: dict[str, Plant] = {
@@ -528,10 +530,10 @@ PLANTED: dict[str, Plant] = {
     "odd chips (stud games)": Plant(
         "showdown_core.variants:Variant.odd_chip_order", _lowest_card_first, {"tie": True, "games": sorted(STUD_GAMES)}
     ),
-    "odd chips (hi-lo)": Plant("showdown_core.settlement:_as_one", _halves_divided_apart, HI_LO),
-    "runs and halves": Plant("showdown_core.settlement:_divide", _leftover_to_the_last_runs, RUNS),
-    "runs and halves (hi-lo)": Plant("showdown_core.settlement:_divide", _odd_chip_to_the_low_half, HI_LO),
-    "winners (runs)": Plant("showdown_core.settlement:_divide", _every_run_by_the_first_board, RUNS),
+    "odd chips (hi-lo)": Plant("showdown_core.settlement:_as_one", _halves_divided_apart, HI_LO, 250),
+    "runs and halves": Plant("showdown_core.settlement:_divide", _leftover_to_the_last_runs, RUNS, 250),
+    "runs and halves (hi-lo)": Plant("showdown_core.settlement:_divide", _odd_chip_to_the_low_half, HI_LO, 250),
+    "winners (runs)": Plant("showdown_core.settlement:_divide", _every_run_by_the_first_board, RUNS, 250),
     "busts": Plant("showdown_core.settlement:_busts", _busts_in_seat_order, {"stacks": True}),
     "hidden cards": Plant(f"{__name__}:settle", _tampered(_show_folded_hands), {}),
     "one live player": Plant(f"{__name__}:settle", _tampered(_show_the_lone_winner), {"folding": True}),
@@ -539,9 +541,9 @@ PLANTED: dict[str, Plant] = {
 }
 
 
-def _sample(deal: dict[str, Any]) -> Iterator[dict[str, Any]]:
+def _sample(deal: dict[str, Any], hands: int) -> Iterator[dict[str, Any]]:
     rng = random.Random(2026)
-    for i in range(SAMPLE):
+    for i in range(hands):
         yield deal_hand(rng, f"S-{i}", **deal)
 
 
@@ -549,7 +551,7 @@ def _sample(deal: dict[str, Any]) -> Iterator[dict[str, Any]]:
 def test_each_property_catches_the_bug_planted_for_it(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     plant = PLANTED[name]
     check = CHECKS[name.split(" (", maxsplit=1)[0]]
-    docs = list(_sample(plant.deal))
+    docs = list(_sample(plant.deal, plant.hands))
     for doc in docs:  # the check holds for the real settlement...
         check(outcome(doc))
     module, _, attribute = plant.target.partition(":")
