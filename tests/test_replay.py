@@ -117,12 +117,21 @@ def test_a_history_that_pays_the_wrong_player_is_a_mismatch() -> None:
     assert "seat 1: recorded 900, rules give 1100" in verdict.reason
 
 
-def test_run_it_twice_is_unverifiable() -> None:
-    verdict = judge(phh_hand("run_twice.phh"))
-    assert (verdict.status, verdict.kind) == ("unverifiable", "run-it-twice")
+def test_a_hand_run_twice_sends_both_boards_and_each_run_wins_half_the_pot() -> None:
+    phh = phh_hand("run_twice.phh")
+    assert phh.event is not None
+    assert phh.event.boards == (("2c", "7d", "9h", "Js", "3s"), ("Kh", "5h", "6h", "8c", "Tc"))
+    assert collected(phh)["finishing_stacks"] == {"1": 1000, "2": 1000}  # aces hold on board 1, kings trip on 2
     (stars,) = stars_hands(STARS / "run_twice.txt")
     assert isinstance(stars, HandRecord)
-    assert (judge(stars).status, judge(stars).kind) == ("unverifiable", "run-it-twice")
+    verdict = judge(stars)
+    assert verdict.status == "match", verdict.reason
+    (pot,) = verdict.computed["pots"]
+    assert [(part["run"], part["collected"]) for part in pot["parts"]] == [(1, {"1": 975}), (2, {"2": 975})]
+    assert verdict.expected["runs"] == [
+        [{"index": 0, "collected": {"1": 975}}],
+        [{"index": 0, "collected": {"2": 975}}],
+    ]
 
 
 def test_unknown_cards_at_a_contested_showdown_are_unverifiable() -> None:
@@ -314,17 +323,19 @@ def run_replay(tmp_path: Path, *args: str) -> tuple[int, list[dict[str, Any]], s
 def test_every_report_line_has_the_documented_fields(tmp_path: Path) -> None:
     code, lines, _ = run_replay(tmp_path, str(FIXTURES))
     assert code == 1  # the fixtures hold a mismatch and malformed hands
-    assert len(lines) == 25
+    fields = {"source", "hand_id", "game", "variant", "status", "reason", "expected", "computed", "line", "bounties"}
     for line in lines:
-        assert set(line) == {"source", "hand_id", "status", "reason", "expected", "computed", "line"}
+        assert set(line) == fields
         assert line["status"] in {"match", "mismatch", "unverifiable", "error"}
         assert isinstance(line["expected"], dict)
         assert isinstance(line["computed"], dict)
+        assert isinstance(line["bounties"], list)
         if line["status"] != "match" or line["reason"]:
             assert line["reason"]
-    statuses = [line["status"] for line in lines]
-    assert statuses.count("mismatch") == 1
-    assert statuses.count("unverifiable") == 4
+        if line["status"] != "error":
+            assert line["game"], line  # every hand read says its game
+    statuses = {line["status"] for line in lines}
+    assert statuses == {"match", "mismatch", "unverifiable", "error"}
 
 
 def test_the_exit_status_is_0_only_without_mismatches_or_malformed_hands(
@@ -356,12 +367,20 @@ def test_two_processes_write_the_same_report_as_one(tmp_path: Path) -> None:
     assert one.read_bytes() == two.read_bytes()
 
 
-def test_emitted_events_validate_as_showdown_events(tmp_path: Path) -> None:
-    events = tmp_path / "events.jsonl"
-    main(["replay", str(FIXTURES), "--emit-events", str(events)])
+def test_emitted_events_validate_as_showdown_events_one_per_hand_that_could_be_settled(tmp_path: Path) -> None:
+    events, report = tmp_path / "events.jsonl", tmp_path / "report.jsonl"
+    main(["replay", str(FIXTURES), "--emit-events", str(events), "--report", str(report)])
     lines = events.read_text(encoding="utf-8").splitlines()
-    assert len(lines) == 14  # 25 hands less 8 malformed and 3 that cannot be settled (run twice, unknown cards)
     ids = [ShowdownEvent.model_validate_json(line).hand_id for line in lines]
+    verdicts = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
+    settled = [
+        v["hand_id"]
+        for v in verdicts
+        if v["status"] in ("match", "mismatch")
+        or v["reason"] == "no recorded outcome"
+        or v["reason"].startswith(("the service refuses to settle it", "settling it failed"))
+    ]
+    assert ids == settled
     assert "pokerstars:200000000001" in ids
     assert "phh:odd_chip.phh" in ids
 
@@ -370,6 +389,6 @@ def test_the_summary_counts_hands_by_status_and_reason(capsys: pytest.CaptureFix
     main(["replay", str(FIXTURES)])
     out = capsys.readouterr().out
     assert "hands read" in out
-    assert "run-it-twice" in out
+    assert "Hold'em" in out
     assert "unknown cards at a contested showdown" in out
     assert "rake total" in out

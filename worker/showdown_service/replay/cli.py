@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         events: IO[bytes] | None = stack.enter_context(args.emit_events.open("wb")) if args.emit_events else None
         advance = stack.enter_context(_Bar(len(files)))
         for result in replay_files(files, named, jobs=args.jobs, emit=events is not None, progress=advance):
-            summary.files += 1
+            summary.add_file(result.encoding)
             summary.skipped += result.format is None and not result.verdicts
             for verdict in result.verdicts:
                 summary.add(verdict)

@@ -4,8 +4,8 @@ There is one settlement: ``settle(to_showdown(event))``. This module only
 reads its result next to the recorded outcome and says ``match``,
 ``mismatch`` (the recorded payout differs from the rules) or
 ``unverifiable`` (the history cannot decide: no recorded outcome, unknown
-cards at a contested showdown, run-it-twice). A hand that could not be read
-is an ``error``.
+cards at a contested showdown, a cancelled or cashed-out hand). A hand that
+could not be read is an ``error``.
 
 A source that splits an odd chip into fractions (the Pluribus logs give
 each of two winners ``x.5``) matches when every seat is within one chip of
@@ -19,10 +19,10 @@ import re
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from showdown_core import InvalidEvent, InvariantViolation, Settlement, settle
+from showdown_core import InvalidEvent, InvariantViolation, PotResult, Settlement, settle
 from showdown_service.intake import to_showdown
 from showdown_service.replay.errors import ReplayError
-from showdown_service.replay.hands import HandRecord, PhhOutcome, StarsOutcome
+from showdown_service.replay.hands import Bounty, HandRecord, PhhOutcome, StarsOutcome
 
 MATCH, MISMATCH, UNVERIFIABLE, ERROR = "match", "mismatch", "unverifiable", "error"
 
@@ -41,17 +41,25 @@ class Verdict(NamedTuple):
     computed: dict[str, Any]
     contested: bool
     rake: int
+    game: str = ""
+    """The hand's game (``Omaha Hi/Lo``); ``""`` when the hand could not be read that far."""
+    variant: str = ""
+    """The contract variant that settled it (``omaha_hilo``), when an event was built."""
+    bounties: tuple[Bounty, ...] = ()
 
     def document(self) -> dict[str, Any]:
         """The report's JSON line for this hand."""
         return {
             "source": self.source,
             "hand_id": self.hand_id,
+            "game": self.game or None,
+            "variant": self.variant or None,
             "status": self.status,
             "reason": self.reason,
             "expected": self.expected,
             "computed": self.computed,
             "line": self.line,
+            "bounties": [b.document() for b in self.bounties],
         }
 
 
@@ -59,21 +67,25 @@ def judge(record: HandRecord) -> Verdict:
     """Settle ``record``'s event (if any) and compare it with the recorded outcome."""
     outcome = record.outcome
     expected = _expected(outcome)
-    rake = record.event.rake if record.event is not None else 0
+    event = record.event
+    rake = event.rake if event is not None else 0
+    variant = event.variant if event is not None else ""
 
     def verdict(status: str, kind: str, reason: str, computed: dict[str, Any] | None = None) -> Verdict:
         return Verdict(
             record.source, record.hand_id, record.line, status, kind, reason, expected, computed or {},
-            record.contested, rake,
+            record.contested, rake, record.game, variant, record.bounties,
         )  # fmt: skip
 
     if record.unverifiable:
         return verdict(UNVERIFIABLE, _kind(record.unverifiable), record.unverifiable)
-    assert record.event is not None
+    assert event is not None
     try:
-        settlement = settle(to_showdown(record.event))
+        settlement = settle(to_showdown(event))
     except (InvalidEvent, InvariantViolation) as exc:
         return verdict(ERROR, "settlement refused", f"the service refuses to settle it: {exc}")
+    except Exception as exc:  # one hand must not stop a replay of years: say which and why
+        return verdict(ERROR, "settlement failed", f"settling it failed ({type(exc).__name__}: {exc})")
     if outcome is None:
         return verdict(UNVERIFIABLE, "no recorded outcome", "no recorded outcome", _phh_computed(settlement))
     if isinstance(outcome, PhhOutcome):
@@ -87,7 +99,9 @@ def judge(record: HandRecord) -> Verdict:
 
 def error_verdict(error: ReplayError) -> Verdict:
     """The report line of a hand (or file) that could not be read."""
-    return Verdict(error.source, error.hand or "", error.line, ERROR, error.kind, str(error), {}, {}, False, 0)
+    return Verdict(
+        error.source, error.hand or "", error.line, ERROR, error.kind, str(error), {}, {}, False, 0, error.game
+    )
 
 
 def _kind(reason: str) -> str:
@@ -173,13 +187,18 @@ def _expected(outcome: PhhOutcome | StarsOutcome | None) -> dict[str, Any]:
     for pot in outcome.pots:
         for seat, chips in pot.items():
             collected[seat] = collected.get(seat, 0) + chips
-    return {
+    out = {
         "pots": [{"index": i, "collected": _by_seat(pot)} for i, pot in enumerate(outcome.pots)],
         "returned": _by_seat(outcome.returned),
         "rake": outcome.rake,
         "total_pot": outcome.total_pot,
         "collected": _by_seat(collected),
     }
+    if outcome.runs:
+        out["runs"] = [
+            [{"index": i, "collected": _by_seat(pot)} for i, pot in enumerate(pots)] for pots in outcome.runs
+        ]
+    return out
 
 
 def _stars_computed(settlement: Settlement, outcome: StarsOutcome) -> dict[str, Any]:
@@ -188,20 +207,43 @@ def _stars_computed(settlement: Settlement, outcome: StarsOutcome) -> dict[str, 
         for share in pot.winners:
             collected[share.seat] = collected.get(share.seat, 0) + share.amount
     return {
-        "pots": [
-            {
-                "index": pot.number,
-                "amount": pot.amount,
-                "rake": pot.rake,
-                "collected": _by_seat({w.seat: w.amount for w in pot.winners}),
-            }
-            for pot in settlement.pots
-        ],
+        "pots": [_pot_document(pot) for pot in settlement.pots],
         "returned": _by_seat(outcome.uncalled),
         "rake": sum(pot.rake for pot in settlement.pots),
         "total_pot": sum(pot.amount for pot in settlement.pots),
         "collected": _by_seat(collected),
     }
+
+
+def _pot_document(pot: PotResult) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "index": pot.number,
+        "amount": pot.amount,
+        "rake": pot.rake,
+        "collected": _by_seat({w.seat: w.amount for w in pot.winners}),
+    }
+    if pot.parts:
+        out["parts"] = [
+            {
+                "run": part.run,
+                "half": part.half,
+                "amount": part.amount,
+                "collected": _by_seat({w.seat: w.amount for w in part.winners}),
+            }
+            for part in pot.parts
+        ]
+    return out
+
+
+def _run_shares(pot: PotResult, run: int) -> dict[int, int]:
+    """What each seat takes from ``run``'s part of ``pot`` (both halves of a hi-lo game together)."""
+    shares: dict[int, int] = {}
+    for part in pot.parts:
+        if part.run == run:
+            for share in part.winners:
+                if share.amount:
+                    shares[share.seat] = shares.get(share.seat, 0) + share.amount
+    return shares
 
 
 def _compare_stars(outcome: StarsOutcome, settlement: Settlement, computed: dict[str, Any]) -> tuple[str, str, str]:
@@ -232,6 +274,24 @@ def _compare_stars(outcome: StarsOutcome, settlement: Settlement, computed: dict
             which = "main pot" if result.number == 0 else f"side pot {result.number}"
             kind = "rake split" if set(ours) == set(recorded) else "pot award"
             return MISMATCH, kind, f"{which}: recorded {_by_seat(recorded)}, rules give {_by_seat(ours)}"
+    for run, pots in enumerate(outcome.runs, start=1):
+        per_pot: list[dict[int, int]] = [{} for _ in settlement.pots]
+        for index, pot in enumerate(pots):
+            target = per_pot[outcome.pot_groups[index]]
+            for seat, chips in pot.items():
+                target[seat] = target.get(seat, 0) + chips
+        for result, recorded in zip(settlement.pots, per_pot, strict=True):
+            if not result.parts:
+                continue  # one seat could win it: the history may split it by run or not, the total is checked
+            ours = _run_shares(result, run)
+            if ours != recorded:
+                which = "main pot" if result.number == 0 else f"side pot {result.number}"
+                return (
+                    MISMATCH,
+                    "run award",
+                    f"{which}, run {run}: recorded {_by_seat(recorded)}, rules give {_by_seat(ours)}",
+                )
     if outcome.note:
-        return MATCH, "rake rate recovered", outcome.note
+        kind = "rake rate recovered" if "rake rate" in outcome.note else "uncalled bet not written"
+        return MATCH, kind, outcome.note
     return MATCH, "", ""

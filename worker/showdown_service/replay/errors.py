@@ -22,11 +22,13 @@ class ReplayError(ShowdownError):
     kind = "malformed"
     """Short name for the summary table."""
 
-    def __init__(self, source: str, hand: str | None, line: int | None, reason: str) -> None:
+    def __init__(self, source: str, hand: str | None, line: int | None, reason: str, game: str = "") -> None:
         self.source = source
         self.hand = hand
         self.line = line
         self.reason = reason
+        self.game = game
+        """The hand's game (``Omaha Hi/Lo``) when the reader got that far, else ``""``."""
         where = source if line is None else f"{source}:{line}"
         super().__init__(f"{where}: {'hand ' + hand + ': ' if hand else ''}{reason}")
 
@@ -50,7 +52,7 @@ class ChipsDoNotAddUp(ReplayError):
 
 
 class UnsupportedHand(ReplayError):
-    """A well-formed hand of a game or feature the service does not settle (Omaha, draw games, ...)."""
+    """A well-formed hand of a game or feature the service does not settle (Split Hold'em, 6 Card Omaha Hi/Lo, ...)."""
 
     kind = "unsupported"
 

@@ -49,7 +49,46 @@ class StarsOutcome(NamedTuple):
     pot_groups: tuple[int, ...]
     """For each PokerStars pot, the index of the service's pot that holds it."""
     note: str
-    """How the rake rate was found, if it had to be (empty otherwise)."""
+    """How the rake rate was found, or that the uncalled bet was not written (empty otherwise)."""
+    runs: tuple[tuple[dict[int, int], ...], ...] = ()
+    """A hand run more than once: per run (FIRST, SECOND, THIRD SHOW DOWN), per PokerStars pot, chips by seat."""
+    returned_implied: bool = False
+    """The history wrote no ``Uncalled bet ... returned`` line although the actions leave one (histories
+    before about 2008): ``returned`` is then the bet the actions leave, and 'Total pot' confirmed it."""
+
+
+class Bounty(NamedTuple):
+    """A knockout bounty line: who won which bounty (read and reported, never settled)."""
+
+    kind: str
+    """``knockout`` (wins the X bounty), ``split knockout`` (A, B split the X bounty) or ``progressive``
+    (wins X for eliminating Y and their own bounty increases by Z to W)."""
+    winners: tuple[str, ...]
+    seats: tuple[int, ...]
+    """The winners' seats (those that have one in this hand)."""
+    eliminated: str
+    amount: str
+    """As written (``$0.31``): bounties are paid in the tournament's money, whatever its chips."""
+    increase: str = ""
+    """Progressive knockout: how much the winner's own bounty grew, as written."""
+    bounty_now: str = ""
+    """Progressive knockout: the winner's bounty after it grew, as written."""
+    line: int = 0
+
+    def document(self) -> dict[str, object]:
+        """The report's JSON for this bounty."""
+        out: dict[str, object] = {
+            "kind": self.kind,
+            "winners": list(self.winners),
+            "seats": list(self.seats),
+            "eliminated": self.eliminated,
+            "amount": self.amount,
+            "line": self.line,
+        }
+        if self.increase:
+            out["increase"] = self.increase
+            out["bounty_now"] = self.bounty_now
+        return out
 
 
 class HandRecord(NamedTuple):
@@ -64,9 +103,14 @@ class HandRecord(NamedTuple):
     outcome: PhhOutcome | StarsOutcome | None
     """``None`` when the history recorded no outcome."""
     unverifiable: str
-    """Why the history cannot decide the hand (unknown cards at a contested showdown, run-it-twice), or ``""``."""
+    """Why the history cannot decide the hand (unknown cards at a contested showdown, a cancelled hand, an
+    All-in Cash Out), or ``""``."""
     contested: bool
     """Two or more seats reached the showdown (mucks included)."""
+    game: str = ""
+    """The game as the report names it (``Hold'em``, ``Omaha Hi/Lo``, ``Razz``): see :mod:`.games`."""
+    bounties: tuple[Bounty, ...] = ()
+    """Knockout bounties won in this hand, in the order written."""
 
 
 def validated_event(doc: dict[str, Any], source: str, hand_id: str, line: int) -> ShowdownEvent:

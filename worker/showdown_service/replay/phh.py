@@ -34,7 +34,9 @@ from pathlib import PurePath
 from typing import Any, Final
 
 from showdown_messages import SCHEMA_VERSION, ShowdownEvent, canonical_card
+from showdown_rules import VARIANT_SHAPES
 from showdown_rules.cards import SPELLINGS
+from showdown_rules.variants import MAX_RUNS
 from showdown_service.replay.errors import (
     ChipsDoNotAddUp,
     HandSyntaxError,
@@ -42,10 +44,18 @@ from showdown_service.replay.errors import (
     ReplayError,
     UnsupportedHand,
 )
+from showdown_service.replay.games import (
+    BOARD_SIZE,
+    BOARD_STREETS,
+    HOLDEM,
+    STUD_CARDS,
+    STUD_STREETS,
+    Game,
+    phh_codes,
+    phh_game,
+)
 from showdown_service.replay.hands import HandRecord, PhhOutcome, validated_event
 
-HOLDEM_VARIANTS: Final = frozenset({"NT", "FT"})
-"""PHH variant codes settled as hold'em: no-limit and fixed-limit Texas hold'em (the limit does not change a payout)."""
 MAX_PLAYERS: Final = 10
 
 _HEADER = re.compile(r"\s*\[\s*([^\[\]\s]+)\s*\]\s*\Z")
@@ -100,9 +110,12 @@ def read_phh(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
         chunks.append((header, "\n".join(lines[start:]), start))
     for name, chunk, offset in chunks:
         hand_id = base if name is None else f"{base}#{name}"
+        hand = None
         try:
-            yield _Hand(chunk, offset, source, hand_id, table).play()
+            hand = _Hand(chunk, offset, source, hand_id, table)
+            yield hand.play()
         except ReplayError as exc:
+            exc.game = exc.game or (hand.game_name if hand is not None else "")
             yield exc
 
 
@@ -193,6 +206,8 @@ class _Hand:
         except _NotFlat:
             self.fields = _toml_fields(text, source, hand_id, offset)
         self.table = str(self.fields.get("table", table))
+        self.game = HOLDEM
+        self.game_name = ""
 
     # -- errors, each naming its line (found only once there is an error) -------------
 
@@ -267,11 +282,16 @@ class _Hand:
     # -- the hand ---------------------------------------------------------------------
 
     def play(self) -> HandRecord:
-        variant = self._field("variant", str)
-        if variant not in HOLDEM_VARIANTS:
+        code = self._field("variant", str)
+        game = phh_game(code)
+        if game is None:
             raise UnsupportedHand(
-                self.source, self.hand_id, self._line("variant"), f"variant {variant!r} is not hold'em (NT, FT)"
+                self.source,
+                self.hand_id,
+                self._line("variant"),
+                f"variant {code!r} is not a game this reader settles ({phh_codes()})",
             )
+        self.game, self.game_name = game, game.name
         stacks = self._chips_list("starting_stacks", None, unknown=True)
         n = len(stacks)
         if not 2 <= n <= MAX_PLAYERS:
@@ -279,7 +299,14 @@ class _Hand:
                 self.source, self.hand_id, self._line("starting_stacks"), f"{n} players; a hand has 2 to {MAX_PLAYERS}"
             )
         antes = self._chips_list("antes", n)
-        blinds = self._chips_list("blinds_or_straddles", n)
+        if game.stud:
+            blinds = self._chips_list("blinds_or_straddles", n) if "blinds_or_straddles" in self.fields else [0] * n
+            bring_in = self._field("bring_in", (int, Fraction))
+            if bring_in != int(bring_in) or bring_in <= 0:
+                raise self._syntax("bring_in", f"bring_in = {bring_in} is not a positive whole number of chips")
+        else:
+            blinds = self._chips_list("blinds_or_straddles", n)
+            bring_in = 0
         actions = self._field("actions", list)
         trimming = self._field("ante_trimming_status", bool, required=False) or False
         names = self._field("players", list, required=False)
@@ -288,7 +315,7 @@ class _Hand:
         finishing = self._recorded("finishing_stacks", n)
         winnings = self._recorded("winnings", n)
 
-        state = _Betting(self, stacks, antes, blinds, trimming)
+        state = _Betting(self, game, stacks, antes, blinds, trimming, int(bring_in))
         state.run(actions)
         return self._record(state, names, finishing, winnings)
 
@@ -300,6 +327,7 @@ class _Hand:
         winnings: dict[int, int | Fraction] | None,
     ) -> HandRecord:
         n = state.n
+        game = self.game
 
         def last() -> int:
             return self._at(state.actions - 1) if state.actions else self._line("actions")
@@ -308,26 +336,35 @@ class _Hand:
             raise ImpossibleAction(
                 self.source, self.hand_id, last(), f"the actions end while p{state.pending[0] + 1} is still to act"
             )
+        if state.live > 1 and (waiting := state.still_to_open()):
+            raise ImpossibleAction(self.source, self.hand_id, last(), f"the actions end {waiting}")
         put = state.put
         *_, second, top = sorted(put)
         if top > second:  # an uncalled bet goes back before the showdown
             put[put.index(top)] = second
         in_showdown = [i for i in range(n) if not state.folded[i]]
         contested = len(in_showdown) > 1
+        boards = state.boards()
         unverifiable = ""
-        if state.runouts:
-            unverifiable = f"run-it-twice: {state.runouts} more board cards dealt after the board was complete"
-        elif contested and len(state.board) < 5:
+        if contested and game.board and any(len(board) < BOARD_SIZE for board in boards):
             raise ImpossibleAction(
                 self.source,
                 self.hand_id,
                 last(),
-                f"{len(in_showdown)} players reach the showdown with only {len(state.board)} board cards dealt",
+                f"{len(in_showdown)} players reach the showdown with only {len(boards[-1])} board cards dealt",
             )
-        else:
-            unknown = [i + 1 for i in in_showdown if not state.mucked[i] and state.hole[i] is None]
-            if contested and len([i for i in in_showdown if not state.mucked[i]]) > 1 and unknown:
-                unverifiable = f"unknown cards at a contested showdown (seat {', '.join(map(str, unknown))})"
+        if contested and game.stud and any(len(state.hole[i]) < STUD_CARDS for i in in_showdown):
+            short = min(len(state.hole[i]) for i in in_showdown)
+            raise ImpossibleAction(
+                self.source,
+                self.hand_id,
+                last(),
+                f"{len(in_showdown)} players reach the showdown with only {short} of their {STUD_CARDS} cards dealt",
+            )
+        showing = [i for i in in_showdown if not state.mucked[i]]
+        unknown = [i + 1 for i in showing if state.known(i) is None]
+        if len(showing) > 1 and unknown:
+            unverifiable = f"unknown cards at a contested showdown (seat {', '.join(map(str, unknown))})"
 
         stacks: list[int | None] = state.stacks if None not in state.stacks else [None] * n
         if finishing is not None and None not in stacks:
@@ -350,18 +387,26 @@ class _Hand:
 
         event = None
         if not unverifiable:
-            event = self._event(state, names, put, stacks)
+            event = self._event(state, names, put, stacks, boards)
         outcome = PhhOutcome(finishing, winnings) if finishing is not None or winnings is not None else None
-        return HandRecord(self.source, self.hand_id, self.first_line, event, outcome, unverifiable, contested)
+        return HandRecord(
+            self.source, self.hand_id, self.first_line, event, outcome, unverifiable, contested, game.name
+        )
 
     def _event(
-        self, state: _Betting, names: list[str] | None, put: list[int], stacks: list[int | None]
+        self,
+        state: _Betting,
+        names: list[str] | None,
+        put: list[int],
+        stacks: list[int | None],
+        boards: list[list[str]],
     ) -> ShowdownEvent:
+        game = self.game
         players = [
             {
                 "seat": i + 1,
                 "player_id": names[i] if names else f"p{i + 1}",
-                "hole_cards": state.hole[i],
+                "hole_cards": state.known(i),
                 "contributed": put[i],
                 "dead_money": state.dead[i],
                 "folded": state.folded[i] or state.mucked[i],
@@ -369,16 +414,23 @@ class _Hand:
             }
             for i in range(state.n)
         ]
-        doc = {
+        doc: dict[str, Any] = {
             "schema_version": SCHEMA_VERSION,
             "hand_id": self.hand_id,
             "table_id": self.table,
-            "variant": "holdem",
-            "board": state.board,
-            "button_seat": state.n,
+            "variant": game.variant,
+            "button_seat": None if game.stud else state.n,
             "players": players,
         }
+        if len(boards) > 1:
+            doc["boards"] = boards
+        else:
+            doc["board"] = boards[0]
         return validated_event(doc, self.source, self.hand_id, self._line("actions"))
+
+
+def _spelled(cards: list[str | None]) -> str:
+    return "".join(card or "??" for card in cards)
 
 
 def _text(amount: int | Fraction) -> str:
@@ -390,14 +442,29 @@ class _Betting:
 
     ``pending`` lists, in order, the seats still to act on this street; a
     seat can act while it has not folded and has chips behind (``left`` is
-    ``None`` for an unknown, unlimited stack).
+    ``None`` for an unknown, unlimited stack). Each game deals as
+    :mod:`.games` says: board cards street by street (and again for each
+    further runout), stud cards to each seat street by street (the seat that
+    opens a stud street is the one the history has act first), draw games'
+    discards (``sd``) and replacements between betting rounds.
     """
 
-    def __init__(
-        self, hand: _Hand, stacks: list[int | None], antes: list[int], blinds: list[int], trimming: bool
+    def __init__(  # noqa: PLR0917  # the hand's forced bets, as the file gives them
+        self,
+        hand: _Hand,
+        game: Game,
+        stacks: list[int | None],
+        antes: list[int],
+        blinds: list[int],
+        trimming: bool,
+        bring_in: int,
     ) -> None:
         n = self.n = len(stacks)
         self.hand = hand
+        self.game = game
+        self.fast_deal = game.board and game.cards == 2  # 'd dh pN AsKd', the replay's hot path
+        self.counts = VARIANT_SHAPES[game.variant].hole_cards
+        self.bring_in = bring_in
         self.stacks = stacks
         self.left: list[int | None] = list(stacks)
         self.put = [0] * n
@@ -406,25 +473,43 @@ class _Betting:
         self.top = 0
         self.folded = [False] * n
         self.mucked = [False] * n
-        self.hole: list[list[str] | None] = [None] * n
+        self.hole: list[list[str | None]] = [[] for _ in range(n)]
+        """Per seat: its own cards as dealt (``None`` for one written ``??``), a draw game's as they stand."""
         self.dealt_at: list[int | None] = [None] * n
-        """Per seat: the action that dealt its hole cards (a second deal is an error)."""
+        """Per seat: the action that dealt its hole cards (board games: a second deal is an error)."""
         self.board: list[str] = []
-        self.runouts = 0
-        """Board cards dealt after the board was complete (a second runout)."""
+        self.runs: list[list[str]] = []
+        """The boards of a hand run more than once (the first is ``board``); empty when it was run once."""
+        self.shared = 0
+        """Board cards every runout shares: those dealt before the last betting action."""
+        self.board_dealt_at: list[int] = []
+        """Per board card of the first run: the action that dealt it."""
+        self.last_bet = -1
+        """The last betting action (f, cc, cbr, pb)."""
+        self.street = 0
+        """Stud: the street being dealt or bet (0 is 3rd street). Draw games: the draws done."""
+        self.opening = game.stud
+        """Stud: nobody has acted on this street yet; the first to act opens it."""
+        self.drawing: list[int] | None = None
+        """Draw games: the seats still to discard or stand pat in this draw (``None`` outside a draw)."""
+        self.owed = [0] * n
+        """Draw games: the cards each seat discarded and is still to be dealt."""
         self.actions = 0
         self.card_at: dict[str, int] = {}
         self.index, self.after = _SEATING[n]
         self.active = [True] * n  # a seat stays active until it folds or has no chips behind
         self.able = n
-        heads_up = n == 2  # heads-up the list is (small, big) but player 1 is the big blind
+        heads_up = n == 2 and not game.stud  # heads-up the list is (small, big) but player 1 is the big blind
         for i in range(n):
             self._pay(i, antes[1 - i] if heads_up else antes[i], ante=True, trimming=trimming)
         for i in range(n):
             self._pay(i, blinds[1 - i] if heads_up else blinds[i])
         self.live = n
-        opener = (max(range(n), key=lambda i: (self.bet[i], i)) + 1) % n
-        self.pending = self._round_from(opener)
+        if game.stud:
+            self.pending: list[int] = []
+        else:
+            opener = (max(range(n), key=lambda i: (self.bet[i], i)) + 1) % n
+            self.pending = self._round_from(opener)
 
     def _pay(self, i: int, chips: int, *, ante: bool = False, trimming: bool = False) -> None:
         left = self.left[i]
@@ -452,47 +537,78 @@ class _Betting:
             return [i for i in order if active[i]]
         return [i for i in order if active[i] and self.bet[i] < self.top]
 
+    def _new_round(self) -> None:
+        """A betting round after a street or a draw: nothing bet yet."""
+        self.bet = [0] * self.n
+        self.top = 0
+        if self.game.stud:
+            self.pending = []
+            self.opening = True
+        else:
+            self.pending = self._round_from(0)
+
+    def still_to_open(self) -> str:
+        """Why the hand is not over although nobody is pending: a stud street nobody opened, a draw not done."""
+        if self.drawing:
+            return f"while p{self.drawing[0] + 1} is still to discard or stand pat"
+        if self.opening and self.able > 1 and self.live > 1:
+            return "before anybody acts on this street"
+        return ""
+
+    def known(self, i: int) -> list[str] | None:
+        """Seat ``i``'s own cards when all of them are dealt and known, else ``None``."""
+        cards = self.hole[i]
+        if len(cards) not in self.counts or None in cards:
+            return None
+        return cards  # type: ignore[return-value]  # no None left
+
+    def boards(self) -> list[list[str]]:
+        """Every board: the one board, or each runout's."""
+        return self.runs or [self.board]
+
     def _error(self, kind: type[ReplayError], k: int, action: str, reason: str) -> ReplayError:
         hand = self.hand
-        return kind(hand.source, hand.hand_id, hand._at(k), f"action {k + 1} {action!r}: {reason}")
+        return kind(hand.source, hand.hand_id, hand._at(k), f"action {k + 1} {action!r}: {reason}", hand.game_name)
 
-    def _cards(self, text: str, k: int, action: str) -> list[str] | None:
+    def _cards(self, text: str, k: int, action: str) -> list[str | None]:
         if len(text) == 4:  # hole cards, the usual case
             first, second = _SPELLING.get(text[:2]), _SPELLING.get(text[2:])
             if first is not None and second is not None:
                 return [first, second]
         if len(text) % 2:
             raise self._error(HandSyntaxError, k, action, f"{text!r} is not a run of two-character cards")
-        out: list[str] = []
-        unknown = False
+        out: list[str | None] = []
         for j in range(0, len(text), 2):
             chunk = text[j : j + 2]
             if chunk == "??":
-                unknown = True
+                out.append(None)
                 continue
             card = canonical_card(chunk)
             if card is None:
                 raise self._error(HandSyntaxError, k, action, f"{chunk!r} is not a card")
             out.append(card)
-        return None if unknown else out
+        return out
 
-    def _place(self, cards: list[str], k: int, action: str) -> None:
+    def _place(self, cards: list[str | None], k: int, action: str) -> None:
         card_at = self.card_at
         for card in cards:
+            if card is None:
+                continue
             first = card_at.setdefault(card, k)
             if first != k:
                 raise self._error(ImpossibleAction, k, action, f"{card} was already dealt (action {first + 1})")
 
     def run(self, actions: list[Any]) -> None:
-        """Play every action. The common ones (deal hole cards, fold, check/call) are inlined: this loop is the
-        replay's hot path; anything else goes through :meth:`act`."""
+        """Play every action. The common ones (deal hold'em hole cards, fold, check/call) are inlined: this loop is
+        the replay's hot path; anything else goes through :meth:`act`."""
         index, hole, spelling, card_at, dealt_at = self.index, self.hole, _SPELLING, self.card_at, self.dealt_at
+        fast_deal = self.fast_deal
         for k, action in enumerate(actions):
             if type(action) is not str:
                 hand = self.hand
                 raise HandSyntaxError(hand.source, hand.hand_id, hand._at(k), f"action {action!r} is not text")
             words = action.split()
-            if len(words) == 4 and words[0] == "d" and words[1] == "dh" and len(words[3]) == 4:
+            if len(words) == 4 and words[0] == "d" and words[1] == "dh" and len(words[3]) == 4 and fast_deal:
                 i = index.get(words[2])
                 first, second = spelling.get(words[3][:2]), spelling.get(words[3][2:])
                 if (
@@ -513,6 +629,7 @@ class _Betting:
                 pending = self.pending
                 if i is not None and pending and pending[0] == i:
                     self.actions = k + 1
+                    self.last_bet = k
                     del pending[0]
                     able = self.able
                     if words[1] == "cc":
@@ -534,7 +651,7 @@ class _Betting:
             active, bet, top = self.active, self.bet, self.top
             self.pending = [j for j in pending if active[j] and bet[j] < top]
 
-    def act(self, action: str, k: int) -> None:
+    def act(self, action: str, k: int) -> None:  # one branch per kind of action
         self.actions = k + 1
         words = (action.split("#", 1)[0] if "#" in action else action).split()
         if not words:
@@ -552,18 +669,36 @@ class _Betting:
         if verb == "sm":
             self._show(i, words[2:], k, action)
             return
-        if verb in ("sd", "pb"):
-            raise UnsupportedHand(
-                self.hand.source, self.hand.hand_id, self.hand._at(k), f"action {action!r} is not a hold'em action"
+        if verb == "sd":
+            self._draw(i, words[2:], k, action)
+            return
+        if verb not in ("f", "cc", "cbr", "pb") or len(words) != (3 if verb == "cbr" else 2):
+            raise self._error(
+                HandSyntaxError, k, action, "not an action (f, cc, cbr AMOUNT, pb, sd [CARDS], sm [CARDS])"
             )
-        if verb not in ("f", "cc", "cbr") or len(words) != (3 if verb == "cbr" else 2):
-            raise self._error(HandSyntaxError, k, action, "not an action (f, cc, cbr AMOUNT, sm [CARDS])")
+        if self.drawing:
+            raise self._error(
+                ImpossibleAction, k, action, f"p{i + 1} bets while p{self.drawing[0] + 1} is still to draw"
+            )
+        if verb == "pb" and not (self.game.stud and self.street == 0 and self.opening):
+            raise self._error(ImpossibleAction, k, action, "a bring-in opens a stud hand's first street, nothing else")
+        if self.opening and self.live > 1:
+            if self.folded[i] or not self.active[i]:
+                raise self._error(ImpossibleAction, k, action, f"p{i + 1} cannot act: folded or all-in")
+            if self.street == 0 and verb not in ("pb", "cbr"):
+                raise self._error(
+                    ImpossibleAction, k, action, "a stud hand opens with the bring-in (pb) or a completion"
+                )
+            self.opening = False
+            active = self.active
+            self.pending = [i, *(j for j in self.after[i] if active[j])]
         pending = self.pending
         if not pending:
             raise self._error(ImpossibleAction, k, action, f"p{i + 1} acts but no betting is open")
         if pending[0] != i:
             raise self._error(ImpossibleAction, k, action, f"p{i + 1} acts out of turn: p{pending[0] + 1} is to act")
         del pending[0]
+        self.last_bet = k
         able = self.able
         if verb == "cc":
             self._pay(i, self.top - self.bet[i])
@@ -573,21 +708,27 @@ class _Betting:
             self.active[i] = False
             self.able -= 1
         else:
-            amount = _amount(words[2])
-            if amount is None:
-                raise self._error(HandSyntaxError, k, action, f"{words[2]!r} is not a whole number of chips")
-            if amount <= self.top:
-                raise self._error(
-                    ImpossibleAction, k, action, f"a raise to {amount} does not raise the bet of {self.top}"
-                )
-            left = self.left[i]
-            if left is not None and amount - self.bet[i] > left:
-                raise self._error(
-                    ImpossibleAction,
-                    k,
-                    action,
-                    f"raising to {amount} takes {amount - self.bet[i]} chips; p{i + 1} has {left}",
-                )
+            if verb == "pb":
+                amount = self.bring_in
+                left = self.left[i]
+                amount = amount if left is None else min(amount, left)
+            else:
+                parsed = _amount(words[2])
+                if parsed is None:
+                    raise self._error(HandSyntaxError, k, action, f"{words[2]!r} is not a whole number of chips")
+                amount = parsed
+                if amount <= self.top:
+                    raise self._error(
+                        ImpossibleAction, k, action, f"a raise to {amount} does not raise the bet of {self.top}"
+                    )
+                left = self.left[i]
+                if left is not None and amount - self.bet[i] > left:
+                    raise self._error(
+                        ImpossibleAction,
+                        k,
+                        action,
+                        f"raising to {amount} takes {amount - self.bet[i]} chips; p{i + 1} has {left}",
+                    )
             self._pay(i, amount - self.bet[i])
             active = self.active
             self.pending = pending = [j for j in self.after[i] if active[j]]
@@ -598,41 +739,147 @@ class _Betting:
             i = self.index.get(words[2])
             if i is None:
                 raise self._error(HandSyntaxError, k, action, f"{words[2]!r} is not a player (p1 to p{self.n})")
-            if (before := self.dealt_at[i]) is not None:
-                raise self._error(
-                    ImpossibleAction, k, action, f"p{i + 1} was already dealt hole cards (action {before + 1})"
-                )
-            self.dealt_at[i] = k
             cards = self._cards(words[3], k, action)
-            if cards is not None:
+            game = self.game
+            if game.stud:
+                self._deal_stud(i, cards, k, action)
+            elif self.owed[i]:
+                self._deal_draw(i, cards, k, action)
+            else:
+                if (before := self.dealt_at[i]) is not None:
+                    raise self._error(
+                        ImpossibleAction, k, action, f"p{i + 1} was already dealt hole cards (action {before + 1})"
+                    )
+                if len(cards) != game.cards and not (game.board and len(cards) in self.counts):
+                    raise self._error(
+                        ImpossibleAction, k, action, f"deals {len(cards)} cards; a {game.name} hand is {game.cards}"
+                    )
+                self.dealt_at[i] = k
                 self._place(cards, k, action)
-            self.hole[i] = cards
+                self.hole[i] = cards
             return
         if len(words) != 3 or words[1] != "db":
             raise self._error(HandSyntaxError, k, action, "not a deal (d dh pN CARDS, d db CARDS)")
+        if not self.game.board:
+            raise self._error(ImpossibleAction, k, action, f"{self.game.name} has no board")
         if self.pending:
             raise self._error(
                 ImpossibleAction, k, action, f"the board is dealt while p{self.pending[0] + 1} is still to act"
             )
         cards = self._cards(words[2], k, action)
-        if cards is None:
+        if None in cards:
             raise self._error(HandSyntaxError, k, action, "board cards cannot be unknown")
-        if len(self.board) >= 5:  # another runout of a board already complete: run it twice
-            self.runouts += len(cards)
-            return
-        expected = 3 if not self.board else 1
+        board = self.board
+        if len(board) >= BOARD_SIZE or self.runs:  # another runout of a board already complete
+            board = self._next_runout(k, action)
+        expected = _STREET_CARDS[len(board)]
         if len(cards) != expected:
             raise self._error(
                 ImpossibleAction,
                 k,
                 action,
-                f"deals {len(cards)} board cards; the {_STREETS[len(self.board)]} has {expected}",
+                f"deals {len(cards)} board cards; the {_STREETS[len(board)]} has {expected}",
             )
         self._place(cards, k, action)
-        self.board += cards
-        self.bet = [0] * self.n
-        self.top = 0
-        self.pending = self._round_from(0)
+        board += cards  # type: ignore[arg-type]  # no None: checked above
+        if not self.runs:
+            self.board_dealt_at += [k] * len(cards)
+        self._new_round()
+
+    def _next_runout(self, k: int, action: str) -> list[str]:
+        """The board the next cards go to once the first board is complete: the runout being dealt, or a new one
+        that starts with the cards dealt before the last bet."""
+        if not self.runs:
+            self.shared = sum(1 for at in self.board_dealt_at if at < self.last_bet)
+            if self.shared >= BOARD_SIZE:
+                raise self._error(ImpossibleAction, k, action, "board cards dealt after the river was bet")
+            self.runs = [self.board]
+        current = self.runs[-1]
+        if len(current) < BOARD_SIZE:
+            return current
+        if len(self.runs) == MAX_RUNS:
+            raise self._error(
+                UnsupportedHand, k, action, f"a board run more than {MAX_RUNS} times; the contract takes 2 or 3 runs"
+            )
+        current = self.board[: self.shared]
+        self.runs.append(current)
+        return current
+
+    def _deal_stud(self, i: int, cards: list[str | None], k: int, action: str) -> None:
+        """Stud: own cards street by street; the first card of a street after betting closed starts the next one."""
+        held = self.hole[i]
+        target = _STUD_DEALT[self.street]
+        if len(held) + len(cards) > target:
+            reason = self.still_to_open() or (
+                f"p{self.pending[0] + 1} is still to act" if self.pending and self.live > 1 else ""
+            )
+            if reason:
+                raise self._error(ImpossibleAction, k, action, f"the next street is dealt {reason}")
+            short = [j + 1 for j in range(self.n) if not self.folded[j] and len(self.hole[j]) < target]
+            if short or self.street + 1 >= len(STUD_STREETS):
+                where = f"p{short[0]} still has {len(self.hole[short[0] - 1])}" if short else "7th street is the last"
+                raise self._error(ImpossibleAction, k, action, f"deals beyond street {self.street + 3}: {where}")
+            self.street += 1
+            self._new_round()
+            target = _STUD_DEALT[self.street]
+            if len(held) + len(cards) > target:
+                raise self._error(
+                    ImpossibleAction, k, action, f"deals {len(cards)} cards; street {self.street + 3} deals 1"
+                )
+        if self.folded[i]:
+            raise self._error(ImpossibleAction, k, action, f"p{i + 1} folded and is dealt no more cards")
+        self._place(cards, k, action)
+        held += cards
+
+    def _draw(self, i: int, rest: list[str], k: int, action: str) -> None:
+        """``pN sd [CARDS]``: discard ``CARDS`` (stand pat without) in a draw game's draw."""
+        game = self.game
+        if not game.draw:
+            raise self._error(ImpossibleAction, k, action, f"{game.name} has no draw")
+        if self.drawing is None:
+            if self.pending and self.live > 1:
+                raise self._error(
+                    ImpossibleAction, k, action, f"p{i + 1} draws while p{self.pending[0] + 1} is still to act"
+                )
+            if self.street >= game.draws:
+                raise self._error(ImpossibleAction, k, action, f"{game.name} has {game.draws} draw(s)")
+            self.street += 1
+            self.drawing = [j for j in [0, *self.after[0]] if not self.folded[j]]
+        if i not in self.drawing:
+            raise self._error(ImpossibleAction, k, action, f"p{i + 1} has already drawn or is out of the hand")
+        self.drawing.remove(i)
+        if len(rest) > 1:
+            raise self._error(HandSyntaxError, k, action, "expected 'pN sd' or 'pN sd CARDS'")
+        thrown = self._cards(rest[0], k, action) if rest else []
+        held = self.hole[i]
+        for card in thrown:
+            if card is None:
+                if None not in held:
+                    raise self._error(
+                        ImpossibleAction, k, action, f"p{i + 1} discards an unknown card it does not hold"
+                    )
+                held.remove(None)
+            elif card in held:
+                held.remove(card)
+                self.card_at.pop(card, None)  # a discard may come back after the deck is reshuffled
+            elif None in held:
+                held.remove(None)
+            else:
+                raise self._error(ImpossibleAction, k, action, f"p{i + 1} discards {card}, which it does not hold")
+        self.owed[i] = len(thrown)
+        if not self.drawing:
+            self.drawing = None
+            self._new_round()
+
+    def _deal_draw(self, i: int, cards: list[str | None], k: int, action: str) -> None:
+        """The cards that replace seat ``i``'s discards."""
+        if len(cards) != self.owed[i]:
+            raise self._error(
+                ImpossibleAction, k, action, f"deals {len(cards)} cards to p{i + 1}, who discarded {self.owed[i]}"
+            )
+        self.owed[i] = 0
+        self._place(cards, k, action)
+        self.hole[i] += cards
 
     def _show(self, i: int, rest: list[str], k: int, action: str) -> None:
         if self.folded[i]:
@@ -646,17 +893,25 @@ class _Betting:
             return
         if rest == ["-"]:
             return  # show the cards dealt
-        cards = self._cards("".join(rest), k, action)
-        if cards is None:
+        shown = self._cards("".join(rest), k, action)
+        held = self.hole[i]
+        if None in shown:
+            return  # a partial show reveals nothing the settlement can use
+        if not held and not self.game.stud:  # no 'd dh' for this seat (pokerkit deals it '??')
+            self._place(shown, k, action)
+            self.hole[i] = shown
             return
-        dealt = self.hole[i]
-        if dealt is not None and sorted(dealt) != sorted(cards):
+        known = [card for card in held if card is not None]
+        if len(shown) != len(held) or any(card not in shown for card in known):
             raise self._error(
-                ImpossibleAction, k, action, f"p{i + 1} shows {''.join(cards)} but was dealt {''.join(dealt)}"
+                ImpossibleAction,
+                k,
+                action,
+                f"p{i + 1} shows {_spelled(shown)} but was dealt {_spelled(held)}",
             )
-        if dealt is None:
-            self._place(cards, k, action)
-            self.hole[i] = cards
+        new = [card for card in shown if card not in known]
+        self._place(new, k, action)
+        self.hole[i] = shown
 
 
 _SEATING: Final = {
@@ -666,6 +921,10 @@ _SEATING: Final = {
 """Per player count: player label -> index, and each index's followers clockwise."""
 _SPELLING: Final = dict(SPELLINGS)
 _STREETS: Final = {0: "flop", 3: "turn", 4: "river"}
+_STREET_CARDS: Final = {0: BOARD_STREETS[0], 3: BOARD_STREETS[1], 4: BOARD_STREETS[2]}
+"""Board cards a street deals, by the board's size before it."""
+_STUD_DEALT: Final = tuple(sum(STUD_STREETS[: s + 1]) for s in range(len(STUD_STREETS)))
+"""Stud: the own cards a seat holds once each street is dealt (3, 4, 5, 6, 7)."""
 
 
 def _amount(text: str) -> int | None:

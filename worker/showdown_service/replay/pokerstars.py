@@ -1,24 +1,33 @@
-"""Read PokerStars text hand histories: cash games (money in cents) and tournaments (chips).
+"""Read PokerStars text hand histories: every game PokerStars deals, cash games (cents) and tournaments (chips).
 
-A file holds hands one after another (UTF-8, often with a BOM and CRLF line
-ends). Each hand becomes the :class:`~showdown_messages.ShowdownEvent` the
-worker settles, with the real seat numbers and button:
+A file holds hands one after another. Each hand becomes the
+:class:`~showdown_messages.ShowdownEvent` the worker settles, with the real
+seat numbers and button; the game (:mod:`.games`) comes from the hand's own
+header, so a mixed game's file (HORSE, 8-Game, Mixed NLH/PLO) is read hand
+by hand:
 
-* ``contributed`` is every chip a seat put in (blinds, antes, bets, calls)
-  less an uncalled bet returned to it; the small-blind part of ``posts small
-  & big blinds`` is dead money;
-* a fold, and ``mucks hand`` at the showdown, is ``folded``;
-* cards come from ``Dealt to``, ``shows`` and the summary's ``showed`` /
-  ``mucked`` lines;
-* ``Rake X`` is the event's ``rake``. PokerStars rakes a true percentage of
-  the pots, main pot first, and does not print its rate; when a hand has
+* ``contributed`` is every chip a seat put in (blinds, antes, the bring-in,
+  bets, calls) less an uncalled bet returned to it; the small-blind part of
+  ``posts small & big blinds`` is dead money;
+* a fold, and ``mucks hand`` at the showdown (or ``mucked`` in the
+  summary), is ``folded``;
+* own cards come from ``Dealt to`` (every bracket: the cards held so far),
+  ``shows`` and the summary's ``showed`` / ``mucked`` lines; a draw game's
+  hand is the one shown at the end;
+* a hand run twice or three times sends each board (``FIRST FLOP``,
+  ``SECOND RIVER``...) as ``boards``;
+* ``Rake X`` is the event's ``rake``; PokerStars rakes a true percentage of
+  the pots, main pot first, and does not print its rate: when a hand has
   side pots open to different seats, the reader recovers the roundest rate
-  (in parts per million) that gives the recorded pots exactly and sends it
-  as ``rake_ppm`` (see :func:`fit_rake_ppm`).
+  that gives the recorded pots exactly and sends it as ``rake_ppm`` (see
+  :func:`fit_rake_ppm`).
 
-What the history recorded (every ``collected`` line, the summary's amounts,
-the uncalled bets returned, the total pot and the rake) goes in a
-:class:`~showdown_service.replay.hands.StarsOutcome` for the comparison.
+What the history recorded (every ``collected`` line, per run when the hand
+was run again, the summary's amounts, the uncalled bets returned, the total
+pot and the rake) goes in a :class:`~showdown_service.replay.hands.StarsOutcome`
+for the comparison. Knockout bounty lines are read into the record (who won
+which bounty) and never settled. docs/replay.md lists every line read and
+every quirk of the older formats.
 """
 
 from __future__ import annotations
@@ -38,22 +47,43 @@ from showdown_service.replay.errors import (
     ReplayError,
     UnsupportedHand,
 )
-from showdown_service.replay.hands import HandRecord, StarsOutcome, validated_event
+from showdown_service.replay.games import BOARD_SIZE, Game, pokerstars_game
+from showdown_service.replay.hands import Bounty, HandRecord, StarsOutcome, validated_event
 
-_START = re.compile(r"^PokerStars (?:Zoom |Home Game |Rush )?(?:Hand|Game) #(\d+):\s*(.*)$")
-_TOURNAMENT = re.compile(r"Tournament #(\d+)")
-_STAKES = re.compile(r"\(([^()]*?)/([^()]*?)(?:\s+[A-Z]{3})?\)")
-_TABLE = re.compile(r"^Table '([^']*)' (?:\d+-max )?(?:\(Play Money\) )?Seat #(\d+) is the button")
-_SEAT = re.compile(r"^Seat (\d+): (.+?) \(([^()]*?) in chips(?:[^()]*)\)(.*)$")
+_START = re.compile(r"^PokerStars (?:(?:Zoom|Rush) )?(?:Home Game(?: Hand)?|Hand|Game) #(\d+):\s*(.*)$", re.I)
+_TOURNAMENT = re.compile(r"Tournament #(\d+)", re.I)
+_PAREN = re.compile(r"\(([^()]*)\)")
+_STAKES = re.compile(r"([^\s/,]*\d[\d.,]*)\s*/\s*([^\s/,]*\d[\d.,]*)")
+_BUTTON_BLIND = re.compile(r"Button Blind (\S+)", re.I)
+_TABLE = re.compile(
+    r"^Table (?:ID )?'(.*)'(?:\(\d+\))?\s*(?:\d+-max\s*)?(?:\((?:Play|Real) Money\)\s*)*"
+    r"(?:Seat #(\d+) is the button)?\s*$",
+    re.I,
+)
+_SEAT = re.compile(r"^Seat (\d+): (.+) \(([^()\s]+) in chips(?:, ([^()\s]+) bounty)?[^()]*\)(.*)$")
 _COLLECTED = re.compile(r"^(.+?) collected (\S+) from (pot|main pot|side pot(?:-(\d+))?)\s*$")
 _UNCALLED = re.compile(r"^Uncalled bet \((\S+)\) returned to (.+?)\s*$")
-_TOTAL = re.compile(r"^Total pot (\S+)(.*?)\| Rake (\S+)")
-_SUMMARY_SEAT = re.compile(r"^Seat (\d+): (.+?) (?:\((?:button|small blind|big blind)\) )*(.*)$")
+_TOTAL = re.compile(r"^Total pot (\S+)(.*?)\|\s*Rake (\S+)")
+_SUMMARY_SEAT = re.compile(r"^Seat (\d+): (.*)$")
 _WON = re.compile(r"(?:won|collected) \((\S+)\)")
 _CARDS = re.compile(r"\[([^\]]*)\]")
-_STREET = re.compile(r"^\*\*\* (FLOP|TURN|RIVER) \*\*\* (.*)$")
-_STREET_CARDS: Final = {"FLOP": (0, 3), "TURN": (3, 1), "RIVER": (4, 1)}
-"""Per street: the board cards before it, and the cards it deals."""
+_SECTION = re.compile(r"^\*\*\* (?:(FIRST|SECOND|THIRD) )?(.+?) \*\*\*\s*(.*)$")
+_RUN_BOARD = re.compile(r"^(?:(FIRST|SECOND|THIRD) )?Board \[([^\]]*)\]")
+_BOUNTY = re.compile(r"^(.+?) wins the (\S+) bounty for eliminating (.+?)\s*$")
+_SPLIT_BOUNTY = re.compile(r"^(.+?) split the (\S+) bounty for eliminating (.+?)\s*$")
+_PROGRESSIVE = re.compile(
+    r"^(.+?) wins (\S+) for (?:eliminating|splitting the elimination of) (.+?) "
+    r"and their own bounty increases by (\S+) to (\S+?)\s*$"
+)
+_CASHED_OUT = re.compile(r"^(.+?) cashed out the hand for (\S+)")
+_CAP_SUFFIX = re.compile(r" and has reached the \S+ cap$")
+_RUPEES = re.compile(r"Rs\. (?=\d)")
+_RUNS: Final = {"FIRST": 1, "SECOND": 2, "THIRD": 3}
+_BOARD_STREETS: Final = {"FLOP": 3, "TURN": 4, "RIVER": 5}
+"""Board games: the board's size after each street."""
+_STUD_STREETS: Final = frozenset({"4th STREET", "5th STREET", "6th STREET", "7th STREET", "RIVER"})
+_DRAWS: Final = frozenset({"FIRST DRAW", "SECOND DRAW", "THIRD DRAW", "DRAW"})
+_OPENINGS: Final = frozenset({"HOLE CARDS", "DEALING HANDS", "3rd STREET", "PRE-FLOP"})
 _SYMBOLS: Final = "$€£¥₹"
 _INFO: Final = (
     " joins the table",
@@ -71,31 +101,60 @@ _INFO: Final = (
     " wins the tournament",
     " re-buys and receives",
     " takes the add-on",
-    " cashed out the hand",
     " has reconnected",
+    " wins an entry to",
+    " wins a ticket",
+    " is out of hand",
+    "Table deposit",
+    "Betting is capped",
+    "No low hand qualified",
 )
-"""Lines about the table rather than the hand: ignored."""
-
-
-def read_pokerstars(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
-    """Each hand of a PokerStars hand history file's ``text``, read, or the error that stopped it."""
-    lines = text.lstrip("\ufeff").splitlines()
-    starts = [k for k, line in enumerate(lines) if line.startswith("PokerStars ")]
-    first = next((k for k, line in enumerate(lines) if line.strip()), 0)
-    if not starts or first < starts[0]:
-        yield HandSyntaxError(source, None, first + 1, "text before the first 'PokerStars Hand #' line")
-    for n, start in enumerate(starts):
-        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
-        try:
-            yield _Hand(lines, start, end, source).read()
-        except ReplayError as exc:
-            yield exc
+"""Lines about the table, the tournament or the chat rather than the chips of this hand: ignored."""
+_PLAYER_INFO: Final = ("is sitting out", "sits out", "has timed out", "is disconnected", "is connected", "has returned")
 
 
 class _Player(NamedTuple):
     seat: int
     name: str
     stack: int
+
+
+class _Stakes(NamedTuple):
+    big_blind: int | None
+    """The live part of ``posts small & big blinds``: the big blind (fixed limit: the small bet)."""
+    money: bool
+    """Amounts are money (cents), not tournament or play chips."""
+
+
+def read_pokerstars(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
+    """Each hand of a PokerStars hand history file's ``text``, read, or the error that stopped it.
+
+    No-break spaces read as spaces; ``Rs. 10`` (rupees) as ``₹10``; the
+    archive style (every line indented by one space, ``*** # 1 ***``
+    separator lines) as the plain one.
+    """
+    if "\xa0" in text:
+        text = text.replace("\xa0", " ")
+    if "Rs. " in text:
+        text = _RUPEES.sub("₹", text)
+    lines = [line.strip() for line in text.lstrip("\ufeff").splitlines()]
+    starts = [k for k, line in enumerate(lines) if line.startswith("PokerStars ") and _START.match(line)]
+    first = next((k for k, line in enumerate(lines) if line and not _separator(line)), 0)
+    if not starts or first < starts[0]:
+        yield HandSyntaxError(source, None, first + 1, "text before the first 'PokerStars Hand #' line")
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
+        hand = _Hand(lines, start, end, source)
+        try:
+            yield hand.read()
+        except ReplayError as exc:
+            exc.game = exc.game or hand.game_name
+            yield exc
+
+
+def _separator(line: str) -> bool:
+    """An archive export's separator between hands (``*********** # 1 **************``)."""
+    return line.startswith("**********")
 
 
 class _Hand:
@@ -109,42 +168,66 @@ class _Hand:
         self.hand_id = f"pokerstars:{start + 1}"
         self.line = start + 1
         self.total_line = end
+        self.game_name = ""
+        self.scale = 1
 
     def _error(self, kind: type[ReplayError], k: int, reason: str) -> ReplayError:
-        return kind(self.source, self.hand_id, k + 1, f"{reason}: {self.lines[k].strip()!r}")
+        return kind(self.source, self.hand_id, k + 1, f"{reason}: {self.lines[k]!r}", self.game_name)
 
-    def read(self) -> HandRecord:
-        lines, k = self.lines, self.start
-        head = _START.match(lines[k])
-        if head is None:
+    def _header(self) -> tuple[Game, str | None, _Stakes]:
+        k = self.start
+        head = _START.match(self.lines[k])
+        if head is None:  # pragma: no cover  # the hand starts where _START matched
             raise self._error(HandSyntaxError, k, "not a PokerStars hand header")
         self.hand_id = f"pokerstars:{head.group(1)}"
         title = head.group(2)
+        named = pokerstars_game(title)
+        if named.refused is not None:
+            self.game_name = named.refused[0]
+            raise UnsupportedHand(self.source, self.hand_id, k + 1, f"{named.refused[0]}: {named.refused[1]}")
+        if named.game is None:
+            reason = f"no game this reader knows is named in the header {title.strip()!r}"
+            raise UnsupportedHand(self.source, self.hand_id, k + 1, reason)
+        game = named.game
+        self.game_name = game.name
         tournament = _TOURNAMENT.search(title)
-        if "Hold'em" not in title:
-            raise UnsupportedHand(self.source, self.hand_id, k + 1, f"not hold'em: {title.strip()!r}")
-        stakes = _STAKES.findall(title)
-        money = bool(stakes) and any(c in stakes[-1][0] + stakes[-1][1] for c in _SYMBOLS)
+        stakes = _stakes(title, named.fixed_limit)
+        money = any(c in text for text in stakes for c in _SYMBOLS) or any("." in text for text in stakes)
         self.scale = 100 if money else 1
-        small = self._chips(stakes[-1][0], k) if stakes else 0
+        big_blind = self._chips(stakes[1], k) if len(stakes) > 1 and stakes[1] else None
+        return game, tournament.group(1) if tournament else None, _Stakes(big_blind, money)
 
-        k += 1
+    def read(self) -> HandRecord:  # one pass over the hand's lines, as written
+        lines = self.lines
+        game, tournament, stakes = self._header()
+        k = self.start + 1
         table = _TABLE.match(lines[k]) if k < self.end else None
         if table is None:
             raise self._error(HandSyntaxError, min(k, self.end - 1), "expected \"Table '...' Seat #N is the button\"")
-        button = int(table.group(2))
+        if "Hand cancelled" in lines[k : self.end]:
+            reason = "cancelled hand: the history says 'Hand cancelled' and nothing was paid"
+            return HandRecord(self.source, self.hand_id, self.line, None, None, reason, False, game.name)
+        button = int(table.group(2)) if table.group(2) else None
+        if button is None and not game.stud:
+            raise self._error(HandSyntaxError, k, f"{game.name} needs the button: expected 'Seat #N is the button'")
         self.table = table.group(1) or "pokerstars"
         players: dict[str, _Player] = {}
         sitting_out: set[str] = set()
         k += 1
         while k < self.end and (seat_line := _SEAT.match(lines[k])):
             number, name = int(seat_line.group(1)), seat_line.group(2)
-            players[name] = _Player(number, name, self._chips(seat_line.group(3), k))
-            if "sitting out" in seat_line.group(4):
+            stack_text = seat_line.group(3)
+            if self.scale == 1 and ("." in stack_text or stack_text[:1] in _SYMBOLS):
+                self.scale = 100  # a cash game whose header's stakes were written without a currency
+            players[name] = _Player(number, name, self._chips(stack_text, k))
+            if "sitting out" in seat_line.group(5) or "out of hand" in seat_line.group(5):
                 sitting_out.add(name)
             k += 1
         if len(players) < 2:
             raise self._error(HandSyntaxError, min(k, self.end - 1), "a hand needs two seats; seat lines expected")
+        names = sorted(players, key=len, reverse=True)  # the longest name first: 'Bob' must not take 'Bob 2: ...'
+        seats = {p.seat: name for name, p in players.items()}
+        big_blind = stakes.big_blind
 
         put = dict.fromkeys(players, 0)
         dead = dict.fromkeys(players, 0)
@@ -155,12 +238,19 @@ class _Hand:
         acted: set[str] = set()
         cards: dict[str, list[str]] = {}
         board: list[str] = []
+        run_boards: dict[int, list[str]] = {}
+        summary_boards: dict[int, list[str]] = {}
+        community: list[str] = []  # stud: a river card dealt face up to everybody when the deck runs out
         returned: dict[int, int] = {}
         pots: dict[int, dict[int, int]] = {}
+        by_run: dict[int, dict[int, dict[int, int]]] = {}
         summary: dict[int, int] = {}
+        bounties: list[Bounty] = []
         total = rake = None
         runs = 1
-        in_summary = False
+        run = 0  # the run whose showdown is being read (FIRST SHOW DOWN: 1)
+        in_summary = drawing = False
+        unverifiable = ""
 
         def player_of(text: str, at: int) -> str:
             if text not in players:
@@ -182,59 +272,76 @@ class _Hand:
                 bet[name] += chips
 
         while k < self.end:
-            line = lines[k].strip()
-            if not line:
+            line = lines[k]
+            if not line or _separator(line):
                 k += 1
                 continue
             if line.startswith("*** "):
-                street = _STREET.match(line)
-                if street:
-                    dealt = _CARDS.findall(street.group(2))
-                    new = self._cards(dealt[-1], k) if dealt else []
-                    before, count = _STREET_CARDS[street.group(1)]
-                    if (len(board), len(new)) != (before, count):
-                        raise self._error(
-                            ImpossibleAction,
-                            k,
-                            f"{len(new)} card(s) dealt onto {len(board)} board card(s); "
-                            f"the {street.group(1).lower()} is {count} onto {before}",
-                        )
-                    board = board + new
-                    bet = dict.fromkeys(players, 0)
-                elif "FIRST" in line or "SECOND" in line or "THIRD" in line:
-                    runs = max(runs, 2)
-                elif line.startswith("*** SUMMARY"):
-                    in_summary = True
-                elif not line.startswith(("*** HOLE CARDS", "*** SHOW DOWN", "*** PRE-FLOP", "*** 3rd")):
+                section = _SECTION.match(line)
+                if section is None:
                     raise self._error(HandSyntaxError, k, "unknown section")
+                again, name, rest = section.groups()
+                if name == "SUMMARY" and not again:
+                    in_summary = True
+                elif name == "SHOW DOWN":
+                    run = _RUNS[again] if again else 0
+                    runs = max(runs, run)
+                elif again and game.board and name in _BOARD_STREETS:
+                    number = _RUNS[again]
+                    runs = max(runs, number)
+                    current = run_boards.setdefault(number, list(board))
+                    run_boards[number] = self._street(name, rest, current, k, game)
+                elif not again and game.board and name in _BOARD_STREETS:
+                    board = self._street(name, rest, board, k, game)
+                    bet = dict.fromkeys(players, 0)
+                elif not again and game.exposed_flop_card and name == "PRE-FLOP":
+                    board = self._cards(" ".join(_CARDS.findall(rest)), k)
+                    if len(board) != 1:
+                        raise self._error(ImpossibleAction, k, f"{game.name} exposes one flop card before the flop")
+                elif game.stud and not again and name in _STUD_STREETS:
+                    bet = dict.fromkeys(players, 0)
+                    if name == "RIVER" and (shared := _CARDS.findall(rest)):
+                        community = self._cards(" ".join(shared), k)
+                elif game.draw and (name in _DRAWS or f"{again} {name}" in _DRAWS):
+                    bet = dict.fromkeys(players, 0)
+                    drawing = True
+                elif again or name not in _OPENINGS:
+                    raise self._error(HandSyntaxError, k, f"unknown section for {game.name}")
                 k += 1
                 continue
             if in_summary:
                 if m := _TOTAL.match(line):
                     total, rake = self._chips(m.group(1), k), self._chips(m.group(3), k)
                     self.total_line = k + 1
-                elif line.startswith("Board "):
-                    found = _CARDS.findall(line)
-                    if found and not board:
-                        board = self._cards(found[0], k)
+                elif m := _RUN_BOARD.match(line):
+                    summary_boards[_RUNS[m.group(1)] if m.group(1) else 0] = self._cards(m.group(2), k)
                 elif line.startswith("Hand was run"):
-                    runs = max(runs, 2)
+                    runs = max(runs, 3 if "three" in line else 2)
                 elif m := _SUMMARY_SEAT.match(line):
-                    seat, rest = int(m.group(1)), m.group(3)
+                    seat, rest = int(m.group(1)), m.group(2)
                     if won := _WON.findall(rest):
                         summary[seat] = sum(self._chips(w, k) for w in won)
-                    name = next((n for n, p in players.items() if p.seat == seat), None)
-                    shown = _CARDS.findall(rest)
-                    if name is not None and shown and name not in cards:
-                        cards[name] = self._cards(shown[0], k)
+                    name = seats.get(seat)
+                    if name is not None:
+                        shown = _CARDS.findall(rest)
+                        if shown:
+                            known = self._cards(shown[0], k)
+                            if len(known) >= len(cards.get(name, ())):
+                                cards[name] = known
+                        if " mucked" in rest and " showed [" not in rest:
+                            mucked.add(name)
                 k += 1
                 continue
             if m := _COLLECTED.match(line):
                 name = player_of(m.group(1), k)
                 index = 0 if m.group(3) in ("pot", "main pot") else int(m.group(4) or 1)
-                pot = pots.setdefault(index, {})
                 seat = players[name].seat
-                pot[seat] = pot.get(seat, 0) + self._chips(m.group(2), k)
+                chips = self._chips(m.group(2), k)
+                pot = pots.setdefault(index, {})
+                pot[seat] = pot.get(seat, 0) + chips
+                if run:
+                    part = by_run.setdefault(run, {}).setdefault(index, {})
+                    part[seat] = part.get(seat, 0) + chips
                 k += 1
                 continue
             if m := _UNCALLED.match(line):
@@ -249,36 +356,62 @@ class _Hand:
                 continue
             if line.startswith("Dealt to "):
                 rest = line[len("Dealt to ") :]
-                name = next((n for n in players if rest.startswith(n + " [")), None)
+                name = next((n for n in names if rest.startswith(n + " [")), None)
                 if name is None:
                     raise self._error(ImpossibleAction, k, "cards dealt to a player with no seat")
                 dealt = _CARDS.findall(rest[len(name) :])
                 if not dealt:
                     raise self._error(HandSyntaxError, k, "expected 'Dealt to NAME [CARDS]'")
-                cards[name] = self._cards(dealt[0], k)
+                cards[name] = self._cards(" ".join(dealt), k)
                 k += 1
                 continue
-            name = next((n for n in players if line.startswith(n + ": ")), None)
+            name = next((n for n in names if line.startswith(n + ": ")), None)
             if name is None:
-                if any(marker in line for marker in _INFO) or line.startswith(("Board ", "Hand was run")):
-                    k += 1
-                    continue
-                raise self._error(HandSyntaxError, k, "not a line of a PokerStars hand")
+                if found := self._bounty(line, k, players):
+                    bounties.append(found)
+                elif m := _CASHED_OUT.match(line):
+                    unverifiable = (
+                        f"All-in Cash Out: {m.group(1)} cashed out the hand for {m.group(2)}, paid as insurance "
+                        "rather than by the showdown"
+                    )
+                elif line.startswith("STP added"):
+                    unverifiable = "Splash the Pot: the house added money to the pot"
+                elif not (any(marker in line for marker in _INFO) or line.startswith(("Board ", "Hand was run"))):
+                    raise self._error(HandSyntaxError, k, "not a line of a PokerStars hand")
+                k += 1
+                continue
             action = line[len(name) + 2 :].strip()
-            allin = action.endswith(" and is all-in")
-            if allin:
-                action = action[: -len(" and is all-in")]
+            allin = False
+            while True:
+                if action.endswith(" and is all-in"):
+                    action, allin = action[: -len(" and is all-in")], True
+                elif capped := _CAP_SUFFIX.search(action):
+                    action = action[: capped.start()]
+                else:
+                    break
             verb, _, rest = action.partition(" ")
+            if verb in ("bets", "calls", "raises", "checks", "folds", "brings"):
+                drawing = False
             if action.startswith("posts small & big blinds "):
                 chips = self._chips(action.rsplit(" ", 1)[1], k)
-                pay(name, min(small, chips), k, to_bet=False, is_dead=True)
-                pay(name, chips - min(small, chips), k)
+                live = min(chips, big_blind) if big_blind is not None else chips
+                pay(name, chips - live, k, to_bet=False, is_dead=True)
+                pay(name, live, k)
             elif action.startswith("posts the ante "):
                 pay(name, self._chips(action.rsplit(" ", 1)[1], k), k, to_bet=False)
-            elif action.startswith(("posts small blind ", "posts big blind ", "posts straddle ")):
+            elif action.startswith(
+                ("posts small blind ", "posts big blind ", "posts straddle ", "posts button blind ")
+            ):
+                chips = self._chips(action.rsplit(" ", 1)[1], k)
+                pay(name, chips, k)
+                if action.startswith(("posts big blind ", "posts button blind ")) and not allin:
+                    big_blind = chips if stakes.big_blind is None else big_blind
+            elif action.startswith(("brings in for ", "brings-in for ", "brings in low for ")):
                 pay(name, self._chips(action.rsplit(" ", 1)[1], k), k)
             elif verb == "folds":
                 folded.add(name)
+                if shown := _CARDS.findall(rest):
+                    cards.setdefault(name, self._cards(shown[0], k))
             elif verb == "checks":
                 if bet[name] < max(bet.values()):
                     raise self._error(ImpossibleAction, k, f"{name} checks facing a bet")
@@ -293,52 +426,140 @@ class _Hand:
                     raise self._error(HandSyntaxError, k, "expected 'raises X to Y'")
                 raise_by, raise_to = self._chips(by, k), self._chips(to, k)
                 before = max(bet.values())
-                if raise_to - before != raise_by:
+                # 'raises X to Y': X is Y less the bet faced (the usual writing) or Y less the raiser's own bet
+                # (heads-up 'Match' tournaments write what the raiser adds); Y decides, X must be one of them
+                if raise_to <= before or raise_by not in (raise_to - before, raise_to - bet[name]):
                     raise self._error(
                         ChipsDoNotAddUp, k, f"a raise to {raise_to} over a bet of {before} is {raise_to - before}"
                     )
                 pay(name, raise_to - bet[name], k)
+            elif verb == "discards" or action.startswith("stands pat"):
+                if not game.draw:
+                    raise self._error(ImpossibleAction, k, f"{game.name} has no draw")
+                if not drawing:
+                    bet = dict.fromkeys(players, 0)  # single draw: no section line before the draw
+                    drawing = True
+                thrown = _CARDS.findall(rest)
+                if verb == "discards" and thrown and name in cards:
+                    gone = set(self._cards(thrown[0], k))
+                    cards[name] = [c for c in cards[name] if c not in gone]
             elif verb == "shows":
-                shown = _CARDS.findall(rest)
-                if shown:
+                if shown := _CARDS.findall(rest):
                     cards[name] = self._cards(shown[0], k)
             elif action.startswith("mucks"):
                 mucked.add(name)
-            elif action.startswith(("doesn't show hand", "is sitting out", "sits out", "has timed out")):
+                if shown := _CARDS.findall(rest):
+                    cards[name] = self._cards(shown[0], k)
+            elif action.startswith(("doesn't show hand", *_PLAYER_INFO)) or "Table deposit" in action:
                 pass
-            elif verb in {"discards", "stands"}:
-                raise UnsupportedHand(self.source, self.hand_id, k + 1, "a draw game")
             else:
                 raise self._error(HandSyntaxError, k, "not a PokerStars action")
             if allin and left[name] != 0:
                 raise self._error(ChipsDoNotAddUp, k, f"{name} is all-in with {left[name]} behind")
             k += 1
 
+        if unverifiable:
+            return HandRecord(
+                self.source, self.hand_id, self.line, None, None, unverifiable, False, game.name, tuple(bounties)
+            )
         if total is None or rake is None:
-            raise HandSyntaxError(self.source, self.hand_id, self.end, "the hand has no 'Total pot ... | Rake' line")
+            raise HandSyntaxError(
+                self.source, self.hand_id, self.end, "the hand has no 'Total pot ... | Rake' line", game.name
+            )
         in_hand = [n for n in players if n not in sitting_out or n in acted]
         if len(in_hand) < 2:
             raise ImpossibleAction(
-                self.source, self.hand_id, self.line, f"{len(in_hand)} seat(s) in the hand; the others sit out"
+                self.source,
+                self.hand_id,
+                self.line,
+                f"{len(in_hand)} seat(s) in the hand; the others sit out",
+                game.name,
             )
-        return self._record(
-            title,
-            tournament.group(1) if tournament else None,
-            button,
-            [players[n] for n in in_hand],
-            put,
-            dead,
-            folded,
-            mucked,
-            cards,
-            board,
-            returned,
-            pots,
-            summary,
-            total,
-            rake,
-            runs,
-        )
+        boards = self._boards(game, board, runs, run_boards, summary_boards)
+        hand = _Read(
+            game, tournament, button, [players[n] for n in in_hand], put, dead, folded, mucked, cards, boards,
+            community, returned, pots, by_run, summary, total, rake, tuple(bounties),
+        )  # fmt: skip
+        return self._record(hand)
+
+    def _street(self, street: str, rest: str, current: list[str], k: int, game: Game) -> list[str]:
+        """The board after ``*** FLOP *** [..] [..]`` (every bracket: the board so far), checked against ``current``."""
+        groups = _CARDS.findall(rest)
+        total = self._cards(" ".join(groups), k) if groups else []
+        size = _BOARD_STREETS[street]
+        before = {3: 0, 4: 3, 5: 4}[size]
+        if game.exposed_flop_card and street == "FLOP":
+            before = 1
+        if total[: len(current)] != current:
+            raise self._error(
+                ImpossibleAction, k, f"the {street.lower()} repeats a board of {total[: len(current)]}, not {current}"
+            )
+        new = total[len(current) :]
+        if (len(current), len(new)) != (before, size - before):
+            raise self._error(
+                ImpossibleAction,
+                k,
+                f"{len(new)} card(s) dealt onto {len(current)} board card(s); "
+                f"the {street.lower()} is {size - before} onto {before}",
+            )
+        return total
+
+    def _boards(
+        self,
+        game: Game,
+        board: list[str],
+        runs: int,
+        run_boards: dict[int, list[str]],
+        summary_boards: dict[int, list[str]],
+    ) -> list[list[str]]:
+        """Each board of the hand (one unless it was run again), as the streets and the summary wrote them."""
+        if not game.board:
+            return [[]]
+        if runs == 1:
+            written = summary_boards.get(0)
+            if written is not None and board and written != board:
+                raise ImpossibleAction(
+                    self.source, self.hand_id, self.total_line, f"the summary's board {written} is not {board}"
+                )
+            return [board or written or []]
+        out = []
+        for number in range(1, runs + 1):
+            streets = run_boards.get(number)
+            written = summary_boards.get(number)
+            if streets is not None and written is not None and streets != written:
+                raise ImpossibleAction(
+                    self.source,
+                    self.hand_id,
+                    self.total_line,
+                    f"run {number}: the summary's board {written} is not {streets}",
+                )
+            found = streets or written
+            if found is None:
+                raise ImpossibleAction(
+                    self.source, self.hand_id, self.total_line, f"the hand was run {runs} times but run {number} "
+                    "has no board",
+                )  # fmt: skip
+            out.append(found)
+        return out
+
+    def _bounty(self, line: str, k: int, players: dict[str, _Player]) -> Bounty | None:
+        if " bount" not in line:
+            return None
+        winners: tuple[str, ...]
+        if m := _PROGRESSIVE.match(line):
+            winners = (m.group(1),)
+            kind, amount, eliminated = "progressive", m.group(2), m.group(3)
+            increase, now = m.group(4), m.group(5).rstrip(".")
+        elif m := _SPLIT_BOUNTY.match(line):
+            winners = tuple(w.strip() for w in m.group(1).split(", "))
+            kind, amount, eliminated, increase, now = "split knockout", m.group(2), m.group(3), "", ""
+        elif m := _BOUNTY.match(line):
+            winners = (m.group(1),)
+            kind, amount, eliminated, increase, now = "knockout", m.group(2), m.group(3), "", ""
+        else:
+            return None
+        seats = tuple(players[w].seat for w in winners if w in players)
+        return Bounty(kind, winners, seats, eliminated, amount, increase, now, k + 1)
 
     def _chips(self, text: str, k: int) -> int:
         """``$1,234.56`` -> 123456 (cents) in a cash game; ``1500`` -> 1500 in a tournament."""
@@ -358,77 +579,96 @@ class _Hand:
             out.append(card)
         return out
 
-    def _record(  # noqa: PLR0917  # the hand's parts, read once, kept positional for speed
-        self,
-        title: str,
-        tournament: str | None,
-        button: int,
-        seated: list[_Player],
-        put: dict[str, int],
-        dead: dict[str, int],
-        folded: set[str],
-        mucked: set[str],
-        cards: dict[str, list[str]],
-        board: list[str],
-        returned: dict[int, int],
-        pots: dict[int, dict[int, int]],
-        summary: dict[int, int],
-        total: int,
-        rake: int,
-        runs: int,
-    ) -> HandRecord:
-        end = self.total_line
-        out = [p for p in seated if p.name not in folded]
+    def _record(self, hand: _Read) -> HandRecord:  # the checks, in the order they can fail
+        game, seated, put, pots = hand.game, hand.seated, hand.put, hand.pots
+        end, note, implied = self.total_line, "", False
+        returned = dict(hand.returned)
+        out = [p for p in seated if p.name not in hand.folded]
         contested = len(out) > 1
-        in_pots = sum(put.values()) + sum(dead.values())
-        if in_pots != total:
+        gross = {p.seat: put[p.name] + returned.get(p.seat, 0) for p in seated}
+        levels = sorted(gross.values(), reverse=True)
+        top_seat = max(gross, key=lambda s: gross[s])
+        uncalled = {top_seat: levels[0] - levels[1]} if levels[0] > levels[1] else {}
+        in_pots = sum(put.values()) + sum(hand.dead.values())
+        if in_pots != hand.total and not returned and uncalled and in_pots - uncalled[top_seat] == hand.total:
+            # older histories (about 2008 and before) write no 'Uncalled bet ... returned' line: the bet the
+            # actions leave uncalled is not in 'Total pot', which confirms it came back
+            name = next(p.name for p in seated if p.seat == top_seat)
+            put[name] -= uncalled[top_seat]
+            returned = dict(uncalled)
+            in_pots, implied = hand.total, True
+            note = "the history writes no 'Uncalled bet' line (older format): the bet the actions leave came back"
+        if in_pots != hand.total:
             raise ChipsDoNotAddUp(
-                self.source, self.hand_id, end, f"the pots hold {in_pots} by the actions but 'Total pot' says {total}"
+                self.source,
+                self.hand_id,
+                end,
+                f"the pots hold {in_pots} by the actions but 'Total pot' says {hand.total}",
+                game.name,
             )
         paid = sum(sum(pot.values()) for pot in pots.values())
-        if paid + rake != total:
+        if paid + hand.rake != hand.total:
             raise ChipsDoNotAddUp(
-                self.source, self.hand_id, end, f"{paid} collected plus {rake} rake is not the total pot of {total}"
+                self.source,
+                self.hand_id,
+                end,
+                f"{paid} collected plus {hand.rake} rake is not the total pot of {hand.total}",
+                game.name,
             )
         recorded = [pots.get(i, {}) for i in range(max(pots, default=-1) + 1)]
         by_seat: dict[int, int] = {}
         for pot in recorded:
             for seat, chips in pot.items():
                 by_seat[seat] = by_seat.get(seat, 0) + chips
-        if summary and any(by_seat.get(seat, 0) != chips for seat, chips in summary.items()):
+        if hand.summary and any(by_seat.get(seat, 0) != chips for seat, chips in hand.summary.items()):
             raise ChipsDoNotAddUp(
-                self.source, self.hand_id, end, f"the summary's amounts {summary} are not the collected lines {by_seat}"
+                self.source,
+                self.hand_id,
+                end,
+                f"the summary's amounts {hand.summary} are not the collected lines {by_seat}",
+                game.name,
             )
-        gross = {p.seat: put[p.name] + returned.get(p.seat, 0) for p in seated}
-        levels = sorted(gross.values(), reverse=True)
-        top_seat = max(gross, key=lambda s: gross[s])
-        uncalled = {top_seat: levels[0] - levels[1]} if levels[0] > levels[1] else {}
+        runs = len(hand.boards)
+        per_run: tuple[tuple[dict[int, int], ...], ...] = ()
+        if runs > 1 and hand.by_run:
+            width = len(recorded)
+            per_run = tuple(tuple(hand.by_run.get(r, {}).get(i, {}) for i in range(width)) for r in range(1, runs + 1))
 
         unverifiable = ""
-        if runs > 1:
-            unverifiable = "run-it-twice: the board was run more than once"
-        elif contested and len(board) != 5:
+        showing = [p for p in out if p.name not in hand.mucked]
+        if contested and game.board and any(len(b) != BOARD_SIZE for b in hand.boards):
+            sizes = " and ".join(str(len(b)) for b in hand.boards)
             raise ImpossibleAction(
-                self.source, self.hand_id, end, f"{len(out)} players reach the showdown with {len(board)} board cards"
+                self.source,
+                self.hand_id,
+                end,
+                f"{len(out)} players reach the showdown with {sizes} board cards",
+                game.name,
             )
-        else:
-            showing = [p for p in out if p.name not in mucked]
-            unknown = [p.seat for p in showing if len(cards.get(p.name, ())) != 2]
-            if len(showing) > 1 and unknown:
-                unverifiable = f"unknown cards at a contested showdown (seat {', '.join(map(str, unknown))})"
+        if len(showing) > 1 and hand.community:
+            raise UnsupportedHand(
+                self.source,
+                self.hand_id,
+                end,
+                f"the deck ran out and {hand.community[0]} was dealt face up to every player: a card in several "
+                "hands, which a stud ShowdownEvent cannot hold",
+                game.name,
+            )
+        unknown = [p.seat for p in showing if len(hand.cards.get(p.name, ())) != game.cards]
+        if len(showing) > 1 and unknown:
+            unverifiable = f"unknown cards at a contested showdown (seat {', '.join(map(str, unknown))})"
 
         event = None
         groups: tuple[int, ...] = ()
-        note = ""
         if not unverifiable:
             players = [
                 {
                     "seat": p.seat,
                     "player_id": p.name,
-                    "hole_cards": cards.get(p.name),
+                    "hole_cards": _own(hand.cards.get(p.name), game, p in showing),
                     "contributed": put[p.name],
-                    "dead_money": dead[p.name],
-                    "folded": p.name in folded or p.name in mucked,
+                    "dead_money": hand.dead[p.name],
+                    "folded": p.name in hand.folded or p.name in hand.mucked,
                     "stack": p.stack,
                 }
                 for p in seated
@@ -437,29 +677,84 @@ class _Hand:
                 "schema_version": SCHEMA_VERSION,
                 "hand_id": self.hand_id,
                 "table_id": self.table,
-                "tournament_id": tournament,
-                "variant": "holdem",
-                "board": board,
-                "button_seat": button,
+                "tournament_id": hand.tournament,
+                "variant": game.variant,
+                "button_seat": hand.button,
                 "players": players,
-                "rake": rake,
+                "rake": hand.rake,
             }
+            if runs > 1:
+                doc["boards"] = hand.boards
+            else:
+                doc["board"] = hand.boards[0]
             event = validated_event(doc, self.source, self.hand_id, self.line)
-            seats = [SeatHand(p.seat, p.name, (), put[p.name], dead[p.name], p.name in folded) for p in seated]
-            groups = _pot_groups(seats, mucked={p.seat for p in seated if p.name in mucked})
-            if rake and len(set(groups)) > 1:
-                ours, _ = build_pots([s._replace(folded=s.folded or s.player_id in mucked) for s in seats])
+            seats = [
+                SeatHand(p.seat, p.name, (), put[p.name], hand.dead[p.name], p.name in hand.folded) for p in seated
+            ]
+            groups = _pot_groups(seats, mucked={p.seat for p in seated if p.name in hand.mucked})
+            if hand.rake and len(set(groups)) > 1:
+                ours, _ = build_pots([s._replace(folded=s.folded or s.player_id in hand.mucked) for s in seats])
                 net = [0] * len(ours)
                 for index, pot in enumerate(recorded):
                     if index < len(groups):
                         net[groups[index]] += sum(pot.values())
                 wanted = tuple(pot.amount - chips for pot, chips in zip(ours, net, strict=True))
-                ppm = fit_rake_ppm([pot.amount for pot in ours], rake, wanted)
+                ppm = fit_rake_ppm([pot.amount for pot in ours], hand.rake, wanted)
                 if ppm is not None:
                     event = validated_event({**doc, "rake_ppm": ppm}, self.source, self.hand_id, self.line)
-                    note = f"rake rate {ppm / PPM:.4%} recovered from the recorded pots"
-        outcome = StarsOutcome(tuple(recorded), summary, returned, uncalled, rake, total, groups, note)
-        return HandRecord(self.source, self.hand_id, self.line, event, outcome, unverifiable, contested)
+                    rate = f"rake rate {ppm / PPM:.4%} recovered from the recorded pots"
+                    note = f"{note}; {rate}" if note else rate
+        outcome = StarsOutcome(
+            tuple(recorded), hand.summary, returned, uncalled, hand.rake, hand.total, groups, note, per_run, implied
+        )
+        return HandRecord(
+            self.source, self.hand_id, self.line, event, outcome, unverifiable, contested, game.name, hand.bounties
+        )
+
+
+class _Read(NamedTuple):
+    """Everything one pass over a hand's lines gathered, for :meth:`_Hand._record`."""
+
+    game: Game
+    tournament: str | None
+    button: int | None
+    seated: list[_Player]
+    put: dict[str, int]
+    dead: dict[str, int]
+    folded: set[str]
+    mucked: set[str]
+    cards: dict[str, list[str]]
+    boards: list[list[str]]
+    community: list[str]
+    returned: dict[int, int]
+    pots: dict[int, dict[int, int]]
+    by_run: dict[int, dict[int, dict[int, int]]]
+    summary: dict[int, int]
+    total: int
+    rake: int
+    bounties: tuple[Bounty, ...]
+
+
+def _stakes(title: str, fixed_limit: bool) -> tuple[str, ...]:
+    """``(small, big)`` as written in the header, the big blind second (fixed limit: the small bet is the big
+    blind; 6+ Hold'em: the button blind); ``()`` when the header writes none."""
+    button_blind = _BUTTON_BLIND.search(title)
+    if button_blind:
+        return ("", button_blind.group(1))
+    for group in _PAREN.findall(title):
+        if m := _STAKES.search(group):
+            small, big = m.group(1), m.group(2)
+            return (small, small) if fixed_limit else (small, big)
+    return ()
+
+
+def _own(cards: list[str] | None, game: Game, showing: bool) -> list[str] | None:
+    """A seat's own cards for the event: all of them at the showdown; a folded seat's only when complete."""
+    if cards is None or len(cards) > game.cards:
+        return None
+    if not showing and len(cards) != game.cards:
+        return None
+    return cards
 
 
 def _pot_groups(seats: list[SeatHand], mucked: set[int]) -> tuple[int, ...]:

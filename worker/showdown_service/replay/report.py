@@ -2,8 +2,9 @@
 
 Report line (``--report FILE``)::
 
-    {"source": "...", "hand_id": "...", "status": "match" | "mismatch" | "unverifiable" | "error",
-     "reason": "...", "expected": {...}, "computed": {...}, "line": 12}
+    {"source": "...", "hand_id": "...", "game": "Omaha Hi/Lo", "variant": "omaha_hilo",
+     "status": "match" | "mismatch" | "unverifiable" | "error",
+     "reason": "...", "expected": {...}, "computed": {...}, "line": 12, "bounties": [...]}
 
 ``expected`` is what the history recorded, ``computed`` what the rules give
 (seats as strings, chips as whole numbers of the source's unit; a recorded
@@ -41,6 +42,17 @@ class Summary:
     unverifiable: Counter[str] = field(default_factory=Counter)
     errors: Counter[str] = field(default_factory=Counter)
     notes: Counter[str] = field(default_factory=Counter)
+    games: dict[str, Counter[str]] = field(default_factory=dict)
+    """Per game (``Razz``; ``unknown`` when a hand could not be read that far): hands by status."""
+    encodings: Counter[str] = field(default_factory=Counter)
+    """Files read in an encoding other than UTF-8, by encoding."""
+    bounties: int = 0
+
+    def add_file(self, encoding: str) -> None:
+        """Count one file read in ``encoding``."""
+        self.files += 1
+        if encoding and encoding != "UTF-8":
+            self.encodings[encoding] += 1
 
     def add(self, verdict: Verdict) -> None:
         """Count one hand."""
@@ -48,6 +60,8 @@ class Summary:
             self.errors[verdict.kind] += 1  # a file, not a hand
             return
         self.hands += 1
+        self.games.setdefault(verdict.game or "unknown", Counter())[verdict.status] += 1
+        self.bounties += len(verdict.bounties)
         self.showdowns += verdict.contested
         self.rake += verdict.rake
         if verdict.status == MATCH:
@@ -73,7 +87,13 @@ class Summary:
                 "files read",
                 f"{self.files}" + (f" ({self.skipped} not hand histories, skipped)" if self.skipped else ""),
             ),
-            ("hands read", f"{self.hands}"),
+        ]
+        rows += [(f"  read as {encoding}", f"{n}") for encoding, n in sorted(self.encodings.items())]
+        rows.append(("hands read", f"{self.hands}"))
+        for game, counts in sorted(self.games.items(), key=lambda item: (-sum(item[1].values()), item[0])):
+            detail = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+            rows.append((f"  {game}", f"{sum(counts.values())} ({detail})"))
+        rows += [
             ("showdowns", f"{self.showdowns}"),
             ("matches", f"{self.matches}"),
         ]
@@ -86,6 +106,8 @@ class Summary:
             rows.append((label, f"{sum(counts.values())}"))
             rows += [(f"  {kind}", f"{n}") for kind, n in sorted(counts.items())]
         rows.append(("rake total", f"{self.rake} (smallest units: cents for cash games)"))
+        if self.bounties:
+            rows.append(("knockout bounties read", f"{self.bounties} (reported per hand, not settled)"))
         width = max(len(label) for label, _ in rows)
         out.write("showdown replay\n")
         for label, value in rows:

@@ -7,11 +7,12 @@ report does not depend on the number of processes.
 
 from __future__ import annotations
 
+import codecs
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from showdown_service.replay.compare import Verdict, error_verdict, judge
 from showdown_service.replay.errors import HandSyntaxError, ReplayError, UnknownFormat
@@ -31,6 +32,8 @@ class FileResult(NamedTuple):
     verdicts: list[Verdict]
     events: list[bytes]
     """The ShowdownEvent JSON of each hand that could be settled, in order (only when asked for)."""
+    encoding: str = "UTF-8"
+    """The text encoding the file was read in (see :func:`decode`)."""
 
 
 def find_files(paths: Iterable[str]) -> tuple[list[str], list[str]]:
@@ -49,13 +52,15 @@ def find_files(paths: Iterable[str]) -> tuple[list[str], list[str]]:
 
 
 def detect(text: str) -> str | None:
-    """``phh``, ``pokerstars`` or ``None``, by the first line that is not blank or a ``#`` comment."""
+    """``phh``, ``pokerstars`` or ``None``, by the first line that is not blank, a ``#`` comment or an archive
+    export's ``*** # 1 ***`` separator. A PokerStars tournament summary (``PokerStars Tournament #``) is no hand
+    history."""
     for line in text.lstrip("\ufeff").splitlines():
         stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
+        if not stripped or stripped.startswith(("#", "**********")):
             continue
         if stripped.startswith("PokerStars "):
-            return POKERSTARS
+            return None if stripped.startswith("PokerStars Tournament #") else POKERSTARS
         if stripped.startswith("[") and stripped.endswith("]") and "=" not in stripped:
             return PHH
         key, equals, _ = stripped.partition("=")
@@ -65,38 +70,73 @@ def detect(text: str) -> str | None:
     return None
 
 
-def read_file(source: str, named: bool = False) -> tuple[str | None, Iterator[HandRecord | ReplayError]]:
-    """The format of ``source`` and its hands; a file given by name that is no hand history is an error.
+def decode(raw: bytes) -> tuple[str, str, UnicodeDecodeError | None]:
+    """``(text, encoding, error)``: ``raw`` as text, the encoding it was read in, and the UTF-8 error if it is not
+    UTF-8.
 
-    A hand history that is not UTF-8 is an error at the line of its first bad byte, found by name or not.
+    A byte order mark decides (UTF-8, UTF-16 LE or BE); UTF-16 without one is
+    told by its zero bytes; otherwise UTF-8, and text that is not UTF-8 is
+    read as Windows-1252 (the Windows exports), whose five unassigned bytes
+    read as Latin-1. Decoding never fails.
+    """
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return raw.decode("utf-16", errors="replace"), "UTF-16", None
+    sample = raw[:400]
+    if len(sample) >= 4 and sample.count(0) * 3 >= len(sample):
+        odd = sample[1::2].count(0) > sample[0::2].count(0)
+        encoding = "utf-16-le" if odd else "utf-16-be"
+        return raw.decode(encoding, errors="replace"), "UTF-16", None
+    try:
+        return raw.decode("utf-8-sig"), "UTF-8", None
+    except UnicodeDecodeError as exc:
+        return raw.decode("cp1252", errors=_LATIN1), "Windows-1252", exc
+
+
+def _as_latin1(error: UnicodeError) -> tuple[str, int]:
+    assert isinstance(error, UnicodeDecodeError)
+    return error.object[error.start : error.end].decode("latin-1"), error.end
+
+
+_LATIN1: Final = "showdown-replay-latin1"
+"""Decoding errors handler: the five bytes Windows-1252 leaves unassigned read as Latin-1 (the same code point)."""
+codecs.register_error(_LATIN1, _as_latin1)
+
+
+def read_file(source: str, named: bool = False) -> tuple[str | None, Iterator[HandRecord | ReplayError], str]:
+    """The format of ``source``, its hands and the encoding it was read in; a file given by name that is no hand
+    history is an error.
+
+    PokerStars exports in any encoding are read (see :func:`decode`). A PHH
+    file is TOML, which is UTF-8: one that is not is an error at the line of
+    its first bad byte.
     """
     try:
         raw = Path(source).read_bytes()
     except OSError as exc:
-        return None, iter([UnknownFormat(source, None, None, f"cannot read it: {exc.strerror}")])
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        kind = detect(raw.decode("utf-8-sig", errors="replace"))
-        if kind is not None:
-            line = raw.count(b"\n", 0, exc.start) + 1
-            return kind, iter([HandSyntaxError(source, None, line, f"not UTF-8 text ({exc.reason})")])
-        if not named:
-            return None, iter(())
-        return None, iter([UnknownFormat(source, None, None, f"not UTF-8 text ({exc.reason})")])
+        return None, iter([UnknownFormat(source, None, None, f"cannot read it: {exc.strerror}")]), ""
+    text, encoding, error = decode(raw)
     kind = detect(text)
+    if error is not None and kind == PHH:
+        line = raw.count(b"\n", 0, error.start) + 1
+        reason = f"not UTF-8 text ({error.reason}); PHH is TOML, which is UTF-8"
+        return kind, iter([HandSyntaxError(source, None, line, reason)]), encoding
+    if error is not None and kind is None:
+        if not named:
+            return None, iter(()), encoding
+        return None, iter([UnknownFormat(source, None, None, f"not UTF-8 text ({error.reason})")]), encoding
     if kind == PHH:
-        return kind, read_phh(text, source)
+        return kind, read_phh(text, source), encoding
     if kind == POKERSTARS:
-        return kind, read_pokerstars(text, source)
+        return kind, read_pokerstars(text, source), encoding
     if named:
-        return None, iter([UnknownFormat(source, None, None, "neither a PHH nor a PokerStars hand history")])
-    return None, iter(())
+        reason = "neither a PHH nor a PokerStars hand history"
+        return None, iter([UnknownFormat(source, None, None, reason)]), encoding
+    return None, iter(()), encoding
 
 
 def replay_file(source: str, named: bool = False, emit: bool = False) -> FileResult:
     """Read, settle and compare every hand of one file."""
-    kind, hands = read_file(source, named)
+    kind, hands, encoding = read_file(source, named)
     verdicts: list[Verdict] = []
     events: list[bytes] = []
     for hand in hands:
@@ -106,7 +146,7 @@ def replay_file(source: str, named: bool = False, emit: bool = False) -> FileRes
         verdicts.append(judge(hand))
         if emit and hand.event is not None:
             events.append(hand.event.model_dump_json(exclude_none=True).encode())  # as publish() sends it
-    return FileResult(source, kind, verdicts, events)
+    return FileResult(source, kind, verdicts, events, encoding)
 
 
 def _replay_batch(batch: Sequence[tuple[str, bool]], emit: bool) -> list[FileResult]:
