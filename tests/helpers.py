@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -109,3 +111,16 @@ def wait_until(check: Callable[[], bool], what: str, timeout: float = 60.0) -> N
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout}s waiting for {what}")
         time.sleep(0.05)
+
+
+TLS_REDIS = Path(sys.prefix) / "debian-redis" / "redis-server"
+"""Debian's redis-server (built with TLS), which `make test` unpacks into this virtual environment (see the
+Makefile): no package on PyPI ships a server built with TLS."""
+
+
+def tls_redis_server() -> str:
+    """The path of :data:`TLS_REDIS`; failing the test, with what to run, where make has not fetched it yet."""
+    if not os.access(TLS_REDIS, os.X_OK):
+        make_target = os.path.relpath(TLS_REDIS, REPO)
+        pytest.fail(f"no {TLS_REDIS}: run `make {make_target}` (make test does it first)", pytrace=False)
+    return str(TLS_REDIS)
