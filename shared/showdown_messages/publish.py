@@ -1,6 +1,7 @@
 """Producer side: validate an event, then XADD it to its shard's events stream.
 
 Needs redis-py (``pip install './shared[publish]'``); the models alone do not.
+:func:`connect` makes a client that runs only the commands it is asked to.
 
 Routing: a deployment may run several shards. Producers send each event to
 ``shard_for(table_id, shards)``, a stable hash, so one table's hands stay in
@@ -15,6 +16,7 @@ and never settles it twice (within the dedupe TTL, 7 days by default).
 
 from __future__ import annotations
 
+import inspect
 import zlib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -137,6 +139,23 @@ def shard_for(table_id: str, shards: Sequence[str]) -> str:
     if not shards:
         raise ValueError("at least one shard is needed")
     return shards[zlib.crc32(table_id.encode()) % len(shards)]
+
+
+def connect(url: str, **options: Any) -> redis.Redis:
+    """A client to publish with: ``connect("redis://redis:6379/0", username="producer", password=...)``.
+
+    ``options`` go to ``redis.Redis.from_url``. Unlike redis-py's default, the
+    client sends no ``CLIENT SETINFO`` on connect: the ``producer`` ACL user
+    (deploy/redis/users.acl) may run ``XADD`` and nothing else, so on Redis
+    7.2+ every connection would leave a denial in the server's ACL log.
+    """
+    import redis  # noqa: PLC0415 - redis is optional: only publishing needs it
+
+    if "driver_info" in inspect.signature(redis.Redis.__init__).parameters:
+        quiet: dict[str, Any] = {"driver_info": None}
+    else:  # pragma: no cover - redis-py before DriverInfo (7.x)
+        quiet = {"lib_name": None, "lib_version": None}
+    return redis.Redis.from_url(url, **quiet, **options)
 
 
 def publish(

@@ -15,6 +15,12 @@ def connect(settings: Settings, *, name: str | None = None) -> redis.Redis:
     Reads block for up to ``block_ms``, so the socket timeout sits above it.
     Transient connection errors are retried briefly here; the worker loop
     adds its own bounded backoff on top.
+
+    No ``CLIENT SETINFO`` on connect (redis-py sends it by default): each ACL
+    user of deploy/redis/users.acl is granted exactly the commands its job
+    needs, and Redis 7.0 does not know the command, so no ACL file that loads
+    there can grant it; on Redis 7.2+ (the 7.4 we deploy, Valkey) every
+    connection would leave a denial in the ACL log.
     """
     password = settings.redis_password.get_secret_value() if settings.redis_password else None
     extra: dict[str, object] = {}
@@ -31,6 +37,6 @@ def connect(settings: Settings, *, name: str | None = None) -> redis.Redis:
         client_name=name,
         retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 2),
         retry_on_error=[redis.ConnectionError, redis.TimeoutError],
-        driver_info=None,  # no CLIENT SETINFO: Redis 7.0 has no such command to grant in the ACL file
+        driver_info=None,  # no CLIENT SETINFO (see above)
         **extra,
     )

