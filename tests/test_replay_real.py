@@ -1,4 +1,4 @@
-"""The full real-data replay: every Pluribus hand and every PokerStars sample, zero mismatches."""
+"""The full real-data replay: every Pluribus hand, every PokerStars sample and every variant sample, zero mismatches."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from tests.helpers import REAL_SHOWDOWNS, SHARED_DATA, read_cases
 
 PLURIBUS = SHARED_DATA / "phh" / "pluribus"
 POKERSTARS = SHARED_DATA / "pokerstars"
+VARIANTS = SHARED_DATA / "variants"
 
 
 def test_replaying_all_real_hands_finds_no_mismatch(tmp_path: Path) -> None:
@@ -66,3 +67,28 @@ def test_the_fast_field_parser_reads_every_real_hand_as_tomllib_does() -> None:
     for path in sorted(PLURIBUS.rglob("*.phh")):
         text = path.read_text(encoding="utf-8")
         assert _flat_fields(text) == tomllib.loads(text, parse_float=_number), path
+
+
+def test_the_real_omaha_hi_lo_and_run_it_twice_histories_replay_with_no_mismatch(tmp_path: Path) -> None:
+    assert VARIANTS.is_dir(), f"real variant data missing at {VARIANTS}"
+    report = tmp_path / "report.jsonl"
+    code = main(["replay", str(VARIANTS), "--report", str(report)])
+    lines = {json.loads(line)["hand_id"]: json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()}
+    assert Counter(line["status"] for line in lines.values()) == {"match": 9}, [
+        (hand, line["reason"]) for hand, line in lines.items() if line["status"] != "match"
+    ]
+    assert code == 0
+    assert Counter(line["game"] for line in lines.values()) == {"Omaha Hi/Lo": 5, "Omaha": 3, "Hold'em": 1}
+    quartered = lines["pokerstars:109680525613"]  # omaha_hilo_nl.txt: high 9.55; low 9.55 shared 4.78 / 4.77
+    assert quartered["computed"]["collected"] == {"3": 478, "6": 1432}
+    split = lines["pokerstars:109677324649"]  # omaha_hilo_pl_2.txt: the odd cent goes to the high half
+    assert split["computed"]["collected"] == {"2": 38, "6": 39}
+    twice = lines["pokerstars:124689908714"]  # run_it_twice_1.txt: Omaha run twice, the side pot uncontested
+    assert twice["computed"]["collected"] == {"3": 302700}
+    assert [len(run) for run in twice["expected"]["runs"]] == [2, 2]
+    capped = lines["pokerstars:133974380110"]  # run_it_twice_2.txt: capped hold'em, a tie on each run
+    (pot,) = capped["computed"]["pots"]
+    assert [(part["run"], part["collected"]) for part in pot["parts"]] == [
+        (1, {"3": 4030, "6": 4030}),
+        (2, {"3": 4030, "6": 4030}),
+    ]

@@ -323,6 +323,8 @@ class _Hand:
                         summary[seat] = sum(self._chips(w, k) for w in won)
                     name = seats.get(seat)
                     if name is not None:
+                        if rest.startswith(name):
+                            rest = rest[len(name) :]  # 'PC [Mittel] showed [..]': a name may hold brackets
                         shown = _CARDS.findall(rest)
                         if shown:
                             known = self._cards(shown[0], k)
