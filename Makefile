@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml shared/pyproject.toml constraints.txt
 demo: $(STAMP)
 	$(BIN)/showdown demo
 
-test: lint typecheck pytest
+test: $(TLS_REDIS) lint typecheck pytest  # the TLS tests' server first: a machine without apt-get stops at once
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -155,7 +155,7 @@ def connect(url: str, **options: Any) -> redis.Redis:
         quiet: dict[str, Any] = {"driver_info": None}
     else:  # pragma: no cover - redis-py before DriverInfo (7.x)
         quiet = {"lib_name": None, "lib_version": None}
-    return redis.Redis.from_url(url, **quiet, **options)
+    return redis.Redis.from_url(url, **{**quiet, **options})
 
 
 def publish(
