@@ -462,8 +462,11 @@ class _Betting:
         n = self.n = len(stacks)
         self.hand = hand
         self.game = game
-        self.fast_deal = game.board and game.cards == 2  # 'd dh pN AsKd', the replay's hot path
-        self.counts = VARIANT_SHAPES[game.variant].hole_cards
+        shape = VARIANT_SHAPES[game.variant]
+        self.fast_deal = game.variant == "holdem"  # 'd dh pN AsKd', the replay's hot path
+        self.counts = shape.hole_cards
+        self.missing_ranks = frozenset("23456789TJQKA"[: shape.lowest_rank - 2])
+        """Ranks the game's deck does not hold (short deck: 2 to 5)."""
         self.bring_in = bring_in
         self.stacks = stacks
         self.left: list[int | None] = list(stacks)
@@ -594,6 +597,8 @@ class _Betting:
         for card in cards:
             if card is None:
                 continue
+            if card[0] in self.missing_ranks:
+                raise self._error(ImpossibleAction, k, action, f"{card} is not in the {self.game.name} deck")
             first = card_at.setdefault(card, k)
             if first != k:
                 raise self._error(ImpossibleAction, k, action, f"{card} was already dealt (action {first + 1})")
@@ -811,7 +816,7 @@ class _Betting:
         target = _STUD_DEALT[self.street]
         if len(held) + len(cards) > target:
             reason = self.still_to_open() or (
-                f"p{self.pending[0] + 1} is still to act" if self.pending and self.live > 1 else ""
+                f"while p{self.pending[0] + 1} is still to act" if self.pending and self.live > 1 else ""
             )
             if reason:
                 raise self._error(ImpossibleAction, k, action, f"the next street is dealt {reason}")
