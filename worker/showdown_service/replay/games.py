@@ -42,26 +42,25 @@ class Game(NamedTuple):
     """Courchevel: the first flop card is dealt face up before the first betting round."""
     dealt_over_streets: bool = False
     """Fusion: own cards keep arriving on the flop and the turn (two, three, then four)."""
-
-    @property
-    def board(self) -> bool:
-        """The game has a board (and may be run more than once)."""
-        return self.family == "board"
-
-    @property
-    def stud(self) -> bool:
-        return self.family == "stud"
-
-    @property
-    def draw(self) -> bool:
-        return self.family == "draw"
+    board: bool = False
+    """The game has a board (and may be run more than once): ``family == "board"``."""
+    stud: bool = False
+    """``family == "stud"``."""
+    draw: bool = False
+    """``family == "draw"``."""
+    counts: tuple[int, ...] = ()
+    """Own cards the contract's variant takes (Omaha: 4, 5 or 6)."""
+    missing_ranks: frozenset[str] = frozenset()
+    """Ranks the game's deck lacks (short deck: 2 to 5)."""
 
 
 def _game(name: str, variant: str, family: Family, cards: int, **extra: bool | int) -> Game:
     shape = VARIANT_SHAPES[variant]
     if cards not in shape.hole_cards:  # pragma: no cover  # a table below out of step with the contract
         raise ValueError(f"{name}: {variant} is settled with {shape.hole_text()} own cards, not {cards}")
-    return Game(name, variant, family, cards, **extra)  # type: ignore[arg-type]
+    missing = frozenset("23456789TJQKA"[: shape.lowest_rank - 2])
+    flags = {"board": family == "board", "stud": family == "stud", "draw": family == "draw"}
+    return Game(name, variant, family, cards, **extra, **flags, counts=shape.hole_cards, missing_ranks=missing)  # type: ignore[arg-type]
 
 
 HOLDEM: Final = _game("Hold'em", "holdem", "board", 2)

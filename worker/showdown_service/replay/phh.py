@@ -34,7 +34,6 @@ from pathlib import PurePath
 from typing import Any, Final
 
 from showdown_messages import SCHEMA_VERSION, ShowdownEvent, canonical_card
-from showdown_rules import VARIANT_SHAPES
 from showdown_rules.cards import SPELLINGS
 from showdown_rules.variants import MAX_RUNS
 from showdown_service.replay.errors import (
@@ -336,7 +335,7 @@ class _Hand:
             raise ImpossibleAction(
                 self.source, self.hand_id, last(), f"the actions end while p{state.pending[0] + 1} is still to act"
             )
-        if state.live > 1 and (waiting := state.still_to_open()):
+        if (state.drawing or state.opening) and state.live > 1 and (waiting := state.still_to_open()):
             raise ImpossibleAction(self.source, self.hand_id, last(), f"the actions end {waiting}")
         put = state.put
         *_, second, top = sorted(put)
@@ -344,9 +343,11 @@ class _Hand:
             put[put.index(top)] = second
         in_showdown = [i for i in range(n) if not state.folded[i]]
         contested = len(in_showdown) > 1
-        boards = state.boards()
+        runs = state.runs
+        boards = runs or [state.board]
         unverifiable = ""
-        if contested and game.board and any(len(board) < BOARD_SIZE for board in boards):
+        short_board = len(state.board) < BOARD_SIZE or (runs and min(map(len, runs)) < BOARD_SIZE)
+        if contested and short_board and game.board:
             raise ImpossibleAction(
                 self.source,
                 self.hand_id,
@@ -361,10 +362,12 @@ class _Hand:
                 last(),
                 f"{len(in_showdown)} players reach the showdown with only {short} of their {STUD_CARDS} cards dealt",
             )
-        showing = [i for i in in_showdown if not state.mucked[i]]
-        unknown = [i + 1 for i in showing if state.known(i) is None]
-        if len(showing) > 1 and unknown:
-            unverifiable = f"unknown cards at a contested showdown (seat {', '.join(map(str, unknown))})"
+        holes = state.known()
+        if contested:
+            showing = [i for i in in_showdown if not state.mucked[i]]
+            unknown = [i + 1 for i in showing if holes[i] is None]
+            if len(showing) > 1 and unknown:
+                unverifiable = f"unknown cards at a contested showdown (seat {', '.join(map(str, unknown))})"
 
         stacks: list[int | None] = state.stacks if None not in state.stacks else [None] * n
         if finishing is not None and None not in stacks:
@@ -387,7 +390,7 @@ class _Hand:
 
         event = None
         if not unverifiable:
-            event = self._event(state, names, put, stacks, boards)
+            event = self._event(state, names, put, stacks, boards, holes=holes)
         outcome = PhhOutcome(finishing, winnings) if finishing is not None or winnings is not None else None
         return HandRecord(
             self.source, self.hand_id, self.first_line, event, outcome, unverifiable, contested, game.name
@@ -400,13 +403,15 @@ class _Hand:
         put: list[int],
         stacks: list[int | None],
         boards: list[list[str]],
+        *,
+        holes: list[list[str] | None],
     ) -> ShowdownEvent:
         game = self.game
         players = [
             {
                 "seat": i + 1,
                 "player_id": names[i] if names else f"p{i + 1}",
-                "hole_cards": state.known(i),
+                "hole_cards": holes[i],
                 "contributed": put[i],
                 "dead_money": state.dead[i],
                 "folded": state.folded[i] or state.mucked[i],
@@ -449,6 +454,24 @@ class _Betting:
     discards (``sd``) and replacements between betting rounds.
     """
 
+    # Rarely changed from their defaults (set on the instance when they are): kept off __init__, the hot path.
+    bring_in = 0
+    runs: list[list[str]] = []  # noqa: RUF012  # replaced, never changed in place, while it is the default
+    """The boards of a hand run more than once (the first is ``board``); empty when it was run once."""
+    shared = 0
+    """Board cards every runout shares: those dealt before the last betting action."""
+    runout_from: int | None = None
+    """The board's size when it was first dealt with at most one seat able to bet: every later run starts with
+    those cards (``None`` while betting could go on)."""
+    unknown_dealt = False
+    """Some own card was dealt unknown (``??``)."""
+    street = 0
+    """Stud: the street being dealt or bet (0 is 3rd street). Draw games: the draws done."""
+    drawing: list[int] | None = None
+    """Draw games: the seats still to discard or stand pat in this draw (``None`` outside a draw)."""
+    owed: list[int] = []  # noqa: RUF012  # replaced by the first draw
+    """Draw games: the cards each seat discarded and is still to be dealt."""
+
     def __init__(  # noqa: PLR0917  # the hand's forced bets, as the file gives them
         self,
         hand: _Hand,
@@ -462,12 +485,9 @@ class _Betting:
         n = self.n = len(stacks)
         self.hand = hand
         self.game = game
-        shape = VARIANT_SHAPES[game.variant]
-        self.fast_deal = game.variant == "holdem"  # 'd dh pN AsKd', the replay's hot path
-        self.counts = shape.hole_cards
-        self.missing_ranks = frozenset("23456789TJQKA"[: shape.lowest_rank - 2])
-        """Ranks the game's deck does not hold (short deck: 2 to 5)."""
-        self.bring_in = bring_in
+        self.fast_deal = game is HOLDEM  # 'd dh pN AsKd', the replay's hot path
+        if bring_in:
+            self.bring_in = bring_in
         self.stacks = stacks
         self.left: list[int | None] = list(stacks)
         self.put = [0] * n
@@ -476,27 +496,13 @@ class _Betting:
         self.top = 0
         self.folded = [False] * n
         self.mucked = [False] * n
-        self.hole: list[list[str | None]] = [[] for _ in range(n)]
+        self.hole: list[list[str | None]] = [_NOTHING] * n  # replaced, never changed in place
         """Per seat: its own cards as dealt (``None`` for one written ``??``), a draw game's as they stand."""
         self.dealt_at: list[int | None] = [None] * n
         """Per seat: the action that dealt its hole cards (board games: a second deal is an error)."""
         self.board: list[str] = []
-        self.runs: list[list[str]] = []
-        """The boards of a hand run more than once (the first is ``board``); empty when it was run once."""
-        self.shared = 0
-        """Board cards every runout shares: those dealt before the last betting action."""
-        self.board_dealt_at: list[int] = []
-        """Per board card of the first run: the action that dealt it."""
-        self.last_bet = -1
-        """The last betting action (f, cc, cbr, pb)."""
-        self.street = 0
-        """Stud: the street being dealt or bet (0 is 3rd street). Draw games: the draws done."""
         self.opening = game.stud
         """Stud: nobody has acted on this street yet; the first to act opens it."""
-        self.drawing: list[int] | None = None
-        """Draw games: the seats still to discard or stand pat in this draw (``None`` outside a draw)."""
-        self.owed = [0] * n
-        """Draw games: the cards each seat discarded and is still to be dealt."""
         self.actions = 0
         self.card_at: dict[str, int] = {}
         self.index, self.after = _SEATING[n]
@@ -558,12 +564,12 @@ class _Betting:
             return "before anybody acts on this street"
         return ""
 
-    def known(self, i: int) -> list[str] | None:
-        """Seat ``i``'s own cards when all of them are dealt and known, else ``None``."""
-        cards = self.hole[i]
-        if len(cards) not in self.counts or None in cards:
-            return None
-        return cards  # type: ignore[return-value]  # no None left
+    def known(self) -> list[list[str] | None]:
+        """Each seat's own cards when all of them are dealt and known, else ``None``."""
+        if self.fast_deal and not self.unknown_dealt:  # hold'em dealt in the open: two known cards or none
+            return [cards or None for cards in self.hole]  # type: ignore[misc]
+        counts = self.game.counts
+        return [cards if len(cards) in counts and None not in cards else None for cards in self.hole]  # type: ignore[misc]
 
     def boards(self) -> list[list[str]]:
         """Every board: the one board, or each runout's."""
@@ -593,11 +599,11 @@ class _Betting:
         return out
 
     def _place(self, cards: list[str | None], k: int, action: str) -> None:
-        card_at = self.card_at
+        card_at, missing = self.card_at, self.game.missing_ranks
         for card in cards:
             if card is None:
                 continue
-            if card[0] in self.missing_ranks:
+            if card[0] in missing:
                 raise self._error(ImpossibleAction, k, action, f"{card} is not in the {self.game.name} deck")
             first = card_at.setdefault(card, k)
             if first != k:
@@ -634,7 +640,6 @@ class _Betting:
                 pending = self.pending
                 if i is not None and pending and pending[0] == i:
                     self.actions = k + 1
-                    self.last_bet = k
                     del pending[0]
                     able = self.able
                     if words[1] == "cc":
@@ -703,7 +708,6 @@ class _Betting:
         if pending[0] != i:
             raise self._error(ImpossibleAction, k, action, f"p{i + 1} acts out of turn: p{pending[0] + 1} is to act")
         del pending[0]
-        self.last_bet = k
         able = self.able
         if verb == "cc":
             self._pay(i, self.top - self.bet[i])
@@ -745,17 +749,19 @@ class _Betting:
             if i is None:
                 raise self._error(HandSyntaxError, k, action, f"{words[2]!r} is not a player (p1 to p{self.n})")
             cards = self._cards(words[3], k, action)
+            if None in cards:
+                self.unknown_dealt = True
             game = self.game
             if game.stud:
                 self._deal_stud(i, cards, k, action)
-            elif self.owed[i]:
+            elif self.owed and self.owed[i]:
                 self._deal_draw(i, cards, k, action)
             else:
                 if (before := self.dealt_at[i]) is not None:
                     raise self._error(
                         ImpossibleAction, k, action, f"p{i + 1} was already dealt hole cards (action {before + 1})"
                     )
-                if len(cards) != game.cards and not (game.board and len(cards) in self.counts):
+                if len(cards) != game.cards and not (game.board and len(cards) in game.counts):
                     raise self._error(
                         ImpossibleAction, k, action, f"deals {len(cards)} cards; a {game.name} hand is {game.cards}"
                     )
@@ -785,19 +791,23 @@ class _Betting:
                 action,
                 f"deals {len(cards)} board cards; the {_STREETS[len(board)]} has {expected}",
             )
+        if self.able < 2 and self.runout_from is None:  # nobody can bet any more: the runout starts here
+            self.runout_from = len(board)
         self._place(cards, k, action)
         board += cards  # type: ignore[arg-type]  # no None: checked above
-        if not self.runs:
-            self.board_dealt_at += [k] * len(cards)
-        self._new_round()
+        self.bet = [0] * self.n  # a new betting round (board games only)
+        self.top = 0
+        self.pending = self._round_from(0)
 
     def _next_runout(self, k: int, action: str) -> list[str]:
         """The board the next cards go to once the first board is complete: the runout being dealt, or a new one
-        that starts with the cards dealt before the last bet."""
+        that starts with the cards dealt before the betting ended (everybody but one all-in)."""
         if not self.runs:
-            self.shared = sum(1 for at in self.board_dealt_at if at < self.last_bet)
-            if self.shared >= BOARD_SIZE:
-                raise self._error(ImpossibleAction, k, action, "board cards dealt after the river was bet")
+            if self.runout_from is None:
+                raise self._error(
+                    ImpossibleAction, k, action, "board cards dealt after the river, and nobody is all-in"
+                )
+            self.shared = self.runout_from
             self.runs = [self.board]
         current = self.runs[-1]
         if len(current) < BOARD_SIZE:
@@ -834,7 +844,7 @@ class _Betting:
         if self.folded[i]:
             raise self._error(ImpossibleAction, k, action, f"p{i + 1} folded and is dealt no more cards")
         self._place(cards, k, action)
-        held += cards
+        self.hole[i] = held + cards
 
     def _draw(self, i: int, rest: list[str], k: int, action: str) -> None:
         """``pN sd [CARDS]``: discard ``CARDS`` (stand pat without) in a draw game's draw."""
@@ -850,13 +860,15 @@ class _Betting:
                 raise self._error(ImpossibleAction, k, action, f"{game.name} has {game.draws} draw(s)")
             self.street += 1
             self.drawing = [j for j in [0, *self.after[0]] if not self.folded[j]]
+            if not self.owed:
+                self.owed = [0] * self.n
         if i not in self.drawing:
             raise self._error(ImpossibleAction, k, action, f"p{i + 1} has already drawn or is out of the hand")
         self.drawing.remove(i)
         if len(rest) > 1:
             raise self._error(HandSyntaxError, k, action, "expected 'pN sd' or 'pN sd CARDS'")
         thrown = self._cards(rest[0], k, action) if rest else []
-        held = self.hole[i]
+        held = self.hole[i] = list(self.hole[i])  # its own list, changed in place below
         for card in thrown:
             if card is None:
                 if None not in held:
@@ -884,7 +896,7 @@ class _Betting:
             )
         self.owed[i] = 0
         self._place(cards, k, action)
-        self.hole[i] += cards
+        self.hole[i] = self.hole[i] + cards
 
     def _show(self, i: int, rest: list[str], k: int, action: str) -> None:
         if self.folded[i]:
@@ -925,6 +937,8 @@ _SEATING: Final = {
 }
 """Per player count: player label -> index, and each index's followers clockwise."""
 _SPELLING: Final = dict(SPELLINGS)
+_NOTHING: Final[list[str | None]] = []
+"""No cards dealt yet (shared by every seat; a seat's cards are replaced, never extended in place)."""
 _STREETS: Final = {0: "flop", 3: "turn", 4: "river"}
 _STREET_CARDS: Final = {0: BOARD_STREETS[0], 3: BOARD_STREETS[1], 4: BOARD_STREETS[2]}
 """Board cards a street deals, by the board's size before it."""
