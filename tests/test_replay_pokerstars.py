@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from showdown_service.cli import main
 from showdown_service.replay import HandRecord, ReplayError, UnsupportedHand, judge, read_pokerstars
 from showdown_service.replay.compare import Verdict
 from showdown_service.replay.run import decode, detect, read_file, replay_file
@@ -223,3 +224,17 @@ def test_a_pokerstars_file_that_is_not_utf8_is_read_not_refused(tmp_path: Path) 
     kind, found, encoding = read_file(str(path), named=True)
     assert (kind, encoding) == ("pokerstars", "Windows-1252")
     assert all(isinstance(hand, HandRecord) for hand in found)
+
+
+def test_the_summary_counts_hands_per_game_files_per_encoding_and_bounties(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    names = ("knockouts.txt", "windows1252.txt", "utf16.txt", "mixed_nlh_plo.txt", "refused_games.txt")
+    main(["replay", *(str(STARS / name) for name in names)])
+    out = capsys.readouterr().out
+    assert "read as UTF-16" in out
+    assert "read as Windows-1252" in out
+    assert "    Hold'em   " in out
+    assert "    Omaha   " in out
+    assert "6 Card Omaha Hi/Lo" in out
+    assert "knockout bounties read" in out

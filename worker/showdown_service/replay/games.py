@@ -40,8 +40,6 @@ class Game(NamedTuple):
     """Draw rounds (draw games: single draw 1, triple draw 3)."""
     exposed_flop_card: bool = False
     """Courchevel: the first flop card is dealt face up before the first betting round."""
-    dealt_over_streets: bool = False
-    """Fusion: own cards keep arriving on the flop and the turn (two, three, then four)."""
     board: bool = False
     """The game has a board (and may be run more than once): ``family == "board"``."""
     stud: bool = False
@@ -72,7 +70,6 @@ OMAHA_HILO: Final = _game("Omaha Hi/Lo", "omaha_hilo", "board", 4)
 OMAHA_5_HILO: Final = _game("5 Card Omaha Hi/Lo", "omaha_hilo", "board", 5)
 COURCHEVEL: Final = _game("Courchevel", "omaha", "board", 5, exposed_flop_card=True)
 COURCHEVEL_HILO: Final = _game("Courchevel Hi/Lo", "omaha_hilo", "board", 5, exposed_flop_card=True)
-FUSION: Final = _game("Fusion", "omaha", "board", 4, dealt_over_streets=True)
 STUD: Final = _game("7 Card Stud", "stud", "stud", STUD_CARDS)
 STUD_HILO: Final = _game("7 Card Stud Hi/Lo", "stud_hilo", "stud", STUD_CARDS)
 RAZZ: Final = _game("Razz", "razz", "stud", STUD_CARDS)
@@ -82,7 +79,7 @@ TRIPLE_DRAW_27: Final = _game("Triple Draw 2-7 Lowball", "deuce_to_seven", "draw
 BADUGI: Final = _game("Badugi", "badugi", "draw", 4, draws=3)
 
 GAMES: Final = (
-    HOLDEM, SHORT_DECK, OMAHA, OMAHA_5, OMAHA_6, OMAHA_HILO, OMAHA_5_HILO, COURCHEVEL, COURCHEVEL_HILO, FUSION,
+    HOLDEM, SHORT_DECK, OMAHA, OMAHA_5, OMAHA_6, OMAHA_HILO, OMAHA_5_HILO, COURCHEVEL, COURCHEVEL_HILO,
     STUD, STUD_HILO, RAZZ, FIVE_CARD_DRAW, SINGLE_DRAW_27, TRIPLE_DRAW_27, BADUGI,
 )  # fmt: skip
 """Every game the readers settle."""
@@ -102,7 +99,6 @@ POKERSTARS_NAMES: Final[dict[str, Game]] = {
     "omaha 5 cards hi/lo": OMAHA_5_HILO,
     "courchevel": COURCHEVEL,
     "courchevel hi/lo": COURCHEVEL_HILO,
-    "fusion": FUSION,
     "7 card stud": STUD,
     "7 card stud hi/lo": STUD_HILO,
     "razz": RAZZ,
@@ -120,6 +116,7 @@ POKERSTARS_REFUSED: Final[dict[str, tuple[str, str]]] = {
     "split hold'em": ("Split Hold'em", "two boards from the first card, half the pot each: not read yet"),
     "split omaha": ("Split Omaha", "two boards from the first card, half the pot each: not read yet"),
     "split omaha hi/lo": ("Split Omaha Hi/Lo", "two boards from the first card, half the pot each: not read yet"),
+    "fusion": ("Fusion", "own cards dealt on the flop and the turn too: not read yet"),
 }
 """Games PokerStars deals that are refused: ``(name, why)``."""
 
