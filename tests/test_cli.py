@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from showdown_service.cli import adjudicate_lines, main
-from tests.helpers import BUNDLED_SHOWDOWNS, event, read_cases, seat
+from tests.helpers import BUNDLED_SHOWDOWNS, VARIANT_SHOWDOWNS, event, read_cases, seat
 
 GOOD = json.dumps(event(seat(1, "As Ad", 500), seat(2, "Kc Kd", 500), board="2c 7d 9h Js 3s", hand_id="good-1"))
 GOOD_2 = GOOD.replace("good-1", "good-2")
@@ -62,7 +62,7 @@ def test_adjudicate_reads_a_file_and_standard_input(tmp_path: Path) -> None:
 def test_the_bundled_examples_settle_readably(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["adjudicate", "--examples", "--summary"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == sum(1 for _ in read_cases(BUNDLED_SHOWDOWNS))
+    assert len(lines) == sum(1 for path in (BUNDLED_SHOWDOWNS, VARIANT_SHOWDOWNS) for _ in read_cases(path))
     assert any("side pot 1" in line for line in lines)
     assert any(" + " in line for line in lines), "some pot is split"
 

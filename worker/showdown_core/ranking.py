@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from itertools import combinations
-from typing import Protocol
+from typing import Final, Protocol
 
 from showdown_core.cards import Card
 
@@ -99,7 +99,8 @@ class RankedValue:
     ranking: str
     """The ranking's wire name: ``ace_to_five``."""
     strength: int
-    category: LowCategory | IntEnum
+    category: WireCategory
+    """A :class:`LowCategory`, or the high hands' :class:`~showdown_core.evaluator.Category` (short deck)."""
     ranks: tuple[int, ...]
     description: str
 
@@ -171,3 +172,38 @@ class Ranking(ABC):
                 if self.best(five) is value:
                     return self.playing_cards(five, value)
         raise ValueError(f"{value!r} is not made by two of {hole} and three of {board}")
+
+    def five_making(self, cards: Sequence[Card], value: Value, size: int = 5) -> tuple[Card, ...]:
+        """The first ``size`` of ``cards`` (taken highest card first, by rank then suit) whose best hand is
+        ``value``: the general way to find the cards that play, for rankings whose suits matter."""
+        for five in combinations(sorted(cards, reverse=True), size):
+            if self.best(five) is value:
+                return five
+        raise ValueError(f"{value!r} is not made by {size} of {list(cards)}")
+
+
+RANK_CHARS: Final = {1: "A", **{r: "23456789TJQKA"[r - 2] for r in range(2, 15)}}
+"""Rank (2..14; 1 is the ace playing low) -> its character in hand descriptions (``8-6-4-2-A``)."""
+
+
+def spelled(ranks: Sequence[int]) -> str:
+    """``8-6-4-2-A``: ranks (most significant first) as card rooms write a low or a badugi."""
+    return "-".join([RANK_CHARS[r] for r in ranks])
+
+
+def cards_of_ranks(cards: Sequence[Card], ranks: Sequence[int]) -> tuple[Card, ...]:
+    """For each of ``ranks`` in order (1 or 14 for an ace), a card of ``cards`` of that rank, each card once,
+    the highest suit first: the cards that play a hand whose suits do not matter, most significant first.
+
+    Raises ``ValueError`` if ``cards`` hold too few of some rank.
+    """
+    pool = sorted(cards, reverse=True)  # rank, then suit, descending
+    chosen: list[Card] = []
+    for rank in ranks:
+        wanted = 14 if rank == 1 else rank
+        card = next((c for c in pool if c.rank == wanted), None)
+        if card is None:
+            raise ValueError(f"{list(cards)} hold no more cards of rank {RANK_CHARS[rank]} for {list(ranks)}")
+        pool.remove(card)
+        chosen.append(card)
+    return tuple(chosen)
