@@ -13,7 +13,7 @@ from typing import Final
 
 from showdown_core.cards import Card
 from showdown_core.evaluator import HandValue, best_five, evaluate, evaluate_showdown
-from showdown_core.omaha import evaluate_omaha
+from showdown_core.omaha import evaluate_omaha, prepare_omaha
 from showdown_core.ranking import Ranking, Value
 
 
@@ -30,6 +30,9 @@ class High(Ranking):
             return [evaluate(hole) for hole in holes]
         # the message model has checked every card of the event for repeats
         return evaluate_showdown(board, holes, assume_distinct=True)  # type: ignore[return-value]  # list is invariant
+
+    def prepare(self) -> None:
+        prepare_omaha()
 
     def omaha(self, board: Sequence[Card], holes: Sequence[Sequence[Card]]) -> list[Value | None]:
         return evaluate_omaha(board, holes)  # type: ignore[return-value]  # list is invariant

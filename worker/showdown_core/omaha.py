@@ -20,68 +20,79 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import Final
 
-from showdown_core.cards import RANK_KEYS, Card
+from showdown_core.cards import DECK, RANK_KEYS, SUIT_KEYS, Card
 from showdown_core.errors import InvalidEvent
 from showdown_core.evaluator import FLUSHES, PLAIN, VALUES, HandValue, rank_multisets
 
 PAIRS: Final = 91
 """Pairs of own ranks, a pair of equal ranks included."""
+COLUMNS: Final = 15 << 4
+"""A board's row is indexed by ``rank << 4 | rank`` of two own cards (240 columns, 91 distinct): one addition
+and one shift per pair, no second lookup."""
 
 
 class _Tables:
-    """The board-by-pair table and its two indexes, built on first use."""
+    """The board-by-pair table and its index, built on first use."""
 
-    board_id: dict[int, int]
-    """Rank-key sum of a five-card board -> its row."""
-    pair_id: list[int]
-    """``rank << 4 | rank`` of two own cards -> their column."""
+    board_row: dict[int, int]
+    """Rank-key sum of a five-card board -> its row's offset in :attr:`best`."""
     best: array[int]
-    """``row * PAIRS + column`` -> strength (0: no such hand, five of a rank)."""
+    """``row offset + (rank << 4 | rank)`` -> strength of the best hand, flushes aside, of those two own ranks
+    and three of the board's (0: no such hand, five of a rank; or no such pair)."""
 
     def __init__(self) -> None:
         import numpy as np  # noqa: PLC0415  # only Omaha needs it, once
 
         pairs = [(x, y) for x in range(2, 15) for y in range(2, x + 1)]
         assert len(pairs) == PAIRS
-        self.pair_id = [0] * (15 << 4)
+        column_of = np.zeros(COLUMNS, dtype=np.intp)  # (x << 4 | y) -> pair, and PAIRS (a zero column) elsewhere
+        column_of[:] = PAIRS
         for i, (x, y) in enumerate(pairs):
-            self.pair_id[x << 4 | y] = self.pair_id[y << 4 | x] = i
+            column_of[x << 4 | y] = column_of[y << 4 | x] = i
         triples: dict[tuple[int, ...], int] = {}
         rows: list[list[int]] = []
-        self.board_id = {}
+        self.board_row = {}
         for key, desc in rank_multisets(5):
-            self.board_id[key] = len(rows)
+            self.board_row[key] = len(rows) * COLUMNS
             rows.append([triples.setdefault(triple, len(triples)) for triple in combinations(desc, 3)])
         plain5 = PLAIN[5]
-        by_triple = np.zeros((len(triples), PAIRS), dtype=np.int16)
+        by_triple = np.zeros((len(triples), PAIRS + 1), dtype=np.int16)
         for triple, t in triples.items():
             key = sum(RANK_KEYS[r - 2] for r in triple)
             for p, (x, y) in enumerate(pairs):
                 value = plain5.get(key + RANK_KEYS[x - 2] + RANK_KEYS[y - 2])
                 by_triple[t, p] = 0 if value is None else value.strength
         best = by_triple[np.array(rows)].max(axis=1)  # (boards, 10 triples, pairs) -> (boards, pairs)
-        self.best = array("h", best.astype(np.int16).tobytes())
+        self.best = array("h", best[:, column_of].astype(np.int16).tobytes())
 
 
 _TABLES: list[_Tables] = []
-_FLUSHES: Final[dict[int, HandValue]] = {}
-"""``board suit ranks << 16 | own suit ranks`` (rank masks) -> the best flush of two own and three board cards."""
+_FLUSHES: Final[dict[int, HandValue | None]] = {}
+"""``board cards of the suit (mask) | own cards of the suit (mask) << 52`` -> the best flush of two own and
+three board cards, ``None`` with fewer than two own cards of the suit."""
+_SUIT_MASKS: Final = tuple(sum(c.mask for c in DECK if c.suit == suit) for suit in range(4))
 _PAIRS_OF: Final = {n: tuple(combinations(range(n), 2)) for n in range(2, 7)}
 _BY_STRENGTH: Final[tuple[HandValue, ...]] = (VALUES[0], *VALUES)  # index 0 never read: every hand has a value
 
 
-def _flush(board_bits: int, own_bits: int) -> HandValue:
-    """The best flush or straight flush of two ranks of ``own_bits`` and three of ``board_bits``."""
-    own = [1 << i for i in range(13) if own_bits >> i & 1]
-    shared = [1 << i for i in range(13) if board_bits >> i & 1]
+def prepare_omaha() -> None:
+    """Build the table now (about 0.1 s), if it is not built yet."""
+    if not _TABLES:
+        _TABLES.append(_Tables())
+
+
+def _flush(board: int, own: int) -> HandValue | None:
+    """The best flush or straight flush of two of the cards of ``own`` and three of ``board`` (card masks of
+    one suit), or ``None`` if ``own`` holds fewer than two."""
+    own_bits = [DECK[i].bit for i in range(52) if own >> i & 1]
+    board_bits = [DECK[i].bit for i in range(52) if board >> i & 1]
     best: HandValue | None = None
-    for pair in combinations(own, 2):
-        for triple in combinations(shared, 3):
+    for pair in combinations(own_bits, 2):
+        for triple in combinations(board_bits, 3):
             flush = FLUSHES[sum(pair) + sum(triple)]
             assert flush is not None  # five ranks of one suit are always a flush
             if best is None or flush.strength > best.strength:
                 best = flush
-    assert best is not None  # two own and three board cards of the suit: a caller's precondition
     return best
 
 
@@ -93,51 +104,69 @@ def evaluate_omaha(board: Sequence[Card], holes: Sequence[Sequence[Card]]) -> li
     if len(board) != 5:
         raise InvalidEvent.of("bad_board_size", "board", f"has {len(board)} cards; an Omaha showdown needs 5")
     if not _TABLES:
-        _TABLES.append(_Tables())
-    tables = _TABLES[0]
+        prepare_omaha()
     b0, b1, b2, b3, b4 = board
-    base = tables.board_id[b0.rank_key + b1.rank_key + b2.rank_key + b3.rank_key + b4.rank_key] * PAIRS
-    best, pair_id = tables.best, tables.pair_id
-    suit_counts = [0, 0, 0, 0]
-    for c in board:
-        suit_counts[c.suit] += 1
-    flush_suit = next((s for s in range(4) if suit_counts[s] >= 3), -1)
-    strengths: list[int] = []
+    base = _TABLES[0].board_row[b0.rank_key + b1.rank_key + b2.rank_key + b3.rank_key + b4.rank_key]
+    best, by_strength = _TABLES[0].best, _BY_STRENGTH
+    suits = b0.suit_key + b1.suit_key + b2.suit_key + b3.suit_key + b4.suit_key
+    flush_suit = _BOARD_FLUSH_SUIT[suits]
+    values: list[HandValue] = []
+    if flush_suit < 0:  # no three board cards of a suit: no flush for anyone
+        for hole in holes:
+            try:
+                a, b, c, d = hole
+            except ValueError:
+                values.append(by_strength[_general(best, base, hole)])
+                continue
+            ra, rb, rc = base + (a.rank << 4), base + (b.rank << 4), base + (c.rank << 4)
+            rd = d.rank
+            values.append(by_strength[max(best[ra + b.rank], best[ra + c.rank], best[ra + rd], best[rb + c.rank],
+                                          best[rb + rd], best[rc + rd])])  # fmt: skip
+        return values
+    in_suit = _SUIT_MASKS[flush_suit]
+    shared = (b0.mask | b1.mask | b2.mask | b3.mask | b4.mask) & in_suit
+    flushes = _FLUSHES
     for hole in holes:
-        ranks = [c.rank for c in hole]
-        if len(ranks) == 4:  # the common case, unrolled
-            r0, r1, r2, r3 = ranks
-            strength = max(
-                best[base + pair_id[r0 << 4 | r1]],
-                best[base + pair_id[r0 << 4 | r2]],
-                best[base + pair_id[r0 << 4 | r3]],
-                best[base + pair_id[r1 << 4 | r2]],
-                best[base + pair_id[r1 << 4 | r3]],
-                best[base + pair_id[r2 << 4 | r3]],
-            )
+        try:
+            a, b, c, d = hole
+        except ValueError:
+            value = by_strength[_general(best, base, hole)]
+            own = sum(x.mask for x in hole) & in_suit
         else:
-            if not 2 <= len(ranks) <= 6:
-                raise InvalidEvent.of(
-                    "bad_hole_cards", "hole_cards", f"an Omaha hand is 2 to 6 cards, got {len(ranks)}"
-                )
-            strength = max([best[base + pair_id[ranks[i] << 4 | ranks[j]]] for i, j in _PAIRS_OF[len(ranks)]])
-        strengths.append(strength)
-    values = [_BY_STRENGTH[s] for s in strengths]
-    if flush_suit >= 0:
-        board_bits = 0
-        for c in board:
-            if c.suit == flush_suit:
-                board_bits |= c.bit
-        for i, hole in enumerate(holes):
-            own_bits = 0
-            for c in hole:
-                if c.suit == flush_suit:
-                    own_bits |= c.bit
-            if own_bits.bit_count() >= 2:
-                key = board_bits << 16 | own_bits
-                flush = _FLUSHES.get(key)
-                if flush is None:
-                    flush = _FLUSHES[key] = _flush(board_bits, own_bits)
-                if flush.strength > values[i].strength:
-                    values[i] = flush
+            ra, rb, rc = base + (a.rank << 4), base + (b.rank << 4), base + (c.rank << 4)
+            rd = d.rank
+            value = by_strength[max(best[ra + b.rank], best[ra + c.rank], best[ra + rd], best[rb + c.rank],
+                                    best[rb + rd], best[rc + rd])]  # fmt: skip
+            own = (a.mask | b.mask | c.mask | d.mask) & in_suit
+        if own & (own - 1):  # two or more own cards of the board's suit
+            key = shared | own << 52
+            try:
+                flush = flushes[key]
+            except KeyError:
+                flush = flushes[key] = _flush(shared, own)
+            if flush is not None and flush.strength > value.strength:
+                value = flush
+        values.append(value)
     return values
+
+
+def _general(best: array[int], base: int, hole: Sequence[Card]) -> int:
+    """The strength, flushes aside, of a hand of two, three, five or six own cards (four: unrolled above)."""
+    if not 2 <= len(hole) <= 6:
+        raise InvalidEvent.of("bad_hole_cards", "hole_cards", f"an Omaha hand is 2 to 6 cards, got {len(hole)}")
+    return max([best[base + (hole[i].rank << 4 | hole[j].rank)] for i, j in _PAIRS_OF[len(hole)]])
+
+
+def _board_flush_suits() -> list[int]:
+    """Suit-key sum of five board cards -> the suit holding three or more of them, or -1."""
+    table = [-2] * 256
+    for split in ((a, b, c, 5 - a - b - c) for a in range(6) for b in range(6 - a) for c in range(6 - a - b)):
+        total = sum(n * key for n, key in zip(split, SUIT_KEYS, strict=True))
+        suit = next((suit for suit, n in enumerate(split) if n >= 3), -1)
+        if table[total] not in (-2, suit):  # pragma: no cover - guards the key choice itself
+            raise AssertionError("suit keys are ambiguous for five board cards")
+        table[total] = suit
+    return [max(suit, -1) for suit in table]
+
+
+_BOARD_FLUSH_SUIT: Final = _board_flush_suits()

@@ -128,6 +128,11 @@ class Ranking(ABC):
     ace_low: bool = False
     """The ace plays low (for the stud odd-chip rule: "in a low hand the ace counts low")."""
 
+    def prepare(self) -> None:
+        """Build now what this ranking would build on first use (a long-running process calls it at start, so
+        that no hand waits for a table). Most rankings build everything when their module loads."""
+        return
+
     @abstractmethod
     def best(self, cards: Sequence[Card]) -> Value | None:
         """The best hand that ``cards`` make (all may play), or ``None`` if none qualifies.

@@ -49,6 +49,7 @@ from typing import Any, cast
 import orjson
 import redis
 
+from showdown_core.variants import prepare_every_variant
 from showdown_messages.publish import Refusal, refusal
 from showdown_service.audit import Head
 from showdown_service.commit import COMMIT_LUA, Plan, plan, read_reply
@@ -131,7 +132,14 @@ class Worker:
 
     def run(self) -> None:
         """Serve until :meth:`stop`; ride out Redis outages with bounded backoff."""
-        self.log.info("worker_started", shards=list(self.shards), group=self.settings.group)
+        started = time.perf_counter()
+        prepare_every_variant()  # every game's tables now, not on the first hand of each game
+        self.log.info(
+            "worker_started",
+            shards=list(self.shards),
+            group=self.settings.group,
+            tables_built_s=round(time.perf_counter() - started, 3),
+        )
         self._write_heartbeat()  # alive from the start, not only after a first read that may block for block_ms
         failures = 0
         ready = False
