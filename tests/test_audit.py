@@ -11,7 +11,7 @@ def chain(n: int) -> tuple[list[tuple[str, bytes]], Head]:
     head = EMPTY
     rows = []
     for i in range(n):
-        record, head = make_record(
+        record, stored, head = make_record(
             head,
             hand_id=f"H-{i}",
             entry_id=f"{1000 + i}-0",
@@ -22,7 +22,9 @@ def chain(n: int) -> tuple[list[tuple[str, bytes]], Head]:
             worker="w1",
             at="2026-11-22T12:00:00Z",
         )
-        rows.append((f"{1000 + i}-0", orjson.dumps(record)))
+        assert orjson.loads(stored) == record, "the stored JSON is the record"
+        assert record_hash(record) == record["hash"]
+        rows.append((f"{1000 + i}-0", stored))
     return rows, head
 
 

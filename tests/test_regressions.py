@@ -61,7 +61,7 @@ def test_a_dead_letters_message_is_no_larger_than_the_payload_it_refuses() -> No
     judged = prepare(
         "1-0",
         {b"event": payload},
-        1,
+        failures=1,
         max_deliveries=5,
         max_payload_bytes=64 * 1024,
         now=datetime(2026, 1, 1, tzinfo=UTC),

@@ -46,7 +46,9 @@ def dead_letters(client: Any, key: str) -> list[dict[str, str]]:
 
 def prepared(raw: bytes | None, failures: int = 0, max_payload_bytes: int = 64 * 1024) -> Any:
     fields = None if raw is None else {b"event": raw}
-    return prepare("1-0", fields, failures, max_deliveries=5, max_payload_bytes=max_payload_bytes, now=NOW, started=0.0)
+    return prepare(
+        "1-0", fields, failures=failures, max_deliveries=5, max_payload_bytes=max_payload_bytes, now=NOW, started=0.0
+    )
 
 
 # --- judging one entry ---------------------------------------------------------------------
@@ -88,9 +90,9 @@ def test_bad_input_becomes_a_rejection_never_an_exception(raw: bytes, code: str)
 
 
 def test_an_entry_without_an_event_field_or_deleted_is_refused_as_missing_event() -> None:
-    assert prepare("1-0", {b"evnt": b"{}"}, 0, max_deliveries=5, max_payload_bytes=999, now=NOW, started=0).code == (
-        "missing_event"
-    )
+    assert prepare(
+        "1-0", {b"evnt": b"{}"}, failures=0, max_deliveries=5, max_payload_bytes=999, now=NOW, started=0
+    ).code == ("missing_event")
     assert prepared(None).code == "missing_event"
 
 

@@ -195,12 +195,13 @@ class ShowdownEvent(BaseModel):
             cards += self._canonical_boards(shape)
         seats: set[int] = set()
         ids: set[str] = set()
+        add_seat, add_id = seats.add, ids.add
         stacked = live = top = live_top = total = 0
         too_many = stack_short = live_shows_wrong = unequal = False
         live_count = -1
         for p in players:  # one pass gathers what every rule below needs
-            seats.add(p.seat)
-            ids.add(p.player_id)
+            add_seat(p.seat)
+            add_id(p.player_id)
             contributed = p.contributed
             put_in = contributed + p.dead_money
             total += put_in
@@ -213,17 +214,21 @@ class ShowdownEvent(BaseModel):
                     p.__dict__["hole_cards"] = canonical  # as for the board above
                 cards += canonical
                 shown = len(canonical)
-                too_many = too_many or shown > most
+                if shown > most:
+                    too_many = True
             if not p.folded:
                 live += 1
                 live_top = max(live_top, contributed)
-                live_shows_wrong = live_shows_wrong or shown not in counts
+                if shown not in counts:
+                    live_shows_wrong = True
                 if live_count != shown:
                     unequal = live_count >= 0
                     live_count = shown
-            if p.stack is not None:
+            stack = p.stack
+            if stack is not None:
                 stacked += 1
-                stack_short = stack_short or p.stack < put_in
+                if stack < put_in:
+                    stack_short = True
 
         count = len(players)
         if len(seats) != count:

@@ -27,10 +27,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from itertools import combinations, combinations_with_replacement
-from operator import attrgetter
 from typing import Final
 
-from showdown_core.cards import RANK_KEYS, SUIT_KEYS, TALLY_SHIFT, Card
+from showdown_core.cards import DECK, RANK_KEYS, SUIT_KEYS, TALLY_SHIFT, Card
 from showdown_core.errors import InvalidEvent
 
 
@@ -473,29 +472,36 @@ def _evaluate_showdown_general(board: Sequence[Card], holes: Sequence[Sequence[C
     return [prepared.evaluate(hole) for hole in holes]
 
 
-_INDEX = attrgetter("index")
+_RANK_LANE: Final = tuple(0xF << 4 * (r - 2) if r >= 2 else 0 for r in range(15))
+"""Rank -> the bits of its four cards in a hand's card mask (``Card.mask``)."""
+_SUIT_LANES: Final = tuple(sum(1 << (4 * i + suit) for i in range(13)) for suit in range(4))
+"""Suit -> the bits of its thirteen cards in a card mask."""
 
 
 def best_five(cards: Iterable[Card], value: HandValue) -> tuple[Card, ...]:
     """The five cards that make ``value`` from ``cards``, most significant first.
 
     Where several cards could play (a straight with a paired rank), the
-    higher suit is chosen, so the answer is deterministic.
+    higher suit is chosen, so the answer is deterministic. Works on the hand's
+    card mask: for each rank of ``value`` in order, the highest card of that
+    rank not yet taken (of the flush suit, for a flush).
     """
-    pool = sorted(cards, key=_INDEX, reverse=True)  # rank, then suit, descending (index orders them so, in C)
+    held = 0
+    for c in cards:
+        held |= c.mask
     if value.category is Category.FLUSH or value.category is Category.STRAIGHT_FLUSH:
         wanted = set(value.ranks)
-        suit = next(s for s in (3, 2, 1, 0) if wanted <= {c.rank for c in pool if c.suit == s})
-        pool = [c for c in pool if c.suit == suit]
-    by_rank: dict[int, list[Card]] = {}
-    for c in pool:
-        if c.rank in by_rank:
-            by_rank[c.rank].append(c)
-        else:
-            by_rank[c.rank] = [c]
-    taken = dict.fromkeys(by_rank, 0)
+        for lane in reversed(_SUIT_LANES):  # the highest suit holding every rank of the flush
+            suited = held & lane
+            if all(suited & _RANK_LANE[r] for r in wanted):
+                held = suited
+                break
     chosen = []
+    lanes, deck = _RANK_LANE, DECK
     for rank in value.ranks:
-        chosen.append(by_rank[rank][taken[rank]])
-        taken[rank] += 1
+        bit = (held & lanes[rank]).bit_length() - 1
+        if bit < 0:
+            raise ValueError(f"{value!r} is not made by these cards")
+        held ^= 1 << bit
+        chosen.append(deck[bit])
     return tuple(chosen)

@@ -20,13 +20,15 @@ Pure: no I/O, no evaluation.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
+from typing import Final
 
 from showdown_core.errors import InvalidEvent
 from showdown_core.model import Pot, SeatHand, Share
 
-
-def _contribution(seat: SeatHand) -> int:
-    return seat.contributed
+_CONTRIBUTION: Final = attrgetter("contributed")
+_NEW: Final = tuple.__new__
+"""``_NEW(Pot, (amount, eligible))``: a record from its fields in order, without keyword parsing."""
 
 
 def build_pots(seats: Sequence[SeatHand]) -> tuple[list[Pot], list[Share]]:
@@ -46,8 +48,8 @@ def build_pots(seats: Sequence[SeatHand]) -> tuple[list[Pot], list[Share]]:
     for s in seats:
         dead += s.dead_money
     if dead:
-        pots.append(Pot(dead, tuple(sorted([s.seat for s in seats if not s.folded]))))
-    by_level = sorted(seats, key=_contribution)
+        pots.append(_NEW(Pot, (dead, tuple(sorted([s.seat for s in seats if not s.folded])))))
+    by_level = sorted(seats, key=_CONTRIBUTION)
     count = len(by_level)
     previous = 0
     i = 0
@@ -64,7 +66,7 @@ def build_pots(seats: Sequence[SeatHand]) -> tuple[list[Pot], list[Share]]:
                         "players",
                         f"seat {alone.seat} folded its own uncalled {amount} chips",
                     )
-                returned.append(Share(alone.seat, amount))
+                returned.append(_NEW(Share, (alone.seat, amount)))
             else:
                 eligible = tuple(sorted([s.seat for s in reaching if not s.folded]))
                 if not eligible:
@@ -74,9 +76,9 @@ def build_pots(seats: Sequence[SeatHand]) -> tuple[list[Pot], list[Share]]:
                         f"{amount} chips were put in above every live seat's level",
                     )
                 if pots and pots[-1].eligible == eligible:
-                    pots[-1] = Pot(pots[-1].amount + amount, eligible)
+                    pots[-1] = _NEW(Pot, (pots[-1].amount + amount, eligible))
                 else:
-                    pots.append(Pot(amount, eligible))
+                    pots.append(_NEW(Pot, (amount, eligible)))
             previous = level
         i += 1
     return pots, returned

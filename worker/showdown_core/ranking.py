@@ -40,6 +40,9 @@ class WireCategory(Protocol):
     @property
     def wire(self) -> str: ...
 
+    def __index__(self) -> int:
+        """Its number: the high and the low categories number their common names alike."""
+
 
 class Value(Protocol):
     """A ranked hand: what every ranking's values have in common."""

@@ -29,6 +29,8 @@ Rules (each has a test; TDA 2024 Rules 20-21, WSOP 2023 Rule 73):
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
+from typing import Final
 
 from showdown_core.errors import InvalidEvent, InvariantViolation
 from showdown_core.model import Bust, Half, PotPart, PotResult, SeatHand, Settlement, Share, Showdown, Shown
@@ -91,7 +93,7 @@ def settle(showdown: Showdown) -> Settlement:
             tied = [seat for seat in eligible if values[seat].strength == best]  # type: ignore[union-attr]
             hand = values[tied[0]]
             if len(tied) == 1:
-                winners = (Share(tied[0], award),)
+                winners = (_NEW(Share, (tied[0], award)),)
             else:
                 winners = _split(award, tied, _odd_chip_order(showdown, tied, *_ranked(showdown, *by_run[0]), 1))
         else:
@@ -100,7 +102,7 @@ def settle(showdown: Showdown) -> Settlement:
             hand = parts[0].hand
         for share in winners:
             won[share.seat] += share.amount
-        results.append(PotResult(number, pot.amount, eligible, winners, hand, taken, parts))
+        results.append(_NEW(PotResult, (number, pot.amount, eligible, winners, hand, taken, parts)))
 
     collected = tuple([won[s.seat] for s in seats])
     put_in = sum([s.contributed + s.dead_money for s in seats])
@@ -114,11 +116,11 @@ def settle(showdown: Showdown) -> Settlement:
     elif values is None:
         shown = _shown(live, by_run)
     elif variant.high is not None:  # the common case, without the general loop's dispatch
-        shown = tuple([Shown(s, values[s.seat]) for s in sorted(live, key=_seat_number)])
+        shown = tuple([_NEW(Shown, (s, values[s.seat], None, 1)) for s in sorted(live, key=_SEAT)])
     else:
-        shown = tuple([Shown(s, None, values[s.seat]) for s in sorted(live, key=_seat_number)])
+        shown = tuple([_NEW(Shown, (s, None, values[s.seat], 1)) for s in sorted(live, key=_SEAT)])
     busts = _busts(seats, collected) if seats[0].stack is not None else ()
-    return Settlement(showdown, tuple(results), tuple(returned), collected, shown, busts)
+    return _NEW(Settlement, (showdown, tuple(results), tuple(returned), collected, shown, busts))
 
 
 def _ranked(
@@ -210,7 +212,7 @@ def _split(amount: int, tied: list[int], order: list[int]) -> tuple[Share, ...]:
     """Equal shares of ``amount`` for the ``tied`` seats (ascending), one odd chip each to the first in ``order``."""
     share, odd = divmod(amount, len(tied))
     lucky = set(order[:odd])
-    return tuple([Share(seat, share + (seat in lucky)) for seat in tied])
+    return tuple([_NEW(Share, (seat, share + (seat in lucky))) for seat in tied])
 
 
 def _totals(parts: Sequence[PotPart]) -> tuple[Share, ...]:
@@ -232,7 +234,7 @@ def _primary(by_run: ByRun, seat: int) -> Value | None:
 
 def _shown(live: list[SeatHand], by_run: ByRun) -> tuple[Shown, ...]:
     """Every live hand on every board, by run then seat."""
-    ordered = sorted(live, key=_seat_number)
+    ordered = sorted(live, key=_SEAT)
     return tuple(
         [
             Shown(s, None if highs is None else highs[s.seat], None if lows is None else lows[s.seat], run)
@@ -288,19 +290,21 @@ def _round_half_even(numerator: int, denominator: int) -> int:
     return quotient
 
 
-def _seat_number(seat: SeatHand) -> int:
-    return seat.seat
+_SEAT: Final = attrgetter("seat")
+_NEW: Final = tuple.__new__
+"""``_NEW(Share, (seat, amount))``: a record from all its fields in order, without keyword parsing."""
 
 
 def _busts(seats: tuple[SeatHand, ...], collected: tuple[int, ...]) -> tuple[Bust, ...]:
     """Seats left with nothing, worst finish first (stacks are given for all seats or none)."""
-    busted = sorted(
-        [
-            (s.stack, s.seat, s.player_id)
-            for s, won in zip(seats, collected, strict=True)
-            if s.stack is not None and s.stack - s.contributed - s.dead_money + won == 0
-        ]
-    )
+    busted = [
+        (s.stack, s.seat, s.player_id)
+        for s, won in zip(seats, collected, strict=True)
+        if s.stack is not None and s.stack - s.contributed - s.dead_money + won == 0
+    ]
+    if not busted:  # the usual hand
+        return ()
+    busted.sort()
     return tuple(
         [Bust(seat, player_id, 1 + sum(other < stack for other, _, _ in busted)) for stack, seat, player_id in busted]
     )

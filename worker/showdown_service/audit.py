@@ -68,22 +68,28 @@ def make_record(
     result_sha256: str | None,
     worker: str,
     at: str,
-) -> tuple[dict[str, Any], Head]:
-    """The next record after ``head``, and the new head."""
+) -> tuple[dict[str, Any], bytes, Head]:
+    """The next record after ``head``: as a dict, as the JSON stored in the audit stream, and the new head.
+
+    The record is serialised once: its canonical JSON (keys sorted) is hashed, and the stored JSON is that
+    text with ``hash`` appended (a reader re-sorts the keys to check it, see :func:`record_hash`).
+    """
     body: dict[str, Any] = {
-        "seq": head.seq + 1,
-        "hand_id": hand_id,
-        "entry_id": entry_id,
-        "outcome": outcome,
-        "code": code,
-        "event_sha256": event_sha256,
-        "result_sha256": result_sha256,
-        "worker": worker,
         "at": at,
+        "code": code,
+        "entry_id": entry_id,
+        "event_sha256": event_sha256,
+        "hand_id": hand_id,
+        "outcome": outcome,
         "prev_hash": head.hash,
-    }
-    body["hash"] = _digest(body)  # the body has no "hash" yet: record_hash(body) without the copy
-    return body, Head(body["seq"], body["hash"])
+        "result_sha256": result_sha256,
+        "seq": head.seq + 1,
+        "worker": worker,
+    }  # in sorted order, as _digest would sort them
+    canonical = orjson.dumps(body)
+    digest = hashlib.sha256(canonical).hexdigest()
+    body["hash"] = digest
+    return body, b'%s,"hash":"%s"}' % (canonical[:-1], digest.encode()), Head(head.seq + 1, digest)
 
 
 class Break(NamedTuple):

@@ -29,8 +29,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-import orjson
-
 from showdown_service.audit import Head, make_record
 from showdown_service.config import ShardKeys
 from showdown_service.settling import Prepared
@@ -189,7 +187,7 @@ def plan(
                 )
         else:
             outcome = "poison" if code == "poison" else "rejected"
-        record, head = make_record(
+        record, record_json, head = make_record(
             head,
             hand_id=p.hand_id,
             entry_id=p.entry_id,
@@ -206,7 +204,7 @@ def plan(
             seen_index,
             p.event_sha256 if seen_index else "",
             p.result if outcome == "settled" and p.result is not None else b"",
-            orjson.dumps(record),
+            record_json,
             code or "",
             message or "",
             p.raw[:dead_raw_max_bytes] if code else b"",

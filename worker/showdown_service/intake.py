@@ -47,30 +47,37 @@ _CARD_OF: Final = dict(BY_TEXT).__getitem__  # canonical text -> Card; a plain d
 
 
 def to_showdown(event: ShowdownEvent) -> Showdown:
-    """The core's view of a validated event (its card text is canonical)."""
-    card = _CARD_OF
-    return Showdown(
-        event.hand_id,
-        event.table_id,
-        VARIANTS[event.variant],
-        tuple(map(card, event.boards[0] if event.boards else event.board)),
-        event.button_seat,
-        tuple(
-            [
-                SeatHand(
-                    p.seat,
-                    p.player_id,
-                    tuple(map(card, p.hole_cards)) if p.hole_cards else (),
-                    p.contributed,
-                    p.dead_money,
-                    p.folded,
-                    p.stack,
-                )
-                for p in event.players
-            ]
+    """The core's view of a validated event (its card text is canonical): no check is made again."""
+    card, new = _CARD_OF, tuple.__new__  # the records' fields are given in order: no keyword parsing
+    boards = event.boards
+    return new(
+        Showdown,
+        (
+            event.hand_id,
+            event.table_id,
+            VARIANTS[event.variant],
+            tuple(map(card, boards[0] if boards else event.board)),
+            event.button_seat,
+            tuple(
+                [
+                    new(
+                        SeatHand,
+                        (
+                            p.seat,
+                            p.player_id,
+                            tuple(map(card, h)) if (h := p.hole_cards) else (),
+                            p.contributed,
+                            p.dead_money,
+                            p.folded,
+                            p.stack,
+                        ),
+                    )
+                    for p in event.players
+                ]
+            ),
+            event.tournament_id,
+            event.rake,
+            event.rake_ppm,
+            tuple([tuple(map(card, board)) for board in boards]) if boards else (),
         ),
-        event.tournament_id,
-        event.rake,
-        event.rake_ppm,
-        tuple([tuple(map(card, board)) for board in event.boards]) if event.boards else (),
     )

@@ -50,8 +50,8 @@ class Prepared:
 def prepare(
     entry_id: str,
     fields: dict[bytes, bytes] | None,
-    failures: int,
     *,
+    failures: int,
     max_deliveries: int,
     max_payload_bytes: int,
     now: datetime,

@@ -14,8 +14,8 @@ from typing import Any, Final
 
 import orjson
 
-from showdown_core import Card, PotPart, Settlement, Shown, Value
-from showdown_core.ranking import Ranking
+from showdown_core import Card, Category, PotPart, Settlement, Shown, Value
+from showdown_core.ranking import LowCategory, Ranking
 from showdown_core.variants import Variant
 from showdown_service import EVALUATOR
 
@@ -69,6 +69,10 @@ def _part(part: PotPart) -> dict[str, Any]:
     }
 
 
+_CATEGORY: Final = tuple(c.wire for c in LowCategory)
+"""A category's wire name by its number: :class:`~showdown_core.Category` numbers its nine as
+:class:`LowCategory` numbers its first nine, so one tuple serves both (an index, not a property call)."""
+assert all(_CATEGORY[c] == c.wire for c in Category)
 _HIGH: Final = attrgetter("high")
 _LOW: Final = attrgetter("low")
 
@@ -79,13 +83,13 @@ def _hands(variant: Variant, boards: tuple[tuple[Card, ...], ...], shown: tuple[
         return [_shown(variant, boards, s) for s in shown]
     ranking = variant.high or variant.low
     assert ranking is not None
-    play, board = ranking.playing_cards, boards[0]
+    play, board, category = ranking.playing_cards, boards[0], _CATEGORY
     value_of = _HIGH if variant.high is not None else _LOW
     return [
         {
             "seat": s.seat.seat,
             "player_id": s.seat.player_id,
-            "category": (value := value_of(s)).category.wire,
+            "category": category[(value := value_of(s)).category],
             "best_five": [c.text for c in play(s.seat.cards + board, value)],
             "description": value.description,
             "strength": value.strength,
@@ -105,7 +109,7 @@ def _shown(variant: Variant, boards: tuple[tuple[Card, ...], ...], shown: Shown)
     out: dict[str, Any] = {
         "seat": seat.seat,
         "player_id": seat.player_id,
-        "category": main.category.wire,
+        "category": _CATEGORY[main.category],
         "best_five": [c.text for c in cards],
         "description": main.description,
         "strength": main.strength,
@@ -126,7 +130,7 @@ def _shown(variant: Variant, boards: tuple[tuple[Card, ...], ...], shown: Shown)
 def _ranked(ranking: Ranking, value: Value, cards: tuple[Card, ...]) -> dict[str, Any]:
     return {
         "ranking": ranking.name,
-        "category": value.category.wire,
+        "category": _CATEGORY[value.category],
         "cards": [c.text for c in cards],
         "description": value.description,
         "strength": value.strength,

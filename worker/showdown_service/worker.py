@@ -15,7 +15,9 @@ The loop, per iteration:
   unexpectedly is logged, its failure counted in Redis
   (``failures:<entry id>``), and left pending: it comes back via the claim,
   and the ``max_deliveries``-th failure makes it a ``poison`` dead letter;
-* commit, re-planning on conflict; then one log line per entry;
+* commit, re-planning on conflict; then one INFO line for the batch (counts by
+  outcome; the audit stream is the per-entry record), a WARNING line per
+  refused entry, and per-entry lines only at DEBUG;
 * touch the heartbeat file; trim the events stream below its oldest pending
   entry every ``trim_interval_s``; refresh the pending/lag gauges.
 
@@ -37,13 +39,16 @@ commit, then :meth:`Worker.run` returns.
 
 from __future__ import annotations
 
+import gc
 import os
 import random
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, cast
 
 import orjson
@@ -119,6 +124,8 @@ class Worker:
         self._waiting_since = 0.0
         """time.time() when the wait began."""
         self.log = get_logger(worker=settings.consumer)
+        self._per_entry_lines = settings.log_level == "debug"
+        """One line per entry (DEBUG); at INFO a line per batch, and the audit stream has every entry."""
 
     # --- lifecycle -----------------------------------------------------------------
 
@@ -134,6 +141,8 @@ class Worker:
         """Serve until :meth:`stop`; ride out Redis outages with bounded backoff."""
         started = time.perf_counter()
         prepare_every_variant()  # every game's tables now, not on the first hand of each game
+        gc.collect()
+        gc.freeze()  # the tables live as long as the process: the collector need never walk them again
         self.log.info(
             "worker_started",
             shards=list(self.shards),
@@ -377,11 +386,12 @@ class Worker:
         started = time.perf_counter()
         now = datetime.now(UTC)
         batch: list[Prepared] = []
-        limits = {"max_deliveries": settings.max_deliveries, "max_payload_bytes": settings.max_payload_bytes}
+        judge = partial(prepare, failures=0, max_deliveries=settings.max_deliveries,
+                        max_payload_bytes=settings.max_payload_bytes, now=now, started=started)  # fmt: skip
         for entry_id, fields in entries:
             eid = entry_id.decode()
             try:  # 0 failures known: the count is read only when settling raises, never on the hot path
-                batch.append(prepare(eid, fields, 0, now=now, started=started, **limits))
+                batch.append(judge(eid, fields))
             except Exception as exc:
                 self.metrics.failures.labels(keys.shard).inc()
                 context = {"shard": keys.shard, "entry_id": eid, "exc_info": exc}
@@ -396,7 +406,7 @@ class Worker:
                 then = "dead-lettered as poison" if poison else "left pending, retried after claim_idle_ms"
                 self.log.error("entry_failed", failures=failures, limit=settings.max_deliveries, then=then, **context)
                 if poison:  # judged with its count: poison, without settling it again
-                    batch.append(prepare(eid, fields, failures, now=now, started=started, **limits))
+                    batch.append(judge(eid, fields, failures=failures))
         return batch
 
     def _count_failure(self, keys: ShardKeys, entry_id: str) -> int:
@@ -472,29 +482,38 @@ class Worker:
         self._report(keys, planned)
 
     def _report(self, keys: ShardKeys, planned: Plan) -> None:
-        """One summary line per entry, and the metrics."""
+        """One INFO line for the batch (counts by outcome; the audit stream is the per-entry record), one line
+        per refused entry (WARNING; CRITICAL for a broken invariant), per-entry lines at DEBUG only; metrics."""
         done = time.perf_counter()
-        wall = time.time()
-        info, entries, latency = self.log.info, self.metrics.entries, self.metrics.latency.labels(keys.shard)
-        self.metrics.batch.observe(len(planned.decisions))
-        for d in planned.decisions:
-            p = d.prepared
-            entries.labels(keys.shard, d.outcome).inc()
-            latency.observe(max(0.0, wall - int(p.entry_id.partition("-")[0]) / 1000))
-            fields: dict[str, Any] = {
-                "shard": keys.shard,
-                "entry_id": p.entry_id,
-                "hand_id": p.hand_id,
-                "table_id": p.table_id,
-                "outcome": d.outcome,
-                "ms": round((done - p.started) * 1000, 3),
-            }
-            if d.code is None:
-                info("entry", **fields)
-            elif d.code == "invariant_violation":
-                self.log.critical("entry", code=d.code, message=d.message, **fields)
-            else:
-                self.log.warning("entry", code=d.code, message=d.message, **fields)
+        wall_ms = time.time() * 1000
+        decisions = planned.decisions
+        outcomes = Counter([d.outcome for d in decisions])
+        for outcome, count in outcomes.items():
+            self.metrics.entries.labels(keys.shard, outcome).inc(count)
+        self.metrics.batch.observe(len(decisions))
+        observe = self.metrics.latency.labels(keys.shard).observe
+        for d in decisions:  # from each event's XADD (its entry id's milliseconds) to now
+            observe(max(0.0, wall_ms - int(d.prepared.entry_id.partition("-")[0])) / 1000)
+        for d in decisions:
+            if d.code is not None:
+                p = d.prepared
+                log = self.log.critical if d.code == "invariant_violation" else self.log.warning
+                log("entry", shard=keys.shard, entry_id=p.entry_id, hand_id=p.hand_id, table_id=p.table_id,
+                    outcome=d.outcome, code=d.code, message=d.message)  # fmt: skip
+        if self._per_entry_lines:
+            for d in decisions:
+                p = d.prepared
+                self.log.debug("entry", shard=keys.shard, entry_id=p.entry_id, hand_id=p.hand_id, table_id=p.table_id,
+                               outcome=d.outcome, ms=round((done - p.started) * 1000, 3))  # fmt: skip
+        self.log.info(
+            "batch",
+            shard=keys.shard,
+            entries=len(decisions),
+            **outcomes,
+            first=decisions[0].prepared.entry_id,
+            last=decisions[-1].prepared.entry_id,
+            ms=round((done - decisions[0].prepared.started) * 1000, 3),
+        )
 
     # --- housekeeping ------------------------------------------------------------------
 
