@@ -542,3 +542,22 @@ def test_trimming_keeps_every_unread_and_pending_entry(fake: fakeredis.FakeRedis
     worker.trim(keys)
     kept = [e for e, _ in read_range(fake, keys.events)]
     assert set(ids[5 + settled :]) <= set(kept), "unread entries survive"
+
+
+def test_a_batch_of_latencies_counts_in_the_histogram_exactly_as_one_observation_each() -> None:
+    from prometheus_client import CollectorRegistry, generate_latest
+
+    from showdown_service.metrics import LATENCY_BUCKETS, Metrics, observe_many
+
+    amounts = [0.0, 0.0005, 0.00051, 0.0019, 0.002, 0.7, 29.0, 31.0, 1e9, *[i / 997 for i in range(500)]]
+    one_by_one, batched = Metrics(CollectorRegistry()), Metrics(CollectorRegistry())
+    for amount in amounts:
+        one_by_one.latency.labels("s").observe(amount)
+    observe_many(batched.latency.labels("s"), amounts)
+
+    def samples(metrics: Metrics) -> list[str]:  # every line but the metrics' creation times
+        text = generate_latest(metrics.registry).decode()
+        return [line for line in text.splitlines() if "_created" not in line]
+
+    assert samples(batched) == samples(one_by_one)
+    assert len(LATENCY_BUCKETS) > 5, "the amounts above fall in many buckets, the +Inf one included"

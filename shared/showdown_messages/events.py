@@ -16,6 +16,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, Strin
 
 from showdown_messages.rejections import quote, reject
 from showdown_rules import (
+    CANONICAL_CARDS,
     CARD_PATTERN,
     MAX_CHIPS,
     MAX_ID_LENGTH,
@@ -176,23 +177,16 @@ class ShowdownEvent(BaseModel):
     def _check_game_rules(self) -> Self:
         """Rules that span fields. Each failure names the field to fix.
 
-        Also rewrites every card to canonical text (a no-op for producers
-        that already send it). This runs for every event a worker takes, so
-        the checks are set sizes and comprehensions; offenders are looked
-        for, and messages built, only once a check has failed.
+        Also rewrites every card to canonical text (for producers that do not
+        already send it). This runs for every event a worker takes, so the
+        checks are set sizes and one pass over the players; offenders are
+        looked for, and messages built, only once a check has failed.
         """
         players = self.players
         shape = VARIANT_SHAPES[self.variant]
         counts = shape.hole_cards
         most = counts[-1]
-        spell = _SPELLINGS.__getitem__  # the card pattern admits exactly its keys
-        board = self.board
-        canonical = tuple(map(spell, board))
-        if canonical != board:
-            self.__dict__["board"] = canonical  # frozen model: set once, during validation
-        cards = list(canonical)
-        if self.boards is not None:
-            cards += self._canonical_boards(shape)
+        cards = list(self.board)
         seats: set[int] = set()
         ids: set[str] = set()
         add_seat, add_id = seats.add, ids.add
@@ -209,11 +203,8 @@ class ShowdownEvent(BaseModel):
             held = p.hole_cards
             shown = 0
             if held:
-                canonical = tuple(map(spell, held))
-                if canonical != held:
-                    p.__dict__["hole_cards"] = canonical  # as for the board above
-                cards += canonical
-                shown = len(canonical)
+                cards += held
+                shown = len(held)
                 if shown > most:
                     too_many = True
             if not p.folded:
@@ -229,6 +220,10 @@ class ShowdownEvent(BaseModel):
                 stacked += 1
                 if stack < put_in:
                     stack_short = True
+        if not _CANONICAL.issuperset(cards):  # a producer spelling cards its own way ("10d", "a♠")
+            cards = self._canonicalise()
+        if self.boards is not None:
+            cards += self._canonical_boards(shape)
 
         count = len(players)
         if len(seats) != count:
@@ -262,7 +257,7 @@ class ShowdownEvent(BaseModel):
         if not live:
             raise reject("no_live_player", "players", "every player folded; somebody must be left to win")
         contested = live > 1
-        first_board = self.boards[0] if self.boards else board
+        first_board = self.boards[0] if self.boards else self.board
         if len(first_board) > shape.board_cards or (contested and len(first_board) != shape.board_cards):
             where = "boards[0]" if self.boards else "board"
             raise reject(
@@ -306,6 +301,18 @@ class ShowdownEvent(BaseModel):
         if self.rake:
             _check_rake(self.rake, self.rake_ppm, players)
         return self
+
+    def _canonicalise(self) -> list[str]:
+        """Rewrite the board's and every player's cards to canonical text (the frozen model is set once,
+        during validation) and return them all. ``boards`` is rewritten by :meth:`_canonical_boards`."""
+        spell = _SPELLINGS.__getitem__  # the card pattern admits exactly its keys
+        cards = list(map(spell, self.board))
+        self.__dict__["board"] = tuple(cards)
+        for p in self.players:
+            if p.hole_cards:
+                p.__dict__["hole_cards"] = held = tuple(map(spell, p.hole_cards))
+                cards += held
+        return cards
 
     def _canonical_boards(self, shape: VariantShape) -> list[str]:
         """Canonicalise ``boards`` in place and return its distinct cards: the shared start once, then each
@@ -397,6 +404,7 @@ def _check_rake(rake: int, rake_ppm: int | None, players: tuple[PlayerIn, ...]) 
 
 
 _SPELLINGS: Final = dict(SPELLINGS)  # a plain dict: the fastest lookup
+_CANONICAL: Final = frozenset(CANONICAL_CARDS)
 
 
 def _raise_first_repeat(code: str, field: str, values: list[Any], template: str) -> NoReturn:

@@ -11,7 +11,7 @@ from typing import Final
 import orjson
 from pydantic import ValidationError
 
-from showdown_core import BY_TEXT, VARIANTS, InvalidEvent, SeatHand, Showdown
+from showdown_core import BY_TEXT, DECK, VARIANTS, Card, InvalidEvent, SeatHand, Showdown
 from showdown_messages import ShowdownEvent, rejections
 
 
@@ -44,11 +44,16 @@ def parse_event(payload: bytes | str) -> ShowdownEvent:
 
 
 _CARD_OF: Final = dict(BY_TEXT).__getitem__  # canonical text -> Card; a plain dict is the fastest lookup
+_PAIRS: Final[dict[tuple[str, ...], tuple[Card, ...]]] = {
+    (a.text, b.text): (a, b) for a in DECK for b in DECK if a is not b
+}
+_TWO_CARDS: Final = _PAIRS.get
+"""Two canonical card texts -> the two cards: a hold'em hand in one lookup (2,652 pairs)."""
 
 
 def to_showdown(event: ShowdownEvent) -> Showdown:
     """The core's view of a validated event (its card text is canonical): no check is made again."""
-    card, new = _CARD_OF, tuple.__new__  # the records' fields are given in order: no keyword parsing
+    card, two, new = _CARD_OF, _TWO_CARDS, tuple.__new__  # records from their fields in order: no keywords
     boards = event.boards
     return new(
         Showdown,
@@ -65,7 +70,7 @@ def to_showdown(event: ShowdownEvent) -> Showdown:
                         (
                             p.seat,
                             p.player_id,
-                            tuple(map(card, h)) if (h := p.hole_cards) else (),
+                            (two(h) or tuple(map(card, h))) if (h := p.hole_cards) else (),
                             p.contributed,
                             p.dead_money,
                             p.folded,

@@ -2,10 +2,35 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections.abc import Iterable
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
 BATCH_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+
+def observe_many(histogram: Histogram, amounts: Iterable[float]) -> None:
+    """``histogram.observe(a)`` for each of ``amounts`` (a labelled child), each bucket and the sum counted once
+    per call: a batch's latencies cost one lock a bucket, not two per entry. Falls back to ``observe`` if the
+    client library's layout is not the one this relies on (a test compares the two)."""
+    bounds = getattr(histogram, "_upper_bounds", None)
+    buckets = getattr(histogram, "_buckets", None)
+    total = getattr(histogram, "_sum", None)
+    if bounds is None or buckets is None or total is None:
+        for amount in amounts:
+            histogram.observe(amount)
+        return
+    counts = [0] * len(bounds)
+    added = 0.0
+    for amount in amounts:
+        added += amount
+        counts[bisect_left(bounds, amount)] += 1  # the first bound >= amount, as observe() finds it
+    total.inc(added)
+    for bucket, count in zip(buckets, counts, strict=True):
+        if count:
+            bucket.inc(count)
 
 
 class Metrics:

@@ -60,7 +60,7 @@ from showdown_service.audit import Head
 from showdown_service.commit import COMMIT_LUA, Plan, plan, read_reply
 from showdown_service.config import Settings, ShardKeys
 from showdown_service.logs import get_logger
-from showdown_service.metrics import Metrics
+from showdown_service.metrics import Metrics, observe_many
 from showdown_service.settling import Prepared, prepare
 from showdown_service.streams import Row, auto_claim, read_group
 
@@ -491,9 +491,10 @@ class Worker:
         for outcome, count in outcomes.items():
             self.metrics.entries.labels(keys.shard, outcome).inc(count)
         self.metrics.batch.observe(len(decisions))
-        observe = self.metrics.latency.labels(keys.shard).observe
-        for d in decisions:  # from each event's XADD (its entry id's milliseconds) to now
-            observe(max(0.0, wall_ms - int(d.prepared.entry_id.partition("-")[0])) / 1000)
+        observe_many(  # from each event's XADD (its entry id's milliseconds) to now
+            self.metrics.latency.labels(keys.shard),
+            [max(0.0, wall_ms - int(d.prepared.entry_id.partition("-")[0])) / 1000 for d in decisions],
+        )
         for d in decisions:
             if d.code is not None:
                 p = d.prepared
