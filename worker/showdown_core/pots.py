@@ -37,11 +37,18 @@ def build_pots(seats: Sequence[SeatHand]) -> tuple[list[Pot], list[Share]]:
     Invariant: the pots' amounts plus the returned amounts equal the sum of
     every seat's ``contributed + dead_money``.
 
+    The usual showdown (every live seat put in the most anyone did) is one pot
+    open to every live seat, dead money included, and is made at once.
+
     Levels are the distinct contributions, so no seat's contribution lies
     strictly between two consecutive levels: the slice from ``previous`` to
     ``level`` holds exactly ``level - previous`` from each seat that reached
     ``level``.
     """
+    live = [s.contributed for s in seats if not s.folded]
+    if len(live) > 1 and min(live) == max([s.contributed for s in seats]):  # the usual showdown: one pot
+        total = sum([s.contributed + s.dead_money for s in seats])
+        return [_NEW(Pot, (total, tuple(sorted([s.seat for s in seats if not s.folded]))))], []
     pots: list[Pot] = []
     returned: list[Share] = []
     dead = 0
