@@ -54,7 +54,12 @@ def record_hash(body: dict[str, Any]) -> str:
 
 
 def _digest(fields: dict[str, Any]) -> str:
-    return hashlib.sha256(orjson.dumps(fields, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    return sha256_hex(orjson.dumps(fields, option=orjson.OPT_SORT_KEYS))
+
+
+def sha256_hex(data: bytes) -> str:
+    """The sha256 of ``data`` as 64 hex digits: every digest the service writes (events, results, records)."""
+    return hashlib.sha256(data).hexdigest()
 
 
 def make_record(
@@ -87,7 +92,7 @@ def make_record(
         "worker": worker,
     }  # in sorted order, as _digest would sort them
     canonical = orjson.dumps(body)
-    digest = hashlib.sha256(canonical).hexdigest()
+    digest = sha256_hex(canonical)
     body["hash"] = digest
     return body, b'%s,"hash":"%s"}' % (canonical[:-1], digest.encode()), Head(head.seq + 1, digest)
 

@@ -218,8 +218,7 @@ def plan(
         head.encode(),
         dedupe_ttl_s,
         *maxlens,
-        min(batch, key=_entry_order).entry_id,
-        max(batch, key=_entry_order).entry_id,
+        *_id_range(batch),
         consumer,
         at,
         len(seen_keys),
@@ -249,6 +248,16 @@ def read_reply(reply: list[Any], plan: Plan) -> Conflict | None:
             for key, value in zip(plan.seen_keys, seen_now, strict=True)
         },
     )
+
+
+def _id_range(batch: Sequence[Prepared]) -> tuple[str, str]:
+    """The lowest and highest entry id of ``batch``: its first and last, since a batch is in stream order
+    (XREADGROUP and XAUTOCLAIM return ids ascending, and a re-plan keeps the order); one whose first id is
+    above its last is searched the long way."""
+    first, last = batch[0], batch[-1]
+    if _entry_order(first) <= _entry_order(last):
+        return first.entry_id, last.entry_id
+    return min(batch, key=_entry_order).entry_id, max(batch, key=_entry_order).entry_id
 
 
 def _entry_order(p: Prepared) -> tuple[int, int]:

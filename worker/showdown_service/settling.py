@@ -9,13 +9,14 @@ against the dedupe keys in Redis (:mod:`showdown_service.commit`).
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 
 import orjson
 
 from showdown_core import InvalidEvent, InvariantViolation, settle
+from showdown_messages import ShowdownEvent
+from showdown_service.audit import sha256_hex
 from showdown_service.intake import parse_event, to_showdown
 from showdown_service.wire import encode_result
 
@@ -93,14 +94,19 @@ def prepare(
         entry_id=entry_id,
         hand_id=event.hand_id,
         table_id=event.table_id,
-        event_sha256=hashlib.sha256(event.__pydantic_serializer__.to_json(event)).hexdigest(),
+        event_sha256=event_digest(event),
         result=result,
-        result_sha256=hashlib.sha256(result).hexdigest(),
+        result_sha256=sha256_hex(result),
         code=None,
         message=None,
         raw=raw,
         started=started,
     )
+
+
+def event_digest(event: ShowdownEvent) -> str:
+    """sha256 of the canonical event: the model's JSON, so card spelling and key order do not change it."""
+    return sha256_hex(event.__pydantic_serializer__.to_json(event))
 
 
 def _refused(entry_id: str, raw: bytes, code: str, message: str, started: float) -> Prepared:
@@ -109,7 +115,7 @@ def _refused(entry_id: str, raw: bytes, code: str, message: str, started: float)
         entry_id=entry_id,
         hand_id=hand_id,
         table_id=table_id,
-        event_sha256=hashlib.sha256(raw).hexdigest(),
+        event_sha256=sha256_hex(raw),
         result=None,
         result_sha256=None,
         code=code,
