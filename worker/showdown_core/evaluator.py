@@ -132,32 +132,38 @@ _STRAIGHTS: Final = ((5, 4, 3, 2, 14), *(tuple(range(top, top - 5, -1)) for top 
 """Every straight, lowest (the wheel, five-high) first."""
 
 
-def _enumerate_classes() -> list[tuple[Category, tuple[int, ...]]]:
-    desc = sorted(_RANKS, reverse=True)
-    straight_sets = {frozenset(s) for s in _STRAIGHTS}
+def class_members(
+    ranks: Sequence[int], straights: Sequence[tuple[int, ...]]
+) -> dict[Category, Sequence[tuple[int, ...]]]:
+    """Every five-card class of a deck of ``ranks``, by category, weakest first within each (the ranks of
+    a class in :attr:`HandValue.ranks` order); ``straights`` lowest first. Categories are ordered by the
+    caller: the standard order here, short deck's in :mod:`showdown_core.short_deck`."""
+    desc = sorted(ranks, reverse=True)
+    straight_sets = {frozenset(s) for s in straights}
     # combinations of a descending list are descending tuples; sorting them ascending is poker order
     no_straight = sorted(c for c in combinations(desc, 5) if frozenset(c) not in straight_sets)
 
     def kickers(n: int, *excluded: int) -> list[tuple[int, ...]]:
         return list(combinations([r for r in desc if r not in excluded], n))
 
-    pairs = sorted((p, p, *k) for p in _RANKS for k in kickers(3, p))
-    two_pairs = sorted((h, h, lo, lo, k) for h in _RANKS for lo in range(2, h) for (k,) in kickers(1, h, lo))
-    trips = sorted((t, t, t, *k) for t in _RANKS for k in kickers(2, t))
-    fulls = sorted((t, t, t, p, p) for t in _RANKS for p in _RANKS if p != t)
-    quads = sorted((q, q, q, q, k) for q in _RANKS for (k,) in kickers(1, q))
-    layers: list[tuple[Category, Sequence[tuple[int, ...]]]] = [
-        (Category.HIGH_CARD, no_straight),
-        (Category.ONE_PAIR, pairs),
-        (Category.TWO_PAIR, two_pairs),
-        (Category.THREE_OF_A_KIND, trips),
-        (Category.STRAIGHT, _STRAIGHTS),
-        (Category.FLUSH, no_straight),
-        (Category.FULL_HOUSE, fulls),
-        (Category.FOUR_OF_A_KIND, quads),
-        (Category.STRAIGHT_FLUSH, _STRAIGHTS),
-    ]
-    return [(category, ranks) for category, members in layers for ranks in members]
+    return {
+        Category.HIGH_CARD: no_straight,
+        Category.ONE_PAIR: sorted((p, p, *k) for p in desc for k in kickers(3, p)),
+        Category.TWO_PAIR: sorted(
+            (h, h, lo, lo, k) for h in desc for lo in desc if lo < h for (k,) in kickers(1, h, lo)
+        ),
+        Category.THREE_OF_A_KIND: sorted((t, t, t, *k) for t in desc for k in kickers(2, t)),
+        Category.STRAIGHT: straights,
+        Category.FLUSH: no_straight,
+        Category.FULL_HOUSE: sorted((t, t, t, p, p) for t in desc for p in desc if p != t),
+        Category.FOUR_OF_A_KIND: sorted((q, q, q, q, k) for q in desc for (k,) in kickers(1, q)),
+        Category.STRAIGHT_FLUSH: straights,
+    }
+
+
+def _enumerate_classes() -> list[tuple[Category, tuple[int, ...]]]:
+    members = class_members(_RANKS, _STRAIGHTS)
+    return [(category, ranks) for category in Category for ranks in members[category]]
 
 
 _SEALED = False

@@ -24,7 +24,7 @@ from typing import Final
 
 from showdown_core.cards import Card
 from showdown_core.errors import InvalidEvent
-from showdown_core.evaluator import FLUSH_SUIT, Category, best_five, describe, rank_multisets
+from showdown_core.evaluator import FLUSH_SUIT, Category, best_five, class_members, describe, rank_multisets
 from showdown_core.ranking import RankedValue, Ranking, Value
 
 LOWEST: Final = 6
@@ -35,30 +35,20 @@ _STRENGTH: Final = attrgetter("strength")
 
 
 def _class_order(trips_over_straight: bool) -> list[tuple[Category, tuple[int, ...]]]:
-    """Every class, weakest first."""
-    straight_sets = {frozenset(s) for s in _STRAIGHTS}
-    no_straight = sorted(c for c in combinations(_RANKS, 5) if frozenset(c) not in straight_sets)
-
-    def kickers(n: int, *excluded: int) -> list[tuple[int, ...]]:
-        return list(combinations([r for r in _RANKS if r not in excluded], n))
-
-    pairs = sorted((p, p, *k) for p in _RANKS for k in kickers(3, p))
-    two_pairs = sorted((h, h, lo, lo, k) for h in _RANKS for lo in _RANKS if lo < h for (k,) in kickers(1, h, lo))
-    trips = sorted((t, t, t, *k) for t in _RANKS for k in kickers(2, t))
-    fulls = sorted((t, t, t, p, p) for t in _RANKS for p in _RANKS if p != t)
-    quads = sorted((q, q, q, q, k) for q in _RANKS for (k,) in kickers(1, q))
-    middle = [(Category.STRAIGHT, _STRAIGHTS), (Category.THREE_OF_A_KIND, trips)]
-    layers: list[tuple[Category, Sequence[tuple[int, ...]]]] = [
-        (Category.HIGH_CARD, no_straight),
-        (Category.ONE_PAIR, pairs),
-        (Category.TWO_PAIR, two_pairs),
+    """Every class, weakest first: a flush above a full house, and trips above a straight or below it."""
+    members = class_members(_RANKS, _STRAIGHTS)
+    middle = [Category.STRAIGHT, Category.THREE_OF_A_KIND]
+    order = [
+        Category.HIGH_CARD,
+        Category.ONE_PAIR,
+        Category.TWO_PAIR,
         *(middle if trips_over_straight else middle[::-1]),
-        (Category.FULL_HOUSE, fulls),
-        (Category.FLUSH, no_straight),
-        (Category.FOUR_OF_A_KIND, quads),
-        (Category.STRAIGHT_FLUSH, _STRAIGHTS),
+        Category.FULL_HOUSE,
+        Category.FLUSH,
+        Category.FOUR_OF_A_KIND,
+        Category.STRAIGHT_FLUSH,
     ]
-    return [(category, ranks) for category, members in layers for ranks in members]
+    return [(category, ranks) for category in order for ranks in members[category]]
 
 
 def _straight(ranks: set[int]) -> tuple[int, ...] | None:
