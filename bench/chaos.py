@@ -21,7 +21,8 @@ own pending entries, half under a new one, so another worker must claim
 them), kills Redis once with SIGKILL and starts it again on the same data,
 cuts the network for about a second, and stops a worker with SIGTERM in the
 middle of its work. And Redis refuses writes four times, about 1.5 s each:
-memory full under ``noeviction`` (OOM), a replica of an unreachable primary
+memory full under ``noeviction`` (OOM; the workers are paused for 0.3 s
+first, so that a backlog waits to be read while the commits are refused), a replica of an unreachable primary
 (READONLY), ``min-replicas-to-write 1`` without a replica (NOREPLICAS), and a
 long script (BUSY). The producer rides those out as a game server would,
 re-sending what was refused; the workers wait and must dead-letter nothing.
@@ -76,6 +77,9 @@ WORKERS = 3
 BLIPS = 6
 LOST_REPLIES = 5
 GROUP = "adjudicators"
+BACKLOG_S = 0.3
+"""How long the workers are paused before memory fills: the entries that arrive meanwhile are read, and
+re-delivered, while Redis refuses the commits."""
 MAX_DELIVERIES = 1
 """The workers' SHOWDOWN_MAX_DELIVERIES: so low that counting deliveries would turn every re-delivery into poison."""
 REFUSALS = {"oom": 0.25, "readonly": 0.42, "noreplicas": 0.58, "busy": 0.9}
@@ -138,6 +142,9 @@ class ChaosReport:
     audit_records: int = 0
     outcomes: Counter[str] = field(default_factory=Counter)
     harmless_resends: int = 0
+    """Entries a commit found already settled (``entries_gone``): re-sent commits, or overtaken ones."""
+    resent_after_lost_reply: int = 0
+    """Commits redis-py sent again, byte for byte, after their reply was lost (counted by the proxy)."""
     redis_errors: int = 0
     latencies_ms: list[float] = field(default_factory=list)
     seconds: float = 0.0
@@ -175,7 +182,11 @@ class ChaosReport:
             ("poison", str(self.poison)),
             ("left pending", str(self.pending)),
             ("audit chain", f"{self.audit_records:,} records, {'holds' if self.chain_holds else 'BROKEN'}"),
-            ("commits re-sent or overtaken, changing nothing", str(self.harmless_resends)),
+            ("commits re-sent after their reply was lost", str(self.resent_after_lost_reply)),
+            (
+                "entries a commit found already settled (re-sent or overtaken), changing nothing",
+                str(self.harmless_resends),
+            ),
             ("latency XADD->commit p50 / p99", f"{statistics.median(lat):.1f} ms / {p99:.1f} ms"),
             ("wall time", f"{self.seconds:.1f} s"),
         ]
@@ -296,7 +307,19 @@ class Fleet:
         self.start(slot)
         self.report.worker_restarts += 1
 
+    def pause(self) -> None:
+        """Freeze every worker (SIGSTOP): what arrives meanwhile waits, unread."""
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGCONT)
+
     def stop(self) -> None:
+        self.resume()  # a paused worker would not hear SIGTERM until continued
         for proc in self.procs.values():
             if proc.poll() is None:
                 proc.send_signal(signal.SIGTERM)
@@ -328,12 +351,14 @@ class Refuser:
         self.server = server
         self.report = report
 
-    def refuse(self, kind: str, seconds: float) -> None:
+    def refuse(self, kind: str, seconds: float, *, then: Callable[[], None] = lambda: None) -> None:
+        """Refuse writes of ``kind`` for ``seconds``; ``then`` runs once writes are refused (OOM only)."""
         admin = redis.Redis.from_url(self.server.url, protocol=2, socket_timeout=seconds + 30)
         try:
             if kind == "oom":
                 admin.config_set("maxmemory-policy", "noeviction")
                 admin.config_set("maxmemory", int(admin.info("memory")["used_memory"]) + OOM_HEADROOM)
+                then()
                 time.sleep(seconds)
                 admin.config_set("maxmemory", 0)
             elif kind == "readonly":
@@ -506,7 +531,15 @@ def run(
             while len(published) < at * events and producer.is_alive():
                 time.sleep(0.005)
             log(f"  {len(published):>7,} published: {action}")
-            if action in REFUSALS:
+            if action == "oom":
+                # Workers that have caught up hold nothing for a refusal to re-deliver: pause them while a
+                # backlog forms, so that they read it (Redis reads when memory is full) and their commits fail;
+                # not while the network is cut (the cut is its own test), or they could not read at all.
+                proxy.wait_until_joined()
+                fleet.pause()
+                time.sleep(BACKLOG_S)
+                refuser.refuse(action, REFUSAL_S, then=fleet.resume)
+            elif action in REFUSALS:
                 refuser.refuse(action, REFUSAL_S)
             elif action == "kill":
                 fleet.kill(rng)
@@ -542,6 +575,7 @@ def run(
         report.waits = Counter(line["reason"] for line in fleet.lines("redis_unavailable"))
         report.redis_errors = report.waits.total()
         report.replies_lost = proxy.replies_lost
+        report.resent_after_lost_reply = proxy.resent
     report.seconds = time.monotonic() - started
     return report
 

@@ -13,6 +13,11 @@ from showdown_service.localredis import free_port
 _BUFFER = 65536
 
 
+_SAME = 65536
+"""Bytes of a request kept to tell a re-send from a new request: a whole small commit, or a large one's keys
+and its first arguments (the audit heads, which no other commit shares)."""
+
+
 class FlakyProxy:
     """Forwards 127.0.0.1:<port> to 127.0.0.1:<target>; :meth:`cut` drops every connection for a while.
 
@@ -34,8 +39,13 @@ class FlakyProxy:
         self.cuts = 0
         self.dropped = 0
         self._lose_reply_to: bytes | None = None
-        self._doomed: set[tuple[socket.socket, socket.socket]] = set()
+        self._doomed: dict[tuple[socket.socket, socket.socket], bytearray] = {}
+        """Connections whose next reply is dropped, with the start of the request that doomed them."""
+        self._unanswered: list[bytes] = []
+        """The start of each request whose reply was dropped, until the client sends it again."""
         self.replies_lost = 0
+        self.resent = 0
+        """Requests sent again, byte for byte, after their reply was lost (redis-py re-sending a pipeline)."""
 
     @property
     def url(self) -> str:
@@ -54,6 +64,10 @@ class FlakyProxy:
         for client, upstream in pairs:
             self._close(client, upstream)
             self.dropped += 1
+
+    def wait_until_joined(self) -> None:
+        """Return once a cut in progress has ended (at once if there is none)."""
+        time.sleep(max(0.0, self._cut_until - time.monotonic()))
 
     def lose_next_reply(self, marker: bytes = b"EVALSHA") -> None:
         """Forward the next request containing ``marker``, then drop its connection before the reply.
@@ -94,6 +108,8 @@ class FlakyProxy:
     def _pump(
         self, source: socket.socket, sink: socket.socket, pair: tuple[socket.socket, socket.socket], upstream: bool
     ) -> None:
+        sent = bytearray()  # upstream: the first _SAME bytes this connection sent, from a doomed request on
+        watching = upstream and bool(self._unanswered)  # a connection opened after a lost reply: a re-send?
         try:
             while True:
                 data = source.recv(_BUFFER)
@@ -101,16 +117,34 @@ class FlakyProxy:
                     break
                 if not upstream and pair in self._doomed:  # the reply Redis sent: it never arrives
                     self.replies_lost += 1
+                    self._unanswered.append(bytes(self._doomed[pair][: _SAME - 256]))  # room for a header before it
                     break
                 sink.sendall(data)
-                marker = self._lose_reply_to
-                if upstream and marker is not None and marker in data:
-                    self._lose_reply_to = None
-                    self._doomed.add(pair)
+                if upstream:
+                    if pair in self._doomed or watching:
+                        sent += data[: _SAME - len(sent)]
+                    if watching and self._is_resend(sent):
+                        watching = False
+                    marker = self._lose_reply_to
+                    if marker is not None and marker in data:
+                        self._lose_reply_to = None
+                        sent = bytearray(data[data.index(marker) :][:_SAME])
+                        self._doomed[pair] = sent
         except OSError:
             pass
-        self._doomed.discard(pair)
+        self._doomed.pop(pair, None)
         self._close(*pair)
+
+    def _is_resend(self, sent: bytearray) -> bool:
+        """Whether ``sent`` (a new connection's first bytes) repeats, byte for byte, a request whose reply was
+        lost: as much of it as was kept (a whole small commit, or the first 64 KB of a large one: past its
+        keys, to the audit heads that no other commit shares); counted once."""
+        for i, unanswered in enumerate(self._unanswered):
+            if len(sent) >= len(unanswered) and sent.find(unanswered) >= 0:
+                self.resent += 1
+                del self._unanswered[i]
+                return True
+        return False
 
     def _close(self, client: socket.socket, upstream: socket.socket) -> None:
         with self._lock:

@@ -129,7 +129,8 @@ def profile(url: str, payloads: list[bytes], workdir: Path, shard: str = "stages
         _stop(proc)
     main: Counter[str] = Counter()
     io_busy = 0
-    for line in raw.read_text(encoding="utf-8").splitlines():
+    lines = raw.read_text(encoding="utf-8").splitlines() if raw.exists() else []  # none: py-spy could not attach
+    for line in lines:
         stack, _, count = line.rpartition(" ")
         frames = stack.split(";")
         if any(f.startswith("Worker.step ") for f in frames):
@@ -146,6 +147,10 @@ def table(run: Profile, us_per_entry: float | None = None) -> list[str]:
     """Markdown rows: each stage's share of the main thread and its microseconds per entry (scaled to
     ``us_per_entry``, the unsampled worker's time per entry, when given), and the process's CPU."""
     total = sum(run.per_entry.values())
+    if not total:
+        return [
+            "(no samples: py-spy could not attach to the worker; it needs ptrace, e.g. CAP_SYS_PTRACE in a container)"
+        ]
     scale = (us_per_entry or total) / total
     lines = ["| stage | per entry | share of the main thread |", "|---|---:|---:|"]
     lines += [f"| {stage} | {fmt_time(us * scale / 1e6)} | {us / total:.0%} |" for stage, us in run.per_entry.items()]
