@@ -164,24 +164,11 @@ def _representative(rank: Ranking, value: Value, deck: Sequence[Card]) -> tuple[
 def test_every_class_has_the_strength_pokerkits_lookup_gives_it(name: str) -> None:
     rank = ranking(name)
     deck = SHORT_DECK if name.startswith("short_deck") else DECK
-    values = _values(name)
+    values = rank.values
     assert [v.strength for v in values] == list(range(1, len(values) + 1))
     for value in values:
         hand = _representative(rank, value, deck)
         assert hand_strength(name, texts(hand)) == value.strength, (name, texts(hand), value)
-
-
-def _values(name: str) -> Sequence[Value]:
-    from importlib import import_module
-
-    module = {"short_deck_straight_over_trips": "short_deck"}.get(name, name)
-    if name.startswith("short_deck"):
-        return ranking(name).values  # type: ignore[attr-defined, no-any-return]
-    if name == "high":
-        from showdown_core import VALUES
-
-        return VALUES
-    return import_module(f"showdown_core.{module}").VALUES  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize("name", ALL)

@@ -18,13 +18,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from itertools import combinations
-from operator import attrgetter
 from typing import Final
 
 from showdown_core.cards import RANK_KEYS, Card
 from showdown_core.errors import InvalidEvent
-from showdown_core.evaluator import RANK_NAMES, rank_multisets
-from showdown_core.ranking import LowCategory, RankedValue, Ranking, Value, cards_of_ranks, spelled
+from showdown_core.evaluator import RANK_NAMES, Category, describe, rank_multisets
+from showdown_core.ranking import STRENGTH, LowCategory, RankedValue, Ranking, Value, cards_of_ranks, spelled
 
 _SHAPES: Final = {
     (1, 1, 1, 1, 1): LowCategory.HIGH_CARD,
@@ -36,8 +35,6 @@ _SHAPES: Final = {
 }
 """Rank counts, largest first -> category. The order of this table is the categories' order, best first."""
 _ORDER: Final = {category: i for i, category in enumerate(_SHAPES.values())}
-_STRENGTH: Final = attrgetter("strength")
-_PLURAL: Final = {r: n + "s" for r, n in RANK_NAMES.items()} | {6: "Sixes"}
 
 
 def _grouped(desc: tuple[int, ...]) -> tuple[LowCategory, tuple[int, ...]]:
@@ -48,20 +45,11 @@ def _grouped(desc: tuple[int, ...]) -> tuple[LowCategory, tuple[int, ...]]:
 
 
 def _describe(category: LowCategory, r: tuple[int, ...]) -> str:
-    name, plural = RANK_NAMES, _PLURAL
-    match category:
-        case LowCategory.HIGH_CARD:
-            return f"{name[r[0]]}-{name[r[1]].lower()} low, {spelled(r)}" + (" (the wheel)" if r[0] == 5 else "")
-        case LowCategory.ONE_PAIR:
-            return f"Pair of {plural[r[0]]}, {spelled(r)}"
-        case LowCategory.TWO_PAIR:
-            return f"Two pair, {plural[r[0]]} and {plural[r[2]]}, {spelled(r)}"
-        case LowCategory.THREE_OF_A_KIND:
-            return f"Three of a kind, {plural[r[0]]}, {spelled(r)}"
-        case LowCategory.FULL_HOUSE:
-            return f"Full house, {plural[r[0]]} full of {plural[r[3]]}"
-        case _:
-            return f"Four of a kind, {plural[r[0]]}, {spelled(r)}"
+    """``Eight-six low, 8-6-4-2-A``; a paired hand as a high hand says it, then its ranks (the ace as 1)."""
+    if category is LowCategory.HIGH_CARD:
+        wheel = " (the wheel)" if r[0] == 5 else ""
+        return f"{RANK_NAMES[r[0]]}-{RANK_NAMES[r[1]].lower()} low, {spelled(r)}{wheel}"
+    return f"{describe(Category(category), r)}, {spelled(r)}"
 
 
 def _card_rank(rank: int) -> int:
@@ -94,7 +82,7 @@ _FIVE: Final[dict[int, RankedValue]] = {_key(v.ranks): v for v in VALUES}
 def _extend(smaller: dict[int, RankedValue], size: int) -> dict[int, RankedValue]:
     """Rank-key sum of ``size`` cards -> the best of their multisets one rank smaller."""
     return {
-        key: max((smaller[key - RANK_KEYS[r - 2]] for r in set(desc)), key=_STRENGTH)
+        key: max((smaller[key - RANK_KEYS[r - 2]] for r in set(desc)), key=STRENGTH)
         for key, desc in rank_multisets(size)
     }
 
@@ -109,13 +97,14 @@ class AceToFive(Ranking):
 
     name = "ace_to_five"
     ace_low = True
+    values = VALUES
 
     def best(self, cards: Sequence[Card]) -> RankedValue:
         table = _BY_SIZE.get(len(cards))
         if table is None:
             if len(cards) < 5:
                 raise InvalidEvent.of("bad_hole_cards", "cards", f"an ace-to-five hand is 5 cards, got {len(cards)}")
-            return max((_FIVE[_key_of(five)] for five in combinations(cards, 5)), key=_STRENGTH)
+            return max((_FIVE[_key_of(five)] for five in combinations(cards, 5)), key=STRENGTH)
         return table[_key_of(cards)]
 
     def playing_cards(self, cards: Sequence[Card], value: Value) -> tuple[Card, ...]:

@@ -47,6 +47,7 @@ class Badugi(Ranking):
 
     name = "badugi"
     ace_low = True
+    values = VALUES
 
     def best(self, cards: Sequence[Card]) -> RankedValue:
         if not 1 <= len(cards) <= 4:

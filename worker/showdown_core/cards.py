@@ -85,6 +85,38 @@ DECK: tuple[Card, ...] = tuple(Card(rank, suit) for rank in range(2, 15) for sui
 """All 52 cards; ``DECK[i].index == i``."""
 
 BY_TEXT: Mapping[str, Card] = MappingProxyType({c.text: c for c in DECK})
+
+RANK_LANES: tuple[int, ...] = tuple(0 if r == 0 else 0xF << 4 * ((14 if r == 1 else r) - 2) for r in range(15))
+"""Rank (2..14; 1 is the ace playing low) -> the bits of its four cards in a card mask (``Card.mask``)."""
+SUIT_LANES: tuple[int, ...] = tuple(sum(1 << (4 * i + suit) for i in range(13)) for suit in range(4))
+"""Suit -> the bits of its thirteen cards in a card mask."""
+
+
+def mask_of(cards: Iterable[Card]) -> int:
+    """The card mask of distinct ``cards``: bit ``index`` set for each."""
+    held = 0
+    for c in cards:
+        held |= c.mask
+    return held
+
+
+def take_ranks(held: int, ranks: Iterable[int]) -> tuple[Card, ...]:
+    """For each of ``ranks`` in order (1 or 14 for an ace), the highest card of that rank among the cards of
+    the mask ``held`` not taken yet: the cards that play a hand, most significant first, the higher suit
+    where two could.
+
+    Raises ``ValueError`` if ``held`` holds too few cards of some rank.
+    """
+    chosen = []
+    for rank in ranks:
+        bit = (held & RANK_LANES[rank]).bit_length() - 1
+        if bit < 0:
+            raise ValueError(f"the cards hold no more of rank {rank} for the ranks {list(ranks)}")
+        held ^= 1 << bit
+        chosen.append(DECK[bit])
+    return tuple(chosen)
+
+
 """Canonical text -> card. The fast path for text already validated by the message model."""
 
 

@@ -12,18 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import combinations
-from operator import attrgetter
 from typing import Final
 
 from showdown_core.cards import Card
 from showdown_core.errors import InvalidEvent
 from showdown_core.evaluator import RANK_NAMES, Category, HandValue, describe, evaluate
 from showdown_core.evaluator import VALUES as HIGH_VALUES
-from showdown_core.ranking import LowCategory, RankedValue, Ranking, Value, cards_of_ranks, spelled
+from showdown_core.ranking import STRENGTH, LowCategory, RankedValue, Ranking, Value, cards_of_ranks, spelled
 
 _WHEEL: Final = (5, 4, 3, 2, 14)
 _ACE_FIVE: Final = (14, 5, 4, 3, 2)
-_STRENGTH: Final = attrgetter("strength")
 
 
 def _as_deuce(value: HandValue) -> tuple[Category, tuple[int, ...]]:
@@ -60,13 +58,14 @@ class DeuceToSeven(Ranking):
     """2-7 lowball: five cards, aces high, straights and flushes count against the hand."""
 
     name = "deuce_to_seven"
+    values = VALUES
 
     def best(self, cards: Sequence[Card]) -> RankedValue:
         if len(cards) == 5:
             return _BY_HIGH_STRENGTH[evaluate(cards).strength - 1]
         if len(cards) < 5:
             raise InvalidEvent.of("bad_hole_cards", "cards", f"a deuce-to-seven hand is 5 cards, got {len(cards)}")
-        return max((self.best(five) for five in combinations(cards, 5)), key=_STRENGTH)
+        return max((self.best(five) for five in combinations(cards, 5)), key=STRENGTH)
 
     def playing_cards(self, cards: Sequence[Card], value: Value) -> tuple[Card, ...]:
         five = cards if len(cards) == 5 else self.five_making(cards, value)

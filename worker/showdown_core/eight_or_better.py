@@ -28,11 +28,6 @@ LOW_BIT: Final = (0, 0, *(1 << (r - 1) for r in range(2, 9)), 0, 0, 0, 0, 0, 1)
 """Card rank (2..14) -> its bit in a low mask: the ace bit 0, the deuce bit 1 ... the eight bit 7; 0 above eight."""
 
 
-def _ranks(mask: int) -> tuple[int, ...]:
-    """The ranks of a low mask, highest first (the ace as 1)."""
-    return tuple(r for r in range(8, 0, -1) if mask >> (r - 1) & 1)
-
-
 def _describe(r: tuple[int, ...]) -> str:
     wheel = " (the wheel)" if r[0] == 5 else ""
     return f"{RANK_NAMES[r[0]]}-{RANK_NAMES[r[1]].lower()} low, {spelled(r)}{wheel}"
@@ -51,16 +46,16 @@ VALUES: Final = _classes()
 _BY_MASK: Final = {sum(1 << (r - 1) for r in v.ranks): v for v in VALUES}
 
 
-def _lowest_five(mask: int) -> RankedValue | None:
-    """The best low among the ranks of ``mask``: its five lowest ranks, if it has five."""
-    if mask.bit_count() < 5:
-        return None
-    while mask.bit_count() > 5:
+def _lowest(mask: int, n: int) -> int:
+    """The ``n`` lowest ranks of the low mask ``mask`` (all of them if it has fewer)."""
+    while mask.bit_count() > n:
         mask &= ~(1 << (mask.bit_length() - 1))  # drop the highest rank
-    return _BY_MASK[mask]
+    return mask
 
 
-BEST: Final[tuple[RankedValue | None, ...]] = tuple(_lowest_five(mask) for mask in range(256))
+BEST: Final[tuple[RankedValue | None, ...]] = tuple(
+    _BY_MASK[_lowest(mask, 5)] if mask.bit_count() >= 5 else None for mask in range(256)
+)
 """Low mask of any number of cards -> their best low, or ``None``."""
 
 
@@ -69,11 +64,9 @@ def _omaha_low(board: int, own: int) -> RankedValue | None:
     best: RankedValue | None = None
     own_bits = [1 << i for i in range(8) if own >> i & 1]
     for a, b in combinations(own_bits, 2):
-        rest = board & ~(a | b)
+        rest = _lowest(board & ~(a | b), 3)
         if rest.bit_count() < 3:
             continue
-        while rest.bit_count() > 3:
-            rest &= ~(1 << (rest.bit_length() - 1))
         low = _BY_MASK[a | b | rest]
         if best is None or low.strength > best.strength:
             best = low
@@ -89,6 +82,7 @@ class EightOrBetter(Ranking):
 
     name = "eight_or_better"
     ace_low = True
+    values = VALUES
 
     def best(self, cards: Sequence[Card]) -> RankedValue | None:
         mask = 0

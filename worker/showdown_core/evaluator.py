@@ -29,7 +29,7 @@ from enum import IntEnum
 from itertools import combinations, combinations_with_replacement
 from typing import Final
 
-from showdown_core.cards import DECK, RANK_KEYS, SUIT_KEYS, TALLY_SHIFT, Card
+from showdown_core.cards import RANK_KEYS, RANK_LANES, SUIT_KEYS, SUIT_LANES, TALLY_SHIFT, Card, mask_of, take_ranks
 from showdown_core.errors import InvalidEvent
 
 
@@ -290,7 +290,7 @@ for _key, _strength in _build_plain(7, lambda k: _PLAIN6[k].strength).items():
     _STRENGTH7[_key] = _strength
 # Strength -> hand value. Index 0 is None: seven distinct cards never sum to a
 # key whose table entry is 0, so typing it as HandValue keeps the hot path cast-free.
-_BY_STRENGTH: Final[tuple[HandValue, ...]] = (None, *VALUES)  # type: ignore[arg-type]
+BY_STRENGTH: Final[tuple[HandValue, ...]] = (None, *VALUES)  # type: ignore[arg-type]
 
 PLAIN: Final = {5: _PLAIN5, 6: _PLAIN6}
 """Five and six cards: rank-key sum -> best hand, flushes aside. (Seven: :data:`STRENGTH7`.)"""
@@ -308,7 +308,7 @@ _FLUSH_SUIT7, _FLUSH_SUIT6, _FLUSH_SUIT5 = FLUSH_SUIT[7], FLUSH_SUIT[6], FLUSH_S
 
 def _plain(size: int, rank_sum: int) -> HandValue:
     """Best hand (flushes aside) of ``size`` cards whose rank keys sum to ``rank_sum``."""
-    return _BY_STRENGTH[_STRENGTH7[rank_sum]] if size == 7 else PLAIN[size][rank_sum]
+    return BY_STRENGTH[_STRENGTH7[rank_sum]] if size == 7 else PLAIN[size][rank_sum]
 
 
 def _flush_value(cards: Iterable[Card], suit: int, *more: Card) -> HandValue:
@@ -350,7 +350,7 @@ def evaluate(cards: Sequence[Card]) -> HandValue:
     if (t >> TALLY_SHIFT).bit_count() != 7:
         raise _duplicates(cards, "cards")
     suit = _FLUSH_SUIT7[t & 255]
-    return _BY_STRENGTH[_STRENGTH7[t >> 8 & _RANK_SUM]] if suit < 0 else _flush_value(cards, suit)
+    return BY_STRENGTH[_STRENGTH7[t >> 8 & _RANK_SUM]] if suit < 0 else _flush_value(cards, suit)
 
 
 def _evaluate_five_or_six(cards: Sequence[Card]) -> HandValue:
@@ -433,7 +433,7 @@ def evaluate_showdown(
         return _evaluate_showdown_general(board, holes)
     b0, b1, b2, b3, b4 = board
     base = b0.key + b1.key + b2.key + b3.key + b4.key  # rank-key sum << 8 | suit-key sum
-    strength, by_strength = _STRENGTH7, _BY_STRENGTH
+    strength, by_strength = _STRENGTH7, BY_STRENGTH
     seen = 0 if assume_distinct else b0.mask + b1.mask + b2.mask + b3.mask + b4.mask
     may_flush = _BOARD_ALLOWS_FLUSH[base & 255]
     try:
@@ -464,10 +464,22 @@ def evaluate_showdown(
     return values  # type: ignore[return-value]  # every None was replaced just above
 
 
-_BOARD_ALLOWS_FLUSH: Final[list[bool]] = [False] * 256
-"""Suit-key sum of a five-card board -> whether it holds three or more cards of one suit."""
-for _split in ((a, b, c, 5 - a - b - c) for a in range(6) for b in range(6 - a) for c in range(6 - a - b)):
-    _BOARD_ALLOWS_FLUSH[sum(n * k for n, k in zip(_split, SUIT_KEYS, strict=True))] = max(_split) >= 3
+def _board_flush_suits() -> tuple[int, ...]:
+    """Suit-key sum of five board cards -> the suit holding three or more of them, or -1."""
+    table = [-2] * 256
+    for split in ((a, b, c, 5 - a - b - c) for a in range(6) for b in range(6 - a) for c in range(6 - a - b)):
+        total = sum(n * key for n, key in zip(split, SUIT_KEYS, strict=True))
+        suit = next((suit for suit, n in enumerate(split) if n >= 3), -1)
+        if table[total] not in (-2, suit):  # pragma: no cover - guards the key choice itself
+            raise AssertionError("suit keys are ambiguous for five board cards")
+        table[total] = suit
+    return tuple(max(suit, -1) for suit in table)
+
+
+BOARD_FLUSH_SUIT: Final = _board_flush_suits()
+"""Suit-key sum of a five-card board -> the suit of which it holds three or more cards (a flush needs them;
+only one suit can), or -1."""
+_BOARD_ALLOWS_FLUSH: Final = tuple(suit >= 0 for suit in BOARD_FLUSH_SUIT)
 
 
 def _evaluate_showdown_general(board: Sequence[Card], holes: Sequence[Sequence[Card]]) -> list[HandValue]:
@@ -478,36 +490,19 @@ def _evaluate_showdown_general(board: Sequence[Card], holes: Sequence[Sequence[C
     return [prepared.evaluate(hole) for hole in holes]
 
 
-_RANK_LANE: Final = tuple(0xF << 4 * (r - 2) if r >= 2 else 0 for r in range(15))
-"""Rank -> the bits of its four cards in a hand's card mask (``Card.mask``)."""
-_SUIT_LANES: Final = tuple(sum(1 << (4 * i + suit) for i in range(13)) for suit in range(4))
-"""Suit -> the bits of its thirteen cards in a card mask."""
-
-
 def best_five(cards: Iterable[Card], value: HandValue) -> tuple[Card, ...]:
     """The five cards that make ``value`` from ``cards``, most significant first.
 
     Where several cards could play (a straight with a paired rank), the
-    higher suit is chosen, so the answer is deterministic. Works on the hand's
-    card mask: for each rank of ``value`` in order, the highest card of that
-    rank not yet taken (of the flush suit, for a flush).
+    higher suit is chosen, so the answer is deterministic: for each rank of
+    ``value`` in order, the highest card of that rank not yet taken (of the
+    flush suit, for a flush).
     """
-    held = 0
-    for c in cards:
-        held |= c.mask
+    held = mask_of(cards)
     if value.category is Category.FLUSH or value.category is Category.STRAIGHT_FLUSH:
-        wanted = set(value.ranks)
-        for lane in reversed(_SUIT_LANES):  # the highest suit holding every rank of the flush
+        for lane in reversed(SUIT_LANES):  # the highest suit holding every rank of the flush
             suited = held & lane
-            if all(suited & _RANK_LANE[r] for r in wanted):
+            if all(suited & RANK_LANES[r] for r in value.ranks):
                 held = suited
                 break
-    chosen = []
-    lanes, deck = _RANK_LANE, DECK
-    for rank in value.ranks:
-        bit = (held & lanes[rank]).bit_length() - 1
-        if bit < 0:
-            raise ValueError(f"{value!r} is not made by these cards")
-        held ^= 1 << bit
-        chosen.append(deck[bit])
-    return tuple(chosen)
+    return take_ranks(held, value.ranks)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from showdown_core.cards import Card
-from showdown_core.evaluator import HandValue, best_five, evaluate, evaluate_showdown
+from showdown_core.evaluator import VALUES, HandValue, best_five, evaluate, evaluate_showdown
 from showdown_core.omaha import evaluate_omaha, prepare_omaha
 from showdown_core.ranking import Ranking, Value
 
@@ -21,6 +21,7 @@ class High(Ranking):
     """Best five cards, ace high (and low in the wheel, 5-4-3-2-A)."""
 
     name = "high"
+    values = VALUES
 
     def best(self, cards: Sequence[Card]) -> HandValue:
         return evaluate(cards)

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import Final
 
-from showdown_core.cards import DECK, RANK_KEYS, SUIT_KEYS, Card
+from showdown_core.cards import DECK, RANK_KEYS, SUIT_LANES, Card, mask_of
 from showdown_core.errors import InvalidEvent
-from showdown_core.evaluator import FLUSHES, PLAIN, VALUES, HandValue, rank_multisets
+from showdown_core.evaluator import BOARD_FLUSH_SUIT, BY_STRENGTH, FLUSHES, PLAIN, HandValue, rank_multisets
 
 PAIRS: Final = 91
 """Pairs of own ranks, a pair of equal ranks included."""
@@ -70,9 +70,7 @@ _TABLES: list[_Tables] = []
 _FLUSHES: Final[dict[int, HandValue | None]] = {}
 """``board cards of the suit (mask) | own cards of the suit (mask) << 52`` -> the best flush of two own and
 three board cards, ``None`` with fewer than two own cards of the suit."""
-_SUIT_MASKS: Final = tuple(sum(c.mask for c in DECK if c.suit == suit) for suit in range(4))
 _PAIRS_OF: Final = {n: tuple(combinations(range(n), 2)) for n in range(2, 7)}
-_BY_STRENGTH: Final[tuple[HandValue, ...]] = (VALUES[0], *VALUES)  # index 0 never read: every hand has a value
 
 
 def prepare_omaha() -> None:
@@ -107,37 +105,24 @@ def evaluate_omaha(board: Sequence[Card], holes: Sequence[Sequence[Card]]) -> li
         prepare_omaha()
     b0, b1, b2, b3, b4 = board
     base = _TABLES[0].board_row[b0.rank_key + b1.rank_key + b2.rank_key + b3.rank_key + b4.rank_key]
-    best, by_strength = _TABLES[0].best, _BY_STRENGTH
-    suits = b0.suit_key + b1.suit_key + b2.suit_key + b3.suit_key + b4.suit_key
-    flush_suit = _BOARD_FLUSH_SUIT[suits]
-    values: list[HandValue] = []
-    if flush_suit < 0:  # no three board cards of a suit: no flush for anyone
-        for hole in holes:
-            try:
-                a, b, c, d = hole
-            except ValueError:
-                values.append(by_strength[_general(best, base, hole)])
-                continue
-            ra, rb, rc = base + (a.rank << 4), base + (b.rank << 4), base + (c.rank << 4)
-            rd = d.rank
-            values.append(by_strength[max(best[ra + b.rank], best[ra + c.rank], best[ra + rd], best[rb + c.rank],
-                                          best[rb + rd], best[rc + rd])])  # fmt: skip
-        return values
-    in_suit = _SUIT_MASKS[flush_suit]
+    best, by_strength = _TABLES[0].best, BY_STRENGTH  # every hand has a value: no strength read is 0
+    flush_suit = BOARD_FLUSH_SUIT[b0.suit_key + b1.suit_key + b2.suit_key + b3.suit_key + b4.suit_key]
+    in_suit = SUIT_LANES[flush_suit] if flush_suit >= 0 else 0  # no three board cards of a suit: no flush
     shared = (b0.mask | b1.mask | b2.mask | b3.mask | b4.mask) & in_suit
     flushes = _FLUSHES
+    values: list[HandValue] = []
     for hole in holes:
         try:
             a, b, c, d = hole
         except ValueError:
             value = by_strength[_general(best, base, hole)]
-            own = sum(x.mask for x in hole) & in_suit
-        else:
+            own = mask_of(hole) & in_suit if in_suit else 0
+        else:  # the common case, unrolled: the six own pairs
             ra, rb, rc = base + (a.rank << 4), base + (b.rank << 4), base + (c.rank << 4)
             rd = d.rank
             value = by_strength[max(best[ra + b.rank], best[ra + c.rank], best[ra + rd], best[rb + c.rank],
                                     best[rb + rd], best[rc + rd])]  # fmt: skip
-            own = (a.mask | b.mask | c.mask | d.mask) & in_suit
+            own = (a.mask | b.mask | c.mask | d.mask) & in_suit if in_suit else 0
         if own & (own - 1):  # two or more own cards of the board's suit
             key = shared | own << 52
             try:
@@ -155,18 +140,3 @@ def _general(best: array[int], base: int, hole: Sequence[Card]) -> int:
     if not 2 <= len(hole) <= 6:
         raise InvalidEvent.of("bad_hole_cards", "hole_cards", f"an Omaha hand is 2 to 6 cards, got {len(hole)}")
     return max([best[base + (hole[i].rank << 4 | hole[j].rank)] for i, j in _PAIRS_OF[len(hole)]])
-
-
-def _board_flush_suits() -> list[int]:
-    """Suit-key sum of five board cards -> the suit holding three or more of them, or -1."""
-    table = [-2] * 256
-    for split in ((a, b, c, 5 - a - b - c) for a in range(6) for b in range(6 - a) for c in range(6 - a - b)):
-        total = sum(n * key for n, key in zip(split, SUIT_KEYS, strict=True))
-        suit = next((suit for suit, n in enumerate(split) if n >= 3), -1)
-        if table[total] not in (-2, suit):  # pragma: no cover - guards the key choice itself
-            raise AssertionError("suit keys are ambiguous for five board cards")
-        table[total] = suit
-    return [max(suit, -1) for suit in table]
-
-
-_BOARD_FLUSH_SUIT: Final = _board_flush_suits()

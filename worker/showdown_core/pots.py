@@ -24,11 +24,9 @@ from operator import attrgetter
 from typing import Final
 
 from showdown_core.errors import InvalidEvent
-from showdown_core.model import Pot, SeatHand, Share
+from showdown_core.model import Pot, SeatHand, Share, from_fields
 
 _CONTRIBUTION: Final = attrgetter("contributed")
-_NEW: Final = tuple.__new__
-"""``_NEW(Pot, (amount, eligible))``: a record from its fields in order, without keyword parsing."""
 
 
 def build_pots(seats: Sequence[SeatHand]) -> tuple[list[Pot], list[Share]]:
@@ -48,14 +46,14 @@ def build_pots(seats: Sequence[SeatHand]) -> tuple[list[Pot], list[Share]]:
     live = [s.contributed for s in seats if not s.folded]
     if len(live) > 1 and min(live) == max([s.contributed for s in seats]):  # the usual showdown: one pot
         total = sum([s.contributed + s.dead_money for s in seats])
-        return [_NEW(Pot, (total, tuple(sorted([s.seat for s in seats if not s.folded]))))], []
+        return [from_fields(Pot, (total, tuple(sorted([s.seat for s in seats if not s.folded]))))], []
     pots: list[Pot] = []
     returned: list[Share] = []
     dead = 0
     for s in seats:
         dead += s.dead_money
     if dead:
-        pots.append(_NEW(Pot, (dead, tuple(sorted([s.seat for s in seats if not s.folded])))))
+        pots.append(from_fields(Pot, (dead, tuple(sorted([s.seat for s in seats if not s.folded])))))
     by_level = sorted(seats, key=_CONTRIBUTION)
     count = len(by_level)
     previous = 0
@@ -73,7 +71,7 @@ def build_pots(seats: Sequence[SeatHand]) -> tuple[list[Pot], list[Share]]:
                         "players",
                         f"seat {alone.seat} folded its own uncalled {amount} chips",
                     )
-                returned.append(_NEW(Share, (alone.seat, amount)))
+                returned.append(from_fields(Share, (alone.seat, amount)))
             else:
                 eligible = tuple(sorted([s.seat for s in reaching if not s.folded]))
                 if not eligible:
@@ -83,9 +81,9 @@ def build_pots(seats: Sequence[SeatHand]) -> tuple[list[Pot], list[Share]]:
                         f"{amount} chips were put in above every live seat's level",
                     )
                 if pots and pots[-1].eligible == eligible:
-                    pots[-1] = _NEW(Pot, (pots[-1].amount + amount, eligible))
+                    pots[-1] = from_fields(Pot, (pots[-1].amount + amount, eligible))
                 else:
-                    pots.append(_NEW(Pot, (amount, eligible)))
+                    pots.append(from_fields(Pot, (amount, eligible)))
             previous = level
         i += 1
     return pots, returned

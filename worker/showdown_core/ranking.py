@@ -29,9 +29,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from itertools import combinations
+from operator import attrgetter
 from typing import Final, Protocol
 
-from showdown_core.cards import Card
+from showdown_core.cards import Card, mask_of, take_ranks
 
 
 class WireCategory(Protocol):
@@ -130,6 +131,8 @@ class Ranking(ABC):
     """Wire name: ``high``, ``short_deck``, ``eight_or_better``, ``ace_to_five``, ``deuce_to_seven``, ``badugi``."""
     ace_low: bool = False
     """The ace plays low (for the stud odd-chip rule: "in a low hand the ace counts low")."""
+    values: Sequence[Value]
+    """Every class of this ranking, weakest first: ``values[s - 1].strength == s``."""
 
     def prepare(self) -> None:
         """Build now what this ranking would build on first use (a long-running process calls it at start, so
@@ -205,13 +208,8 @@ def cards_of_ranks(cards: Sequence[Card], ranks: Sequence[int]) -> tuple[Card, .
 
     Raises ``ValueError`` if ``cards`` hold too few of some rank.
     """
-    pool = sorted(cards, reverse=True)  # rank, then suit, descending
-    chosen: list[Card] = []
-    for rank in ranks:
-        wanted = 14 if rank == 1 else rank
-        card = next((c for c in pool if c.rank == wanted), None)
-        if card is None:
-            raise ValueError(f"{list(cards)} hold no more cards of rank {RANK_CHARS[rank]} for {list(ranks)}")
-        pool.remove(card)
-        chosen.append(card)
-    return tuple(chosen)
+    return take_ranks(mask_of(cards), ranks)
+
+
+STRENGTH: Final = attrgetter("strength")
+"""A value's strength: the key to ``max()`` values of one ranking by."""

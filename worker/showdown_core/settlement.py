@@ -33,7 +33,18 @@ from operator import attrgetter
 from typing import Final
 
 from showdown_core.errors import InvalidEvent, InvariantViolation
-from showdown_core.model import Bust, Half, PotPart, PotResult, SeatHand, Settlement, Share, Showdown, Shown
+from showdown_core.model import (
+    Bust,
+    Half,
+    PotPart,
+    PotResult,
+    SeatHand,
+    Settlement,
+    Share,
+    Showdown,
+    Shown,
+    from_fields,
+)
 from showdown_core.pots import build_pots
 from showdown_core.ranking import Ranking, Value
 from showdown_rules.limits import PPM
@@ -93,7 +104,7 @@ def settle(showdown: Showdown) -> Settlement:
             tied = [seat for seat in eligible if values[seat].strength == best]  # type: ignore[union-attr]
             hand = values[tied[0]]
             if len(tied) == 1:
-                winners = (_NEW(Share, (tied[0], award)),)
+                winners = (from_fields(Share, (tied[0], award)),)
             else:
                 winners = _split(award, tied, _odd_chip_order(showdown, tied, *_ranked(showdown, *by_run[0]), 1))
         else:
@@ -102,7 +113,7 @@ def settle(showdown: Showdown) -> Settlement:
             hand = parts[0].hand
         for share in winners:
             won[share.seat] += share.amount
-        results.append(_NEW(PotResult, (number, pot.amount, eligible, winners, hand, taken, parts)))
+        results.append(from_fields(PotResult, (number, pot.amount, eligible, winners, hand, taken, parts)))
 
     collected = tuple([won[s.seat] for s in seats])
     put_in = sum([s.contributed + s.dead_money for s in seats])
@@ -116,11 +127,11 @@ def settle(showdown: Showdown) -> Settlement:
     elif values is None:
         shown = _shown(live, by_run)
     elif variant.high is not None:  # the common case, without the general loop's dispatch
-        shown = tuple([_NEW(Shown, (s, values[s.seat], None, 1)) for s in sorted(live, key=_SEAT)])
+        shown = tuple([from_fields(Shown, (s, values[s.seat], None, 1)) for s in sorted(live, key=_SEAT)])
     else:
-        shown = tuple([_NEW(Shown, (s, None, values[s.seat], 1)) for s in sorted(live, key=_SEAT)])
+        shown = tuple([from_fields(Shown, (s, None, values[s.seat], 1)) for s in sorted(live, key=_SEAT)])
     busts = _busts(seats, collected) if seats[0].stack is not None else ()
-    return _NEW(Settlement, (showdown, tuple(results), tuple(returned), collected, shown, busts))
+    return from_fields(Settlement, (showdown, tuple(results), tuple(returned), collected, shown, busts))
 
 
 def _ranked(
@@ -212,7 +223,7 @@ def _split(amount: int, tied: list[int], order: list[int]) -> tuple[Share, ...]:
     """Equal shares of ``amount`` for the ``tied`` seats (ascending), one odd chip each to the first in ``order``."""
     share, odd = divmod(amount, len(tied))
     lucky = set(order[:odd])
-    return tuple([_NEW(Share, (seat, share + (seat in lucky))) for seat in tied])
+    return tuple([from_fields(Share, (seat, share + (seat in lucky))) for seat in tied])
 
 
 def _totals(parts: Sequence[PotPart]) -> tuple[Share, ...]:
@@ -291,8 +302,6 @@ def _round_half_even(numerator: int, denominator: int) -> int:
 
 
 _SEAT: Final = attrgetter("seat")
-_NEW: Final = tuple.__new__
-"""``_NEW(Share, (seat, amount))``: a record from all its fields in order, without keyword parsing."""
 
 
 def _busts(seats: tuple[SeatHand, ...], collected: tuple[int, ...]) -> tuple[Bust, ...]:

@@ -25,13 +25,12 @@ from typing import Final
 from showdown_core.cards import Card
 from showdown_core.errors import InvalidEvent
 from showdown_core.evaluator import FLUSH_SUIT, Category, best_five, class_members, describe, rank_multisets
-from showdown_core.ranking import RankedValue, Ranking, Value
+from showdown_core.ranking import STRENGTH, RankedValue, Ranking, Value
 
 LOWEST: Final = 6
 _RANKS: Final = range(14, LOWEST - 1, -1)
 _STRAIGHTS: Final = ((9, 8, 7, 6, 14), *(tuple(range(top, top - 5, -1)) for top in range(10, 15)))
 """Every straight, lowest (A-6-7-8-9, nine-high) first."""
-_STRENGTH: Final = attrgetter("strength")
 
 
 def _class_order(trips_over_straight: bool) -> list[tuple[Category, tuple[int, ...]]]:
@@ -95,16 +94,16 @@ class ShortDeck(Ranking):
     def __init__(self, name: str, trips_over_straight: bool) -> None:
         self.name = name
         order = _class_order(trips_over_straight)
-        self.values: tuple[RankedValue, ...] = tuple(
+        values = tuple(
             RankedValue(name, strength, category, ranks, describe(category, ranks))
             for strength, (category, ranks) in enumerate(order, start=1)
         )
-        """Every class, weakest first: ``values[s - 1].strength == s``."""
-        by_class = {(v.category, v.ranks): v for v in self.values}
+        self.values = values
+        by_class = {(v.category, v.ranks): v for v in values}
         self._plain: dict[int, RankedValue] = {}
         for size in (5, 6, 7):
             for key, desc in rank_multisets(size, LOWEST):
-                self._plain[key] = max((by_class[c] for c in _candidates(desc)), key=_STRENGTH)
+                self._plain[key] = max((by_class[c] for c in _candidates(desc)), key=STRENGTH)
         self._flush: dict[int, RankedValue] = {}
         for size in range(5, 10):
             for ranks in combinations(_RANKS, size):
@@ -116,7 +115,7 @@ class ShortDeck(Ranking):
     def best(self, cards: Sequence[Card]) -> RankedValue:
         n = len(cards)
         if n > 7:
-            return max((self.best(seven) for seven in combinations(cards, 7)), key=_STRENGTH)
+            return max((self.best(seven) for seven in combinations(cards, 7)), key=STRENGTH)
         if n < 5:
             raise InvalidEvent.of("bad_card", "cards", f"a poker hand is 5 to 7 cards, got {n}")
         rank_sum = suit_sum = 0

@@ -501,8 +501,10 @@ class Worker:
                 log = self.log.critical if d.code == "invariant_violation" else self.log.warning
                 log("entry", shard=keys.shard, entry_id=p.entry_id, hand_id=p.hand_id, table_id=p.table_id,
                     outcome=d.outcome, code=d.code, message=d.message)  # fmt: skip
-        if self._per_entry_lines:
+        if self._per_entry_lines:  # the refused ones have their line above
             for d in decisions:
+                if d.code is not None:
+                    continue
                 p = d.prepared
                 self.log.debug("entry", shard=keys.shard, entry_id=p.entry_id, hand_id=p.hand_id, table_id=p.table_id,
                                outcome=d.outcome, ms=round((done - p.started) * 1000, 3))  # fmt: skip
