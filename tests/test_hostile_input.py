@@ -269,10 +269,13 @@ WRONG: Final[tuple[Any, ...]] = (
     *([], [1], ["As"], {}, {"a": 1}),
 )
 """Values of every JSON type, and some of the right type that a field still refuses."""
-CHIP_KEYS: Final = frozenset({"contributed", "dead_money", "stack", "rake"})
+CHIP_KEYS: Final = frozenset({"contributed", "dead_money", "stack", "rake", "bounty"})
 ID_KEYS: Final = frozenset({"hand_id", "table_id", "tournament_id", "player_id"})
-OPTIONAL_TOP: Final = ("tournament_id", "button_seat", "rake", "rake_ppm", "occurred_at", "boards")
-OPTIONAL_PLAYER: Final = ("hole_cards", "dead_money", "folded", "stack")
+OPTIONAL_TOP: Final = (
+    "tournament_id", "button_seat", "rake", "rake_ppm", "occurred_at", "boards", "bounty_cash_ppm",
+    "hand_for_hand_round",
+)  # fmt: skip
+OPTIONAL_PLAYER: Final = ("hole_cards", "dead_money", "folded", "stack", "bounty")
 
 
 def _card(value: Any) -> bool:
@@ -297,13 +300,17 @@ def expected_refusal(path: tuple[str | int, ...], value: Any) -> tuple[str, str]
     if path[-1] != key:  # one card of the board or of a hand
         return None if _card(value) else ("bad_card", here)
     if key in CHIP_KEYS:
-        ok = (whole_int and 0 <= value <= MAX_CHIPS) or (key == "stack" and value is None)
+        ok = (whole_int and 0 <= value <= MAX_CHIPS) or (key in ("stack", "bounty") and value is None)
         return None if ok else ("bad_chips", here)
     if key in ("seat", "button_seat"):
         ok = (whole_int and 1 <= value <= 10) or (key == "button_seat" and value is None)
         return None if ok else ("bad_seat", here)
     if key == "rake_ppm":
         return None if value is None or (whole_int and 0 <= value <= 1_000_000) else ("bad_rake", here)
+    if key == "bounty_cash_ppm":
+        return None if value is None or (whole_int and 0 <= value <= 1_000_000) else ("bad_bounty", here)
+    if key == "hand_for_hand_round":
+        return None if value is None or (whole_int and value >= 1) else ("bad_round", here)
     if key in ID_KEYS:
         if value is None and key == "tournament_id":
             return None

@@ -45,8 +45,11 @@ def test_the_asyncapi_document_is_valid_asyncapi_3() -> None:
 
 def test_the_asyncapi_document_describes_every_stream_message_and_the_group() -> None:
     document = schema_files()[ASYNCAPI_FILE]
-    assert set(document["channels"]) == {"events", "results", "audit", "dead"}
-    assert set(document["components"]["messages"]) == {"ShowdownEvent", "ShowdownResult", "AuditRecord", "DeadLetter"}
+    assert set(document["channels"]) == {"events", "results", "audit", "dead", "standings"}
+    assert set(document["components"]["messages"]) == {
+        "ShowdownEvent", "TournamentMessage", "ShowdownResult", "AuditRecord", "DeadLetter", "Placement"
+    }  # fmt: skip
+    assert set(document["channels"]["events"]["messages"]) == {"ShowdownEvent", "TournamentMessage"}
     assert "adjudicators" in document["operations"]["settleEvents"]["summary"]
     assert document["components"]["schemas"]["ShowdownEvent"]["properties"]["players"]
     for ref in _refs(document):

@@ -12,6 +12,8 @@ from showdown_messages.records import AuditRecord, DeadLetter
 from showdown_messages.rejections import rejections
 from showdown_messages.results import (
     Award,
+    BountyAward,
+    BountyShare,
     Bust,
     Pot,
     PotPart,
@@ -46,6 +48,8 @@ __all__ = [
     "VARIANT_SHAPES",
     "AuditRecord",
     "Award",
+    "BountyAward",
+    "BountyShare",
     "Bust",
     "DeadLetter",
     "PlayerIn",

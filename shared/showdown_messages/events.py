@@ -116,6 +116,12 @@ class PlayerIn(BaseModel):
         default=None,
         description="Chips at the start of the hand. Give it for every seat or none; with it, busts are reported.",
     )
+    bounty: Chips | None = Field(
+        default=None,
+        description="Knockout tournaments: the bounty on this seat's head at the start of the hand, in the prize "
+        "currency's smallest unit (cents), not chips. Give it for every seat or none, with `stack` and "
+        "`bounty_cash_ppm`; each eliminated seat's bounty then goes to the winners of its relevant pot.",
+    )
 
 
 class ShowdownEvent(BaseModel):
@@ -172,6 +178,18 @@ class ShowdownEvent(BaseModel):
         description="The house's rake rate in parts per million of the pot (4.5% = 45000), when the room "
         "charges a true percentage with a cap: it decides how `rake` falls on the main and side pots. "
         "Without it the rake falls on every pot in proportion to its chips.",
+    )
+
+    bounty_cash_ppm: Annotated[int, Strict(), Field(ge=0, le=PPM)] | None = Field(
+        default=None,
+        description="The cash part of a knockout bounty in parts per million: 1000000 for a fixed knockout, "
+        "500000 for the usual progressive knockout (the rest is added to the winner's own bounty; an odd cent "
+        "goes to the cash part). Required when `players[].bounty` is given.",
+    )
+    hand_for_hand_round: Annotated[int, Strict(), Field(ge=1)] | None = Field(
+        default=None,
+        description="Tournaments in hand-for-hand play: the round this hand belongs to (every table plays one "
+        "hand per round). The round's busts are placed together when its `round_complete` message arrives.",
     )
 
     @model_validator(mode="after")
@@ -300,7 +318,32 @@ class ShowdownEvent(BaseModel):
             )
         if self.rake:
             _check_rake(self.rake, self.rake_ppm, players)
+        if self.bounty_cash_ppm is not None or any(p.bounty is not None for p in players):
+            self._check_bounties(stacked)
         return self
+
+    def _check_bounties(self, stacked: int) -> None:
+        """Bounties are given for every seat or none, with starting stacks (busts decide who is paid) and the
+        cash fraction (``bounty_cash_ppm``)."""
+        players = self.players
+        given = [i for i, p in enumerate(players) if p.bounty is not None]
+        if not given:
+            return
+        if len(given) != len(players):
+            i = next(i for i, p in enumerate(players) if p.bounty is None)
+            raise reject("partial_bounties", f"players[{i}].bounty", "is missing while other seats give theirs")
+        if not stacked:
+            raise reject(
+                "bounty_without_stack",
+                "players[0].stack",
+                "is missing: bounties are paid for eliminations, which need every seat's starting stack",
+            )
+        if self.bounty_cash_ppm is None:
+            raise reject(
+                "missing_bounty_cash_ppm",
+                "bounty_cash_ppm",
+                "is required with bounties: 1000000 for a fixed knockout, 500000 for a progressive knockout",
+            )
 
     def _canonicalise(self) -> list[str]:
         """Rewrite the board's and every player's cards to canonical text (the frozen model is set once,

@@ -48,7 +48,7 @@ def quote(value: Any, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-_CHIP_FIELDS = frozenset({"contributed", "dead_money", "stack", "rake"})
+_CHIP_FIELDS = frozenset({"contributed", "dead_money", "stack", "rake", "bounty"})
 _SEAT_FIELDS = frozenset({"seat", "button_seat"})
 _ID_FIELDS = frozenset({"hand_id", "table_id", "tournament_id", "player_id"})
 _ID_ERRORS = frozenset({"string_too_short", "string_too_long", "string_pattern_mismatch"})
@@ -96,6 +96,10 @@ def _classify(error: ErrorDetails) -> tuple[str, str]:
         return "bad_chips", f"{given} is not a chip count (a whole number from 0 to 10^15)"
     if last == "rake_ppm" and kind in _NUMBER_ERRORS:
         return "bad_rake", f"{given} is not a rate in parts per million (a whole number from 0 to 1000000)"
+    if last == "bounty_cash_ppm" and kind in _NUMBER_ERRORS:
+        return "bad_bounty", f"{given} is not a cash fraction in parts per million (a whole number from 0 to 1000000)"
+    if last == "hand_for_hand_round" and kind in _NUMBER_ERRORS:
+        return "bad_round", f"{given} is not a hand-for-hand round number (a whole number from 1)"
     if last in _SEAT_FIELDS and kind in _NUMBER_ERRORS:
         return "bad_seat", f"{given} is not a seat number (a whole number from 1 to 10)"
     return "wrong_type", f"{error['msg']}, got {given}"

@@ -144,6 +144,32 @@ class Bust(_Out):
     )
 
 
+class BountyShare(_Out):
+    """What one winner of the relevant pot takes of an eliminated player's bounty (currency units)."""
+
+    seat: SeatNumber
+    player_id: Id
+    amount: Amount = Field(description="cash + added.")
+    cash: Amount = Field(description="Paid to the winner now.")
+    added: Amount = Field(description="Added to the bounty on the winner's own head (0 in a fixed knockout).")
+
+
+class BountyAward(_Out):
+    """An eliminated seat's bounty and who collects it: the winners of its relevant pot, by their fraction of
+    that pot (a chop 1/k each; runs equal parts; a hi-lo part halved when a low qualifies)."""
+
+    seat: SeatNumber
+    player_id: Id
+    bounty: Amount = Field(
+        description="On the eliminated head when its elimination was settled (the hand's starting bounty plus "
+        "what it won in this hand's earlier eliminations), currency units."
+    )
+    pot: Annotated[int, Field(ge=0)] = Field(
+        description="The relevant pot's index: the highest pot the eliminated seat was eligible for."
+    )
+    winners: tuple[BountyShare, ...] = Field(description="Seats ascending; the amounts sum to `bounty`.")
+
+
 class Returned(_Out):
     """An uncalled bet given back to the seat that made it."""
 
@@ -166,5 +192,10 @@ class ShowdownResult(_Out):
     awards: tuple[Award, ...]
     hands: tuple[ShownHand, ...] = Field(description="Per seat shown, and per run when a hand was run again.")
     busts: tuple[Bust, ...] = Field(description="Worst finish first.")
+    bounties: tuple[BountyAward, ...] = Field(
+        default=(),
+        description="Knockout tournaments: one entry per eliminated seat that had a bounty, in the order settled "
+        "(shortest starting stack first).",
+    )
     settled_at: datetime
     evaluator: str = Field(description="The settling software, 'showdown/<version>'.")

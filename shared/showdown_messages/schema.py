@@ -9,16 +9,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, RootModel
 
 from showdown_messages.events import ShowdownEvent
 from showdown_messages.records import AuditRecord, DeadLetter
 from showdown_messages.results import ShowdownResult
+from showdown_messages.tournaments import Placement, TournamentMessage
 from showdown_rules.codes import CODES
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+class TournamentMessageDocument(RootModel[TournamentMessage]):
+    """A tournament message (open, entry, registration_closed, round_complete), told apart by `type`."""
+
+    model_config = ConfigDict(title="TournamentMessage")
+
+
 MESSAGES: dict[str, tuple[type[BaseModel], str]] = {
     "showdown-event": (ShowdownEvent, "validation"),
+    "tournament-message": (TournamentMessageDocument, "validation"),
+    "placement": (Placement, "serialization"),
     "showdown-result": (ShowdownResult, "serialization"),
     "audit-record": (AuditRecord, "serialization"),
     "dead-letter": (DeadLetter, "serialization"),
@@ -37,7 +48,8 @@ _CHANNELS = {
     "events": (
         "ShowdownEvent",
         "event",
-        "Game servers XADD one entry per finished hand; field `event` holds the JSON.",
+        "Game servers XADD one entry per finished hand; field `event` holds the JSON. A tournament's messages "
+        "travel on its shard's events stream too (field `tournament`), so one order covers its hands and messages.",
     ),
     "results": ("ShowdownResult", "result", "One entry per settled hand; field `result` holds the JSON."),
     "audit": ("AuditRecord", "audit", "One entry per events-stream entry, hash-chained; field `audit` holds the JSON."),
@@ -46,7 +58,15 @@ _CHANNELS = {
         None,
         "One entry per refused events-stream entry; its fields are the DeadLetter properties.",
     ),
+    "standings": (
+        "Placement",
+        "placement",
+        "One entry per tournament entry that finishes, written in the same commit as the hand or message that "
+        "finished it; field `placement` holds the JSON.",
+    ),
 }
+_ALSO_ON = {"TournamentMessage": ("events", "tournament")}
+"""Messages that share another message's channel: title -> (channel, entry field)."""
 
 
 def asyncapi_document(version: str) -> dict[str, Any]:
@@ -56,10 +76,15 @@ def asyncapi_document(version: str) -> dict[str, Any]:
     for name, (model, mode) in MESSAGES.items():
         schema = model.model_json_schema(mode=mode, ref_template="#/components/schemas/{model}")  # type: ignore[arg-type]
         schemas.update(schema.pop("$defs", {}))
+        if isinstance(schema.get("discriminator"), dict):  # AsyncAPI 3 names the property only (JSON Schema + OpenAPI
+            schema["discriminator"] = schema["discriminator"]["propertyName"]  # give an object)
         title = schema["title"]
         schemas[title] = schema
-        channel = next(c for c, (message, _, _) in _CHANNELS.items() if message == title)
-        field = _CHANNELS[channel][1]
+        if title in _ALSO_ON:
+            channel, field = _ALSO_ON[title]
+        else:
+            channel = next(c for c, (message, _, _) in _CHANNELS.items() if message == title)
+            field = _CHANNELS[channel][1]
         where = f"the entry's `{field}` field holds this JSON" if field else "the entry's fields are this object's"
         messages[title] = {
             "name": title,
@@ -77,7 +102,10 @@ def asyncapi_document(version: str) -> dict[str, Any]:
             "Redis Cluster hash tag every key of a shard shares (e.g. showdown:{default}:"
             f"{channel}). Key prefix and names are configurable (SHOWDOWN_KEY_PREFIX, SHOWDOWN_*_NAME).",
             "parameters": {"shard": {"description": "The shard name, e.g. default.", "default": "default"}},
-            "messages": {message: {"$ref": f"#/components/messages/{message}"}},
+            "messages": {
+                m: {"$ref": f"#/components/messages/{m}"}
+                for m in (message, *[also for also, (on, _) in _ALSO_ON.items() if on == channel])
+            },
         }
         for channel, (message, _, text) in _CHANNELS.items()
     }
@@ -108,7 +136,10 @@ def asyncapi_document(version: str) -> dict[str, Any]:
                 "channel": {"$ref": "#/channels/events"},
                 "summary": "Workers read entries with XREADGROUP in consumer group `adjudicators` and XACK them "
                 "once their outcome is committed.",
-                "messages": [{"$ref": "#/channels/events/messages/ShowdownEvent"}],
+                "messages": [
+                    {"$ref": "#/channels/events/messages/ShowdownEvent"},
+                    {"$ref": "#/channels/events/messages/TournamentMessage"},
+                ],
             },
             "publishResults": {
                 "action": "send",
@@ -127,6 +158,13 @@ def asyncapi_document(version: str) -> dict[str, Any]:
                 "channel": {"$ref": "#/channels/dead"},
                 "summary": "A DeadLetter for every refused entry: nothing is lost.",
                 "messages": [{"$ref": "#/channels/dead/messages/DeadLetter"}],
+            },
+            "publishStandings": {
+                "action": "send",
+                "channel": {"$ref": "#/channels/standings"},
+                "summary": "A Placement for every tournament entry that finishes (place, tie, prize, bounty cash), "
+                "in the same atomic commit as the hand or message that finished it.",
+                "messages": [{"$ref": "#/channels/standings/messages/Placement"}],
             },
         },
         "components": {"schemas": schemas, "messages": messages},

@@ -40,12 +40,32 @@ CODES: dict[str, str] = {
     "partial_stacks": "Starting stacks are given for some seats but not all.",
     "stack_too_small": "A seat put in more chips than its starting stack.",
     "bad_rake": "The rake is larger than the pots it is taken from or than rake_ppm gives; or rake_ppm is not 0-10^6.",
+    "bad_bounty": "bounty_cash_ppm is not a whole number from 0 to 1000000.",
+    "bad_round": "hand_for_hand_round is not a whole number from 1.",
+    "partial_bounties": "Bounties are given for some seats but not all.",
+    "bounty_without_stack": "Bounties are given without starting stacks (eliminations need them).",
+    "missing_bounty_cash_ppm": "Bounties are given without bounty_cash_ppm (1000000 knockout, 500000 PKO).",
+    "bad_payouts": "A tournament's payouts pay a lower place more than a higher one.",
     # Raised by the worker around the event, not by the model:
     "payload_too_large": "The entry is larger than the configured maximum payload size.",
     "missing_event": "The stream entry has no 'event' field.",
     "conflicting_duplicate": "This hand_id was already settled with different content.",
     "poison": "Settling this entry failed unexpectedly on every delivery; see the worker logs.",
     "invariant_violation": "Settlement did not pay out exactly the chips put in (a bug: see logs).",
+    # Raised by the tournament ledger (a hand or message of an opened tournament):
+    "tournament_not_open": "A tournament message for a tournament with no `open` message on this shard before it.",
+    "tournament_exists": "An `open` message for a tournament opened already with other settings.",
+    "registration_closed": "An `entry` after registration closed (or a second close with other payouts).",
+    "entry_conflict": "An `entry` that repeats one with other figures, skips an entry number, or whose player still "
+    "has an entry in play.",
+    "bounty_required": "An `entry` of a knockout tournament without its bounty.",
+    "bounty_not_expected": "A bounty in a tournament opened without bounties.",
+    "tournament_over": "A hand of a tournament that has finished.",
+    "tournament_stacks_missing": "A hand of an opened tournament without starting stacks.",
+    "not_entered": "A seat whose player has no entry in play in the tournament.",
+    "stack_mismatch": "A seat's starting stack differs from its entry's chips after its previous hand.",
+    "bounty_mismatch": "A seat's bounty (or bounty_cash_ppm) differs from the tournament ledger's.",
+    "round_already_complete": "A hand of a hand-for-hand round that was completed before it.",
 }
 """Every rejection code with what it means and how to fix the event."""
 

@@ -61,6 +61,12 @@ class Showdown(NamedTuple):
     boards: tuple[tuple[Card, ...], ...] = ()
     """Every board, in the order run, when the hand was run more than once (2 or 3); ``board`` is then
     the first of them. Empty when the hand was run once."""
+    bounties: tuple[int, ...] = ()
+    """The bounty on each seat's head at the start of the hand (currency units, aligned with ``seats``), in a
+    knockout tournament; empty otherwise."""
+    bounty_cash_ppm: int = 1_000_000
+    """The cash part of a bounty in parts per million (1,000,000: fixed knockout; 500,000: the usual
+    progressive knockout); the rest is added to the winner's own bounty."""
 
     @property
     def runs(self) -> tuple[tuple[Card, ...], ...]:
@@ -150,6 +156,33 @@ class Bust(NamedTuple):
     """1 for the worst finish among this hand's busts; ties share it, the next skips (1, 1, 3)."""
 
 
+class BountyShare(NamedTuple):
+    """What one winner of a relevant pot takes of an eliminated player's bounty (currency units)."""
+
+    seat: int
+    player_id: str
+    amount: int
+    """``cash + added``."""
+    cash: int
+    """Paid to the winner now."""
+    added: int
+    """Added to the bounty on the winner's own head (0 in a fixed knockout)."""
+
+
+class BountyAward(NamedTuple):
+    """An eliminated player's bounty and who collects it."""
+
+    seat: int
+    player_id: str
+    bounty: int
+    """On the eliminated head when its elimination was settled: the hand's starting bounty plus what the
+    player added in this hand's earlier eliminations."""
+    pot: int
+    """The relevant pot's ``number`` (0 for the main pot)."""
+    winners: tuple[BountyShare, ...]
+    """Seats ascending; the amounts sum to ``bounty``."""
+
+
 class Settlement(NamedTuple):
     """The full, rule-correct outcome of a :class:`Showdown`.
 
@@ -168,6 +201,9 @@ class Settlement(NamedTuple):
     """Hands shown down, by run, then seat; empty when the hand was uncontested."""
     busts: tuple[Bust, ...]
     """Worst finish first; empty unless starting stacks were given."""
+    bounties: tuple[BountyAward, ...] = ()
+    """Each eliminated seat's bounty and who collects it, in the order settled (see
+    :mod:`showdown_core.bounties`); empty unless ``showdown.bounties`` were given."""
 
     def collected_by_seat(self) -> dict[int, int]:
         """``{seat: chips collected}`` for every seat."""

@@ -24,6 +24,8 @@ Rules (each has a test; TDA 2024 Rules 20-21, WSOP 2023 Rule 73):
 * With starting stacks, every seat left with zero chips is a bust; among
   this hand's busts the one who started it with more chips finishes
   higher, and equal starting stacks share the place.
+* With bounties on the heads, each bust's bounty goes to the winners of its
+  relevant pot (:mod:`showdown_core.bounties`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from collections.abc import Sequence
 from operator import attrgetter
 from typing import Final
 
+from showdown_core.bounties import award_bounties
 from showdown_core.errors import InvalidEvent, InvariantViolation
 from showdown_core.model import (
     Bust,
@@ -131,7 +134,12 @@ def settle(showdown: Showdown) -> Settlement:
     else:
         shown = tuple([from_fields(Shown, (s, None, values[s.seat], 1)) for s in sorted(live, key=_SEAT)])
     busts = _busts(seats, collected) if seats[0].stack is not None else ()
-    return from_fields(Settlement, (showdown, tuple(results), tuple(returned), collected, shown, busts))
+    bounties = (
+        award_bounties(showdown, results, collected, shown, showdown.bounties, showdown.bounty_cash_ppm)
+        if busts and showdown.bounties
+        else ()
+    )
+    return from_fields(Settlement, (showdown, tuple(results), tuple(returned), collected, shown, busts, bounties))
 
 
 def _ranked(

@@ -13,8 +13,9 @@ from pydantic import ValidationError
 
 from showdown_core import BY_TEXT, DECK, VARIANTS, Card, InvalidEvent, SeatHand, Showdown
 from showdown_core.model import from_fields
-from showdown_messages import ShowdownEvent, rejections
+from showdown_messages import PlayerIn, ShowdownEvent, rejections
 from showdown_messages.events import player_fields
+from showdown_rules import PPM
 
 
 def unwrap_event(line: str) -> str:
@@ -77,5 +78,14 @@ def to_showdown(event: ShowdownEvent) -> Showdown:
             known["rake"],
             known["rake_ppm"],
             tuple([tuple(map(card, board)) for board in boards]) if boards else (),
+            _bounties(known["players"]),
+            known["bounty_cash_ppm"] if known["bounty_cash_ppm"] is not None else PPM,
         ),
     )
+
+
+def _bounties(players: tuple[PlayerIn, ...]) -> tuple[int, ...]:
+    """Each seat's bounty, aligned with the seats; empty when the event gives none (given for all or none)."""
+    if players[0].bounty is None:
+        return ()
+    return tuple([p.bounty or 0 for p in players])

@@ -15,6 +15,7 @@ from typing import Any, Final
 import orjson
 
 from showdown_core import Card, Category, PotPart, Settlement, Shown, Value
+from showdown_core.model import BountyAward
 from showdown_core.ranking import LowCategory, Ranking
 from showdown_core.variants import Variant
 from showdown_service import EVALUATOR
@@ -53,8 +54,22 @@ def result_document(settlement: Settlement, settled_at: datetime) -> dict[str, A
         ],
         "hands": _hands(variant, showdown.runs, settlement.shown),
         "busts": [{"seat": b.seat, "player_id": b.player_id, "finish": b.finish} for b in settlement.busts],
+        **({"bounties": [_bounty(b) for b in settlement.bounties]} if settlement.bounties else {}),
         "settled_at": settled_at,
         "evaluator": EVALUATOR,
+    }
+
+
+def _bounty(award: BountyAward) -> dict[str, Any]:
+    return {
+        "seat": award.seat,
+        "player_id": award.player_id,
+        "bounty": award.bounty,
+        "pot": award.pot,
+        "winners": [
+            {"seat": w.seat, "player_id": w.player_id, "amount": w.amount, "cash": w.cash, "added": w.added}
+            for w in award.winners
+        ],
     }
 
 

@@ -1,0 +1,175 @@
+"""Tournament messages: what a card room's tournament director sends beside the hands, and what comes back.
+
+A tournament's messages travel on the same events stream as its hands, as the
+JSON of an entry's ``tournament`` field (a hand's is ``event``), so one stream
+order covers both: an entry is registered before the hands it plays, a
+hand-for-hand round is complete after its hands. Every message carries
+``schema_version`` 1 and a ``type``.
+
+Money (``payouts``, ``bounty``, ``prize``, ``bounty_cash``) is in the prize
+currency's smallest unit (cents); ``stack`` is in tournament chips.
+
+The placement record (:class:`Placement`) is what the worker writes to a
+shard's standings stream for every entry that finishes, in the same commit as
+the hand (or message) that finished it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Self
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, TypeAdapter, model_validator
+
+from showdown_messages.events import Chips, Id, _supported_version
+from showdown_messages.rejections import reject
+from showdown_rules import PPM
+
+__all__ = [
+    "EntryRegistered",
+    "Placement",
+    "RegistrationClosed",
+    "RoundComplete",
+    "TournamentMessage",
+    "TournamentOpened",
+    "parse_tournament_message",
+]
+
+Version = Annotated[int, Strict(), AfterValidator(_supported_version)]
+Payouts = Annotated[
+    tuple[Chips, ...],
+    Field(
+        max_length=100_000,
+        description="The prize for 1st, 2nd, 3rd, ... place, in the currency's smallest unit; places beyond the "
+        "list win nothing. Never increasing down the list.",
+    ),
+]
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_version: Version = Field(description="Message format version; this is 1.", json_schema_extra={"const": 1})
+    tournament_id: Id
+
+
+def _never_increasing(payouts: tuple[int, ...], field: str) -> None:
+    for i in range(1, len(payouts)):
+        if payouts[i] > payouts[i - 1]:
+            raise reject(
+                "bad_payouts",
+                f"{field}[{i}]",
+                f"{payouts[i]} is more than place {i}'s {payouts[i - 1]}: a lower place never pays more",
+            )
+
+
+class TournamentOpened(_Message):
+    """``open``: a tournament starts, with its rules. Its hands are checked against its ledger from now on."""
+
+    model_config = ConfigDict(title="TournamentOpened")
+
+    type: Literal["open"]
+    payouts: Payouts
+    bounty_cash_ppm: Annotated[int, Strict(), Field(ge=0, le=PPM)] | None = Field(
+        description="Knockout tournaments: the cash part of a bounty in parts per million (1000000 fixed "
+        "knockout, 500000 the usual progressive knockout); null: no bounties."
+    )
+    equal_stacks: Literal["tie", "seat_order"] = Field(
+        default="tie",
+        description="Players eliminated in one hand with equal starting stacks: `tie` share the places "
+        "(PokerStars), `seat_order` the first left of the button finishes higher (GGPoker).",
+    )
+    hand_for_hand: Literal["by_stack", "tie"] = Field(
+        default="by_stack",
+        description="Busts of one hand-for-hand round: `by_stack` ranked by starting stack across tables as one "
+        "hand (PokerStars), `tie` all share the places (WSOP Rule 126.b).",
+    )
+    satellite: Annotated[bool, Strict()] = Field(
+        default=False,
+        description="End early when every remaining entry would receive the same prize: they all finish in the "
+        "best remaining place and share those prizes (a satellite's seats; Double-or-Nothing).",
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        _never_increasing(self.payouts, "payouts")
+        return self
+
+
+class EntryRegistered(_Message):
+    """``entry``: a player buys in (or re-enters) with ``stack`` chips and, in a knockout, ``bounty`` on their head."""
+
+    model_config = ConfigDict(title="EntryRegistered")
+
+    type: Literal["entry"]
+    player_id: Id
+    entry: Annotated[int, Strict(), Field(ge=1)] = Field(
+        description="1 for the player's first entry, 2 for a re-entry, ...: each entry finishes on its own."
+    )
+    stack: Annotated[int, Strict(), Field(ge=1, le=10**15)] = Field(description="Starting chips.")
+    bounty: Chips | None = Field(
+        default=None, description="The bounty on the entry's head (currency units); required in a knockout."
+    )
+
+
+class RegistrationClosed(_Message):
+    """``registration_closed``: no more entries. Places are counted from here (the field is the entries left)."""
+
+    model_config = ConfigDict(title="RegistrationClosed")
+
+    type: Literal["registration_closed"]
+    payouts: Payouts | None = Field(
+        default=None, description="Replaces the payouts of `open`: the prize pool is known only now."
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        if self.payouts is not None:
+            _never_increasing(self.payouts, "payouts")
+        return self
+
+
+class RoundComplete(_Message):
+    """``round_complete``: every table has finished hand-for-hand round ``round``; its busts are placed now."""
+
+    model_config = ConfigDict(title="RoundComplete")
+
+    type: Literal["round_complete"]
+    round: Annotated[int, Strict(), Field(ge=1)]
+
+
+TournamentMessage = Annotated[
+    TournamentOpened | EntryRegistered | RegistrationClosed | RoundComplete, Field(discriminator="type")
+]
+"""Any tournament message, told apart by ``type``."""
+_ADAPTER: TypeAdapter[TournamentMessage] = TypeAdapter(TournamentMessage)
+
+
+def parse_tournament_message(
+    payload: bytes | str,
+) -> TournamentOpened | EntryRegistered | RegistrationClosed | RoundComplete:
+    """Validate one tournament message's JSON (raises ``pydantic.ValidationError``)."""
+    return _ADAPTER.validate_json(payload)
+
+
+class Placement(BaseModel):
+    """How one entry finished: a standings stream entry's ``placement`` field, and `showdown tournament standings
+    --json`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="Placement")
+
+    tournament_id: Id
+    player_id: Id
+    entry: Annotated[int, Field(ge=1)]
+    place: Annotated[int, Field(ge=1)] | None = Field(
+        description="1 for the winner; tied entries all show the best place they share. Null for an entry "
+        "eliminated while registration was open (it finishes without a place)."
+    )
+    tied: Annotated[int, Field(ge=1)] = Field(description="How many entries share the place (1 when alone).")
+    prize: Annotated[int, Field(ge=0)] = Field(
+        description="Currency units: the place's prize, or an equal share of the tied places' prizes (left-over "
+        "cents one each to the tied entries in the order they entered)."
+    )
+    bounty_cash: Annotated[int, Field(ge=0)] = Field(
+        description="Currency units collected from bounties over the whole tournament (the winner's own final "
+        "bounty included)."
+    )

@@ -1,0 +1,569 @@
+"""The tournament ledger: places, prizes and bounties, decided message by message and hand by hand.
+
+No I/O here: a :class:`Ledger` is one tournament's state; :class:`Book` holds
+ledgers and applies a tournament's messages and hands to them in stream
+order, copy-on-write (:meth:`Book.begin`), so that a commit Redis refuses is
+undone by dropping the copy. The worker keeps the ledgers in Redis beside the
+commit (:mod:`showdown_service.tournament.store`); ``showdown tournament
+replay`` keeps them in memory.
+
+The rules (each with a test named for it; sources in docs/tournaments.md):
+
+* **Different hands** (PokerStars "Simultaneous elimination"; TDA 2024 RP-8;
+  WSOP 2026 Rule 126): entries eliminated in different hands finish in the
+  order their hands come on the tournament's stream.
+* **One hand**: whoever started the hand with more chips finishes higher
+  (PokerStars, GGPoker, WSOP 126). Equal starting stacks tie (PokerStars, the
+  default) or, with ``equal_stacks: seat_order``, the first eliminated left of
+  the button finishes higher (GGPoker).
+* **Hand-for-hand** (hands with ``hand_for_hand_round``): every table's hand of
+  a round counts as one hand; its busts are placed when ``round_complete``
+  arrives. ``by_stack`` (default, PokerStars): ranked by starting stack as one
+  hand; equal stacks at different tables tie (no seat order spans tables;
+  at one table ``seat_order`` still applies). ``tie`` (WSOP 126.b): they all
+  tie.
+* **Ties** share the sum of the prizes of the places they occupy equally; the
+  cents the division leaves go one each to the tied entries in the order they
+  entered (no room publishes this rule: it is ours). A tie shows the best
+  place it shares.
+* **The end**: when one entry is left it finishes 1st and collects its own
+  bounty as cash. ``satellite``: when every remaining entry would receive the
+  same prize, they all finish in the best remaining place and share those
+  prizes (PokerStars Double-or-Nothing).
+* **Registration**: places count from ``registration_closed``; an entry
+  eliminated before it finishes without a place (``place`` null, prize 0) and
+  its player may enter again; each entry finishes on its own.
+* **Bounties** are settled by the core (:mod:`showdown_core.bounties`) from
+  the heads the ledger holds; bounty money is conserved (cash paid plus the
+  bounties on heads equals the bounties put up at entry), checked after every
+  change, refused otherwise.
+
+Money (prizes, bounties) is in the currency's smallest unit; stacks in chips.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, NamedTuple
+
+from showdown_core import InvariantViolation, Settlement
+from showdown_core.bounties import award_bounties
+from showdown_messages.tournaments import EntryRegistered, RegistrationClosed, RoundComplete, TournamentOpened
+from showdown_rules import MAX_SEAT
+
+AnyMessage = TournamentOpened | EntryRegistered | RegistrationClosed | RoundComplete
+Status = Literal["playing", "held", "finished"]
+"""``held``: eliminated in a hand-for-hand round that is not complete yet (out of play, not yet placed)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """A tournament's settings, from its ``open`` message (payouts replaced at ``registration_closed``)."""
+
+    tournament_id: str
+    payouts: tuple[int, ...]
+    bounty_cash_ppm: int | None
+    equal_stacks: str = "tie"
+    hand_for_hand: str = "by_stack"
+    satellite: bool = False
+
+    def prize(self, place: int) -> int:
+        """The prize of ``place`` (1 = first), 0 beyond the payouts."""
+        return self.payouts[place - 1] if place <= len(self.payouts) else 0
+
+
+@dataclass(slots=True)
+class Entry:
+    """One entry of a player: chips in play, the bounty on its head, and how it finished."""
+
+    player_id: str
+    entry: int
+    order: int
+    """1, 2, 3, ...: the order entries registered in (who gets a tie's left-over cents first)."""
+    chips: int
+    bounty: int
+    """On the head now (currency units); 0 once the entry is out."""
+    bounty_in: int
+    """Put up at registration."""
+    stack_in: int
+    """Chips at registration."""
+    bounty_cash: int = 0
+    """Collected from bounties so far (the winner's own final bounty included)."""
+    status: Status = "playing"
+    place: int | None = None
+    tied: int = 1
+    prize: int = 0
+    held: tuple[int, int, str, int] | None = None
+    """While ``held``: (round, starting stack of the hand, the hand's table and id, seat position from the
+    button's left, 0 first)."""
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.player_id, self.entry)
+
+    def placement(self, tournament_id: str) -> dict[str, Any]:
+        """The placement record (see :class:`showdown_messages.tournaments.Placement`)."""
+        return {
+            "tournament_id": tournament_id,
+            "player_id": self.player_id,
+            "entry": self.entry,
+            "place": self.place,
+            "tied": self.tied,
+            "prize": self.prize,
+            "bounty_cash": self.bounty_cash,
+        }
+
+
+@dataclass(slots=True)
+class Ledger:
+    """One tournament's state. ``live`` maps a player to the entry they have in play (or held)."""
+
+    rules: Rules
+    registration_open: bool = True
+    next_order: int = 1
+    rounds_done: int = 0
+    over: bool = False
+    entries: dict[tuple[str, int], Entry] = field(default_factory=dict)
+    live: dict[str, tuple[str, int]] = field(default_factory=dict)
+    opened_payouts: tuple[int, ...] = ()
+    """The payouts of the ``open`` message (``rules.payouts`` may have been replaced since)."""
+
+    def unplaced(self) -> list[Entry]:
+        """Entries still playing or held, in registration order."""
+        return sorted((self.entries[key] for key in self.live.values()), key=_ORDER)
+
+    def check_bounties(self) -> None:
+        """Bounty money is conserved: cash paid plus bounties on heads equals what was put up at entry."""
+        put_up = cash = heads = 0
+        for e in self.entries.values():
+            put_up += e.bounty_in
+            cash += e.bounty_cash
+            heads += e.bounty
+        if cash + heads != put_up:
+            raise InvariantViolation(
+                f"tournament {self.rules.tournament_id!r}: bounties paid {cash} + on heads {heads} != put up "
+                f"{put_up}; refusing"
+            )
+
+    def clone(self) -> Ledger:
+        """A copy to change without touching this one (entries copied on write by :class:`Book`)."""
+        twin = copy.copy(self)
+        twin.entries = dict(self.entries)
+        twin.live = dict(self.live)
+        return twin
+
+
+class Refused(NamedTuple):
+    """A message or hand the ledger will not take: dead-lettered with this code (see the rejection codes)."""
+
+    code: str
+    field: str
+    message: str
+
+
+class Applied(NamedTuple):
+    """What applying one entry did."""
+
+    outcome: Literal["settled", "duplicate", "rejected", "untracked"]
+    """``untracked``: a hand of a tournament that was never opened (settled as any hand)."""
+    placements: tuple[dict[str, Any], ...] = ()
+    """Placement records written by this entry, in place order."""
+    settlement: Settlement | None = None
+    """The hand's settlement when the ledger changed it (bounties from the ledger's heads), else ``None``."""
+    refused: Refused | None = None
+
+
+UNTRACKED: Final = Applied("untracked")
+DUPLICATE: Final = Applied("duplicate")
+_ORDER: Final = lambda e: e.order  # noqa: E731 - a sort key
+
+
+def _refuse(code: str, field: str, message: str) -> Applied:
+    return Applied("rejected", refused=Refused(code, field, message))
+
+
+class Book:
+    """Ledgers by tournament id, and the rules that change them.
+
+    Changes go to a copy made by :meth:`begin`; the caller keeps the copy
+    (:meth:`adopt`) once what it decided is committed, or drops it.
+    """
+
+    def __init__(self, ledgers: dict[str, Ledger | None] | None = None) -> None:
+        self.ledgers: dict[str, Ledger | None] = ledgers or {}
+        """``None``: known not to be opened."""
+        self._copied: set[str] = set()
+        self._owned: set[tuple[str, tuple[str, int]]] = set()
+        self.changed: dict[str, set[tuple[str, int]]] = {}
+        """Entries this view changed, by tournament (what a store writes)."""
+        self.meta_changed: set[str] = set()
+        """Tournaments whose settings or counters this view changed."""
+
+    def begin(self) -> Book:
+        """A copy-on-write view: changes made through it leave this book as it is."""
+        return Book(dict(self.ledgers))
+
+    def adopt(self, other: Book) -> None:
+        """Take ``other``'s ledgers (a committed view of this book)."""
+        self.ledgers = other.ledgers
+
+    def _ledger(self, tournament_id: str) -> Ledger | None:
+        ledger = self.ledgers.get(tournament_id)
+        if ledger is not None and tournament_id not in self._copied:
+            ledger = self.ledgers[tournament_id] = ledger.clone()
+            self._copied.add(tournament_id)
+        return ledger
+
+    def _entry(self, ledger: Ledger, key: tuple[str, int]) -> Entry:
+        """An entry to change (copied the first time this view changes it)."""
+        tournament_id = ledger.rules.tournament_id
+        tag = (tournament_id, key)
+        if tag not in self._owned:
+            ledger.entries[key] = copy.copy(ledger.entries[key])
+            self._owned.add(tag)
+            self.changed.setdefault(tournament_id, set()).add(key)
+        return ledger.entries[key]
+
+    # --- messages ------------------------------------------------------------------------
+
+    def apply_message(self, message: AnyMessage) -> Applied:
+        """Apply one tournament message; repeats of one already applied are ``duplicate``."""
+        if isinstance(message, TournamentOpened):
+            return self._open(message)
+        ledger = self._ledger(message.tournament_id)
+        if ledger is None:
+            return _refuse(
+                "tournament_not_open",
+                "tournament_id",
+                f"{message.tournament_id!r} has no `open` message on this shard before this {message.type!r} message",
+            )
+        if isinstance(message, EntryRegistered):
+            return self._enter(ledger, message)
+        if isinstance(message, RegistrationClosed):
+            return self._close(ledger, message)
+        return self._round_complete(ledger, message)
+
+    def _open(self, message: TournamentOpened) -> Applied:
+        rules = Rules(
+            message.tournament_id,
+            tuple(message.payouts),
+            message.bounty_cash_ppm,
+            message.equal_stacks,
+            message.hand_for_hand,
+            message.satellite,
+        )
+        known = self._ledger(message.tournament_id)
+        if known is not None:
+            if known.opened_payouts == rules.payouts and _same_but_payouts(known.rules, rules):
+                return DUPLICATE
+            return _refuse(
+                "tournament_exists",
+                "tournament_id",
+                f"{message.tournament_id!r} was opened already with other settings; open a tournament once",
+            )
+        ledger = Ledger(rules, opened_payouts=rules.payouts)
+        self.ledgers[message.tournament_id] = ledger
+        self._copied.add(message.tournament_id)
+        self.meta_changed.add(message.tournament_id)
+        return Applied("settled")
+
+    def _enter(self, ledger: Ledger, message: EntryRegistered) -> Applied:
+        key = (message.player_id, message.entry)
+        known = ledger.entries.get(key)
+        if known is not None:
+            if (known.stack_in, known.bounty_in) == (message.stack, message.bounty or 0):
+                return DUPLICATE
+            return _refuse(
+                "entry_conflict",
+                "entry",
+                f"entry {message.entry} of {message.player_id!r} is registered already with other figures",
+            )
+        if not ledger.registration_open or ledger.over:
+            return _refuse(
+                "registration_closed",
+                "type",
+                f"registration of tournament {ledger.rules.tournament_id!r} is closed: no more entries",
+            )
+        if message.player_id in ledger.live:
+            _, number = ledger.live[message.player_id]
+            return _refuse(
+                "entry_conflict",
+                "player_id",
+                f"{message.player_id!r} still has entry {number} in play; a player re-enters only once eliminated",
+            )
+        expected = 1 + sum(1 for player, _ in ledger.entries if player == message.player_id)
+        if message.entry != expected:
+            return _refuse(
+                "entry_conflict",
+                "entry",
+                f"{message.entry} is not {message.player_id!r}'s next entry number ({expected})",
+            )
+        bounties = ledger.rules.bounty_cash_ppm is not None
+        if bounties and message.bounty is None:
+            return _refuse("bounty_required", "bounty", "is required: the tournament pays knockout bounties")
+        if not bounties and message.bounty:
+            return _refuse("bounty_not_expected", "bounty", "is given, but the tournament was opened without bounties")
+        bounty = message.bounty or 0
+        entry = Entry(message.player_id, message.entry, ledger.next_order, message.stack, bounty, bounty, message.stack)
+        tournament_id = ledger.rules.tournament_id
+        ledger.entries[key] = entry
+        self._owned.add((tournament_id, key))
+        self.changed.setdefault(tournament_id, set()).add(key)
+        ledger.live[message.player_id] = key
+        ledger.next_order += 1
+        self.meta_changed.add(tournament_id)
+        return Applied("settled")
+
+    def _close(self, ledger: Ledger, message: RegistrationClosed) -> Applied:
+        payouts = tuple(message.payouts) if message.payouts is not None else ledger.rules.payouts
+        if not ledger.registration_open:
+            if payouts == ledger.rules.payouts:
+                return DUPLICATE
+            return _refuse("registration_closed", "payouts", "registration was closed already with other payouts")
+        ledger.registration_open = False
+        ledger.rules = Rules(
+            ledger.rules.tournament_id,
+            payouts,
+            ledger.rules.bounty_cash_ppm,
+            ledger.rules.equal_stacks,
+            ledger.rules.hand_for_hand,
+            ledger.rules.satellite,
+        )
+        self.meta_changed.add(ledger.rules.tournament_id)
+        return Applied("settled", tuple(self._finish(ledger)))
+
+    def _round_complete(self, ledger: Ledger, message: RoundComplete) -> Applied:
+        if message.round <= ledger.rounds_done:
+            return DUPLICATE
+        placements: list[dict[str, Any]] = []
+        held = [self._entry(ledger, e.key) for e in ledger.unplaced() if e.status == "held"]
+        for round_ in sorted({e.held[0] for e in held if e.held is not None and e.held[0] <= message.round}):
+            group = [(e, e.held[1], e.held[2], e.held[3]) for e in held if e.held is not None and e.held[0] == round_]
+            placements += self._place(ledger, group, hand_for_hand=True)
+        ledger.rounds_done = message.round
+        self.meta_changed.add(ledger.rules.tournament_id)
+        placements += self._finish(ledger)
+        return Applied("settled", tuple(placements))
+
+    # --- hands ---------------------------------------------------------------------------
+
+    def apply_hand(self, settlement: Settlement, hand_for_hand_round: int | None, bounties_given: bool) -> Applied:
+        """Check a settled hand of a tournament against the ledger, then move its chips, bounties and busts.
+
+        ``bounties_given``: the event carried ``players[].bounty`` (checked
+        against the heads); without them, a knockout's bounties are settled
+        from the heads the ledger holds (the returned settlement carries them).
+        """
+        showdown = settlement.showdown
+        tournament_id = showdown.tournament_id
+        if tournament_id is None:
+            return UNTRACKED
+        ledger = self._ledger(tournament_id)
+        if ledger is None:
+            return UNTRACKED
+        rules = ledger.rules
+        if ledger.over:
+            return _refuse("tournament_over", "tournament_id", f"tournament {tournament_id!r} has finished")
+        seats = showdown.seats
+        if seats[0].stack is None:
+            return _refuse(
+                "tournament_stacks_missing",
+                "players[0].stack",
+                f"is missing: hands of tournament {tournament_id!r} give every seat's starting stack",
+            )
+        keys: list[tuple[str, int]] = []
+        for i, s in enumerate(seats):
+            where = f"players[{i}] (seat {s.seat})"
+            key = ledger.live.get(s.player_id)
+            if key is None:
+                return _refuse(
+                    "not_entered",
+                    f"players[{i}].player_id",
+                    f"{where}: {s.player_id!r} has no entry in play in tournament {tournament_id!r}",
+                )
+            entry = ledger.entries[key]
+            if entry.status != "playing":
+                return _refuse(
+                    "not_entered",
+                    f"players[{i}].player_id",
+                    f"{where}: {s.player_id!r} (entry {entry.entry}) was eliminated in hand-for-hand round "
+                    f"{entry.held[0] if entry.held else '?'}, not yet complete",
+                )
+            if entry.chips != s.stack:
+                return _refuse(
+                    "stack_mismatch",
+                    f"players[{i}].stack",
+                    f"{where}: {s.player_id!r} (entry {entry.entry}) starts the hand with {s.stack} chips here but "
+                    f"the ledger has {entry.chips} after their previous hand",
+                )
+            if bounties_given and showdown.bounties[i] != entry.bounty:
+                return _refuse(
+                    "bounty_mismatch",
+                    f"players[{i}].bounty",
+                    f"{where}: {s.player_id!r} (entry {entry.entry}) has a {showdown.bounties[i]} bounty here but "
+                    f"{entry.bounty} in the ledger",
+                )
+            keys.append(key)
+        if hand_for_hand_round is not None and hand_for_hand_round <= ledger.rounds_done:
+            return _refuse(
+                "round_already_complete",
+                "hand_for_hand_round",
+                f"round {hand_for_hand_round} of tournament {tournament_id!r} was completed before this hand",
+            )
+        changed: Settlement | None = None
+        if rules.bounty_cash_ppm is not None:
+            if bounties_given and showdown.bounty_cash_ppm != rules.bounty_cash_ppm:
+                return _refuse(
+                    "bounty_mismatch",
+                    "bounty_cash_ppm",
+                    f"is {showdown.bounty_cash_ppm} but tournament {tournament_id!r} pays {rules.bounty_cash_ppm}",
+                )
+            if not bounties_given:
+                heads = tuple([ledger.entries[key].bounty for key in keys])
+                showdown = showdown._replace(bounties=heads, bounty_cash_ppm=rules.bounty_cash_ppm)
+                awards = (
+                    award_bounties(
+                        showdown, settlement.pots, settlement.collected, settlement.shown, heads, rules.bounty_cash_ppm
+                    )
+                    if settlement.busts
+                    else ()
+                )
+                settlement = changed = settlement._replace(showdown=showdown, bounties=awards)
+        elif bounties_given and any(showdown.bounties):
+            return _refuse("bounty_not_expected", "players[0].bounty", "tournament has no bounties")
+
+        entries = [self._entry(ledger, key) for key in keys]
+        money_before = sum([e.bounty + e.bounty_cash for e in entries])
+        by_seat = {}
+        for s, won, entry in zip(seats, settlement.collected, entries, strict=True):
+            entry.chips = s.stack - s.contributed - s.dead_money + won  # type: ignore[operator]
+            by_seat[s.seat] = entry
+        for award in settlement.bounties:
+            gone = by_seat[award.seat]
+            if gone.bounty != award.bounty:
+                raise InvariantViolation(f"seat {award.seat}: bounty {award.bounty} settled, {gone.bounty} on its head")
+            gone.bounty = 0
+            for share in award.winners:
+                winner = by_seat[share.seat]
+                winner.bounty += share.added
+                winner.bounty_cash += share.cash
+        button = showdown.button_seat or 0
+        hand = f"{showdown.table_id}\x1f{showdown.hand_id}"
+        busted = [
+            (entry, s.stack, hand, (s.seat - button - 1) % MAX_SEAT)
+            for s, entry in zip(seats, entries, strict=True)
+            if entry.chips == 0
+        ]
+        placements: list[dict[str, Any]] = []
+        if busted:
+            if ledger.registration_open:
+                for entry, *_ in busted:
+                    entry.status, entry.place, entry.prize = "finished", None, 0
+                    del ledger.live[entry.player_id]
+                    placements.append(entry.placement(tournament_id))
+            elif hand_for_hand_round is not None:
+                for entry, stack, hand_key, position in busted:
+                    entry.status, entry.held = "held", (hand_for_hand_round, stack or 0, hand_key, position)
+            else:
+                placements += self._place(ledger, [(e, st or 0, h, p) for e, st, h, p in busted], hand_for_hand=False)
+            placements += self._finish(ledger)
+        if sum([e.bounty + e.bounty_cash for e in entries]) != money_before:  # bounties move only among the seats
+            raise InvariantViolation(f"hand {showdown.hand_id!r}: bounty money was not conserved; refusing")
+        return Applied("settled", tuple(placements), changed)
+
+    # --- places ---------------------------------------------------------------------------
+
+    def _place(
+        self, ledger: Ledger, busted: Sequence[tuple[Entry, int, str, int]], *, hand_for_hand: bool
+    ) -> list[dict[str, Any]]:
+        """Place entries eliminated together (one hand, or one hand-for-hand round) below every entry left."""
+        rules = ledger.rules
+        remaining = len(ledger.live)
+        tiers: list[list[Entry]] = []
+        if hand_for_hand and rules.hand_for_hand == "tie":
+            tiers = [[e for e, *_ in busted]]
+        else:
+            by_stack: dict[int, list[tuple[Entry, int, str, int]]] = {}
+            for bust in busted:
+                by_stack.setdefault(bust[1], []).append(bust)
+            for stack in sorted(by_stack, reverse=True):
+                group = by_stack[stack]
+                one_hand = len({hand for _, _, hand, _ in group}) == 1
+                if rules.equal_stacks == "seat_order" and one_hand:
+                    tiers += [[e] for e, *_ in sorted(group, key=lambda bust: bust[3])]
+                else:
+                    tiers.append([e for e, *_ in group])
+        place = remaining - len(busted) + 1
+        out: list[dict[str, Any]] = []
+        for tier in tiers:
+            out += self._award_places(ledger, tier, place)
+            place += len(tier)
+        return out
+
+    def _award_places(self, ledger: Ledger, tier: Iterable[Entry], place: int) -> list[dict[str, Any]]:
+        """``tier`` shares places ``place`` .. ``place + len - 1``: the best of them, and their prizes, equally
+        (left-over cents one each in registration order)."""
+        tied = sorted(tier, key=_ORDER)
+        count = len(tied)
+        total = sum(ledger.rules.prize(p) for p in range(place, place + count))
+        share, odd = divmod(total, count)
+        out = []
+        for i, entry in enumerate(tied):
+            entry.status, entry.place, entry.tied, entry.prize, entry.held = (
+                "finished",
+                place,
+                count,
+                share + (i < odd),
+                None,
+            )
+            del ledger.live[entry.player_id]
+            out.append(entry.placement(ledger.rules.tournament_id))
+        return out
+
+    def _finish(self, ledger: Ledger) -> list[dict[str, Any]]:
+        """After a change: one entry left finishes 1st; a satellite ends once every remaining prize is equal.
+        The entries that finish here collect their own bounty as cash."""
+        if ledger.registration_open or ledger.over or not ledger.live:
+            return []
+        left = ledger.unplaced()
+        if any(e.status == "held" for e in left):
+            return []
+        rules = ledger.rules
+        if len(left) > 1 and not (
+            rules.satellite and all(rules.prize(p) == rules.prize(1) for p in range(1, len(left) + 1))
+        ):
+            return []
+        for e in left:
+            entry = self._entry(ledger, e.key)
+            entry.bounty_cash += entry.bounty
+            entry.bounty = 0
+        ledger.over = True
+        self.meta_changed.add(rules.tournament_id)
+        placements = self._award_places(ledger, [ledger.entries[e.key] for e in left], 1)
+        ledger.check_bounties()
+        return placements
+
+    # --- standings ------------------------------------------------------------------------
+
+    def standings(self, tournament_id: str) -> tuple[list[dict[str, Any]], list[Entry]]:
+        """``(placements, still playing)``: finished entries by place (those without a place last, in the order
+        they registered), then entries in play by chips, most first."""
+        ledger = self.ledgers.get(tournament_id)
+        if ledger is None:
+            return [], []
+        finished = [e for e in ledger.entries.values() if e.status == "finished"]
+        finished.sort(key=lambda e: (e.place is None, e.place or 0, e.order))
+        playing = sorted((ledger.entries[k] for k in ledger.live.values()), key=lambda e: (-e.chips, e.order))
+        return [e.placement(tournament_id) for e in finished], playing
+
+
+def _same_but_payouts(a: Rules, b: Rules) -> bool:
+    """An ``open`` re-sent after ``registration_closed`` replaced its payouts is the same ``open``."""
+    return (a.bounty_cash_ppm, a.equal_stacks, a.hand_for_hand, a.satellite) == (
+        b.bounty_cash_ppm,
+        b.equal_stacks,
+        b.hand_for_hand,
+        b.satellite,
+    )

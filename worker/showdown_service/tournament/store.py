@@ -1,0 +1,155 @@
+"""Tournament ledgers in Redis: one hash per tournament, in its shard's hash tag.
+
+``<prefix>:{<shard>}:tournament:<tournament_id>`` holds:
+
+* ``rules``: the tournament's settings and counters (JSON object);
+* ``e:<entry>:<player_id>``: one entry (JSON array: order, chips, bounty,
+  bounty put up, stack at entry, bounty cash, status, place, tied, prize,
+  held).
+
+The worker writes these fields only inside its commit script (with the
+hand or message that changed them) and reads them together with the audit
+chain's head (:data:`LOAD_LUA`), so a ledger it plans on is exactly the one
+at that head: any other commit on the shard moves the head, and the commit's
+check of the head then refuses the plan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Final
+
+import orjson
+
+from showdown_service.tournament.book import Book, Entry, Ledger, Rules
+
+LOAD_LUA: Final = """
+local out = {redis.call('GET', KEYS[1]) or ''}
+for i = 2, #KEYS do
+  out[#out + 1] = redis.call('HGETALL', KEYS[i])
+end
+return out
+"""
+"""KEYS: the audit head, then each tournament's hash. Returns the head and each hash's fields, atomically."""
+
+RULES_FIELD: Final = "rules"
+_STATUS: Final = {"playing": 0, "held": 1, "finished": 2}
+_STATUS_NAME: Final = {v: k for k, v in _STATUS.items()}
+
+
+def entry_field(player_id: str, entry: int) -> str:
+    return f"e:{entry}:{player_id}"
+
+
+def encode_entry(e: Entry) -> bytes:
+    return orjson.dumps(
+        [
+            e.order,
+            e.chips,
+            e.bounty,
+            e.bounty_in,
+            e.stack_in,
+            e.bounty_cash,
+            _STATUS[e.status],
+            e.place,
+            e.tied,
+            e.prize,
+            e.held,
+        ]
+    )
+
+
+def decode_entry(name: str, raw: bytes) -> Entry:
+    _, number, player_id = name.split(":", 2)
+    order, chips, bounty, bounty_in, stack_in, cash, status, place, tied, prize, held = orjson.loads(raw)
+    return Entry(
+        player_id,
+        int(number),
+        order,
+        chips,
+        bounty,
+        bounty_in,
+        stack_in,
+        cash,
+        _STATUS_NAME[status],  # type: ignore[arg-type]
+        place,
+        tied,
+        prize,
+        tuple(held) if held is not None else None,
+    )
+
+
+def encode_rules(ledger: Ledger) -> bytes:
+    r = ledger.rules
+    return orjson.dumps(
+        {
+            "tournament_id": r.tournament_id,
+            "payouts": r.payouts,
+            "opened_payouts": ledger.opened_payouts,
+            "bounty_cash_ppm": r.bounty_cash_ppm,
+            "equal_stacks": r.equal_stacks,
+            "hand_for_hand": r.hand_for_hand,
+            "satellite": r.satellite,
+            "registration_open": ledger.registration_open,
+            "next_order": ledger.next_order,
+            "rounds_done": ledger.rounds_done,
+            "over": ledger.over,
+        }
+    )
+
+
+def decode_ledger(fields: dict[str, bytes]) -> Ledger | None:
+    """A ledger from its hash's fields; ``None`` for an empty hash (a tournament never opened)."""
+    raw = fields.get(RULES_FIELD)
+    if raw is None:
+        return None
+    doc = orjson.loads(raw)
+    ledger = Ledger(
+        Rules(
+            doc["tournament_id"],
+            tuple(doc["payouts"]),
+            doc["bounty_cash_ppm"],
+            doc["equal_stacks"],
+            doc["hand_for_hand"],
+            doc["satellite"],
+        ),
+        registration_open=doc["registration_open"],
+        next_order=doc["next_order"],
+        rounds_done=doc["rounds_done"],
+        over=doc["over"],
+        opened_payouts=tuple(doc["opened_payouts"]),
+    )
+    for name, value in fields.items():
+        if name.startswith("e:"):
+            e = decode_entry(name, value)
+            ledger.entries[e.key] = e
+            if e.status != "finished":
+                ledger.live[e.player_id] = e.key
+    return ledger
+
+
+def pairs(reply: Sequence[bytes]) -> dict[str, bytes]:
+    """An HGETALL reply (RESP2: a flat list) as ``{field: value}``."""
+    return {reply[i].decode(): reply[i + 1] for i in range(0, len(reply), 2)}
+
+
+def writes(view: Book) -> list[tuple[str, str, bytes]]:
+    """``(tournament_id, field, value)`` of every change a book view made, for the commit script's HSETs."""
+    out: list[tuple[str, str, bytes]] = []
+    for tournament_id in sorted(set(view.changed) | view.meta_changed):
+        ledger = view.ledgers[tournament_id]
+        assert ledger is not None
+        if tournament_id in view.meta_changed:
+            out.append((tournament_id, RULES_FIELD, encode_rules(ledger)))
+        out += [
+            (tournament_id, entry_field(*key), encode_entry(ledger.entries[key]))
+            for key in sorted(view.changed.get(tournament_id, ()))
+        ]
+    return out
+
+
+def load_reply(tournament_ids: Iterable[str], reply: Sequence[Any]) -> tuple[bytes, dict[str, Ledger | None]]:
+    """The head and ledgers from a :data:`LOAD_LUA` reply for ``tournament_ids`` (in the order given)."""
+    head = reply[0]
+    ledgers = {tid: decode_ledger(pairs(fields)) for tid, fields in zip(tournament_ids, reply[1:], strict=True)}
+    return head, ledgers
