@@ -24,12 +24,19 @@ class AuditRecord(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, title="AuditRecord")
 
     seq: Annotated[int, Field(ge=1)] = Field(description="1, 2, 3, ... per shard, no gaps.")
-    hand_id: str | None = Field(description="The event's hand_id (null when the payload named none).")
+    hand_id: str | None = Field(
+        description="The event's hand_id (null when the payload named none, and for tournament messages)."
+    )
     entry_id: str = Field(description="The events-stream entry id this record judges.")
     outcome: Literal["settled", "rejected", "duplicate", "poison"]
     code: str | None = Field(description="The rejection code for rejected and poison entries, else null.")
     event_sha256: Sha256 = Field(description="Digest of the canonical event, or of the raw payload if unreadable.")
     result_sha256: Sha256 | None = Field(description="Digest of the published ShowdownResult (settled only).")
+    standings_sha256: Sha256 | None = Field(
+        default=None,
+        description="Digest of the placement records this entry wrote to the standings stream (their JSON as a "
+        "list), when it finished tournament entries; absent otherwise.",
+    )
     worker: str = Field(description="The consumer that committed it.")
     at: datetime = Field(description="Commit time (UTC).")
     prev_hash: Sha256

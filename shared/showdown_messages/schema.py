@@ -80,6 +80,7 @@ def asyncapi_document(version: str) -> dict[str, Any]:
             schema["discriminator"] = schema["discriminator"]["propertyName"]  # give an object)
         title = schema["title"]
         schemas[title] = schema
+        field: str | None
         if title in _ALSO_ON:
             channel, field = _ALSO_ON[title]
         else:

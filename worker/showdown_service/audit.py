@@ -73,6 +73,7 @@ def make_record(
     result_sha256: str | None,
     worker: str,
     at: str,
+    standings_sha256: str | None = None,
 ) -> tuple[dict[str, Any], bytes, Head]:
     """The next record after ``head``: as a dict, as the JSON stored in the audit stream, and the new head.
 
@@ -89,6 +90,7 @@ def make_record(
         "prev_hash": head.hash,
         "result_sha256": result_sha256,
         "seq": head.seq + 1,
+        **({"standings_sha256": standings_sha256} if standings_sha256 is not None else {}),
         "worker": worker,
     }  # in sorted order, as _digest would sort them
     canonical = orjson.dumps(body)

@@ -27,11 +27,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, NamedTuple
 
-from showdown_service.audit import Head, make_record
+import orjson
+
+from showdown_core import InvariantViolation
+from showdown_service.audit import Head, make_record, sha256_hex
 from showdown_service.config import ShardKeys
 from showdown_service.settling import Prepared
+from showdown_service.tournament.book import Applied, Book
+from showdown_service.tournament.store import writes
+from showdown_service.wire import encode_result
 
 COMMIT_LUA = """
 local events, results, audit, dead, head_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
@@ -98,9 +105,33 @@ end
 if #ids > 0 then
   redis.call('XACK', events, group, unpack(ids))
 end
+
+-- 3. tournaments: ledger fields (HSET), then placements on the standings stream
+local w = base + 2 + n * F
+local nwrites = tonumber(ARGV[w])
+for i = 0, nwrites - 1 do
+  local o = w + 1 + i * 3
+  redis.call('HSET', KEYS[tonumber(ARGV[o])], ARGV[o + 1], ARGV[o + 2])
+end
+local s = w + 1 + nwrites * 3
+local nplaced, standings = tonumber(ARGV[s]), tonumber(ARGV[s + 1])
+for i = 1, nplaced do
+  xadd(KEYS[standings], 0, 'placement', ARGV[s + 1 + i])
+end
 redis.call('SET', head_key, new_head)
 return {1, n}
 """
+
+
+class LedgerInvariant(Exception):
+    """The tournament ledger broke a rule it must never break while taking entry ``entry_id`` (a bug). The plan
+    is abandoned (the worker's book is untouched: plans change a copy); the caller refuses that entry as
+    ``invariant_violation`` and plans again."""
+
+    def __init__(self, entry_id: str, reason: str) -> None:
+        super().__init__(f"entry {entry_id}: {reason}")
+        self.entry_id = entry_id
+        self.reason = reason
 
 
 class Decision(NamedTuple):
@@ -124,6 +155,8 @@ class Plan:
     head: Head
     """The chain head after this commit."""
     seen_keys: list[str] = field(default_factory=list)
+    book: Book | None = None
+    """The tournament ledgers as this commit leaves them (a view of the worker's book), when it touched any."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,13 +182,22 @@ def plan(
     dedupe_ttl_s: int,
     maxlens: tuple[int, int, int],
     dead_raw_max_bytes: int,
+    book: Book | None = None,
 ) -> Plan:
     """Decide every entry's outcome against ``seen`` (the dedupe keys' values) and chain its audit record.
 
     ``batch`` must be non-empty and in stream order. ``seen`` maps dedupe
     keys to the digest they hold (None or missing: absent); entries of the
     same hand within the batch see each other.
+
+    ``book`` holds the ledgers of the batch's tournaments as they stand at
+    ``head`` (None when the batch has no tournament entry): a view of it
+    takes each tournament message and each newly settled hand of an opened
+    tournament, in order; what the ledger refuses is dead-lettered, and what
+    it changes is written by the same script (ledger fields, placements).
     """
+    view = book.begin() if book is not None else None
+    placed: list[bytes] = []
     start = head
     seen_keys: list[str] = []
     index_of: dict[str, int] = {}
@@ -165,7 +207,16 @@ def plan(
     for p in batch:
         seen_index = 0
         code, message = p.code, p.message
-        if code is None:
+        result, result_sha256 = p.result, p.result_sha256
+        placements: tuple[dict[str, Any], ...] = ()
+        if code is None and p.tournament_message is not None:
+            assert view is not None
+            try:
+                applied = view.apply_message(p.tournament_message)
+            except InvariantViolation as exc:
+                raise LedgerInvariant(p.entry_id, str(exc)) from exc
+            outcome, code, message, placements = _read(applied)
+        elif code is None:
             assert p.hand_id is not None
             key = keys.seen(p.hand_id)
             if key not in index_of:
@@ -175,8 +226,18 @@ def plan(
             current = state[key]
             if current is None:
                 outcome = "settled"
-                seen_index = index_of[key]
-                state[key] = p.event_sha256
+                if view is not None and p.settlement is not None:  # a tournament hand: the ledger may refuse it
+                    try:
+                        applied = view.apply_hand(p.settlement, p.hand_for_hand_round, p.bounties_given)
+                    except InvariantViolation as exc:
+                        raise LedgerInvariant(p.entry_id, str(exc)) from exc
+                    outcome, code, message, placements = _read(applied)
+                    if applied.settlement is not None:  # bounties settled from the ledger's heads
+                        result = encode_result(applied.settlement, _parse_at(at))
+                        result_sha256 = sha256_hex(result)
+                if outcome == "settled":
+                    seen_index = index_of[key]
+                    state[key] = p.event_sha256
             elif current == p.event_sha256:
                 outcome = "duplicate"
             else:
@@ -187,6 +248,11 @@ def plan(
                 )
         else:
             outcome = "poison" if code == "poison" else "rejected"
+        standings_sha256 = None
+        if placements:
+            texts = [orjson.dumps(placement) for placement in placements]
+            placed += texts
+            standings_sha256 = sha256_hex(b"[" + b",".join(texts) + b"]")
         record, record_json, head = make_record(
             head,
             hand_id=p.hand_id,
@@ -194,16 +260,17 @@ def plan(
             outcome=outcome,
             code=code,
             event_sha256=p.event_sha256,
-            result_sha256=p.result_sha256 if outcome == "settled" else None,
+            result_sha256=result_sha256 if outcome == "settled" else None,
             worker=consumer,
             at=at,
+            standings_sha256=standings_sha256,
         )
         decisions.append(Decision(p, outcome, code, message, record))
         entry_args += (  # the script reads these 10 per entry (F in COMMIT_LUA), in this order
             p.entry_id,
             seen_index,
             p.event_sha256 if seen_index else "",
-            p.result if outcome == "settled" and p.result is not None else b"",
+            result if outcome == "settled" and result is not None else b"",
             record_json,
             code or "",
             message or "",
@@ -226,13 +293,41 @@ def plan(
         len(batch),
         *entry_args,
     ]
+    script_keys = [keys.events, keys.results, keys.audit, keys.dead, keys.audit_head, *seen_keys]
+    changes = writes(view) if view is not None else []
+    if changes or placed:
+        standings = len(script_keys) + 1  # KEYS are numbered from 1 in Lua
+        script_keys.append(keys.standings)
+        index: dict[str, int] = {}
+        for tournament_id, _, _ in changes:
+            if tournament_id not in index:
+                script_keys.append(keys.tournament(tournament_id))
+                index[tournament_id] = len(script_keys)
+        args.append(len(changes))
+        for tournament_id, name, value in changes:
+            args += (index[tournament_id], name, value)
+        args += (len(placed), standings, *placed)
+    else:
+        args += (0, 0, 0)
     return Plan(
-        keys=[keys.events, keys.results, keys.audit, keys.dead, keys.audit_head, *seen_keys],
+        keys=script_keys,
         args=args,
         decisions=decisions,
         head=head,
         seen_keys=seen_keys,
+        book=view,
     )
+
+
+def _read(applied: Applied) -> tuple[str, str | None, str | None, tuple[dict[str, Any], ...]]:
+    if applied.refused is not None:
+        return "rejected", applied.refused.code, applied.refused.message, ()
+    outcome = "settled" if applied.outcome == "untracked" else applied.outcome
+    return outcome, None, None, applied.placements
+
+
+def _parse_at(at: str) -> datetime:
+    return datetime.fromisoformat(at)
 
 
 def read_reply(reply: list[Any], plan: Plan) -> Conflict | None:

@@ -162,6 +162,10 @@ class ShardKeys:
     """``seen:<hand_id>`` keys hold the digest of a settled event (TTL dedupe_ttl_s)."""
     failures_prefix: str
     """``failures:<entry id>`` keys count the times settling that entry raised (written only then; with a TTL)."""
+    standings: str = ""
+    """The standings stream: one ``placement`` per tournament entry that finishes."""
+    tournament_prefix: str = ""
+    """``tournament:<tournament id>`` hashes hold each tournament's ledger."""
 
     @classmethod
     def of(cls, settings: Settings, shard: str) -> ShardKeys:
@@ -175,6 +179,8 @@ class ShardKeys:
             audit_head=f"{base}:{settings.audit_name}:head",
             seen_prefix=f"{base}:seen:",
             failures_prefix=f"{base}:failures:",
+            standings=f"{base}:standings",
+            tournament_prefix=f"{base}:tournament:",
         )
 
     def seen(self, hand_id: str) -> str:
@@ -182,3 +188,6 @@ class ShardKeys:
 
     def failures(self, entry_id: str) -> str:
         return self.failures_prefix + entry_id
+
+    def tournament(self, tournament_id: str) -> str:
+        return self.tournament_prefix + tournament_id

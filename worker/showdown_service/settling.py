@@ -13,11 +13,14 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import orjson
+from pydantic import ValidationError
 
-from showdown_core import InvalidEvent, InvariantViolation, settle
-from showdown_messages import ShowdownEvent
+from showdown_core import InvalidEvent, InvariantViolation, Settlement, settle
+from showdown_messages import ShowdownEvent, rejections
+from showdown_messages.tournaments import parse_tournament_message
 from showdown_service.audit import sha256_hex
 from showdown_service.intake import parse_event, to_showdown
+from showdown_service.tournament.book import AnyMessage
 from showdown_service.wire import encode_result
 
 
@@ -42,6 +45,16 @@ class Prepared:
     """The payload as received (kept for dead letters)."""
     started: float
     """perf_counter() when the entry was read: for latency."""
+    tournament_id: str | None = None
+    """The hand's (or tournament message's) tournament, if any: its ledger is consulted when the commit is
+    planned (:mod:`showdown_service.tournament`)."""
+    settlement: Settlement | None = None
+    """The hand's settlement (tournament hands only: the ledger needs it)."""
+    hand_for_hand_round: int | None = None
+    bounties_given: bool = False
+    """The event carried ``players[].bounty``."""
+    tournament_message: AnyMessage | None = None
+    """A tournament message (an entry whose field is ``tournament``)."""
 
     @property
     def valid(self) -> bool:
@@ -70,8 +83,15 @@ def prepare(
     """
     raw = (fields or {}).get(b"event")
     if raw is None:
+        message = (fields or {}).get(b"tournament")
+        if message is not None and len(fields or {}) == 1:
+            return _tournament_message(entry_id, message, failures, max_deliveries, max_payload_bytes, started)
         named = ", ".join(sorted(k.decode(errors="replace") for k in (fields or {}))) or "none"
-        reason = f"the entry has no 'event' field (fields: {named})" if fields is not None else "the entry was deleted"
+        reason = (
+            f"the entry has no 'event' field and is no tournament message (fields: {named})"
+            if fields is not None
+            else "the entry was deleted"
+        )
         return _refused(entry_id, b"", "missing_event", reason, started)
     if failures >= max_deliveries:
         reason = (
@@ -90,17 +110,55 @@ def prepare(
     except InvariantViolation as exc:
         return _refused(entry_id, raw, "invariant_violation", str(exc), started)
     result = encode_result(settlement, now)
+    known = event.__dict__
+    tournament_id = known["tournament_id"]
     return Prepared(
-        entry_id=entry_id,
-        hand_id=event.hand_id,
-        table_id=event.table_id,
-        event_sha256=event_digest(event),
-        result=result,
-        result_sha256=sha256_hex(result),
-        code=None,
-        message=None,
-        raw=raw,
-        started=started,
+        entry_id,
+        event.hand_id,
+        event.table_id,
+        event_digest(event),
+        result,
+        sha256_hex(result),
+        None,
+        None,
+        raw,
+        started,
+        tournament_id,
+        *(
+            (settlement, known["hand_for_hand_round"], known["players"][0].bounty is not None)
+            if tournament_id is not None
+            else (None, None, False)
+        ),
+    )
+
+
+def _tournament_message(  # noqa: PLR0917 - prepare()'s own arguments, passed on
+    entry_id: str, raw: bytes, failures: int, max_deliveries: int, max_payload_bytes: int, started: float
+) -> Prepared:
+    """A tournament message entry, read and validated (the ledger judges it when the commit is planned)."""
+    if failures >= max_deliveries:
+        reason = f"applying it raised {failures} times (limit {max_deliveries}, SHOWDOWN_MAX_DELIVERIES): a bug"
+        return _refused(entry_id, raw, "poison", reason, started)
+    if len(raw) > max_payload_bytes:
+        return _refused(entry_id, raw, "payload_too_large", f"the message is {len(raw)} bytes", started)
+    try:
+        message = parse_tournament_message(raw)
+    except ValidationError as exc:
+        first = rejections(exc)[0]
+        return _refused(entry_id, raw, first.code, first.message, started)
+    return Prepared(
+        entry_id,
+        None,
+        None,
+        sha256_hex(message.__pydantic_serializer__.to_json(message)),
+        None,
+        None,
+        None,
+        None,
+        raw,
+        started,
+        message.tournament_id,
+        tournament_message=message,
     )
 
 

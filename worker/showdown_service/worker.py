@@ -47,6 +47,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any, cast
@@ -57,12 +58,14 @@ import redis
 from showdown_core.variants import prepare_every_variant
 from showdown_messages.publish import Refusal, refusal
 from showdown_service.audit import Head
-from showdown_service.commit import COMMIT_LUA, Plan, plan, read_reply
+from showdown_service.commit import COMMIT_LUA, LedgerInvariant, Plan, plan, read_reply
 from showdown_service.config import Settings, ShardKeys
 from showdown_service.logs import get_logger
 from showdown_service.metrics import Metrics, observe_many
 from showdown_service.settling import Prepared, prepare
 from showdown_service.streams import Row, auto_claim, read_group
+from showdown_service.tournament.book import Book
+from showdown_service.tournament.store import LOAD_LUA, load_reply
 
 CONTENTION_WINDOW = 20
 """After a conflict, this many batches are chained on a head read fresh from Redis."""
@@ -103,6 +106,10 @@ class Worker:
         self.shards = {shard: settings.keys(shard) for shard in settings.shards}
         self._by_stream = {keys.events.encode(): keys for keys in self.shards.values()}
         self._commit_script = client.register_script(COMMIT_LUA)
+        self._load_script = client.register_script(LOAD_LUA)
+        self._books: dict[str, tuple[Head, Book]] = {}
+        """Per shard: the tournament ledgers this worker holds, and the chain head they are exact at (they
+        change only in commits, and every commit moves the head)."""
         self._heads: dict[str, Head] = {}
         """The chain head each shard's next commit builds on (as this worker last planned or saw it)."""
         self._contended: dict[str, int] = {}
@@ -227,6 +234,7 @@ class Worker:
             self._io.exception()  # wait for the I/O thread to finish with it
         self._io, self._inflight, self._rows = None, [], []
         self._heads.clear()
+        self._books.clear()
 
     def prepare_groups(self) -> None:
         """Create the consumer group on every shard's stream (from the start: the backlog counts)."""
@@ -427,6 +435,28 @@ class Worker:
         self._heads[keys.shard] = planned.head  # the next batch chains on; a conflict resets it
         return planned
 
+    def _book(self, keys: ShardKeys, batch: list[Prepared], head: Head) -> tuple[Book | None, Head]:
+        """The ledgers of ``batch``'s tournaments exact at the head the batch chains on, and that head.
+
+        The worker's own book serves while it is exact at ``head`` and knows
+        every tournament of the batch; otherwise the ledgers are read with the
+        head, atomically (one script), and the batch chains on the head read.
+        ``None`` when the batch has no tournament entry.
+        """
+        wanted = {p.tournament_id for p in batch if p.tournament_id is not None}
+        if not wanted:
+            return None, head
+        held = self._books.get(keys.shard)
+        if held is not None and held[0] == head and wanted <= held[1].ledgers.keys():
+            return held[1], head
+        ids = sorted(wanted | (held[1].ledgers.keys() if held is not None and held[0] == head else set()))
+        reply = self._load_script(keys=[keys.audit_head, *[keys.tournament(t) for t in ids]])
+        raw_head, ledgers = load_reply(ids, reply)
+        book = Book(ledgers)
+        head = Head.decode(raw_head)
+        self._books[keys.shard] = (head, book)
+        return book, head
+
     def _head(self, keys: ShardKeys) -> Head:
         """The head to chain the next batch on.
 
@@ -444,18 +474,30 @@ class Worker:
 
     def _plan(self, keys: ShardKeys, batch: list[Prepared], seen: dict[str, str | None], head: Head) -> Plan:
         settings = self.settings
-        return plan(
-            keys,
-            batch,
-            seen,
-            head,
-            group=settings.group,
-            consumer=settings.consumer,
-            at=_utc_now(),
-            dedupe_ttl_s=settings.dedupe_ttl_s,
-            maxlens=(settings.results_maxlen, settings.audit_maxlen, settings.dead_maxlen),
-            dead_raw_max_bytes=settings.dead_raw_max_bytes,
-        )
+        book, head = self._book(keys, batch, head)
+        while True:
+            try:
+                return plan(
+                    keys,
+                    batch,
+                    seen,
+                    head,
+                    group=settings.group,
+                    consumer=settings.consumer,
+                    at=_utc_now(),
+                    dedupe_ttl_s=settings.dedupe_ttl_s,
+                    maxlens=(settings.results_maxlen, settings.audit_maxlen, settings.dead_maxlen),
+                    dead_raw_max_bytes=settings.dead_raw_max_bytes,
+                    book=book,
+                )
+            except LedgerInvariant as broken:  # a bug: that entry is refused, the rest planned again
+                self.log.critical("ledger_invariant", shard=keys.shard, entry_id=broken.entry_id, error=broken.reason)
+                batch = [
+                    replace(p, code="invariant_violation", message=broken.reason)
+                    if p.entry_id == broken.entry_id
+                    else p
+                    for p in batch
+                ]
 
     def _settle_reply(self, keys: ShardKeys, planned: Plan, reply: Any) -> None:
         """Report a commit that went through; re-plan (synchronously) while Redis says state moved."""
@@ -478,6 +520,8 @@ class Worker:
             reply = self._commit_script(keys=planned.keys, args=planned.args)
             replans += 1
         self._heads[keys.shard] = planned.head
+        if planned.book is not None:  # the ledgers as this commit left them
+            self._books[keys.shard] = (planned.head, planned.book)
         self._resume()  # a commit went through: Redis takes writes
         self._report(keys, planned)
 

@@ -64,14 +64,15 @@ class TournamentReplay:
                 )
             )
             return None
+        view = self.book.begin()  # a line the ledger refuses, or breaks, changes nothing
         try:
             if "tournament" in doc:
-                applied = self.book.apply_message(parse_tournament_message(orjson.dumps(doc["tournament"])))
+                applied = view.apply_message(parse_tournament_message(orjson.dumps(doc["tournament"])))
             else:
                 event = parse_event(orjson.dumps(doc["event"]))
                 settlement = settle(to_showdown(event))
                 bounties_given = event.players[0].bounty is not None
-                applied = self.book.apply_hand(settlement, event.hand_for_hand_round, bounties_given)
+                applied = view.apply_hand(settlement, event.hand_for_hand_round, bounties_given)
                 if applied.outcome in ("settled", "untracked"):
                     self.results.append(applied.settlement or settlement)
         except ValidationError as exc:
@@ -87,6 +88,7 @@ class TournamentReplay:
         if applied.refused is not None:
             self.refused.append(Refusal(source, number, applied.refused.code, applied.refused.message))
         else:
+            self.book.adopt(view)
             self.applied += 1
             self.placements += applied.placements
         return applied

@@ -1,0 +1,108 @@
+"""``showdown tournament standings ID`` and ``showdown tournament replay FILE...``.
+
+Standings: finished entries by place (those eliminated while registration was
+open last, without a place), then the entries still playing by chips.
+``--json`` prints exactly the placement objects (the standings stream's
+records) of the finished entries, in that order.
+
+Exit status: 0 done; 1 the tournament is on no configured shard, or (replay)
+some line was refused; 2 a file cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from showdown_service.config import Settings, ShardKeys
+from showdown_service.connection import connect
+from showdown_service.examples import file_lines
+from showdown_service.tournament.book import Book, Entry
+from showdown_service.tournament.replay import TournamentReplay
+from showdown_service.tournament.store import decode_ledger
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``tournament standings`` and ``tournament replay`` to the ``showdown`` command line."""
+    tournament = commands.add_parser(
+        "tournament", help="a tournament's standings (places, prizes, bounties), from Redis or replayed from a file"
+    )
+    verbs = tournament.add_subparsers(dest="verb", required=True, metavar="{standings,replay}")
+    standings = verbs.add_parser("standings", help="the standings of a tournament on the configured shards")
+    standings.add_argument("tournament_id", metavar="ID")
+    standings.add_argument("--json", action="store_true", help="print the placement objects as one JSON list")
+    standings.set_defaults(run=run_standings, finishes_on_stop=False)
+    replay = verbs.add_parser(
+        "replay",
+        help='settle a whole tournament in process from JSON lines of {"tournament": ...} / {"event": ...}',
+    )
+    replay.add_argument("files", nargs="+", metavar="FILE", help="JSON lines, in stream order ('-': standard input)")
+    replay.add_argument("--json", action="store_true", help="print the placement objects as one JSON list")
+    replay.set_defaults(run=run_replay, finishes_on_stop=False)
+
+
+def read_book(client: Any, keys: ShardKeys, tournament_id: str) -> Book | None:
+    """The tournament's ledger on one shard (HGETALL of its hash), or ``None`` when it is not there."""
+    reply: dict[bytes, bytes] = client.hgetall(keys.tournament(tournament_id))
+    ledger = decode_ledger({name.decode(): value for name, value in reply.items()})
+    return None if ledger is None else Book({tournament_id: ledger})
+
+
+def run_standings(args: argparse.Namespace) -> int:
+    settings = Settings()
+    client = connect(settings, name="showdown-standings")
+    for shard in settings.shards:
+        book = read_book(client, settings.keys(shard), args.tournament_id)
+        if book is not None:
+            _print(book, args.tournament_id, as_json=args.json)
+            return 0
+    shards = ", ".join(settings.shards)
+    sys.stderr.write(f"showdown tournament standings: no tournament {args.tournament_id!r} on shards {shards}\n")
+    return 1
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    missing = [f for f in args.files if f != "-" and not Path(f).is_file()]
+    if missing:
+        sys.stderr.write(f"showdown tournament replay: no such file: {', '.join(missing)}\n")
+        return 2
+    run = TournamentReplay()
+    for name in args.files:
+        run.feed(file_lines(name), source=name)
+    for refusal in run.refused:
+        sys.stderr.write(f"{refusal.source}:{refusal.line}: {refusal.code}: {refusal.message}\n")
+    ids = sorted({p["tournament_id"] for p in run.placements} | {t for t, led in run.book.ledgers.items() if led})
+    for tournament_id in ids:
+        _print(run.book, tournament_id, as_json=args.json, heading=len(ids) > 1 and not args.json)
+    sys.stderr.write(f"{run.applied} lines applied, {len(run.refused)} refused, {len(run.results)} hands settled\n")
+    return 1 if run.refused else 0
+
+
+def _print(book: Book, tournament_id: str, *, as_json: bool, heading: bool = False) -> None:
+    finished, playing = book.standings(tournament_id)
+    if as_json:
+        sys.stdout.write(json.dumps(finished) + "\n")
+        return
+    if heading:
+        sys.stdout.write(f"tournament {tournament_id}\n")
+    sys.stdout.write(standings_text(finished, playing))
+
+
+def standings_text(finished: Sequence[dict[str, Any]], playing: Sequence[Entry]) -> str:
+    """The standings as a table: place (``T3`` when tied), player and entry, prize and bounty cash (in the
+    currency's smallest unit); then the entries still playing."""
+    rows = [f"{'place':>6}  {'player':<24} {'entry':>5} {'prize':>12} {'bounty cash':>12}"]
+    for p in finished:
+        place = "-" if p["place"] is None else (f"T{p['place']}" if p["tied"] > 1 else str(p["place"]))
+        rows.append(f"{place:>6}  {p['player_id']:<24} {p['entry']:>5} {p['prize']:>12} {p['bounty_cash']:>12}")
+    if playing:
+        rows.append(f"still playing ({len(playing)}):")
+        rows += [
+            f"{'':>6}  {e.player_id:<24} {e.entry:>5} {e.chips:>12} chips, bounty {e.bounty}, cash {e.bounty_cash}"
+            for e in playing
+        ]
+    return "\n".join(rows) + "\n"
