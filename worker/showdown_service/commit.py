@@ -58,15 +58,30 @@ local function xadd(key, maxlen, ...)
   return redis.call('XADD', key, '*', ...)
 end
 
--- 1. preconditions: ownership, chain head, dedupe keys
+-- 1. preconditions: ownership, stream order for tournaments, chain head, dedupe keys
 local pending = {}
 for _, row in ipairs(redis.call('XPENDING', events, group, first_id, last_id, 1000000, consumer)) do
   pending[row[1]] = true
 end
 local gone = {}
+local inbatch = {}
 for i = 0, n - 1 do
   local id = ARGV[base + 2 + i * F]
+  inbatch[id] = true
   if not pending[id] then gone[#gone + 1] = id end
+end
+local w = base + 2 + n * F
+local s = w + 1 + tonumber(ARGV[w]) * 3
+local order_id = ARGV[s + 2 + tonumber(ARGV[s])]
+if order_id ~= '' then
+  -- a tournament's entries apply in stream order: none below the batch's last one may be pending elsewhere
+  local blocked = {}
+  for _, row in ipairs(redis.call('XPENDING', events, group, '-', order_id, 1000000)) do
+    if not inbatch[row[1]] then blocked[#blocked + 1] = row[1] end
+  end
+  if #blocked > 0 then
+    return {2, redis.call('GET', head_key) or '', blocked}
+  end
 end
 local head = redis.call('GET', head_key) or ''
 local stale = head ~= expected_head or #gone > 0
@@ -107,13 +122,10 @@ if #ids > 0 then
 end
 
 -- 3. tournaments: ledger fields (HSET), then placements on the standings stream
-local w = base + 2 + n * F
-local nwrites = tonumber(ARGV[w])
-for i = 0, nwrites - 1 do
+for i = 0, tonumber(ARGV[w]) - 1 do
   local o = w + 1 + i * 3
   redis.call('HSET', KEYS[tonumber(ARGV[o])], ARGV[o + 1], ARGV[o + 2])
 end
-local s = w + 1 + nwrites * 3
 local nplaced, standings = tonumber(ARGV[s]), tonumber(ARGV[s + 1])
 for i = 1, nplaced do
   xadd(KEYS[standings], 0, 'placement', ARGV[s + 1 + i])
@@ -168,6 +180,9 @@ class Conflict:
     """Entry ids no longer pending for this consumer (acked, or claimed by another)."""
     seen: dict[str, str | None]
     """Current value of each dedupe key the plan looked at (None: absent)."""
+    blocked: tuple[str, ...] = ()
+    """Entries below the batch's last tournament entry still pending outside the batch (another worker holds
+    them, or they wait to be claimed): the batch may not overtake them. Nothing else was checked then."""
 
 
 def plan(
@@ -198,6 +213,8 @@ def plan(
     """
     view = book.begin() if book is not None else None
     placed: list[bytes] = []
+    order_id = ""
+    """The last entry that a tournament's ledger took (it must not overtake an earlier entry held elsewhere)."""
     start = head
     seen_keys: list[str] = []
     index_of: dict[str, int] = {}
@@ -216,6 +233,7 @@ def plan(
             except InvariantViolation as exc:
                 raise LedgerInvariant(p.entry_id, str(exc)) from exc
             outcome, code, message, placements = _read(applied)
+            order_id = p.entry_id
         elif code is None:
             assert p.hand_id is not None
             key = keys.seen(p.hand_id)
@@ -232,6 +250,8 @@ def plan(
                     except InvariantViolation as exc:
                         raise LedgerInvariant(p.entry_id, str(exc)) from exc
                     outcome, code, message, placements = _read(applied)
+                    if applied.outcome != "untracked":
+                        order_id = p.entry_id
                     if applied.settlement is not None:  # bounties settled from the ledger's heads
                         result = encode_result(applied.settlement, _parse_at(at))
                         result_sha256 = sha256_hex(result)
@@ -306,9 +326,9 @@ def plan(
         args.append(len(changes))
         for tournament_id, name, value in changes:
             args += (index[tournament_id], name, value)
-        args += (len(placed), standings, *placed)
+        args += (len(placed), standings, *placed, order_id)
     else:
-        args += (0, 0, 0)
+        args += (0, 0, 0, order_id)
     return Plan(
         keys=script_keys,
         args=args,
@@ -334,6 +354,11 @@ def read_reply(reply: list[Any], plan: Plan) -> Conflict | None:
     """``None`` if the commit went through, else the :class:`Conflict` it reported."""
     if int(reply[0]) == 1:
         return None
+    if int(reply[0]) == 2:
+        _, head, blocked = reply
+        return Conflict(
+            Head.decode(head), frozenset(), {}, tuple(b.decode() if isinstance(b, bytes) else b for b in blocked)
+        )
     _, head, gone, seen_now = reply
     return Conflict(
         head=Head.decode(head),

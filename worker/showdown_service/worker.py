@@ -123,6 +123,8 @@ class Worker:
         self._io_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="showdown-io")
         self._stopping = threading.Event()
         self._next_claim = 0.0
+        self._claiming = False
+        """True while claiming: a batch that must wait for an earlier entry does not wait then (no nesting)."""
         self._next_trim = 0.0
         self._next_gauges = 0.0
         self._last_beat = 0.0
@@ -349,6 +351,15 @@ class Worker:
 
     def claim_stale(self) -> int:
         """Take over entries idle longer than ``claim_idle_ms`` (from any consumer, this one included)."""
+        if self._claiming:
+            return 0
+        self._claiming = True
+        try:
+            return self._claim_stale()
+        finally:
+            self._claiming = False
+
+    def _claim_stale(self) -> int:
         handled = 0
         for keys in self.shards.values():
             start: bytes = b"0-0"
@@ -378,8 +389,7 @@ class Worker:
         """Settle a batch and commit it now (claims, recovery, flushing)."""
         batch = self._prepare(keys, entries)
         if batch:
-            planned = self._plan_batch(keys, batch)
-            self._settle_reply(keys, planned, self._commit_script(keys=planned.keys, args=planned.args))
+            self.process_prepared(keys, batch)
 
     def _prepare(self, keys: ShardKeys, entries: Iterable[Entry]) -> list[Prepared]:
         """Judge each entry, in stream order.
@@ -500,15 +510,45 @@ class Worker:
                 ]
 
     def _settle_reply(self, keys: ShardKeys, planned: Plan, reply: Any) -> None:
-        """Report a commit that went through; re-plan (synchronously) while Redis says state moved."""
+        """Report a commit that went through; re-plan (synchronously) while Redis says state moved.
+
+        A batch whose tournament entries would overtake an earlier entry still
+        pending outside it (``blocked``) commits what comes before that entry,
+        then waits for the rest's turn: the other worker's commit, or (once
+        ``claim_idle_ms`` has passed) the claim of an entry nobody finishes.
+        While claiming (nested), it does not wait: the rest stays pending and
+        is claimed again later.
+        """
         seen: dict[str, str | None] = {}
         replans = 0
+        waited_since: float | None = None
         while (conflict := read_reply(reply, planned)) is not None:
+            batch = [d.prepared for d in planned.decisions]
+            if conflict.blocked:
+                first = min(conflict.blocked, key=_id_order)
+                before = [p for p in batch if _id_order(p.entry_id) < _id_order(first)]
+                batch = batch[len(before) :]
+                if before:  # what precedes the blocking entry may go now, in order
+                    self.process_prepared(keys, before)
+                if waited_since is None:
+                    waited_since = time.monotonic()
+                    self.log.info("commit_waits_for_order", shard=keys.shard, entries=len(batch), blocked_by=first,
+                                  claiming=self._claiming)  # fmt: skip
+                if self._claiming or self.stopping:  # left pending: claimed (or recovered) again later
+                    return
+                self._stopping.wait(0.005)
+                if time.monotonic() - waited_since > self.settings.claim_idle_ms / 1000:
+                    self.claim_stale()  # the blocking entry may belong to a worker that died
+                self._heads.pop(keys.shard, None)
+                self._contended[keys.shard] = CONTENTION_WINDOW
+                planned = self._plan(keys, batch, seen, self._head(keys))
+                reply = self._commit_script(keys=planned.keys, args=planned.args)
+                continue
             self.metrics.conflicts.labels(keys.shard).inc()
             self._heads.pop(keys.shard, None)
             self._contended[keys.shard] = CONTENTION_WINDOW
             seen.update(conflict.seen)
-            batch = [d.prepared for d in planned.decisions if d.prepared.entry_id not in conflict.gone]
+            batch = [p for p in batch if p.entry_id not in conflict.gone]
             if conflict.gone:
                 self.log.info("entries_gone", shard=keys.shard, entry_ids=sorted(conflict.gone))
                 if not batch:
@@ -524,6 +564,11 @@ class Worker:
             self._books[keys.shard] = (planned.head, planned.book)
         self._resume()  # a commit went through: Redis takes writes
         self._report(keys, planned)
+
+    def process_prepared(self, keys: ShardKeys, batch: list[Prepared]) -> None:
+        """Plan and commit prepared entries now."""
+        planned = self._plan_batch(keys, batch)
+        self._settle_reply(keys, planned, self._commit_script(keys=planned.keys, args=planned.args))
 
     def _report(self, keys: ShardKeys, planned: Plan) -> None:
         """One INFO line for the batch (counts by outcome; the audit stream is the per-entry record), one line

@@ -1,0 +1,183 @@
+"""Tournaments through the worker: the ledger moves in the same commit as the hand, so places, prizes and bounties
+are exact and written once, whatever the batch sizes, the workers, a kill or a re-delivery."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import fakeredis
+import orjson
+import redis
+
+from showdown_service import audit
+from showdown_service.config import ShardKeys
+from showdown_service.streams import read_range
+from showdown_service.tournament.cli import read_book
+from showdown_service.tournament.replay import TournamentReplay
+from showdown_service.tournament.simulate import Simulation, simulate
+from showdown_service.worker import Worker
+from tests.helpers import wait_until
+from tests.tournament_builders import all_in, closed, entry, opened
+
+SHOWDOWN = [sys.executable, "-m", "showdown_service"]
+
+
+def publish(client: Any, keys: ShardKeys, lines: list[bytes] | list[str]) -> None:
+    """XADD each line as a stream entry: ``{"event": ...}`` lines in field ``event``, tournament messages in
+    field ``tournament`` (as a producer does)."""
+    pipe = client.pipeline(transaction=False)
+    for line in lines:
+        doc = orjson.loads(line)
+        ((field, body),) = doc.items()
+        pipe.xadd(keys.events, {field: orjson.dumps(body)})
+    pipe.execute()
+
+
+def drain(worker: Worker, rounds: int) -> None:
+    worker.prepare_groups()
+    for _ in range(rounds):
+        worker.step()
+    worker.flush()
+
+
+def replayed(lines: list[bytes] | list[str], tournament_id: str) -> list[dict[str, Any]]:
+    run = TournamentReplay()
+    run.feed([line if isinstance(line, str) else line.decode() for line in lines])
+    return run.book.standings(tournament_id)[0]
+
+
+def placements(client: Any, keys: ShardKeys) -> list[dict[str, Any]]:
+    return [orjson.loads(f[b"placement"]) for _, f in read_range(client, keys.standings)]
+
+
+def test_the_worker_keeps_a_generated_tournament_exactly_as_the_replay_does(
+    fake: fakeredis.FakeRedis, make_settings: Any
+) -> None:
+    sim = simulate(7, players=40, reentries=6, stack=2000)
+    settings = make_settings(batch_size=37)
+    keys = settings.keys("default")
+    publish(fake, keys, sim.lines)
+    drain(Worker(settings, fake), rounds=len(sim.lines) // 37 + 5)
+    expected = replayed(sim.lines, sim.tournament_id)
+    book = read_book(fake, keys, sim.tournament_id)
+    assert book is not None
+    assert book.standings(sim.tournament_id)[0] == expected
+    written = placements(fake, keys)
+    assert sorted(written, key=json.dumps) == sorted(expected, key=json.dumps), "one placement per entry, no more"
+    assert fake.xlen(keys.dead) == 0
+    records = [orjson.loads(f[b"audit"]) for _, f in read_range(fake, keys.audit)]
+    assert len(records) == len(sim.lines)
+    assert sum(1 for r in records if r.get("standings_sha256")) >= 1
+    verdict = audit.verify(audit.read_stream(fake, keys.audit), audit.Head.decode(fake.get(keys.audit_head)))
+    assert verdict.holds
+
+
+def test_a_hand_the_ledger_refuses_is_dead_lettered_naming_the_seat_and_both_stacks(
+    fake: fakeredis.FakeRedis, make_settings: Any
+) -> None:
+    settings = make_settings()
+    keys = settings.keys("default")
+    publish(fake, keys, [opened(payouts=[100]), entry("a"), entry("b"), closed(),
+                         all_in("h1", [(1, "a", 1000, 100), (2, "b", 999, 100)])])  # fmt: skip
+    drain(Worker(settings, fake), rounds=3)
+    ((_, dead),) = read_range(fake, keys.dead)
+    assert dead[b"code"] == b"stack_mismatch"
+    assert b"seat 2" in dead[b"message"]
+    assert b"999" in dead[b"message"]
+    assert b"1000" in dead[b"message"]
+    assert fake.xlen(keys.results) == 0, "a refused tournament hand publishes no result"
+    assert fake.get(keys.seen("h1")) is None, "nor is it remembered as settled: the corrected hand may come"
+
+
+def test_a_hand_sent_twice_moves_the_ledger_once(fake: fakeredis.FakeRedis, make_settings: Any) -> None:
+    settings = make_settings()
+    keys = settings.keys("default")
+    hand = all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)])
+    publish(fake, keys, [opened(payouts=[100, 50]), entry("a"), entry("b"), entry("c"), closed(), hand, hand])
+    drain(Worker(settings, fake), rounds=3)
+    assert [p["player_id"] for p in placements(fake, keys)] == ["b"]
+    book = read_book(fake, keys, "T")
+    assert book is not None
+    assert [(e.player_id, e.chips) for e in book.standings("T")[1]] == [("a", 2000), ("c", 1000)]
+
+
+def test_a_knockout_hand_without_bounties_reports_the_bounty_from_the_ledger(
+    fake: fakeredis.FakeRedis, make_settings: Any
+) -> None:
+    settings = make_settings()
+    keys = settings.keys("default")
+    publish(fake, keys, [opened(payouts=[100, 50], bounty_cash_ppm=500_000), entry("a", bounty=3979),
+                         entry("b", bounty=3979), entry("c", bounty=3979), closed(),
+                         all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)])])  # fmt: skip
+    drain(Worker(settings, fake), rounds=3)
+    ((_, fields),) = read_range(fake, keys.results)
+    result = orjson.loads(fields[b"result"])
+    assert result["bounties"] == [{"seat": 2, "player_id": "b", "bounty": 3979, "pot": 0, "winners": [
+        {"seat": 1, "player_id": "a", "amount": 3979, "cash": 1990, "added": 1989}]}]  # fmt: skip
+
+
+def test_tournaments_sharing_a_shard_stay_independent(fake: fakeredis.FakeRedis, make_settings: Any) -> None:
+    one = simulate(1, tournament_id="MTT-A", players=20, reentries=2, stack=1000)
+    two = simulate(2, tournament_id="MTT-B", players=25, reentries=3, stack=1000)
+    lines = [line for pair in zip(one.lines, two.lines, strict=False) for line in pair]
+    lines += one.lines[len(two.lines) :] + two.lines[len(one.lines) :]
+    settings = make_settings(batch_size=50)
+    keys = settings.keys("default")
+    publish(fake, keys, lines)
+    drain(Worker(settings, fake), rounds=len(lines) // 50 + 5)
+    for sim in (one, two):
+        book = read_book(fake, keys, sim.tournament_id)
+        assert book is not None
+        assert book.standings(sim.tournament_id)[0] == replayed(sim.lines, sim.tournament_id)
+
+
+def _spawn(env: dict[str, str], consumer: str, **extra: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [*SHOWDOWN, "worker"], env={**env, "SHOWDOWN_CONSUMER": consumer, **extra}, stdout=subprocess.DEVNULL
+    )
+
+
+def test_two_workers_one_killed_mid_run_settle_a_large_tournament_exactly_once(
+    client: redis.Redis, worker_env: dict[str, str], tmp_path: Path
+) -> None:
+    """Hundreds of entries, many tables, re-entries, hand-for-hand on the bubble, PKO; two worker processes on
+    the shard, one SIGKILLed mid-run: every place, prize and bounty exact, none twice."""
+    sim: Simulation = simulate(11, players=300, reentries=40, stack=5000)
+    assert sim.entries >= 300 and sim.rounds >= 1
+    keys = ShardKeys.of(__import__("showdown_service.config", fromlist=["Settings"]).Settings(), "default")
+    publish(client, keys, sim.lines)
+    fast = {"SHOWDOWN_BATCH_SIZE": "50", "SHOWDOWN_CLAIM_IDLE_MS": "500"}
+    doomed = _spawn(worker_env, "doomed", **fast)
+    steady = _spawn({**worker_env, "SHOWDOWN_HEARTBEAT_FILE": str(tmp_path / "beat-2")}, "steady", **fast)
+    try:
+        wait_until(lambda: client.xlen(keys.audit) > len(sim.lines) // 4, what="a quarter of the tournament")
+        doomed.kill()
+        doomed.wait()
+        wait_until(lambda: client.xlen(keys.audit) == len(sim.lines), what="every line audited", timeout=180)
+    finally:
+        for worker in (doomed, steady):
+            if worker.poll() is None:
+                worker.send_signal(signal.SIGTERM)
+                worker.wait(30)
+    expected = replayed(sim.lines, sim.tournament_id)
+    written = placements(client, keys)
+    assert Counter(json.dumps(p, sort_keys=True) for p in written) == Counter(
+        json.dumps(p, sort_keys=True) for p in expected
+    ), "every entry placed exactly once, as the replay places it"
+    out = subprocess.run(
+        [*SHOWDOWN, "tournament", "standings", sim.tournament_id, "--json"],
+        env=worker_env,
+        capture_output=True,
+        check=True,
+    )
+    assert json.loads(out.stdout) == expected
+    assert client.xlen(keys.dead) == 0
+    assert client.xlen(keys.results) == sim.hands
+    verdict = audit.verify(audit.read_stream(client, keys.audit), audit.Head.decode(client.get(keys.audit_head)))
+    assert verdict.holds, verdict.first_break
