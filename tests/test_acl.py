@@ -40,6 +40,7 @@ from showdown_service.examples import example_lines
 from showdown_service.localredis import LocalRedis, find_server
 from showdown_service.worker import Worker
 from tests.helpers import REPO, tls_redis_server
+from tests.tournament_builders import all_in, closed, entry, opened
 
 ACL_FILE = REPO / "deploy" / "redis" / "users.acl"
 DEMO_SECRETS = REPO / "deploy" / "compose" / "demo-secrets"
@@ -342,7 +343,11 @@ def test_a_real_worker_process_needs_exactly_the_commands_the_worker_user_is_gra
     raw = tmp_path / "raw.jsonl"
     raw.write_text("\n".join(["{not json", json.dumps(EXAMPLES[1]), json.dumps(conflicting)]) + "\n")
     run(["publish", "--raw", str(raw)], acl.env("producer", tmp_path))
-    total = len(EXAMPLES) + 3
+    producer = acl.client("producer")  # a tournament: its ledger is read and written inside the worker's scripts
+    for line in (opened(payouts=[10, 5]), entry("a"), entry("b"), entry("c"), closed()):
+        producer.xadd(KEYS.events, {"tournament": json.dumps(json.loads(line)["tournament"])})
+    publish(acl, [json.dumps(json.loads(all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)]))["event"])])
+    total = len(EXAMPLES) + 3 + 6
     crashed = acl.client("worker")  # a worker that read five entries and died before committing them
     crashed.xgroup_create(KEYS.events, "adjudicators", id="0", mkstream=True)
     crashed.xreadgroup("adjudicators", "w1", {KEYS.events: ">"}, count=5)
@@ -367,7 +372,8 @@ def test_a_real_worker_process_needs_exactly_the_commands_the_worker_user_is_gra
     )
     admin = acl.admin()
     assert admin.xlen(KEYS.audit) == total
-    assert admin.xlen(KEYS.results) == len(EXAMPLES)
+    assert admin.xlen(KEYS.results) == len(EXAMPLES) + 1
+    assert admin.xlen(KEYS.standings) == 1
     assert admin.xlen(KEYS.dead) == 2
     assert admin.xpending(KEYS.events, "adjudicators")["pending"] == 0
 
@@ -441,8 +447,14 @@ def test_the_worker_counts_a_settlement_that_raised_with_its_grants(
 
 def test_the_reader_follows_results_with_exactly_its_grants(acl: AclServer, tmp_path: Path) -> None:
     publish(acl, EXAMPLES[:5])
+    producer = acl.client("producer")
+    for line in (opened(payouts=[10, 5]), entry("a"), entry("b"), entry("c"), closed()):
+        producer.xadd(KEYS.events, {"tournament": json.dumps(json.loads(line)["tournament"])})
+    publish(acl, [json.dumps(json.loads(all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)]))["event"])])
     settle(acl, tmp_path)
     start_counting(acl)
+    standings = run(["tournament", "standings", "T", "--json"], acl.env("reader", tmp_path))
+    assert [p["player_id"] for p in json.loads(standings.stdout)] == ["b"]
     shown = run(["results", "--count", "5"], acl.env("reader", tmp_path))
     assert len(shown.stdout.splitlines()) == 5
     follower = subprocess.Popen(
@@ -463,7 +475,7 @@ def test_the_reader_follows_results_with_exactly_its_grants(acl: AclServer, tmp_
     downstream = execute(acl.client("reader"), "XRANGE", KEYS.results, "-", "+", "COUNT", "2")  # a consumer paging
     assert len(downstream) == 2
     used = used_since_reset(acl) - {"info"}  # the test admin's INFO, polling for the XREAD
-    assert used == granted(acl, "reader") == {"xrange", "xrevrange", "xread"}
+    assert used == granted(acl, "reader") == {"xrange", "xrevrange", "xread", "hgetall"}
 
 
 def test_the_auditor_verifies_the_chain_and_lists_dead_letters_with_exactly_its_grants(

@@ -54,7 +54,7 @@ def read_book(client: Any, keys: ShardKeys, tournament_id: str) -> Book | None:
 
 def run_standings(args: argparse.Namespace) -> int:
     settings = Settings()
-    client = connect(settings, name="showdown-standings")
+    client = connect(settings)  # no CLIENT SETNAME: the reader ACL user may not
     for shard in settings.shards:
         book = read_book(client, settings.keys(shard), args.tournament_id)
         if book is not None:
