@@ -16,7 +16,7 @@ import orjson
 import redis
 
 from showdown_service import audit
-from showdown_service.config import ShardKeys
+from showdown_service.config import Settings, ShardKeys
 from showdown_service.streams import read_range
 from showdown_service.tournament.cli import read_book
 from showdown_service.tournament.replay import TournamentReplay
@@ -149,8 +149,9 @@ def test_two_workers_one_killed_mid_run_settle_a_large_tournament_exactly_once(
     """Hundreds of entries, many tables, re-entries, hand-for-hand on the bubble, PKO; two worker processes on
     the shard, one SIGKILLed mid-run: every place, prize and bounty exact, none twice."""
     sim: Simulation = simulate(11, players=300, reentries=40, stack=5000)
-    assert sim.entries >= 300 and sim.rounds >= 1
-    keys = ShardKeys.of(__import__("showdown_service.config", fromlist=["Settings"]).Settings(), "default")
+    assert sim.entries >= 300
+    assert sim.rounds >= 1, "hand-for-hand on the bubble"
+    keys = Settings().keys("default")
     publish(client, keys, sim.lines)
     fast = {"SHOWDOWN_BATCH_SIZE": "50", "SHOWDOWN_CLAIM_IDLE_MS": "500"}
     doomed = _spawn(worker_env, "doomed", **fast)
