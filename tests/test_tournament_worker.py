@@ -15,6 +15,8 @@ import fakeredis
 import orjson
 import redis
 
+from showdown_messages.publish import events_stream, publish_tournament, shard_for
+from showdown_messages.publish import publish as publish_event
 from showdown_service import audit
 from showdown_service.config import Settings, ShardKeys
 from showdown_service.streams import read_range
@@ -182,3 +184,32 @@ def test_two_workers_one_killed_mid_run_settle_a_large_tournament_exactly_once(
     assert client.xlen(keys.results) == sim.hands
     verdict = audit.verify(audit.read_stream(client, keys.audit), audit.Head.decode(client.get(keys.audit_head)))
     assert verdict.holds, verdict.first_break
+
+
+def test_a_tournaments_hands_and_messages_go_to_the_shard_of_its_id_whatever_the_table(
+    fake: fakeredis.FakeRedis,
+) -> None:
+    shards = ("s1", "s2", "s3", "s4", "s5")
+    home = shard_for("MTT-9", shards)
+    publish_tournament(fake, json.loads(opened("MTT-9"))["tournament"], shards=shards)
+    for table in ("t1", "t2", "t3", "t4", "t5", "t6"):
+        event = json.loads(all_in(f"h-{table}", [(1, "a", 100, 10), (2, "b", 100, 10)], tid="MTT-9", table=table))
+        publish_event(fake, event["event"], shards=shards)
+    assert {s: fake.xlen(events_stream(s)) for s in shards if fake.xlen(events_stream(s))} == {home: 7}
+    ((_, fields), *_) = read_range(fake, events_stream(home))
+    assert set(fields) == {b"tournament"}
+
+
+def test_showdown_publish_sends_tournament_messages_to_the_tournaments_shard(
+    redis_url: str, client: redis.Redis, tmp_path: Path
+) -> None:
+    shards = "s1,s2,s3"
+    lines = [opened("MTT-4"), entry("a", tid="MTT-4"), closed("MTT-4"),
+             all_in("h1", [(1, "a", 1000, 10)], tid="MTT-4", table="x")]  # fmt: skip
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    env = {"SHOWDOWN_REDIS_URL": redis_url, "SHOWDOWN_SHARDS": shards, "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([*SHOWDOWN, "publish", str(path)], env=env, capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    home = shard_for("MTT-4", shards.split(","))
+    assert client.xlen(events_stream(home)) == 4

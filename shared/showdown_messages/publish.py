@@ -4,8 +4,12 @@ Needs redis-py (``pip install './shared[publish]'``); the models alone do not.
 :func:`connect` makes a client that runs only the commands it is asked to.
 
 Routing: a deployment may run several shards. Producers send each event to
-``shard_for(table_id, shards)``, a stable hash, so one table's hands stay in
-one stream and are settled in order.
+``shard_for(route(event), shards)``, a stable hash, so one table's hands stay
+in one stream and are settled in order: ``route`` is the ``tournament_id`` of
+a tournament's hand (a tournament's hands and messages all go to one shard,
+whose stream order its ledger follows), else the ``table_id``.
+:func:`publish_tournament` sends a tournament message (``open``, ``entry``,
+``registration_closed``, ``round_complete``) to the same shard.
 
 A write Redis refuses (memory full, a read-only replica, too few replicas,
 a busy script) or cannot confirm (a lost connection) raises
@@ -17,17 +21,27 @@ and never settles it twice (within the dedupe TTL, 7 days by default).
 from __future__ import annotations
 
 import inspect
+import json
 import zlib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from showdown_messages.events import ShowdownEvent
+from showdown_messages.tournaments import (
+    EntryRegistered,
+    RegistrationClosed,
+    RoundComplete,
+    TournamentOpened,
+    parse_tournament_message,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import redis
 
 EVENT_FIELD = "event"
 """The one field of an events-stream entry: the ShowdownEvent JSON."""
+TOURNAMENT_FIELD = "tournament"
+"""The one field of a tournament message's entry on the same stream: the message JSON."""
 
 _CODE_OF_CLASS = {
     "OutOfMemoryError": "OOM",
@@ -141,6 +155,11 @@ def shard_for(table_id: str, shards: Sequence[str]) -> str:
     return shards[zlib.crc32(table_id.encode()) % len(shards)]
 
 
+def route(event: ShowdownEvent) -> str:
+    """What an event's shard is chosen by: its ``tournament_id`` when it has one, else its ``table_id``."""
+    return event.tournament_id or event.table_id
+
+
 def connect(url: str, **options: Any) -> redis.Redis:
     """A client to publish with: ``connect("redis://redis:6379/0", username="producer", password=...)``.
 
@@ -179,13 +198,41 @@ def publish(
         model = ShowdownEvent.model_validate_json(event)
     else:
         model = ShowdownEvent.model_validate(dict(event))
-    stream = events_stream(shard_for(model.table_id, shards), prefix=prefix, name=name)
+    stream = events_stream(shard_for(route(model), shards), prefix=prefix, name=name)
+    return _xadd(client, stream, EVENT_FIELD, model.model_dump_json(exclude_none=True), model.hand_id)
+
+
+def publish_tournament(
+    client: redis.Redis,
+    message: TournamentOpened | EntryRegistered | RegistrationClosed | RoundComplete | Mapping[str, Any] | str | bytes,
+    *,
+    shards: Sequence[str] = ("default",),
+    prefix: str = "showdown",
+    name: str = "events",
+) -> bytes:
+    """Validate a tournament message, then XADD it (field ``tournament``) to the shard of its ``tournament_id``,
+    where the tournament's hands go too; returns the new entry id.
+
+    Raises ``pydantic.ValidationError`` for a message a worker would refuse unread, and :class:`PublishRefused`
+    when Redis refuses the write. Publishing a message again is safe: a repeated message is a ``duplicate``.
+    """
+    if isinstance(message, TournamentOpened | EntryRegistered | RegistrationClosed | RoundComplete):
+        model = message
+    elif isinstance(message, str | bytes):
+        model = parse_tournament_message(message)
+    else:
+        model = parse_tournament_message(json.dumps(dict(message)))
+    stream = events_stream(shard_for(model.tournament_id, shards), prefix=prefix, name=name)
+    return _xadd(client, stream, TOURNAMENT_FIELD, model.model_dump_json(exclude_none=True), None)
+
+
+def _xadd(client: redis.Redis, stream: str, field: str, payload: str, hand_id: str | None) -> bytes:
     from redis import RedisError  # noqa: PLC0415 - redis is optional: only publishing needs it
 
     try:
-        entry_id = client.xadd(stream, {EVENT_FIELD: model.model_dump_json(exclude_none=True)})
+        entry_id = client.xadd(stream, {field: payload})
     except RedisError as exc:
         why = refusal(exc)
         detail = str(exc)
-        raise PublishRefused(accepted=0, hand_id=model.hand_id, why=why, detail=detail, unsure=why.unanswered) from exc
+        raise PublishRefused(accepted=0, hand_id=hand_id, why=why, detail=detail, unsure=why.unanswered) from exc
     return entry_id if isinstance(entry_id, bytes) else str(entry_id).encode()

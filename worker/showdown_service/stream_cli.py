@@ -24,7 +24,8 @@ import redis
 from pydantic import ValidationError
 
 from showdown_messages import ShowdownEvent, rejections
-from showdown_messages.publish import EVENT_FIELD, PublishRefused, refusal, shard_for
+from showdown_messages.publish import EVENT_FIELD, TOURNAMENT_FIELD, PublishRefused, refusal, route, shard_for
+from showdown_messages.tournaments import parse_tournament_message
 from showdown_service import audit, logs
 from showdown_service.config import Settings, settings_table
 from showdown_service.connection import connect
@@ -231,8 +232,25 @@ def _publish(args: argparse.Namespace) -> int:
                 continue
             payload: str | bytes = line.strip().encode("utf-8", UNDECODED)  # as read, byte for byte
             table_id = hand_id = None
+            field = EVENT_FIELD
             if args.raw:
                 hand_id = _claimed_hand_id(line)
+            elif line.lstrip().startswith('{"tournament"'):  # a tournament message, to its tournament's shard
+                try:
+                    message = parse_tournament_message(orjson.dumps(orjson.loads(line)["tournament"]))
+                except (ValidationError, orjson.JSONDecodeError, KeyError, TypeError) as exc:
+                    refused += 1
+                    reason = rejections(exc)[0] if isinstance(exc, ValidationError) else None
+                    row = {"line": number, "code": reason.code if reason else "malformed_json",
+                           "field": reason.field if reason else "tournament",
+                           "message": reason.message if reason else f"not a tournament message: {exc}"}  # fmt: skip
+                    print(json.dumps(row), file=sys.stderr)
+                    continue
+                payload, table_id, field = (
+                    message.model_dump_json(exclude_none=True),
+                    message.tournament_id,
+                    TOURNAMENT_FIELD,
+                )
             else:
                 try:
                     event = ShowdownEvent.model_validate_json(unwrap_event(line).encode("utf-8", UNDECODED))
@@ -242,9 +260,9 @@ def _publish(args: argparse.Namespace) -> int:
                     row = {"line": number, "code": first.code, "field": first.field, "message": first.message}
                     print(json.dumps(row), file=sys.stderr)
                     continue
-                payload, table_id, hand_id = event.model_dump_json(exclude_none=True), event.table_id, event.hand_id
+                payload, table_id, hand_id = event.model_dump_json(exclude_none=True), route(event), event.hand_id
             shard = shard_for(table_id, settings.shards) if table_id else settings.shards[0]
-            sender.add(settings.keys(shard).events, payload, number, hand_id)
+            sender.add(settings.keys(shard).events, payload, number, hand_id, field)
         sender.send()
     except PublishRefused as stopped:
         print(_stopped_line(stopped, refused), file=sys.stderr)
@@ -280,8 +298,8 @@ class _Sender:
         """(line number, hand_id) of each XADD in the pipeline, in order."""
         self.accepted = 0
 
-    def add(self, stream: str, payload: str | bytes, line: int, hand_id: str | None) -> None:
-        self.pipe.xadd(stream, {EVENT_FIELD: payload})
+    def add(self, stream: str, payload: str | bytes, line: int, hand_id: str | None, field: str = EVENT_FIELD) -> None:
+        self.pipe.xadd(stream, {field: payload})
         self.queued.append((line, hand_id))
         if len(self.queued) == PUBLISH_CHUNK:
             self.send()
