@@ -125,6 +125,7 @@ def decode_ledger(fields: dict[str, bytes]) -> Ledger | None:
             ledger.entries[e.key] = e
             if e.status != "finished":
                 ledger.live[e.player_id] = e.key
+            ledger.entered[e.player_id] = max(ledger.entered.get(e.player_id, 0), e.entry)
     return ledger
 
 
