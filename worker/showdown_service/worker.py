@@ -456,16 +456,13 @@ class Worker:
         wanted = {p.tournament_id for p in batch if p.tournament_id is not None}
         if not wanted:
             return None, head
-        held = self._books.get(keys.shard)
+        held = self._books.pop(keys.shard, None)  # planning changes it in place: back only once committed
         if held is not None and held[0] == head and wanted <= held[1].ledgers.keys():
             return held[1], head
         ids = sorted(wanted | (held[1].ledgers.keys() if held is not None and held[0] == head else set()))
         reply = self._load_script(keys=[keys.audit_head, *[keys.tournament(t) for t in ids]])
         raw_head, ledgers = load_reply(ids, reply)
-        book = Book(ledgers)
-        head = Head.decode(raw_head)
-        self._books[keys.shard] = (head, book)
-        return book, head
+        return Book(ledgers, in_place=True), Head.decode(raw_head)
 
     def _head(self, keys: ShardKeys) -> Head:
         """The head to chain the next batch on.
@@ -502,6 +499,7 @@ class Worker:
                 )
             except LedgerInvariant as broken:  # a bug: that entry is refused, the rest planned again
                 self.log.critical("ledger_invariant", shard=keys.shard, entry_id=broken.entry_id, error=broken.reason)
+                book, head = self._book(keys, batch, head)  # the ledgers it left half changed are read again
                 batch = [
                     replace(p, code="invariant_violation", message=broken.reason)
                     if p.entry_id == broken.entry_id
