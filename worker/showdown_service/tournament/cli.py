@@ -78,6 +78,7 @@ def run_replay(args: argparse.Namespace) -> int:
     ids = sorted({p["tournament_id"] for p in run.placements} | {t for t, led in run.book.ledgers.items() if led})
     for tournament_id in ids:
         _print(run.book, tournament_id, as_json=args.json, heading=len(ids) > 1 and not args.json)
+    sys.stdout.flush()
     sys.stderr.write(f"{run.applied} lines applied, {len(run.refused)} refused, {len(run.results)} hands settled\n")
     return 1 if run.refused else 0
 
