@@ -13,7 +13,11 @@ Setup, all on 127.0.0.1 and stopped at the end:
 Events are real showdowns with known payouts, each under a new hand_id and
 with its suits permuted at random (a suit permutation never changes a
 payout), plus refused entries (malformed, invalid), exact re-sends and
-re-sends with different content.
+re-sends with different content; and, spread among them, a whole generated
+PKO tournament (its messages and hands, re-entries, hand-for-hand on the
+bubble), which the producer sends in order (each tournament line once
+published before the next is sent) and whose standings must come out exactly
+as the in-process replay places them, each entry placed once.
 
 While publishing, the run kills a random worker with SIGKILL K times and
 restarts it (half the time under its old consumer name, which recovers its
@@ -71,6 +75,9 @@ from showdown_service import audit
 from showdown_service.config import Settings, ShardKeys
 from showdown_service.localredis import LocalRedis, free_port
 from showdown_service.streams import read_range
+from showdown_service.tournament.cli import read_book
+from showdown_service.tournament.replay import TournamentReplay
+from showdown_service.tournament.simulate import Simulation, simulate
 from tests.helpers import REAL_SHOWDOWNS, read_cases
 
 WORKERS = 3
@@ -148,16 +155,29 @@ class ChaosReport:
     redis_errors: int = 0
     latencies_ms: list[float] = field(default_factory=list)
     seconds: float = 0.0
+    tournament_lines: int = 0
+    """Messages and hands of the generated tournament among the events."""
+    tournament_placements: int = 0
+    tournament_exact: bool = False
 
     @property
     def passed(self) -> bool:
-        return not (self.lost or self.duplicated or self.wrong or self.pending or self.poison) and self.chain_holds
+        return (
+            not (self.lost or self.duplicated or self.wrong or self.pending or self.poison)
+            and self.chain_holds
+            and self.tournament_exact
+        )
 
     def table(self) -> str:
         lat = sorted(self.latencies_ms) or [0.0]
         p99 = lat[max(0, int(len(lat) * 0.99) - 1)]
         rows = [
             ("events published", f"{self.events:,}"),
+            (
+                "of which a PKO tournament's messages and hands",
+                f"{self.tournament_lines:,}: {self.tournament_placements} placements, "
+                f"{'exactly the replay' if self.tournament_exact else 'NOT the replay'}",
+            ),
             ("outcomes", ", ".join(f"{k} {v:,}" for k, v in sorted(self.outcomes.items()))),
             ("workers killed (SIGKILL)", str(self.kills)),
             ("workers stopped (SIGTERM)", str(self.sigterms)),
@@ -262,6 +282,15 @@ class Fleet:
         self.procs: dict[int, subprocess.Popen[bytes]] = {}
         self.names: dict[int, str] = {}
         self.generation = 0
+
+    def wait_until_up(self, timeout_s: float = 60.0) -> None:
+        """Until every running worker has written its first heartbeat (its tables built, its loop started): on a
+        busy machine that takes seconds, and chaos aimed at workers still starting would test nothing."""
+        deadline = time.monotonic() + timeout_s
+        while not all((self.workdir / f"heartbeat-{self.names[slot]}").exists() for slot in self.procs):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the workers did not start within {timeout_s:.0f}s")
+            time.sleep(0.05)
 
     def start(self, slot: int, name: str | None = None) -> None:
         self.generation += 1
@@ -398,10 +427,15 @@ REFUSED_WRITES = frozenset({"OOM", "READONLY", "NOREPLICAS", "BUSY", "LOADING", 
 class Producer:
     """A game server: XADDs every payload once, with explicit increasing ids, riding out crashes and refusals."""
 
-    def __init__(self, url: str, stream: str, payloads: list[bytes], report: ChaosReport) -> None:
+    def __init__(
+        self, url: str, stream: str, payloads: list[bytes], report: ChaosReport, ordered: frozenset[int] = frozenset()
+    ) -> None:
         self.client = redis.Redis.from_url(url, protocol=2, socket_timeout=5)
         self.stream = stream
         self.payloads = payloads
+        self.ordered = ordered
+        """Payloads of a tournament (field ``tournament`` or a tournament hand): each is published before the next
+        is sent, so their stream order is their order here."""
         self.report = report
         self.published: dict[int, str] = {}
         """Payload index -> the entry id it was published under."""
@@ -431,9 +465,15 @@ class Producer:
             due = start + self._stalled_s + i / rate
             if (wait := due - time.perf_counter()) > 0:
                 time.sleep(wait)
-            self._send(list(range(i, min(i + chunk, len(self.payloads)))), deadline)
+            indexes = range(i, min(i + chunk, len(self.payloads)))
+            self._send([k for k in indexes if k not in self.ordered], deadline)
+            for k in indexes:
+                if k in self.ordered:
+                    self._send([k], deadline)
 
     def _send(self, todo: list[int], deadline: float) -> None:
+        if not todo:
+            return
         ids = self._new_ids(todo)
         started = time.perf_counter()
         first_try = True
@@ -445,7 +485,13 @@ class Producer:
             try:
                 pipe = self.client.pipeline(transaction=False)
                 for k in todo:
-                    pipe.xadd(self.stream, {"event": self.payloads[k]}, id=ids[k])
+                    payload = self.payloads[k]
+                    field, body = (
+                        ("tournament", payload[len(TOURNAMENT_MARK) :])
+                        if payload.startswith(TOURNAMENT_MARK)
+                        else ("event", payload)
+                    )
+                    pipe.xadd(self.stream, {field: body}, id=ids[k])
                 replies = pipe.execute(raise_on_error=False)
             except (redis.ConnectionError, redis.TimeoutError):
                 if time.monotonic() > deadline:
@@ -494,6 +540,10 @@ def run(
     rng = random.Random(seed)
     report = ChaosReport(events=events)
     payloads, expected = build_events(events, rng)
+    tournament = simulate(seed, tournament_id="CHAOS-MTT", players=TOURNAMENT_PLAYERS, reentries=8, stack=3000)
+    ordered = _spread(tournament.lines, payloads, expected)
+    report.tournament_lines = len(tournament.lines)
+    events = report.events = len(payloads)
     started = time.monotonic()
     # every process started here is stopped on the way out, in reverse order, whatever fails
     with tempfile.TemporaryDirectory(prefix="showdown-chaos-") as tmp, contextlib.ExitStack() as stack:
@@ -505,7 +555,8 @@ def run(
         keys = Settings(redis_url=server.url).keys("default")
         for slot in range(WORKERS):
             fleet.start(slot)
-        publisher = Producer(server.url, keys.events, payloads, report)
+        fleet.wait_until_up()
+        publisher = Producer(server.url, keys.events, payloads, report, ordered)
         published = publisher.published
         producer = threading.Thread(
             target=publisher.run,
@@ -571,6 +622,7 @@ def run(
             time.sleep(0.2)
         fleet.stop()
         _verify(client, keys, [published.get(k, "") for k in range(events)], expected, report)
+        _verify_tournament(client, keys, tournament, report)
         report.harmless_resends = fleet.count_in_logs("entries_gone")
         report.waits = Counter(line["reason"] for line in fleet.lines("redis_unavailable"))
         report.redis_errors = report.waits.total()
@@ -578,6 +630,50 @@ def run(
         report.resent_after_lost_reply = proxy.resent
     report.seconds = time.monotonic() - started
     return report
+
+
+TOURNAMENT_PLAYERS = 60
+TOURNAMENT_MARK = b"T:"
+"""A payload that starts so is a tournament message: the producer XADDs the rest in field ``tournament``."""
+
+
+def _spread(lines: list[bytes], payloads: list[bytes], expected: list[Expectation]) -> frozenset[int]:
+    """Insert a tournament's lines, in order, evenly among ``payloads`` (and what must become of each); the
+    indexes they now have."""
+    step = max(1, len(payloads) // (len(lines) + 1))
+    merged: list[tuple[bytes, Expectation, bool]] = []
+    pending = list(lines)
+    for i, (payload, exp) in enumerate(zip(payloads, expected, strict=True)):
+        merged.append((payload, exp, False))
+        if pending and i % step == step - 1:
+            merged.append(_tournament_entry(pending.pop(0)))
+    merged += [_tournament_entry(line) for line in pending]
+    payloads[:] = [m[0] for m in merged]
+    expected[:] = [m[1] for m in merged]
+    return frozenset(i for i, m in enumerate(merged) if m[2])
+
+
+def _tournament_entry(line: bytes) -> tuple[bytes, Expectation, bool]:
+    ((kind, body),) = orjson.loads(line).items()
+    if kind == "tournament":
+        return TOURNAMENT_MARK + orjson.dumps(body), Expectation(None, "settled"), True
+    return orjson.dumps(body), Expectation(body["hand_id"], "settled"), True
+
+
+def _verify_tournament(client: redis.Redis, keys: ShardKeys, tournament: Simulation, report: ChaosReport) -> None:
+    """The tournament's standings, read from Redis, are the in-process replay's; each entry placed once."""
+    replay = TournamentReplay()
+    replay.feed([line.decode() for line in tournament.lines])
+    expected = replay.book.standings(tournament.tournament_id)[0]
+    book = read_book(client, keys, tournament.tournament_id)
+    got = book.standings(tournament.tournament_id)[0] if book is not None else []
+    written = [orjson.loads(f[b"placement"]) for _, f in read_range(client, keys.standings)]
+    report.tournament_placements = len(written)
+    report.tournament_exact = got == expected and sorted(map(orjson.dumps, written)) == sorted(
+        map(orjson.dumps, expected)
+    )
+    if not report.tournament_exact:
+        report.wrong.append(f"tournament standings differ from the replay's ({len(written)} placements written)")
 
 
 def _verify(

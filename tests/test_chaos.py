@@ -12,7 +12,10 @@ def test_no_hand_is_lost_duplicated_wrong_or_poison_through_crashes_outages_and_
     assert problems == [], report.table() + "\n" + "\n".join(problems[:20])
     assert report.pending == 0
     assert report.chain_holds
-    assert report.audit_records == 5_000
+    assert report.tournament_lines > 100, "a whole tournament rode through the chaos too"
+    assert report.events == 5_000 + report.tournament_lines
+    assert report.audit_records == report.events
+    assert report.tournament_exact, "its standings are the in-process replay's, every entry placed once"
     assert report.outcomes["settled"] > 4_500
     assert report.outcomes["duplicate"] > 0
     assert report.outcomes["rejected"] > 0
