@@ -226,3 +226,21 @@ def test_bounty_money_is_conserved_in_any_hand(seed: int, cash_ppm: int) -> None
     gone = {b.seat for b in settled.busts}
     assert {a.seat for a in settled.bounties} == {s for s in gone if bounties[s] or any(
         w.seat == s for a in settled.bounties for w in a.winners)}  # fmt: skip
+
+
+def test_in_stud_the_left_over_cent_goes_by_the_highest_card_of_the_tied_hands_not_by_the_button() -> None:
+    def split(first: str, second: str) -> dict[int, int]:
+        doc = ko(
+            seat(1, first, 300, stack=900),
+            seat(2, second, 300, stack=900),
+            seat(3, "Ac Ad Kc Qd Jh 4s 5s", 300, stack=300),
+            button=None,
+            variant="stud",
+            bounties={1: 5, 2: 5, 3: 1001},
+        )
+        (award,) = awards(doc)
+        return {w.seat: w.amount for w in award.winners}
+
+    # two ten-high straights chop the pot that eliminates seat 3: the Ts outranks the Th (TDA Rule 20-B)
+    assert split("Ts 9h 8d 7c 6s 2c 3c", "Th 9s 8h 7d 6d 2h 3h") == {1: 501, 2: 500}
+    assert split("Th 9s 8h 7d 6d 2h 3h", "Ts 9h 8d 7c 6s 2c 3c") == {1: 500, 2: 501}
