@@ -610,7 +610,7 @@ class _Hand:
     def _bounty(self, line: str, k: int, players: dict[str, _Player]) -> Bounty | None:
         """A knockout line, read; ``None`` when ``line`` is no knockout line; an error when it looks like one
         (``for eliminating``) but is none of the forms."""
-        if " bount" not in line and " elimination of " not in line:
+        if " bount" not in line and not any(words in line for words in _KNOCKOUT_WORDS):
             return None
         winners: tuple[str, ...]
         increase = now = ""
