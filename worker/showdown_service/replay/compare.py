@@ -11,18 +11,27 @@ A source that splits an odd chip into fractions (the Pluribus logs give
 each of two winners ``x.5``) matches when every seat is within one chip of
 it and the chips add up: the service gives the whole chip to one winner by
 the odd-chip rule, which the note says.
+
+A tournament hand is then compared on what the chips decide beyond the
+pots: each knockout bounty (who collects it, how much in cash and how much
+added to their own bounty, in cents) against the settlement's
+``bounties``, and the order of the hand's busts (``finished the tournament
+in Nth place``: relative order and ties, never the absolute place) against
+its ``busts``.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, NamedTuple
 
 from showdown_core import InvalidEvent, InvariantViolation, PotResult, Settlement, settle
+from showdown_rules.limits import PPM
 from showdown_service.intake import to_showdown
 from showdown_service.replay.errors import ReplayError
-from showdown_service.replay.hands import Bounty, HandRecord, PhhOutcome, StarsOutcome
+from showdown_service.replay.hands import Bounty, HandRecord, PhhOutcome, Place, StarsOutcome
 
 MATCH, MISMATCH, UNVERIFIABLE, ERROR = "match", "mismatch", "unverifiable", "error"
 
@@ -66,7 +75,7 @@ class Verdict(NamedTuple):
 def judge(record: HandRecord) -> Verdict:
     """Settle ``record``'s event (if any) and compare it with the recorded outcome."""
     outcome = record.outcome
-    expected = _expected(outcome)
+    expected = {**_expected(outcome), **_recorded_tournament(record)}
     event = record.event
     rake = event.rake if event is not None else 0
     variant = event.variant if event is not None else ""
@@ -94,6 +103,9 @@ def judge(record: HandRecord) -> Verdict:
     else:
         computed = _stars_computed(settlement, outcome)
         status, kind, reason = _compare_stars(outcome, settlement, computed)
+        computed.update(_computed_tournament(record, settlement))
+        if status == MATCH:
+            status, kind, reason = _compare_tournament(record, settlement, kind, reason)
     return verdict(status, kind, reason, computed)
 
 
@@ -295,3 +307,242 @@ def _compare_stars(outcome: StarsOutcome, settlement: Settlement, computed: dict
         kind = "rake rate recovered" if "rake rate" in outcome.note else "uncalled bet not written"
         return MATCH, kind, outcome.note
     return MATCH, "", ""
+
+
+# -- knockouts and places -------------------------------------------------------------
+
+
+class _Take(NamedTuple):
+    """What one winner took of an eliminated player's bounty (cents), as a history's line says or as the
+    rules give it."""
+
+    cash: int | None
+    """``None`` when the line gives only the whole bounty its winners split."""
+    added: int
+    """Added to the winner's own bounty (0 in a fixed knockout)."""
+    now: int | None
+    """The winner's own bounty after it grew, when known."""
+
+
+class _Award(NamedTuple):
+    """One eliminated player's bounty: the whole of it (when known) and each winner's take, by name."""
+
+    bounty: int | None
+    takes: dict[str, _Take]
+    lines: tuple[int, ...] = ()
+
+
+def _recorded_bounties(bounties: tuple[Bounty, ...]) -> dict[str, _Award]:
+    """The history's bounty lines by eliminated player, in the order written."""
+    out: dict[str, _Award] = {}
+    for b in bounties:
+        award = out.get(b.eliminated, _Award(None, {}))
+        takes = dict(award.takes)
+        whole = award.bounty
+        if b.kind == "split knockout":
+            whole = (whole or 0) + b.cents
+            takes.update(dict.fromkeys(b.winners, _Take(None, 0, None)))
+        elif b.kind == "knockout":
+            whole = (whole or 0) + b.cents
+            takes[b.winners[0]] = _Take(b.cents, 0, None)
+        else:
+            takes[b.winners[0]] = _Take(b.cents, b.increase_cents, b.now_cents)
+        out[b.eliminated] = _Award(whole, takes, (*award.lines, b.line))
+    return out
+
+
+def _computed_bounties(settlement: Settlement) -> dict[str, _Award]:
+    """The settlement's bounty awards by eliminated player, in the order settled, each winner's own bounty
+    after the award (what they added in this hand's earlier eliminations included)."""
+    showdown = settlement.showdown
+    heads = {s.seat: b for s, b in zip(showdown.seats, showdown.bounties, strict=True)}
+    out: dict[str, _Award] = {}
+    for award in settlement.bounties:
+        heads[award.seat] = 0
+        takes: dict[str, _Take] = {}
+        for share in award.winners:
+            heads[share.seat] += share.added
+            takes[share.player_id] = _Take(share.cash, share.added, heads[share.seat])
+        out[award.player_id] = _Award(award.bounty, takes)
+    return out
+
+
+def _agrees(recorded: _Award, ours: _Award) -> bool:
+    """The recorded award says what the rules give: the same winners, each one's cash (when written), added
+    part and bounty after; a whole bounty written (split knockout) equal to the rules' bounty."""
+    if set(recorded.takes) != set(ours.takes):
+        return False
+    if recorded.bounty is not None and recorded.bounty != ours.bounty:
+        return False
+    for name, take in recorded.takes.items():
+        rule = ours.takes[name]
+        if take.added != rule.added or take.cash not in (None, rule.cash) or take.now not in (None, rule.now):
+            return False
+    return True
+
+
+def _money(cents: int | None, currency: str) -> str:
+    """``4132`` -> ``$41.32``."""
+    return "?" if cents is None else f"{currency}{cents // 100}.{cents % 100:02d}"
+
+
+def _describe(award: _Award, currency: str, *, progressive: bool) -> str:
+    """``Ada $0.31 cash + $0.30 added (bounty now $4.00)``; ``Ben $0.50``; ``Ada, Cal split $50.00``."""
+    if any(take.cash is None for take in award.takes.values()):
+        return f"{', '.join(award.takes)} split {_money(award.bounty, currency)}"
+    parts = []
+    for name, take in award.takes.items():
+        if progressive or take.added:
+            now = f" (bounty now {_money(take.now, currency)})" if take.now is not None else ""
+            parts.append(f"{name} {_money(take.cash, currency)} cash + {_money(take.added, currency)} added{now}")
+        else:
+            parts.append(f"{name} {_money(take.cash, currency)}")
+    return ", ".join(parts)
+
+
+def _award_document(name: str, award: _Award, seats: dict[str, int]) -> dict[str, Any]:
+    out: dict[str, Any] = {"eliminated": name, "seat": seats.get(name)}
+    if award.bounty is not None:
+        out["bounty"] = award.bounty
+    out["winners"] = [
+        {"player": winner, "seat": seats.get(winner)}
+        | ({"amount": take.cash + take.added, "cash": take.cash} if take.cash is not None else {})
+        | {"added": take.added}
+        | ({"bounty_now": take.now} if take.now is not None else {})
+        for winner, take in award.takes.items()
+    ]
+    if award.lines:
+        out["lines"] = list(award.lines)
+    return out
+
+
+def _ranks(values: dict[str, int]) -> dict[str, int]:
+    """Competition ranks, the smallest value first (1, 1, 3)."""
+    return {name: 1 + sum(other < value for other in values.values()) for name, value in values.items()}
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _order(ranks: dict[str, int], label: Callable[[str], str]) -> str:
+    """``Ann (6th), then Bob (5th) and Cal (5th) tied``: worst finish first."""
+    groups: dict[int, list[str]] = {}
+    for name, rank in sorted(ranks.items(), key=lambda item: item[1]):
+        groups.setdefault(rank, []).append(label(name))
+    return ", then ".join(" and ".join(g) + (" tied" if len(g) > 1 else "") for g in groups.values())
+
+
+def _recorded_finishes(places: tuple[Place, ...]) -> dict[str, int]:
+    """Each bust's finish among the hand's recorded busts from its place (1 = the worst; equal places tie)."""
+    return _ranks({p.player: -p.place for p in places if not p.won})
+
+
+def _recorded_tournament(record: HandRecord) -> dict[str, Any]:
+    """``expected``'s knockout and place fields: what the history's lines say (empty when it says nothing)."""
+    out: dict[str, Any] = {}
+    seats = {p.player: p.seat for p in record.places}
+    if record.event is not None:
+        seats = {p.player_id: p.seat for p in record.event.players}
+    if record.bounties or (record.event is not None and record.event.bounty_cash_ppm is not None):
+        out["bounty_awards"] = [
+            _award_document(name, award, seats) for name, award in _recorded_bounties(record.bounties).items()
+        ]
+    if record.places or (record.event is not None and record.event.tournament_id is not None):
+        finishes = _recorded_finishes(record.places)
+        out["places"] = [
+            {"player": p.player, "seat": p.seat, "place": p.place, "finish": finishes[p.player], "received": p.received,
+             "line": p.line}
+            for p in record.places
+            if not p.won
+        ]  # fmt: skip
+        winner = next((p for p in record.places if p.won), None)
+        if winner is not None:
+            out["tournament_winner"] = {
+                "player": winner.player, "seat": winner.seat, "received": winner.received, "line": winner.line,
+            }  # fmt: skip
+    return out
+
+
+def _computed_tournament(record: HandRecord, settlement: Settlement) -> dict[str, Any]:
+    """``computed``'s knockout and place fields: the settlement's bounty awards and busts."""
+    out: dict[str, Any] = {}
+    showdown = settlement.showdown
+    seats = {s.player_id: s.seat for s in showdown.seats}
+    if showdown.bounties:
+        ours = _computed_bounties(settlement)
+        out["bounty_awards"] = [
+            {**_award_document(award.player_id, ours[award.player_id], seats), "pot": award.pot}
+            for award in settlement.bounties
+        ]
+    elif record.bounties:
+        out["bounty_awards"] = []  # the history gives no bounty on the heads: nothing to award
+    if showdown.tournament_id is not None or record.places:
+        out["places"] = [{"player": b.player_id, "seat": b.seat, "finish": b.finish} for b in settlement.busts]
+    return out
+
+
+def _compare_tournament(record: HandRecord, settlement: Settlement, kind: str, reason: str) -> tuple[str, str, str]:
+    """A hand whose chips match: its bounty lines against the rules' awards, then its recorded places against
+    the busts (relative order and ties). ``kind`` and ``reason`` are the chips' note, kept on a match."""
+    currency = record.currency
+    busts = {b.player_id: b.finish for b in settlement.busts}
+    recorded = _recorded_bounties(record.bounties)
+    if settlement.showdown.bounties:
+        progressive = settlement.showdown.bounty_cash_ppm < PPM
+        ours = _computed_bounties(settlement)
+        for name in [*ours, *(n for n in recorded if n not in ours)]:
+            theirs, rule = recorded.get(name), ours.get(name)
+            if theirs is None:
+                assert rule is not None
+                awarded = _describe(rule, currency, progressive=progressive)
+                return MISMATCH, "bounty award", (
+                    f"the rules award {name}'s {_money(rule.bounty, currency)} bounty ({awarded}); the history "
+                    f"writes no bounty line for {name}"
+                )  # fmt: skip
+            written = _describe(theirs, currency, progressive=progressive)
+            if rule is None:
+                why = f"the rules do not eliminate {name}" if name not in busts else f"{name} had no bounty"
+                return MISMATCH, "bounty award", f"the history pays a bounty for eliminating {name} ({written}); {why}"
+            if not _agrees(theirs, rule):
+                return MISMATCH, "bounty award", (
+                    f"bounty for eliminating {name}: recorded {written}; the rules give "
+                    f"{_describe(rule, currency, progressive=progressive)}"
+                )  # fmt: skip
+    elif record.bounties:
+        note = "knockout lines read, not checked: the history gives no bounty on the heads (no seat bounties, no "
+        note += "bounty in the buy-in)"
+        kind, reason = kind or "bounties not checked", f"{reason}; {note}" if reason else note
+    if record.places:
+        verdict = _compare_places(record.places, settlement, busts)
+        if verdict is not None:
+            return MISMATCH, "places", verdict
+    return MATCH, kind, reason
+
+
+def _compare_places(places: tuple[Place, ...], settlement: Settlement, busts: dict[str, int]) -> str | None:
+    """Why the recorded places disagree with the busts, or ``None``: every player with a place is a bust (the
+    tournament's winner is not), and among them the order, worst first, and the ties are the rules'. A bust
+    the history gives no place is not judged (a re-buy, a ticket, an older format)."""
+    left = {
+        s.player_id: (s.stack or 0) - s.contributed - s.dead_money + won
+        for s, won in zip(settlement.showdown.seats, settlement.collected, strict=True)
+    }
+    for p in places:
+        if p.won and p.player in busts:
+            return f"the history says {p.player} wins the tournament; the rules leave {p.player} no chips"
+        if not p.won and p.player not in busts:
+            return (
+                f"the history says {p.player} finished the tournament in {_ordinal(p.place)} place; the rules leave "
+                f"{p.player} {left.get(p.player, 0)} chips"
+            )
+    finished = {p.player: p.place for p in places if not p.won}
+    recorded = _recorded_finishes(tuple(p for p in places if not p.won))
+    ours = _ranks({name: busts[name] for name in recorded})
+    if recorded != ours:
+        return (
+            f"places among this hand's busts, worst first: recorded "
+            f"{_order(recorded, lambda n: f'{n} ({_ordinal(finished[n])})')}; the rules give {_order(ours, str)}"
+        )
+    return None

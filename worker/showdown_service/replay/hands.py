@@ -58,22 +58,35 @@ class StarsOutcome(NamedTuple):
 
 
 class Bounty(NamedTuple):
-    """A knockout bounty line: who won which bounty (read and reported, never settled)."""
+    """A knockout bounty line: who won which bounty, as written and in cents (checked against the rules' award).
+
+    Bounties are money (cents: the currency's smallest unit) even in a chip
+    tournament; an amount written without a currency (``wins the 22000
+    bounty``) is read as a whole number of the tournament's money, in
+    hundredths like the rest.
+    """
 
     kind: str
     """``knockout`` (wins the X bounty), ``split knockout`` (A, B split the X bounty) or ``progressive``
-    (wins X for eliminating Y and their own bounty increases by Z to W)."""
+    (wins X for eliminating Y, or for splitting the elimination of Y, and their own bounty increases by Z to W)."""
     winners: tuple[str, ...]
     seats: tuple[int, ...]
     """The winners' seats (those that have one in this hand)."""
     eliminated: str
     amount: str
-    """As written (``$0.31``): bounties are paid in the tournament's money, whatever its chips."""
+    """As written (``$0.31``): a knockout's whole bounty, a split knockout's whole bounty (all winners
+    together), a progressive knockout's cash part for this winner."""
     increase: str = ""
     """Progressive knockout: how much the winner's own bounty grew, as written."""
     bounty_now: str = ""
     """Progressive knockout: the winner's bounty after it grew, as written."""
     line: int = 0
+    cents: int = 0
+    """``amount`` in cents."""
+    increase_cents: int = 0
+    """``increase`` in cents (0 unless progressive)."""
+    now_cents: int = 0
+    """``bounty_now`` in cents (0 unless progressive)."""
 
     def document(self) -> dict[str, object]:
         """The report's JSON for this bounty."""
@@ -89,6 +102,20 @@ class Bounty(NamedTuple):
             out["increase"] = self.increase
             out["bounty_now"] = self.bounty_now
         return out
+
+
+class Place(NamedTuple):
+    """``Y finished the tournament in 6th place [and received $4.72.]``, or the winner's ``X wins the
+    tournament and receives $230.36 - congratulations!`` (``won``, ``place`` 1)."""
+
+    player: str
+    seat: int
+    place: int
+    """The place in the whole tournament (1 = its winner): only its order among this hand's busts is checked."""
+    received: int | None
+    """The prize in cents, when the line gives one."""
+    line: int
+    won: bool = False
 
 
 class HandRecord(NamedTuple):
@@ -111,6 +138,10 @@ class HandRecord(NamedTuple):
     """The game as the report names it (``Hold'em``, ``Omaha Hi/Lo``, ``Razz``): see :mod:`.games`."""
     bounties: tuple[Bounty, ...] = ()
     """Knockout bounties won in this hand, in the order written."""
+    places: tuple[Place, ...] = ()
+    """Tournament finishes written in this hand (``finished the tournament in``, ``wins the tournament``)."""
+    currency: str = ""
+    """The symbol the hand's money is written with (``$``), for the report's reasons; ``""`` when none."""
 
 
 def validated_event(doc: dict[str, Any], source: str, hand_id: str, line: int) -> ShowdownEvent:

@@ -25,8 +25,17 @@ by hand:
 What the history recorded (every ``collected`` line, per run when the hand
 was run again, the summary's amounts, the uncalled bets returned, the total
 pot and the rake) goes in a :class:`~showdown_service.replay.hands.StarsOutcome`
-for the comparison. Knockout bounty lines are read into the record (who won
-which bounty) and never settled. docs/replay.md lists every line read and
+for the comparison.
+
+Knockout tournaments settle their bounties too (see :meth:`_Hand._knockout`):
+each seat's ``players[].bounty`` (cents) is the seat line's ``($0.91
+bounty)`` (a progressive knockout: ``bounty_cash_ppm`` 500000, PokerStars
+pays half of a bounty won in cash and adds half to the winner's own), or, when
+the seat lines show none, the header's middle amount (``$200+$50+$15``: prize
++ bounty + fee; a fixed knockout, ``bounty_cash_ppm`` 1000000). The bounty
+lines (who won which bounty, how much cash and how much added) and the
+finishes (``finished the tournament in 6th place``, ``wins the tournament``)
+go in the record for the comparison. docs/replay.md lists every line read and
 every quirk of the older formats.
 """
 
@@ -48,10 +57,12 @@ from showdown_service.replay.errors import (
     UnsupportedHand,
 )
 from showdown_service.replay.games import BOARD_SIZE, Game, pokerstars_game
-from showdown_service.replay.hands import Bounty, HandRecord, StarsOutcome, validated_event
+from showdown_service.replay.hands import Bounty, HandRecord, Place, StarsOutcome, validated_event
 
 _START = re.compile(r"^PokerStars (?:(?:Zoom|Rush) )?(?:Home Game(?: Hand)?|Hand|Game) #(\d+):\s*(.*)$", re.I)
 _TOURNAMENT = re.compile(r"Tournament #(\d+)", re.I)
+_BUY_IN = re.compile(r"Tournament #\d+,\s*([^\s+]+)\+([^\s+]+)\+([^\s+]+)(?=\s|$)", re.I)
+"""``$12.30+$12.25+$2.45``: prize + bounty + fee (a buy-in of two amounts has no bounty)."""
 _PAREN = re.compile(r"\(([^()]*)\)")
 _STAKES = re.compile(r"([^\s/,]*\d[\d.,]*)\s*/\s*([^\s/,]*\d[\d.,]*)")
 _BUTTON_BLIND = re.compile(r"Button Blind (\S+)", re.I)
@@ -75,6 +86,11 @@ _PROGRESSIVE = re.compile(
     r"^(.+?) wins (\S+) for (?:eliminating|splitting the elimination of) (.+?) "
     r"and their own bounty increases by (\S+) to (\S+?)\s*$"
 )
+_KNOCKOUT_WORDS: Final = (" bounty for eliminating ", " for eliminating ", " for splitting the elimination of ")
+_FINISHED = re.compile(r"^(.+?) finished the tournament in (\d+)(?:st|nd|rd|th) place(?: and received (\S+?))?\.?\s*$")
+_WINS_TOURNAMENT = re.compile(r"^(.+?) wins the tournament(?: and receives (\S+?))?(?: - congratulations!)?\s*$")
+PKO_CASH_PPM: Final = 500_000
+"""PokerStars progressive knockouts pay half of each bounty won in cash and add half to the winner's own."""
 _CASHED_OUT = re.compile(r"^(.+?) cashed out the hand for (\S+)")
 _CAP_SUFFIX = re.compile(r" and has reached the \S+ cap$")
 _RUPEES = re.compile(r"Rs\. (?=\d)")
@@ -170,6 +186,9 @@ class _Hand:
         self.total_line = end
         self.game_name = ""
         self.scale = 1
+        self.buy_in_bounty: tuple[str, int] | None = None
+        """The header's bounty as written and its line (0-based), when the buy-in has three amounts."""
+        self.currency = ""
 
     def _error(self, kind: type[ReplayError], k: int, reason: str) -> ReplayError:
         return kind(self.source, self.hand_id, k + 1, f"{reason}: {self.lines[k]!r}", self.game_name)
@@ -191,6 +210,9 @@ class _Hand:
         game = named.game
         self.game_name = game.name
         tournament = _TOURNAMENT.search(title)
+        if tournament and (buy_in := _BUY_IN.search(title)):
+            self.buy_in_bounty = (buy_in.group(2), k)
+        self.currency = next((c for c in title if c in _SYMBOLS), "")
         stakes = _stakes(title, named.fixed_limit)
         money = any(c in text for text in stakes for c in _SYMBOLS) or any("." in text for text in stakes)
         self.scale = 100 if money else 1
@@ -212,10 +234,14 @@ class _Hand:
             raise self._error(HandSyntaxError, k, f"{game.name} needs the button: expected 'Seat #N is the button'")
         self.table = table.group(1) or "pokerstars"
         players: dict[str, _Player] = {}
+        seat_bounties: dict[str, int] = {}
         sitting_out: set[str] = set()
         k += 1
         while k < self.end and (seat_line := _SEAT.match(lines[k])):
             number, name = int(seat_line.group(1)), seat_line.group(2)
+            if seat_line.group(4):
+                seat_bounties[name] = self._money(seat_line.group(4), k)
+                self.currency = self.currency or next((c for c in seat_line.group(4) if c in _SYMBOLS), "")
             stack_text = seat_line.group(3)
             if self.scale == 1 and ("." in stack_text or stack_text[:1] in _SYMBOLS):
                 self.scale = 100  # a cash game whose header's stakes were written without a currency
@@ -246,6 +272,7 @@ class _Hand:
         by_run: dict[int, dict[int, dict[int, int]]] = {}
         summary: dict[int, int] = {}
         bounties: list[Bounty] = []
+        places: list[Place] = []
         total = rake = None
         runs = 1
         run = 0  # the run whose showdown is being read (FIRST SHOW DOWN: 1)
@@ -371,6 +398,18 @@ class _Hand:
             if name is None:
                 if found := self._bounty(line, k, players):
                     bounties.append(found)
+                elif m := _FINISHED.match(line):
+                    name = player_of(m.group(1), k)
+                    prize = self._money(m.group(3), k) if m.group(3) else None
+                    places.append(Place(name, players[name].seat, int(m.group(2)), prize, k + 1))
+                elif m := _WINS_TOURNAMENT.match(line):
+                    name = player_of(m.group(1), k)
+                    prize = self._money(m.group(2), k) if m.group(2) else None
+                    places.append(Place(name, players[name].seat, 1, prize, k + 1, won=True))
+                elif " finished the tournament in " in line:
+                    raise self._error(
+                        HandSyntaxError, k, "expected 'NAME finished the tournament in Nth place [and received $X.]'"
+                    )
                 elif m := _CASHED_OUT.match(line):
                     unverifiable = (
                         f"All-in Cash Out: {m.group(1)} cashed out the hand for {m.group(2)}, paid as insurance "
@@ -462,8 +501,9 @@ class _Hand:
 
         if unverifiable:
             return HandRecord(
-                self.source, self.hand_id, self.line, None, None, unverifiable, False, game.name, tuple(bounties)
-            )
+                self.source, self.hand_id, self.line, None, None, unverifiable, False, game.name, tuple(bounties),
+                tuple(places), self.currency,
+            )  # fmt: skip
         if total is None or rake is None:
             raise HandSyntaxError(
                 self.source, self.hand_id, self.end, "the hand has no 'Total pot ... | Rake' line", game.name
@@ -478,9 +518,10 @@ class _Hand:
                 game.name,
             )
         boards = self._boards(game, board, runs, run_boards, summary_boards)
+        heads, cash_ppm = self._knockout(tournament, seat_bounties, bounties, in_hand)
         hand = _Read(
             game, tournament, button, [players[n] for n in in_hand], put, dead, folded, mucked, cards, boards,
-            community, returned, pots, by_run, summary, total, rake, tuple(bounties),
+            community, returned, pots, by_run, summary, total, rake, tuple(bounties), tuple(places), heads, cash_ppm,
         )  # fmt: skip
         return self._record(hand)
 
@@ -544,33 +585,75 @@ class _Hand:
             out.append(found)
         return out
 
+    def _knockout(
+        self, tournament: str | None, seat_bounties: dict[str, int], bounties: list[Bounty], in_hand: list[str]
+    ) -> tuple[dict[str, int] | None, int | None]:
+        """The bounty on each head at the start of the hand (cents) and the cash part (ppm), or ``(None, None)``.
+
+        Seat lines with bounties: those (a seat line without one: 0), a fixed knockout (``bounty_cash_ppm``
+        1000000) when the hand's bounty lines are ``wins the $X bounty`` / ``split the $X bounty``, else a
+        progressive knockout at PokerStars' 50% (:data:`PKO_CASH_PPM`); a history whose increases say otherwise is
+        a mismatch that names them. No seat bounties: the header's middle amount on every head, a fixed
+        knockout, unless the hand has progressive lines (a progressive knockout without its seats' bounties
+        cannot be settled: its lines are reported, not checked).
+        """
+        progressive = any(b.kind == "progressive" for b in bounties)
+        if seat_bounties:
+            fixed = bool(bounties) and not progressive
+            return {name: seat_bounties.get(name, 0) for name in in_hand}, PPM if fixed else PKO_CASH_PPM
+        if tournament is None or self.buy_in_bounty is None or progressive:
+            return None, None
+        text, k = self.buy_in_bounty
+        bounty = self._money(text, k)
+        return dict.fromkeys(in_hand, bounty), PPM
+
     def _bounty(self, line: str, k: int, players: dict[str, _Player]) -> Bounty | None:
-        if " bount" not in line:
+        """A knockout line, read; ``None`` when ``line`` is no knockout line; an error when it looks like one
+        (``for eliminating``) but is none of the forms."""
+        if " bount" not in line and not any(words in line for words in _KNOCKOUT_WORDS):
             return None
         winners: tuple[str, ...]
+        increase = now = ""
         if m := _PROGRESSIVE.match(line):
             winners = (m.group(1),)
             kind, amount, eliminated = "progressive", m.group(2), m.group(3)
             increase, now = m.group(4), m.group(5).rstrip(".")
         elif m := _SPLIT_BOUNTY.match(line):
             winners = tuple(w.strip() for w in m.group(1).split(", "))
-            kind, amount, eliminated, increase, now = "split knockout", m.group(2), m.group(3), "", ""
+            kind, amount, eliminated = "split knockout", m.group(2), m.group(3)
         elif m := _BOUNTY.match(line):
             winners = (m.group(1),)
-            kind, amount, eliminated, increase, now = "knockout", m.group(2), m.group(3), "", ""
+            kind, amount, eliminated = "knockout", m.group(2), m.group(3)
+        elif any(words in line for words in _KNOCKOUT_WORDS):
+            raise self._error(
+                HandSyntaxError,
+                k,
+                "not a knockout line: expected 'X wins the $B bounty for eliminating Y', 'X, Z split the $B bounty "
+                "for eliminating Y' or 'X wins $C for eliminating Y and their own bounty increases by $A to $N'",
+            )
         else:
             return None
+        cents = self._money(amount, k)
+        grew = self._money(increase, k) if increase else 0
+        total = self._money(now, k) if now else 0
         seats = tuple(players[w].seat for w in winners if w in players)
-        return Bounty(kind, winners, seats, eliminated, amount, increase, now, k + 1)
+        return Bounty(kind, winners, seats, eliminated, amount, increase, now, k + 1, cents, grew, total)
 
     def _chips(self, text: str, k: int) -> int:
         """``$1,234.56`` -> 123456 (cents) in a cash game; ``1500`` -> 1500 in a tournament."""
+        return self._amount(text, k, self.scale)
+
+    def _money(self, text: str, k: int) -> int:
+        """A bounty or a prize in cents, whatever the hand's chips: ``$0.91`` -> 91, ``$665`` -> 66500."""
+        return self._amount(text, k, 100)
+
+    def _amount(self, text: str, k: int, scale: int) -> int:
         raw = text.strip().rstrip(".,")
         clean = raw.lstrip(_SYMBOLS).replace(",", "")
         whole, dot, cents = clean.partition(".")
-        if not whole.isdigit() or (dot and not (cents.isdigit() and len(cents) <= 2)) or (dot and self.scale == 1):
+        if not whole.isdigit() or (dot and not (cents.isdigit() and len(cents) <= 2)) or (dot and scale == 1):
             raise self._error(HandSyntaxError, k, f"{raw!r} is not an amount")
-        return int(whole) * self.scale + (int(cents.ljust(2, "0")) if dot else 0)
+        return int(whole) * scale + (int(cents.ljust(2, "0")) if dot else 0)
 
     def _cards(self, text: str, k: int) -> list[str]:
         out = []
@@ -672,6 +755,7 @@ class _Hand:
                     "dead_money": hand.dead[p.name],
                     "folded": p.name in hand.folded or p.name in hand.mucked,
                     "stack": p.stack,
+                    **({"bounty": hand.heads[p.name]} if hand.heads is not None else {}),
                 }
                 for p in seated
             ]
@@ -685,6 +769,8 @@ class _Hand:
                 "players": players,
                 "rake": hand.rake,
             }
+            if hand.cash_ppm is not None:
+                doc["bounty_cash_ppm"] = hand.cash_ppm
             if runs > 1:
                 doc["boards"] = hand.boards
             else:
@@ -710,8 +796,9 @@ class _Hand:
             tuple(recorded), hand.summary, returned, uncalled, hand.rake, hand.total, groups, note, per_run, implied
         )
         return HandRecord(
-            self.source, self.hand_id, self.line, event, outcome, unverifiable, contested, game.name, hand.bounties
-        )
+            self.source, self.hand_id, self.line, event, outcome, unverifiable, contested, game.name, hand.bounties,
+            hand.places, self.currency,
+        )  # fmt: skip
 
 
 class _Read(NamedTuple):
@@ -735,6 +822,10 @@ class _Read(NamedTuple):
     total: int
     rake: int
     bounties: tuple[Bounty, ...]
+    places: tuple[Place, ...]
+    heads: dict[str, int] | None
+    """Knockouts: the bounty on each head at the start of the hand (cents), by name."""
+    cash_ppm: int | None
 
 
 def _stakes(title: str, fixed_limit: bool) -> tuple[str, ...]:

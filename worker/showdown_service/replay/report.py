@@ -107,7 +107,7 @@ class Summary:
             rows += [(f"  {kind}", f"{n}") for kind, n in sorted(counts.items())]
         rows.append(("rake total", f"{self.rake} (smallest units: cents for cash games)"))
         if self.bounties:
-            rows.append(("knockout bounties read", f"{self.bounties} (reported per hand, not settled)"))
+            rows.append(("knockout bounties read", f"{self.bounties} (each checked against the rules' award)"))
         width = max(len(label) for label, _ in rows)
         out.write("showdown replay\n")
         for label, value in rows:
