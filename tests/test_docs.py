@@ -104,7 +104,7 @@ def test_make_docs_builds_the_site_with_no_warning_and_publishes_the_schemas(tmp
     built = _build_copy(tmp_path)
     assert built.returncode == 0, built.stderr
     assert "WARNING" not in built.stderr + built.stdout
-    assert (tmp_path / "site" / "operations" / "index.html").exists()
+    assert (tmp_path / "site" / "operations.html").exists()
     published = {
         path.name: json.loads(path.read_text(encoding="utf-8")) for path in (tmp_path / "site" / "schemas").iterdir()
     }
