@@ -56,13 +56,29 @@ def message_reference() -> str:
         title = schema["title"]
         link = f"[`{name}.schema.json`]({SCHEMAS_DIR}/{name}.schema.json)"
         out.append(f"## {title}\n\n{_cell(schema.get('description', ''))}\n\nJSON Schema: {link}.\n")
-        out.append(_fields(schema))
+        out.append(_body(schema))
         for def_name, definition in schema.get("$defs", {}).items():
             if def_name not in done:
                 done.add(def_name)
                 out.append(f"### {def_name}\n\n{_cell(definition.get('description', ''))} Part of {title}.\n")
-                out.append(_fields(definition))
+                out.append(_body(definition))
     return "\n".join(out)
+
+
+def _body(schema: dict[str, Any]) -> str:
+    """An object's fields, or what a union may be (by its discriminator's value, when it has one)."""
+    if "properties" in schema:
+        return _fields(schema)
+    options = schema.get("oneOf") or schema.get("anyOf")
+    if not options:
+        raise ValueError(f"{schema.get('title', 'a schema')}: neither fields nor a union of messages to document")
+    discriminator = schema.get("discriminator")
+    if discriminator is None:
+        return "One of: " + ", ".join(_type(option) for option in options) + ".\n"
+    key = discriminator["propertyName"]
+    rows = [f"| `{key}` | message |", "|---|---|"]
+    rows += [f"| `{value}` | {_type({'$ref': ref})} |" for value, ref in discriminator["mapping"].items()]
+    return f"One of these, told apart by `{key}`:\n\n" + "\n".join(rows) + "\n"
 
 
 def _fields(schema: dict[str, Any]) -> str:

@@ -14,11 +14,12 @@ import subprocess
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import markdown
 import pytest
 import yaml
+from pydantic import BaseModel, Field, RootModel
 
 from bench import kept_summary
 from scripts import docs_hooks
@@ -160,8 +161,37 @@ def test_the_message_reference_lists_every_field_of_every_message_and_of_every_o
         for name, part in [(schema["title"], schema), *schema.get("$defs", {}).items()]:
             heading = reference.index(f"# {name}\n")
             table = reference[heading:].split("\n\n#", 1)[0]
-            missing += [f"{name}.{field}" for field in part["properties"] if f"| `{field}` |" not in table]
+            fields = part.get("properties", {})
+            missing += [f"{name}.{field}" for field in fields if f"| `{field}` |" not in table]
     assert missing == []
+
+
+class _Open(BaseModel):
+    """A tournament opens."""
+
+    type: Literal["open"]
+    name: str
+
+
+class _Close(BaseModel):
+    """Registration closes."""
+
+    type: Literal["close"]
+
+
+class _Message(RootModel[Annotated[_Open | _Close, Field(discriminator="type")]]):
+    """A message of either kind."""
+
+
+def test_a_message_that_is_one_of_several_is_documented_by_its_discriminator_and_each_kind_by_its_fields() -> None:
+    schema = _Message.model_json_schema()
+    union = docs_hooks._body(schema)
+    assert "One of these, told apart by `type`:" in union
+    assert "| `open` | [_Open](#_open) |" in union
+    assert "| `close` | [_Close](#_close) |" in union
+    assert "| `name` | string | yes |" in docs_hooks._body(schema["$defs"]["_Open"])
+    with pytest.raises(ValueError, match="neither fields nor a union"):
+        docs_hooks._body({"title": "Nothing", "type": "object"})
 
 
 def test_the_message_reference_links_the_asyncapi_operations_to_their_messages() -> None:
