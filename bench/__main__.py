@@ -2,7 +2,9 @@
 
 Writes ``docs/benchmarks.md`` (every figure, as ratios measured in this one
 run) and ``docs/benchmarks.png`` (the ratios against their targets, at a
-glance), and prints the markdown. Bounded in time: a few minutes.
+glance), and prints the markdown. Bounded in time: a few minutes. The page's
+summary, written by hand from a run (between ``<!-- summary -->`` and
+``<!-- /summary -->``), is kept as it is: update it from the new figures.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import matplotlib as mpl
 mpl.use("Agg")
 import matplotlib.pyplot as plt
 
-from bench import Figure, Section, aof, evaluator, replay, tournament, variants, worker
+from bench import Figure, Section, aof, evaluator, kept_summary, replay, tournament, variants, worker
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -63,8 +65,8 @@ def main() -> None:
         "![ratios against targets](benchmarks.png)",
         "",
     ]
-    text = "\n".join([*header, "\n\n".join(s.markdown for s in sections), ""])
     DOCS.mkdir(exist_ok=True)
+    text = "\n".join([*header, kept_summary(DOCS / "benchmarks.md"), "\n\n".join(s.markdown for s in sections), ""])
     (DOCS / "benchmarks.md").write_text(text, encoding="utf-8")
     chart(figures, DOCS / "benchmarks.png")
     print(text)

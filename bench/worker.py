@@ -146,7 +146,7 @@ def workers(client: redis.Redis, url: str, processes: int, n: int, workdir: Path
     ``shards == 1``: ``processes`` workers (``--processes``) share one shard,
     so their commits take turns on its audit chain. ``shards > 1``: one
     worker process per shard, the events spread over the shards as
-    producers route tables: the scale-out the README recommends.
+    producers route tables: the scale-out docs/deploy.md recommends.
     """
     tag = f"w{processes}s{shards}"
     names = [f"{tag}-{k}" for k in range(shards)] if shards > 1 else [tag]

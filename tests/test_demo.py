@@ -1,4 +1,4 @@
-"""The README's main command: `showdown demo` on a machine with nothing else running."""
+"""The README's first command: `showdown demo` on a machine with nothing else running."""
 
 from __future__ import annotations
 

@@ -6,11 +6,11 @@ dict, slices the pots by contribution level itself, takes the rake by the
 documented rule (``rake_by_pot``'s docstring, re-derived with fractions),
 divides each pot among the runs and each run's part into high and low
 halves, places odd chips by the stated orders and numbers busts by the TDA
-rule, all as the README's "Games" section states them. It uses pokerkit, an
+rule, all as docs/rules.md states them. It uses pokerkit, an
 independent library, for one thing only: the class of each five-card hand
 (four in badugi) under each ranking, from its public lookups
 (``get_entry``; each distinct rank pattern is looked up once, and each
-distinct hand valued once). pokerkit's own payouts differ from the README
+distinct hand valued once). pokerkit's own payouts differ from docs/rules.md
 in known ways (issue 9), so it is trusted for rankings, never for payouts.
 
 The 100,000 hands are dealt by :func:`tests.strategies.deal_hand` from fixed
@@ -79,7 +79,7 @@ _LOOKUPS: Final[dict[str, Lookup]] = {
     "deuce_to_seven": StandardLowHand.lookup,
     "badugi": BadugiHand.lookup,
 }
-"""Each ranking of the README by wire name, and the pokerkit lookup that orders its hands."""
+"""Each ranking of docs/rules.md by wire name, and the pokerkit lookup that orders its hands."""
 _WORST: Final = {
     "eight_or_better": "8c7d6h5s4c",
     "ace_to_five": "KcKdKhKsQc",
@@ -303,7 +303,7 @@ class _Table(NamedTuple):
 def _divide_pot(
     table: _Table, high: str | None, low: str | None, prize: int, eligible: tuple[int, ...]
 ) -> Iterable[RefPart]:
-    """The README's rules: each pot divided equally among the runs, the chips left over one each to the
+    """The rules of docs/rules.md: each pot divided equally among the runs, the chips left over one each to the
     earliest runs; each run's part to its best hand, or in a hi-lo game split in halves (the odd chip to the
     high half) unless no eligible hand qualifies for low; the same hands winning both halves divide the
     part as one."""

@@ -14,7 +14,7 @@ Hands come half from the classic mix (hold'em and stud) and half from every
 game alike (:func:`every_game`): Omaha, hi-lo, razz, draw games, short deck,
 hands run two and three times. A hand's reported strengths are checked
 against pokerkit's classes (the differential test's reading of them), and
-each pot's division (runs, hi-lo halves) against the README's rules.
+each pot's division (runs, hi-lo halves) against the rules of docs/rules.md.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Every game a card room deals: each rule of hi-lo halves, runs and odd chips, one hand each, chip for chip.
 
-The rules are stated in the README ("Variants and their rules"): TDA 2024 Rules 20-21 and WSOP 2023 Rule 73.
+The rules are stated in docs/rules.md: TDA 2024 Rules 20-21 and WSOP 2023 Rule 73.
 """
 
 from __future__ import annotations

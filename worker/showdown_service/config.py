@@ -1,8 +1,8 @@
 """Worker configuration, from ``SHOWDOWN_*`` environment variables.
 
 Every field below is one environment variable: ``batch_size`` is
-``SHOWDOWN_BATCH_SIZE``. The README's configuration table is generated from
-this class (a test keeps them in step).
+``SHOWDOWN_BATCH_SIZE``. The settings table of docs/operations.md is generated from
+this class when the documentation is built (scripts/docs_hooks.py).
 """
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ def settings_problems(exc: ValidationError) -> list[str]:
 
 
 def settings_table() -> str:
-    """Every setting as a markdown table row: variable, default, meaning (the README's configuration table)."""
+    """Every setting as a markdown table row: variable, default, meaning (docs/operations.md's settings table)."""
     rows = ["| variable | default | what it sets |", "|---|---|---|"]
     for name, info in Settings.model_fields.items():
         default = "<host>-<pid>" if name == "consumer" else info.get_default(call_default_factory=False)
