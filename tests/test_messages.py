@@ -218,6 +218,41 @@ def test_malformed_json_and_non_objects_are_refused_with_their_own_codes() -> No
     assert refusal("42").code == "not_an_object"
 
 
+def test_a_player_field_given_twice_is_refused_as_duplicate_key_naming_both_values() -> None:
+    text = json.dumps(contested()).replace('"contributed": 100', '"contributed": 100, "contributed": 800', 1)
+    err = refusal(text)
+    assert (err.code, err.field) == ("duplicate_key", "players[0].contributed")
+    assert "100 and 800" in err.message
+
+
+@pytest.mark.parametrize(
+    ("spelling", "field"),
+    [
+        ('"hand_id": "H-1", "hand_id": "H-1"', "hand_id"),  # twice alike: still refused, the producers may differ
+        ('"hand_id" : "H-1" ,\n "hand_id":"H-2"', "hand_id"),  # blanks around the colon
+        ('"hand_id": "H-1", "occurred_at": "2026-11-21T12:00:00Z", "hand_id": "H-2"', "hand_id"),
+    ],
+)
+def test_an_event_field_given_twice_in_any_spelling_is_refused_as_duplicate_key(spelling: str, field: str) -> None:
+    text = json.dumps(contested()).replace('"hand_id": "H-1"', spelling, 1)
+    err = refusal(text)
+    assert (err.code, err.field) == ("duplicate_key", field)
+
+
+def test_a_key_given_twice_is_the_reason_even_when_the_event_is_invalid_for_another() -> None:
+    doc = contested()
+    doc["players"][0]["contributed"] = -1
+    text = json.dumps(doc).replace('"seat": 2', '"seat": 2, "seat": 1', 1)
+    assert refusal(text).code == "duplicate_key"
+
+
+def test_a_string_holding_a_quote_and_a_colon_is_no_duplicate_key() -> None:
+    doc = contested()
+    doc["players"][0]["player_id"] = 'alice":"bob'
+    doc["occurred_at"] = "2026-11-21T12:00:00Z"
+    assert validated(doc).players[0].player_id == 'alice":"bob'
+
+
 def test_every_rejection_is_reported_not_only_the_first() -> None:
     doc = contested(colour="red")
     doc["players"][0]["contributed"] = -1
