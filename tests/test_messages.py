@@ -76,22 +76,22 @@ def test_a_bad_card_is_named_with_its_exact_place() -> None:
     err = refusal(doc)
     assert err.code == "bad_card"
     assert err.field == "players[2].hole_cards[1]"
-    assert err.message == "players[2].hole_cards[1]: '1s' is not a card"
+    assert err.message == "players[2].hole_cards[1] (seat 3): '1s' is not a card"
 
 
 def test_a_card_dealt_twice_is_refused_naming_both_places() -> None:
     doc = event(seat(1, "As Ad", 100), seat(2, "Kc 7d", 100), board="2c 7d 9h Js 3s")
     err = refusal(doc)
     assert err.code == "duplicate_card"
-    assert err.message == "players[1].hole_cards[1]: 7d is also at board[1]; each card exists once"
+    assert err.message == "players[1].hole_cards[1] (seat 2): 7d is also at board[1]; each card exists once"
 
 
 def test_a_folded_players_known_cards_count_toward_duplicates() -> None:
     doc = event(seat(1, "As Ad", 100), seat(2, "Kc Kd", 100), seat(3, "Ah AS", 20, folded=True), board="2c 7d 9h Js 3s")
     err = refusal(doc)
     assert err.code == "duplicate_card"
-    assert "players[2].hole_cards[1]" in err.message
-    assert "players[0].hole_cards[0]" in err.message
+    assert err.message.startswith("players[2].hole_cards[1] (seat 3): ")
+    assert "players[0].hole_cards[0] (seat 1)" in err.message, "the other place names its seat too"
 
 
 def test_two_spellings_of_one_card_are_still_a_duplicate() -> None:
@@ -155,6 +155,25 @@ def test_each_player_field_rule_has_its_own_code(change: dict[str, Any], code: s
     doc["players"][1].update(change)
     err = refusal(doc)
     assert (err.code, err.field) == (code, field)
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"contributed": -5}, "players[1].contributed (seat 7): "),  # a field pydantic checks
+        ({"hole_cards": ["Kc"]}, "players[1].hole_cards (seat 7): "),  # a rule of the event's own check
+        ({"hole_cards": ["Kc", "As"]}, "players[1].hole_cards[1] (seat 7): "),  # a card of that seat
+        ({"cards": ["Kc"]}, "players[1].cards (seat 7): "),  # a key the schema does not know
+        ({"seat": 0}, "players[1].seat: "),  # no seat to name: the refusal is of the seat itself
+    ],
+)
+def test_a_refusal_of_one_players_field_names_that_players_seat(change: dict[str, Any], named: str) -> None:
+    doc = event(seat(3, "As Ad", 100), seat(7, "Kc Kd", 100), board="2c 7d 9h Js 3s")
+    doc["players"][1].update(change)
+    assert refusal(doc).message.startswith(named)
+    with pytest.raises(ValidationError) as caught:
+        ShowdownEvent.model_validate(doc)
+    assert rejections(caught.value, doc)[0].message.startswith(named), "a mapping names the seat too"
 
 
 @pytest.mark.parametrize("missing", ["schema_version", "hand_id", "table_id", "players"])

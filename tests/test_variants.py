@@ -66,7 +66,7 @@ def test_omaha_is_dealt_with_four_five_or_six_cards(cards: int) -> None:
 def test_omaha_players_holding_different_numbers_of_cards_are_refused_naming_the_seat() -> None:
     err = refusal(game("omaha", seat(1, "3c 4c 5h 6h", 100), seat(2, "2s 2h 7d 8d Tc", 100), board=HILO_BOARD))
     assert (err.code, err.field) == ("unequal_hole_cards", "players[1].hole_cards")
-    assert "players[0] has 4" in err.message
+    assert err.message.startswith("players[1].hole_cards (seat 2): has 5 cards but players[0] (seat 1) has 4")
 
 
 def test_omaha_hi_lo_with_six_cards_is_refused() -> None:

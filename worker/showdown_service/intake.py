@@ -42,7 +42,7 @@ def parse_event(payload: bytes | str) -> ShowdownEvent:
     try:
         return ShowdownEvent.model_validate_json(payload)
     except ValidationError as exc:
-        raise InvalidEvent(rejections(exc)) from None
+        raise InvalidEvent(rejections(exc, payload)) from None
 
 
 _CARD_OF: Final = dict(BY_TEXT).__getitem__  # canonical text -> Card; a plain dict is the fastest lookup
