@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 import orjson
 import redis
@@ -28,19 +28,16 @@ from showdown_messages.publish import EVENT_FIELD, PublishRefused, refusal, shar
 from showdown_service import audit, logs
 from showdown_service.config import Settings, settings_table
 from showdown_service.connection import connect
-from showdown_service.examples import UNDECODED, example_lines, file_lines
+from showdown_service.examples import UNDECODED, documents, example_lines, file_lines
 from showdown_service.intake import unwrap_event
-from showdown_service.launch import STOP_REQUESTED, catch_stop_signals
 from showdown_service.metrics import Metrics
 from showdown_service.render import describe_result
+from showdown_service.stops import STOP_REQUESTED, catch_stop_signals
 from showdown_service.streams import read_new, read_range
 from showdown_service.worker import GIL_SWITCH_INTERVAL_S, Worker
 
-if TYPE_CHECKING:  # the parser type only; importing cli at run time would be circular
-    from showdown_service.cli import Commands
 
-
-def register(commands: Commands) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the stream commands to the ``showdown`` parser."""
     w = commands.add_parser("worker", help="settle events from the streams until SIGTERM/SIGINT")
     w.add_argument("--processes", type=_positive, default=1, help="worker processes in this group (default 1)")
@@ -54,9 +51,14 @@ def register(commands: Commands) -> None:
     )
     h.set_defaults(run=_health)
 
-    p = commands.add_parser("publish", help="validate and XADD the ShowdownEvents of a JSON lines file")
+    p = commands.add_parser(
+        "publish", help="validate and XADD the ShowdownEvents of a file (JSON lines, or pretty-printed JSON)"
+    )
     p.add_argument(
-        "file", nargs="?", help="JSON lines (bare events, or objects holding one under 'event'); - for stdin"
+        "file",
+        nargs="?",
+        help="JSON lines or pretty-printed JSON documents (bare events, or objects holding one under 'event'); "
+        "- for stdin",
     )
     p.add_argument("--examples", action="store_true", help="publish the real showdowns bundled with showdown")
     p.add_argument("--raw", action="store_true", help="send lines unvalidated (to exercise dead letters)")
@@ -217,7 +219,9 @@ PUBLISH_CHUNK = 1000
 
 
 def _publish(args: argparse.Namespace) -> int:
-    """Validate and XADD each line; stop at the first write Redis refuses, saying where to resume and why."""
+    """Validate and XADD each JSON document (one a line, or pretty-printed: see
+    :func:`~showdown_service.examples.documents`); stop at the first write Redis refuses, saying where (the
+    line the document starts on) to resume and why."""
     if args.examples == bool(args.file):
         print("give a FILE (or -) or --examples, not both", file=sys.stderr)
         return 2
@@ -226,19 +230,18 @@ def _publish(args: argparse.Namespace) -> int:
     refused = 0
     lines = example_lines() if args.examples else file_lines(args.file)
     try:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            payload: str | bytes = line.strip().encode("utf-8", UNDECODED)  # as read, byte for byte
+        for number, text in documents(lines):
+            payload: str | bytes = text.strip().encode("utf-8", UNDECODED)  # as read, byte for byte
             table_id = hand_id = None
             if args.raw:
-                hand_id = _claimed_hand_id(line)
+                hand_id = _claimed_hand_id(text)
             else:
+                event_text = unwrap_event(text).encode("utf-8", UNDECODED)
                 try:
-                    event = ShowdownEvent.model_validate_json(unwrap_event(line).encode("utf-8", UNDECODED))
+                    event = ShowdownEvent.model_validate_json(event_text)
                 except ValidationError as exc:
                     refused += 1
-                    first = rejections(exc)[0]
+                    first = rejections(exc, event_text)[0]
                     row = {"line": number, "code": first.code, "field": first.field, "message": first.message}
                     print(json.dumps(row), file=sys.stderr)
                     continue
@@ -311,10 +314,11 @@ class _Sender:
             )
 
 
-def _claimed_hand_id(line: str) -> str | None:
-    """The hand_id an unvalidated (--raw) line claims, if it is a readable event: to say where publishing stopped."""
+def _claimed_hand_id(text: str) -> str | None:
+    """The hand_id an unvalidated (--raw) document claims, if it is a readable event: to say where publishing
+    stopped."""
     try:
-        doc = orjson.loads(unwrap_event(line))
+        doc = orjson.loads(unwrap_event(text))
     except orjson.JSONDecodeError:  # (also text that is not UTF-8)
         return None
     hand_id = doc.get("hand_id") if isinstance(doc, dict) else None
@@ -385,7 +389,7 @@ def _requeue(client: redis.Redis, settings: Settings, args: argparse.Namespace) 
     try:
         ShowdownEvent.model_validate_json(payload)
     except ValidationError as exc:
-        print(f"not requeued, the event is still invalid: {rejections(exc)[0].message}", file=sys.stderr)
+        print(f"not requeued, the event is still invalid: {rejections(exc, payload)[0].message}", file=sys.stderr)
         return 1
     new_id = cast(bytes, client.xadd(keys.events, {EVENT_FIELD: payload, "requeued_from": args.requeue}))
     print(f"requeued {args.requeue} as {new_id.decode()} on {keys.events}")
