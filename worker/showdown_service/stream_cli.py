@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from showdown_messages import ShowdownEvent, rejections
 from showdown_messages.publish import EVENT_FIELD, PublishRefused, refusal, shard_for
-from showdown_service import audit, logs
+from showdown_service import audit, heartbeat, logs
 from showdown_service.config import Settings, settings_table
 from showdown_service.connection import connect
 from showdown_service.examples import UNDECODED, documents, example_lines, file_lines
@@ -47,7 +47,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     st.set_defaults(run=_settings)
 
     h = commands.add_parser(
-        "health", help="exit 0 if this worker's heartbeat is fresh, it waits for nothing, and Redis answers"
+        "health",
+        help="exit 0 if every worker's heartbeat (each of a --processes group) is fresh, none stopped or waits, "
+        "and Redis answers",
     )
     h.set_defaults(run=_health)
 
@@ -138,33 +140,41 @@ def run_worker(settings: Settings) -> int:
 def _supervise(settings: Settings, processes: int) -> int:
     """Run ``processes`` workers as child processes of one group; restart any that dies; stop them all on a signal.
 
-    0 when every worker stopped cleanly; the workers are stopped whatever ends the loop.
+    Worker ``i`` beats in ``<SHOWDOWN_HEARTBEAT_FILE>.<i>``; the group's own file lists them all for
+    ``showdown health`` (see :mod:`showdown_service.heartbeat`). 0 when every worker stopped cleanly; the
+    workers are stopped whatever ends the loop.
     """
     log = logs.get_logger(supervisor=settings.consumer)
+    beats = [f"{settings.heartbeat_file}.{i}" for i in range(processes)]
 
     def spawn(i: int) -> subprocess.Popen[bytes]:
-        env = dict(os.environ, SHOWDOWN_CONSUMER=f"{settings.consumer}-{i}")
+        env = dict(os.environ, SHOWDOWN_CONSUMER=f"{settings.consumer}-{i}", SHOWDOWN_HEARTBEAT_FILE=beats[i])
         env["SHOWDOWN_METRICS_PORT"] = str(settings.metrics_port + i if settings.metrics_port else 0)
-        env["SHOWDOWN_HEARTBEAT_FILE"] = str(settings.heartbeat_file) if i == 0 else f"{settings.heartbeat_file}.{i}"
         return subprocess.Popen([sys.executable, "-m", "showdown_service", "worker"], env=env)
 
     catch_stop_signals()  # a stop that arrived while starting up is already in STOP_REQUESTED
     children: list[subprocess.Popen[bytes]] = []
     try:
+        heartbeat.write(settings.heartbeat_file, {"processes": beats})
         for i in range(processes):
             children.append(spawn(i))  # noqa: PERF401 - one by one: those started are stopped if the next fails
         log.info("workers_started", processes=processes)
+        beaten = time.monotonic()
         while not STOP_REQUESTED.is_set():
             time.sleep(0.2)
             for i, child in enumerate(children):
                 if child.poll() is not None and not STOP_REQUESTED.is_set():
                     log.error("worker_process_exited", index=i, status=child.returncode, action="restarting")
                     children[i] = spawn(i)
+            if time.monotonic() - beaten >= heartbeat.BEAT_INTERVAL_S:
+                settings.heartbeat_file.touch()
+                beaten = time.monotonic()
     finally:
         for child in children:
             if child.poll() is None:
                 child.send_signal(signal.SIGTERM)
         codes = [child.wait() for child in children]
+        heartbeat.write(settings.heartbeat_file, {"processes": beats, "stopped_at": time.time()})
     log.info("workers_stopped", statuses=codes)
     return 1 if any(code not in (0, -signal.SIGTERM) for code in codes) else 0
 
@@ -175,40 +185,21 @@ def _settings(_args: argparse.Namespace) -> int:
 
 
 def _health(_args: argparse.Namespace) -> int:
+    """0 only if every worker the heartbeat file stands for (one, or each of a ``--processes`` group) beat
+    within ``SHOWDOWN_HEALTH_MAX_AGE_S``, none stopped or waits, and Redis answers; else 1, a line per fault."""
     settings = Settings()
-    try:
-        age = time.time() - settings.heartbeat_file.stat().st_mtime
-        state = settings.heartbeat_file.read_bytes()
-    except FileNotFoundError:
-        print(f"unhealthy: no heartbeat at {settings.heartbeat_file}", file=sys.stderr)
-        return 1
-    if age > settings.health_max_age_s:
-        print(f"unhealthy: heartbeat is {age:.0f}s old (limit {settings.health_max_age_s:.0f}s)", file=sys.stderr)
-        return 1
-    waiting = _waiting_for(state)
-    if waiting:
-        print(f"unhealthy: the worker is waiting: {waiting}; it resumes by itself", file=sys.stderr)
+    faults = heartbeat.problems(settings.heartbeat_file, settings.health_max_age_s)
+    if faults:
+        print(*(f"unhealthy: {fault}" for fault in faults), sep="\n", file=sys.stderr)
         return 1
     try:
         connect(settings).ping()
     except redis.RedisError as exc:
         print(f"unhealthy: Redis does not answer: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
-    print(f"healthy: heartbeat {age:.1f}s old, Redis answers")
+    workers = heartbeat.processes(settings.heartbeat_file)
+    print(f"healthy: {workers} worker{'s' if workers > 1 else ''}, every heartbeat fresh, Redis answers")
     return 0
-
-
-def _waiting_for(state: bytes) -> str | None:
-    """What a worker's heartbeat file says it waits for ("Redis refuses writes: OOM (...) for 42s"), if anything."""
-    try:
-        doc = orjson.loads(state) if state.strip() else {}
-    except orjson.JSONDecodeError:  # not written by this version: nothing to report
-        return None
-    if not isinstance(doc, dict) or not doc.get("waiting_for"):
-        return None
-    since = doc.get("since")
-    waited = f" for {max(0.0, time.time() - since):.0f}s" if isinstance(since, int | float) else ""
-    return f"{doc['waiting_for']}{waited}"
 
 
 # --- producer and operator tools ---------------------------------------------------------------
