@@ -278,3 +278,15 @@ def test_publish_sends_pretty_printed_events_as_one_entry_each(
     assert "published 2 events" in capsys.readouterr().out
     sent = [json.loads(fields[b"event"])["hand_id"] for _, fields in fake.xrange(events)]
     assert sent == ["good-1", "good-2"]
+
+
+def test_publish_examples_says_how_many_hands_of_each_kind_it_sent(
+    clean_env: pytest.MonkeyPatch, fake: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real, variants = len(list(read_cases(BUNDLED_SHOWDOWNS))), len(list(read_cases(VARIANT_SHOWDOWNS)))
+    clean_env.setattr("showdown_service.stream_cli.connect", lambda _settings: fake)
+    assert main(["publish", "--examples"]) == 0
+    assert capsys.readouterr().out == (
+        f"published {real + variants} events (the bundled hands: {real} real hold'em and stud showdowns, "
+        f"{variants} hands of the other games)\n"
+    )

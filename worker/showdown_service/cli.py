@@ -94,7 +94,9 @@ def _register_core(commands: Commands) -> None:
     adj.add_argument(
         "file", nargs="?", help="JSON lines or pretty-printed JSON documents; - for standard input (default)"
     )
-    adj.add_argument("--examples", action="store_true", help="settle the real showdowns bundled with showdown")
+    adj.add_argument(
+        "--examples", action="store_true", help="settle the hands bundled with showdown (real showdowns, other games)"
+    )
     adj.add_argument("--summary", action="store_true", help="print a readable line per hand instead of JSON")
     adj.set_defaults(run=_adjudicate)
 

@@ -13,12 +13,29 @@ from pathlib import Path
 from typing import Final, cast
 
 EXAMPLES = ("showdowns.jsonl", "variants.jsonl")
-"""One JSON object a line: ``event``, ``expected_award`` (by seat), ``categories``. ``showdowns.jsonl``: 300
-real hold'em and stud showdowns; ``variants.jsonl``: hands of every other game (Omaha, hi-lo, razz, draw, badugi,
-short deck, runs), each showing one rule, its award worked out from the rules by hand."""
+"""The bundled files (see :data:`EXAMPLE_KINDS`). One JSON object a line: ``event``, ``expected_award`` (by
+seat), ``categories``. ``showdowns.jsonl``: 300 real hold'em and stud showdowns; ``variants.jsonl``: hands of
+every other game (Omaha, hi-lo, razz, draw, badugi, short deck, runs), each showing one rule, its award worked
+out from the rules by hand."""
 
 UNDECODED = "surrogateescape"
 """How :func:`file_lines` keeps a byte that is not UTF-8; ``line.encode("utf-8", UNDECODED)`` gives it back."""
+
+
+EXAMPLE_KINDS: Final = {
+    "showdowns.jsonl": "real hold'em and stud showdowns",
+    "variants.jsonl": "hands of the other games",
+}
+"""What each bundled file holds, for people: ``publish --examples`` counts them by it."""
+
+
+def example_counts() -> dict[str, int]:
+    """How many hands each bundled file holds, by what it holds: ``{"real hold'em and stud showdowns": 300, ...}``."""
+    counts: dict[str, int] = {}
+    for name in EXAMPLES:
+        with resources.files("showdown_service").joinpath("data", name).open(encoding="utf-8") as f:
+            counts[EXAMPLE_KINDS[name]] = sum(1 for line in f if line.strip())
+    return counts
 
 
 def example_lines() -> Iterator[str]:

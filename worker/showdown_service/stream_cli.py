@@ -28,7 +28,7 @@ from showdown_messages.publish import EVENT_FIELD, PublishRefused, refusal, shar
 from showdown_service import audit, heartbeat, logs
 from showdown_service.config import Settings, settings_table
 from showdown_service.connection import connect
-from showdown_service.examples import UNDECODED, documents, example_lines, file_lines
+from showdown_service.examples import UNDECODED, documents, example_counts, example_lines, file_lines
 from showdown_service.intake import unwrap_event
 from showdown_service.metrics import Metrics
 from showdown_service.render import describe_result
@@ -62,7 +62,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="JSON lines or pretty-printed JSON documents (bare events, or objects holding one under 'event'); "
         "- for stdin",
     )
-    p.add_argument("--examples", action="store_true", help="publish the real showdowns bundled with showdown")
+    p.add_argument(
+        "--examples", action="store_true", help="publish the hands bundled with showdown (real showdowns, other games)"
+    )
     p.add_argument("--raw", action="store_true", help="send lines unvalidated (to exercise dead letters)")
     p.set_defaults(run=_publish)
 
@@ -243,7 +245,12 @@ def _publish(args: argparse.Namespace) -> int:
     except PublishRefused as stopped:
         print(_stopped_line(stopped, refused), file=sys.stderr)
         return 1
-    print(f"published {sender.accepted} events" + (f"; refused {refused} (see stderr)" if refused else ""))
+    bundled = ", ".join(f"{n} {kind}" for kind, n in example_counts().items()) if args.examples else ""
+    print(
+        f"published {sender.accepted} events"
+        + (f" (the bundled hands: {bundled})" if bundled else "")
+        + (f"; refused {refused} (see stderr)" if refused else "")
+    )
     return 1 if refused else 0
 
 
