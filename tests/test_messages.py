@@ -265,6 +265,13 @@ def test_a_key_given_twice_is_the_reason_even_when_the_event_is_invalid_for_anot
     assert refusal(text).code == "duplicate_key"
 
 
+def test_a_key_given_twice_as_deep_as_the_parser_reads_is_refused_without_a_crash() -> None:
+    text = "[" * 900 + '{"a": 1, "a": 2}' + "]" * 900
+    err = refusal(text)
+    assert err.code == "duplicate_key"
+    assert err.field == "[0]" * 900 + ".a"
+
+
 def test_a_string_holding_a_quote_and_a_colon_is_no_duplicate_key() -> None:
     doc = contested()
     doc["players"][0]["player_id"] = 'alice":"bob'

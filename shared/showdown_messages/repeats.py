@@ -45,21 +45,20 @@ def _object(pairs: list[tuple[str, Any]]) -> _Object:
     return obj
 
 
-def _first_repeat(node: Any, loc: tuple[int | str, ...]) -> tuple[tuple[int | str, ...], list[Any]] | None:
-    """Where the first key given twice is (depth first, in document order), and its values."""
-    if isinstance(node, _Object):
-        if node.repeated is not None:
-            key, values = node.repeated
-            return (*loc, key), values
-        children: list[tuple[int | str, Any]] = list(node.items())
-    elif isinstance(node, list):
-        children = list(enumerate(node))
-    else:
-        return None
-    for part, child in children:
-        found = _first_repeat(child, (*loc, part))
-        if found is not None:
-            return found
+def _first_repeat(doc: Any) -> tuple[tuple[int | str, ...], list[Any]] | None:
+    """Where a key given twice is, and its values: an object's own repeat before those inside it, then depth
+    first in document order. A loop over a stack, not recursion: a payload nested as deep as the parser allows
+    visits each node once and raises nothing."""
+    stack: list[tuple[tuple[int | str, ...], Any]] = [((), doc)]
+    while stack:
+        loc, node = stack.pop()
+        if isinstance(node, _Object):
+            if node.repeated is not None:
+                key, values = node.repeated
+                return (*loc, key), values
+            stack += [((*loc, key), child) for key, child in reversed(node.items())]
+        elif isinstance(node, list):
+            stack += [((*loc, i), child) for i, child in reversed(list(enumerate(node)))]
     return None
 
 
@@ -70,7 +69,7 @@ def repeated_key(payload: str | bytes | bytearray) -> tuple[tuple[int | str, ...
         doc = json.loads(payload, object_pairs_hook=_object)
     except (ValueError, RecursionError):  # not JSON (or not UTF-8), or nested beyond any event: not our finding
         return None
-    return _first_repeat(doc, ())
+    return _first_repeat(doc)
 
 
 def could_repeat(payload: str | bytes | bytearray, keys_given: int) -> bool:
