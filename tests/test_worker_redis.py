@@ -366,8 +366,9 @@ def test_health_of_a_group_of_processes_looks_at_every_process(worker_env: dict[
         fleet.send_signal(signal.SIGTERM)
         assert fleet.wait(30) == 0
     stopped = health(max_age_s=3600)[2].splitlines()
-    assert len(stopped) == 3, "the group and each of its two workers stopped"
-    assert all("the worker stopped" in line for line in stopped)
+    assert [line.split(": ", 2)[1] for line in stopped] == [heartbeat, f"{heartbeat}.0", f"{heartbeat}.1"]
+    assert "the group's supervisor (worker --processes) stopped" in stopped[0]
+    assert all("the worker stopped" in line for line in stopped[1:])
 
 
 def test_several_processes_share_the_group_and_stop_together(client: redis.Redis, worker_env: dict[str, str]) -> None:

@@ -51,19 +51,20 @@ def problems(path: Path, max_age_s: float, *, now: float | None = None, group: b
     except FileNotFoundError:
         return [f"no heartbeat at {path}: start `showdown worker` with this SHOWDOWN_HEARTBEAT_FILE"]
     out: list[str] = []
+    processes = state.get("processes")
+    who = "the group's supervisor (worker --processes)" if isinstance(processes, list) else "the worker"
     stopped = state.get("stopped_at")
     if isinstance(stopped, int | float):
-        out.append(f"{path}: the worker stopped {max(0.0, now - stopped):.0f}s ago; start `showdown worker` again")
+        out.append(f"{path}: {who} stopped {max(0.0, now - stopped):.0f}s ago; start `showdown worker` again")
     elif age > max_age_s:
         out.append(
-            f"{path}: the heartbeat is {age:.0f}s old (limit {max_age_s:g}s, SHOWDOWN_HEALTH_MAX_AGE_S): the worker "
+            f"{path}: the heartbeat is {age:.0f}s old (limit {max_age_s:g}s, SHOWDOWN_HEALTH_MAX_AGE_S): {who} "
             "is stuck or gone; restart it"
         )
     elif state.get("waiting_for"):
         since = state.get("since")
         waited = f" for {max(0.0, now - since):.0f}s" if isinstance(since, int | float) else ""
         out.append(f"{path}: the worker is waiting: {state['waiting_for']}{waited}; it resumes by itself")
-    processes = state.get("processes")
     if group and isinstance(processes, list):
         for child in processes:
             out += problems(Path(str(child)), max_age_s, now=now, group=False)
