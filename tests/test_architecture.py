@@ -1,10 +1,11 @@
-"""The core stays pure: no I/O, no service code, no clocks."""
+"""The core stays pure: no I/O, no service code, no clocks; and no module imports itself back through others."""
 
 from __future__ import annotations
 
 import ast
 import subprocess
 import sys
+from pathlib import Path
 
 from tests.helpers import REPO
 
@@ -50,3 +51,62 @@ def test_the_rules_shared_with_the_contract_depend_on_nothing() -> None:
     for path in (REPO / "shared" / "showdown_rules").glob("*.py"):
         imported = imported_modules(path.read_text(encoding="utf-8"))
         assert imported <= {"__future__", "collections", "types", "typing", "showdown_rules"}, path.name
+
+
+def _module_imports(roots: tuple[Path, ...]) -> dict[str, set[str]]:
+    """Each module of ``roots`` -> the modules of ``roots`` it imports anywhere (a deferred or a type-checking
+    import included: each is a circle the day it moves to the top of the file)."""
+    files: dict[str, Path] = {}
+    for root in roots:
+        for path in root.rglob("*.py"):
+            parts = path.relative_to(root).with_suffix("").parts
+            files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.update(f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in files else node.module
+                             for a in node.names)  # fmt: skip
+            elif isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+        graph[name] = {module for module in found if module in files and module != name}
+    return graph
+
+
+def _a_circle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One chain of imports that comes back to where it started, if any (depth first, bounded by the graph)."""
+    done: set[str] = set()
+    for start in sorted(graph):
+        path: list[str] = []
+        on_path: set[str] = set()
+        stack: list[tuple[str, list[str]]] = [(start, sorted(graph[start]))]
+        path.append(start)
+        on_path.add(start)
+        while stack:
+            _, todo = stack[-1]
+            if not todo:
+                finished, _ = stack.pop()
+                path.pop()
+                on_path.discard(finished)
+                done.add(finished)
+                continue
+            following = todo.pop()
+            if following in on_path:
+                return [*path[path.index(following) :], following]
+            if following not in done:
+                stack.append((following, sorted(graph[following])))
+                path.append(following)
+                on_path.add(following)
+    return None
+
+
+def test_no_module_imports_itself_back_through_others() -> None:
+    graph = _module_imports((REPO / "worker", REPO / "shared"))
+    assert "showdown_service.cli" in graph["showdown_service.launch"], "the graph sees a deferred import"
+    assert _a_circle(graph) is None, " -> ".join(_a_circle(graph) or [])
+
+
+def test_the_circle_finder_finds_a_circle() -> None:
+    assert _a_circle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert _a_circle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None

@@ -230,3 +230,63 @@ def test_dead_letters_show_a_hostile_payload_escaped_not_as_terminal_controls(
     assert "\x1b" not in out
     assert "\x07" not in out
     assert r"\x1b]0;owned\x07{\n" in out
+
+
+PRETTY = json.dumps(json.loads(GOOD), indent=2)
+"""An event as the README prints one: a JSON document over several lines."""
+
+
+def test_adjudicate_settles_pretty_printed_events_one_after_another_naming_the_line_each_starts_on() -> None:
+    text = f"{PRETTY}\n\n{PRETTY.replace('good-1', 'good-2')}\n{json.dumps({'schema_version': 9}, indent=2)}\n"
+    out, err = io.StringIO(), io.StringIO()
+    assert adjudicate_lines(iter(text.splitlines(keepends=True)), out, err) == 1
+    assert [json.loads(line)["hand_id"] for line in out.getvalue().splitlines()] == ["good-1", "good-2"]
+    (refused,) = [json.loads(line) for line in err.getvalue().splitlines()]
+    starts = 2 * (PRETTY.count("\n") + 1) + 2  # two events and the blank line between them, then this one
+    assert (refused["line"], refused["code"]) == (starts, "unsupported_schema_version")
+
+
+def test_a_broken_line_in_json_lines_is_refused_alone_and_takes_no_line_after_it() -> None:
+    lines = [GOOD + "\n", '{"schema_version": 1, "players": [\n', GOOD_2 + "\n", "  \n", '{"hand_id": {\n', GOOD]
+    out, err = io.StringIO(), io.StringIO()
+    assert adjudicate_lines(iter(lines), out, err) == 1
+    assert [json.loads(line)["hand_id"] for line in out.getvalue().splitlines()] == ["good-1", "good-2", "good-1"]
+    refused = [json.loads(line) for line in err.getvalue().splitlines()]
+    assert [(r["line"], r["code"]) for r in refused] == [(2, "malformed_json"), (5, "malformed_json")]
+
+
+def test_a_pretty_printed_bundled_case_settles_its_event_and_a_key_given_twice_in_it_is_still_refused() -> None:
+    case = {"event": json.loads(GOOD), "expected_award": {"1": 1000}}
+    doubled = json.dumps(case, indent=2).replace('"hand_id": "good-1"', '"hand_id": "good-1", "hand_id": "x"', 1)
+    out, err = io.StringIO(), io.StringIO()
+    text = json.dumps(case, indent=2) + "\n" + doubled + "\n"
+    assert adjudicate_lines(iter(text.splitlines(keepends=True)), out, err) == 1
+    assert [json.loads(line)["hand_id"] for line in out.getvalue().splitlines()] == ["good-1"]
+    assert json.loads(err.getvalue())["code"] == "duplicate_key"
+
+
+def test_publish_sends_pretty_printed_events_as_one_entry_each(
+    tmp_path: Path, clean_env: pytest.MonkeyPatch, fake: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from showdown_service.config import Settings
+
+    events = Settings().keys("default").events
+    path = tmp_path / "events.json"
+    path.write_text(PRETTY + "\n" + PRETTY.replace("good-1", "good-2") + "\n", encoding="utf-8")
+    clean_env.setattr("showdown_service.stream_cli.connect", lambda _settings: fake)
+    assert main(["publish", str(path)]) == 0
+    assert "published 2 events" in capsys.readouterr().out
+    sent = [json.loads(fields[b"event"])["hand_id"] for _, fields in fake.xrange(events)]
+    assert sent == ["good-1", "good-2"]
+
+
+def test_publish_examples_says_how_many_hands_of_each_kind_it_sent(
+    clean_env: pytest.MonkeyPatch, fake: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real, variants = len(list(read_cases(BUNDLED_SHOWDOWNS))), len(list(read_cases(VARIANT_SHOWDOWNS)))
+    clean_env.setattr("showdown_service.stream_cli.connect", lambda _settings: fake)
+    assert main(["publish", "--examples"]) == 0
+    assert capsys.readouterr().out == (
+        f"published {real + variants} events (the bundled hands: {real} real hold'em and stud showdowns, "
+        f"{variants} hands of the other games)\n"
+    )

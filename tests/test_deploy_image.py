@@ -92,26 +92,26 @@ def test_the_image_is_built_in_two_stages_from_one_pinned_slim_python_3_11_or_la
     assert stages[0].name == "build"
 
 
-def test_the_build_stage_makes_wheels_of_both_packages_from_pinned_binary_dependencies(
+def test_the_build_stage_makes_the_service_wheel_from_pinned_binary_dependencies(
     dockerfile: tuple[dict[str, str], list[Stage]],
 ) -> None:
     build = dockerfile[1][0]
     (wheel,) = [run for run in build.all("RUN") if "pip wheel" in run]
     words = wheel.split()
-    assert "./shared" in words, "showdown-messages"
     assert "." in words, "showdown-service"
+    assert "./shared" not in words, "the service's wheel holds the contract: one copy of it in the image"
     assert "--constraint constraints.txt" in wheel
     assert "--only-binary=:all:" in wheel, "nothing compiled, so no compiler needed"
     assert "--wheel-dir /wheels" in wheel
 
 
-def test_the_final_stage_installs_only_the_two_wheels_and_has_no_build_tools(
+def test_the_final_stage_installs_only_the_service_and_its_dependencies_and_has_no_build_tools(
     dockerfile: tuple[dict[str, str], list[Stage]],
 ) -> None:
     final = dockerfile[1][-1]
     (install,) = final.all("RUN")
     assert "--mount=type=bind,from=build,source=/wheels,target=/wheels" in install, "wheels mounted, not copied"
-    assert re.search(r"pip install --no-index --find-links=/wheels showdown-service showdown-messages\b", install)
+    assert re.search(r"pip install --no-index --find-links=/wheels showdown-service\s+&&", install)
     assert "pip uninstall --yes pip setuptools wheel" in install
     assert not BUILD_TOOLS.search(install.replace("python -m pip install", "").replace("pip uninstall", ""))
     sources = [arguments.split()[-2] for arguments in final.all("COPY")]
@@ -204,12 +204,12 @@ def test_dockerignore_sends_every_file_the_build_copies_and_the_wheels_need(
         assert (REPO / source).exists(), source
         assert sent_to_docker(source.rstrip("/")), f".dockerignore leaves out {source}"
     pyproject = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
-    shared = tomllib.loads((REPO / "shared" / "pyproject.toml").read_text(encoding="utf-8"))
-    needed = [pyproject["project"]["readme"], "constraints.txt", f"shared/{shared['project']['readme']}"]
+    needed = [pyproject["project"]["readme"], "constraints.txt", "LICENSE"]
     for package in pyproject["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"]:
         needed += [path for path in tracked_files() if path.startswith(package + "/")]
-    needed += [path for path in tracked_files() if path.startswith("shared/showdown_messages/")]
+        assert any(f"{package}/".startswith(source) for source in copied), f"the Dockerfile copies no {package}/"
     assert "worker/showdown_service/data/showdowns.jsonl" in needed
+    assert "shared/showdown_rules/cards.py" in needed
     left_out = [path for path in needed if not sent_to_docker(path)]
     assert not left_out, f".dockerignore leaves out what the wheels need: {left_out}"
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import random
+import re
 import time
 from collections.abc import Callable, Iterator
 from multiprocessing.pool import Pool
@@ -203,6 +204,13 @@ NUMBER_FIELDS: Final = {
 }
 
 
+def opens_with_the_place(message: str, field: str) -> bool:
+    """The message opens with the field at fault and, for a field of a player (other than its seat), that
+    player's seat: ``players[0].contributed (seat 1): ...``."""
+    seat = r" \(seat \d+\)" if re.match(r"players\[\d+\]\.", field) and not field.endswith(".seat") else ""
+    return re.match(f"{re.escape(field)}{seat}: ", message) is not None
+
+
 @pytest.mark.parametrize("number", [HUGE, -HUGE, 10**20, MAX_CHIPS + 1, -1], ids=str)
 @pytest.mark.parametrize("path", NUMBER_FIELDS, ids=_path_text)
 def test_a_huge_or_negative_number_gets_its_fields_own_code(
@@ -211,7 +219,7 @@ def test_a_huge_or_negative_number_gets_its_fields_own_code(
     code, field = NUMBER_FIELDS[path]
     verdict = judged(json.dumps(_with(path, number)))
     assert (verdict.code, verdict.field) == (code, field), verdict
-    assert verdict.message.startswith(field + ":"), verdict
+    assert opens_with_the_place(verdict.message, field), verdict
 
 
 @pytest.mark.parametrize("text", ["1e400", "-1e400", "1" + "0" * 5000, "1" * 100_000, "0." + "0" * 50_000 + "1"])
@@ -244,7 +252,7 @@ def test_a_megabyte_string_gets_its_fields_own_code_quoted_short(judged: Judge, 
     code, field = STRING_FIELDS[path]
     verdict = judged(json.dumps(_with(path, MEGA)))
     assert (verdict.code, verdict.field) == (code, field), verdict
-    assert verdict.message.startswith(field + ":")
+    assert opens_with_the_place(verdict.message, field), verdict
     assert len(verdict.message) < 300, f"a {len(verdict.message)}-character message"
 
 
@@ -371,7 +379,7 @@ def test_a_wrong_type_in_any_field_is_refused_with_that_fields_code_naming_it(
     want = expected_refusal(path, value)
     if want is not None:
         assert (verdict.code, verdict.field) == want, f"{_path_text(path)} = {value!r}: {verdict}"
-        assert verdict.message.startswith(want[1] + ":"), verdict
+        assert opens_with_the_place(verdict.message, want[1]), verdict
 
 
 def test_the_wrong_type_test_reaches_every_field_of_the_contract() -> None:

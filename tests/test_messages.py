@@ -76,22 +76,22 @@ def test_a_bad_card_is_named_with_its_exact_place() -> None:
     err = refusal(doc)
     assert err.code == "bad_card"
     assert err.field == "players[2].hole_cards[1]"
-    assert err.message == "players[2].hole_cards[1]: '1s' is not a card"
+    assert err.message == "players[2].hole_cards[1] (seat 3): '1s' is not a card"
 
 
 def test_a_card_dealt_twice_is_refused_naming_both_places() -> None:
     doc = event(seat(1, "As Ad", 100), seat(2, "Kc 7d", 100), board="2c 7d 9h Js 3s")
     err = refusal(doc)
     assert err.code == "duplicate_card"
-    assert err.message == "players[1].hole_cards[1]: 7d is also at board[1]; each card exists once"
+    assert err.message == "players[1].hole_cards[1] (seat 2): 7d is also at board[1]; each card exists once"
 
 
 def test_a_folded_players_known_cards_count_toward_duplicates() -> None:
     doc = event(seat(1, "As Ad", 100), seat(2, "Kc Kd", 100), seat(3, "Ah AS", 20, folded=True), board="2c 7d 9h Js 3s")
     err = refusal(doc)
     assert err.code == "duplicate_card"
-    assert "players[2].hole_cards[1]" in err.message
-    assert "players[0].hole_cards[0]" in err.message
+    assert err.message.startswith("players[2].hole_cards[1] (seat 3): ")
+    assert "players[0].hole_cards[0] (seat 1)" in err.message, "the other place names its seat too"
 
 
 def test_two_spellings_of_one_card_are_still_a_duplicate() -> None:
@@ -157,6 +157,25 @@ def test_each_player_field_rule_has_its_own_code(change: dict[str, Any], code: s
     assert (err.code, err.field) == (code, field)
 
 
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"contributed": -5}, "players[1].contributed (seat 7): "),  # a field pydantic checks
+        ({"hole_cards": ["Kc"]}, "players[1].hole_cards (seat 7): "),  # a rule of the event's own check
+        ({"hole_cards": ["Kc", "As"]}, "players[1].hole_cards[1] (seat 7): "),  # a card of that seat
+        ({"cards": ["Kc"]}, "players[1].cards (seat 7): "),  # a key the schema does not know
+        ({"seat": 0}, "players[1].seat: "),  # no seat to name: the refusal is of the seat itself
+    ],
+)
+def test_a_refusal_of_one_players_field_names_that_players_seat(change: dict[str, Any], named: str) -> None:
+    doc = event(seat(3, "As Ad", 100), seat(7, "Kc Kd", 100), board="2c 7d 9h Js 3s")
+    doc["players"][1].update(change)
+    assert refusal(doc).message.startswith(named)
+    with pytest.raises(ValidationError) as caught:
+        ShowdownEvent.model_validate(doc)
+    assert rejections(caught.value, doc)[0].message.startswith(named), "a mapping names the seat too"
+
+
 @pytest.mark.parametrize("missing", ["schema_version", "hand_id", "table_id", "players"])
 def test_a_missing_required_field_is_named(missing: str) -> None:
     doc = contested()
@@ -216,6 +235,48 @@ def test_malformed_json_and_non_objects_are_refused_with_their_own_codes() -> No
     assert refusal(b"\xff\xfe".decode("latin-1")).code == "malformed_json"
     assert refusal("[1, 2]").code == "not_an_object"
     assert refusal("42").code == "not_an_object"
+
+
+def test_a_player_field_given_twice_is_refused_as_duplicate_key_naming_both_values() -> None:
+    text = json.dumps(contested()).replace('"contributed": 100', '"contributed": 100, "contributed": 800', 1)
+    err = refusal(text)
+    assert (err.code, err.field) == ("duplicate_key", "players[0].contributed")
+    assert "100 and 800" in err.message
+
+
+@pytest.mark.parametrize(
+    ("spelling", "field"),
+    [
+        ('"hand_id": "H-1", "hand_id": "H-1"', "hand_id"),  # twice alike: still refused, the producers may differ
+        ('"hand_id" : "H-1" ,\n "hand_id":"H-2"', "hand_id"),  # blanks around the colon
+        ('"hand_id": "H-1", "occurred_at": "2026-11-21T12:00:00Z", "hand_id": "H-2"', "hand_id"),
+    ],
+)
+def test_an_event_field_given_twice_in_any_spelling_is_refused_as_duplicate_key(spelling: str, field: str) -> None:
+    text = json.dumps(contested()).replace('"hand_id": "H-1"', spelling, 1)
+    err = refusal(text)
+    assert (err.code, err.field) == ("duplicate_key", field)
+
+
+def test_a_key_given_twice_is_the_reason_even_when_the_event_is_invalid_for_another() -> None:
+    doc = contested()
+    doc["players"][0]["contributed"] = -1
+    text = json.dumps(doc).replace('"seat": 2', '"seat": 2, "seat": 1', 1)
+    assert refusal(text).code == "duplicate_key"
+
+
+def test_a_key_given_twice_as_deep_as_the_parser_reads_is_refused_without_a_crash() -> None:
+    text = "[" * 900 + '{"a": 1, "a": 2}' + "]" * 900
+    err = refusal(text)
+    assert err.code == "duplicate_key"
+    assert err.field == "[0]" * 900 + ".a"
+
+
+def test_a_string_holding_a_quote_and_a_colon_is_no_duplicate_key() -> None:
+    doc = contested()
+    doc["players"][0]["player_id"] = 'alice":"bob'
+    doc["occurred_at"] = "2026-11-21T12:00:00Z"
+    assert validated(doc).players[0].player_id == 'alice":"bob'
 
 
 def test_every_rejection_is_reported_not_only_the_first() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -114,7 +115,7 @@ def test_a_history_that_pays_the_wrong_player_is_a_mismatch() -> None:
     verdict = judge(phh_hand("wrong_payout.phh"))
     assert verdict.status == "mismatch"
     assert verdict.kind == "finishing stacks differ"
-    assert "seat 1: recorded 900, rules give 1100" in verdict.reason
+    assert "seat 1 (p1): recorded 900, rules give 1100; seat 2 (p2): recorded 1100" in verdict.reason
 
 
 def test_a_hand_run_twice_sends_both_boards_and_each_run_wins_half_the_pot() -> None:
@@ -349,6 +350,35 @@ def test_the_exit_status_is_0_only_without_mismatches_or_malformed_hands(
     out = capsys.readouterr().out
     assert "mismatches" in out
     assert "finishing stacks differ" in out
+
+
+def test_without_a_report_the_summary_lists_each_mismatch_by_file_line_hand_and_player_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    history = tmp_path / "named.phh"
+    text = (PHH / "wrong_payout.phh").read_text(encoding="utf-8")
+    history.write_text(f"{text}players = ['Alice', 'Bob']\n", encoding="utf-8")
+    assert main(["replay", str(history)]) == 1
+    out = capsys.readouterr().out
+    listed = out.split("mismatches (file:line, hand", 1)[1].splitlines()[1:]
+    assert listed == [
+        f"  {history}:1  hand phh:named.phh: finishing stacks differ (seat 1 (Alice): recorded 900, rules give "
+        "1100; seat 2 (Bob): recorded 1100, rules give 900)"
+    ]
+    assert "{'" not in out, "no Python dict in what people read"
+
+
+def test_a_summary_lists_the_first_mismatches_and_counts_the_rest(capsys: pytest.CaptureFixture[str]) -> None:
+    from showdown_service.replay import report
+
+    wrong = judge(phh_hand("wrong_payout.phh"))
+    summary = report.Summary()
+    for _ in range(report.MISMATCHES_LISTED + 3):
+        summary.add(wrong)
+    summary.write(sys.stdout)
+    out = capsys.readouterr().out
+    assert out.count("hand phh:wrong_payout.phh: finishing stacks differ") == report.MISMATCHES_LISTED
+    assert "... and 3 more: --report FILE lists every hand" in out
 
 
 def test_a_file_named_directly_that_is_no_hand_history_is_an_error(tmp_path: Path) -> None:

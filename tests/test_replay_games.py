@@ -237,7 +237,7 @@ def test_a_run_whose_recorded_payout_differs_from_the_rules_is_a_run_mismatch() 
     assert isinstance(hand, HandRecord), hand
     verdict = judge(hand)
     assert (verdict.status, verdict.kind) == ("mismatch", "run award")
-    assert verdict.reason == "main pot, run 1: recorded {'2': 9916}, rules give {'2': 9917}"
+    assert verdict.reason == "main pot, run 1: recorded seat 2 (Eve) 9916, rules give seat 2 (Eve) 9917"
 
 
 def test_every_game_fixture_reads_without_an_error() -> None:

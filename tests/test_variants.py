@@ -66,7 +66,7 @@ def test_omaha_is_dealt_with_four_five_or_six_cards(cards: int) -> None:
 def test_omaha_players_holding_different_numbers_of_cards_are_refused_naming_the_seat() -> None:
     err = refusal(game("omaha", seat(1, "3c 4c 5h 6h", 100), seat(2, "2s 2h 7d 8d Tc", 100), board=HILO_BOARD))
     assert (err.code, err.field) == ("unequal_hole_cards", "players[1].hole_cards")
-    assert "players[0] has 4" in err.message
+    assert err.message.startswith("players[1].hole_cards (seat 2): has 5 cards but players[0] (seat 1) has 4")
 
 
 def test_omaha_hi_lo_with_six_cards_is_refused() -> None:
@@ -334,3 +334,39 @@ def test_every_variant_pays_out_exactly_the_chips_put_in() -> None:
         settled = settle_doc(doc)
         put_in = sum(p["contributed"] for p in doc["players"])
         assert sum(settled.collected) + doc.get("rake", 0) == put_in, doc["variant"]
+
+
+# --- categories of the low hands ------------------------------------------------------------------------------
+
+
+def test_a_razz_low_is_named_by_its_highest_card_and_a_pair_keeps_its_high_name() -> None:
+    doc = game("razz", seat(1, "As 2c 4d 5h 7c Ks Qs", 50), seat(2, "Ah Ad 4c 4s Kd Kh Qh", 50), button=None)
+    hands = {h["seat"]: h["category"] for h in result(doc)["hands"]}
+    assert hands == {1: "seven_low", 2: "one_pair"}  # 2: A-A-4-4-K-K-Q plays A-4-K-Q and one pair, the lowest
+
+
+def test_a_deuce_to_seven_low_is_named_by_its_highest_card_the_number_one_a_seven_low() -> None:
+    doc = game("deuce_to_seven", seat(1, "7s 5c 4d 3h 2s", 50), seat(2, "As 5d 4c 3d 2c", 50))
+    hands = {h["seat"]: h["category"] for h in result(doc)["hands"]}
+    assert hands == {1: "seven_low", 2: "ace_low"}  # the wheel is ace-high here, no straight
+
+
+def test_the_low_half_of_a_hi_lo_hand_is_named_by_its_highest_card_and_the_high_half_as_a_high_hand() -> None:
+    doc = hilo(seat(1, "Ac 3d Ks Kd", 50), seat(2, "5c 6d Qh Qd", 50))
+    hands = {h["seat"]: h for h in result(doc)["hands"]}
+    assert hands[1]["low"]["category"] == "seven_low"  # 7-4-3-2-A
+    assert hands[2]["low"]["category"] == "seven_low"  # 7-6-5-4-2
+    assert hands[1]["high"]["category"] == "three_of_a_kind"
+    assert hands[1]["category"] == "three_of_a_kind"
+
+
+def test_a_badugi_hand_is_named_by_the_cards_that_play_never_high_card() -> None:
+    doc = game("badugi", seat(1, "Kc Qd Jh Ts", 50), seat(2, "Ac 2d 3h 3s", 50))
+    hands = {h["seat"]: h["category"] for h in result(doc)["hands"]}
+    assert hands == {1: "badugi", 2: "three_card"}
+
+
+def test_an_eight_or_better_low_of_the_wheel_is_a_five_low() -> None:
+    doc = hilo(seat(1, "Ac 3d 9s 9d", 50), seat(2, "Kh Kd Qh Qc", 50), board="2c 4d 5h Kc Qs")
+    lows = {h["seat"]: h["low"] and h["low"]["category"] for h in result(doc)["hands"]}
+    assert lows == {1: "five_low", 2: None}  # 1: A-3 with 2-4-5; 2 holds no low card

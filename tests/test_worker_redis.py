@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -18,6 +19,7 @@ import pytest
 import redis
 
 from showdown_service import audit
+from showdown_service.cli import main as showdown_main
 from showdown_service.config import Settings, ShardKeys
 from showdown_service.connection import connect
 from showdown_service.localredis import LocalRedis
@@ -302,6 +304,71 @@ def test_health_needs_a_fresh_heartbeat_and_an_answering_redis(worker_env: dict[
     unreachable = subprocess.run(health, env=down, capture_output=True, text=True, check=False)
     assert unreachable.returncode == 1
     assert "Redis does not answer" in unreachable.stderr
+
+
+class Health:
+    """`showdown health` run in this process (a subprocess spends seconds loading) on a worker's environment."""
+
+    def __init__(self, env: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+        self.env, self.monkeypatch, self.capsys = env, monkeypatch, capsys
+
+    def __call__(self, max_age_s: float = 5.0) -> tuple[int, str, str]:
+        """Exit status, standard output, standard error, with a heartbeat bound of ``max_age_s`` (a worker beats
+        about once a second)."""
+        with self.monkeypatch.context() as env:
+            for key in [k for k in os.environ if k.startswith("SHOWDOWN_")]:
+                env.delenv(key)
+            for key, value in self.env.items():
+                if key.startswith("SHOWDOWN_"):
+                    env.setenv(key, value)
+            env.setenv("SHOWDOWN_HEALTH_MAX_AGE_S", str(max_age_s))
+            code = showdown_main(["health"])
+        captured = self.capsys.readouterr()
+        return code, captured.out, captured.err
+
+
+@pytest.fixture
+def health(worker_env: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Health:
+    return Health(worker_env, monkeypatch, capsys)
+
+
+def test_health_is_unhealthy_as_soon_as_the_worker_has_stopped(worker_env: dict[str, str], health: Health) -> None:
+    worker = spawn_worker(worker_env, "w1")
+    try:
+        wait_until(lambda: health()[0] == 0, what="a healthy worker", timeout=60)
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        assert worker.wait(30) == 0
+    code, _, err = health(max_age_s=3600)  # the heartbeat is fresh, the worker gone: it must say so all the same
+    assert code == 1
+    assert "the worker stopped" in err
+    assert "start `showdown worker` again" in err
+
+
+def test_health_of_a_group_of_processes_looks_at_every_process(worker_env: dict[str, str], health: Health) -> None:
+    fleet = subprocess.Popen([*SHOWDOWN, "worker", "--processes", "2"], env={**worker_env, "SHOWDOWN_CONSUMER": "box"})
+    heartbeat = worker_env["SHOWDOWN_HEARTBEAT_FILE"]
+    try:
+        wait_until(lambda: health()[0] == 0, what="both workers healthy", timeout=60)
+        assert health()[1].startswith("healthy: 2 workers")
+        children = Path(f"/proc/{fleet.pid}/task/{fleet.pid}/children").read_text().split()
+        second = next(int(pid) for pid in children if "box-1" in Path(f"/proc/{pid}/environ").read_text())
+        os.kill(second, signal.SIGSTOP)  # stuck: alive to the supervisor, beating no more
+        try:
+            wait_until(lambda: health(max_age_s=2)[0] == 1, what="the stuck one seen", timeout=60)
+            faults = health(max_age_s=2)[2].splitlines()
+            assert [f.split(":")[1].strip() for f in faults] == [f"{heartbeat}.1"], "the stuck process, only it"
+            assert "old (limit 2s" in faults[0]
+        finally:
+            os.kill(second, signal.SIGCONT)
+        wait_until(lambda: health()[0] == 0, what="healthy again once it runs", timeout=60)
+    finally:
+        fleet.send_signal(signal.SIGTERM)
+        assert fleet.wait(30) == 0
+    stopped = health(max_age_s=3600)[2].splitlines()
+    assert [line.split(": ", 2)[1] for line in stopped] == [heartbeat, f"{heartbeat}.0", f"{heartbeat}.1"]
+    assert "the group's supervisor (worker --processes) stopped" in stopped[0]
+    assert all("the worker stopped" in line for line in stopped[1:])
 
 
 def test_several_processes_share_the_group_and_stop_together(client: redis.Redis, worker_env: dict[str, str]) -> None:

@@ -120,7 +120,7 @@ def ride_out(
     assert admin.xlen(keys.results) == HANDS, "every hand settled exactly once"
     assert worker.waiting_for is None
     assert worker.metrics.waiting.labels(reason)._value.get() == 0
-    assert settings.heartbeat_file.read_bytes() == b"", "the heartbeat says it waits for nothing"
+    assert orjson.loads(settings.heartbeat_file.read_bytes()).keys() == {"stopped_at"}, "it waits for nothing"
     changes = [(e["event"], e["reason"]) for e in logs if e["event"] in ("redis_unavailable", "redis_resumed")]
     assert changes == [("redis_unavailable", reason), ("redis_resumed", reason)], "one line per change of state"
     assert sum(e["event"] == "redis_retry" for e in logs) >= RETRIES - 1, "each retry at DEBUG"
@@ -157,20 +157,20 @@ def test_a_full_redis_oom_under_noeviction_makes_hands_wait_then_settle_once_nev
         assert "the worker is waiting: Redis refuses writes: OOM" in health.stderr
         assert 'showdown_redis_waiting{reason="OOM"} 1.0' in generate_latest(worker.metrics.registry).decode()
 
-    logs = ride_out(
-        admin,
-        settings,
-        refuse=full,
-        accept=lambda: admin.config_set("maxmemory", 0),
-        reason="OOM",
-        while_refused=meanwhile,
-    )
+    def health() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*SHOWDOWN, "health"], env=env, capture_output=True, text=True, check=False)
+
+    def accept() -> None:
+        admin.config_set("maxmemory", 0)
+        wait_until(lambda: health().stdout.startswith("healthy"), "healthy again once Redis takes writes")
+
+    logs = ride_out(admin, settings, refuse=full, accept=accept, reason="OOM", while_refused=meanwhile)
     assert deliveries_seen[0] > MAX_DELIVERIES + 2, "counted as before, every hand of the batch was poison"
     waiting = next(e for e in logs if e["event"] == "redis_unavailable")
     assert waiting["waiting_for"].startswith("Redis refuses writes: OOM")
     assert "maxmemory" in waiting["error"]
-    healthy = subprocess.run([*SHOWDOWN, "health"], env=env, capture_output=True, text=True, check=False)
-    assert (healthy.returncode, healthy.stdout.split(":")[0]) == (0, "healthy")
+    stopped = health()
+    assert (stopped.returncode, "the worker stopped" in stopped.stderr) == (1, True), "healthy no more once it stops"
 
 
 def test_a_replica_of_an_unreachable_primary_readonly_makes_hands_wait_then_settle_once(

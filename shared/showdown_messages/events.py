@@ -13,9 +13,19 @@ from fractions import Fraction
 from operator import itemgetter
 from typing import Annotated, Any, Final, Literal, NoReturn, Self
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, StringConstraints, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    StringConstraints,
+    ValidationError,
+    model_validator,
+)
 
 from showdown_messages.rejections import quote, reject
+from showdown_messages.repeats import could_repeat, refuse_repeated_keys
 from showdown_rules import (
     CANONICAL_CARDS,
     CARD_PATTERN,
@@ -412,6 +422,22 @@ class ShowdownEvent(BaseModel):
             where,
             f"{card} is not in the {shape.label} deck, which starts at {_RANK_TEXT[shape.lowest_rank]}",
         )
+
+    @classmethod
+    def model_validate_json(cls, json_data: str | bytes | bytearray, **options: Any) -> Self:
+        """Pydantic's reading, and one more refusal: a key given twice in one object (``duplicate_key``),
+        which a JSON parser would settle silently on its last value (see :mod:`showdown_messages.repeats`)."""
+        try:
+            event = super().model_validate_json(json_data, **options)
+        except ValidationError:
+            refuse_repeated_keys(json_data, cls.__name__)  # the repeat is the reason to give, if there is one
+            raise
+        given = len(event.__pydantic_fields_set__)
+        for p in event.players:
+            given += len(p.__pydantic_fields_set__)
+        if could_repeat(json_data, given):
+            refuse_repeated_keys(json_data, cls.__name__)
+        return event
 
 
 _RANK_TEXT: Final = {r: "23456789TJQKA"[r - 2] for r in range(2, 15)}

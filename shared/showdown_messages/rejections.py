@@ -9,11 +9,15 @@ exactly the rejections the worker would dead-letter.
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails, PydanticCustomError
 
+from showdown_rules import MAX_SEAT
 from showdown_rules.codes import CODES, Rejection
 from showdown_rules.variants import VARIANT_NAMES
 
@@ -105,20 +109,76 @@ def _classify(error: ErrorDetails) -> tuple[str, str]:
     return "wrong_type", f"{error['msg']}, got {given}"
 
 
-def rejections(exc: ValidationError) -> list[Rejection]:
+def rejections(
+    exc: ValidationError, payload: str | bytes | bytearray | Mapping[str, Any] | None = None
+) -> list[Rejection]:
     """Translate a pydantic ``ValidationError`` into rejections, most specific first.
 
     The order is pydantic's (the order fields appear in the schema); the first
-    rejection is the one a dead letter's ``code`` reports.
+    rejection is the one a dead letter's ``code`` reports. Given the
+    ``payload`` that was validated (JSON text, or the mapping), a refusal of
+    one player's field names that player's seat as well, since ``players[i]``
+    counts from 0 and seats from 1: ``players[0].contributed (seat 3): ...``.
     """
     out: list[Rejection] = []
     errors = exc.errors(include_url=False)
     player_errors = any(len(e["loc"]) > 1 and e["loc"][0] == "players" for e in errors)
+    seats = _Seats(payload)
     for error in errors:
         if player_errors and error["loc"] == ("players",) and error["type"] == "too_short":
             continue  # a list of invalid players is not "no players": the item errors say what is wrong
         code, reason = _classify(error)
         ctx = error.get("ctx") or {}
         field = str(ctx.get("field", "")) or field_path(error["loc"])
+        if payload is not None and "players[" in f"{field}{reason}":
+            reason = _PLACE.sub(seats.named, reason)
+            out.append(Rejection(code, field, f"{seats.name(field)}: {reason}" if field else reason))
+            continue
         out.append(Rejection(code, field, f"{field}: {reason}" if field else reason))
     return out
+
+
+_PLACE = re.compile(r"players\[(\d+)\](?:\.\w+(?:\[\d+\])?)?")
+"""A place in one player's entry named in a message: ``players[2]``, ``players[2].hole_cards[1]``."""
+_PLAYER = re.compile(r"players\[(\d+)\]")
+
+
+class _Seats:
+    """The seat each entry of a payload's ``players`` gives, read once when first asked for."""
+
+    def __init__(self, payload: str | bytes | bytearray | Mapping[str, Any] | None) -> None:
+        self.payload = payload
+        self.given: list[object] | None = None
+
+    def name(self, place: str) -> str:
+        """``place`` with the seat of its player: ``players[0].stack (seat 3)``; unchanged when the player gave
+        no valid seat (the refusal is then of the seat itself) or ``place`` is of no player."""
+        player = _PLAYER.match(place)
+        if player is None or self.payload is None:
+            return place
+        if self.given is None:
+            self.given = _seats_given(self.payload)
+        index = int(player[1])
+        seat = self.given[index] if index < len(self.given) else None
+        if isinstance(seat, int) and not isinstance(seat, bool) and 1 <= seat <= MAX_SEAT:
+            return f"{place} (seat {seat})"
+        return place
+
+    def named(self, place: re.Match[str]) -> str:
+        """:meth:`name` for a place found in a message."""
+        return self.name(place[0])
+
+
+def _seats_given(payload: str | bytes | bytearray | Mapping[str, Any]) -> list[object]:
+    """The ``seat`` each entry of the payload's ``players`` gives, as given (None where there is none); empty
+    when the payload is no JSON object holding a list of players."""
+    doc: object = payload
+    if not isinstance(payload, Mapping):
+        try:
+            doc = json.loads(payload)
+        except (ValueError, RecursionError):  # not JSON: no player to name
+            return []
+    players = doc.get("players") if isinstance(doc, Mapping) else None
+    if not isinstance(players, list | tuple):
+        return []
+    return [p.get("seat") if isinstance(p, Mapping) else getattr(p, "seat", None) for p in players]

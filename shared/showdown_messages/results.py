@@ -27,10 +27,31 @@ Category = Literal[
     "two_card",
     "three_card",
     "badugi",
+    "five_low",
+    "six_low",
+    "seven_low",
+    "eight_low",
+    "nine_low",
+    "ten_low",
+    "jack_low",
+    "queen_low",
+    "king_low",
+    "ace_low",
 ]
-"""A hand's category. Low hands use the high names for what counts against them (a razz hand with a pair is
-``one_pair``; an unpaired low is ``high_card``); badugi hands are ``badugi``, ``three_card``, ``two_card``,
-``one_card``."""
+"""A hand's category, named by the ranking that valued it (see :data:`CATEGORY_MEANING`)."""
+
+CATEGORY_MEANING = (
+    "High hands (high, short deck, the high half of hi-lo): high_card, one_pair, two_pair, three_of_a_kind, "
+    "straight, flush, full_house, four_of_a_kind, straight_flush. "
+    "Low hands (eight_or_better, ace_to_five as in razz, deuce_to_seven): a hand with five different ranks that "
+    "counts as a low is named by its highest card, five_low (5-4-3-2-A, the best ace-to-five and eight-or-better "
+    "low) up to king_low in ace-to-five, seven_low (7-5-4-3-2, the best deuce-to-seven hand) up to ace_low in "
+    "deuce-to-seven, five_low to eight_low in eight-or-better; a lower highest card wins. What counts against a "
+    "low keeps its high name: one_pair up to four_of_a_kind, and in deuce-to-seven straight, flush and "
+    "straight_flush. Badugi: badugi (four cards of four suits and four ranks), then three_card, two_card and "
+    "one_card hands; more cards win, then the lower."
+)
+"""What each :data:`Category` means: the description of every ``category`` field of the result."""
 Ranking = Literal[
     "high", "short_deck", "short_deck_straight_over_trips", "eight_or_better", "ace_to_five", "deuce_to_seven", "badugi"
 ]
@@ -96,7 +117,7 @@ class RankedHand(_Out):
     """One hand of a seat under one ranking (its high or its low)."""
 
     ranking: Ranking
-    category: Category
+    category: Category = Field(description=CATEGORY_MEANING)
     cards: tuple[str, ...] = Field(description="The cards that play (five; badugi up to four), most significant first.")
     description: str = Field(description="For people: 'Eight-six low', 'Badugi, 8-5-3-2'.")
     strength: Annotated[int, Field(ge=1, le=7462)] = Field(
@@ -113,7 +134,7 @@ class ShownHand(_Out):
 
     seat: SeatNumber
     player_id: Id
-    category: Category
+    category: Category = Field(description=CATEGORY_MEANING)
     best_five: tuple[str, ...] = Field(description="The cards that play, most significant first (badugi: up to 4).")
     description: str = Field(description="For people: 'Two pair, Aces and Sevens, Queen kicker'.")
     strength: Annotated[int, Field(ge=1, le=7462)] = Field(

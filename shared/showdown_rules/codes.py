@@ -13,6 +13,8 @@ CODES: dict[str, str] = {
     "malformed_json": "The payload is not a JSON document. Send one JSON object.",
     "not_an_object": "The payload is JSON but not an object. Send one ShowdownEvent object.",
     "missing_field": "A required field is absent. Add it.",
+    "duplicate_key": "A key is given twice in one JSON object (a parser would keep the last silently). "
+    "Give each field once.",
     "unknown_field": "A field the schema does not define. Remove it or upgrade schema_version.",
     "wrong_type": "A field has the wrong JSON type. Send the type the schema gives.",
     "unsupported_schema_version": "schema_version is not one this worker speaks (1).",

@@ -23,11 +23,11 @@ from showdown_core import InvalidEvent, InvariantViolation, best_five, evaluate,
 from showdown_messages.schema import asyncapi_document, json_schemas
 from showdown_service import __version__
 from showdown_service.config import Settings, settings_problems
-from showdown_service.examples import UNDECODED, example_lines, file_lines
+from showdown_service.examples import UNDECODED, documents, example_lines, file_lines
 from showdown_service.intake import parse_event, to_showdown, unwrap_event
-from showdown_service.launch import interrupt_on_stop
 from showdown_service.render import describe_result
 from showdown_service.replay.cli import register as register_replay
+from showdown_service.stops import interrupt_on_stop
 from showdown_service.stream_cli import register as register_streams
 from showdown_service.tournament.cli import register as register_tournament
 from showdown_service.wire import encode_result, result_document
@@ -90,10 +90,14 @@ def _register_core(commands: Commands) -> None:
     ev.set_defaults(run=_evaluate)
 
     adj = commands.add_parser(
-        "adjudicate", help="settle ShowdownEvent JSON lines into ShowdownResult JSON lines, in order"
+        "adjudicate", help="settle ShowdownEvents (JSON lines, or pretty-printed JSON) into ShowdownResult JSON lines"
     )
-    adj.add_argument("file", nargs="?", help="JSON lines file, or - for standard input (default)")
-    adj.add_argument("--examples", action="store_true", help="settle the real showdowns bundled with showdown")
+    adj.add_argument(
+        "file", nargs="?", help="JSON lines or pretty-printed JSON documents; - for standard input (default)"
+    )
+    adj.add_argument(
+        "--examples", action="store_true", help="settle the hands bundled with showdown (real showdowns, other games)"
+    )
     adj.add_argument("--summary", action="store_true", help="print a readable line per hand instead of JSON")
     adj.set_defaults(run=_adjudicate)
 
@@ -126,18 +130,18 @@ def _adjudicate(args: argparse.Namespace) -> int:
 
 
 def adjudicate_lines(lines: Iterator[str], out: TextIO, err: TextIO, *, summary: bool = False) -> int:
-    """Settle each non-blank line; results to ``out`` in order, rejections (JSON) to ``err``.
+    """Settle each JSON document of ``lines`` (one a line, or pretty-printed over several: see
+    :func:`~showdown_service.examples.documents`); results to ``out`` in order, rejections (JSON) to ``err``,
+    each with the line its document starts on.
 
-    A line may be a ShowdownEvent, or an object with the event under
-    ``"event"`` (the bundled examples' format). Returns 1 if any line was
-    rejected, else 0.
+    A document may be a ShowdownEvent, or an object with the event under
+    ``"event"`` (the bundled examples' format). Returns 1 if any document
+    was rejected, else 0.
     """
     rejected = 0
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for number, text in documents(lines):
         try:
-            event = parse_event(unwrap_event(line).encode("utf-8", UNDECODED))  # bytes: a bad one is malformed_json
+            event = parse_event(unwrap_event(text).encode("utf-8", UNDECODED))  # bytes: a bad one is malformed_json
             settlement = settle(to_showdown(event))
         except InvalidEvent as exc:
             rejected += 1

@@ -6,9 +6,10 @@ canonicalised it, so each card is one dict lookup).
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Final
 
-import orjson
 from pydantic import ValidationError
 
 from showdown_core import BY_TEXT, DECK, VARIANTS, Card, InvalidEvent, SeatHand, Showdown
@@ -18,20 +19,26 @@ from showdown_messages.events import player_fields
 from showdown_rules import PPM
 
 
-def unwrap_event(line: str) -> str:
-    """A JSON line holding a bare event, or an object with the event under ``"event"`` (the bundled cases).
+def unwrap_event(text: str) -> str:
+    """A JSON document holding a bare event, or an object with the event first, under ``"event"`` (the
+    bundled cases), on one line or several.
 
-    Returns the event's JSON; anything else is returned unchanged, for the
-    validator to refuse with a precise reason.
+    Returns the event's own JSON text, as written (so that a key it gives
+    twice is still there to refuse); anything else is returned unchanged,
+    for the validator to refuse with a precise reason.
     """
-    if line.lstrip().startswith('{"event"'):
-        try:
-            doc = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            return line
-        if isinstance(doc, dict) and isinstance(doc.get("event"), dict):
-            return orjson.dumps(doc["event"]).decode()
-    return line
+    wrapper = _WRAPPER.match(text)
+    if wrapper is None:
+        return text
+    try:
+        _, end = _JSON.raw_decode(text, wrapper.end())
+    except ValueError:
+        return text
+    return text[wrapper.end() : end]
+
+
+_WRAPPER: Final = re.compile(r'\s*\{\s*"event"\s*:\s*(?=\{)')
+_JSON: Final = json.JSONDecoder()
 
 
 def parse_event(payload: bytes | str) -> ShowdownEvent:
@@ -43,7 +50,7 @@ def parse_event(payload: bytes | str) -> ShowdownEvent:
     try:
         return ShowdownEvent.model_validate_json(payload)
     except ValidationError as exc:
-        raise InvalidEvent(rejections(exc)) from None
+        raise InvalidEvent(rejections(exc, payload)) from None
 
 
 _CARD_OF: Final = dict(BY_TEXT).__getitem__  # canonical text -> Card; a plain dict is the fastest lookup

@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 import orjson
 import redis
@@ -26,22 +26,19 @@ from pydantic import ValidationError
 from showdown_messages import ShowdownEvent, rejections
 from showdown_messages.publish import EVENT_FIELD, TOURNAMENT_FIELD, PublishRefused, refusal, route, shard_for
 from showdown_messages.tournaments import parse_tournament_message
-from showdown_service import audit, logs
+from showdown_service import audit, heartbeat, logs
 from showdown_service.config import Settings, settings_table
 from showdown_service.connection import connect
-from showdown_service.examples import UNDECODED, example_lines, file_lines
+from showdown_service.examples import UNDECODED, documents, example_counts, example_lines, file_lines
 from showdown_service.intake import unwrap_event
-from showdown_service.launch import STOP_REQUESTED, catch_stop_signals
 from showdown_service.metrics import Metrics
 from showdown_service.render import describe_result
+from showdown_service.stops import STOP_REQUESTED, catch_stop_signals
 from showdown_service.streams import read_new, read_range
 from showdown_service.worker import GIL_SWITCH_INTERVAL_S, Worker
 
-if TYPE_CHECKING:  # the parser type only; importing cli at run time would be circular
-    from showdown_service.cli import Commands
 
-
-def register(commands: Commands) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the stream commands to the ``showdown`` parser."""
     w = commands.add_parser("worker", help="settle events from the streams until SIGTERM/SIGINT")
     w.add_argument("--processes", type=_positive, default=1, help="worker processes in this group (default 1)")
@@ -51,15 +48,24 @@ def register(commands: Commands) -> None:
     st.set_defaults(run=_settings)
 
     h = commands.add_parser(
-        "health", help="exit 0 if this worker's heartbeat is fresh, it waits for nothing, and Redis answers"
+        "health",
+        help="exit 0 if every worker's heartbeat (each of a --processes group) is fresh, none stopped or waits, "
+        "and Redis answers",
     )
     h.set_defaults(run=_health)
 
-    p = commands.add_parser("publish", help="validate and XADD the ShowdownEvents of a JSON lines file")
-    p.add_argument(
-        "file", nargs="?", help="JSON lines (bare events, or objects holding one under 'event'); - for stdin"
+    p = commands.add_parser(
+        "publish", help="validate and XADD the ShowdownEvents of a file (JSON lines, or pretty-printed JSON)"
     )
-    p.add_argument("--examples", action="store_true", help="publish the real showdowns bundled with showdown")
+    p.add_argument(
+        "file",
+        nargs="?",
+        help="JSON lines or pretty-printed JSON documents (bare events, or objects holding one under 'event'); "
+        "- for stdin",
+    )
+    p.add_argument(
+        "--examples", action="store_true", help="publish the hands bundled with showdown (real showdowns, other games)"
+    )
     p.add_argument("--raw", action="store_true", help="send lines unvalidated (to exercise dead letters)")
     p.set_defaults(run=_publish)
 
@@ -137,33 +143,41 @@ def run_worker(settings: Settings) -> int:
 def _supervise(settings: Settings, processes: int) -> int:
     """Run ``processes`` workers as child processes of one group; restart any that dies; stop them all on a signal.
 
-    0 when every worker stopped cleanly; the workers are stopped whatever ends the loop.
+    Worker ``i`` beats in ``<SHOWDOWN_HEARTBEAT_FILE>.<i>``; the group's own file lists them all for
+    ``showdown health`` (see :mod:`showdown_service.heartbeat`). 0 when every worker stopped cleanly; the
+    workers are stopped whatever ends the loop.
     """
     log = logs.get_logger(supervisor=settings.consumer)
+    beats = [f"{settings.heartbeat_file}.{i}" for i in range(processes)]
 
     def spawn(i: int) -> subprocess.Popen[bytes]:
-        env = dict(os.environ, SHOWDOWN_CONSUMER=f"{settings.consumer}-{i}")
+        env = dict(os.environ, SHOWDOWN_CONSUMER=f"{settings.consumer}-{i}", SHOWDOWN_HEARTBEAT_FILE=beats[i])
         env["SHOWDOWN_METRICS_PORT"] = str(settings.metrics_port + i if settings.metrics_port else 0)
-        env["SHOWDOWN_HEARTBEAT_FILE"] = str(settings.heartbeat_file) if i == 0 else f"{settings.heartbeat_file}.{i}"
         return subprocess.Popen([sys.executable, "-m", "showdown_service", "worker"], env=env)
 
     catch_stop_signals()  # a stop that arrived while starting up is already in STOP_REQUESTED
     children: list[subprocess.Popen[bytes]] = []
     try:
+        heartbeat.write(settings.heartbeat_file, {"processes": beats})
         for i in range(processes):
             children.append(spawn(i))  # noqa: PERF401 - one by one: those started are stopped if the next fails
         log.info("workers_started", processes=processes)
+        beaten = time.monotonic()
         while not STOP_REQUESTED.is_set():
             time.sleep(0.2)
             for i, child in enumerate(children):
                 if child.poll() is not None and not STOP_REQUESTED.is_set():
                     log.error("worker_process_exited", index=i, status=child.returncode, action="restarting")
                     children[i] = spawn(i)
+            if time.monotonic() - beaten >= heartbeat.BEAT_INTERVAL_S:
+                settings.heartbeat_file.touch()
+                beaten = time.monotonic()
     finally:
         for child in children:
             if child.poll() is None:
                 child.send_signal(signal.SIGTERM)
         codes = [child.wait() for child in children]
+        heartbeat.write(settings.heartbeat_file, {"processes": beats, "stopped_at": time.time()})
     log.info("workers_stopped", statuses=codes)
     return 1 if any(code not in (0, -signal.SIGTERM) for code in codes) else 0
 
@@ -174,40 +188,21 @@ def _settings(_args: argparse.Namespace) -> int:
 
 
 def _health(_args: argparse.Namespace) -> int:
+    """0 only if every worker the heartbeat file stands for (one, or each of a ``--processes`` group) beat
+    within ``SHOWDOWN_HEALTH_MAX_AGE_S``, none stopped or waits, and Redis answers; else 1, a line per fault."""
     settings = Settings()
-    try:
-        age = time.time() - settings.heartbeat_file.stat().st_mtime
-        state = settings.heartbeat_file.read_bytes()
-    except FileNotFoundError:
-        print(f"unhealthy: no heartbeat at {settings.heartbeat_file}", file=sys.stderr)
-        return 1
-    if age > settings.health_max_age_s:
-        print(f"unhealthy: heartbeat is {age:.0f}s old (limit {settings.health_max_age_s:.0f}s)", file=sys.stderr)
-        return 1
-    waiting = _waiting_for(state)
-    if waiting:
-        print(f"unhealthy: the worker is waiting: {waiting}; it resumes by itself", file=sys.stderr)
+    faults = heartbeat.problems(settings.heartbeat_file, settings.health_max_age_s)
+    if faults:
+        print(*(f"unhealthy: {fault}" for fault in faults), sep="\n", file=sys.stderr)
         return 1
     try:
         connect(settings).ping()
     except redis.RedisError as exc:
         print(f"unhealthy: Redis does not answer: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
-    print(f"healthy: heartbeat {age:.1f}s old, Redis answers")
+    workers = heartbeat.processes(settings.heartbeat_file)
+    print(f"healthy: {workers} worker{'s' if workers > 1 else ''}, every heartbeat fresh, Redis answers")
     return 0
-
-
-def _waiting_for(state: bytes) -> str | None:
-    """What a worker's heartbeat file says it waits for ("Redis refuses writes: OOM (...) for 42s"), if anything."""
-    try:
-        doc = orjson.loads(state) if state.strip() else {}
-    except orjson.JSONDecodeError:  # not written by this version: nothing to report
-        return None
-    if not isinstance(doc, dict) or not doc.get("waiting_for"):
-        return None
-    since = doc.get("since")
-    waited = f" for {max(0.0, time.time() - since):.0f}s" if isinstance(since, int | float) else ""
-    return f"{doc['waiting_for']}{waited}"
 
 
 # --- producer and operator tools ---------------------------------------------------------------
@@ -218,7 +213,9 @@ PUBLISH_CHUNK = 1000
 
 
 def _publish(args: argparse.Namespace) -> int:
-    """Validate and XADD each line; stop at the first write Redis refuses, saying where to resume and why."""
+    """Validate and XADD each JSON document (one a line, or pretty-printed: see
+    :func:`~showdown_service.examples.documents`); stop at the first write Redis refuses, saying where (the
+    line the document starts on) to resume and why."""
     if args.examples == bool(args.file):
         print("give a FILE (or -) or --examples, not both", file=sys.stderr)
         return 2
@@ -227,17 +224,15 @@ def _publish(args: argparse.Namespace) -> int:
     refused = 0
     lines = example_lines() if args.examples else file_lines(args.file)
     try:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            payload: str | bytes = line.strip().encode("utf-8", UNDECODED)  # as read, byte for byte
+        for number, text in documents(lines):
+            payload: str | bytes = text.strip().encode("utf-8", UNDECODED)  # as read, byte for byte
             table_id = hand_id = None
             field = EVENT_FIELD
             if args.raw:
-                hand_id = _claimed_hand_id(line)
-            elif line.lstrip().startswith('{"tournament"'):  # a tournament message, to its tournament's shard
+                hand_id = _claimed_hand_id(text)
+            elif text.lstrip().startswith('{"tournament"'):  # a tournament message, to its tournament's shard
                 try:
-                    message = parse_tournament_message(orjson.dumps(orjson.loads(line)["tournament"]))
+                    message = parse_tournament_message(orjson.dumps(orjson.loads(text)["tournament"]))
                 except (ValidationError, orjson.JSONDecodeError, KeyError, TypeError) as exc:
                     refused += 1
                     reason = rejections(exc)[0] if isinstance(exc, ValidationError) else None
@@ -252,11 +247,12 @@ def _publish(args: argparse.Namespace) -> int:
                     TOURNAMENT_FIELD,
                 )
             else:
+                event_text = unwrap_event(text).encode("utf-8", UNDECODED)
                 try:
-                    event = ShowdownEvent.model_validate_json(unwrap_event(line).encode("utf-8", UNDECODED))
+                    event = ShowdownEvent.model_validate_json(event_text)
                 except ValidationError as exc:
                     refused += 1
-                    first = rejections(exc)[0]
+                    first = rejections(exc, event_text)[0]
                     row = {"line": number, "code": first.code, "field": first.field, "message": first.message}
                     print(json.dumps(row), file=sys.stderr)
                     continue
@@ -267,7 +263,12 @@ def _publish(args: argparse.Namespace) -> int:
     except PublishRefused as stopped:
         print(_stopped_line(stopped, refused), file=sys.stderr)
         return 1
-    print(f"published {sender.accepted} events" + (f"; refused {refused} (see stderr)" if refused else ""))
+    bundled = ", ".join(f"{n} {kind}" for kind, n in example_counts().items()) if args.examples else ""
+    print(
+        f"published {sender.accepted} events"
+        + (f" (the bundled hands: {bundled})" if bundled else "")
+        + (f"; refused {refused} (see stderr)" if refused else "")
+    )
     return 1 if refused else 0
 
 
@@ -329,10 +330,11 @@ class _Sender:
             )
 
 
-def _claimed_hand_id(line: str) -> str | None:
-    """The hand_id an unvalidated (--raw) line claims, if it is a readable event: to say where publishing stopped."""
+def _claimed_hand_id(text: str) -> str | None:
+    """The hand_id an unvalidated (--raw) document claims, if it is a readable event: to say where publishing
+    stopped."""
     try:
-        doc = orjson.loads(unwrap_event(line))
+        doc = orjson.loads(unwrap_event(text))
     except orjson.JSONDecodeError:  # (also text that is not UTF-8)
         return None
     hand_id = doc.get("hand_id") if isinstance(doc, dict) else None
@@ -403,7 +405,7 @@ def _requeue(client: redis.Redis, settings: Settings, args: argparse.Namespace) 
     try:
         ShowdownEvent.model_validate_json(payload)
     except ValidationError as exc:
-        print(f"not requeued, the event is still invalid: {rejections(exc)[0].message}", file=sys.stderr)
+        print(f"not requeued, the event is still invalid: {rejections(exc, payload)[0].message}", file=sys.stderr)
         return 1
     new_id = cast(bytes, client.xadd(keys.events, {EVENT_FIELD: payload, "requeued_from": args.requeue}))
     print(f"requeued {args.requeue} as {new_id.decode()} on {keys.events}")

@@ -15,6 +15,7 @@ from typing import Any, Final
 import orjson
 
 from showdown_core import Card, Category, PotPart, Settlement, Shown, Value
+from showdown_core.evaluator import RANK_NAMES
 from showdown_core.model import BountyAward
 from showdown_core.ranking import LowCategory, Ranking
 from showdown_core.variants import Variant
@@ -88,6 +89,22 @@ _CATEGORY: Final = tuple(c.wire for c in LowCategory)
 """A category's wire name by its number: :class:`~showdown_core.Category` numbers its nine as
 :class:`LowCategory` numbers its first nine, so one tuple serves both (an index, not a property call)."""
 assert all(_CATEGORY[c] == c.wire for c in Category)
+_LOW_RANKINGS: Final = frozenset({"eight_or_better", "ace_to_five", "deuce_to_seven"})
+"""The rankings whose five-rank hands are named by their highest card (``seven_low``), never ``high_card``."""
+_LOW_BY_TOP: Final = {rank: f"{RANK_NAMES[rank].lower()}_low" for rank in range(5, 15)}
+"""A low's highest rank (5..14; the ace plays low, as 1, where it may) -> its category: ``five_low`` ... ``ace_low``."""
+_FIVE_RANKS: Final = int(LowCategory.HIGH_CARD)
+
+
+def category_name(ranking: Ranking, value: Value) -> str:
+    """``value``'s category in messages: a low ranking's hand of five ranks by its highest card (``seven_low``),
+    anything else by its category (``one_pair``, ``flush``, ``badugi``)."""
+    number = int(value.category)
+    if number == _FIVE_RANKS and ranking.name in _LOW_RANKINGS:
+        return _LOW_BY_TOP[value.ranks[0]]
+    return _CATEGORY[number]
+
+
 _HIGH: Final = attrgetter("high")
 _LOW: Final = attrgetter("low")
 
@@ -98,6 +115,8 @@ def _hands(variant: Variant, boards: tuple[tuple[Card, ...], ...], shown: tuple[
         return [_shown(variant, boards, s) for s in shown]
     ranking = variant.high or variant.low
     assert ranking is not None
+    if ranking.name in _LOW_RANKINGS:
+        return [_shown(variant, boards, s) for s in shown]
     play, board, category = ranking.playing_cards, boards[0], _CATEGORY
     value_of = _HIGH if variant.high is not None else _LOW
     return [
@@ -124,7 +143,7 @@ def _shown(variant: Variant, boards: tuple[tuple[Card, ...], ...], shown: Shown)
     out: dict[str, Any] = {
         "seat": seat.seat,
         "player_id": seat.player_id,
-        "category": _CATEGORY[main.category],
+        "category": category_name(ranking, main),
         "best_five": [c.text for c in cards],
         "description": main.description,
         "strength": main.strength,
@@ -145,7 +164,7 @@ def _shown(variant: Variant, boards: tuple[tuple[Card, ...], ...], shown: Shown)
 def _ranked(ranking: Ranking, value: Value, cards: tuple[Card, ...]) -> dict[str, Any]:
     return {
         "ranking": ranking.name,
-        "category": _CATEGORY[value.category],
+        "category": category_name(ranking, value),
         "cards": [c.text for c in cards],
         "description": value.description,
         "strength": value.strength,

@@ -40,7 +40,6 @@ commit, then :meth:`Worker.run` returns.
 from __future__ import annotations
 
 import gc
-import os
 import random
 import threading
 import time
@@ -52,11 +51,11 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Any, cast
 
-import orjson
 import redis
 
 from showdown_core.variants import prepare_every_variant
 from showdown_messages.publish import Refusal, refusal
+from showdown_service import heartbeat
 from showdown_service.audit import Head
 from showdown_service.commit import COMMIT_LUA, LedgerInvariant, Plan, plan, read_reply
 from showdown_service.config import Settings, ShardKeys
@@ -184,6 +183,7 @@ class Worker:
         except redis.RedisError as exc:  # they stay pending; another worker claims them after claim_idle_ms
             self.log.warning("unfinished_at_stop", error=f"{type(exc).__name__}: {exc}")
         self._io_thread.shutdown(wait=True)
+        heartbeat.write(self.settings.heartbeat_file, {"stopped_at": time.time()})  # healthy no more, at once
         self.log.info("worker_stopped")
 
     def _wait_for(self, exc: redis.RedisError, *, attempt: int, retry_in_s: float) -> None:
@@ -609,7 +609,7 @@ class Worker:
 
     def _housekeeping(self) -> None:
         now = time.monotonic()
-        if now - self._last_beat >= 1.0:
+        if now - self._last_beat >= heartbeat.BEAT_INTERVAL_S:
             self._beat()
         if now >= self._next_trim:
             self._next_trim = now + self.settings.trim_interval_s
@@ -625,18 +625,12 @@ class Worker:
         self.settings.heartbeat_file.touch()
 
     def _write_heartbeat(self) -> None:
-        """Write the heartbeat file: empty while working; what the worker waits for, as JSON, while waiting.
-
-        Replaced whole (write, then rename), so `showdown health` never reads half of it.
-        """
-        path = self.settings.heartbeat_file
-        text = b""
+        """Write the heartbeat file (see :mod:`showdown_service.heartbeat`): empty while working; what the worker
+        waits for, as JSON, while waiting."""
+        state = None
         if self._waiting is not None:
-            text = orjson.dumps({"waiting_for": self._waiting.reason, "reason": self._waiting.code,
-                                 "since": self._waiting_since})  # fmt: skip
-        partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        partial.write_bytes(text)
-        partial.replace(path)
+            state = {"waiting_for": self._waiting.reason, "reason": self._waiting.code, "since": self._waiting_since}
+        heartbeat.write(self.settings.heartbeat_file, state)
         self._last_beat = time.monotonic()
 
     def trim(self, keys: ShardKeys) -> str | None:

@@ -97,12 +97,13 @@ def judge(record: HandRecord) -> Verdict:
         return verdict(ERROR, "settlement failed", f"settling it failed ({type(exc).__name__}: {exc})")
     if outcome is None:
         return verdict(UNVERIFIABLE, "no recorded outcome", "no recorded outcome", _phh_computed(settlement))
+    names = {p.seat: p.player_id for p in event.players}
     if isinstance(outcome, PhhOutcome):
         computed = _phh_computed(settlement)
-        status, kind, reason = _compare_phh(outcome, computed)
+        status, kind, reason = _compare_phh(outcome, computed, names)
     else:
         computed = _stars_computed(settlement, outcome)
-        status, kind, reason = _compare_stars(outcome, settlement, computed)
+        status, kind, reason = _compare_stars(outcome, settlement, names)
         computed.update(_computed_tournament(record, settlement))
         if status == MATCH:
             status, kind, reason = _compare_tournament(record, settlement, kind, reason)
@@ -130,6 +131,16 @@ def _by_seat(amounts: dict[int, int] | dict[int, int | Fraction]) -> dict[str, i
     return {str(seat): _json(amount) for seat, amount in sorted(amounts.items())}
 
 
+def _seat(seat: int, names: dict[int, str]) -> str:
+    """A seat for people: ``seat 7 (Alice)``."""
+    return f"seat {seat} ({names[seat]})" if seat in names else f"seat {seat}"
+
+
+def _shares(amounts: dict[int, int], names: dict[int, str]) -> str:
+    """Chips by seat for people, seat order: ``seat 2 (Bob) 9916, seat 7 (Alice) 0``; ``nothing`` when empty."""
+    return ", ".join(f"{_seat(seat, names)} {amount}" for seat, amount in sorted(amounts.items())) or "nothing"
+
+
 # -- PHH ------------------------------------------------------------------------------
 
 
@@ -152,7 +163,7 @@ def _phh_computed(settlement: Settlement) -> dict[str, Any]:
     return out
 
 
-def _compare_phh(outcome: PhhOutcome, computed: dict[str, Any]) -> tuple[str, str, str]:
+def _compare_phh(outcome: PhhOutcome, computed: dict[str, Any], names: dict[int, str]) -> tuple[str, str, str]:
     notes: list[str] = []
     for field, recorded in (("finishing_stacks", outcome.finishing), ("winnings", outcome.winnings)):
         if recorded is None:
@@ -162,7 +173,9 @@ def _compare_phh(outcome: PhhOutcome, computed: dict[str, Any]) -> tuple[str, st
             return UNVERIFIABLE, "starting stacks unknown", f"{field} recorded but the starting stacks are unknown"
         wrong = [seat for seat, amount in recorded.items() if not _close(ours[str(seat)], amount)]
         if wrong:
-            detail = ", ".join(f"seat {s}: recorded {_json(recorded[s])}, rules give {ours[str(s)]}" for s in wrong)
+            detail = "; ".join(
+                f"{_seat(s, names)}: recorded {_json(recorded[s])}, rules give {ours[str(s)]}" for s in wrong
+            )
             return MISMATCH, f"{field.replace('_', ' ')} differ", f"{field.replace('_', ' ')} differ ({detail})"
         split = [seat for seat, amount in recorded.items() if not isinstance(amount, int) and amount.denominator != 1]
         if split:
@@ -258,17 +271,17 @@ def _run_shares(pot: PotResult, run: int) -> dict[int, int]:
     return shares
 
 
-def _compare_stars(outcome: StarsOutcome, settlement: Settlement, computed: dict[str, Any]) -> tuple[str, str, str]:
+def _compare_stars(outcome: StarsOutcome, settlement: Settlement, names: dict[int, str]) -> tuple[str, str, str]:
     if outcome.returned != outcome.uncalled:
         return (
             MISMATCH,
             "uncalled bet",
-            f"uncalled bet returned: recorded {_by_seat(outcome.returned)}, "
-            f"the actions give {_by_seat(outcome.uncalled)}",
+            f"uncalled bet returned: recorded {_shares(outcome.returned, names)}, "
+            f"the actions give {_shares(outcome.uncalled, names)}",
         )
     if settlement.returned:
         back = {r.seat: r.amount for r in settlement.returned}
-        return MISMATCH, "uncalled bet", f"the rules return {_by_seat(back)} that the history put in a pot"
+        return MISMATCH, "uncalled bet", f"the rules return {_shares(back, names)} that the history put in a pot"
     if len(outcome.pots) != len(outcome.pot_groups) or max(outcome.pot_groups, default=-1) + 1 != len(settlement.pots):
         return (
             MISMATCH,
@@ -285,7 +298,7 @@ def _compare_stars(outcome: StarsOutcome, settlement: Settlement, computed: dict
         if ours != recorded:
             which = "main pot" if result.number == 0 else f"side pot {result.number}"
             kind = "rake split" if set(ours) == set(recorded) else "pot award"
-            return MISMATCH, kind, f"{which}: recorded {_by_seat(recorded)}, rules give {_by_seat(ours)}"
+            return MISMATCH, kind, f"{which}: recorded {_shares(recorded, names)}, rules give {_shares(ours, names)}"
     for run, pots in enumerate(outcome.runs, start=1):
         per_pot: list[dict[int, int]] = [{} for _ in settlement.pots]
         for index, pot in enumerate(pots):
@@ -301,7 +314,7 @@ def _compare_stars(outcome: StarsOutcome, settlement: Settlement, computed: dict
                 return (
                     MISMATCH,
                     "run award",
-                    f"{which}, run {run}: recorded {_by_seat(recorded)}, rules give {_by_seat(ours)}",
+                    f"{which}, run {run}: recorded {_shares(recorded, names)}, rules give {_shares(ours, names)}",
                 )
     if outcome.note:
         kind = "rake rate recovered" if "rake rate" in outcome.note else "uncalled bet not written"

@@ -149,5 +149,5 @@ def validated_event(doc: dict[str, Any], source: str, hand_id: str, line: int) -
     try:
         return ShowdownEvent.model_validate(doc)
     except ValidationError as exc:
-        reasons = "; ".join(r.message for r in rejections(exc))
+        reasons = "; ".join(r.message for r in rejections(exc, doc))
         raise ImpossibleAction(source, hand_id, line, f"the hand is not a valid showdown: {reasons}") from None

@@ -1,4 +1,5 @@
-"""The replay's outputs: one JSON line per hand, and a summary table for people.
+"""The replay's outputs: one JSON line per hand, and a summary table for people, followed by each mismatch
+(its file and line, its hand, and what differs, each seat with its player's name).
 
 Report line (``--report FILE``)::
 
@@ -21,6 +22,9 @@ from typing import IO
 import orjson
 
 from showdown_service.replay.compare import ERROR, MATCH, MISMATCH, UNVERIFIABLE, Verdict
+
+MISMATCHES_LISTED = 100
+"""Mismatches a summary lists one by one (the rest are counted): a replay of years stays readable."""
 
 
 def report_line(verdict: Verdict) -> bytes:
@@ -47,6 +51,8 @@ class Summary:
     encodings: Counter[str] = field(default_factory=Counter)
     """Files read in an encoding other than UTF-8, by encoding."""
     bounties: int = 0
+    listed: list[Verdict] = field(default_factory=list)
+    """The first :data:`MISMATCHES_LISTED` mismatches, in the order read: printed after the table."""
 
     def add_file(self, encoding: str) -> None:
         """Count one file read in ``encoding``."""
@@ -70,6 +76,8 @@ class Summary:
                 self.notes[verdict.kind] += 1
         elif verdict.status == MISMATCH:
             self.mismatches[verdict.kind] += 1
+            if len(self.listed) < MISMATCHES_LISTED:
+                self.listed.append(verdict)
         elif verdict.status == UNVERIFIABLE:
             self.unverifiable[verdict.kind] += 1
         else:
@@ -112,3 +120,16 @@ class Summary:
         out.write("showdown replay\n")
         for label, value in rows:
             out.write(f"  {label.ljust(width)}  {value}\n")
+        self._write_mismatches(out)
+
+    def _write_mismatches(self, out: IO[str]) -> None:
+        """Each mismatch listed: where it is (file:line), its hand, and what differs, seats with their players."""
+        found = sum(self.mismatches.values())
+        if not found:
+            return
+        out.write("mismatches (file:line, hand: what the history recorded and what the rules give)\n")
+        for verdict in self.listed:
+            where = f"{verdict.source}:{verdict.line}" if verdict.line else verdict.source
+            out.write(f"  {where}  hand {verdict.hand_id}: {verdict.reason}\n")
+        if found > len(self.listed):
+            out.write(f"  ... and {found - len(self.listed)} more: --report FILE lists every hand\n")

@@ -1,0 +1,89 @@
+"""The heartbeat file: how a worker, or a group of them, tells ``showdown health`` that it is alive.
+
+A worker touches its file every loop (at least once a second while it
+runs) and replaces it whole (write, then rename) when its state changes. The
+file holds:
+
+* nothing: the worker is working;
+* ``{"waiting_for": "Redis refuses writes: OOM (...)", "reason": "OOM", "since": <unix s>}``:
+  alive, waiting for Redis, and resuming by itself;
+* ``{"stopped_at": <unix s>}``: the worker stopped (SIGTERM, Ctrl-C) and settles nothing any more.
+
+``showdown worker --processes N`` runs worker ``i`` with the file
+``<file>.<i>`` and keeps ``<file>`` itself, for the group:
+``{"processes": ["<file>.0", ...]}``, touched every second while it
+supervises (and ``stopped_at`` added once it stopped them). ``showdown
+health`` is healthy only if the file it reads, and every file it lists, is
+fresh (no older than ``SHOWDOWN_HEALTH_MAX_AGE_S``), neither stopped nor
+waiting.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+BEAT_INTERVAL_S = 1.0
+"""A running worker or supervisor touches its file at least this often (s), when its loop is not blocked."""
+
+
+def write(path: Path, state: Mapping[str, Any] | None = None) -> None:
+    """Replace the heartbeat file at ``path`` whole (write, then rename): ``state`` as JSON, or empty (working),
+    so that ``showdown health`` never reads half of it."""
+    partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    partial.write_bytes(orjson.dumps(state) if state else b"")
+    partial.replace(path)
+
+
+def problems(path: Path, max_age_s: float, *, now: float | None = None, group: bool = True) -> list[str]:
+    """Why the worker (or every worker of the group) whose heartbeat is at ``path`` is not healthy: one line
+    each, naming the file and what to do; empty when it is. ``group``: follow a supervisor's list of files
+    (one level: a worker's file lists none)."""
+    now = time.time() if now is None else now
+    try:
+        age = now - path.stat().st_mtime
+        state = _state(path.read_bytes())
+    except FileNotFoundError:
+        return [f"no heartbeat at {path}: start `showdown worker` with this SHOWDOWN_HEARTBEAT_FILE"]
+    out: list[str] = []
+    processes = state.get("processes")
+    who = "the group's supervisor (worker --processes)" if isinstance(processes, list) else "the worker"
+    stopped = state.get("stopped_at")
+    if isinstance(stopped, int | float):
+        out.append(f"{path}: {who} stopped {max(0.0, now - stopped):.0f}s ago; start `showdown worker` again")
+    elif age > max_age_s:
+        out.append(
+            f"{path}: the heartbeat is {age:.0f}s old (limit {max_age_s:g}s, SHOWDOWN_HEALTH_MAX_AGE_S): {who} "
+            "is stuck or gone; restart it"
+        )
+    elif state.get("waiting_for"):
+        since = state.get("since")
+        waited = f" for {max(0.0, now - since):.0f}s" if isinstance(since, int | float) else ""
+        out.append(f"{path}: the worker is waiting: {state['waiting_for']}{waited}; it resumes by itself")
+    if group and isinstance(processes, list):
+        for child in processes:
+            out += problems(Path(str(child)), max_age_s, now=now, group=False)
+    return out
+
+
+def processes(path: Path) -> int:
+    """How many workers the heartbeat at ``path`` stands for: those a supervisor lists, else 1."""
+    try:
+        listed = _state(path.read_bytes()).get("processes")
+    except FileNotFoundError:
+        return 1
+    return len(listed) if isinstance(listed, list) else 1
+
+
+def _state(raw: bytes) -> dict[str, Any]:
+    """A heartbeat file's state; empty (working) when it is empty or not written by this version."""
+    try:
+        doc = orjson.loads(raw) if raw.strip() else {}
+    except orjson.JSONDecodeError:
+        return {}
+    return doc if isinstance(doc, dict) else {}
