@@ -209,3 +209,10 @@ def test_a_knockout_hand_without_bounties_is_settled_from_the_heads_in_the_ledge
     assert [(w.seat, w.cash, w.added) for w in award.winners] == [(1, 500, 500)]
     _, playing = run.book.standings("T")
     assert [(e.player_id, e.bounty, e.bounty_cash) for e in playing] == [("a", 1500, 500), ("c", 1000, 0)]
+
+
+def test_a_tournament_message_giving_a_key_twice_is_refused_not_read_on_its_last_value() -> None:
+    line = entry("a", 1000)[:-2] + ', "stack": 9000}}'
+    run = replay(opened(), line)
+    assert [r.code for r in run.refused] == ["duplicate_key"]
+    assert "1000 and 9000" in run.refused[0].message

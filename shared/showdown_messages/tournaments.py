@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Self
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, TypeAdapter, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, TypeAdapter, ValidationError, model_validator
 
 from showdown_messages.events import Chips, Id, _supported_version
 from showdown_messages.rejections import reject
+from showdown_messages.repeats import could_repeat, refuse_repeated_keys
 from showdown_rules import PPM
 
 __all__ = [
@@ -147,8 +148,16 @@ _ADAPTER: TypeAdapter[TournamentMessage] = TypeAdapter(TournamentMessage)
 def parse_tournament_message(
     payload: bytes | str,
 ) -> TournamentOpened | EntryRegistered | RegistrationClosed | RoundComplete:
-    """Validate one tournament message's JSON (raises ``pydantic.ValidationError``)."""
-    return _ADAPTER.validate_json(payload)
+    """Validate one tournament message's JSON (raises ``pydantic.ValidationError``); a key given twice in it is
+    refused (``duplicate_key``), as in an event."""
+    try:
+        message = _ADAPTER.validate_json(payload)
+    except ValidationError:
+        refuse_repeated_keys(payload, "TournamentMessage")
+        raise
+    if could_repeat(payload, len(message.__pydantic_fields_set__)):
+        refuse_repeated_keys(payload, "TournamentMessage")
+    return message
 
 
 class Placement(BaseModel):
