@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from showdown_core import InvalidEvent, InvariantViolation, settle
 from showdown_messages import rejections
+from showdown_messages.repeats import refuse_repeated_keys
 from showdown_messages.tournaments import parse_tournament_message
 from showdown_service.intake import parse_event, to_showdown
 from showdown_service.tournament.book import Applied, Book
@@ -66,6 +67,7 @@ class TournamentReplay:
             return None
         view = self.book.begin()  # a line the ledger refuses, or breaks, changes nothing
         try:
+            refuse_repeated_keys(line, "line")  # before the line is taken apart (a parser keeps a repeat's last)
             if "tournament" in doc:
                 applied = view.apply_message(parse_tournament_message(orjson.dumps(doc["tournament"])))
             else:
