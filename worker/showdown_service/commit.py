@@ -236,6 +236,8 @@ def plan(
             order_id = p.entry_id
         elif code is None:
             assert p.hand_id is not None
+            if p.tournament_id is not None:  # even untracked: its `open` may be an earlier entry held elsewhere
+                order_id = p.entry_id
             key = keys.seen(p.hand_id)
             if key not in index_of:
                 seen_keys.append(key)
@@ -250,8 +252,6 @@ def plan(
                     except InvariantViolation as exc:
                         raise LedgerInvariant(p.entry_id, str(exc)) from exc
                     outcome, code, message, placements = _read(applied)
-                    if applied.outcome != "untracked":
-                        order_id = p.entry_id
                     if applied.settlement is not None:  # bounties settled from the ledger's heads
                         result = encode_result(applied.settlement, _parse_at(at))
                         result_sha256 = sha256_hex(result)

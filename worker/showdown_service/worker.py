@@ -523,15 +523,17 @@ class Worker:
         while (conflict := read_reply(reply, planned)) is not None:
             batch = [d.prepared for d in planned.decisions]
             if conflict.blocked:
-                first = min(conflict.blocked, key=_id_order)
-                before = [p for p in batch if _id_order(p.entry_id) < _id_order(first)]
-                batch = batch[len(before) :]
-                if before:  # what precedes the blocking entry may go now, in order
-                    self.process_prepared(keys, before)
+                first = _id_order(min(conflict.blocked, key=_id_order))
+                free = [p for p in batch if p.tournament_id is None or _id_order(p.entry_id) < first]
+                batch = [p for p in batch if not (p.tournament_id is None or _id_order(p.entry_id) < first)]
+                if free:  # what no tournament orders, and what precedes the blocking entry, may go now
+                    self.process_prepared(keys, free)
+                if not batch:
+                    return
                 if waited_since is None:
                     waited_since = time.monotonic()
-                    self.log.info("commit_waits_for_order", shard=keys.shard, entries=len(batch), blocked_by=first,
-                                  claiming=self._claiming)  # fmt: skip
+                    self.log.info("commit_waits_for_order", shard=keys.shard, entries=len(batch),
+                                  blocked_by=min(conflict.blocked, key=_id_order), claiming=self._claiming)  # fmt: skip
                 if self._claiming or self.stopping:  # left pending: claimed (or recovered) again later
                     return
                 self._stopping.wait(0.005)
