@@ -25,6 +25,7 @@ from showdown_messages.events import ShowdownEvent
 
 if TYPE_CHECKING:  # pragma: no cover
     import redis
+    from redis.cluster import RedisCluster
 
 EVENT_FIELD = "event"
 """The one field of an events-stream entry: the ShowdownEvent JSON."""
@@ -39,6 +40,10 @@ _CODE_OF_CLASS = {
     "ExecAbortError": "EXECABORT",
     "AuthenticationError": "AUTH",
     "TimeoutError": "TIMEOUT",
+    "TryAgainError": "TRYAGAIN",
+    "ClusterDownError": "CLUSTERDOWN",
+    "MovedError": "MOVED",
+    "AskError": "ASK",
     "ConnectionError": "UNREACHABLE",
 }
 """redis-py exception classes whose message no longer starts with the server's error code (most specific first)."""
@@ -53,6 +58,11 @@ _MEANING = {
     "LOADING": "Redis is loading its data: LOADING",
     "NOPERM": "Redis refuses the command: NOPERM (the ACL user lacks a grant)",
     "AUTH": "Redis refuses the login: AUTH (check the user name and password)",
+    "TRYAGAIN": "Redis Cluster asks to try again: TRYAGAIN (the shard's slot is being migrated)",
+    "CLUSTERDOWN": "Redis Cluster is down: CLUSTERDOWN (a slot has no master: a failover is under way)",
+    "MOVED": "Redis Cluster moved the shard: MOVED (the client follows it to its new node)",
+    "ASK": "Redis Cluster is migrating the shard: ASK (the client follows it to its new node)",
+    "NOTREPLICATED": "Redis did not replicate the write in time: WAIT (fewer replicas acknowledged it than asked for)",
     "UNREACHABLE": "Redis does not answer: the connection failed",
     "TIMEOUT": "Redis does not answer: the reply timed out",
 }
@@ -141,10 +151,15 @@ def shard_for(table_id: str, shards: Sequence[str]) -> str:
     return shards[zlib.crc32(table_id.encode()) % len(shards)]
 
 
-def connect(url: str, **options: Any) -> redis.Redis:
+def connect(url: str, *, cluster: bool = False, **options: Any) -> redis.Redis | RedisCluster:
     """A client to publish with: ``connect("redis://redis:6379/0", username="producer", password=...)``.
 
-    ``options`` go to ``redis.Redis.from_url``. Unlike redis-py's default, the
+    ``cluster=True``: redis-py's ``RedisCluster``, started from the node
+    ``url`` names (the others are discovered); each XADD goes to the node
+    holding its shard. Its user needs ``+command +cluster|slots +asking`` too
+    (redis-py reads the command table and the topology).
+
+    ``options`` go to ``from_url``. Unlike redis-py's default, the
     client sends no ``CLIENT SETINFO`` on connect: the ``producer`` ACL user
     (deploy/redis/users.acl) may run ``XADD`` and nothing else, so on Redis
     7.2+ every connection would leave a denial in the server's ACL log.
@@ -155,16 +170,22 @@ def connect(url: str, **options: Any) -> redis.Redis:
         quiet: dict[str, Any] = {"driver_info": None}
     else:  # pragma: no cover - redis-py before DriverInfo (7.x)
         quiet = {"lib_name": None, "lib_version": None}
+    if cluster:
+        from redis.cluster import RedisCluster  # noqa: PLC0415 - see above
+
+        return RedisCluster.from_url(url, **{**quiet, **options})
     return redis.Redis.from_url(url, **{**quiet, **options})
 
 
 def publish(
-    client: redis.Redis,
+    client: redis.Redis | RedisCluster,
     event: ShowdownEvent | Mapping[str, Any] | str | bytes,
     *,
     shards: Sequence[str] = ("default",),
     prefix: str = "showdown",
     name: str = "events",
+    wait_replicas: int = 0,
+    wait_timeout_ms: int = 1000,
 ) -> bytes:
     """Validate ``event`` exactly as a worker would, then XADD it; returns the new entry id.
 
@@ -172,6 +193,14 @@ def publish(
     for an event a worker would dead-letter; nothing is sent then. Raises
     :class:`PublishRefused` when Redis refuses the write or the connection
     fails: publishing the event again is safe.
+
+    ``wait_replicas`` > 0: after the XADD, ``WAIT wait_replicas
+    wait_timeout_ms`` on the same connection (the node holding the shard);
+    fewer replicas than that within the timeout raises :class:`PublishRefused`
+    (code ``NOTREPLICATED``, ``unsure``): the event is on the master, but a
+    failover now would lose it, so publish it again (a duplicate is harmless).
+    Redis replicates asynchronously: without this, an event a master
+    acknowledged may vanish when its replica is promoted.
     """
     if isinstance(event, ShowdownEvent):
         model = event
@@ -181,11 +210,21 @@ def publish(
         model = ShowdownEvent.model_validate(dict(event))
     stream = events_stream(shard_for(model.table_id, shards), prefix=prefix, name=name)
     from redis import RedisError  # noqa: PLC0415 - redis is optional: only publishing needs it
+    from redis.exceptions import RedisClusterException  # noqa: PLC0415 - see above
 
+    pipe = client.pipeline(transaction=False)  # one connection: WAIT covers the writes of its own connection
+    pipe.xadd(stream, {EVENT_FIELD: model.model_dump_json(exclude_none=True)})
+    if wait_replicas:
+        where = {"target_nodes": client.get_node_from_key(stream)} if hasattr(client, "get_node_from_key") else {}
+        pipe.execute_command("WAIT", wait_replicas, wait_timeout_ms, **where)
     try:
-        entry_id = client.xadd(stream, {EVENT_FIELD: model.model_dump_json(exclude_none=True)})
-    except RedisError as exc:
+        entry_id, *waited = pipe.execute()
+    except (RedisError, RedisClusterException) as exc:
         why = refusal(exc)
         detail = str(exc)
         raise PublishRefused(accepted=0, hand_id=model.hand_id, why=why, detail=detail, unsure=why.unanswered) from exc
+    if waited and int(waited[0]) < wait_replicas:
+        why = Refusal("NOTREPLICATED", _MEANING["NOTREPLICATED"])
+        detail = f"{waited[0]} of {wait_replicas} replicas acknowledged it within {wait_timeout_ms} ms"
+        raise PublishRefused(accepted=0, hand_id=model.hand_id, why=why, detail=detail, unsure=True)
     return entry_id if isinstance(entry_id, bytes) else str(entry_id).encode()

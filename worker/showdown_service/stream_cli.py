@@ -27,7 +27,7 @@ from showdown_messages import ShowdownEvent, rejections
 from showdown_messages.publish import EVENT_FIELD, PublishRefused, refusal, shard_for
 from showdown_service import audit, logs
 from showdown_service.config import Settings, settings_table
-from showdown_service.connection import connect
+from showdown_service.connection import Client, connect
 from showdown_service.examples import UNDECODED, example_lines, file_lines
 from showdown_service.intake import unwrap_event
 from showdown_service.launch import STOP_REQUESTED, catch_stop_signals
@@ -274,7 +274,7 @@ class _Sender:
     between): they are counted, and re-sending them is harmless.
     """
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: Client) -> None:
         self.pipe = client.pipeline(transaction=False)
         self.queued: list[tuple[int, str | None]] = []
         """(line number, hand_id) of each XADD in the pipeline, in order."""
@@ -370,7 +370,7 @@ def _shown(value: bytes) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
-def _requeue(client: redis.Redis, settings: Settings, args: argparse.Namespace) -> int:
+def _requeue(client: Client, settings: Settings, args: argparse.Namespace) -> int:
     shard = args.shard or settings.shards[0]
     keys = settings.keys(shard)
     rows = read_range(client, keys.dead, low=args.requeue, high=args.requeue)
