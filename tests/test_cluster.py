@@ -3,10 +3,16 @@ six shards settled exactly once, a master killed mid-run and failed over, a slot
 
 from __future__ import annotations
 
+import json
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -26,6 +32,7 @@ from tests.helpers import REAL_SHOWDOWNS, read_cases, wait_until
 CASES = list(read_cases(REAL_SHOWDOWNS))
 SHARDS = ("table0", "table1", "table2", "table3", "table5", "table6")
 """Six shards, two per master of a three-master cluster (their hash tags' slots: see the first test)."""
+SHOWDOWN = [sys.executable, "-m", "showdown_service"]
 RUN_TIMEOUT_S = 120.0
 """Longest any run below may take to settle its hands (they take a few seconds; a failover about 3 s more)."""
 
@@ -203,3 +210,44 @@ def test_a_slot_migrated_mid_run_loses_and_repeats_no_hand(fresh_cluster: LocalC
     assert set(results_of(client, settings)) == {doc["hand_id"] for doc in events}
     for shard in SHARDS:
         check_books(client, settings.keys(shard), settings.group)
+
+
+def test_every_command_works_against_the_cluster_with_shards_on_every_master(
+    cluster: LocalCluster, make_settings: Any, tmp_path: Path
+) -> None:
+    settings = cluster_settings(make_settings, cluster, "cli", wait_replicas=1)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SHOWDOWN_")}
+    env.update(SHOWDOWN_REDIS_URL=cluster.url, SHOWDOWN_REDIS_CLUSTER="true", SHOWDOWN_SHARDS=",".join(SHARDS),
+               SHOWDOWN_GROUP="cli", SHOWDOWN_KEY_PREFIX="cli", SHOWDOWN_WAIT_REPLICAS="1", SHOWDOWN_BLOCK_MS="50",
+               SHOWDOWN_METRICS_PORT="0", SHOWDOWN_HEARTBEAT_FILE=str(tmp_path / "heartbeat"))  # fmt: skip
+
+    def showdown(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*SHOWDOWN, *args], env=env, input=stdin, capture_output=True, text=True, timeout=60,
+                              check=False)  # fmt: skip
+
+    events = hands(60, "cli")
+    lines = "\n".join(json.dumps(doc) for doc in events) + '\n{"not": "an event"}\n'
+    published = showdown("publish", "-", stdin=lines)
+    assert published.returncode == 1, published.stderr  # the last line is refused by validation
+    assert "published 60 events; refused 1" in published.stdout
+    raw = showdown("publish", "--raw", "-", stdin='{"hand_id": "bad-1", "table_id": "T-1"}\n')
+    assert raw.returncode == 0, raw.stderr
+    worker = subprocess.Popen([*SHOWDOWN, "worker"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        client = connect(settings)
+        wait_until(lambda: settled(client, settings) == len(events), "every hand to be settled", RUN_TIMEOUT_S)
+        health = showdown("health")
+        assert health.returncode == 0, health.stderr
+        assert health.stdout.startswith("healthy")
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        assert worker.wait(30) == 0
+    results = showdown("results", "--count", "100", "--json")
+    assert results.returncode == 0, results.stderr
+    assert {json.loads(line)["hand_id"] for line in results.stdout.splitlines()} == {d["hand_id"] for d in events}
+    dead = showdown("dead-letters")
+    assert dead.returncode == 0, dead.stderr
+    assert "hand=bad-1" in dead.stdout
+    verified = showdown("audit", "verify")
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert verified.stdout.count("the chain holds") == len(SHARDS)

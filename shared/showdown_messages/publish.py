@@ -83,6 +83,11 @@ class Refusal(NamedTuple):
         return self.code in ("UNREACHABLE", "TIMEOUT")
 
 
+def refusal_reason(code: str) -> str:
+    """The one line saying what a refusal code means (``NOTREPLICATED``: too few replicas acknowledged a write)."""
+    return _MEANING.get(code, f"Redis answers with an error: {code}")
+
+
 def refusal(exc: BaseException) -> Refusal:
     """What a redis-py error means: its code and one line saying why (no import of redis needed)."""
     for cls in type(exc).__mro__:
@@ -224,7 +229,7 @@ def publish(
         detail = str(exc)
         raise PublishRefused(accepted=0, hand_id=model.hand_id, why=why, detail=detail, unsure=why.unanswered) from exc
     if waited and int(waited[0]) < wait_replicas:
-        why = Refusal("NOTREPLICATED", _MEANING["NOTREPLICATED"])
+        why = Refusal("NOTREPLICATED", refusal_reason("NOTREPLICATED"))
         detail = f"{waited[0]} of {wait_replicas} replicas acknowledged it within {wait_timeout_ms} ms"
         raise PublishRefused(accepted=0, hand_id=model.hand_id, why=why, detail=detail, unsure=True)
     return entry_id if isinstance(entry_id, bytes) else str(entry_id).encode()
