@@ -24,10 +24,10 @@ from showdown_messages.publish import connect as connect_producer
 from showdown_service import audit
 from showdown_service.config import Settings, ShardKeys
 from showdown_service.connection import Client, connect
-from showdown_service.localredis import LocalCluster, LocalRedis
+from showdown_service.localredis import LocalCluster, LocalRedis, free_cluster_port
 from showdown_service.streams import read_range
 from showdown_service.worker import Worker
-from tests.helpers import REAL_SHOWDOWNS, read_cases, wait_until
+from tests.helpers import REAL_SHOWDOWNS, REPO, read_cases, wait_until
 
 CASES = list(read_cases(REAL_SHOWDOWNS))
 SHARDS = ("table0", "table1", "table2", "table3", "table5", "table6")
@@ -251,3 +251,18 @@ def test_every_command_works_against_the_cluster_with_shards_on_every_master(
     verified = showdown("audit", "verify")
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert verified.stdout.count("the chain holds") == len(SHARDS)
+
+
+def test_the_shipped_cluster_configuration_starts_a_cluster_node_that_fsyncs_every_write_and_needs_a_replica() -> None:
+    conf = REPO / "deploy" / "redis" / "cluster.conf"
+    directives = [line.split(None, 1) for line in conf.read_text(encoding="utf-8").splitlines()]
+    args = [arg for d in directives if d and not d[0].startswith("#") for arg in (f"--{d[0]}", d[1])]
+    with LocalRedis(port=free_cluster_port(), appendfsync=None, extra_args=args) as node:
+        client = node.probe()
+        try:
+            assert client.config_get("appendfsync") == {"appendfsync": "always"}
+            assert client.config_get("min-replicas-to-write") == {"min-replicas-to-write": "1"}
+            assert client.config_get("cluster-require-full-coverage") == {"cluster-require-full-coverage": "no"}
+            assert client.info("cluster")["cluster_enabled"] == 1
+        finally:
+            client.close()
