@@ -217,13 +217,20 @@ def publish(
     from redis import RedisError  # noqa: PLC0415 - redis is optional: only publishing needs it
     from redis.exceptions import RedisClusterException  # noqa: PLC0415 - see above
 
-    pipe = client.pipeline(transaction=False)  # one connection: WAIT covers the writes of its own connection
-    pipe.xadd(stream, {EVENT_FIELD: model.model_dump_json(exclude_none=True)})
-    if wait_replicas:
-        where = {"target_nodes": client.get_node_from_key(stream)} if hasattr(client, "get_node_from_key") else {}
-        pipe.execute_command("WAIT", wait_replicas, wait_timeout_ms, **where)
+    payload: dict[Any, Any] = {EVENT_FIELD: model.model_dump_json(exclude_none=True)}
+    waited: list[Any] = []
     try:
-        entry_id, *waited = pipe.execute()
+        if not wait_replicas:
+            entry_id = client.xadd(stream, payload)
+        else:  # one pipeline, one connection: WAIT covers the writes of its own connection
+            pipe = client.pipeline(transaction=False)
+            pipe.xadd(stream, payload)
+            where = {"target_nodes": client.get_node_from_key(stream)} if hasattr(client, "get_node_from_key") else {}
+            pipe.execute_command("WAIT", wait_replicas, wait_timeout_ms, **where)
+            entry_id, *waited = pipe.execute(raise_on_error=False)
+            for reply in (entry_id, *waited):
+                if isinstance(reply, Exception):
+                    raise reply
     except (RedisError, RedisClusterException) as exc:
         why = refusal(exc)
         detail = str(exc)
