@@ -23,7 +23,8 @@ after its retries, a slot has no node (a failover not yet complete)."""
 CLUSTER_ACL_GRANTS = "+command +cluster|slots +asking"
 """What a cluster client needs on top of a user's own commands: ``COMMAND`` (redis-py reads the key positions of
 every command once, on connect), ``CLUSTER SLOTS`` (the topology, on connect and after every MOVED or failed
-node) and ``ASKING`` (a slot being migrated)."""
+node) and ``ASKING`` (a slot being migrated). deploy/redis/users-cluster.acl grants them to every user with a
+cluster client (tests/test_acl_cluster.py: each user's job on a cluster uses exactly its grants)."""
 
 
 def connect(settings: Settings, *, name: str | None = None) -> Client:
@@ -70,13 +71,14 @@ def connect(settings: Settings, *, name: str | None = None) -> Client:
 
 
 def connect_cluster(url: str, **options: Any) -> RedisCluster:
-    """redis-py's cluster client for ``url`` (any node), reading stream keys without asking the server.
+    """redis-py's cluster client for ``url`` (any node), reading stream and script keys without asking the server.
 
     redis-py finds the keys of XREADGROUP and XREAD (whose key positions
-    move) with a ``COMMAND GETKEYS`` round trip before every call: a second
-    round trip per read, and a grant every ACL user would need. They are read
-    here instead (the keys follow ``STREAMS``); every other command keeps
-    redis-py's reading. ``options`` go to ``RedisCluster.from_url``.
+    move), and of EVALSHA in a pipeline, with a ``COMMAND GETKEYS`` round trip
+    before every call: a second round trip per read and per commit, and a
+    grant every ACL user would need. They are read here instead (the keys
+    follow ``STREAMS``, or ``numkeys``); every other command keeps redis-py's
+    reading. ``options`` go to ``RedisCluster.from_url``.
     """
     client = RedisCluster.from_url(url, **options)
     client.commands_parser = StreamKeysParser(client.commands_parser)
@@ -84,15 +86,20 @@ def connect_cluster(url: str, **options: Any) -> RedisCluster:
 
 
 class StreamKeysParser(CommandsParser):
-    """redis-py's key finder, with the keys of XREADGROUP and XREAD read locally (see :func:`connect_cluster`)."""
+    """redis-py's key finder, with the keys of XREADGROUP, XREAD and scripts read locally (see
+    :func:`connect_cluster`)."""
 
     def __init__(self, inner: CommandsParser) -> None:  # not CommandsParser's: it sends COMMAND again
         self.commands = inner.commands
         self.redis_connection = inner.redis_connection
 
     def get_keys(self, redis_conn: Any, *args: Any) -> Any:
-        """The keys of a command: for XREADGROUP and XREAD, the first half of what follows ``STREAMS``."""
+        """The keys of a command: for XREADGROUP and XREAD, the first half of what follows ``STREAMS``; for EVALSHA
+        (the worker's commit, in a cluster pipeline, where redis-py asks the server for the keys of every command
+        whose keys move), the ``numkeys`` keys after the script."""
         name = _word(args[0])
+        if name in ("EVALSHA", "EVAL", "EVALSHA_RO", "EVAL_RO", "FCALL", "FCALL_RO"):  # <script> <numkeys> <key>...
+            return list(args[3 : 3 + int(args[2])]) if len(args) > 2 else []
         if name in ("XREADGROUP", "XREAD"):
             i = 4 if name == "XREADGROUP" else 1  # after GROUP <group> <consumer>: a group named STREAMS is no keyword
             while i < len(args):

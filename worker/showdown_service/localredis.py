@@ -220,6 +220,9 @@ class LocalCluster:
     ``node_timeout_ms`` is ``cluster-node-timeout``: a master that stops answering is failed over to its
     replica after about twice that. Replicas may always take over (``cluster-replica-validity-factor 0``):
     a test kills masters on purpose, whatever their replica's lag.
+
+    On nodes whose ACL file disables the default user, ``admin`` (user, password) is who sets the cluster up
+    and watches it, and the node arguments carry ``--masteruser``/``--masterauth`` for the replicas.
     """
 
     def __init__(
@@ -231,8 +234,10 @@ class LocalCluster:
         appendfsync: str | None = "everysec",
         extra_args: Sequence[str] = (),
         binary: str | None = None,
+        admin: tuple[str, str] | None = None,
     ) -> None:
         self.masters = masters
+        self.admin = admin
         self.replicas = replicas
         binary = binary or find_server()
         args = ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
@@ -250,7 +255,9 @@ class LocalCluster:
 
     def client(self, node: LocalRedis) -> redis.Redis:
         """A plain client of one node (for CLUSTER commands), without retries."""
-        return redis.Redis(host="127.0.0.1", port=node.port, socket_timeout=5, retry=NO_RETRY, driver_info=None)
+        username, password = self.admin or (None, None)
+        return redis.Redis(host="127.0.0.1", port=node.port, username=username, password=password, socket_timeout=5,
+                           retry=NO_RETRY, driver_info=None)  # fmt: skip
 
     def start(self, timeout: float = 30.0) -> Self:
         """Start every node, give each master its slots, join them, attach the replicas; wait until all is ok."""
@@ -346,7 +353,8 @@ class LocalCluster:
             _call(dst, "CLUSTER SETSLOT", slot, "IMPORTING", source_id)
             _call(src, "CLUSTER SETSLOT", slot, "MIGRATING", target_id)
             while keys := cast(list[bytes], _call(src, "CLUSTER GETKEYSINSLOT", slot, batch)):
-                _call(src, "MIGRATE", "127.0.0.1", target.port, "", 0, 5000, "KEYS", *keys)
+                auth = ["AUTH2", *self.admin] if self.admin else []
+                _call(src, "MIGRATE", "127.0.0.1", target.port, "", 0, 5000, *auth, "KEYS", *keys)
                 moved += len(keys)
             for node in self.running():
                 with closing(self.client(node)) as c:
