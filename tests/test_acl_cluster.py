@@ -43,6 +43,8 @@ SHARDS = ("table0", "table1", "table2", "table3", "table5", "table6")
 CLUSTER_CLIENT = frozenset(CLUSTER_ACL_GRANTS.replace("+", "").split())
 ON_CONNECT = CLUSTER_CLIENT - {"asking"}
 """What a cluster client sends before its first command: COMMAND and CLUSTER SLOTS."""
+WAITING = frozenset({"producer", "worker"})
+"""The users that WAIT for a replica after their writes (SHOWDOWN_WAIT_REPLICAS=1, as every cluster deployment)."""
 REPLICATION = frozenset({"replconf"})
 """What the replicas send their masters all along (REPLCONF ACK, every second): the replica user's, no client's."""
 
@@ -122,6 +124,7 @@ def env(cluster: LocalCluster, user: str, tmp_path: Path, **extra: str) -> dict[
         SHOWDOWN_BLOCK_MS="50",
         SHOWDOWN_HEARTBEAT_FILE=str(tmp_path / f"heartbeat-{user}"),
         SHOWDOWN_LOG_LEVEL="info",
+        SHOWDOWN_WAIT_REPLICAS="1",
         **extra,
     )
     return variables
@@ -176,7 +179,8 @@ def test_the_cluster_acl_file_is_the_single_node_file_with_the_cluster_grants_an
     assert set(clustered) == {*single, "replica"}
     for user, line in single.items():
         extra = Counter(clustered[user].split()) - Counter(line.split())
-        assert set(extra) == (set() if user in ("default", "healthcheck") else {f"+{c}" for c in CLUSTER_CLIENT})
+        wanted = set() if user in ("default", "healthcheck") else {f"+{c}" for c in CLUSTER_CLIENT}
+        assert set(extra) == wanted | ({"+wait"} if user in WAITING else set()), user
         assert not Counter(line.split()) - Counter(clustered[user].split()), f"{user} lost a grant"
 
 
@@ -218,12 +222,12 @@ def test_a_real_worker_process_and_its_health_check_need_exactly_the_worker_gran
     admin.close()
 
 
-def test_the_producer_publishes_with_xadd_and_the_cluster_client_s_own_two_commands(
+def test_the_producer_publishes_with_xadd_and_wait_and_the_cluster_client_s_own_two_commands(
     fresh: LocalCluster, tmp_path: Path
 ) -> None:
     published = run(["publish", "--examples"], env(fresh, "producer", tmp_path))
     assert f"published {len(EXAMPLES)} events" in published.stdout
-    assert used_since_reset(fresh) == granted(fresh, "producer") - {"asking"} == {"xadd", *ON_CONNECT}
+    assert used_since_reset(fresh) == granted(fresh, "producer") - {"asking"} == {"xadd", "wait", *ON_CONNECT}
 
 
 def test_the_reader_follows_results_on_every_shard_with_its_grants(fresh: LocalCluster, tmp_path: Path) -> None:
@@ -403,3 +407,20 @@ def test_make_secrets_for_a_cluster_writes_a_password_for_every_cluster_user_and
         password = (out / f"{user}.password").read_text(encoding="utf-8")
         fresh_hash = hashlib.sha256(password.encode()).hexdigest()
         assert lines[user] == re.sub(r" #[0-9a-f]{64} ", f" #{fresh_hash} ", line), user
+
+
+def test_a_publish_whose_wait_is_refused_reports_the_refusal_not_a_missing_replica(
+    fresh: LocalCluster, tmp_path: Path
+) -> None:
+    """The operator may XADD to events but not WAIT: `showdown publish` with SHOWDOWN_WAIT_REPLICAS=1 as it says
+    the server refused WAIT (NOPERM), where it used to report 0 replicas acknowledging."""
+    published = subprocess.run([*SHOWDOWN, "publish", "--examples"], env=env(fresh, "operator", tmp_path),
+                               capture_output=True, text=True, timeout=90, check=False)  # fmt: skip
+    assert published.returncode != 0
+    assert "wait" in published.stdout + published.stderr
+    assert "replicas acknowledged" not in published.stdout + published.stderr
+    denied = set()
+    for node in fresh.running():
+        with fresh.client(node) as admin:
+            denied |= {(entry["username"], entry["object"]) for entry in admin.acl_log()}
+    assert denied == {("operator", "wait")}

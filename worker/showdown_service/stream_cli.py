@@ -323,8 +323,12 @@ class _Sender:
                 accepted=self.accepted, hand_id=hand_id, why=why, detail=str(exc), where=f"line {line}", unsure=True
             ) from exc
         replies, waited = replies[: len(replies) - waits], replies[len(replies) - waits :]
-        short = [0 if isinstance(n, Exception) else int(n) for n in waited]
-        short = [n for n in short if n < self.wait[0]]
+        refused = [n for n in waited if isinstance(n, Exception)]
+        if refused:  # WAIT itself refused (NOPERM: a user without +wait): that error, not a replica count
+            line, hand_id = queued[0]
+            raise PublishRefused(accepted=self.accepted, hand_id=hand_id, why=refusal(refused[0]),
+                                 detail=str(refused[0]), where=f"line {line}", unsure=True)  # fmt: skip
+        short = [n for n in map(int, waited) if n < self.wait[0]]
         if short:
             line, hand_id = queued[0]
             detail = f"{min(short)} of {self.wait[0]} replicas acknowledged lines {line}-{queued[-1][0]} in time"
