@@ -17,7 +17,7 @@ import matplotlib as mpl
 mpl.use("Agg")
 import matplotlib.pyplot as plt
 
-from bench import Figure, Section, aof, evaluator, replay, variants, worker
+from bench import Figure, Section, aof, cluster, evaluator, replay, variants, worker
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -47,7 +47,8 @@ def main() -> None:
     started = time.monotonic()
     sections: list[Section] = []
     for name, run in (("evaluator", evaluator.section), ("variants", variants.section), ("worker", worker.section),
-                      ("replay", replay.section), ("persistence", aof.section)):  # fmt: skip
+                      ("replay", replay.section), ("persistence", aof.section),
+                      ("cluster", cluster.section)):  # fmt: skip
         print(f"running the {name} benchmark...", flush=True)
         sections.append(run())
     figures = [f for s in sections for f in s.figures]
