@@ -42,8 +42,15 @@ verifies; no entry is poison. It also counts the commits that found their
 entries already settled: redis-py re-sends a pipeline whose reply was lost,
 and those re-sends must (and do) change nothing.
 
+The cluster case (``run_cluster``, ``python -m bench.chaos --cluster``): the
+same events over six shards of a Redis Cluster (three masters, a replica
+each), three workers on the cluster client and a producer, both WAITing for
+a replica after each write; halfway, the master of a shard is SIGKILLed,
+its replica promoted, and it rejoins as a replica; workers are killed too.
+The same books are proven over every shard.
+
 Full form: ``python -m bench.chaos`` (100,000 events, 20 kills, a few
-minutes). CI runs a reduced form as a test (``tests/test_chaos.py``).
+minutes). CI runs a reduced form of both as tests (``tests/test_chaos.py``).
 """
 
 from __future__ import annotations
@@ -60,7 +67,7 @@ import tempfile
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -68,12 +75,15 @@ from typing import Any
 
 import orjson
 import redis
+from redis.cluster import RedisCluster
+from redis.exceptions import RedisClusterException
 
 from bench.proxy import FlakyProxy
-from showdown_messages.publish import refusal
+from showdown_messages.publish import refusal, shard_for
 from showdown_service import audit
 from showdown_service.config import Settings, ShardKeys
-from showdown_service.localredis import LocalRedis, free_port
+from showdown_service.connection import Client, connect_cluster
+from showdown_service.localredis import LocalCluster, LocalRedis, free_port
 from showdown_service.streams import read_range
 from showdown_service.tournament.cli import read_book
 from showdown_service.tournament.replay import TournamentReplay
@@ -274,7 +284,9 @@ def build_events(n: int, rng: random.Random) -> tuple[list[bytes], list[Expectat
 class Fleet:
     """The worker processes, their restarts and their logs."""
 
-    def __init__(self, url: str, workdir: Path, report: ChaosReport, claim_idle_ms: int) -> None:
+    def __init__(self, url: str, workdir: Path, report: ChaosReport, claim_idle_ms: int, **env: str) -> None:
+        self.env = env
+        """More settings for every worker (a cluster's)."""
         self.url = url
         self.workdir = workdir
         self.report = report
@@ -306,6 +318,7 @@ class Fleet:
             SHOWDOWN_METRICS_PORT="0",
             SHOWDOWN_HEARTBEAT_FILE=str(self.workdir / f"heartbeat-{consumer}"),
             SHOWDOWN_LOG_LEVEL="info",
+            **self.env,
         )
         with (self.workdir / f"{consumer}.jsonl").open("ab") as log:  # the child keeps its own handle
             self.procs[slot] = subprocess.Popen(
@@ -420,18 +433,30 @@ def _watch_deliveries(url: str, events: str, report: ChaosReport, stop: threadin
     client.close()
 
 
-REFUSED_WRITES = frozenset({"OOM", "READONLY", "NOREPLICAS", "BUSY", "LOADING", "MASTERDOWN", "MISCONF"})
+REFUSED_WRITES = frozenset({"OOM", "READONLY", "NOREPLICAS", "BUSY", "LOADING", "MASTERDOWN", "MISCONF",
+                            "CLUSTERDOWN", "TRYAGAIN", "MOVED", "ASK"})  # fmt: skip
 """Refusals a producer waits out, re-sending the refused writes."""
+UNAVAILABLE = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.ClusterError, RedisClusterException)
+"""No answer: Redis restarting, or a cluster failing over (redis-py's cluster client raises the last two)."""
 
 
 class Producer:
-    """A game server: XADDs every payload once, with explicit increasing ids, riding out crashes and refusals."""
+    """A game server: XADDs every payload once, with explicit increasing ids, riding out crashes and refusals.
 
-    def __init__(
-        self, url: str, stream: str, payloads: list[bytes], report: ChaosReport, ordered: frozenset[int] = frozenset()
-    ) -> None:
-        self.client = redis.Redis.from_url(url, protocol=2, socket_timeout=5)
-        self.stream = stream
+    ``stream`` is every payload's stream, or a list naming each payload's
+    (on a cluster, the shard its table routes to). With ``wait_replicas``,
+    each chunk ends with a WAIT on every node it wrote to, and a payload
+    counts as published only once a replica has it (a failover cannot lose
+    it then); the payloads of a node whose WAIT fell short are re-sent under
+    the same ids, to find out.
+    """
+
+    def __init__(self, url: str, stream: str | list[str], payloads: list[bytes], report: ChaosReport, *,
+                 client: Client | None = None, wait_replicas: int = 0,
+                 ordered: frozenset[int] = frozenset()) -> None:  # fmt: skip
+        self.client: Client = client or redis.Redis.from_url(url, protocol=2, socket_timeout=5)
+        self.streams = stream if isinstance(stream, list) else [stream] * len(payloads)
+        self.wait_replicas = wait_replicas
         self.payloads = payloads
         self.ordered = ordered
         """Payloads of a tournament (field ``tournament`` or a tournament hand): each is published before the next
@@ -491,22 +516,27 @@ class Producer:
                         if payload.startswith(TOURNAMENT_MARK)
                         else ("event", payload)
                     )
-                    pipe.xadd(self.stream, {field: body}, id=ids[k])
+                    pipe.xadd(self.streams[k], {field: body}, id=ids[k])
+                node_of = {k: self._node(k) for k in todo} if self.wait_replicas else {}
+                nodes = self._queue_waits(pipe, node_of)
                 replies = pipe.execute(raise_on_error=False)
-            except (redis.ConnectionError, redis.TimeoutError):
+            except UNAVAILABLE:
                 if time.monotonic() > deadline:
                     raise
-                time.sleep(0.1)  # Redis is restarting; the same ids make the retry exact
+                time.sleep(0.1)  # Redis is restarting, or failing over; the same ids make the retry exact
                 continue
+            replies, waited = replies[: len(todo)], dict(zip(nodes, replies[len(todo) :], strict=True))
             refused: list[int] = []  # not in the stream: re-sent under a new id
             unsure: list[int] = []  # maybe in the stream: re-sent under the same id, to find out
             for k, reply in zip(todo, replies, strict=True):
-                if not isinstance(reply, Exception):
+                if nodes and not _enough(waited[node_of[k]], self.wait_replicas):
+                    unsure.append(k)  # on the master, not yet on a replica: a failover could lose it
+                elif not isinstance(reply, Exception):
                     self.published[k] = ids[k]
                 elif "equal or smaller" in str(reply):
                     try:
-                        there = bool(self.client.xrange(self.stream, ids[k], ids[k], count=1))
-                    except redis.RedisError:
+                        there = bool(self.client.xrange(self.streams[k], ids[k], ids[k], count=1))
+                    except (redis.RedisError, RedisClusterException):
                         unsure.append(k)
                         continue
                     if there:
@@ -524,6 +554,26 @@ class Producer:
                 self.report.producer_retries += len(todo)
                 time.sleep(0.05)
                 ids.update(self._new_ids(refused))
+
+    def _node(self, k: int) -> str:
+        """The name of the node holding payload ``k``'s stream (on one node: the one)."""
+        if isinstance(self.client, RedisCluster):
+            return str(self.client.get_node_from_key(self.streams[k]).name)  # type: ignore[no-untyped-call]
+        return "redis"
+
+    def _queue_waits(self, pipe: Any, node_of: dict[int, str]) -> list[str]:
+        """A WAIT on each node written to (``node_of``: each payload's), after the XADDs; the nodes, in order."""
+        nodes = sorted(set(node_of.values()))
+        for name in nodes:
+            where: dict[str, Any] = {}
+            if isinstance(self.client, RedisCluster):
+                where["target_nodes"] = self.client.get_node(node_name=name)  # type: ignore[no-untyped-call]
+            pipe.execute_command("WAIT", self.wait_replicas, 1000, **where)
+        return nodes
+
+
+def _enough(reply: Any, wanted: int) -> bool:
+    return not isinstance(reply, Exception) and int(reply) >= wanted
 
 
 def run(
@@ -556,7 +606,7 @@ def run(
         for slot in range(WORKERS):
             fleet.start(slot)
         fleet.wait_until_up()
-        publisher = Producer(server.url, keys.events, payloads, report, ordered)
+        publisher = Producer(server.url, keys.events, payloads, report, ordered=ordered)
         published = publisher.published
         producer = threading.Thread(
             target=publisher.run,
@@ -621,7 +671,7 @@ def run(
                 break
             time.sleep(0.2)
         fleet.stop()
-        _verify(client, keys, [published.get(k, "") for k in range(events)], expected, report)
+        _verify(client, [keys], [published.get(k, "") for k in range(events)], expected, report)
         _verify_tournament(client, keys, tournament, report)
         report.harmless_resends = fleet.count_in_logs("entries_gone")
         report.waits = Counter(line["reason"] for line in fleet.lines("redis_unavailable"))
@@ -676,10 +726,106 @@ def _verify_tournament(client: redis.Redis, keys: ShardKeys, tournament: Simulat
         report.wrong.append(f"tournament standings differ from the replay's ({len(written)} placements written)")
 
 
+CLUSTER_SHARDS = ("table0", "table1", "table2", "table3", "table5", "table6")
+"""Two shards per master of a three-master cluster (tests/test_cluster.py checks the spread)."""
+
+
+def _routes(payloads: list[bytes], shards: Sequence[str]) -> list[str]:
+    """The shard of each payload, as a game server routes: by its table, every copy of a hand where the hand's
+    first copy went (dedupe is per shard: a re-send on another shard would be another shard's new hand); what
+    cannot be parsed, round the shards."""
+    first: dict[str, str] = {}
+    routes = []
+    for k, payload in enumerate(payloads):
+        try:
+            doc = orjson.loads(payload)
+            hand, table = str(doc["hand_id"]), str(doc["table_id"])
+        except (orjson.JSONDecodeError, KeyError, TypeError):
+            routes.append(shards[k % len(shards)])
+            continue
+        routes.append(first.setdefault(hand, shard_for(table, shards)))
+    return routes
+
+
+def run_cluster(
+    events: int = 2_000,
+    kills: int = 1,
+    *,
+    rate: float = 500.0,
+    seed: int = 7,
+    claim_idle_ms: int = 2_000,
+    timeout_s: float = 300.0,
+    log: Callable[[str], None] = print,
+) -> ChaosReport:
+    """The chaos run's cluster case: a Redis Cluster of three masters with a replica each, six shards, three
+    workers on the cluster client WAITing for a replica after each commit, a producer WAITing likewise; halfway
+    through, the master of the first shard is SIGKILLed, its replica promoted, and it comes back as a replica;
+    ``kills`` workers are SIGKILLed and restarted meanwhile. The same books are proven, over every shard."""
+    rng = random.Random(seed)
+    report = ChaosReport(events=events)
+    payloads, expected = build_events(events, rng)
+    started = time.monotonic()
+    settings = Settings(shards=",".join(CLUSTER_SHARDS))
+    shards = [settings.keys(shard) for shard in settings.shards]
+    streams = [settings.keys(shard).events for shard in _routes(payloads, settings.shards)]
+    with tempfile.TemporaryDirectory(prefix="showdown-chaos-cluster-") as tmp, contextlib.ExitStack() as stack:
+        workdir = Path(tmp)
+        cluster = stack.enter_context(LocalCluster(masters=3, replicas=1, appendfsync="everysec"))
+        fleet = Fleet(cluster.url, workdir, report, claim_idle_ms,
+                      SHOWDOWN_REDIS_CLUSTER="true", SHOWDOWN_SHARDS=",".join(CLUSTER_SHARDS),
+                      SHOWDOWN_WAIT_REPLICAS="1")  # fmt: skip
+        stack.callback(fleet.stop)
+        for slot in range(WORKERS):
+            fleet.start(slot)
+        client = connect_cluster(cluster.url, protocol=2, driver_info=None, socket_timeout=5)
+        stack.callback(client.close)
+        producer_client = connect_cluster(cluster.url, protocol=2, driver_info=None, socket_timeout=5)
+        stack.callback(producer_client.close)
+        publisher = Producer(cluster.url, streams, payloads, report, client=producer_client, wait_replicas=1)
+        published = publisher.published
+        until = time.monotonic() + events / rate + timeout_s
+        producer = threading.Thread(target=publisher.run, args=(rate,), kwargs={"deadline": until}, daemon=True)
+        producer.start()
+        actions = sorted([(0.5, "master")] + [(0.1 + 0.8 * (k + 0.5) / max(kills, 1), "kill") for k in range(kills)])
+        for at, action in actions:
+            while len(published) < at * events and producer.is_alive():
+                time.sleep(0.005)
+            log(f"  {len(published):>7,} published: {action}")
+            if action == "kill":
+                fleet.kill(rng)
+                continue
+            victim = cluster.master_of(shards[0].events)
+            replica = cluster.replica_of(victim)
+            victim.kill()  # SIGKILL: publishing and settling go on meanwhile
+            cluster.wait_promoted(replica)
+            victim.restart()  # back as the new master's replica
+            cluster.wait_healthy()
+            report.redis_restarts += 1
+        producer.join(timeout_s)
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            try:
+                audited = sum(int(client.xlen(k.audit)) for k in shards if client.exists(k.audit))
+                pending = sum(int(client.xpending(k.events, GROUP)["pending"]) for k in shards)
+                if audited >= events and pending == 0:
+                    break
+            except (redis.RedisError, RedisClusterException):
+                pass
+            time.sleep(0.2)
+        fleet.stop()
+        _verify(client, shards, [published.get(k, "") for k in range(events)], expected, report)
+        report.harmless_resends = fleet.count_in_logs("entries_gone")
+        report.waits = Counter(line["reason"] for line in fleet.lines("redis_unavailable"))
+        report.redis_errors = report.waits.total()
+    report.seconds = time.monotonic() - started
+    return report
+
+
 def _verify(
-    client: redis.Redis, keys: ShardKeys, entry_ids: list[str], expected: list[Expectation], report: ChaosReport
+    client: Client, shards: list[ShardKeys], entry_ids: list[str], expected: list[Expectation], report: ChaosReport
 ) -> None:
-    records = [orjson.loads(fields[b"audit"]) for _, fields in read_range(client, keys.audit)]
+    """The books of every shard in ``shards``: one outcome per published entry, as expected, the chains hold."""
+    records = [orjson.loads(fields[b"audit"]) for keys in shards for _, fields in read_range(client, keys.audit)]
     report.audit_records = len(records)
     by_entry: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for record in records:
@@ -690,7 +836,7 @@ def _verify(
     report.lost = [e for e in entry_ids if e and not by_entry.get(e)]
     report.duplicated = [e for e, rs in by_entry.items() if len(rs) > 1]
     results: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for _, fields in read_range(client, keys.results):
+    for _, fields in (row for keys in shards for row in read_range(client, keys.results)):
         result = orjson.loads(fields[b"result"])
         results[result["hand_id"]].append(result)
     report.duplicated += [f"hand {h} has {len(rs)} results" for h, rs in results.items() if len(rs) > 1]
@@ -715,9 +861,15 @@ def _verify(
         if len(settled) != 1 or not set(other) <= allowed:
             report.wrong.append(f"re-sent hand {hand_id}: outcomes {outcomes}")
     report.poison = report.outcomes["poison"]
-    report.pending = int(client.xpending(keys.events, GROUP)["pending"])
-    verdict = audit.verify(audit.read_stream(client, keys.audit), audit.Head.decode(client.get(keys.audit_head)))
-    report.chain_holds = verdict.holds and verdict.records == len(entry_ids)
+    report.pending = sum(int(client.xpending(keys.events, GROUP)["pending"]) for keys in shards)
+    chained = 0
+    report.chain_holds = True
+    for keys in shards:
+        head = audit.Head.decode(client.get(keys.audit_head))
+        verdict = audit.verify(audit.read_stream(client, keys.audit), head)
+        report.chain_holds = report.chain_holds and verdict.holds
+        chained += verdict.records
+    report.chain_holds = report.chain_holds and chained == len(entry_ids)
 
 
 def main() -> None:
@@ -726,8 +878,12 @@ def main() -> None:
     parser.add_argument("--kills", type=int, default=20)
     parser.add_argument("--rate", type=float, default=1_500.0, help="events published per second")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--cluster", action="store_true", help="the cluster case: a master killed mid-run")
     args = parser.parse_args()
-    report = run(args.events, args.kills, rate=args.rate, seed=args.seed, timeout_s=600)
+    if args.cluster:
+        report = run_cluster(args.events, args.kills, rate=args.rate, seed=args.seed, timeout_s=600)
+    else:
+        report = run(args.events, args.kills, rate=args.rate, seed=args.seed, timeout_s=600)
     print(report.table())
     for problem in (report.lost + report.duplicated + report.wrong)[:20]:
         print("  PROBLEM:", problem)

@@ -2,6 +2,8 @@
 # Make fresh Redis passwords for a showdown deployment, and the ACL file that matches them.
 #
 #   deploy/make-secrets.sh DIR
+#   deploy/make-secrets.sh --cluster DIR     (Redis Cluster: from deploy/redis/users-cluster.acl,
+#                                             which adds the cluster grants and the replica user)
 #
 # Writes DIR/<user>.password (64 random hex characters, no newline: a Kubernetes
 # Secret made with --from-file holds exactly the password) for every user of
@@ -13,12 +15,16 @@
 # containers can read their bind-mounted copies); an existing users.acl is never overwritten.
 set -eu
 
+template="$(dirname -- "$0")/redis/users.acl"
+if [ "$#" -eq 2 ] && [ "$1" = "--cluster" ]; then
+  template="$(dirname -- "$0")/redis/users-cluster.acl"
+  shift
+fi
 if [ "$#" -ne 1 ]; then
-  echo "usage: $0 DIR" >&2
+  echo "usage: $0 [--cluster] DIR" >&2
   exit 64
 fi
 dir=$1
-template="$(dirname -- "$0")/redis/users.acl"
 if [ -e "$dir/users.acl" ]; then
   echo "$0: $dir/users.acl exists; not overwriting it" >&2
   exit 73

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import redis
 
 from showdown_core import InvalidEvent, Settlement, settle
 from showdown_messages import CODES, ShowdownEvent
+from showdown_service.connection import Client
 from showdown_service.intake import parse_event, to_showdown
 
 REPO = Path(__file__).resolve().parents[1]
@@ -96,7 +96,7 @@ def refusal(doc_or_text: dict[str, Any] | str) -> InvalidEvent:
     return caught.value
 
 
-def xadd_events(client: redis.Redis, stream: str, events: Sequence[Mapping[str, Any] | str | bytes]) -> list[bytes]:
+def xadd_events(client: Client, stream: str, events: Sequence[Mapping[str, Any] | str | bytes]) -> list[bytes]:
     """XADD each event (dicts as JSON, text and bytes as they are) in one pipeline; their entry ids."""
     pipe = client.pipeline(transaction=False)
     for doc in events:

@@ -3,6 +3,8 @@ each, through the in-process replay the auditors run (the worker applies the sam
 
 from __future__ import annotations
 
+import json
+
 from tests.tournament_builders import all_in, closed, entry, opened, places, replay, round_complete
 
 PAYOUTS = [5000, 3000, 2000]
@@ -216,3 +218,13 @@ def test_a_tournament_message_giving_a_key_twice_is_refused_not_read_on_its_last
     run = replay(opened(), line)
     assert [r.code for r in run.refused] == ["duplicate_key"]
     assert "1000 and 9000" in run.refused[0].message
+
+
+def test_a_tournament_without_bounties_may_leave_bounty_cash_ppm_out_as_producers_dumping_without_nulls_do() -> None:
+    doc = json.loads(opened(payouts=[10]))
+    del doc["tournament"]["bounty_cash_ppm"]
+    run = replay(
+        json.dumps(doc), entry("a"), entry("b"), closed(), all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)])
+    )
+    assert run.refused == []
+    assert places(run) == {"a": (1, 1, 10), "b": (2, 1, 0)}

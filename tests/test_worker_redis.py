@@ -21,7 +21,7 @@ import redis
 from showdown_service import audit
 from showdown_service.cli import main as showdown_main
 from showdown_service.config import Settings, ShardKeys
-from showdown_service.connection import connect
+from showdown_service.connection import Client, connect
 from showdown_service.localredis import LocalRedis
 from showdown_service.streams import read_range
 from showdown_service.worker import Worker
@@ -41,7 +41,7 @@ def expected_award(hand_id: str) -> dict[str, int]:
     return CASES[i % len(CASES)]["expected_award"]  # type: ignore[no-any-return]
 
 
-def check_books(client: redis.Redis, keys: ShardKeys, group: str, entries: int) -> None:
+def check_books(client: Client, keys: ShardKeys, group: str, entries: int) -> None:
     """Every entry has exactly one audit record and one outcome; each hand one correct result; nothing pending."""
     records = [orjson.loads(f[b"audit"]) for _, f in read_range(client, keys.audit)]
     assert len(records) == entries, "one audit record per entry"

@@ -37,6 +37,7 @@ from showdown_messages.tournaments import (
 
 if TYPE_CHECKING:  # pragma: no cover
     import redis
+    from redis.cluster import RedisCluster
 
 EVENT_FIELD = "event"
 """The one field of an events-stream entry: the ShowdownEvent JSON."""
@@ -53,6 +54,10 @@ _CODE_OF_CLASS = {
     "ExecAbortError": "EXECABORT",
     "AuthenticationError": "AUTH",
     "TimeoutError": "TIMEOUT",
+    "TryAgainError": "TRYAGAIN",
+    "ClusterDownError": "CLUSTERDOWN",
+    "MovedError": "MOVED",
+    "AskError": "ASK",
     "ConnectionError": "UNREACHABLE",
 }
 """redis-py exception classes whose message no longer starts with the server's error code (most specific first)."""
@@ -67,6 +72,11 @@ _MEANING = {
     "LOADING": "Redis is loading its data: LOADING",
     "NOPERM": "Redis refuses the command: NOPERM (the ACL user lacks a grant)",
     "AUTH": "Redis refuses the login: AUTH (check the user name and password)",
+    "TRYAGAIN": "Redis Cluster asks to try again: TRYAGAIN (the shard's slot is being migrated)",
+    "CLUSTERDOWN": "Redis Cluster is down: CLUSTERDOWN (a slot has no master: a failover is under way)",
+    "MOVED": "Redis Cluster moved the shard: MOVED (the client follows it to its new node)",
+    "ASK": "Redis Cluster is migrating the shard: ASK (the client follows it to its new node)",
+    "NOTREPLICATED": "Redis did not replicate the write in time: WAIT (fewer replicas acknowledged it than asked for)",
     "UNREACHABLE": "Redis does not answer: the connection failed",
     "TIMEOUT": "Redis does not answer: the reply timed out",
 }
@@ -85,6 +95,11 @@ class Refusal(NamedTuple):
     def unanswered(self) -> bool:
         """Redis did not answer (the connection failed, or timed out): a write may or may not have happened."""
         return self.code in ("UNREACHABLE", "TIMEOUT")
+
+
+def refusal_reason(code: str) -> str:
+    """The one line saying what a refusal code means (``NOTREPLICATED``: too few replicas acknowledged a write)."""
+    return _MEANING.get(code, f"Redis answers with an error: {code}")
 
 
 def refusal(exc: BaseException) -> Refusal:
@@ -160,10 +175,15 @@ def route(event: ShowdownEvent) -> str:
     return event.tournament_id or event.table_id
 
 
-def connect(url: str, **options: Any) -> redis.Redis:
+def connect(url: str, *, cluster: bool = False, **options: Any) -> redis.Redis | RedisCluster:
     """A client to publish with: ``connect("redis://redis:6379/0", username="producer", password=...)``.
 
-    ``options`` go to ``redis.Redis.from_url``. Unlike redis-py's default, the
+    ``cluster=True``: redis-py's ``RedisCluster``, started from the node
+    ``url`` names (the others are discovered); each XADD goes to the node
+    holding its shard. Its user needs ``+command +cluster|slots +asking`` too
+    (redis-py reads the command table and the topology).
+
+    ``options`` go to ``from_url``. Unlike redis-py's default, the
     client sends no ``CLIENT SETINFO`` on connect: the ``producer`` ACL user
     (deploy/redis/users.acl) may run ``XADD`` and nothing else, so on Redis
     7.2+ every connection would leave a denial in the server's ACL log.
@@ -174,23 +194,38 @@ def connect(url: str, **options: Any) -> redis.Redis:
         quiet: dict[str, Any] = {"driver_info": None}
     else:  # pragma: no cover - redis-py before DriverInfo (7.x)
         quiet = {"lib_name": None, "lib_version": None}
+    if cluster:
+        from redis.cluster import RedisCluster  # noqa: PLC0415 - see above
+
+        return RedisCluster.from_url(url, **{**quiet, **options})
     return redis.Redis.from_url(url, **{**quiet, **options})
 
 
 def publish(
-    client: redis.Redis,
+    client: redis.Redis | RedisCluster,
     event: ShowdownEvent | Mapping[str, Any] | str | bytes,
     *,
     shards: Sequence[str] = ("default",),
     prefix: str = "showdown",
     name: str = "events",
+    wait_replicas: int = 0,
+    wait_timeout_ms: int = 1000,
 ) -> bytes:
-    """Validate ``event`` exactly as a worker would, then XADD it; returns the new entry id.
+    """Validate ``event`` exactly as a worker would, then XADD it to the shard of :func:`route`; returns the new
+    entry id.
 
     Raises ``pydantic.ValidationError`` (see :func:`showdown_messages.rejections`)
     for an event a worker would dead-letter; nothing is sent then. Raises
     :class:`PublishRefused` when Redis refuses the write or the connection
     fails: publishing the event again is safe.
+
+    ``wait_replicas`` > 0: after the XADD, ``WAIT wait_replicas
+    wait_timeout_ms`` on the same connection (the node holding the shard);
+    fewer replicas than that within the timeout raises :class:`PublishRefused`
+    (code ``NOTREPLICATED``, ``unsure``): the event is on the master, but a
+    failover now would lose it, so publish it again (a duplicate is harmless).
+    Redis replicates asynchronously: without this, an event a master
+    acknowledged may vanish when its replica is promoted.
     """
     if isinstance(event, ShowdownEvent):
         model = event
@@ -199,19 +234,22 @@ def publish(
     else:
         model = ShowdownEvent.model_validate(dict(event))
     stream = events_stream(shard_for(route(model), shards), prefix=prefix, name=name)
-    return _xadd(client, stream, EVENT_FIELD, model.model_dump_json(exclude_none=True), model.hand_id)
+    payload = {EVENT_FIELD: model.model_dump_json(exclude_none=True)}
+    return _xadd(client, stream, payload, model.hand_id, wait_replicas, wait_timeout_ms)
 
 
 def publish_tournament(
-    client: redis.Redis,
+    client: redis.Redis | RedisCluster,
     message: TournamentOpened | EntryRegistered | RegistrationClosed | RoundComplete | Mapping[str, Any] | str | bytes,
     *,
     shards: Sequence[str] = ("default",),
     prefix: str = "showdown",
     name: str = "events",
+    wait_replicas: int = 0,
+    wait_timeout_ms: int = 1000,
 ) -> bytes:
     """Validate a tournament message, then XADD it (field ``tournament``) to the shard of its ``tournament_id``,
-    where the tournament's hands go too; returns the new entry id.
+    where the tournament's hands go too; returns the new entry id (``wait_replicas`` as for :func:`publish`).
 
     Raises ``pydantic.ValidationError`` for a message a worker would refuse unread, and :class:`PublishRefused`
     when Redis refuses the write. Publishing a message again is safe: a repeated message is a ``duplicate``.
@@ -223,16 +261,41 @@ def publish_tournament(
     else:
         model = parse_tournament_message(json.dumps(dict(message)))
     stream = events_stream(shard_for(model.tournament_id, shards), prefix=prefix, name=name)
-    return _xadd(client, stream, TOURNAMENT_FIELD, model.model_dump_json(exclude_none=True), None)
+    payload = {TOURNAMENT_FIELD: model.model_dump_json(exclude_none=True)}
+    return _xadd(client, stream, payload, None, wait_replicas, wait_timeout_ms)
 
 
-def _xadd(client: redis.Redis, stream: str, field: str, payload: str, hand_id: str | None) -> bytes:
+def _xadd(  # noqa: PLR0917 - publish()'s parts, positional
+    client: redis.Redis | RedisCluster,
+    stream: str,
+    payload: dict[Any, Any],
+    hand_id: str | None,
+    wait_replicas: int,
+    wait_timeout_ms: int,
+) -> bytes:
+    """XADD ``payload`` to ``stream`` (and WAIT for ``wait_replicas``), a refusal raised as :class:`PublishRefused`."""
     from redis import RedisError  # noqa: PLC0415 - redis is optional: only publishing needs it
+    from redis.exceptions import RedisClusterException  # noqa: PLC0415 - see above
 
+    waited: list[Any] = []
     try:
-        entry_id = client.xadd(stream, {field: payload})
-    except RedisError as exc:
+        if not wait_replicas:
+            entry_id = client.xadd(stream, payload)
+        else:  # one pipeline, one connection: WAIT covers the writes of its own connection
+            pipe = client.pipeline(transaction=False)
+            pipe.xadd(stream, payload)
+            where = {"target_nodes": client.get_node_from_key(stream)} if hasattr(client, "get_node_from_key") else {}
+            pipe.execute_command("WAIT", wait_replicas, wait_timeout_ms, **where)
+            entry_id, *waited = pipe.execute(raise_on_error=False)
+            for reply in (entry_id, *waited):
+                if isinstance(reply, Exception):
+                    raise reply
+    except (RedisError, RedisClusterException) as exc:
         why = refusal(exc)
         detail = str(exc)
         raise PublishRefused(accepted=0, hand_id=hand_id, why=why, detail=detail, unsure=why.unanswered) from exc
+    if waited and int(waited[0]) < wait_replicas:
+        why = Refusal("NOTREPLICATED", refusal_reason("NOTREPLICATED"))
+        detail = f"{waited[0]} of {wait_replicas} replicas acknowledged it within {wait_timeout_ms} ms"
+        raise PublishRefused(accepted=0, hand_id=hand_id, why=why, detail=detail, unsure=True)
     return entry_id if isinstance(entry_id, bytes) else str(entry_id).encode()

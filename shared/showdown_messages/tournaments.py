@@ -71,8 +71,9 @@ class TournamentOpened(_Message):
     type: Literal["open"]
     payouts: Payouts
     bounty_cash_ppm: Annotated[int, Strict(), Field(ge=0, le=PPM)] | None = Field(
+        default=None,
         description="Knockout tournaments: the cash part of a bounty in parts per million (1000000 fixed "
-        "knockout, 500000 the usual progressive knockout); null: no bounties."
+        "knockout, 500000 the usual progressive knockout); null or absent: no bounties.",
     )
     equal_stacks: Literal["tie", "seat_order"] = Field(
         default="tie",

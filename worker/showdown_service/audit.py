@@ -18,8 +18,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
 import orjson
-import redis
 
+from showdown_service.connection import Client
 from showdown_service.streams import read_range
 
 GENESIS = "0" * 64
@@ -160,7 +160,7 @@ def verify(entries: Iterable[tuple[str, bytes]], stored_head: Head | None) -> Ve
     return Verdict(count, last, None)
 
 
-def read_stream(client: redis.Redis, key: str, page: int = 1000) -> Iterator[tuple[str, bytes]]:
+def read_stream(client: Client, key: str, page: int = 1000) -> Iterator[tuple[str, bytes]]:
     """``(id, audit JSON)`` of every record in an audit stream, oldest first, paged."""
     start = "-"
     while True:

@@ -18,6 +18,7 @@ from typing import IO, Any, TextIO, TypeAlias
 
 import redis
 from pydantic import ValidationError
+from redis.exceptions import RedisClusterException
 
 from showdown_core import InvalidEvent, InvariantViolation, best_five, evaluate, parse_cards, settle
 from showdown_messages.schema import asyncapi_document, json_schemas
@@ -54,7 +55,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # a file it cannot open or write, a port already taken
         print(f"{parser.prog}: {exc}", file=sys.stderr)
         return 2
-    except (redis.ConnectionError, redis.TimeoutError, redis.exceptions.NoPermissionError) as exc:
+    except (
+        redis.ConnectionError,
+        redis.TimeoutError,
+        redis.exceptions.NoPermissionError,
+        RedisClusterException,
+    ) as exc:
         print(f"{parser.prog}: Redis: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     return code

@@ -38,6 +38,19 @@ class Settings(BaseSettings):
     redis_username: str | None = Field(default=None, description="ACL user name (e.g. worker).")
     redis_password: SecretStr | None = Field(default=None, description="ACL password. Secret: never logged.")
     redis_ca_file: Path | None = Field(default=None, description="CA bundle to verify a rediss:// server with.")
+    redis_cluster: bool = Field(
+        default=False,
+        description="true: Redis Cluster (or Valkey cluster); redis_url names any node, the rest are discovered.",
+    )
+    wait_replicas: int = Field(
+        default=0,
+        ge=0,
+        le=16,
+        description="After each commit (and publish), WAIT until this many replicas have it; 0: no WAIT.",
+    )
+    wait_timeout_ms: int = Field(
+        default=1000, ge=1, le=60_000, description="Longest WAIT (ms) for wait_replicas; then a warning, not an error."
+    )
     shards: Annotated[tuple[str, ...], NoDecode] = Field(
         default=("default",),
         description="Shards this worker serves, comma-separated. Each shard is one hash tag: showdown:{<shard>}:*.",

@@ -1,16 +1,41 @@
-"""A Redis client configured the way the worker needs it."""
+"""A Redis client configured the way the worker needs it: one node, or Redis Cluster."""
 
 from __future__ import annotations
 
+from typing import Any, TypeAlias
+
 import redis
+from redis._parsers import CommandsParser
 from redis.backoff import ExponentialBackoff
+from redis.cluster import RedisCluster
+from redis.exceptions import RedisClusterException
 from redis.retry import Retry
 
 from showdown_service.config import Settings
 
+Client: TypeAlias = redis.Redis | RedisCluster
+"""What every command of the service talks to: one node (``redis.Redis``) or a cluster (``RedisCluster``)."""
 
-def connect(settings: Settings, *, name: str | None = None) -> redis.Redis:
+REDIS_ERRORS: tuple[type[Exception], ...] = (redis.RedisError, RedisClusterException)
+"""What a Redis outage may raise: redis-py's cluster client raises RedisClusterException (not a RedisError) when,
+after its retries, a slot has no node (a failover not yet complete)."""
+
+CLUSTER_ACL_GRANTS = "+command +cluster|slots +asking"
+"""What a cluster client needs on top of a user's own commands: ``COMMAND`` (redis-py reads the key positions of
+every command once, on connect), ``CLUSTER SLOTS`` (the topology, on connect and after every MOVED or failed
+node) and ``ASKING`` (a slot being migrated). deploy/redis/users-cluster.acl grants them to every user with a
+cluster client (tests/test_acl_cluster.py: each user's job on a cluster uses exactly its grants)."""
+
+
+def connect(settings: Settings, *, name: str | None = None) -> Client:
     """A client for ``settings.redis_url``: RESP2 (XREADGROUP replies stay lists), hiredis when installed.
+
+    With ``redis_cluster`` it is redis-py's :class:`RedisCluster`, started from
+    the one node the URL names (it discovers the others with ``CLUSTER
+    SLOTS``): every command goes to the node holding its key's slot, MOVED
+    and ASK are followed, and a node that does not answer makes it read the
+    topology again. Multi-key commands must stay within one shard (one hash
+    tag): the worker reads each shard with a command of its own.
 
     Reads block for up to ``block_ms``, so the socket timeout sits above it.
     Transient connection errors are retried briefly here; the worker loop
@@ -23,20 +48,71 @@ def connect(settings: Settings, *, name: str | None = None) -> redis.Redis:
     connection would leave a denial in the ACL log.
     """
     password = settings.redis_password.get_secret_value() if settings.redis_password else None
-    extra: dict[str, object] = {}
+    options: dict[str, Any] = {
+        "protocol": 2,
+        "username": settings.redis_username,
+        "password": password,
+        "socket_timeout": settings.block_ms / 1000 + 10,
+        "socket_connect_timeout": 5,
+        "client_name": name,
+        "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), 2),
+        "driver_info": None,  # no CLIENT SETINFO (see above)
+    }
     if settings.redis_ca_file is not None:
-        extra["ssl_ca_certs"] = str(settings.redis_ca_file)
+        options["ssl_ca_certs"] = str(settings.redis_ca_file)
+    if settings.redis_cluster:
+        return connect_cluster(settings.redis_url, **options)
     return redis.Redis.from_url(
         settings.redis_url,
-        protocol=2,
-        username=settings.redis_username,
-        password=password,
-        socket_timeout=settings.block_ms / 1000 + 10,
-        socket_connect_timeout=5,
         health_check_interval=30,
-        client_name=name,
-        retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 2),
         retry_on_error=[redis.ConnectionError, redis.TimeoutError],
-        driver_info=None,  # no CLIENT SETINFO (see above)
-        **extra,
+        **options,
     )
+
+
+def connect_cluster(url: str, **options: Any) -> RedisCluster:
+    """redis-py's cluster client for ``url`` (any node), reading stream and script keys without asking the server.
+
+    redis-py finds the keys of XREADGROUP and XREAD (whose key positions
+    move), and of EVALSHA in a pipeline, with a ``COMMAND GETKEYS`` round trip
+    before every call: a second round trip per read and per commit, and a
+    grant every ACL user would need. They are read here instead (the keys
+    follow ``STREAMS``, or ``numkeys``); every other command keeps redis-py's
+    reading. ``options`` go to ``RedisCluster.from_url``.
+    """
+    client = RedisCluster.from_url(url, **options)
+    client.commands_parser = StreamKeysParser(client.commands_parser)
+    return client
+
+
+class StreamKeysParser(CommandsParser):
+    """redis-py's key finder, with the keys of XREADGROUP, XREAD and scripts read locally (see
+    :func:`connect_cluster`)."""
+
+    def __init__(self, inner: CommandsParser) -> None:  # not CommandsParser's: it sends COMMAND again
+        self.commands = inner.commands
+        self.redis_connection = inner.redis_connection
+
+    def get_keys(self, redis_conn: Any, *args: Any) -> Any:
+        """The keys of a command: for XREADGROUP and XREAD, the first half of what follows ``STREAMS``; for EVALSHA
+        (the worker's commit, in a cluster pipeline, where redis-py asks the server for the keys of every command
+        whose keys move), the ``numkeys`` keys after the script."""
+        name = _word(args[0])
+        if name in ("EVALSHA", "EVAL", "EVALSHA_RO", "EVAL_RO", "FCALL", "FCALL_RO"):  # <script> <numkeys> <key>...
+            return list(args[3 : 3 + int(args[2])]) if len(args) > 2 else []
+        if name in ("XREADGROUP", "XREAD"):
+            i = 4 if name == "XREADGROUP" else 1  # after GROUP <group> <consumer>: a group named STREAMS is no keyword
+            while i < len(args):
+                word = _word(args[i])
+                if word == "STREAMS":
+                    rest = args[i + 1 :]
+                    return list(rest[: len(rest) // 2])
+                i += 1 if word == "NOACK" else 2  # COUNT n, BLOCK ms, MAXCOUNT n, CLAIM ms
+        return super().get_keys(redis_conn, *args)  # type: ignore[no-untyped-call]
+
+
+def _word(arg: Any) -> Any:
+    """A command word as upper-case text (redis-py passes them as str or bytes)."""
+    if isinstance(arg, bytes):
+        return arg.decode(errors="replace").upper()
+    return arg.upper() if isinstance(arg, str) else arg

@@ -27,11 +27,10 @@ from typing import IO, Any
 from urllib.parse import urlsplit
 
 import orjson
-import redis
 
 from showdown_service import audit
 from showdown_service.config import Settings, ShardKeys
-from showdown_service.connection import connect
+from showdown_service.connection import Client, connect
 from showdown_service.examples import example_lines
 from showdown_service.localredis import LocalRedis
 from showdown_service.render import describe_result
@@ -127,7 +126,7 @@ def run(out: IO[str] = sys.stdout) -> int:
 
 def _summary(
     out: IO[str],
-    client: redis.Redis,
+    client: Client,
     keys: ShardKeys,
     *,
     cases: list[dict[str, Any]],

@@ -62,6 +62,13 @@ class Metrics:
             shard,
             registry=r,
         )
+        self.unreplicated = Counter(
+            "showdown_commits_unreplicated",
+            "Commits that SHOWDOWN_WAIT_REPLICAS replicas had not acknowledged within SHOWDOWN_WAIT_TIMEOUT_MS "
+            "(committed on the master all the same: a failover now could undo them, and they would be settled again)",
+            shard,
+            registry=r,
+        )
         self.redis_errors = Counter("showdown_redis_errors", "Failed Redis round trips (outages, timeouts)", registry=r)
         self.waiting = Gauge(
             "showdown_redis_waiting",

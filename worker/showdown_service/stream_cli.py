@@ -20,15 +20,24 @@ from types import FrameType
 from typing import cast
 
 import orjson
-import redis
 from pydantic import ValidationError
+from redis.cluster import RedisCluster
 
 from showdown_messages import ShowdownEvent, rejections
-from showdown_messages.publish import EVENT_FIELD, TOURNAMENT_FIELD, PublishRefused, refusal, route, shard_for
+from showdown_messages.publish import (
+    EVENT_FIELD,
+    TOURNAMENT_FIELD,
+    PublishRefused,
+    Refusal,
+    refusal,
+    refusal_reason,
+    route,
+    shard_for,
+)
 from showdown_messages.tournaments import parse_tournament_message
 from showdown_service import audit, heartbeat, logs
 from showdown_service.config import Settings, settings_table
-from showdown_service.connection import connect
+from showdown_service.connection import REDIS_ERRORS, Client, connect
 from showdown_service.examples import UNDECODED, documents, example_counts, example_lines, file_lines
 from showdown_service.intake import unwrap_event
 from showdown_service.metrics import Metrics
@@ -197,7 +206,7 @@ def _health(_args: argparse.Namespace) -> int:
         return 1
     try:
         connect(settings).ping()
-    except redis.RedisError as exc:
+    except REDIS_ERRORS as exc:
         print(f"unhealthy: Redis does not answer: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     workers = heartbeat.processes(settings.heartbeat_file)
@@ -220,7 +229,7 @@ def _publish(args: argparse.Namespace) -> int:
         print("give a FILE (or -) or --examples, not both", file=sys.stderr)
         return 2
     settings = Settings()
-    sender = _Sender(connect(settings))
+    sender = _Sender(connect(settings), wait_replicas=settings.wait_replicas, wait_timeout_ms=settings.wait_timeout_ms)
     refused = 0
     lines = example_lines() if args.examples else file_lines(args.file)
     try:
@@ -291,32 +300,70 @@ class _Sender:
     ``accepted`` counts the writes Redis confirmed. Entries after a refused
     one in the same pipeline may have been accepted too (memory freed in
     between): they are counted, and re-sending them is harmless.
+
+    ``wait_replicas`` > 0: each pipeline ends with a WAIT on every node it
+    wrote to; fewer replicas than that within ``wait_timeout_ms`` stops
+    publishing at the pipeline's first line (``NOTREPLICATED``): its lines are
+    on the master but a failover could lose them, so they are not counted.
     """
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: Client, *, wait_replicas: int = 0, wait_timeout_ms: int = 1000) -> None:
+        self.client = client
         self.pipe = client.pipeline(transaction=False)
         self.queued: list[tuple[int, str | None]] = []
         """(line number, hand_id) of each XADD in the pipeline, in order."""
+        self.streams: set[str] = set()
+        """The streams the pipeline writes to (a WAIT goes to each of their nodes)."""
+        self.wait = (wait_replicas, wait_timeout_ms)
         self.accepted = 0
 
     def add(self, stream: str, payload: str | bytes, line: int, hand_id: str | None, field: str = EVENT_FIELD) -> None:
         self.pipe.xadd(stream, {field: payload})
         self.queued.append((line, hand_id))
+        self.streams.add(stream)
         if len(self.queued) == PUBLISH_CHUNK:
             self.send()
+
+    def _queue_waits(self) -> int:
+        """WAITs after the XADDs, one per node written to (WAIT covers its own connection's writes); how many."""
+        streams, self.streams = self.streams, set()
+        if not self.wait[0]:
+            return 0
+        if not isinstance(self.client, RedisCluster):
+            self.pipe.execute_command("WAIT", *self.wait)
+            return 1
+        nodes = {node.name: node for node in (self.client.get_node_from_key(s) for s in streams)}  # type: ignore[no-untyped-call]
+        for node in nodes.values():
+            self.pipe.execute_command("WAIT", *self.wait, target_nodes=node)
+        return len(nodes)
 
     def send(self) -> None:
         queued, self.queued = self.queued, []
         if not queued:
             return
+        waits = self._queue_waits()
         try:
             replies = self.pipe.execute(raise_on_error=False)
-        except redis.RedisError as exc:  # no reply at all (a lost connection): none of these is confirmed
+        except REDIS_ERRORS as exc:  # no reply at all (a lost connection): none of these is confirmed
             line, hand_id = queued[0]
             why = refusal(exc)
             raise PublishRefused(
                 accepted=self.accepted, hand_id=hand_id, why=why, detail=str(exc), where=f"line {line}", unsure=True
             ) from exc
+        replies, waited = replies[: len(replies) - waits], replies[len(replies) - waits :]
+        refused = [n for n in waited if isinstance(n, Exception)]
+        if refused:  # WAIT itself refused (NOPERM: a user without +wait): that error, not a replica count
+            line, hand_id = queued[0]
+            raise PublishRefused(accepted=self.accepted, hand_id=hand_id, why=refusal(refused[0]),
+                                 detail=str(refused[0]), where=f"line {line}", unsure=True)  # fmt: skip
+        short = [n for n in map(int, waited) if n < self.wait[0]]
+        if short:
+            line, hand_id = queued[0]
+            detail = f"{min(short)} of {self.wait[0]} replicas acknowledged lines {line}-{queued[-1][0]} in time"
+            why = Refusal("NOTREPLICATED", refusal_reason("NOTREPLICATED"))
+            raise PublishRefused(
+                accepted=self.accepted, hand_id=hand_id, why=why, detail=detail, where=f"line {line}", unsure=True
+            )
         failed = [(i, reply) for i, reply in enumerate(replies) if isinstance(reply, Exception)]
         self.accepted += len(replies) - len(failed)
         if failed:
@@ -390,7 +437,7 @@ def _shown(value: bytes) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
-def _requeue(client: redis.Redis, settings: Settings, args: argparse.Namespace) -> int:
+def _requeue(client: Client, settings: Settings, args: argparse.Namespace) -> int:
     shard = args.shard or settings.shards[0]
     keys = settings.keys(shard)
     rows = read_range(client, keys.dead, low=args.requeue, high=args.requeue)

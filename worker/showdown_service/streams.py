@@ -7,10 +7,13 @@ casts live here, once.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any, cast
 
-import redis
+from redis.cluster import RedisCluster
+
+from showdown_service.connection import Client
 
 Fields = dict[bytes, bytes]
 Row = tuple[bytes, Fields | None]
@@ -18,7 +21,7 @@ Row = tuple[bytes, Fields | None]
 
 
 def read_group(
-    client: redis.Redis | Any,
+    client: Client | Any,
     group: str,
     consumer: str,
     streams: Mapping[str, bytes | str],
@@ -33,7 +36,7 @@ def read_group(
 
 
 def auto_claim(
-    client: redis.Redis, stream: str, *, group: str, consumer: str, min_idle_ms: int, start: bytes | str, count: int
+    client: Client, stream: str, *, group: str, consumer: str, min_idle_ms: int, start: bytes | str, count: int
 ) -> tuple[bytes, list[Row]]:
     """XAUTOCLAIM: ``(next start id, claimed rows)``; deleted ids are already dropped from the PEL by Redis."""
     reply: list[Any] = client.xautoclaim(stream, group, consumer, min_idle_ms, start_id=start, count=count)
@@ -41,7 +44,7 @@ def auto_claim(
 
 
 def read_range(
-    client: redis.Redis,
+    client: Client,
     stream: str,
     *,
     low: str = "-",
@@ -55,7 +58,25 @@ def read_range(
     return cast(list[tuple[bytes, Fields]], client.xrange(stream, min=low, max=high, count=count))
 
 
-def read_new(client: redis.Redis, after: Mapping[str, bytes | str], *, block: int) -> list[tuple[bytes, list[Row]]]:
-    """XREAD (no group): entries newer than ``after[stream]``, waiting up to ``block`` ms."""
-    wanted: dict[Any, Any] = dict(after)
-    return cast(list[tuple[bytes, list[Row]]], client.xread(wanted, block=block) or [])
+CLUSTER_POLL_MS = 100
+"""On a cluster, how long (ms) :func:`read_new` sleeps when no stream had anything new."""
+
+
+def read_new(client: Client, after: Mapping[str, bytes | str], *, block: int) -> list[tuple[bytes, list[Row]]]:
+    """XREAD (no group): entries newer than ``after[stream]``, waiting up to ``block`` ms.
+
+    On a cluster each stream is read with an XREAD of its own (they are in
+    different slots, often on different nodes), all in one pipeline without
+    blocking; when none had anything new, it sleeps ``min(block,
+    CLUSTER_POLL_MS)`` ms and returns nothing (the caller asks again).
+    """
+    if not isinstance(client, RedisCluster):
+        wanted: dict[Any, Any] = dict(after)
+        return cast(list[tuple[bytes, list[Row]]], client.xread(wanted, block=block) or [])
+    pipe = client.pipeline(transaction=False)  # type: ignore[no-untyped-call]
+    for stream, entry_id in after.items():
+        pipe.xread({stream: entry_id})
+    replies = [reply for reply in pipe.execute() if reply]
+    if not replies:
+        time.sleep(min(block, CLUSTER_POLL_MS) / 1000)
+    return [pair for reply in replies for pair in cast(list[tuple[bytes, list[Row]]], reply)]

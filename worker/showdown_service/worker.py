@@ -52,6 +52,7 @@ from functools import partial
 from typing import Any, cast
 
 import redis
+from redis.cluster import RedisCluster
 
 from showdown_core.variants import prepare_every_variant
 from showdown_messages.publish import Refusal, refusal
@@ -59,6 +60,7 @@ from showdown_service import heartbeat
 from showdown_service.audit import Head
 from showdown_service.commit import COMMIT_LUA, LedgerInvariant, Plan, plan, read_reply
 from showdown_service.config import Settings, ShardKeys
+from showdown_service.connection import REDIS_ERRORS, Client
 from showdown_service.logs import get_logger
 from showdown_service.metrics import Metrics, observe_many
 from showdown_service.settling import Prepared, prepare
@@ -88,8 +90,21 @@ tries, never an early ``poison``.
 """
 ROUTINE_WAITS = frozenset(
     {"OOM", "READONLY", "NOREPLICAS", "MISCONF", "MASTERDOWN", "BUSY", "LOADING", "UNREACHABLE", "TIMEOUT"}
+    | {"CLUSTERDOWN", "TRYAGAIN", "MOVED", "ASK"}  # Redis Cluster: a failover, a slot being migrated
 )
 """Reasons to wait that are the server's state, logged as warnings; any other (NOPERM, a script error) is an error."""
+
+CLUSTER_IDLE_BLOCK_MS = 50
+"""On a cluster, how long (ms) an idle worker's blocking read waits on one shard before it polls them all again.
+
+A cluster refuses one XREADGROUP over several shards (CROSSSLOT: each shard
+is a slot of its own), and a blocking read waits on one node only. So an
+idle worker reads every shard without blocking (one pipeline, one command
+per shard, sent to every node at once), then blocks on one shard, in turn,
+for this long: a hand published to an idle shard waits at most about this
+long, and an idle worker sends about ``1000 / 50 * (1 + shards)`` cheap
+reads a second.
+"""
 
 Entry = Row
 """(entry id, fields or None for a deleted entry)."""
@@ -98,9 +113,13 @@ Entry = Row
 class Worker:
     """One consumer of the group, serving one or more shards."""
 
-    def __init__(self, settings: Settings, client: redis.Redis, *, metrics: Metrics | None = None) -> None:
+    def __init__(self, settings: Settings, client: Client, *, metrics: Metrics | None = None) -> None:
         self.settings = settings
         self.client = client
+        self.cluster = isinstance(client, RedisCluster)
+        """Redis Cluster: every shard is read with a command of its own, on the node holding it."""
+        self._next_block = 0
+        """On a cluster: the shard whose events stream the next idle blocking read waits on (in turn)."""
         self.metrics = metrics or Metrics()
         self.shards = {shard: settings.keys(shard) for shard in settings.shards}
         self._by_stream = {keys.events.encode(): keys for keys in self.shards.values()}
@@ -170,7 +189,7 @@ class Worker:
                 failures = 0
                 if self._io is None and not self._rows:  # idle: no write of ours awaits an answer
                     self._resume()
-            except redis.RedisError as exc:
+            except REDIS_ERRORS as exc:
                 failures += 1
                 ready = False  # after an outage: groups may be new, our pending entries are ours to finish
                 self._forget_in_hand()
@@ -180,13 +199,13 @@ class Worker:
                 self._stopping.wait(delay)
         try:  # finish what is in hand: the commit in flight, and rows already read (pending for us)
             self.flush()
-        except redis.RedisError as exc:  # they stay pending; another worker claims them after claim_idle_ms
+        except REDIS_ERRORS as exc:  # they stay pending; another worker claims them after claim_idle_ms
             self.log.warning("unfinished_at_stop", error=f"{type(exc).__name__}: {exc}")
         self._io_thread.shutdown(wait=True)
         heartbeat.write(self.settings.heartbeat_file, {"stopped_at": time.time()})  # healthy no more, at once
         self.log.info("worker_stopped")
 
-    def _wait_for(self, exc: redis.RedisError, *, attempt: int, retry_in_s: float) -> None:
+    def _wait_for(self, exc: Exception, *, attempt: int, retry_in_s: float) -> None:
         """Record a failed attempt: one log line when what the worker waits for changes, DEBUG for each retry.
 
         The entries in hand stay pending and nothing is counted against
@@ -317,37 +336,138 @@ class Worker:
             self.process(keys, entries)
 
     def _read(self, *, block: int | None) -> list[tuple[ShardKeys, list[Entry]]]:
-        reply = read_group(self.client, self.settings.group, self.settings.consumer, self._streams,
-                           count=self.settings.batch_size, block=block)  # fmt: skip
+        """Read the next batch of every shard; with nothing new, wait up to ``block`` ms (None: do not wait)."""
+        settings = self.settings
+        if not self.cluster:  # one XREADGROUP over every shard's stream
+            reply = read_group(self.client, settings.group, settings.consumer, self._streams,
+                               count=settings.batch_size, block=block)  # fmt: skip
+            return self._rows_of(reply)
+        pipe = self.client.pipeline(transaction=False)
+        self._queue_reads(pipe)
+        rows = self._rows_of_each(pipe.execute())
+        if rows or block is None:
+            return rows
+        streams = list(self._streams)  # nothing anywhere: wait on one shard, in turn (see CLUSTER_IDLE_BLOCK_MS)
+        stream = streams[self._next_block % len(streams)]
+        self._next_block += 1
+        reply = read_group(self.client, settings.group, settings.consumer, {stream: ">"},
+                           count=settings.batch_size, block=min(block, CLUSTER_IDLE_BLOCK_MS))  # fmt: skip
         return self._rows_of(reply)
+
+    def _queue_reads(self, pipe: Any) -> None:
+        """Add to ``pipe`` the non-blocking read of every shard's next entries: one XREADGROUP over them all on one
+        node, one per shard on a cluster (each shard is a slot of its own, and each read goes to its node)."""
+        settings = self.settings
+        if not self.cluster:
+            read_group(pipe, settings.group, settings.consumer, self._streams, count=settings.batch_size)
+            return
+        for stream in self._streams:
+            read_group(pipe, settings.group, settings.consumer, {stream: ">"}, count=settings.batch_size)
+
+    def _rows_of_each(self, replies: list[Any]) -> list[tuple[ShardKeys, list[Entry]]]:
+        """The rows of the replies of :meth:`_queue_reads` (one reply, or one per shard); raises the first error."""
+        rows: list[tuple[ShardKeys, list[Entry]]] = []
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+            rows += self._rows_of(cast(list[tuple[bytes, list[Row]]], reply or []))
+        return rows
 
     def _rows_of(self, reply: list[tuple[bytes, list[Row]]]) -> list[tuple[ShardKeys, list[Entry]]]:
         return [(self._by_stream[stream], rows) for stream, rows in reply if rows]
 
     def _round_trip(self, plans: list[tuple[ShardKeys, Plan]]) -> list[Any]:
-        """(I/O thread) Commit ``plans``, then read the next batch without blocking, in one pipeline (in order)."""
+        """(I/O thread) Commit ``plans`` (each on its shard's node), WAIT for replicas if asked to, then read the
+        next batch without blocking, in one pipeline (in order; on a cluster, sent to every node at once)."""
         pipe = self.client.pipeline(transaction=False)
         for _keys, planned in plans:
-            pipe.evalsha(self._commit_script.sha, len(planned.keys), *planned.keys, *planned.args)
+            self._queue_commit(pipe, planned)
+        self._queue_waits(pipe, [keys for keys, _ in plans])
+        self._queue_reads(pipe)
+        return cast(list[Any], pipe.execute(raise_on_error=False))
+
+    def _queue_commit(self, pipe: Any, planned: Plan) -> None:
+        """Add ``planned``'s commit script to ``pipe`` (by name: redis-py's cluster pipeline refuses ``evalsha``)."""
+        pipe.execute_command("EVALSHA", self._commit_script.sha, len(planned.keys), *planned.keys, *planned.args)
+
+    def _queue_waits(self, pipe: Any, committed: list[ShardKeys]) -> int:
+        """Add to ``pipe`` a WAIT for ``wait_replicas`` replicas on each node ``committed`` shards were written to
+        (after their commits, on the same connection: WAIT covers the writes of its own connection); how many."""
         settings = self.settings
-        read_group(pipe, settings.group, settings.consumer, self._streams, count=settings.batch_size)
-        return pipe.execute(raise_on_error=False)
+        if not settings.wait_replicas or not committed:
+            return 0
+        wait = ("WAIT", settings.wait_replicas, settings.wait_timeout_ms)
+        if not self.cluster:
+            pipe.execute_command(*wait)
+            return 1
+        nodes = {node.name: node for node in map(self._node_of, committed)}
+        for node in nodes.values():
+            pipe.execute_command(*wait, target_nodes=node)
+        return len(nodes)
+
+    def _node_of(self, keys: ShardKeys) -> Any:
+        """On a cluster: the node holding ``keys``'s shard now (as the client last learnt it; MOVED corrects it)."""
+        cluster = cast(RedisCluster, self.client)
+        return cluster.get_node_from_key(keys.events)  # type: ignore[no-untyped-call]
+
+    def _check_waits(self, shards: list[ShardKeys], replies: list[Any]) -> None:
+        """Count and log (WARNING) the WAITs that fewer than ``wait_replicas`` replicas answered within the timeout.
+
+        The commits went through on the master: the entries are settled and
+        acked there. Should that master fail before a replica has them, the
+        promoted replica has none of it (nor their acks): they are settled
+        again, once, from the events (see docs/durability.md).
+        """
+        wanted = self.settings.wait_replicas
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+            if int(reply) < wanted:
+                for keys in shards:
+                    self.metrics.unreplicated.labels(keys.shard).inc()
+                self.log.warning("commit_unreplicated", shards=[k.shard for k in shards], replicas=int(reply),
+                                 wanted=wanted, timeout_ms=self.settings.wait_timeout_ms)  # fmt: skip
+
+    def _commit_now(self, keys: ShardKeys, planned: Plan) -> Any:
+        """Run ``planned``'s commit now (loading the script where the node lacks it: a restart without persistence,
+        a replica promoted since), WAIT for replicas if asked to; the script's reply."""
+        pipe = self.client.pipeline(transaction=False)
+        self._queue_commit(pipe, planned)
+        waits = self._queue_waits(pipe, [keys])
+        answer, *replies = pipe.execute(raise_on_error=False)
+        if isinstance(answer, redis.exceptions.NoScriptError):
+            answer = self._commit_script(keys=planned.keys, args=planned.args)  # loads it, then runs it
+            if waits:
+                return self._commit_waited(keys, answer)
+        elif isinstance(answer, Exception):
+            raise answer
+        self._check_waits([keys], replies[:waits])
+        return answer
+
+    def _commit_waited(self, keys: ShardKeys, answer: Any) -> Any:
+        """After a commit run outside a pipeline: WAIT on the node that ran it (see :meth:`_queue_waits`)."""
+        pipe = self.client.pipeline(transaction=False)
+        waits = self._queue_waits(pipe, [keys])
+        self._check_waits([keys], pipe.execute(raise_on_error=False)[:waits])
+        return answer
 
     def _finish_io(self) -> None:
         """Wait for the round trip in flight; settle its commits' replies; keep the rows it read."""
         assert self._io is not None
         future, plans = self._io, self._inflight
         self._io, self._inflight = None, []
-        *commits, read = future.result()  # a connection failure raises here, into run()'s backoff
+        replies = future.result()  # a connection failure raises here, into run()'s backoff
+        commits, replies = replies[: len(plans)], replies[len(plans) :]
+        waits = len(replies) - (len(self._streams) if self.cluster else 1)
+        if waits:
+            self._check_waits([keys for keys, _ in plans], replies[:waits])
         for (keys, planned), answer in zip(plans, commits, strict=True):
-            if isinstance(answer, redis.exceptions.NoScriptError):  # Redis restarted without persistence
-                answer = self._commit_script(keys=planned.keys, args=planned.args)  # noqa: PLW2901 - loads it
+            if isinstance(answer, redis.exceptions.NoScriptError):  # a restart without persistence, a promoted replica
+                answer = self._commit_now(keys, planned)  # noqa: PLW2901 - loads it
             elif isinstance(answer, Exception):
                 raise answer
             self._settle_reply(keys, planned, answer)
-        if isinstance(read, Exception):
-            raise read
-        self._rows += self._rows_of(cast(list[tuple[bytes, list[Row]]], read or []))  # after any rows in hand
+        self._rows += self._rows_of_each(replies[waits:])  # after any rows in hand
 
     def claim_stale(self) -> int:
         """Take over entries idle longer than ``claim_idle_ms`` (from any consumer, this one included)."""
@@ -542,7 +662,7 @@ class Worker:
                 self._heads.pop(keys.shard, None)
                 self._contended[keys.shard] = CONTENTION_WINDOW
                 planned = self._plan(keys, batch, seen, self._head(keys))
-                reply = self._commit_script(keys=planned.keys, args=planned.args)
+                reply = self._commit_now(keys, planned)
                 continue
             self.metrics.conflicts.labels(keys.shard).inc()
             self._heads.pop(keys.shard, None)
@@ -557,7 +677,7 @@ class Worker:
                 self.log.warning("commit_gave_up", shard=keys.shard, entries=len(batch), replans=replans)
                 return
             planned = self._plan(keys, batch, seen, conflict.head)
-            reply = self._commit_script(keys=planned.keys, args=planned.args)
+            reply = self._commit_now(keys, planned)
             replans += 1
         self._heads[keys.shard] = planned.head
         if planned.book is not None:  # the ledgers as this commit left them
@@ -568,7 +688,7 @@ class Worker:
     def process_prepared(self, keys: ShardKeys, batch: list[Prepared]) -> None:
         """Plan and commit prepared entries now."""
         planned = self._plan_batch(keys, batch)
-        self._settle_reply(keys, planned, self._commit_script(keys=planned.keys, args=planned.args))
+        self._settle_reply(keys, planned, self._commit_now(keys, planned))
 
     def _report(self, keys: ShardKeys, planned: Plan) -> None:
         """One INFO line for the batch (counts by outcome; the audit stream is the per-entry record), one line
