@@ -121,10 +121,17 @@ if #ids > 0 then
   redis.call('XACK', events, group, unpack(ids))
 end
 
--- 3. tournaments: ledger fields (HSET), then placements on the standings stream
-for i = 0, tonumber(ARGV[w]) - 1 do
-  local o = w + 1 + i * 3
-  redis.call('HSET', KEYS[tonumber(ARGV[o])], ARGV[o + 1], ARGV[o + 2])
+-- 3. tournaments: ledger fields (one HSET per ledger and up to 200 fields), then placements on the standings stream
+local nwrites, i = tonumber(ARGV[w]), 0
+while i < nwrites do
+  local key, fields = ARGV[w + 1 + i * 3], {}
+  while i < nwrites and ARGV[w + 1 + i * 3] == key and #fields < 400 do
+    local o = w + 1 + i * 3
+    fields[#fields + 1] = ARGV[o + 1]
+    fields[#fields + 1] = ARGV[o + 2]
+    i = i + 1
+  end
+  redis.call('HSET', KEYS[tonumber(key)], unpack(fields))
 end
 local nplaced, standings = tonumber(ARGV[s]), tonumber(ARGV[s + 1])
 for i = 1, nplaced do
