@@ -215,12 +215,14 @@ class Book:
         """Entries this view changed, by tournament (what a store writes)."""
         self.meta_changed: set[str] = set()
         """Tournaments whose settings or counters this view changed."""
+        self.chips_changed: dict[str, set[tuple[str, int]]] = {}
+        """In place: entries whose chips alone this view changed (the usual hand), by tournament."""
 
     def begin(self) -> Book:
         """A copy-on-write view whose changes leave this book as it is; in place, this book with a fresh record
         of changes."""
         if self.in_place:
-            self.changed, self.meta_changed = {}, set()
+            self.changed, self.meta_changed, self.chips_changed = {}, set(), {}
             return self
         return Book(dict(self.ledgers))
 
@@ -441,7 +443,7 @@ class Book:
             return _refuse("bounty_not_expected", "players[0].bounty", "tournament has no bounties")
 
         if self.in_place:
-            self.changed.setdefault(tournament_id, set()).update(keys)
+            self.chips_changed.setdefault(tournament_id, set()).update(keys)
         else:
             entries = [self._entry(ledger, key) for key in keys]
         busted = False
@@ -449,8 +451,10 @@ class Book:
             entry.chips = chips = stack - contributed - dead + won  # type: ignore[operator]
             if not chips:
                 busted = True
-        if not (busted or settlement.bounties):  # the usual hand
+        if not (busted or settlement.bounties):  # the usual hand: only chips moved
             return Applied("settled", (), changed)
+        if self.in_place:  # bounties or places move too: the whole entries are written
+            self.changed.setdefault(tournament_id, set()).update(keys)
         placements: list[dict[str, Any]] = []
         if settlement.bounties:
             money_before = sum([e.bounty + e.bounty_cash for e in entries])

@@ -5,7 +5,11 @@
 * ``rules``: the tournament's settings and counters (JSON object);
 * ``e:<entry>:<player_id>``: one entry (JSON array: order, chips, bounty,
   bounty put up, stack at entry, bounty cash, status, place, tied, prize,
-  held).
+  held);
+* ``c:<entry>:<player_id>``: the entry's chips (decimal), which win over
+  the array's: the usual hand moves chips alone, and writes only these short
+  fields (the array is written again when anything else of the entry moves,
+  with its ``c:`` field beside it).
 
 The worker writes these fields only inside its commit script (with the
 hand or message that changed them) and reads them together with the audit
@@ -39,6 +43,10 @@ _STATUS_NAME: Final = {v: k for k, v in _STATUS.items()}
 
 def entry_field(player_id: str, entry: int) -> str:
     return f"e:{entry}:{player_id}"
+
+
+def chips_field(player_id: str, entry: int) -> str:
+    return f"c:{entry}:{player_id}"
 
 
 def encode_entry(e: Entry) -> bytes:
@@ -126,6 +134,10 @@ def decode_ledger(fields: dict[str, bytes]) -> Ledger | None:
             if e.status != "finished":
                 ledger.live[e.player_id] = e.key
             ledger.entered[e.player_id] = max(ledger.entered.get(e.player_id, 0), e.entry)
+    for name, value in fields.items():
+        if name.startswith("c:"):
+            _, number, player_id = name.split(":", 2)
+            ledger.entries[(player_id, int(number))].chips = int(value)
     return ledger
 
 
@@ -134,17 +146,24 @@ def pairs(reply: Sequence[bytes]) -> dict[str, bytes]:
     return {reply[i].decode(): reply[i + 1] for i in range(0, len(reply), 2)}
 
 
-def writes(view: Book) -> list[tuple[str, str, bytes]]:
-    """``(tournament_id, field, value)`` of every change a book view made, for the commit script's HSETs."""
-    out: list[tuple[str, str, bytes]] = []
-    for tournament_id in sorted(set(view.changed) | view.meta_changed):
+def writes(view: Book) -> list[tuple[str, str, bytes | str]]:
+    """``(tournament_id, field, value)`` of every change a book view made, for the commit script's HSETs: whole
+    entries where more than chips moved, the chips field alone where only chips did."""
+    out: list[tuple[str, str, bytes | str]] = []
+    for tournament_id in sorted(set(view.changed) | view.meta_changed | set(view.chips_changed)):
         ledger = view.ledgers[tournament_id]
         assert ledger is not None
+        entries = ledger.entries
         if tournament_id in view.meta_changed:
             out.append((tournament_id, RULES_FIELD, encode_rules(ledger)))
+        whole = view.changed.get(tournament_id, set())
+        for key in whole:
+            entry = entries[key]
+            out.append((tournament_id, entry_field(*key), encode_entry(entry)))
+            out.append((tournament_id, chips_field(*key), str(entry.chips)))
         out += [
-            (tournament_id, entry_field(*key), encode_entry(ledger.entries[key]))
-            for key in sorted(view.changed.get(tournament_id, ()))
+            (tournament_id, f"c:{number}:{player}", str(entries[(player, number)].chips))
+            for player, number in view.chips_changed.get(tournament_id, set()) - whole
         ]
     return out
 
