@@ -29,7 +29,7 @@ from bench.worker import TIMEOUT_S, _launch, _stop, _wait_until_up, _worker_env
 from showdown_service.localredis import LocalRedis
 from showdown_service.tournament.simulate import simulate
 
-ROUNDS = 5
+ROUNDS = 7
 TARGET = 1.10
 PLAYERS = 1500
 
@@ -82,9 +82,13 @@ def section(players: int = PLAYERS) -> Section:
     rows: list[str] = []
     with tempfile.TemporaryDirectory(prefix="showdown-bench-") as tmp, LocalRedis(appendfsync="everysec") as server:
         client = redis.Redis.from_url(server.url, protocol=2)
-        for r in range(ROUNDS):
-            t_plain, cpu_plain = _run(client, server.url, f"plain-{r}", plain, Path(tmp))
-            t_tour, cpu_tour = _run(client, server.url, f"tour-{r}", as_tournament, Path(tmp))
+        for r in range(ROUNDS):  # each run on an emptied server; which goes first alternates between rounds
+            runs: dict[str, tuple[float, float]] = {}
+            for name in ("plain", "tour") if r % 2 == 0 else ("tour", "plain"):
+                runs[name] = _run(client, server.url, f"{name}-{r}", plain if name == "plain" else as_tournament,
+                                  Path(tmp))  # fmt: skip
+                client.flushall()
+            (t_plain, cpu_plain), (t_tour, cpu_tour) = runs["plain"], runs["tour"]
             ratio = cpu_tour / cpu_plain
             ratios.append(ratio)
             wall.append(t_tour / t_plain)

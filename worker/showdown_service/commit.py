@@ -71,7 +71,7 @@ for i = 0, n - 1 do
   if not pending[id] then gone[#gone + 1] = id end
 end
 local w = base + 2 + n * F
-local s = w + 1 + tonumber(ARGV[w]) * 3
+local s = w + 1 + tonumber(ARGV[w]) * 2
 local order_id = ARGV[s + 2 + tonumber(ARGV[s])]
 if order_id ~= '' then
   -- a tournament's entries apply in stream order: none below the batch's last one may be pending elsewhere
@@ -121,17 +121,20 @@ if #ids > 0 then
   redis.call('XACK', events, group, unpack(ids))
 end
 
--- 3. tournaments: ledger fields (one HSET per ledger and up to 200 fields), then placements on the standings stream
-local nwrites, i = tonumber(ARGV[w]), 0
-while i < nwrites do
-  local key, fields = ARGV[w + 1 + i * 3], {}
-  while i < nwrites and ARGV[w + 1 + i * 3] == key and #fields < 400 do
-    local o = w + 1 + i * 3
-    fields[#fields + 1] = ARGV[o + 1]
-    fields[#fields + 1] = ARGV[o + 2]
-    i = i + 1
+-- 3. tournaments: each ledger's fields (one argument: field NUL value NUL ..., HSET 200 at a time), then the
+--    placements on the standings stream
+for g = 0, tonumber(ARGV[w]) - 1 do
+  local key, packed, fields, at = KEYS[tonumber(ARGV[w + 1 + g * 2])], ARGV[w + 2 + g * 2], {}, 1
+  while at <= #packed do
+    local stop = string.find(packed, '\0', at, true) or (#packed + 1)
+    fields[#fields + 1] = string.sub(packed, at, stop - 1)
+    at = stop + 1
+    if #fields == 400 then
+      redis.call('HSET', key, unpack(fields))
+      fields = {}
+    end
   end
-  redis.call('HSET', KEYS[tonumber(key)], unpack(fields))
+  if #fields > 0 then redis.call('HSET', key, unpack(fields)) end
 end
 local nplaced, standings = tonumber(ARGV[s]), tonumber(ARGV[s + 1])
 for i = 1, nplaced do
@@ -325,14 +328,13 @@ def plan(
     if changes or placed:
         standings = len(script_keys) + 1  # KEYS are numbered from 1 in Lua
         script_keys.append(keys.standings)
-        index: dict[str, int] = {}
-        for tournament_id, _, _ in changes:
-            if tournament_id not in index:
-                script_keys.append(keys.tournament(tournament_id))
-                index[tournament_id] = len(script_keys)
-        args.append(len(changes))
-        for tournament_id, name, value in changes:
-            args += (index[tournament_id], name, value)
+        packed: dict[str, list[str]] = {}
+        for tournament_id, name, value in changes:  # one argument per ledger: redis-py packs each argument
+            packed.setdefault(tournament_id, []).extend((name, value.decode() if isinstance(value, bytes) else value))
+        args.append(len(packed))
+        for tournament_id, parts in packed.items():
+            script_keys.append(keys.tournament(tournament_id))
+            args += (len(script_keys), "\0".join(parts))
         args += (len(placed), standings, *placed, order_id)
     else:
         args += (0, 0, 0, order_id)
