@@ -219,12 +219,12 @@ class ShowdownEvent(BaseModel):
         seats: set[int] = set()
         ids: set[str] = set()
         add_seat, add_id = seats.add, ids.add
-        stacked = live = top = live_top = total = 0
+        stacked = live = top = live_top = total = bountied = 0
         too_many = stack_short = live_shows_wrong = unequal = False
         live_count = -1
         fields = player_fields
         for p in players:  # one pass gathers what every rule below needs
-            seat, player_id, held, contributed, dead_money, folded, stack = fields(p.__dict__)
+            seat, player_id, held, contributed, dead_money, folded, stack, bounty = fields(p.__dict__)
             add_seat(seat)
             add_id(player_id)
             put_in = contributed + dead_money
@@ -248,6 +248,8 @@ class ShowdownEvent(BaseModel):
                 stacked += 1
                 if stack < put_in:
                     stack_short = True
+            if bounty is not None:
+                bountied += 1
         if not _CANONICAL.issuperset(cards):  # a producer spelling cards its own way ("10d", "a♠")
             cards = self._canonicalise()
         if self.boards is not None:
@@ -328,18 +330,15 @@ class ShowdownEvent(BaseModel):
             )
         if self.rake:
             _check_rake(self.rake, self.rake_ppm, players)
-        if self.bounty_cash_ppm is not None or any(p.bounty is not None for p in players):
-            self._check_bounties(stacked)
+        if bountied:
+            self._check_bounties(bountied, stacked)
         return self
 
-    def _check_bounties(self, stacked: int) -> None:
-        """Bounties are given for every seat or none, with starting stacks (busts decide who is paid) and the
-        cash fraction (``bounty_cash_ppm``)."""
+    def _check_bounties(self, bountied: int, stacked: int) -> None:
+        """Bounties are given for every seat or none (``bountied`` seats give one), with starting stacks (busts
+        decide who is paid) and the cash fraction (``bounty_cash_ppm``)."""
         players = self.players
-        given = [i for i, p in enumerate(players) if p.bounty is not None]
-        if not given:
-            return
-        if len(given) != len(players):
+        if bountied != len(players):
             i = next(i for i, p in enumerate(players) if p.bounty is None)
             raise reject("partial_bounties", f"players[{i}].bounty", "is missing while other seats give theirs")
         if not stacked:
@@ -473,7 +472,9 @@ def _check_rake(rake: int, rake_ppm: int | None, players: tuple[PlayerIn, ...]) 
 
 
 _SPELLINGS: Final = dict(SPELLINGS)  # a plain dict: the fastest lookup
-player_fields: Final = itemgetter("seat", "player_id", "hole_cards", "contributed", "dead_money", "folded", "stack")
+player_fields: Final = itemgetter(
+    "seat", "player_id", "hole_cards", "contributed", "dead_money", "folded", "stack", "bounty"
+)
 """A :class:`PlayerIn`'s fields in order, from its ``__dict__`` at once: half the time of seven attribute
 loads on a model (the contract's check here, the service's view of the event)."""
 _CANONICAL: Final = frozenset(CANONICAL_CARDS)

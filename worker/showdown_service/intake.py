@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from showdown_core import BY_TEXT, DECK, VARIANTS, Card, InvalidEvent, SeatHand, Showdown
 from showdown_core.model import from_fields
-from showdown_messages import PlayerIn, ShowdownEvent, rejections
+from showdown_messages import ShowdownEvent, rejections
 from showdown_messages.events import player_fields
 from showdown_rules import PPM
 
@@ -66,11 +66,10 @@ def to_showdown(event: ShowdownEvent) -> Showdown:
     card, two, new = _CARD_OF, _TWO_CARDS, from_fields
     known = event.__dict__  # a model's fields, read as a dict: half the time of attribute loads
     boards = known["boards"]
+    rows = [player_fields(p.__dict__) for p in known["players"]]
     seats = [
         new(SeatHand, (seat, player_id, (two(h) or tuple(map(card, h))) if h else (), contributed, dead, folded, stack))
-        for seat, player_id, h, contributed, dead, folded, stack in [
-            player_fields(p.__dict__) for p in known["players"]
-        ]
+        for seat, player_id, h, contributed, dead, folded, stack, _ in rows
     ]
     return new(
         Showdown,
@@ -85,14 +84,7 @@ def to_showdown(event: ShowdownEvent) -> Showdown:
             known["rake"],
             known["rake_ppm"],
             tuple([tuple(map(card, board)) for board in boards]) if boards else (),
-            _bounties(known["players"]),
+            tuple([row[7] for row in rows]) if rows[0][7] is not None else (),  # bounties: every seat's, or none
             known["bounty_cash_ppm"] if known["bounty_cash_ppm"] is not None else PPM,
         ),
     )
-
-
-def _bounties(players: tuple[PlayerIn, ...]) -> tuple[int, ...]:
-    """Each seat's bounty, aligned with the seats; empty when the event gives none (given for all or none)."""
-    if players[0].bounty is None:
-        return ()
-    return tuple([p.bounty or 0 for p in players])
