@@ -85,9 +85,9 @@ from showdown_service.config import Settings, ShardKeys
 from showdown_service.connection import Client, connect_cluster
 from showdown_service.localredis import LocalCluster, LocalRedis, free_port
 from showdown_service.streams import read_range
-from showdown_service.tournament.cli import read_book
 from showdown_service.tournament.replay import TournamentReplay
 from showdown_service.tournament.simulate import Simulation, simulate
+from showdown_service.tournament.store import read_book
 from tests.helpers import REAL_SHOWDOWNS, read_cases
 
 WORKERS = 3

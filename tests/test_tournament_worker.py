@@ -20,9 +20,9 @@ from showdown_messages.publish import publish as publish_event
 from showdown_service import audit
 from showdown_service.config import Settings, ShardKeys
 from showdown_service.streams import read_range
-from showdown_service.tournament.cli import read_book
 from showdown_service.tournament.replay import TournamentReplay
 from showdown_service.tournament.simulate import Simulation, simulate
+from showdown_service.tournament.store import read_book
 from showdown_service.worker import Worker
 from tests.helpers import wait_until
 from tests.tournament_builders import all_in, closed, entry, opened
@@ -213,3 +213,16 @@ def test_showdown_publish_sends_tournament_messages_to_the_tournaments_shard(
     assert out.returncode == 0, out.stderr
     home = shard_for("MTT-4", shards.split(","))
     assert client.xlen(events_stream(home)) == 4
+
+
+def test_an_entry_holding_both_a_hand_and_a_tournament_message_is_dead_lettered_not_half_read(
+    fake: fakeredis.FakeRedis, make_settings: Any
+) -> None:
+    settings = make_settings()
+    keys = settings.keys("default")
+    hand = json.loads(all_in("h1", [(1, "a", 1000, 10), (2, "b", 1000, 10)], tid=None))["event"]
+    fake.xadd(keys.events, {"event": json.dumps(hand), "tournament": json.loads(opened())["tournament"]["type"]})
+    drain(Worker(settings, fake), rounds=2)
+    ((_, dead),) = read_range(fake, keys.dead)
+    assert dead[b"code"] == b"ambiguous_entry"
+    assert fake.xlen(keys.results) == 0

@@ -50,7 +50,8 @@ CODES: dict[str, str] = {
     "bad_payouts": "A tournament's payouts pay a lower place more than a higher one.",
     # Raised by the worker around the event, not by the model:
     "payload_too_large": "The entry is larger than the configured maximum payload size.",
-    "missing_event": "The stream entry has no 'event' field.",
+    "missing_event": "The stream entry has no 'event' field (nor is it a tournament message).",
+    "ambiguous_entry": "The stream entry has both an 'event' and a 'tournament' field: one message an entry.",
     "conflicting_duplicate": "This hand_id was already settled with different content.",
     "poison": "Settling this entry failed unexpectedly on every delivery; see the worker logs.",
     "invariant_violation": "Settlement did not pay out exactly the chips put in (a bug: see logs).",

@@ -82,6 +82,9 @@ def prepare(
     failure and leaves the entry pending, so it is retried.
     """
     raw = (fields or {}).get(b"event")
+    if raw is not None and b"tournament" in fields:  # type: ignore[operator]  # fields holds the event: not None
+        reason = "the entry has both an 'event' and a 'tournament' field: send each in an entry of its own"
+        return _refused(entry_id, raw, "ambiguous_entry", reason, started)
     if raw is None:
         message = (fields or {}).get(b"tournament")
         if message is not None and len(fields or {}) == 1:

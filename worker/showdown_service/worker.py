@@ -78,6 +78,10 @@ for the settling thread to yield the GIL: latency for every hand and, with
 several workers on one shard, a head that other commits had moved (measured:
 about 80% of commits conflicting with 2 workers; 35-50% at 0.5 ms).
 """
+ORDER_WAIT_MIN_S = 0.002
+ORDER_WAIT_MAX_S = 0.1
+"""A commit waiting for an earlier tournament entry held elsewhere tries again after 2 ms, doubling up to 100 ms:
+the other worker's commit usually lands within milliseconds, and a dead one's entry waits for claim_idle_ms."""
 MAX_REPLANS = 50
 """Re-plans of one batch before it is left to the claim (only under heavy contention on one shard)."""
 FAILURE_COUNT_TTL_S = 7 * 86_400
@@ -640,6 +644,7 @@ class Worker:
         seen: dict[str, str | None] = {}
         replans = 0
         waited_since: float | None = None
+        pause = ORDER_WAIT_MIN_S
         while (conflict := read_reply(reply, planned)) is not None:
             batch = [d.prepared for d in planned.decisions]
             if conflict.blocked:
@@ -656,7 +661,8 @@ class Worker:
                                   blocked_by=min(conflict.blocked, key=_id_order), claiming=self._claiming)  # fmt: skip
                 if self._claiming or self.stopping:  # left pending: claimed (or recovered) again later
                     return
-                self._stopping.wait(0.005)
+                self._stopping.wait(pause)  # each try re-plans (and re-reads a ledger another commit moved)
+                pause = min(ORDER_WAIT_MAX_S, pause * 2)
                 if time.monotonic() - waited_since > self.settings.claim_idle_ms / 1000:
                     self.claim_stale()  # the blocking entry may belong to a worker that died
                 self._heads.pop(keys.shard, None)

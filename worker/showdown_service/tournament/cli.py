@@ -18,12 +18,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from showdown_service.config import Settings, ShardKeys
+from showdown_service.config import Settings
 from showdown_service.connection import connect
 from showdown_service.examples import file_lines
 from showdown_service.tournament.book import Book, Entry
 from showdown_service.tournament.replay import TournamentReplay
-from showdown_service.tournament.store import decode_ledger
+from showdown_service.tournament.store import read_book
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -43,13 +43,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     replay.add_argument("files", nargs="+", metavar="FILE", help="JSON lines, in stream order ('-': standard input)")
     replay.add_argument("--json", action="store_true", help="print the placement objects as one JSON list")
     replay.set_defaults(run=run_replay, finishes_on_stop=False)
-
-
-def read_book(client: Any, keys: ShardKeys, tournament_id: str) -> Book | None:
-    """The tournament's ledger on one shard (HGETALL of its hash), or ``None`` when it is not there."""
-    reply: dict[bytes, bytes] = client.hgetall(keys.tournament(tournament_id))
-    ledger = decode_ledger({name.decode(): value for name, value in reply.items()})
-    return None if ledger is None else Book({tournament_id: ledger})
 
 
 def run_standings(args: argparse.Namespace) -> int:

@@ -25,6 +25,7 @@ from typing import Any, Final
 
 import orjson
 
+from showdown_service.config import ShardKeys
 from showdown_service.tournament.book import Book, Entry, Ledger, Rules
 
 LOAD_LUA: Final = """
@@ -166,6 +167,14 @@ def writes(view: Book) -> list[tuple[str, str, bytes | str]]:
             for player, number in view.chips_changed.get(tournament_id, set()) - whole
         ]
     return out
+
+
+def read_book(client: Any, keys: ShardKeys, tournament_id: str) -> Book | None:
+    """The tournament's ledger on one shard (HGETALL of its hash: what the reader user may run), or ``None`` when
+    it is not there. For reading standings; the worker reads ledgers with the audit head (:data:`LOAD_LUA`)."""
+    reply: dict[bytes, bytes] = client.hgetall(keys.tournament(tournament_id))
+    ledger = decode_ledger({name.decode(): value for name, value in reply.items()})
+    return None if ledger is None else Book({tournament_id: ledger})
 
 
 def load_reply(tournament_ids: Iterable[str], reply: Sequence[Any]) -> tuple[bytes, dict[str, Ledger | None]]:
