@@ -228,3 +228,12 @@ def test_a_tournament_without_bounties_may_leave_bounty_cash_ppm_out_as_producer
     )
     assert run.refused == []
     assert places(run) == {"a": (1, 1, 10), "b": (2, 1, 0)}
+
+
+def test_a_tournament_file_may_hold_pretty_printed_documents() -> None:
+    pretty = [json.dumps(json.loads(line), indent=2) for line in (opened(payouts=[10]), entry("a"), entry("b"))]
+    run = replay(
+        *"\n".join([*pretty, closed(), all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)])]).split("\n")
+    )
+    assert run.refused == []
+    assert places(run) == {"a": (1, 1, 10), "b": (2, 1, 0)}

@@ -226,3 +226,16 @@ def test_an_entry_holding_both_a_hand_and_a_tournament_message_is_dead_lettered_
     ((_, dead),) = read_range(fake, keys.dead)
     assert dead[b"code"] == b"ambiguous_entry"
     assert fake.xlen(keys.results) == 0
+
+
+def test_showdown_publish_reads_pretty_printed_tournament_messages_and_refuses_a_key_given_twice(
+    redis_url: str, client: redis.Redis, tmp_path: Path
+) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(json.loads(opened("MTT-5")), indent=2) + "\n" + entry("a", tid="MTT-5")[:-2]
+                    + ', "stack": 5}}\n')  # fmt: skip
+    env = {"SHOWDOWN_REDIS_URL": redis_url, "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([*SHOWDOWN, "publish", str(path)], env=env, capture_output=True, text=True, check=False)
+    assert out.returncode == 1
+    assert json.loads(out.stderr.splitlines()[0])["code"] == "duplicate_key"
+    assert client.xlen(events_stream("default")) == 1

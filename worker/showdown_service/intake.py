@@ -27,17 +27,30 @@ def unwrap_event(text: str) -> str:
     twice is still there to refuse); anything else is returned unchanged,
     for the validator to refuse with a precise reason.
     """
-    wrapper = _WRAPPER.match(text)
-    if wrapper is None:
-        return text
+    inner = _wrapped(_EVENT_WRAPPER, text)
+    return text if inner is None else inner
+
+
+def tournament_body(text: str) -> str | None:
+    """The message of a ``{"tournament": {...}}`` document (one line or several), as written, so that a key it
+    gives twice is still there to refuse; ``None`` for any other document."""
+    return _wrapped(_TOURNAMENT_WRAPPER, text)
+
+
+def _wrapped(wrapper: re.Pattern[str], text: str) -> str | None:
+    """The JSON object ``wrapper`` opens in ``text``, as written; ``None`` when it does not open one."""
+    found = wrapper.match(text)
+    if found is None:
+        return None
     try:
-        _, end = _JSON.raw_decode(text, wrapper.end())
+        _, end = _JSON.raw_decode(text, found.end())
     except ValueError:
-        return text
-    return text[wrapper.end() : end]
+        return None
+    return text[found.end() : end]
 
 
-_WRAPPER: Final = re.compile(r'\s*\{\s*"event"\s*:\s*(?=\{)')
+_EVENT_WRAPPER: Final = re.compile(r'\s*\{\s*"event"\s*:\s*(?=\{)')
+_TOURNAMENT_WRAPPER: Final = re.compile(r'\s*\{\s*"tournament"\s*:\s*(?=\{)')
 _JSON: Final = json.JSONDecoder()
 
 

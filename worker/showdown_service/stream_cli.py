@@ -39,7 +39,7 @@ from showdown_service import audit, heartbeat, logs
 from showdown_service.config import Settings, settings_table
 from showdown_service.connection import REDIS_ERRORS, Client, connect
 from showdown_service.examples import UNDECODED, documents, example_counts, example_lines, file_lines
-from showdown_service.intake import unwrap_event
+from showdown_service.intake import tournament_body, unwrap_event
 from showdown_service.metrics import Metrics
 from showdown_service.render import describe_result
 from showdown_service.stops import STOP_REQUESTED, catch_stop_signals
@@ -239,15 +239,13 @@ def _publish(args: argparse.Namespace) -> int:
             field = EVENT_FIELD
             if args.raw:
                 hand_id = _claimed_hand_id(text)
-            elif text.lstrip().startswith('{"tournament"'):  # a tournament message, to its tournament's shard
+            elif (body := tournament_body(text)) is not None:  # a tournament message, to its tournament's shard
                 try:
-                    message = parse_tournament_message(orjson.dumps(orjson.loads(text)["tournament"]))
-                except (ValidationError, orjson.JSONDecodeError, KeyError, TypeError) as exc:
+                    message = parse_tournament_message(body)
+                except ValidationError as exc:
                     refused += 1
-                    reason = rejections(exc)[0] if isinstance(exc, ValidationError) else None
-                    row = {"line": number, "code": reason.code if reason else "malformed_json",
-                           "field": reason.field if reason else "tournament",
-                           "message": reason.message if reason else f"not a tournament message: {exc}"}  # fmt: skip
+                    first = rejections(exc)[0]
+                    row = {"line": number, "code": first.code, "field": first.field, "message": first.message}
                     print(json.dumps(row), file=sys.stderr)
                     continue
                 payload, table_id, field = (

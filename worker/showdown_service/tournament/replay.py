@@ -18,6 +18,7 @@ from showdown_core import InvalidEvent, InvariantViolation, settle
 from showdown_messages import rejections
 from showdown_messages.repeats import refuse_repeated_keys
 from showdown_messages.tournaments import parse_tournament_message
+from showdown_service.examples import documents
 from showdown_service.intake import parse_event, to_showdown
 from showdown_service.tournament.book import Applied, Book
 
@@ -45,9 +46,10 @@ class TournamentReplay:
     """Each settled hand's settlement, in order."""
 
     def feed(self, lines: Iterable[str], source: str = "-") -> None:
-        for number, line in enumerate(lines, start=1):
-            if line.strip():
-                self.feed_line(line, source, number)
+        """Apply every JSON document of ``lines`` (one a line, or pretty-printed over several), numbered by the
+        line it starts on."""
+        for number, document in documents(lines):
+            self.feed_line(document, source, number)
 
     def feed_line(self, line: str | bytes, source: str = "-", number: int = 0) -> Applied | None:
         """Apply one JSON line; a line that is refused is recorded in :attr:`refused` (and ``None`` returned
