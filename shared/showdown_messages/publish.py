@@ -27,13 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from showdown_messages.events import ShowdownEvent
-from showdown_messages.tournaments import (
-    EntryRegistered,
-    RegistrationClosed,
-    RoundComplete,
-    TournamentOpened,
-    parse_tournament_message,
-)
+from showdown_messages.tournaments import AnyTournamentMessage, parse_tournament_message
 
 if TYPE_CHECKING:  # pragma: no cover
     import redis
@@ -240,7 +234,7 @@ def publish(
 
 def publish_tournament(
     client: redis.Redis | RedisCluster,
-    message: TournamentOpened | EntryRegistered | RegistrationClosed | RoundComplete | Mapping[str, Any] | str | bytes,
+    message: AnyTournamentMessage | Mapping[str, Any] | str | bytes,
     *,
     shards: Sequence[str] = ("default",),
     prefix: str = "showdown",
@@ -254,7 +248,7 @@ def publish_tournament(
     Raises ``pydantic.ValidationError`` for a message a worker would refuse unread, and :class:`PublishRefused`
     when Redis refuses the write. Publishing a message again is safe: a repeated message is a ``duplicate``.
     """
-    if isinstance(message, TournamentOpened | EntryRegistered | RegistrationClosed | RoundComplete):
+    if isinstance(message, AnyTournamentMessage):
         model = message
     elif isinstance(message, str | bytes):
         model = parse_tournament_message(message)

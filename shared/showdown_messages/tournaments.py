@@ -26,6 +26,7 @@ from showdown_messages.repeats import could_repeat, refuse_repeated_keys
 from showdown_rules import PPM
 
 __all__ = [
+    "AnyTournamentMessage",
     "EntryRegistered",
     "Placement",
     "RegistrationClosed",
@@ -139,16 +140,16 @@ class RoundComplete(_Message):
     round: Annotated[int, Strict(), Field(ge=1)]
 
 
-TournamentMessage = Annotated[
-    TournamentOpened | EntryRegistered | RegistrationClosed | RoundComplete, Field(discriminator="type")
-]
-"""Any tournament message, told apart by ``type``."""
+AnyTournamentMessage = TournamentOpened | EntryRegistered | RegistrationClosed | RoundComplete
+"""Any of the tournament messages (a type to annotate and ``isinstance`` with)."""
+TournamentMessage = Annotated[AnyTournamentMessage, Field(discriminator="type")]
+"""Any tournament message, told apart by ``type`` when read."""
 _ADAPTER: TypeAdapter[TournamentMessage] = TypeAdapter(TournamentMessage)
 
 
 def parse_tournament_message(
     payload: bytes | str,
-) -> TournamentOpened | EntryRegistered | RegistrationClosed | RoundComplete:
+) -> AnyTournamentMessage:
     """Validate one tournament message's JSON (raises ``pydantic.ValidationError``); a key given twice in it is
     refused (``duplicate_key``), as in an event."""
     try:

@@ -17,10 +17,9 @@ from pydantic import ValidationError
 
 from showdown_core import InvalidEvent, InvariantViolation, Settlement, settle
 from showdown_messages import ShowdownEvent, rejections
-from showdown_messages.tournaments import parse_tournament_message
+from showdown_messages.tournaments import AnyTournamentMessage, parse_tournament_message
 from showdown_service.audit import sha256_hex
 from showdown_service.intake import parse_event, to_showdown
-from showdown_service.tournament.book import AnyMessage
 from showdown_service.wire import encode_result
 
 
@@ -53,7 +52,7 @@ class Prepared:
     hand_for_hand_round: int | None = None
     bounties_given: bool = False
     """The event carried ``players[].bounty``."""
-    tournament_message: AnyMessage | None = None
+    tournament_message: AnyTournamentMessage | None = None
     """A tournament message (an entry whose field is ``tournament``)."""
 
     @property

@@ -50,10 +50,15 @@ from typing import Any, Final, Literal, NamedTuple
 
 from showdown_core import InvariantViolation, Settlement
 from showdown_core.bounties import award_bounties
-from showdown_messages.tournaments import EntryRegistered, RegistrationClosed, RoundComplete, TournamentOpened
+from showdown_messages.tournaments import (
+    AnyTournamentMessage,
+    EntryRegistered,
+    RegistrationClosed,
+    RoundComplete,
+    TournamentOpened,
+)
 from showdown_rules import MAX_SEAT
 
-AnyMessage = TournamentOpened | EntryRegistered | RegistrationClosed | RoundComplete
 Status = Literal["playing", "held", "finished"]
 """``held``: eliminated in a hand-for-hand round that is not complete yet (out of play, not yet placed)."""
 
@@ -252,7 +257,7 @@ class Book:
 
     # --- messages ------------------------------------------------------------------------
 
-    def apply_message(self, message: AnyMessage) -> Applied:
+    def apply_message(self, message: AnyTournamentMessage) -> Applied:
         """Apply one tournament message; repeats of one already applied are ``duplicate``."""
         if isinstance(message, TournamentOpened):
             return self._open(message)
