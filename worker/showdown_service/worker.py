@@ -648,9 +648,13 @@ class Worker:
         while (conflict := read_reply(reply, planned)) is not None:
             batch = [d.prepared for d in planned.decisions]
             if conflict.blocked:
-                first = _id_order(min(conflict.blocked, key=_id_order))
-                free = [p for p in batch if p.tournament_id is None or _id_order(p.entry_id) < first]
-                batch = [p for p in batch if not (p.tournament_id is None or _id_order(p.entry_id) < first)]
+                blocker = min(conflict.blocked, key=_id_order)
+                first = _id_order(blocker)
+                free: list[Prepared] = []
+                held: list[Prepared] = []
+                for p in batch:  # ordered: an entry of a tournament (plan() gives the script the last one's id)
+                    (free if p.tournament_id is None or _id_order(p.entry_id) < first else held).append(p)
+                batch = held
                 if free:  # what no tournament orders, and what precedes the blocking entry, may go now
                     self.process_prepared(keys, free)
                 if not batch:
@@ -658,7 +662,7 @@ class Worker:
                 if waited_since is None:
                     waited_since = time.monotonic()
                     self.log.info("commit_waits_for_order", shard=keys.shard, entries=len(batch),
-                                  blocked_by=min(conflict.blocked, key=_id_order), claiming=self._claiming)  # fmt: skip
+                                  blocked_by=blocker, claiming=self._claiming)  # fmt: skip
                 if self._claiming or self.stopping:  # left pending: claimed (or recovered) again later
                     return
                 self._stopping.wait(pause)  # each try re-plans (and re-reads a ledger another commit moved)
