@@ -44,7 +44,7 @@ from showdown_service.metrics import Metrics
 from showdown_service.render import describe_result
 from showdown_service.stops import STOP_REQUESTED, catch_stop_signals
 from showdown_service.streams import read_new, read_range
-from showdown_service.worker import GIL_SWITCH_INTERVAL_S, Worker
+from showdown_service.worker import GC_THRESHOLDS, GIL_SWITCH_INTERVAL_S, Worker
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -137,6 +137,7 @@ def run_worker(settings: Settings) -> int:
     worker = Worker(settings, connect(settings, name=settings.consumer), metrics=metrics)
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)  # the I/O thread sends commits without waiting out 5 ms
     gc.freeze()  # everything built so far (evaluator tables, models) lives forever: keep it out of GC passes
+    gc.set_threshold(*GC_THRESHOLDS)  # a batch's objects die by reference count: collect rarely (see GC_THRESHOLDS)
 
     def stop(_signum: int, _frame: FrameType | None) -> None:
         worker.stop()
