@@ -36,7 +36,7 @@ from showdown_core import InvariantViolation
 from showdown_service.audit import Head, make_record, sha256_hex
 from showdown_service.config import ShardKeys
 from showdown_service.settling import Prepared
-from showdown_service.tournament.book import Applied, Book
+from showdown_service.tournament.book import SETTLED, Applied, Book
 from showdown_service.tournament.store import writes
 from showdown_service.wire import encode_result
 
@@ -121,20 +121,13 @@ if #ids > 0 then
   redis.call('XACK', events, group, unpack(ids))
 end
 
--- 3. tournaments: each ledger's fields (one argument: field NUL value NUL ..., HSET 200 at a time), then the
---    placements on the standings stream
+-- 3. tournaments: each ledger's fields (one argument: a JSON array of strings field, value, ...; HSET 200 at a
+--    time), then the placements on the standings stream
 for g = 0, tonumber(ARGV[w]) - 1 do
-  local key, packed, fields, at = KEYS[tonumber(ARGV[w + 1 + g * 2])], ARGV[w + 2 + g * 2], {}, 1
-  while at <= #packed do
-    local stop = string.find(packed, '\0', at, true) or (#packed + 1)
-    fields[#fields + 1] = string.sub(packed, at, stop - 1)
-    at = stop + 1
-    if #fields == 400 then
-      redis.call('HSET', key, unpack(fields))
-      fields = {}
-    end
+  local key, fields = KEYS[tonumber(ARGV[w + 1 + g * 2])], cjson.decode(ARGV[w + 2 + g * 2])
+  for i = 1, #fields, 400 do
+    redis.call('HSET', key, unpack(fields, i, math.min(i + 399, #fields)))
   end
-  if #fields > 0 then redis.call('HSET', key, unpack(fields)) end
 end
 local nplaced, standings = tonumber(ARGV[s]), tonumber(ARGV[s + 1])
 for i = 1, nplaced do
@@ -261,7 +254,8 @@ def plan(
                         applied = view.apply_hand(p.settlement, p.hand_for_hand_round, p.bounties_given)
                     except InvariantViolation as exc:
                         raise LedgerInvariant(p.entry_id, str(exc)) from exc
-                    outcome, code, message, placements = _read(applied)
+                    if applied is not SETTLED:  # the usual hand is SETTLED: chips moved, nothing else
+                        outcome, code, message, placements = _read(applied)
                     if applied.settlement is not None:  # bounties settled from the ledger's heads
                         result = encode_result(applied.settlement, _parse_at(at))
                         result_sha256 = sha256_hex(result)
@@ -324,17 +318,14 @@ def plan(
         *entry_args,
     ]
     script_keys = [keys.events, keys.results, keys.audit, keys.dead, keys.audit_head, *seen_keys]
-    changes = writes(view) if view is not None else []
-    if changes or placed:
+    ledgers = writes(view) if view is not None else []
+    if ledgers or placed:
         standings = len(script_keys) + 1  # KEYS are numbered from 1 in Lua
         script_keys.append(keys.standings)
-        packed: dict[str, list[str]] = {}
-        for tournament_id, name, value in changes:  # one argument per ledger: redis-py packs each argument
-            packed.setdefault(tournament_id, []).extend((name, value.decode() if isinstance(value, bytes) else value))
-        args.append(len(packed))
-        for tournament_id, parts in packed.items():
+        args.append(len(ledgers))
+        for tournament_id, fields in ledgers:  # one argument per ledger: redis-py packs each argument
             script_keys.append(keys.tournament(tournament_id))
-            args += (len(script_keys), "\0".join(parts))
+            args += (len(script_keys), fields)
         args += (len(placed), standings, *placed, order_id)
     else:
         args += (0, 0, 0, order_id)

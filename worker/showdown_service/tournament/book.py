@@ -128,7 +128,8 @@ class Entry:
 
 @dataclass(slots=True)
 class Ledger:
-    """One tournament's state. ``live`` maps a player to the entry they have in play (or held)."""
+    """One tournament's state. ``live`` maps a player to the entry they have in play (or held): the same object
+    as in ``entries`` (a copy-on-write view replaces it in both)."""
 
     rules: Rules
     registration_open: bool = True
@@ -136,7 +137,7 @@ class Ledger:
     rounds_done: int = 0
     over: bool = False
     entries: dict[tuple[str, int], Entry] = field(default_factory=dict)
-    live: dict[str, tuple[str, int]] = field(default_factory=dict)
+    live: dict[str, Entry] = field(default_factory=dict)
     entered: dict[str, int] = field(default_factory=dict)
     """Entries registered per player (the next entry number is one more)."""
     opened_payouts: tuple[int, ...] = ()
@@ -144,7 +145,7 @@ class Ledger:
 
     def unplaced(self) -> list[Entry]:
         """Entries still playing or held, in registration order."""
-        return sorted((self.entries[key] for key in self.live.values()), key=_ORDER)
+        return sorted(self.live.values(), key=_ORDER)
 
     def check_bounties(self) -> None:
         """Bounty money is conserved: cash paid plus bounties on heads equals what was put up at entry."""
@@ -189,6 +190,7 @@ class Applied(NamedTuple):
 
 
 UNTRACKED: Final = Applied("untracked")
+SETTLED: Final = Applied("settled")
 DUPLICATE: Final = Applied("duplicate")
 _ORDER: Final = lambda e: e.order  # noqa: E731 - a sort key
 
@@ -220,8 +222,9 @@ class Book:
         """Entries this view changed, by tournament (what a store writes)."""
         self.meta_changed: set[str] = set()
         """Tournaments whose settings or counters this view changed."""
-        self.chips_changed: dict[str, set[tuple[str, int]]] = {}
-        """In place: entries whose chips alone this view changed (the usual hand), by tournament."""
+        self.chips_changed: dict[str, list[Entry]] = {}
+        """In place: the entries whose chips this view changed, by tournament, in the order of their hands (an
+        entry once per hand it played: a store writes each once, and only those ``changed`` does not write whole)."""
 
     def begin(self) -> Book:
         """A copy-on-write view whose changes leave this book as it is; in place, this book with a fresh record
@@ -250,7 +253,10 @@ class Book:
             return ledger.entries[key]
         tag = (tournament_id, key)
         if tag not in self._owned:
-            ledger.entries[key] = ledger.entries[key].copy()
+            original = ledger.entries[key]
+            ledger.entries[key] = mine = original.copy()
+            if ledger.live.get(original.player_id) is original:
+                ledger.live[original.player_id] = mine
             self._owned.add(tag)
             self.changed.setdefault(tournament_id, set()).add(key)
         return ledger.entries[key]
@@ -296,7 +302,7 @@ class Book:
         self.ledgers[message.tournament_id] = ledger
         self._copied.add(message.tournament_id)
         self.meta_changed.add(message.tournament_id)
-        return Applied("settled")
+        return SETTLED
 
     def _enter(self, ledger: Ledger, message: EntryRegistered) -> Applied:
         key = (message.player_id, message.entry)
@@ -316,7 +322,7 @@ class Book:
                 f"registration of tournament {ledger.rules.tournament_id!r} is closed: no more entries",
             )
         if message.player_id in ledger.live:
-            _, number = ledger.live[message.player_id]
+            number = ledger.live[message.player_id].entry
             return _refuse(
                 "entry_conflict",
                 "player_id",
@@ -340,11 +346,11 @@ class Book:
         ledger.entries[key] = entry
         self._owned.add((tournament_id, key))
         self.changed.setdefault(tournament_id, set()).add(key)
-        ledger.live[message.player_id] = key
+        ledger.live[message.player_id] = entry
         ledger.entered[message.player_id] = message.entry
         ledger.next_order += 1
         self.meta_changed.add(tournament_id)
-        return Applied("settled")
+        return SETTLED
 
     def _close(self, ledger: Ledger, message: RegistrationClosed) -> Applied:
         payouts = tuple(message.payouts) if message.payouts is not None else ledger.rules.payouts
@@ -403,22 +409,19 @@ class Book:
                 "players[0].stack",
                 f"is missing: hands of tournament {tournament_id!r} give every seat's starting stack",
             )
-        live, ledger_entries = ledger.live, ledger.entries
+        live = ledger.live
         heads = showdown.bounties
         entries: list[Entry] = []
-        keys: list[tuple[str, int]] = []
-        for i, (seat, player_id, _, _, _, _, stack) in enumerate(seats):  # messages only on a refusal
-            key = live.get(player_id)
-            entry = ledger_entries[key] if key is not None else None
+        for i, s in enumerate(seats):  # by name, not unpacked: a seat's other fields are not touched (cold in cache)
+            entry = live.get(s.player_id)
             if (
                 entry is None
+                or entry.chips != s.stack
                 or entry.status != "playing"
-                or entry.chips != stack
                 or (bounties_given and heads[i] != entry.bounty)
             ):
-                return _seat_refused(tournament_id, i, seat, player_id, stack, heads[i] if heads else None, entry)
+                return _seat_refused(tournament_id, i, s.seat, s.player_id, s.stack, heads[i] if heads else None, entry)
             entries.append(entry)
-            keys.append(key)  # type: ignore[arg-type]  # found: not None
         if hand_for_hand_round is not None and hand_for_hand_round <= ledger.rounds_done:
             return _refuse(
                 "round_already_complete",
@@ -448,18 +451,22 @@ class Book:
             return _refuse("bounty_not_expected", "players[0].bounty", "tournament has no bounties")
 
         if self.in_place:
-            self.chips_changed.setdefault(tournament_id, set()).update(keys)
+            self.chips_changed.setdefault(tournament_id, []).extend(entries)
         else:
-            entries = [self._entry(ledger, key) for key in keys]
+            entries = [self._entry(ledger, entry.key) for entry in entries]
         busted = False
-        for (_, _, _, contributed, dead, _, stack), won, entry in zip(seats, settlement.collected, entries):  # noqa: B905
-            entry.chips = chips = stack - contributed - dead + won  # type: ignore[operator]
+        for s, won, entry in zip(seats, settlement.collected, entries):  # noqa: B905 - one length: the hand's seats
+            entry.chips = chips = s.stack - s.contributed - s.dead_money + won  # type: ignore[operator]
             if not chips:
                 busted = True
         if not (busted or settlement.bounties):  # the usual hand: only chips moved
-            return Applied("settled", (), changed)
-        if self.in_place:  # bounties or places move too: the whole entries are written
-            self.changed.setdefault(tournament_id, set()).update(keys)
+            return SETTLED if changed is None else Applied("settled", (), changed)
+        if self.in_place:  # bounties or places move too: those entries are written whole (the rest: chips)
+            involved = {share.seat for award in settlement.bounties for share in award.winners}
+            involved.update([award.seat for award in settlement.bounties])
+            self.changed.setdefault(tournament_id, set()).update(
+                [e.key for s, e in zip(seats, entries) if not e.chips or s.seat in involved]  # noqa: B905 - as above
+            )
         placements: list[dict[str, Any]] = []
         if settlement.bounties:
             money_before = sum([e.bounty + e.bounty_cash for e in entries])
@@ -592,7 +599,7 @@ class Book:
             return [], []
         finished = [e for e in ledger.entries.values() if e.status == "finished"]
         finished.sort(key=lambda e: (e.place is None, e.place or 0, e.order))
-        playing = sorted((ledger.entries[k] for k in ledger.live.values()), key=lambda e: (-e.chips, e.order))
+        playing = sorted(ledger.live.values(), key=lambda e: (-e.chips, e.order))
         return [e.placement(tournament_id) for e in finished], playing
 
 

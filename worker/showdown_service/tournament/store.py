@@ -133,7 +133,7 @@ def decode_ledger(fields: dict[str, bytes]) -> Ledger | None:
             e = decode_entry(name, value)
             ledger.entries[e.key] = e
             if e.status != "finished":
-                ledger.live[e.player_id] = e.key
+                ledger.live[e.player_id] = e
             ledger.entered[e.player_id] = max(ledger.entered.get(e.player_id, 0), e.entry)
     for name, value in fields.items():
         if name.startswith("c:"):
@@ -147,25 +147,33 @@ def pairs(reply: Sequence[bytes]) -> dict[str, bytes]:
     return {reply[i].decode(): reply[i + 1] for i in range(0, len(reply), 2)}
 
 
-def writes(view: Book) -> list[tuple[str, str, bytes | str]]:
-    """``(tournament_id, field, value)`` of every change a book view made, for the commit script's HSETs: whole
-    entries where more than chips moved, the chips field alone where only chips did."""
-    out: list[tuple[str, str, bytes | str]] = []
-    for tournament_id in sorted(set(view.changed) | view.meta_changed | set(view.chips_changed)):
+def writes(view: Book) -> list[tuple[str, bytes]]:
+    """``(tournament_id, fields)`` for every tournament a book view changed: the fields its hash takes, as one JSON
+    array of strings ``[field, value, field, value, ...]`` (the commit script decodes it and HSETs them).
+
+    Whole entries (``e:`` and ``c:``) where more than chips moved, the ``c:`` field alone where only chips did
+    (each entry once, however many of the view's hands it played), the ``rules`` field when settings or counters
+    moved.
+    """
+    out: list[tuple[str, bytes]] = []
+    chips_changed = view.chips_changed
+    for tournament_id in sorted(view.changed.keys() | view.meta_changed | chips_changed.keys()):
         ledger = view.ledgers[tournament_id]
         assert ledger is not None
         entries = ledger.entries
+        fields: list[str] = []
         if tournament_id in view.meta_changed:
-            out.append((tournament_id, RULES_FIELD, encode_rules(ledger)))
-        whole = view.changed.get(tournament_id, set())
-        for key in whole:
+            fields += (RULES_FIELD, encode_rules(ledger).decode())
+        whole: set[int] = set()
+        for key in view.changed.get(tournament_id, ()):
             entry = entries[key]
-            out.append((tournament_id, entry_field(*key), encode_entry(entry)))
-            out.append((tournament_id, chips_field(*key), str(entry.chips)))
-        out += [
-            (tournament_id, f"c:{number}:{player}", str(entries[(player, number)].chips))
-            for player, number in view.chips_changed.get(tournament_id, set()) - whole
-        ]
+            whole.add(id(entry))
+            fields += (entry_field(*key), encode_entry(entry).decode(), chips_field(*key), str(entry.chips))
+        moved = chips_changed.get(tournament_id, ())
+        for tag, entry in dict(zip(map(id, moved), moved, strict=True)).items():  # each once (in place: one object)
+            if tag not in whole:
+                fields += (f"c:{entry.entry}:{entry.player_id}", str(entry.chips))
+        out.append((tournament_id, orjson.dumps(fields)))
     return out
 
 
