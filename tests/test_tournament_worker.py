@@ -13,11 +13,13 @@ from typing import Any
 
 import fakeredis
 import orjson
+import pytest
 import redis
 
 from showdown_messages.publish import events_stream, publish_tournament, shard_for
 from showdown_messages.publish import publish as publish_event
 from showdown_service import audit
+from showdown_service import worker as worker_module
 from showdown_service.config import Settings, ShardKeys
 from showdown_service.streams import read_range
 from showdown_service.tournament.replay import TournamentReplay
@@ -239,3 +241,68 @@ def test_showdown_publish_reads_pretty_printed_tournament_messages_and_refuses_a
     assert out.returncode == 1
     assert json.loads(out.stderr.splitlines()[0])["code"] == "duplicate_key"
     assert client.xlen(events_stream("default")) == 1
+
+
+def _held(worker: Worker) -> dict[str, Any]:
+    """The ledgers the worker holds between commits on the default shard (by tournament id)."""
+    _, book = worker._books["default"]
+    return dict(book.ledgers)
+
+
+def test_a_worker_lets_go_of_a_finished_tournament_and_reads_it_again_for_a_late_hand(
+    fake: fakeredis.FakeRedis, make_settings: Any
+) -> None:
+    settings = make_settings()
+    keys = settings.keys("default")
+    worker = Worker(settings, fake)
+    publish(fake, keys, [opened(payouts=[100]), entry("a"), entry("b"), closed(), opened(tid="U"), entry("x", tid="U"),
+                         all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)])])  # fmt: skip
+    drain(worker, rounds=3)
+    assert [p["place"] for p in placements(fake, keys)] == [2, 1]
+    assert set(_held(worker)) == {"U"}, "the finished tournament is not held; the one still running is"
+    publish(fake, keys, [all_in("h2", [(1, "a", 2000, 100), (2, "c", 1000, 100)])])
+    drain(worker, rounds=2)
+    ((_, dead),) = read_range(fake, keys.dead)
+    assert dead[b"code"] == b"tournament_over"
+
+
+def test_a_tournament_new_to_the_worker_is_read_alone_the_ones_it_holds_are_not_read_again(
+    fake: fakeredis.FakeRedis, make_settings: Any
+) -> None:
+    settings = make_settings()
+    keys = settings.keys("default")
+    worker = Worker(settings, fake)
+    publish(fake, keys, [opened(payouts=[100]), entry("a"), entry("b")])
+    drain(worker, rounds=2)
+    read: list[list[str]] = []
+    load = worker._load_script
+
+    def recorded(*, keys: list[str]) -> Any:
+        read.append(keys)
+        return load(keys=keys)
+
+    worker._load_script = recorded  # type: ignore[assignment]
+    publish(fake, keys, [opened(tid="U"), entry("x", tid="U"), entry("c")])
+    drain(worker, rounds=2)
+    assert read == [[keys.audit_head, keys.tournament("U")]]
+    assert set(_held(worker)) == {"T", "U"}
+    book = read_book(fake, keys, "T")
+    assert book is not None
+    assert [e.player_id for e in book.standings("T")[1]] == ["a", "b", "c"]
+
+
+def test_a_worker_forgets_unopened_tournaments_beyond_its_bound(
+    fake: fakeredis.FakeRedis, make_settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(worker_module, "KEPT_UNOPENED", 2)
+    settings = make_settings()
+    keys = settings.keys("default")
+    worker = Worker(settings, fake)
+    publish(fake, keys, [opened(payouts=[100]), entry("a")])
+    publish(fake, keys, [all_in(f"h{k}", [(1, "p", 1000, 10), (2, "q", 1000, 10)], tid=f"cash-{k}") for k in range(2)])
+    drain(worker, rounds=2)
+    assert set(_held(worker)) == {"T", "cash-0", "cash-1"}, "within the bound: remembered as not opened"
+    publish(fake, keys, [all_in("h2", [(1, "p", 1000, 10), (2, "q", 1000, 10)], tid="cash-2")])
+    drain(worker, rounds=2)
+    assert set(_held(worker)) == {"T"}
+    assert fake.xlen(keys.results) == 3, "hands of tournaments never opened settle as any hand"

@@ -94,6 +94,9 @@ ORDER_WAIT_MIN_S = 0.002
 ORDER_WAIT_MAX_S = 0.1
 """A commit waiting for an earlier tournament entry held elsewhere tries again after 2 ms, doubling up to 100 ms:
 the other worker's commit usually lands within milliseconds, and a dead one's entry waits for claim_idle_ms."""
+KEPT_UNOPENED = 1024
+"""Tournament ids known not to be opened on a shard (their hands settle as any hand) that a worker remembers
+between commits; beyond that many it forgets them all, and reads again those still named."""
 MAX_REPLANS = 50
 """Re-plans of one batch before it is left to the claim (only under heavy contention on one shard)."""
 FAILURE_COUNT_TTL_S = 7 * 86_400
@@ -584,21 +587,34 @@ class Worker:
     def _book(self, keys: ShardKeys, batch: list[Prepared], head: Head) -> tuple[Book | None, Head]:
         """The ledgers of ``batch``'s tournaments exact at the head the batch chains on, and that head.
 
-        The worker's own book serves while it is exact at ``head`` and knows
-        every tournament of the batch; otherwise the ledgers are read with the
-        head, atomically (one script), and the batch chains on the head read.
-        ``None`` when the batch has no tournament entry.
+        The worker's own book serves while it is exact at ``head``: the
+        tournaments it does not hold yet are read with the head, atomically
+        (one script), and join it while Redis's head is still ``head``.
+        Otherwise every ledger wanted is read with the head, and the batch
+        chains on the head read. ``None`` when the batch has no tournament
+        entry.
         """
         wanted = {p.tournament_id for p in batch if p.tournament_id is not None}
         if not wanted:
             return None, head
         held = self._books.pop(keys.shard, None)  # planning changes it in place: back only once committed
-        if held is not None and held[0] == head and wanted <= held[1].ledgers.keys():
-            return held[1], head
-        ids = sorted(wanted | (held[1].ledgers.keys() if held is not None and held[0] == head else set()))
-        reply = self._load_script(keys=[keys.audit_head, *[keys.tournament(t) for t in ids]])
-        raw_head, ledgers = load_reply(ids, reply)
+        if held is not None and held[0] == head:
+            book = held[1]
+            missing = sorted(wanted - book.ledgers.keys())
+            if not missing:
+                return book, head
+            raw_head, ledgers = load_reply(missing, self._load_script(keys=self._ledger_keys(keys, missing)))
+            if Head.decode(raw_head) == head:  # nothing committed since: the held ledgers are still exact
+                book.ledgers.update(ledgers)
+                return book, head
+        ids = sorted(wanted)
+        raw_head, ledgers = load_reply(ids, self._load_script(keys=self._ledger_keys(keys, ids)))
         return Book(ledgers, in_place=True), Head.decode(raw_head)
+
+    @staticmethod
+    def _ledger_keys(keys: ShardKeys, tournament_ids: list[str]) -> list[str]:
+        """:data:`LOAD_LUA`'s keys: the audit head, then each tournament's hash."""
+        return [keys.audit_head, *[keys.tournament(t) for t in tournament_ids]]
 
     def _head(self, keys: ShardKeys) -> Head:
         """The head to chain the next batch on.
@@ -702,8 +718,8 @@ class Worker:
             reply = self._commit_now(keys, planned)
             replans += 1
         self._heads[keys.shard] = planned.head
-        if planned.book is not None:  # the ledgers as this commit left them
-            self._books[keys.shard] = (planned.head, planned.book)
+        if planned.book is not None:  # the ledgers as this commit left them (less those not worth holding)
+            self._books[keys.shard] = (planned.head, _kept(planned.book))
         self._resume()  # a commit went through: Redis takes writes
         self._report(keys, planned)
 
@@ -805,6 +821,20 @@ class Worker:
                     self.metrics.pending.labels(keys.shard).set(group["pending"])
                     if group.get("lag") is not None:
                         self.metrics.lag.labels(keys.shard).set(group["lag"])
+
+
+def _kept(book: Book) -> Book:
+    """``book`` without the ledgers a worker need not hold between commits: a finished tournament's (read again,
+    should a late entry name it) and, beyond :data:`KEPT_UNOPENED`, the ids known not to be opened. Without this
+    a long-running worker would hold every tournament its shard ever saw."""
+    ledgers = book.ledgers
+    unopened = [tid for tid, ledger in ledgers.items() if ledger is None]
+    for tid in [tid for tid, ledger in ledgers.items() if ledger is not None and ledger.over]:
+        del ledgers[tid]
+    if len(unopened) > KEPT_UNOPENED:
+        for tid in unopened:
+            del ledgers[tid]
+    return book
 
 
 def _id_order(entry_id: bytes | str) -> tuple[int, int]:
