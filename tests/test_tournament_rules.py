@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tests.tournament_builders import all_in, closed, entry, opened, places, replay, round_complete
+from tests.tournament_builders import all_in, chips, closed, entry, opened, places, replay, round_complete
 
 PAYOUTS = [5000, 3000, 2000]
 
@@ -237,3 +237,55 @@ def test_a_tournament_file_may_hold_pretty_printed_documents() -> None:
     )
     assert run.refused == []
     assert places(run) == {"a": (1, 1, 10), "b": (2, 1, 0)}
+
+
+def test_a_rebuy_adds_chips_the_next_hand_starts_with_and_is_applied_once() -> None:
+    run = replay(
+        opened(payouts=PAYOUTS), entry("a"), entry("b"), entry("c"),
+        all_in("h1", [(1, "a", 1000, 600), (2, "b", 1000, 600)]),  # a wins: b keeps 400
+        chips("b", 1000), chips("b", 1000),  # the second is the first sent again
+    )  # fmt: skip
+    assert run.refused == []
+    assert run.feed_line(all_in("h2", [(2, "b", 1400, 10), (3, "c", 1000, 10)])).outcome == "settled"  # type: ignore[union-attr]
+    assert run.feed_line(all_in("h3", [(2, "b", 2400, 10), (3, "c", 1000, 10)])).refused.code == "stack_mismatch"  # type: ignore[union-attr]
+
+
+def test_an_add_on_after_registration_closed_counts_and_the_entry_still_finishes_in_its_place() -> None:
+    run = replay(
+        opened(payouts=PAYOUTS), entry("a"), entry("b"), entry("c"), closed(),
+        chips("b", 1500, kind="add_on"),
+        all_in("h1", [(2, "b", 2500, 1000), (1, "a", 1000, 1000)]),  # b (listed first) wins a's 1000
+        all_in("h2", [(2, "b", 3500, 1000), (3, "c", 1000, 1000)]),
+    )  # fmt: skip
+    assert run.refused == []
+    assert places(run) == {"a": (3, 1, 2000), "c": (2, 1, 3000), "b": (1, 1, 5000)}
+
+
+def test_a_purchase_repeated_with_other_figures_or_out_of_turn_or_for_an_entry_not_in_play_is_refused() -> None:
+    run = replay(
+        opened(payouts=PAYOUTS), entry("a"), entry("b"), entry("c"), closed(), chips("a", 500),
+        chips("a", 700), chips("a", 500, purchase=3), chips("zed", 500),
+        all_in("h1", [(1, "a", 1500, 1000), (2, "b", 1000, 1000)]), chips("b", 500),
+    )  # fmt: skip
+    assert [(r.code, r.message) for r in run.refused] == [
+        ("purchase_conflict", "purchase 1 of entry 1 of 'a' was applied already with other figures (500 chips)"),
+        ("purchase_conflict", "3 is not the next purchase of entry 1 of 'a' (2)"),
+        ("not_entered", "entry 1 of 'zed' was never registered in tournament 'T'"),
+        ("not_entered", "entry 1 of 'b' is not in play (finished): only an entry in play buys chips"),
+    ]
+
+
+def test_a_knockout_purchase_adds_to_the_head_and_bounty_money_stays_conserved() -> None:
+    run = replay(
+        opened(payouts=PAYOUTS, bounty_cash_ppm=500_000),
+        entry("a", bounty=1000), entry("b", bounty=1000), entry("c", bounty=1000), closed(),
+        chips("b", 1000, bounty=1000),
+        all_in("h1", [(2, "b", 2000, 1000), (1, "a", 1000, 1000)], bounties={2: 2000, 1: 1000}, cash_ppm=500_000),
+        all_in("h2", [(2, "b", 3000, 1000), (3, "c", 1000, 1000)], bounties={2: 2500, 3: 1000}, cash_ppm=500_000),
+    )  # fmt: skip
+    assert run.refused == []
+    ledger = run.book.ledgers["T"]
+    assert ledger is not None
+    ledger.check_bounties()  # raises unless cash paid + heads == put up (entries and purchases)
+    (winner,) = [e for e in ledger.entries.values() if e.place == 1]
+    assert (winner.player_id, winner.bounty, winner.bounty_cash) == ("b", 0, 500 + 500 + 3000)

@@ -27,7 +27,7 @@ from showdown_service.tournament.simulate import Simulation, simulate
 from showdown_service.tournament.store import read_book
 from showdown_service.worker import Worker
 from tests.helpers import wait_until
-from tests.tournament_builders import all_in, closed, entry, opened
+from tests.tournament_builders import all_in, chips, closed, entry, opened
 
 SHOWDOWN = [sys.executable, "-m", "showdown_service"]
 
@@ -306,3 +306,23 @@ def test_a_worker_forgets_unopened_tournaments_beyond_its_bound(
     drain(worker, rounds=2)
     assert set(_held(worker)) == {"T"}
     assert fake.xlen(keys.results) == 3, "hands of tournaments never opened settle as any hand"
+
+
+def test_a_rebuy_through_the_worker_is_kept_in_the_ledger_and_the_next_hand_is_checked_against_it(
+    fake: fakeredis.FakeRedis, make_settings: Any
+) -> None:
+    settings = make_settings(batch_size=3)
+    keys = settings.keys("default")
+    publish(fake, keys, [opened(payouts=[100]), entry("a"), entry("b"),
+                         all_in("h1", [(1, "a", 1000, 600), (2, "b", 1000, 600)]), chips("b", 1000),
+                         chips("b", 1000), all_in("h2", [(1, "a", 1600, 100), (2, "b", 1400, 100)])])  # fmt: skip
+    drain(Worker(settings, fake), rounds=4)
+    assert fake.xlen(keys.dead) == 0
+    book = read_book(fake, keys, "T")
+    assert book is not None
+    ledger = book.ledgers["T"]
+    assert ledger is not None
+    b = ledger.entries[("b", 1)]
+    assert (b.chips, b.bought) == (1300, ((1000, 0),)), "bought once, though sent twice; read back from Redis"
+    outcomes = [orjson.loads(f[b"audit"])["outcome"] for _, f in read_range(fake, keys.audit)]
+    assert outcomes.count("duplicate") == 1

@@ -27,6 +27,15 @@ def entry(player: str, stack: int = 1000, number: int = 1, tid: str = "T", bount
     return json.dumps({"tournament": doc})
 
 
+def chips(player: str, amount: int, purchase: int = 1, number: int = 1, tid: str = "T", kind: str = "rebuy",
+          bounty: int | None = None) -> str:  # fmt: skip
+    doc: dict[str, Any] = {"schema_version": 1, "type": "chips", "tournament_id": tid, "player_id": player,
+                           "entry": number, "purchase": purchase, "kind": kind, "chips": amount}  # fmt: skip
+    if bounty is not None:
+        doc["bounty"] = bounty
+    return json.dumps({"tournament": doc})
+
+
 def closed(tid: str = "T", payouts: list[int] | None = None) -> str:
     doc: dict[str, Any] = {"schema_version": 1, "type": "registration_closed", "tournament_id": tid}
     if payouts is not None:

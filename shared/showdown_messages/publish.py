@@ -8,7 +8,7 @@ Routing: a deployment may run several shards. Producers send each event to
 in one stream and are settled in order: ``route`` is the ``tournament_id`` of
 a tournament's hand (a tournament's hands and messages all go to one shard,
 whose stream order its ledger follows), else the ``table_id``.
-:func:`publish_tournament` sends a tournament message (``open``, ``entry``,
+:func:`publish_tournament` sends a tournament message (``open``, ``entry``, ``chips``,
 ``registration_closed``, ``round_complete``) to the same shard.
 
 A write Redis refuses (memory full, a read-only replica, too few replicas,

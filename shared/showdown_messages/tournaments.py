@@ -27,6 +27,7 @@ from showdown_rules import PPM
 
 __all__ = [
     "AnyTournamentMessage",
+    "ChipsBought",
     "EntryRegistered",
     "Placement",
     "RegistrationClosed",
@@ -114,6 +115,26 @@ class EntryRegistered(_Message):
     )
 
 
+class ChipsBought(_Message):
+    """``chips``: an entry in play buys chips between hands (a rebuy, an add-on); its next hand starts with them."""
+
+    model_config = ConfigDict(title="ChipsBought")
+
+    type: Literal["chips"]
+    player_id: Id
+    entry: Annotated[int, Strict(), Field(ge=1)] = Field(description="The entry buying, as registered.")
+    purchase: Annotated[int, Strict(), Field(ge=1)] = Field(
+        description="1 for the entry's first purchase, 2 for its second, ...: a purchase sent twice is applied once."
+    )
+    kind: Literal["rebuy", "add_on"] = Field(description="What the card room sold (for the record).")
+    chips: Annotated[int, Strict(), Field(ge=1, le=10**15)] = Field(description="Chips added to the entry's stack.")
+    bounty: Chips | None = Field(
+        default=None,
+        description="Knockout tournaments: added to the bounty on the entry's head (currency units), if the "
+        "purchase buys bounty too.",
+    )
+
+
 class RegistrationClosed(_Message):
     """``registration_closed``: no more entries. Places are counted from here (the field is the entries left)."""
 
@@ -140,7 +161,7 @@ class RoundComplete(_Message):
     round: Annotated[int, Strict(), Field(ge=1)]
 
 
-AnyTournamentMessage = TournamentOpened | EntryRegistered | RegistrationClosed | RoundComplete
+AnyTournamentMessage = TournamentOpened | EntryRegistered | ChipsBought | RegistrationClosed | RoundComplete
 """Any of the tournament messages (a type to annotate and ``isinstance`` with)."""
 TournamentMessage = Annotated[AnyTournamentMessage, Field(discriminator="type")]
 """Any tournament message, told apart by ``type`` when read."""

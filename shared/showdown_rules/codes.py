@@ -61,11 +61,12 @@ CODES: dict[str, str] = {
     "registration_closed": "An `entry` after registration closed (or a second close with other payouts).",
     "entry_conflict": "An `entry` that repeats one with other figures, skips an entry number, or whose player still "
     "has an entry in play.",
+    "purchase_conflict": "A `chips` message that repeats a purchase with other figures or skips a purchase number.",
     "bounty_required": "An `entry` of a knockout tournament without its bounty.",
     "bounty_not_expected": "A bounty in a tournament opened without bounties.",
     "tournament_over": "A hand of a tournament that has finished.",
     "tournament_stacks_missing": "A hand of an opened tournament without starting stacks.",
-    "not_entered": "A seat whose player has no entry in play in the tournament.",
+    "not_entered": "A seat (or a `chips` message) whose player has no entry in play in the tournament.",
     "stack_mismatch": "A seat's starting stack differs from its entry's chips after its previous hand.",
     "bounty_mismatch": "A seat's bounty (or bounty_cash_ppm) differs from the tournament ledger's.",
     "round_already_complete": "A hand of a hand-for-hand round that was completed before it.",

@@ -33,6 +33,8 @@ The rules (each with a test named for it; sources in docs/tournaments.md):
 * **Registration**: places count from ``registration_closed``; an entry
   eliminated before it finishes without a place (``place`` null, prize 0) and
   its player may enter again; each entry finishes on its own.
+* **Rebuys and add-ons** (``chips``): chips, and in a knockout bounty, join an
+  entry in play between hands, once per purchase number.
 * **Bounties** are settled by the core (:mod:`showdown_core.bounties`) from
   the heads the ledger holds; bounty money is conserved (cash paid plus the
   bounties on heads equals the bounties put up at entry), checked after every
@@ -52,6 +54,7 @@ from showdown_core import InvariantViolation, Settlement
 from showdown_core.bounties import award_bounties
 from showdown_messages.tournaments import (
     AnyTournamentMessage,
+    ChipsBought,
     EntryRegistered,
     RegistrationClosed,
     RoundComplete,
@@ -103,6 +106,8 @@ class Entry:
     held: tuple[int, int, str, int] | None = None
     """While ``held``: (round, starting stack of the hand, the hand's table and id, seat position from the
     button's left, 0 first)."""
+    bought: tuple[tuple[int, int], ...] = ()
+    """Each purchase since registration (``chips`` messages: rebuys, add-ons), in order: (chips, bounty)."""
 
     @property
     def key(self) -> tuple[str, int]:
@@ -111,7 +116,8 @@ class Entry:
     def copy(self) -> Entry:
         """A copy to change (positional: a twentieth of ``copy.copy``'s time on a slotted dataclass)."""
         return Entry(self.player_id, self.entry, self.order, self.chips, self.bounty, self.bounty_in, self.stack_in,
-                     self.bounty_cash, self.status, self.place, self.tied, self.prize, self.held)  # fmt: skip
+                     self.bounty_cash, self.status, self.place, self.tied, self.prize, self.held,
+                     self.bought)  # fmt: skip
 
     def placement(self, tournament_id: str) -> dict[str, Any]:
         """The placement record (see :class:`showdown_messages.tournaments.Placement`)."""
@@ -148,10 +154,11 @@ class Ledger:
         return sorted(self.live.values(), key=_ORDER)
 
     def check_bounties(self) -> None:
-        """Bounty money is conserved: cash paid plus bounties on heads equals what was put up at entry."""
+        """Bounty money is conserved: cash paid plus bounties on heads equals what was put up at entry (and bought
+        since)."""
         put_up = cash = heads = 0
         for e in self.entries.values():
-            put_up += e.bounty_in
+            put_up += e.bounty_in + sum(bounty for _, bounty in e.bought)
             cash += e.bounty_cash
             heads += e.bounty
         if cash + heads != put_up:
@@ -276,6 +283,8 @@ class Book:
             )
         if isinstance(message, EntryRegistered):
             return self._enter(ledger, message)
+        if isinstance(message, ChipsBought):
+            return self._buy(ledger, message)
         if isinstance(message, RegistrationClosed):
             return self._close(ledger, message)
         return self._round_complete(ledger, message)
@@ -350,6 +359,45 @@ class Book:
         ledger.entered[message.player_id] = message.entry
         ledger.next_order += 1
         self.meta_changed.add(tournament_id)
+        return SETTLED
+
+    def _buy(self, ledger: Ledger, message: ChipsBought) -> Applied:
+        """A rebuy or add-on: chips (and, in a knockout, bounty) added to an entry in play, once per purchase
+        number."""
+        tournament_id = ledger.rules.tournament_id
+        who = f"entry {message.entry} of {message.player_id!r}"
+        known = ledger.entries.get((message.player_id, message.entry))
+        if known is None:
+            return _refuse("not_entered", "entry", f"{who} was never registered in tournament {tournament_id!r}")
+        bounty = message.bounty or 0
+        if message.purchase <= len(known.bought):
+            if known.bought[message.purchase - 1] == (message.chips, bounty):
+                return DUPLICATE
+            return _refuse(
+                "purchase_conflict",
+                "purchase",
+                f"purchase {message.purchase} of {who} was applied already with other figures "
+                f"({known.bought[message.purchase - 1][0]} chips)",
+            )
+        if message.purchase != len(known.bought) + 1:
+            return _refuse(
+                "purchase_conflict",
+                "purchase",
+                f"{message.purchase} is not the next purchase of {who} ({len(known.bought) + 1})",
+            )
+        if ledger.over or known.status != "playing":
+            return _refuse(
+                "not_entered",
+                "player_id",
+                f"{who} is not in play ({'the tournament has finished' if ledger.over else known.status}): only "
+                "an entry in play buys chips",
+            )
+        if bounty and ledger.rules.bounty_cash_ppm is None:
+            return _refuse("bounty_not_expected", "bounty", "is given, but the tournament was opened without bounties")
+        entry = self._entry(ledger, known.key)
+        entry.chips += message.chips
+        entry.bounty += bounty
+        entry.bought = (*entry.bought, (message.chips, bounty))
         return SETTLED
 
     def _close(self, ledger: Ledger, message: RegistrationClosed) -> Applied:

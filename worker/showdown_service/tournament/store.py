@@ -5,7 +5,7 @@
 * ``rules``: the tournament's settings and counters (JSON object);
 * ``e:<entry>:<player_id>``: one entry (JSON array: order, chips, bounty,
   bounty put up, stack at entry, bounty cash, status, place, tied, prize,
-  held);
+  held, purchases as ``[chips, bounty]`` pairs);
 * ``c:<entry>:<player_id>``: the entry's chips (decimal), which win over
   the array's: the usual hand moves chips alone, and writes only these short
   fields (the array is written again when anything else of the entry moves,
@@ -64,13 +64,15 @@ def encode_entry(e: Entry) -> bytes:
             e.tied,
             e.prize,
             e.held,
+            e.bought,
         ]
     )
 
 
 def decode_entry(name: str, raw: bytes) -> Entry:
     _, number, player_id = name.split(":", 2)
-    order, chips, bounty, bounty_in, stack_in, cash, status, place, tied, prize, held = orjson.loads(raw)
+    order, chips, bounty, bounty_in, stack_in, cash, status, place, tied, prize, held, *rest = orjson.loads(raw)
+    bought = tuple((c, b) for c, b in rest[0]) if rest else ()  # written before rebuys were kept: none
     return Entry(
         player_id,
         int(number),
@@ -85,6 +87,7 @@ def decode_entry(name: str, raw: bytes) -> Entry:
         tied,
         prize,
         tuple(held) if held is not None else None,
+        bought,
     )
 
 
