@@ -7,6 +7,8 @@ import json
 import signal
 import subprocess
 import sys
+import threading
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -326,3 +328,33 @@ def test_a_rebuy_through_the_worker_is_kept_in_the_ledger_and_the_next_hand_is_c
     assert (b.chips, b.bought) == (1300, ((1000, 0),)), "bought once, though sent twice; read back from Redis"
     outcomes = [orjson.loads(f[b"audit"])["outcome"] for _, f in read_range(fake, keys.audit)]
     assert outcomes.count("duplicate") == 1
+
+
+def test_a_commit_waiting_for_an_earlier_entry_held_elsewhere_is_planned_again_only_once_that_entry_is_done(
+    fake: fakeredis.FakeRedis, make_settings: Any
+) -> None:
+    keys = make_settings().keys("default")
+    publish(fake, keys, [opened(payouts=[100]), entry("a"), entry("b")])
+    other = Worker(make_settings(consumer="w2", batch_size=1), fake)
+    other.prepare_groups()
+    ((_, held),) = other._read(block=None)  # w2 holds the `open`, not yet committed
+    waiting = Worker(make_settings(consumer="w1"), fake)
+    plans = 0
+    plan = waiting._plan
+
+    def counted(*args: Any) -> Any:
+        nonlocal plans
+        plans += 1
+        return plan(*args)
+
+    waiting._plan = counted  # type: ignore[method-assign, assignment]
+    thread = threading.Thread(target=drain, args=(waiting, 1))
+    thread.start()
+    time.sleep(0.3)  # a dozen backoffs (2 ms doubling): w1 waits, asking Redis only whether the `open` is done
+    assert thread.is_alive()
+    assert plans == 1
+    other.process(keys, held)
+    thread.join(10)
+    assert not thread.is_alive()
+    assert plans == 2, "planned again once, after the blocking entry was committed"
+    assert [orjson.loads(f[b"audit"])["outcome"] for _, f in read_range(fake, keys.audit)] == ["settled"] * 3

@@ -693,10 +693,16 @@ class Worker:
                                   blocked_by=blocker, claiming=self._claiming)  # fmt: skip
                 if self._claiming or self.stopping:  # left pending: claimed (or recovered) again later
                     return
-                self._stopping.wait(pause)  # each try re-plans (and re-reads a ledger another commit moved)
-                pause = min(ORDER_WAIT_MAX_S, pause * 2)
-                if time.monotonic() - waited_since > self.settings.claim_idle_ms / 1000:
-                    self.claim_stale()  # the blocking entry may belong to a worker that died
+                while True:  # re-plan (reading the ledgers again) only once the blocking entry is done
+                    self._stopping.wait(pause)
+                    pause = min(ORDER_WAIT_MAX_S, pause * 2)
+                    if time.monotonic() - waited_since > self.settings.claim_idle_ms / 1000:
+                        self.claim_stale()  # the blocking entry may belong to a worker that died
+                        break
+                    if self.stopping:
+                        return
+                    if not self._pending(keys, blocker):
+                        break
                 self._heads.pop(keys.shard, None)
                 self._contended[keys.shard] = CONTENTION_WINDOW
                 planned = self._plan(keys, batch, seen, self._head(keys))
@@ -722,6 +728,11 @@ class Worker:
             self._books[keys.shard] = (planned.head, _kept(planned.book))
         self._resume()  # a commit went through: Redis takes writes
         self._report(keys, planned)
+
+    def _pending(self, keys: ShardKeys, entry_id: str) -> bool:
+        """Whether ``entry_id`` is still pending in the group (read by a worker, not yet committed): one XPENDING,
+        where a re-plan would read every ledger of the batch again."""
+        return bool(self.client.xpending_range(keys.events, self.settings.group, min=entry_id, max=entry_id, count=1))
 
     def process_prepared(self, keys: ShardKeys, batch: list[Prepared]) -> None:
         """Plan and commit prepared entries now."""
