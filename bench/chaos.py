@@ -590,7 +590,9 @@ def run(
     rng = random.Random(seed)
     report = ChaosReport(events=events)
     payloads, expected = build_events(events, rng)
-    tournament = simulate(seed, tournament_id="CHAOS-MTT", players=TOURNAMENT_PLAYERS, reentries=8, stack=3000)
+    tournament = simulate(
+        seed, tournament_id="CHAOS-MTT", players=TOURNAMENT_PLAYERS, reentries=8, stack=3000, rebuys=6
+    )
     ordered = _spread(tournament.lines, payloads, expected)
     report.tournament_lines = len(tournament.lines)
     events = report.events = len(payloads)

@@ -76,6 +76,8 @@ def reference(lines: Sequence[bytes]) -> dict[tuple[str, int], tuple[int | None,
                 order.append(key)
                 alive[m["player_id"]] = key
                 cash[key], heads[key] = 0, m.get("bounty", 0)
+            elif m["type"] == "chips":  # a rebuy or add-on: its chips come in the next hand's stack; its bounty here
+                heads[alive[m["player_id"]]] += m.get("bounty", 0)
             elif m["type"] == "registration_closed":
                 open_ = False
                 rules["payouts"] = m.get("payouts", rules["payouts"])
@@ -174,3 +176,24 @@ def test_the_generator_exercises_every_rule_it_should() -> None:
         seen |= {"round"} if sim.rounds else set()
         seen |= {"satellite"} if sum(1 for p in finished if p["place"] == 1) > 1 else set()
     assert seen == {"tie", "no place", "re-entry", "round", "satellite"}
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_rebuy_tournaments_equal_the_reference_and_pay_every_bounty_bought(seed: int) -> None:
+    rules = SETTINGS[seed % len(SETTINGS)]
+    sim = simulate(2000 + seed, players=10 + seed, reentries=seed % 3, stack=500, rebuys=3 + seed % 5, **rules)  # type: ignore[arg-type]
+    run, finished = replayed(sim)
+    got = {(p["player_id"], p["entry"]): (p["place"], p["tied"], p["prize"], p["bounty_cash"]) for p in finished}
+    assert got == reference(sim.lines)
+    assert sum(p["bounty_cash"] for p in finished) == sim.bounties_put_up, "entries' bounties and the bought ones"
+    payouts = run.book.ledgers[sim.tournament_id].rules.payouts  # type: ignore[union-attr]
+    assert sum(p["prize"] for p in finished) == sum(payouts[: sum(1 for p in finished if p["place"] is not None)])
+
+
+def test_the_rebuy_generator_sells_rebuys_and_add_ons() -> None:
+    kinds: set[str] = set()
+    for seed in range(12):
+        rules = SETTINGS[seed % len(SETTINGS)]
+        sim = simulate(2000 + seed, players=10 + seed, reentries=seed % 3, stack=500, rebuys=3 + seed % 5, **rules)  # type: ignore[arg-type]
+        kinds |= {orjson.loads(line)["tournament"]["kind"] for line in sim.lines if b'"chips"' in line}
+    assert kinds == {"rebuy", "add_on"}

@@ -65,7 +65,7 @@ def placements(client: Any, keys: ShardKeys) -> list[dict[str, Any]]:
 def test_the_worker_keeps_a_generated_tournament_exactly_as_the_replay_does(
     fake: fakeredis.FakeRedis, make_settings: Any
 ) -> None:
-    sim = simulate(7, players=40, reentries=6, stack=2000)
+    sim = simulate(7, players=40, reentries=6, stack=2000, rebuys=8)
     settings = make_settings(batch_size=37)
     keys = settings.keys("default")
     publish(fake, keys, sim.lines)
@@ -152,11 +152,12 @@ def _spawn(env: dict[str, str], consumer: str, **extra: str) -> subprocess.Popen
 def test_two_workers_one_killed_mid_run_settle_a_large_tournament_exactly_once(
     client: redis.Redis, worker_env: dict[str, str], tmp_path: Path
 ) -> None:
-    """Hundreds of entries, many tables, re-entries, hand-for-hand on the bubble, PKO; two worker processes on
+    """Hundreds of entries, many tables, re-entries, rebuys, hand-for-hand on the bubble, PKO; two worker processes on
     the shard, one SIGKILLed mid-run: every place, prize and bounty exact, none twice."""
-    sim: Simulation = simulate(11, players=300, reentries=40, stack=5000)
+    sim: Simulation = simulate(11, players=300, reentries=40, stack=5000, rebuys=30)
     assert sim.entries >= 300
     assert sim.rounds >= 1, "hand-for-hand on the bubble"
+    assert sim.purchases >= 10, "rebuys and add-ons"
     keys = Settings().keys("default")
     publish(client, keys, sim.lines)
     fast = {"SHOWDOWN_BATCH_SIZE": "50", "SHOWDOWN_CLAIM_IDLE_MS": "500"}

@@ -35,6 +35,7 @@ class _Player:
     entry: int
     chips: int
     bounty: int
+    purchases: int = 0
 
 
 @dataclass(slots=True)
@@ -47,6 +48,8 @@ class Simulation:
     hands: int = 0
     rounds: int = 0
     bounties_put_up: int = 0
+    purchases: int = 0
+    """Rebuys and add-ons (``chips`` messages)."""
 
 
 def simulate(
@@ -65,11 +68,14 @@ def simulate(
     equal_stacks: str | None = None,
     hand_for_hand_rule: str = "by_stack",
     satellite: bool = False,
+    rebuys: int = 0,
 ) -> Simulation:
     """Generate a tournament of ``players`` entrants (and up to ``reentries`` re-entries while registration is
     open) to one winner. ``bounty`` None: no bounties. ``quiet_hands``: hands without an all-in between each
     confrontation at a table (the usual hand, for benchmarks). ``equal_stacks`` (None: chosen by the seed),
-    ``hand_for_hand_rule`` and ``satellite`` are the tournament's settings; a satellite pays equal seats."""
+    ``hand_for_hand_rule`` and ``satellite`` are the tournament's settings; a satellite pays equal seats.
+    ``rebuys``: up to that many rebuys by short stacks while registration is open (each buys ``stack`` chips and,
+    in a knockout, half a bounty), and then an add-on for some of those left as it closes (0: neither)."""
     rng = random.Random(seed)  # noqa: S311 - a reproducible game, not a secret
     sim = Simulation(tournament_id)
     ko = bounty is not None
@@ -77,8 +83,8 @@ def simulate(
     def emit(kind: str, doc: dict[str, Any]) -> None:
         sim.lines.append(orjson.dumps({kind: doc}))
 
-    def message(kind: str, **fields: Any) -> None:
-        emit("tournament", {"schema_version": 1, "type": kind, "tournament_id": tournament_id, **fields})
+    def message(message_type: str, **fields: Any) -> None:
+        emit("tournament", {"schema_version": 1, "type": message_type, "tournament_id": tournament_id, **fields})
 
     message(
         "open",
@@ -105,6 +111,21 @@ def simulate(
 
     for i in range(players):
         enter(f"player-{i:04d}")
+
+    def buy(p: _Player, kind: str) -> None:
+        """A rebuy or add-on: ``stack`` chips (and half a bounty in a knockout), one purchase more."""
+        p.purchases += 1
+        head = (bounty or 0) // 2
+        fields: dict[str, Any] = {"player_id": p.player_id, "entry": p.entry, "purchase": p.purchases, "kind": kind,
+                                  "chips": stack}  # fmt: skip
+        if ko:
+            fields["bounty"] = head
+        message("chips", **fields)
+        p.chips += stack
+        p.bounty += head
+        sim.bounties_put_up += head
+        sim.purchases += 1
+
     hand_number = 0
 
     def play(table: list[_Player], table_id: str, *, all_in: bool, round_: int | None = None) -> list[_Player]:
@@ -193,9 +214,13 @@ def simulate(
     while (len(live) > 1 or registration) and not seats_decided():
         if registration and (reentered >= reentries or sim.hands > players or len(live) <= 2):
             registration = False
+            if rebuys:
+                for p in live:
+                    if rng.random() < 0.3:
+                        buy(p, "add_on")
             field_size = len(live)
             places_paid = max(1, int(field_size * paid_fraction))
-            pool = sim.entries * buy_in
+            pool = (sim.entries + sim.purchases) * buy_in
             if satellite:  # equal seats; what a seat's price leaves over goes to the next place
                 seat_price = max(1, pool // places_paid)
                 payouts = [seat_price] * places_paid + ([pool - seat_price * places_paid] if pool % seat_price else [])
@@ -231,6 +256,9 @@ def simulate(
                     if reentered < reentries and rng.random() < 0.7:
                         reentered += 1
                         enter(p.player_id)
+                for p in table if rebuys else ():
+                    if 0 < p.chips < stack // 2 and sim.purchases < rebuys and rng.random() < 0.5:
+                        buy(p, "rebuy")
             if (
                 len(live) <= 1
                 or seats_decided()
