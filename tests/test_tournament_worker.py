@@ -11,7 +11,7 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import fakeredis
 import orjson
@@ -359,3 +359,28 @@ def test_a_commit_waiting_for_an_earlier_entry_held_elsewhere_is_planned_again_o
     assert not thread.is_alive()
     assert plans == 2, "planned again once, after the blocking entry was committed"
     assert [orjson.loads(f[b"audit"])["outcome"] for _, f in read_range(fake, keys.audit)] == ["settled"] * 3
+
+
+def test_a_dead_lettered_tournament_message_is_requeued_as_one_and_applied(
+    client: redis.Redis, worker_env: dict[str, str], make_settings: Any
+) -> None:
+    settings = make_settings(url=worker_env["SHOWDOWN_REDIS_URL"])
+    keys = settings.keys("default")
+    worker = Worker(settings, client)
+    publish(client, keys, [entry("early"), opened(payouts=[100]), entry("a")])  # the first before its `open`
+    drain(worker, rounds=2)
+    ((dead_id, dead),) = read_range(client, keys.dead)
+    assert dead[b"code"] == b"tournament_not_open"
+    requeue = [*SHOWDOWN, "dead-letters", "--requeue", dead_id.decode()]
+    done = subprocess.run(requeue, env=worker_env, capture_output=True, text=True, check=True)
+    assert "(tournament message)" in done.stdout
+    drain(worker, rounds=2)
+    assert client.xlen(keys.dead) == 1, "applied this time, not refused again"
+    book = read_book(client, keys, "T")
+    assert book is not None
+    assert sorted(e.player_id for e in book.standings("T")[1]) == ["a", "early"]
+    broken = cast(bytes, client.xadd(keys.dead, {"code": "x", "raw": b'{"type": "entry", "tournament_id": "T"}'}))
+    refused = subprocess.run([*SHOWDOWN, "dead-letters", "--requeue", broken.decode()], env=worker_env,
+                             capture_output=True, text=True, check=False)  # fmt: skip
+    assert refused.returncode == 1
+    assert "the tournament message is still invalid" in refused.stderr

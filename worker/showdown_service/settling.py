@@ -22,6 +22,9 @@ from showdown_service.audit import sha256_hex
 from showdown_service.intake import parse_event, to_showdown
 from showdown_service.wire import encode_result
 
+_TOURNAMENT_ENTRY_FIELDS = frozenset((b"tournament", b"requeued_from"))
+"""What a tournament message's stream entry may hold: the message, and the dead letter it was requeued from."""
+
 
 @dataclass(slots=True)
 class Prepared:
@@ -86,7 +89,7 @@ def prepare(
         return _refused(entry_id, raw, "ambiguous_entry", reason, started)
     if raw is None:
         message = (fields or {}).get(b"tournament")
-        if message is not None and len(fields or {}) == 1:
+        if message is not None and (fields or {}).keys() <= _TOURNAMENT_ENTRY_FIELDS:
             return _tournament_message(entry_id, message, failures, max_deliveries, max_payload_bytes, started)
         named = ", ".join(sorted(k.decode(errors="replace") for k in (fields or {}))) or "none"
         reason = (

@@ -89,7 +89,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     d.add_argument(
         "--requeue", type=_entry_id, metavar="ID", help="dead-letter entry id to send back to the events stream"
     )
-    d.add_argument("--event", type=Path, help="with --requeue: the corrected ShowdownEvent JSON to send instead")
+    d.add_argument(
+        "--event", type=Path, help="with --requeue: the corrected event (or tournament message) JSON to send instead"
+    )
     d.add_argument("--shard", help="with --requeue: the shard of the dead letter (default: the first configured)")
     d.set_defaults(run=_dead_letters)
 
@@ -448,14 +450,29 @@ def _requeue(client: Client, settings: Settings, args: argparse.Namespace) -> in
     if int(fields.get(b"raw_bytes", b"0") or 0) > len(fields.get(b"raw", b"")) and not args.event:
         print("the dead letter kept only part of the payload; send the full event with --event FILE", file=sys.stderr)
         return 2
+    field = TOURNAMENT_FIELD if _is_tournament_message(payload) else EVENT_FIELD
+    what = "tournament message" if field == TOURNAMENT_FIELD else "event"
     try:
-        ShowdownEvent.model_validate_json(payload)
+        if field == TOURNAMENT_FIELD:
+            parse_tournament_message(payload)
+        else:
+            ShowdownEvent.model_validate_json(payload)
     except ValidationError as exc:
-        print(f"not requeued, the event is still invalid: {rejections(exc, payload)[0].message}", file=sys.stderr)
+        print(f"not requeued, the {what} is still invalid: {rejections(exc, payload)[0].message}", file=sys.stderr)
         return 1
-    new_id = cast(bytes, client.xadd(keys.events, {EVENT_FIELD: payload, "requeued_from": args.requeue}))
-    print(f"requeued {args.requeue} as {new_id.decode()} on {keys.events}")
+    new_id = cast(bytes, client.xadd(keys.events, {field: payload, "requeued_from": args.requeue}))
+    print(f"requeued {args.requeue} ({what}) as {new_id.decode()} on {keys.events}")
     return 0
+
+
+def _is_tournament_message(payload: bytes) -> bool:
+    """A dead letter's payload is a tournament message (an object with a ``type``; no event has one) or an
+    event: which field of a stream entry it goes back in."""
+    try:
+        doc = orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(doc, dict) and "type" in doc and "hand_id" not in doc
 
 
 def _demo(_args: argparse.Namespace) -> int:
