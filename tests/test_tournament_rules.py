@@ -289,3 +289,15 @@ def test_a_knockout_purchase_adds_to_the_head_and_bounty_money_stays_conserved()
     ledger.check_bounties()  # raises unless cash paid + heads == put up (entries and purchases)
     (winner,) = [e for e in ledger.entries.values() if e.place == 1]
     assert (winner.player_id, winner.bounty, winner.bounty_cash) == ("b", 0, 500 + 500 + 3000)
+
+
+def test_an_entry_held_in_an_incomplete_hand_for_hand_round_cannot_buy_chips() -> None:
+    run = replay(
+        opened(payouts=PAYOUTS), entry("a"), entry("b"), entry("c"), entry("d"), closed(),
+        all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)], round_=1),
+        chips("b", 500),
+    )  # fmt: skip
+    assert [(r.code, r.message) for r in run.refused] == [
+        ("not_entered", "entry 1 of 'b' is not in play (eliminated in hand-for-hand round 1, not yet complete): "
+         "only an entry in play buys chips"),
+    ]  # fmt: skip

@@ -389,8 +389,7 @@ class Book:
             return _refuse(
                 "not_entered",
                 "player_id",
-                f"{who} is not in play ({'the tournament has finished' if ledger.over else known.status}): only "
-                "an entry in play buys chips",
+                f"{who} is not in play ({_why_out(ledger, known)}): only an entry in play buys chips",
             )
         if bounty and ledger.rules.bounty_cash_ppm is None:
             return _refuse("bounty_not_expected", "bounty", "is given, but the tournament was opened without bounties")
@@ -667,8 +666,7 @@ def _seat_refused(  # noqa: PLR0917 - the seat's facts, as the check had them
         return _refuse(
             "not_entered",
             f"players[{i}].player_id",
-            f"{where}: {player_id!r} (entry {entry.entry}) was eliminated in hand-for-hand round "
-            f"{entry.held[0] if entry.held else '?'}, not yet complete",
+            f"{where}: {player_id!r} (entry {entry.entry}) was {_held_out(entry)}",
         )
     if entry.chips != stack:
         return _refuse(
@@ -682,6 +680,19 @@ def _seat_refused(  # noqa: PLR0917 - the seat's facts, as the check had them
         f"players[{i}].bounty",
         f"{where}: {player_id!r} (entry {entry.entry}) has a {bounty} bounty here but {entry.bounty} in the ledger",
     )
+
+
+def _why_out(ledger: Ledger, entry: Entry) -> str:
+    """Why ``entry`` cannot buy chips, in words: the tournament over, the entry finished, or held in a
+    hand-for-hand round that is not complete."""
+    if ledger.over:
+        return "the tournament has finished"
+    return _held_out(entry) if entry.status == "held" else entry.status
+
+
+def _held_out(entry: Entry) -> str:
+    """A held entry, in words (a seat's refusal and a purchase's say it alike)."""
+    return f"eliminated in hand-for-hand round {entry.held[0] if entry.held else '?'}, not yet complete"
 
 
 def _same_but_payouts(a: Rules, b: Rules) -> bool:
