@@ -110,3 +110,19 @@ def test_no_module_imports_itself_back_through_others() -> None:
 def test_the_circle_finder_finds_a_circle() -> None:
     assert _a_circle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
     assert _a_circle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
+
+
+NO_REDIS = ("showdown_service.decide", "showdown_service.settling", "showdown_service.audit")
+"""The decision step and what it stands on: every replay runs them without a server, so they load no redis-py."""
+
+
+def _loaded_by(module: str) -> set[str]:
+    probe = f"import sys, {module}; print(' '.join(sorted(sys.modules)))"
+    return set(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split())
+
+
+def test_the_decision_step_loads_no_redis_client() -> None:
+    for module in NO_REDIS:
+        loaded = _loaded_by(module)
+        assert module in loaded, "the probe imported it"
+        assert not {name for name in loaded if name == "redis" or name.startswith("redis.")}, module

@@ -27,16 +27,27 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from showdown_messages.events import ShowdownEvent
+from showdown_messages.protocol import EVENT_FIELD, TOURNAMENT_FIELD, key, queue_waits
 from showdown_messages.tournaments import AnyTournamentMessage, parse_tournament_message
+
+__all__ = [
+    "EVENT_FIELD",  # the entry's fields are the protocol's (showdown_messages.protocol); named here as before
+    "TOURNAMENT_FIELD",
+    "PublishRefused",
+    "Refusal",
+    "connect",
+    "events_stream",
+    "publish",
+    "publish_tournament",
+    "refusal",
+    "refusal_reason",
+    "route",
+    "shard_for",
+]
 
 if TYPE_CHECKING:  # pragma: no cover
     import redis
     from redis.cluster import RedisCluster
-
-EVENT_FIELD = "event"
-"""The one field of an events-stream entry: the ShowdownEvent JSON."""
-TOURNAMENT_FIELD = "tournament"
-"""The one field of a tournament message's entry on the same stream: the message JSON."""
 
 _CODE_OF_CLASS = {
     "OutOfMemoryError": "OOM",
@@ -154,7 +165,7 @@ class PublishRefused(Exception):
 
 def events_stream(shard: str = "default", *, prefix: str = "showdown", name: str = "events") -> str:
     """The events stream of a shard: ``showdown:{default}:events`` (the braces are the hash tag)."""
-    return f"{prefix}:{{{shard}}}:{name}"
+    return key(shard, name, prefix=prefix)
 
 
 def shard_for(table_id: str, shards: Sequence[str]) -> str:
@@ -278,8 +289,8 @@ def _xadd(  # noqa: PLR0917 - publish()'s parts, positional
         else:  # one pipeline, one connection: WAIT covers the writes of its own connection
             pipe = client.pipeline(transaction=False)
             pipe.xadd(stream, payload)
-            where = {"target_nodes": client.get_node_from_key(stream)} if hasattr(client, "get_node_from_key") else {}
-            pipe.execute_command("WAIT", wait_replicas, wait_timeout_ms, **where)
+            nodes = [client.get_node_from_key(stream)] if hasattr(client, "get_node_from_key") else None
+            queue_waits(pipe, wait_replicas, wait_timeout_ms, nodes)
             entry_id, *waited = pipe.execute(raise_on_error=False)
             for reply in (entry_id, *waited):
                 if isinstance(reply, Exception):

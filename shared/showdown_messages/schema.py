@@ -51,7 +51,12 @@ _CHANNELS = {
         "Game servers XADD one entry per finished hand; field `event` holds the JSON. A tournament's messages "
         "travel on its shard's events stream too (field `tournament`), so one order covers its hands and messages.",
     ),
-    "results": ("ShowdownResult", "result", "One entry per settled hand; field `result` holds the JSON."),
+    "results": (
+        "ShowdownResult",
+        "result",
+        "One entry per settled hand; field `result` holds the JSON, field `entry_id` the id of the events-stream "
+        "entry it settles (as its audit record and any dead letter name it).",
+    ),
     "audit": ("AuditRecord", "audit", "One entry per events-stream entry, hash-chained; field `audit` holds the JSON."),
     "dead": (
         "DeadLetter",

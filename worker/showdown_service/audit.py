@@ -9,18 +9,21 @@ breaks the chain at that point, and :func:`verify` says where.
 
 The chain's head (``<seq>:<hash>`` of the newest record) is kept in Redis
 next to the stream, so deleting the newest records shows too.
+
+No Redis client is imported here (the decision step chains records with this
+module and loads no redis-py): :func:`read_stream` takes any client that
+answers XRANGE.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple, cast
 
 import orjson
 
-from showdown_service.connection import Client
-from showdown_service.streams import read_range
+from showdown_messages.protocol import AUDIT_FIELD
 
 GENESIS = "0" * 64
 """``prev_hash`` of a shard's first record."""
@@ -160,13 +163,16 @@ def verify(entries: Iterable[tuple[str, bytes]], stored_head: Head | None) -> Ve
     return Verdict(count, last, None)
 
 
-def read_stream(client: Client, key: str, page: int = 1000) -> Iterator[tuple[str, bytes]]:
-    """``(id, audit JSON)`` of every record in an audit stream, oldest first, paged."""
+_AUDIT: Final = AUDIT_FIELD.encode()
+
+
+def read_stream(client: Any, key: str, page: int = 1000) -> Iterator[tuple[str, bytes]]:
+    """``(id, audit JSON)`` of every record in an audit stream, oldest first, paged (a redis-py client: RESP2)."""
     start = "-"
     while True:
-        rows = read_range(client, key, low=start, count=page)
+        rows = cast(list[tuple[bytes, dict[bytes, bytes]]], client.xrange(key, min=start, max="+", count=page))
         for stream_id, fields in rows:
-            yield stream_id.decode(), fields.get(b"audit", b"")
+            yield stream_id.decode(), fields.get(_AUDIT, b"")
         if len(rows) < page:
             return
         start = "(" + rows[-1][0].decode()

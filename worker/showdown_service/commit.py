@@ -16,40 +16,109 @@ So a crash, a lost reply or a redis-py re-send of the same script leaves
 either everything or nothing, and a re-sent script whose first copy did
 run finds its entries no longer pending and writes nothing twice.
 
-Dedupe outcomes (decided by :func:`plan` against the keys' values):
-``settled`` (no key), ``duplicate`` (key holds this event's digest: no
-second result), ``rejected`` / ``conflicting_duplicate`` (key holds another
-digest: dead letter). Audit hashes are sha256 computed here in Python,
-because Redis Lua has no sha256; that is why the head is a precondition.
+Every outcome is decided by :func:`showdown_service.decide.decide` (the
+same step every replay runs); this module only packs the decision into the
+script's keys and arguments and reads the reply. The arguments are laid out
+once, by name (:class:`Header`, :class:`EntryArgs`), and the script reads
+them by those names: a new output is one name added here and used there.
+Audit hashes are sha256 computed in Python, because Redis Lua has no sha256;
+that is why the head is a precondition.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any, NamedTuple
+from string import Template
+from typing import Any, Final, NamedTuple
 
-import orjson
-
-from showdown_core import InvariantViolation
-from showdown_service.audit import Head, make_record, sha256_hex
+from showdown_messages.protocol import (
+    AUDIT_FIELD,
+    DEAD_LETTER_FIELDS,
+    ENTRY_ID_FIELD,
+    PLACEMENT_FIELD,
+    RESULT_FIELD,
+    entry_order,
+)
+from showdown_service.audit import Head
 from showdown_service.config import ShardKeys
+from showdown_service.decide import Decided, Decision, LedgerInvariant, decide
 from showdown_service.settling import Prepared
-from showdown_service.tournament.book import SETTLED, Applied, Book
+from showdown_service.tournament.book import Book
 from showdown_service.tournament.store import writes
-from showdown_service.wire import encode_result
 
-COMMIT_LUA = """
-local events, results, audit, dead, head_key = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local group, consumer, expected_head, new_head = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local ttl = tonumber(ARGV[5])
-local results_maxlen, audit_maxlen, dead_maxlen = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
-local first_id, last_id, worker, at = ARGV[9], ARGV[10], ARGV[11], ARGV[12]
-local nseen = tonumber(ARGV[13])
-local base = 13 + nseen
+__all__ = ["COMMIT_LUA", "Conflict", "Decision", "EntryArgs", "Header", "LedgerInvariant", "Plan", "plan", "read_reply"]
+
+
+class ScriptKeys(NamedTuple):
+    """The script's first keys, in order; then each hand's dedupe key, then (with tournaments) the standings
+    stream and each ledger's hash."""
+
+    events: str
+    results: str
+    audit: str
+    dead: str
+    head: str
+
+
+class Header(NamedTuple):
+    """The script's first arguments, in order."""
+
+    group: str
+    consumer: str
+    expected_head: str
+    """The stored head the records were chained on; ``""`` while the chain is empty."""
+    new_head: str
+    dedupe_ttl_s: int
+    results_maxlen: int
+    audit_maxlen: int
+    dead_maxlen: int
+    first_id: str
+    last_id: str
+    """The batch's lowest and highest entry id (the XPENDING range its ownership is checked in)."""
+    worker: str
+    at: str
+
+
+class EntryArgs(NamedTuple):
+    """One entry's arguments, in order (after the header and the dedupe keys' expected values)."""
+
+    entry_id: str
+    seen_index: int
+    """1-based index of the hand's dedupe key among the script's dedupe keys, when a newly settled hand sets it;
+    0 otherwise."""
+    digest: str
+    """What that key takes (the event's digest), or ``""``."""
+    result: bytes
+    record: bytes
+    code: str
+    message: str
+    raw: bytes
+    raw_bytes: int
+    hand_id: str
+
+
+def _offsets(names: Sequence[str], first: int) -> str:
+    return "{" + ", ".join(f"{name} = {first + i}" for i, name in enumerate(names)) + "}"
+
+
+_LUA: Final = Template("""
+local K = $keys
+local H = $header
+local E = $entry
+local F = $width
+local events, results, audit, dead = KEYS[K.events], KEYS[K.results], KEYS[K.audit], KEYS[K.dead]
+local head_key = KEYS[K.head]
+local group, consumer = ARGV[H.group], ARGV[H.consumer]
+local expected_head, new_head = ARGV[H.expected_head], ARGV[H.new_head]
+local ttl = tonumber(ARGV[H.dedupe_ttl_s])
+local results_maxlen = tonumber(ARGV[H.results_maxlen])
+local audit_maxlen, dead_maxlen = tonumber(ARGV[H.audit_maxlen]), tonumber(ARGV[H.dead_maxlen])
+local first_id, last_id, worker, at = ARGV[H.first_id], ARGV[H.last_id], ARGV[H.worker], ARGV[H.at]
+local NH, NK = $nheader, $nkeys
+local nseen = tonumber(ARGV[NH + 1])
+local base = NH + 1 + nseen
 local n = tonumber(ARGV[base + 1])
-local F = 10
 
 local function xadd(key, maxlen, ...)
   if maxlen > 0 then
@@ -66,7 +135,7 @@ end
 local gone = {}
 local inbatch = {}
 for i = 0, n - 1 do
-  local id = ARGV[base + 2 + i * F]
+  local id = ARGV[base + 2 + i * F + E.entry_id]
   inbatch[id] = true
   if not pending[id] then gone[#gone + 1] = id end
 end
@@ -87,9 +156,9 @@ local head = redis.call('GET', head_key) or ''
 local stale = head ~= expected_head or #gone > 0
 local seen_now = {}
 for i = 1, nseen do
-  local value = redis.call('GET', KEYS[5 + i]) or ''
+  local value = redis.call('GET', KEYS[NK + i]) or ''
   seen_now[i] = value
-  if value ~= ARGV[13 + i] then stale = true end
+  if value ~= ARGV[NH + 1 + i] then stale = true end
 end
 if stale then
   return {0, head, gone, seen_now}
@@ -99,18 +168,20 @@ end
 local ids = {}
 for i = 0, n - 1 do
   local o = base + 2 + i * F
-  local id, seen_index, result, record, code = ARGV[o], tonumber(ARGV[o + 1]), ARGV[o + 3], ARGV[o + 4], ARGV[o + 5]
+  local id, seen_index, result, record, code = ARGV[o + E.entry_id], tonumber(ARGV[o + E.seen_index]),
+    ARGV[o + E.result], ARGV[o + E.record], ARGV[o + E.code]
   if seen_index > 0 then
-    redis.call('SET', KEYS[5 + seen_index], ARGV[o + 2], 'EX', ttl)
+    redis.call('SET', KEYS[NK + seen_index], ARGV[o + E.digest], 'EX', ttl)
   end
   if result ~= '' then
-    xadd(results, results_maxlen, 'result', result)
+    xadd(results, results_maxlen, '$result', result, '$entry_id', id)
   end
   if code ~= '' then
-    xadd(dead, dead_maxlen, 'code', code, 'message', ARGV[o + 6], 'entry_id', id, 'raw', ARGV[o + 7],
-         'raw_bytes', ARGV[o + 8], 'hand_id', ARGV[o + 9], 'worker', worker, 'at', at)
+    xadd(dead, dead_maxlen, '$d_code', code, '$d_message', ARGV[o + E.message], '$d_entry_id', id,
+         '$d_raw', ARGV[o + E.raw], '$d_raw_bytes', ARGV[o + E.raw_bytes], '$d_hand_id', ARGV[o + E.hand_id],
+         '$d_worker', worker, '$d_at', at)
   end
-  xadd(audit, audit_maxlen, 'audit', record)
+  xadd(audit, audit_maxlen, '$audit', record)
   ids[#ids + 1] = id
   if #ids == 1000 then
     redis.call('XACK', events, group, unpack(ids))
@@ -131,33 +202,30 @@ for g = 0, tonumber(ARGV[w]) - 1 do
 end
 local nplaced, standings = tonumber(ARGV[s]), tonumber(ARGV[s + 1])
 for i = 1, nplaced do
-  xadd(KEYS[standings], 0, 'placement', ARGV[s + 1 + i])
+  xadd(KEYS[standings], 0, '$placement', ARGV[s + 1 + i])
 end
 redis.call('SET', head_key, new_head)
 return {1, n}
-"""
+""")
 
-
-class LedgerInvariant(Exception):
-    """The tournament ledger broke a rule it must never break while taking entry ``entry_id`` (a bug). The plan
-    is abandoned (the worker's book is untouched: plans change a copy); the caller refuses that entry as
-    ``invariant_violation`` and plans again."""
-
-    def __init__(self, entry_id: str, reason: str) -> None:
-        super().__init__(f"entry {entry_id}: {reason}")
-        self.entry_id = entry_id
-        self.reason = reason
-
-
-class Decision(NamedTuple):
-    """What happens to one entry if the commit goes through (a NamedTuple: one is built per entry)."""
-
-    prepared: Prepared
-    outcome: str
-    """settled, rejected, duplicate or poison."""
-    code: str | None
-    message: str | None
-    record: dict[str, Any]
+COMMIT_LUA: Final = _LUA.substitute(
+    keys=_offsets(ScriptKeys._fields, 1),
+    header=_offsets(Header._fields, 1),
+    entry=_offsets(EntryArgs._fields, 0),
+    width=len(EntryArgs._fields),
+    nheader=len(Header._fields),
+    nkeys=len(ScriptKeys._fields),
+    result=RESULT_FIELD,
+    entry_id=ENTRY_ID_FIELD,
+    audit=AUDIT_FIELD,
+    placement=PLACEMENT_FIELD,
+    **{f"d_{name}": name for name in DEAD_LETTER_FIELDS},
+)
+"""The commit script. Arguments: :class:`Header`; the count of dedupe keys and the value each must still hold;
+the count of entries and each entry's :class:`EntryArgs`; the count of ledgers and, per ledger, its key's
+index and its fields; the count of placements, the standings key's index and each placement; the id a
+tournament's order is checked below (``""``: none). Keys: :class:`ScriptKeys`, the dedupe keys, then (with
+tournaments) the standings stream and the ledgers."""
 
 
 @dataclass(slots=True)
@@ -202,123 +270,79 @@ def plan(
     dead_raw_max_bytes: int,
     book: Book | None = None,
 ) -> Plan:
-    """Decide every entry's outcome against ``seen`` (the dedupe keys' values) and chain its audit record.
+    """Decide ``batch`` (:func:`showdown_service.decide.decide`) and pack the decision into a commit.
 
     ``batch`` must be non-empty and in stream order. ``seen`` maps dedupe
-    keys to the digest they hold (None or missing: absent); entries of the
-    same hand within the batch see each other.
-
-    ``book`` holds the ledgers of the batch's tournaments as they stand at
-    ``head`` (None when the batch has no tournament entry): a view of it
-    takes each tournament message and each newly settled hand of an opened
-    tournament, in order; what the ledger refuses is dead-lettered, and what
-    it changes is written by the same script (ledger fields, placements).
+    keys to the digest they hold (None or missing: absent). ``book`` holds
+    the ledgers of the batch's tournaments as they stand at ``head`` (None
+    when the batch has no tournament entry). Raises
+    :class:`~showdown_service.decide.LedgerInvariant` as :func:`decide` does.
     """
-    view = book.begin() if book is not None else None
-    placed: list[bytes] = []
-    order_id = ""
-    """The last entry that a tournament's ledger took (it must not overtake an earlier entry held elsewhere)."""
-    start = head
-    seen_keys: list[str] = []
-    index_of: dict[str, int] = {}
-    state: dict[str, str | None] = {}
-    decisions: list[Decision] = []
+    prefix = keys.seen_prefix
+    by_hand = {name[len(prefix) :]: value for name, value in seen.items() if name.startswith(prefix)}
+    decided = decide(batch, by_hand, head, worker=consumer, at=at, book=book)
+    return pack(keys, decided, start=head, seen=by_hand, group=group, consumer=consumer, at=at,
+                dedupe_ttl_s=dedupe_ttl_s, maxlens=maxlens, dead_raw_max_bytes=dead_raw_max_bytes)  # fmt: skip
+
+
+def pack(
+    keys: ShardKeys,
+    decided: Decided,
+    *,
+    start: Head,
+    seen: dict[str, str | None],
+    group: str,
+    consumer: str,
+    at: str,
+    dedupe_ttl_s: int,
+    maxlens: tuple[int, int, int],
+    dead_raw_max_bytes: int,
+) -> Plan:
+    """The commit script's keys and arguments for ``decided`` (chained on ``start``; ``seen`` by hand id)."""
+    seen_keys = [keys.seen(hand_id) for hand_id in decided.hands]
+    index_of = {hand_id: i for i, hand_id in enumerate(decided.hands, 1)}
+    decisions = decided.decisions
     entry_args: list[Any] = []
-    for p in batch:
-        seen_index = 0
-        code, message = p.code, p.message
-        result, result_sha256 = p.result, p.result_sha256
-        placements: tuple[dict[str, Any], ...] = ()
-        if code is None and p.tournament_message is not None:
-            assert view is not None
-            try:
-                applied = view.apply_message(p.tournament_message)
-            except InvariantViolation as exc:
-                raise LedgerInvariant(p.entry_id, str(exc)) from exc
-            outcome, code, message, placements = _read(applied)
-            order_id = p.entry_id
-        elif code is None:
-            assert p.hand_id is not None
-            if p.tournament_id is not None:  # even untracked: its `open` may be an earlier entry held elsewhere
-                order_id = p.entry_id
-            key = keys.seen(p.hand_id)
-            if key not in index_of:
-                seen_keys.append(key)
-                index_of[key] = len(seen_keys)
-                state[key] = seen.get(key)
-            current = state[key]
-            if current is None:
-                outcome = "settled"
-                if view is not None and p.settlement is not None:  # a tournament hand: the ledger may refuse it
-                    try:
-                        applied = view.apply_hand(p.settlement, p.hand_for_hand_round, p.bounties_given)
-                    except InvariantViolation as exc:
-                        raise LedgerInvariant(p.entry_id, str(exc)) from exc
-                    if applied is not SETTLED:  # the usual hand is SETTLED: chips moved, nothing else
-                        outcome, code, message, placements = _read(applied)
-                    if applied.settlement is not None:  # bounties settled from the ledger's heads
-                        result = encode_result(applied.settlement, _parse_at(at))
-                        result_sha256 = sha256_hex(result)
-                if outcome == "settled":
-                    seen_index = index_of[key]
-                    state[key] = p.event_sha256
-            elif current == p.event_sha256:
-                outcome = "duplicate"
-            else:
-                outcome, code = "rejected", "conflicting_duplicate"
-                message = (
-                    f"hand_id {p.hand_id!r} was already settled from a different event "
-                    f"(sha256 {current[:16]}...; this one {p.event_sha256[:16]}...)"
-                )
-        else:
-            outcome = "poison" if code == "poison" else "rejected"
-        standings_sha256 = None
-        if placements:
-            texts = [orjson.dumps(placement) for placement in placements]
-            placed += texts
-            standings_sha256 = sha256_hex(b"[" + b",".join(texts) + b"]")
-        record, record_json, head = make_record(
-            head,
-            hand_id=p.hand_id,
-            entry_id=p.entry_id,
-            outcome=outcome,
-            code=code,
-            event_sha256=p.event_sha256,
-            result_sha256=result_sha256 if outcome == "settled" else None,
-            worker=consumer,
-            at=at,
-            standings_sha256=standings_sha256,
-        )
-        decisions.append(Decision(p, outcome, code, message, record))
-        entry_args += (  # the script reads these 10 per entry (F in COMMIT_LUA), in this order
+    for d in decisions:
+        p = d.prepared
+        code = d.code
+        remembers = d.remembers
+        entry_args += EntryArgs(
             p.entry_id,
-            seen_index,
-            p.event_sha256 if seen_index else "",
-            result if outcome == "settled" and result is not None else b"",
-            record_json,
+            index_of[p.hand_id] if remembers else 0,  # type: ignore[index]  # a settled hand has its id
+            p.event_sha256 if remembers else "",
+            d.result or b"",
+            d.record_json,
             code or "",
-            message or "",
+            d.message or "",
             p.raw[:dead_raw_max_bytes] if code else b"",
             len(p.raw) if code else 0,
             p.hand_id or "",
         )
-    args: list[Any] = [
+    first_id, last_id = _id_range([d.prepared for d in decisions])
+    header = Header(
         group,
         consumer,
         "" if start.seq == 0 else start.encode(),  # the stored head, "" while the chain is empty
-        head.encode(),
+        decided.head.encode(),
         dedupe_ttl_s,
         *maxlens,
-        *_id_range(batch),
+        first_id,
+        last_id,
         consumer,
         at,
+    )
+    args: list[Any] = [
+        *header,
         len(seen_keys),
-        *[seen.get(key) or "" for key in seen_keys],
-        len(batch),
+        *[seen.get(hand_id) or "" for hand_id in decided.hands],
+        len(decisions),
         *entry_args,
     ]
-    script_keys = [keys.events, keys.results, keys.audit, keys.dead, keys.audit_head, *seen_keys]
+    script_keys = [*ScriptKeys(keys.events, keys.results, keys.audit, keys.dead, keys.audit_head), *seen_keys]
+    view = decided.book
     ledgers = writes(view) if view is not None else []
+    placed = [text for d in decisions for text in d.placement_texts]
     if ledgers or placed:
         standings = len(script_keys) + 1  # KEYS are numbered from 1 in Lua
         script_keys.append(keys.standings)
@@ -326,28 +350,10 @@ def plan(
         for tournament_id, fields in ledgers:  # one argument per ledger: redis-py packs each argument
             script_keys.append(keys.tournament(tournament_id))
             args += (len(script_keys), fields)
-        args += (len(placed), standings, *placed, order_id)
+        args += (len(placed), standings, *placed, decided.order_id)
     else:
-        args += (0, 0, 0, order_id)
-    return Plan(
-        keys=script_keys,
-        args=args,
-        decisions=decisions,
-        head=head,
-        seen_keys=seen_keys,
-        book=view,
-    )
-
-
-def _read(applied: Applied) -> tuple[str, str | None, str | None, tuple[dict[str, Any], ...]]:
-    if applied.refused is not None:
-        return "rejected", applied.refused.code, applied.refused.message, ()
-    outcome = "settled" if applied.outcome == "untracked" else applied.outcome
-    return outcome, None, None, applied.placements
-
-
-def _parse_at(at: str) -> datetime:
-    return datetime.fromisoformat(at)
+        args += (0, 0, 0, decided.order_id)
+    return Plan(keys=script_keys, args=args, decisions=decisions, head=decided.head, seen_keys=seen_keys, book=view)
 
 
 def read_reply(reply: list[Any], plan: Plan) -> Conflict | None:
@@ -374,12 +380,8 @@ def _id_range(batch: Sequence[Prepared]) -> tuple[str, str]:
     """The lowest and highest entry id of ``batch``: its first and last, since a batch is in stream order
     (XREADGROUP and XAUTOCLAIM return ids ascending, and a re-plan keeps the order); one whose first id is
     above its last is searched the long way."""
-    first, last = batch[0], batch[-1]
-    if _entry_order(first) <= _entry_order(last):
-        return first.entry_id, last.entry_id
-    return min(batch, key=_entry_order).entry_id, max(batch, key=_entry_order).entry_id
-
-
-def _entry_order(p: Prepared) -> tuple[int, int]:
-    ms, _, seq = p.entry_id.partition("-")
-    return int(ms), int(seq or 0)
+    first, last = batch[0].entry_id, batch[-1].entry_id
+    if entry_order(first) <= entry_order(last):
+        return first, last
+    ids = [p.entry_id for p in batch]
+    return min(ids, key=entry_order), max(ids, key=entry_order)

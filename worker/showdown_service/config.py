@@ -17,6 +17,8 @@ from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from redis.connection import parse_url
 
+from showdown_messages.protocol import STANDINGS, key
+
 _SECONDS_PER_DAY = 86_400
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 
@@ -182,18 +184,20 @@ class ShardKeys:
 
     @classmethod
     def of(cls, settings: Settings, shard: str) -> ShardKeys:
-        base = f"{settings.key_prefix}:{{{shard}}}"
+        def named(name: str) -> str:
+            return key(shard, name, prefix=settings.key_prefix)
+
         return cls(
             shard=shard,
-            events=f"{base}:{settings.events_name}",
-            results=f"{base}:{settings.results_name}",
-            audit=f"{base}:{settings.audit_name}",
-            dead=f"{base}:{settings.dead_name}",
-            audit_head=f"{base}:{settings.audit_name}:head",
-            seen_prefix=f"{base}:seen:",
-            failures_prefix=f"{base}:failures:",
-            standings=f"{base}:standings",
-            tournament_prefix=f"{base}:tournament:",
+            events=named(settings.events_name),
+            results=named(settings.results_name),
+            audit=named(settings.audit_name),
+            dead=named(settings.dead_name),
+            audit_head=named(f"{settings.audit_name}:head"),
+            seen_prefix=named("seen:"),
+            failures_prefix=named("failures:"),
+            standings=named(STANDINGS),
+            tournament_prefix=named("tournament:"),
         )
 
     def seen(self, hand_id: str) -> str:

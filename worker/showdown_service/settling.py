@@ -9,21 +9,43 @@ against the dedupe keys in Redis (:mod:`showdown_service.commit`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Final
 
 import orjson
 from pydantic import ValidationError
 
 from showdown_core import InvalidEvent, InvariantViolation, Settlement, settle
 from showdown_messages import ShowdownEvent, rejections
+from showdown_messages.protocol import EVENT_FIELD, TOURNAMENT_FIELD, entry_kind
 from showdown_messages.tournaments import AnyTournamentMessage, parse_tournament_message
 from showdown_service.audit import sha256_hex
 from showdown_service.intake import parse_event, to_showdown
 from showdown_service.wire import encode_result
 
-_TOURNAMENT_ENTRY_FIELDS = frozenset((b"tournament", b"requeued_from"))
-"""What a tournament message's stream entry may hold: the message, and the dead letter it was requeued from."""
+_EVENT: Final = EVENT_FIELD.encode()
+_TOURNAMENT: Final = TOURNAMENT_FIELD.encode()
+
+
+def _named(fields: dict[bytes, bytes] | None) -> str:
+    return ", ".join(sorted(k.decode(errors="replace") for k in (fields or {}))) or "none"
+
+
+_UNREADABLE: Final[dict[str, Callable[[dict[bytes, bytes] | None], tuple[str, str]]]] = {
+    "ambiguous": lambda _: (
+        "ambiguous_entry",
+        "the entry has both an 'event' and a 'tournament' field: send each in an entry of its own",
+    ),
+    "unknown": lambda fields: (
+        "missing_event",
+        f"the entry has no 'event' field and is no tournament message (fields: {_named(fields)})",
+    ),
+    "deleted": lambda _: ("missing_event", "the entry was deleted"),
+}
+"""Code and reason of an entry that is neither an event nor a tournament message, by its kind
+(:func:`showdown_messages.protocol.entry_kind`)."""
 
 
 @dataclass(slots=True)
@@ -57,6 +79,9 @@ class Prepared:
     """The event carried ``players[].bounty``."""
     tournament_message: AnyTournamentMessage | None = None
     """A tournament message (an entry whose field is ``tournament``)."""
+    settled_at: datetime | None = None
+    """The batch's clock, as given to :func:`prepare` (``result`` carries it): the decision step chains the audit
+    record, and re-encodes a result whose bounties the ledger settled, with the same instant."""
 
     @property
     def valid(self) -> bool:
@@ -72,8 +97,14 @@ def prepare(
     max_payload_bytes: int,
     now: datetime,
     started: float,
+    keep_settlement: bool = False,
 ) -> Prepared:
     """Judge one entry. Bad input of any kind returns a rejection; it never raises for it.
+
+    ``now`` is the batch's clock: the result's ``settled_at`` (and, through
+    :attr:`Prepared.settled_at`, the audit record's ``at``). ``keep_settlement``:
+    keep every hand's settlement (a replay reports them); the worker keeps only a
+    tournament hand's (its ledger needs it).
 
     ``failures`` is how many times settling this entry has raised before
     (the worker's persisted count); from ``max_deliveries`` on, the entry is
@@ -83,40 +114,38 @@ def prepare(
     Raises only for unexpected failures (bugs): the caller records the
     failure and leaves the entry pending, so it is retried.
     """
-    raw = (fields or {}).get(b"event")
-    if raw is not None and b"tournament" in fields:  # type: ignore[operator]  # fields holds the event: not None
-        reason = "the entry has both an 'event' and a 'tournament' field: send each in an entry of its own"
-        return _refused(entry_id, raw, "ambiguous_entry", reason, started)
-    if raw is None:
-        message = (fields or {}).get(b"tournament")
-        if message is not None and (fields or {}).keys() <= _TOURNAMENT_ENTRY_FIELDS:
-            return _tournament_message(entry_id, message, failures, max_deliveries, max_payload_bytes, started)
-        named = ", ".join(sorted(k.decode(errors="replace") for k in (fields or {}))) or "none"
-        reason = (
-            f"the entry has no 'event' field and is no tournament message (fields: {named})"
-            if fields is not None
-            else "the entry was deleted"
-        )
-        return _refused(entry_id, b"", "missing_event", reason, started)
+    kind = entry_kind(fields)
+    given = fields or {}
+    if kind == "tournament":
+        message = given[_TOURNAMENT]
+        return _tournament_message(entry_id, message, failures, max_deliveries, max_payload_bytes, now, started)
+    raw = given.get(_EVENT, b"")
+    if kind != "event":
+        return _refused(entry_id, raw, *_UNREADABLE[kind](fields), started, now)
     if failures >= max_deliveries:
         reason = (
             f"settling it raised {failures} times (limit {max_deliveries}, SHOWDOWN_MAX_DELIVERIES): a bug, "
             f"see the worker's entry_failed lines for entry {entry_id}"
         )
-        return _refused(entry_id, raw, "poison", reason, started)
+        return _refused(entry_id, raw, "poison", reason, started, now)
     if len(raw) > max_payload_bytes:
         reason = f"the event is {len(raw)} bytes; the limit is {max_payload_bytes}"
-        return _refused(entry_id, raw, "payload_too_large", reason, started)
+        return _refused(entry_id, raw, "payload_too_large", reason, started, now)
     try:
         event = parse_event(raw)
         settlement = settle(to_showdown(event))
     except InvalidEvent as exc:
-        return _refused(entry_id, raw, exc.code, exc.message, started)
+        return _refused(entry_id, raw, exc.code, exc.message, started, now)
     except InvariantViolation as exc:
-        return _refused(entry_id, raw, "invariant_violation", str(exc), started)
+        return _refused(entry_id, raw, "invariant_violation", str(exc), started, now)
     result = encode_result(settlement, now)
     known = event.__dict__
     tournament_id = known["tournament_id"]
+    if tournament_id is None:
+        kept, round_, bounties_given = (settlement if keep_settlement else None), None, False
+    else:
+        kept, round_ = settlement, known["hand_for_hand_round"]
+        bounties_given = known["players"][0].bounty is not None
     return Prepared(
         entry_id,
         event.hand_id,
@@ -129,28 +158,34 @@ def prepare(
         raw,
         started,
         tournament_id,
-        *(
-            (settlement, known["hand_for_hand_round"], known["players"][0].bounty is not None)
-            if tournament_id is not None
-            else (None, None, False)
-        ),
+        kept,
+        round_,
+        bounties_given,
+        None,
+        now,
     )
 
 
 def _tournament_message(  # noqa: PLR0917 - prepare()'s own arguments, passed on
-    entry_id: str, raw: bytes, failures: int, max_deliveries: int, max_payload_bytes: int, started: float
+    entry_id: str,
+    raw: bytes,
+    failures: int,
+    max_deliveries: int,
+    max_payload_bytes: int,
+    now: datetime,
+    started: float,
 ) -> Prepared:
     """A tournament message entry, read and validated (the ledger judges it when the commit is planned)."""
     if failures >= max_deliveries:
         reason = f"applying it raised {failures} times (limit {max_deliveries}, SHOWDOWN_MAX_DELIVERIES): a bug"
-        return _refused(entry_id, raw, "poison", reason, started)
+        return _refused(entry_id, raw, "poison", reason, started, now)
     if len(raw) > max_payload_bytes:
-        return _refused(entry_id, raw, "payload_too_large", f"the message is {len(raw)} bytes", started)
+        return _refused(entry_id, raw, "payload_too_large", f"the message is {len(raw)} bytes", started, now)
     try:
         message = parse_tournament_message(raw)
     except ValidationError as exc:
         first = rejections(exc)[0]
-        return _refused(entry_id, raw, first.code, first.message, started)
+        return _refused(entry_id, raw, first.code, first.message, started, now)
     return Prepared(
         entry_id,
         None,
@@ -164,6 +199,7 @@ def _tournament_message(  # noqa: PLR0917 - prepare()'s own arguments, passed on
         started,
         message.tournament_id,
         tournament_message=message,
+        settled_at=now,
     )
 
 
@@ -172,7 +208,9 @@ def event_digest(event: ShowdownEvent) -> str:
     return sha256_hex(event.__pydantic_serializer__.to_json(event))
 
 
-def _refused(entry_id: str, raw: bytes, code: str, message: str, started: float) -> Prepared:
+def _refused(  # noqa: PLR0917 - the entry, why it is refused, and the batch's two clocks
+    entry_id: str, raw: bytes, code: str, message: str, started: float, now: datetime
+) -> Prepared:
     hand_id, table_id = _claimed_ids(raw)
     return Prepared(
         entry_id=entry_id,
@@ -185,6 +223,7 @@ def _refused(entry_id: str, raw: bytes, code: str, message: str, started: float)
         message=message,
         raw=raw,
         started=started,
+        settled_at=now,
     )
 
 

@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from redis.cluster import RedisCluster
 
 from showdown_messages import ShowdownEvent, rejections
+from showdown_messages.protocol import REQUEUED_FROM_FIELD, RESULT_FIELD, queue_waits
 from showdown_messages.publish import (
     EVENT_FIELD,
     TOURNAMENT_FIELD,
@@ -330,13 +331,9 @@ class _Sender:
         streams, self.streams = self.streams, set()
         if not self.wait[0]:
             return 0
-        if not isinstance(self.client, RedisCluster):
-            self.pipe.execute_command("WAIT", *self.wait)
-            return 1
-        nodes = {node.name: node for node in (self.client.get_node_from_key(s) for s in streams)}  # type: ignore[no-untyped-call]
-        for node in nodes.values():
-            self.pipe.execute_command("WAIT", *self.wait, target_nodes=node)
-        return len(nodes)
+        cluster = self.client if isinstance(self.client, RedisCluster) else None
+        nodes = None if cluster is None else [cluster.get_node_from_key(s) for s in streams]  # type: ignore[no-untyped-call]
+        return queue_waits(self.pipe, *self.wait, nodes)
 
     def send(self) -> None:
         queued, self.queued = self.queued, []
@@ -408,7 +405,7 @@ def _results(args: argparse.Namespace) -> int:
 
 
 def _print_result(fields: dict[bytes, bytes], as_json: bool) -> None:
-    raw = fields.get(b"result", b"{}")
+    raw = fields.get(RESULT_FIELD.encode(), b"{}")
     print(raw.decode() if as_json else describe_result(orjson.loads(raw)), flush=True)
 
 
@@ -460,7 +457,7 @@ def _requeue(client: Client, settings: Settings, args: argparse.Namespace) -> in
     except ValidationError as exc:
         print(f"not requeued, the {what} is still invalid: {rejections(exc, payload)[0].message}", file=sys.stderr)
         return 1
-    new_id = cast(bytes, client.xadd(keys.events, {field: payload, "requeued_from": args.requeue}))
+    new_id = cast(bytes, client.xadd(keys.events, {field: payload, REQUEUED_FROM_FIELD: args.requeue}))
     print(f"requeued {args.requeue} ({what}) as {new_id.decode()} on {keys.events}")
     return 0
 

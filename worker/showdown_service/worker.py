@@ -46,7 +46,6 @@ import time
 from collections import Counter
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import replace
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any, cast
@@ -55,12 +54,14 @@ import redis
 from redis.cluster import RedisCluster
 
 from showdown_core.variants import prepare_every_variant
+from showdown_messages.protocol import entry_order, queue_waits
 from showdown_messages.publish import Refusal, refusal
 from showdown_service import heartbeat
 from showdown_service.audit import Head
-from showdown_service.commit import COMMIT_LUA, LedgerInvariant, Plan, plan, read_reply
+from showdown_service.commit import COMMIT_LUA, Plan, plan, read_reply
 from showdown_service.config import Settings, ShardKeys
 from showdown_service.connection import REDIS_ERRORS, Client
+from showdown_service.decide import LedgerInvariant, refuse_broken, utc_text
 from showdown_service.logs import get_logger
 from showdown_service.metrics import Metrics, observe_many
 from showdown_service.settling import Prepared, prepare
@@ -415,14 +416,8 @@ class Worker:
         settings = self.settings
         if not settings.wait_replicas or not committed:
             return 0
-        wait = ("WAIT", settings.wait_replicas, settings.wait_timeout_ms)
-        if not self.cluster:
-            pipe.execute_command(*wait)
-            return 1
-        nodes = {node.name: node for node in map(self._node_of, committed)}
-        for node in nodes.values():
-            pipe.execute_command(*wait, target_nodes=node)
-        return len(nodes)
+        nodes = [self._node_of(keys) for keys in committed] if self.cluster else None
+        return queue_waits(pipe, settings.wait_replicas, settings.wait_timeout_ms, nodes)
 
     def _node_of(self, keys: ShardKeys) -> Any:
         """On a cluster: the node holding ``keys``'s shard now (as the client last learnt it; MOVED corrects it)."""
@@ -634,6 +629,7 @@ class Worker:
     def _plan(self, keys: ShardKeys, batch: list[Prepared], seen: dict[str, str | None], head: Head) -> Plan:
         settings = self.settings
         book, head = self._book(keys, batch, head)
+        at = utc_text(batch[0].settled_at or datetime.now(UTC))  # the batch's clock, as its results have it
         while True:
             try:
                 return plan(
@@ -643,7 +639,7 @@ class Worker:
                     head,
                     group=settings.group,
                     consumer=settings.consumer,
-                    at=_utc_now(),
+                    at=at,
                     dedupe_ttl_s=settings.dedupe_ttl_s,
                     maxlens=(settings.results_maxlen, settings.audit_maxlen, settings.dead_maxlen),
                     dead_raw_max_bytes=settings.dead_raw_max_bytes,
@@ -652,12 +648,7 @@ class Worker:
             except LedgerInvariant as broken:  # a bug: that entry is refused, the rest planned again
                 self.log.critical("ledger_invariant", shard=keys.shard, entry_id=broken.entry_id, error=broken.reason)
                 book, head = self._book(keys, batch, head)  # the ledgers it left half changed are read again
-                batch = [
-                    replace(p, code="invariant_violation", message=broken.reason)
-                    if p.entry_id == broken.entry_id
-                    else p
-                    for p in batch
-                ]
+                batch = refuse_broken(batch, broken)
 
     def _settle_reply(self, keys: ShardKeys, planned: Plan, reply: Any) -> None:
         """Report a commit that went through; re-plan (synchronously) while Redis says state moved.
@@ -676,12 +667,12 @@ class Worker:
         while (conflict := read_reply(reply, planned)) is not None:
             batch = [d.prepared for d in planned.decisions]
             if conflict.blocked:
-                blocker = min(conflict.blocked, key=_id_order)
-                first = _id_order(blocker)
+                blocker = min(conflict.blocked, key=entry_order)
+                first = entry_order(blocker)
                 free: list[Prepared] = []
                 held: list[Prepared] = []
                 for p in batch:  # ordered: an entry of a tournament (plan() gives the script the last one's id)
-                    (free if p.tournament_id is None or _id_order(p.entry_id) < first else held).append(p)
+                    (free if p.tournament_id is None or entry_order(p.entry_id) < first else held).append(p)
                 batch = held
                 if free:  # what no tournament orders, and what precedes the blocking entry, may go now
                     self.process_prepared(keys, free)
@@ -817,8 +808,8 @@ class Worker:
             if group["pending"]:
                 oldest = self.client.xpending(keys.events, name)["min"]
                 if oldest is not None:  # None: the commit in flight acked them since XINFO answered
-                    low = min(low, oldest, key=_id_order)
-            floor = _id_order(low) if floor is None else min(floor, _id_order(low))
+                    low = min(low, oldest, key=entry_order)
+            floor = entry_order(low) if floor is None else min(floor, entry_order(low))
         if floor is None or floor == (0, 0):
             return None
         minid = f"{floor[0]}-{floor[1]}"
@@ -846,13 +837,3 @@ def _kept(book: Book) -> Book:
         for tid in unopened:
             del ledgers[tid]
     return book
-
-
-def _id_order(entry_id: bytes | str) -> tuple[int, int]:
-    text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
-    ms, _, seq = text.partition("-")
-    return int(ms), int(seq or 0)
-
-
-def _utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")

@@ -1,0 +1,104 @@
+"""The stream protocol, spelled once: key names, entry fields, what kind an entry is, entry-id order, WAIT per node.
+
+Producers, workers, the command line and every replay read and write Redis
+through these names; nothing here imports redis-py or pydantic (a pipeline is
+passed in, duck-typed), so a producer in any language can be checked against
+this one page.
+
+Keys: ``<prefix>:{<shard>}:<name>``; the braces are the Redis Cluster hash
+tag, so every key of a shard lives in one slot and one Lua script may touch
+them all.
+
+Entries of the events stream hold ``event`` (a ShowdownEvent) or
+``tournament`` (a tournament message), and ``requeued_from`` when
+``showdown dead-letters --requeue`` sent them back. A results entry holds
+``result`` and the ``entry_id`` of the event it settles (so an event, its
+result and its audit record join directly); a dead letter the fields of
+:data:`DEAD_LETTER_FIELDS`; an audit entry ``audit``; a standings entry
+``placement``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Final, Literal
+
+EVENT_FIELD: Final = "event"
+"""An events-stream entry's ShowdownEvent JSON."""
+TOURNAMENT_FIELD: Final = "tournament"
+"""A tournament message's JSON, in an entry of the same events stream."""
+REQUEUED_FROM_FIELD: Final = "requeued_from"
+"""The dead letter's id an entry was requeued from (``showdown dead-letters --requeue``)."""
+RESULT_FIELD: Final = "result"
+"""A results entry's ShowdownResult JSON."""
+ENTRY_ID_FIELD: Final = "entry_id"
+"""The events-stream entry a result, a dead letter (and an audit record, in its JSON) was made from."""
+AUDIT_FIELD: Final = "audit"
+"""An audit entry's record JSON."""
+PLACEMENT_FIELD: Final = "placement"
+"""A standings entry's placement JSON."""
+DEAD_LETTER_FIELDS: Final = ("code", "message", "entry_id", "raw", "raw_bytes", "hand_id", "worker", "at")
+"""A dead letter's fields, in the order they are written."""
+
+EVENTS: Final = "events"
+RESULTS: Final = "results"
+AUDIT: Final = "audit"
+DEAD: Final = "dead"
+STANDINGS: Final = "standings"
+"""The default names of a shard's streams (``SHOWDOWN_*_NAME`` may rename the first four)."""
+
+EntryKind = Literal["event", "tournament", "ambiguous", "unknown", "deleted"]
+"""What an events-stream entry is: an ``event``; a ``tournament`` message; ``ambiguous`` (both fields: refused);
+``unknown`` (neither, or a tournament message beside fields it may not have: refused); ``deleted`` (XDEL'd
+while pending: its fields are gone)."""
+
+_EVENT_KEYS: Final = frozenset((EVENT_FIELD, EVENT_FIELD.encode()))
+_TOURNAMENT_KEYS: Final = frozenset((TOURNAMENT_FIELD, TOURNAMENT_FIELD.encode()))
+_TOURNAMENT_ENTRY: Final = frozenset(
+    (TOURNAMENT_FIELD, REQUEUED_FROM_FIELD, TOURNAMENT_FIELD.encode(), REQUEUED_FROM_FIELD.encode())
+)
+"""What a tournament message's entry may hold: the message, and the dead letter it was requeued from."""
+
+
+def key(shard: str, name: str, *, prefix: str = "showdown") -> str:
+    """A shard's key: ``showdown:{default}:events``."""
+    return f"{prefix}:{{{shard}}}:{name}"
+
+
+def entry_kind(fields: Mapping[bytes, Any] | Mapping[str, Any] | None) -> EntryKind:
+    """What an entry is, from its field names (bytes as redis-py returns them, or text)."""
+    if fields is None:
+        return "deleted"
+    has_event = EVENT_FIELD.encode() in fields or EVENT_FIELD in fields
+    has_message = TOURNAMENT_FIELD.encode() in fields or TOURNAMENT_FIELD in fields
+    if has_event:
+        return "ambiguous" if has_message else "event"
+    if has_message and fields.keys() <= _TOURNAMENT_ENTRY:
+        return "tournament"
+    return "unknown"
+
+
+def entry_order(entry_id: bytes | str) -> tuple[int, int]:
+    """A stream entry id as ``(milliseconds, sequence)``: ids compare in stream order this way, not as text."""
+    text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
+    ms, _, seq = text.partition("-")
+    return int(ms), int(seq or 0)
+
+
+def queue_waits(pipe: Any, replicas: int, timeout_ms: int, nodes: Iterable[Any] | None = None) -> int:
+    """Add to ``pipe`` a ``WAIT replicas timeout_ms`` per node written to; returns how many were queued.
+
+    WAIT covers the writes of its own connection, so it goes after them in
+    the same pipeline. ``nodes``: on a cluster, the nodes the pipeline wrote
+    to (each gets its WAIT, once); ``None`` on a single server (one WAIT).
+    ``replicas`` 0 queues nothing.
+    """
+    if not replicas:
+        return 0
+    if nodes is None:
+        pipe.execute_command("WAIT", replicas, timeout_ms)
+        return 1
+    unique = {node.name: node for node in nodes}
+    for node in unique.values():
+        pipe.execute_command("WAIT", replicas, timeout_ms, target_nodes=node)
+    return len(unique)
