@@ -15,6 +15,7 @@ import redis
 
 from showdown_messages.protocol import ENTRY_ID_FIELD, EVENT_FIELD, TOURNAMENT_FIELD
 from showdown_service import audit
+from showdown_service.commit import COMMIT_LUA, EntryArgs, Header, ScriptKeys, plan
 from showdown_service.decide import decide, utc_text
 from showdown_service.intake import tournament_body, unwrap_event
 from showdown_service.settling import prepare
@@ -183,3 +184,27 @@ def test_entries_of_one_hand_in_one_batch_see_each_other_and_nothing_is_remember
     assert decided.head == audit.Head(3, decided.decisions[-1].record["hash"])
     again = decide(batch[:1], {"x": batch[0].event_sha256}, decided.head, worker="w", at=utc_text(now))
     assert [(d.outcome, d.result) for d in again.decisions] == [("duplicate", None)]
+
+
+def test_the_commit_packs_each_entry_in_the_named_layout_the_script_reads(make_settings: Any) -> None:
+    keys = make_settings().keys("default")
+    now = datetime(2026, 11, 25, tzinfo=UTC)
+    batch = [
+        prepare(f"1-{i}", {b"event": payload}, failures=0, max_deliveries=5, max_payload_bytes=65536, now=now,
+                started=0.0)
+        for i, payload in enumerate([orjson.dumps({**CASH, "hand_id": "x"}), b"{"])
+    ]  # fmt: skip
+    planned = plan(keys, batch, {}, audit.EMPTY, group="g", consumer="w", at=utc_text(now), dedupe_ttl_s=9,
+                   maxlens=(0, 0, 0), dead_raw_max_bytes=1)  # fmt: skip
+    header = Header(*planned.args[: len(Header._fields)])
+    assert (header.group, header.worker, header.first_id, header.last_id) == ("g", "w", "1-0", "1-1")
+    start = len(Header._fields) + 1 + len(planned.seen_keys) + 1  # the dedupe keys' count and values, the count
+    width = len(EntryArgs._fields)
+    settled, refused = (EntryArgs(*planned.args[start + i * width : start + (i + 1) * width]) for i in range(2))
+    assert (settled.entry_id, settled.seen_index, settled.digest) == ("1-0", 1, batch[0].event_sha256)
+    assert settled.result == planned.decisions[0].result
+    assert settled.code == ""
+    assert (refused.code, refused.raw, refused.raw_bytes, refused.seen_index) == ("malformed_json", b"{", 1, 0)
+    assert planned.keys[len(ScriptKeys._fields)] == keys.seen("x")
+    assert "KEYS[K.events]" in COMMIT_LUA
+    assert "local E = {entry_id = 0, seen_index = 1" in COMMIT_LUA

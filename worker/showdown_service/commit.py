@@ -303,11 +303,11 @@ def pack(
     index_of = {hand_id: i for i, hand_id in enumerate(decided.hands, 1)}
     decisions = decided.decisions
     entry_args: list[Any] = []
-    for d in decisions:
+    for d in decisions:  # each entry's EntryArgs, as a plain tuple (the hot path: no NamedTuple built per entry)
         p = d.prepared
         code = d.code
         remembers = d.remembers
-        entry_args += EntryArgs(
+        entry_args += (
             p.entry_id,
             index_of[p.hand_id] if remembers else 0,  # type: ignore[index]  # a settled hand has its id
             p.event_sha256 if remembers else "",

@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 import orjson
 
@@ -109,6 +109,9 @@ class Decided:
     order_id: str
     """The last entry a tournament's ledger took (or a hand naming a tournament): a commit may not overtake an
     earlier entry still pending elsewhere. ``""`` when none."""
+
+
+_new: Final = tuple.__new__
 
 
 def utc_text(instant: datetime) -> str:
@@ -207,18 +210,21 @@ def decide(
             standings_sha256=standings_sha256,
         )
         decisions.append(
-            Decision(
-                p,
-                outcome,
-                code,
-                message,
-                record,
-                record_json,
-                result if settled else None,
-                settlement if settled else None,
-                placements,
-                texts,
-                remembers,
+            _new(  # Decision(...) without its __new__'s cost per entry
+                Decision,
+                (
+                    p,
+                    outcome,
+                    code,
+                    message,
+                    record,
+                    record_json,
+                    result if settled else None,
+                    settlement if settled else None,
+                    placements,
+                    texts,
+                    remembers,
+                ),
             )
         )
     return Decided(decisions, head, hands, view, order_id)
