@@ -19,6 +19,7 @@ from showdown_core import InvalidEvent, Settlement, settle
 from showdown_core.deals import deal_amounts, deal_values, round_amounts
 from showdown_core.icm import EXACT_MAX_SETS, icm, icm_exact, icm_monte_carlo, is_exact, sets_visited
 from showdown_core.mystery import award, draw, pool_of, pool_value
+from showdown_service.cli import main
 from showdown_service.intake import parse_event, to_showdown
 from tests.helpers import event, seat
 
@@ -222,3 +223,32 @@ def test_the_pool_merges_amounts_listed_twice_and_knows_its_value() -> None:
     pool = pool_of([(100, 2), (5000, 1), (100, 1)])
     assert pool == {100: 3, 5000: 1}
     assert pool_value(pool) == 5300
+
+
+# --- showdown icm ----------------------------------------------------------------------------
+
+
+def test_showdown_icm_json_prints_the_rounded_amounts_adding_up_to_the_prizes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["icm", "--stacks", "1500,1200,975", "--prizes", "10000,7600", "--json"]) == 0
+    amounts = json.loads(capsys.readouterr().out)
+    assert amounts == [6706, 5873, 5021]  # the reference 67.06, 58.73, 50.21 in cents
+    assert sum(amounts) == 17600
+
+
+def test_showdown_icm_prints_each_stacks_value_and_the_method(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["icm", "--stacks", "150000,98750,45500,13250", "--prizes", "42500,28000,13000,7500"]) == 0
+    out = capsys.readouterr().out
+    assert "exact" in out
+    assert out.splitlines()[2].split() == ["150000", "48.78%", "32320.18", "32320"]
+    eleven = ",".join(str(1000 + 10 * i) for i in range(11))
+    assert main(["icm", "--stacks", eleven, "--prizes", ",".join(["100"] * 11)]) == 0
+    assert "Monte Carlo" in capsys.readouterr().out
+
+
+def test_showdown_icm_refuses_a_stack_it_cannot_read(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["icm", "--stacks", "1500,x", "--prizes", "100"]) == 2
+    assert "stacks[1]: 'x' is not a whole number" in capsys.readouterr().err
+    assert main(["icm", "--stacks", "1500", "--prizes", "100,50"]) == 2
+    assert "2 prizes for 1 stacks" in capsys.readouterr().err

@@ -31,6 +31,7 @@ from showdown_service.replay.cli import register as register_replay
 from showdown_service.stops import interrupt_on_stop
 from showdown_service.stream_cli import register as register_streams
 from showdown_service.tournament.cli import register as register_tournament
+from showdown_service.tournament.icm_cli import register as register_icm
 from showdown_service.wire import encode_result, result_document
 
 
@@ -70,7 +71,12 @@ ASYNCAPI_FILE = "asyncapi.json"
 
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
-REGISTRARS: tuple[Callable[[Commands], None], ...] = (register_streams, register_replay, register_tournament)
+REGISTRARS: tuple[Callable[[Commands], None], ...] = (
+    register_streams,
+    register_replay,
+    register_tournament,
+    register_icm,
+)
 """Functions adding the subcommands of other areas (worker, replay, ...) to the parser.
 
 Each area keeps its commands in its own module and appends its ``register``
