@@ -118,7 +118,7 @@ def test_an_icm_deal_takes_left_to_play_for_off_first_prize() -> None:
 def test_left_to_play_for_may_not_exceed_first_prize_minus_second() -> None:
     with pytest.raises(InvalidEvent, match="more than first prize minus second") as caught:
         deal_amounts("icm", [100, 200], [1000, 700], 301)
-    assert caught.value.code == "deal_refused"
+    assert caught.value.code == "deal_amounts"
     assert sum(deal_amounts("icm", [100, 200], [1000, 700], 300)) == 1400
 
 

@@ -51,6 +51,7 @@ __all__ = [
     "PPM",
     "SCHEMA_VERSION",
     "VARIANT_SHAPES",
+    "MysteryBountyDrawn",
     "PlayerIn",
     "ShowdownEvent",
     "Variant",
@@ -134,6 +135,18 @@ class PlayerIn(BaseModel):
     )
 
 
+class MysteryBountyDrawn(BaseModel):
+    """One envelope of a mystery-bounty stage: the one the room drew for an eliminated seat."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="MysteryBountyDrawn")
+
+    seat: SeatNumber = Field(description="The seat eliminated in this hand.")
+    amount: Annotated[int, Strict(), Field(ge=1, le=MAX_CHIPS)] = Field(
+        description="The envelope drawn for its elimination (prize currency's smallest unit): an amount of the "
+        "tournament's `open.mystery_bounties` pool with envelopes left."
+    )
+
+
 class ShowdownEvent(BaseModel):
     """A finished hand, ready to settle."""
 
@@ -200,6 +213,15 @@ class ShowdownEvent(BaseModel):
         default=None,
         description="Tournaments in hand-for-hand play: the round this hand belongs to (every table plays one "
         "hand per round). The round's busts are placed together when its `round_complete` message arrives.",
+    )
+
+    mystery_bounties: Annotated[tuple[MysteryBountyDrawn, ...], Field(max_length=MAX_PLAYERS)] | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # absent from the canonical JSON (the event's digest) when not given
+        description="Tournaments in a mystery-bounty stage (a hand that starts with at most "
+        "`open.mystery_bounties.from_entries_left` entries in play): one envelope per seat eliminated in this "
+        "hand, as the room drew it; paid as cash to the winner(s) of that seat's relevant pot, divided as a "
+        "knockout bounty is. `[]` or absent when nobody is eliminated; refused outside the stage.",
     )
 
     @model_validator(mode="after")
@@ -332,6 +354,8 @@ class ShowdownEvent(BaseModel):
             _check_rake(self.rake, self.rake_ppm, players)
         if bountied:
             self._check_bounties(bountied, stacked)
+        if self.mystery_bounties:
+            _check_mystery(self.mystery_bounties, seats, stacked)
         return self
 
     def _check_bounties(self, bountied: int, stacked: int) -> None:
@@ -441,6 +465,25 @@ class ShowdownEvent(BaseModel):
 
 _RANK_TEXT: Final = {r: "23456789TJQKA"[r - 2] for r in range(2, 15)}
 _RANKS_BELOW: Final = {r: frozenset("23456789TJQKA"[: r - 2]) for r in range(2, 15)}
+
+
+def _check_mystery(drawn: tuple[MysteryBountyDrawn, ...], seats: set[int], stacked: int) -> None:
+    """Each envelope is for a seat of the hand, one a seat, and eliminations need starting stacks."""
+    if not stacked:
+        raise reject(
+            "mystery_bounty_seat", "mystery_bounties", "are given without starting stacks (eliminations need them)"
+        )
+    named: set[int] = set()
+    for i, envelope in enumerate(drawn):
+        if envelope.seat not in seats:
+            raise reject(
+                "mystery_bounty_seat", f"mystery_bounties[{i}].seat", f"seat {envelope.seat} is not in the hand"
+            )
+        if envelope.seat in named:
+            raise reject(
+                "mystery_bounty_seat", f"mystery_bounties[{i}].seat", f"seat {envelope.seat} has an envelope already"
+            )
+        named.add(envelope.seat)
 
 
 def _shared_start(boards: tuple[tuple[str, ...], ...]) -> int:

@@ -21,7 +21,7 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
 class TournamentMessageDocument(RootModel[TournamentMessage]):
-    """A tournament message (open, entry, chips, registration_closed, round_complete), told apart by `type`."""
+    """A tournament message (open, entry, chips, registration_closed, round_complete, deal), told apart by `type`."""
 
     model_config = ConfigDict(title="TournamentMessage")
 

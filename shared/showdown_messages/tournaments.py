@@ -23,12 +23,16 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, TypeA
 from showdown_messages.events import Chips, Id, _supported_version
 from showdown_messages.rejections import reject
 from showdown_messages.repeats import could_repeat, refuse_repeated_keys
-from showdown_rules import PPM
+from showdown_rules import MAX_CHIPS, PPM
 
 __all__ = [
     "AnyTournamentMessage",
     "ChipsBought",
+    "DealAgreed",
+    "DealEntry",
     "EntryRegistered",
+    "MysteryBounties",
+    "MysteryEnvelopes",
     "Placement",
     "RegistrationClosed",
     "RoundComplete",
@@ -65,6 +69,31 @@ def _never_increasing(payouts: tuple[int, ...], field: str) -> None:
             )
 
 
+class MysteryEnvelopes(BaseModel):
+    """Envelopes of one amount in a mystery-bounty pool."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="MysteryEnvelopes")
+
+    amount: Annotated[int, Strict(), Field(ge=1, le=MAX_CHIPS)] = Field(
+        description="What each of these envelopes pays (currency units)."
+    )
+    count: Annotated[int, Strict(), Field(ge=1, le=1_000_000)] = Field(description="How many envelopes pay it.")
+
+
+class MysteryBounties(BaseModel):
+    """A mystery-bounty stage: from ``from_entries_left`` entries in play on, each elimination wins an envelope."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="MysteryBounties")
+
+    from_entries_left: Annotated[int, Strict(), Field(ge=1)] = Field(
+        description="The stage covers every hand that starts with at most this many entries in play."
+    )
+    envelopes: Annotated[tuple[MysteryEnvelopes, ...], Field(min_length=1, max_length=10_000)] = Field(
+        description="The published pool: amounts and how many of each. Every envelope is paid once; those left "
+        "when the tournament ends are reported with the standings, never paid."
+    )
+
+
 class TournamentOpened(_Message):
     """``open``: a tournament starts, with its rules. Its hands are checked against its ledger from now on."""
 
@@ -91,6 +120,12 @@ class TournamentOpened(_Message):
         default=False,
         description="End early when every remaining entry would receive the same prize: they all finish in the "
         "best remaining place and share those prizes (a satellite's seats; Double-or-Nothing).",
+    )
+
+    mystery_bounties: MysteryBounties | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # absent from the canonical JSON (the message's digest) when not given
+        description="Mystery bounties: the stage and its pool of envelopes (absent: none).",
     )
 
     @model_validator(mode="after")
@@ -161,7 +196,57 @@ class RoundComplete(_Message):
     round: Annotated[int, Strict(), Field(ge=1)]
 
 
-AnyTournamentMessage = TournamentOpened | EntryRegistered | ChipsBought | RegistrationClosed | RoundComplete
+class DealEntry(BaseModel):
+    """One entry in play, as a deal names it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="DealEntry")
+
+    player_id: Id
+    entry: Annotated[int, Strict(), Field(ge=1)] = Field(description="The entry's number, as registered.")
+    amount: Chips | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="Method `custom` only (and then for every entry): the amount agreed (currency units).",
+    )
+
+
+class DealAgreed(_Message):
+    """``deal``: every entry in play agrees a deal between hands; play goes on to decide the places, and each entry
+    is paid its deal amount when it finishes (the winner: theirs plus ``left_to_play_for``)."""
+
+    model_config = ConfigDict(title="DealAgreed")
+
+    type: Literal["deal"]
+    method: Literal["icm", "chip_chop", "equal", "custom"] = Field(
+        description="`icm`: Malmuth-Harville over the unpaid prizes (`left_to_play_for` off first prize); "
+        "`chip_chop`: in proportion to chips; `equal`: the same for each; `custom`: the `amount` of each entry. "
+        "The stacks are the ledger's, not the message's."
+    )
+    entries: Annotated[tuple[DealEntry, ...], Field(min_length=2, max_length=10_000)] = Field(
+        description="Every entry still in play, and no other."
+    )
+    left_to_play_for: Chips = Field(
+        default=0,
+        description="Kept back for the eventual winner (currency units), taken off first prize first; at most "
+        "first prize minus second.",
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        custom = self.method == "custom"
+        for i, e in enumerate(self.entries):
+            if custom and e.amount is None:
+                raise reject("deal_amounts", f"entries[{i}].amount", "is required: the method is custom")
+            if not custom and e.amount is not None:
+                raise reject(
+                    "deal_amounts", f"entries[{i}].amount", f"is given only with method custom, not {self.method}"
+                )
+        return self
+
+
+AnyTournamentMessage = (
+    TournamentOpened | EntryRegistered | ChipsBought | RegistrationClosed | RoundComplete | DealAgreed
+)
 """Any of the tournament messages (a type to annotate and ``isinstance`` with)."""
 TournamentMessage = Annotated[AnyTournamentMessage, Field(discriminator="type")]
 """Any tournament message, told apart by ``type`` when read."""
@@ -204,4 +289,9 @@ class Placement(BaseModel):
     bounty_cash: Annotated[int, Field(ge=0)] = Field(
         description="Currency units collected from bounties over the whole tournament (the winner's own final "
         "bounty included)."
+    )
+    mystery_bounty_cash: Annotated[int, Field(ge=0)] = Field(
+        default=0,
+        description="Currency units won from mystery-bounty envelopes over the whole tournament (absent or 0 "
+        "without a mystery-bounty stage).",
     )

@@ -70,6 +70,19 @@ CODES: dict[str, str] = {
     "stack_mismatch": "A seat's starting stack differs from its entry's chips after its previous hand.",
     "bounty_mismatch": "A seat's bounty (or bounty_cash_ppm) differs from the tournament ledger's.",
     "round_already_complete": "A hand of a hand-for-hand round that was completed before it.",
+    # Final-table deals and mystery bounties (issue 29):
+    "deal_not_allowed": "A `deal` while registration is open, during a hand-for-hand round, with an entry not in "
+    "the money, after the tournament finished, or after another deal.",
+    "deal_entries": "A `deal` that leaves out an entry in play, names one busted, never registered or twice.",
+    "deal_amounts": "A `deal` whose amounts do not add up to the unpaid prizes less left_to_play_for, gives amounts "
+    "without method custom (or none with it), or keeps back more than first prize minus second.",
+    "mystery_bounty_seat": "A hand's mystery_bounties miss an eliminated seat, name a seat not eliminated (or not "
+    "in the hand), or one twice; or are given without starting stacks.",
+    "mystery_bounty_envelope": "A mystery bounty of an amount not in the tournament's pool, or whose envelopes are "
+    "all drawn.",
+    "mystery_bounty_not_expected": "mystery_bounties on a hand outside the tournament's mystery-bounty stage (or of "
+    "a tournament without one).",
+    "bad_stacks": "A stack given to ICM is not a positive whole number of chips.",
 }
 """Every rejection code with what it means and how to fix the event."""
 

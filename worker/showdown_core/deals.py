@@ -63,17 +63,17 @@ def deal_values(
     places 1 .. len(stacks) not yet paid). Raises :class:`InvalidEvent` for a deal that cannot be made."""
     n = len(stacks)
     if n < 2:
-        raise InvalidEvent.of("deal_refused", "entries", f"{n} entries: a deal needs at least two")
+        raise InvalidEvent.of("deal_entries", "entries", f"{n} entries: a deal needs at least two")
     if len(unpaid) != n:
         raise InvariantViolation(f"{len(unpaid)} unpaid prizes for {n} entries")
     pool = sum(unpaid)
     kept = left_to_play_for
     if kept < 0:
-        raise InvalidEvent.of("deal_refused", "left_to_play_for", f"{kept} is negative")
+        raise InvalidEvent.of("deal_amounts", "left_to_play_for", f"{kept} is negative")
     most = unpaid[0] - unpaid[1]
     if kept > most:
         raise InvalidEvent.of(
-            "deal_refused",
+            "deal_amounts",
             "left_to_play_for",
             f"{kept} is more than first prize minus second ({unpaid[0]} - {unpaid[1]} = {most}): 1st would be "
             f"guaranteed less than 2nd",
@@ -81,7 +81,7 @@ def deal_values(
     shared = pool - kept
     if method == "custom":
         if custom is None or len(custom) != n:
-            raise InvalidEvent.of("deal_refused", "entries", "a custom deal gives every entry's amount")
+            raise InvalidEvent.of("deal_amounts", "entries", "a custom deal gives every entry's amount")
         if sum(custom) != shared:
             raise InvalidEvent.of(
                 "deal_amounts",
@@ -91,7 +91,7 @@ def deal_values(
             )
         return tuple(Fraction(a) for a in custom)
     if custom is not None:
-        raise InvalidEvent.of("deal_refused", "entries", f"amounts are given only with method 'custom', not {method!r}")
+        raise InvalidEvent.of("deal_amounts", "entries", f"amounts are given only with method 'custom', not {method!r}")
     if method == "icm":
         return icm(stacks, (unpaid[0] - kept, *unpaid[1:]))
     if method == "chip_chop":
@@ -99,7 +99,7 @@ def deal_values(
         return tuple(Fraction(shared * s, chips) for s in stacks)
     if method == "equal":
         return tuple(Fraction(shared, n) for _ in stacks)
-    raise InvalidEvent.of("deal_refused", "method", f"{method!r} is not one of {', '.join(METHODS)}")
+    raise InvalidEvent.of("deal_amounts", "method", f"{method!r} is not one of {', '.join(METHODS)}")
 
 
 def deal_amounts(
