@@ -59,6 +59,7 @@ def all_in(
     round_: int | None = None,
     bounties: dict[int, int] | None = None,
     cash_ppm: int | None = None,
+    mystery: list[tuple[int, int]] | None = None,
 ) -> str:
     """A hand in which every seat puts in ``put`` of its ``stack``; ``seats`` as ``(seat, player, stack, put)``,
     listed strongest hand first (the first gets aces, the next kings, ...)."""
@@ -75,7 +76,23 @@ def all_in(
         doc["hand_for_hand_round"] = round_
     if cash_ppm is not None:
         doc["bounty_cash_ppm"] = cash_ppm
+    if mystery is not None:
+        doc["mystery_bounties"] = [{"seat": seat, "amount": amount} for seat, amount in mystery]
     return json.dumps({"event": doc})
+
+
+def deal(method: str, entries: list[str | tuple[str, int]], left_to_play_for: int | None = None, tid: str = "T",
+         amounts: list[int] | None = None) -> str:  # fmt: skip
+    """A ``deal`` message; ``entries`` as players (entry 1) or ``(player, entry)``; ``amounts`` for custom."""
+    named = [(e, 1) if isinstance(e, str) else e for e in entries]
+    listed: list[dict[str, Any]] = [{"player_id": p, "entry": n} for p, n in named]
+    for item, amount in zip(listed, amounts or [], strict=False):
+        item["amount"] = amount
+    doc: dict[str, Any] = {"schema_version": 1, "type": "deal", "tournament_id": tid, "method": method,
+                           "entries": listed}  # fmt: skip
+    if left_to_play_for is not None:
+        doc["left_to_play_for"] = left_to_play_for
+    return json.dumps({"tournament": doc})
 
 
 def replay(*lines: str) -> TournamentReplay:

@@ -79,6 +79,16 @@ def draw(
     return drawn, after
 
 
+def left_after(left: Mapping[int, int], drawn: Iterable[int]) -> dict[int, int]:
+    """The envelopes ``left`` once those of the amounts ``drawn`` are taken (checked by :func:`draw` first)."""
+    after = dict(left)
+    for amount in drawn:
+        if after.get(amount, 0) < 1:
+            raise InvariantViolation(f"a {amount} envelope drawn with none left")
+        after[amount] -= 1
+    return after
+
+
 def award(settlement: Settlement, drawn: Mapping[int, int]) -> tuple[BountyAward, ...]:
     """Each drawn envelope paid to the winners of its seat's relevant pot, all cash, divided as a knockout
     bounty is; every envelope paid whole (checked)."""

@@ -167,7 +167,9 @@ def decide(
                 outcome = "settled"
                 if view is not None and p.settlement is not None:  # a tournament hand: the ledger may refuse it
                     try:
-                        applied = view.apply_hand(p.settlement, p.hand_for_hand_round, p.bounties_given)
+                        applied = view.apply_hand(
+                            p.settlement, p.hand_for_hand_round, p.bounties_given, p.mystery_bounties
+                        )
                     except InvariantViolation as exc:
                         raise LedgerInvariant(p.entry_id, str(exc)) from exc
                     if applied is not SETTLED:  # the usual hand is SETTLED: chips moved, nothing else

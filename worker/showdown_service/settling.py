@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from showdown_core import InvalidEvent, InvariantViolation, Settlement, settle
 from showdown_messages import ShowdownEvent, rejections
+from showdown_messages.events import MysteryBountyDrawn
 from showdown_messages.protocol import EVENT_FIELD, TOURNAMENT_FIELD, entry_kind
 from showdown_messages.tournaments import AnyTournamentMessage, parse_tournament_message
 from showdown_service.audit import sha256_hex
@@ -82,6 +83,8 @@ class Prepared:
     settled_at: datetime | None = None
     """The batch's clock, as given to :func:`prepare` (``result`` carries it): the decision step chains the audit
     record, and re-encodes a result whose bounties the ledger settled, with the same instant."""
+    mystery_bounties: tuple[tuple[int, int], ...] | None = None
+    """The event's ``mystery_bounties`` as ``(seat, amount)`` (tournament hands; None: not given)."""
 
     @property
     def valid(self) -> bool:
@@ -146,7 +149,7 @@ def prepare(
     else:
         kept, round_ = settlement, known["hand_for_hand_round"]
         bounties_given = known["players"][0].bounty is not None
-    return Prepared(
+    prepared = Prepared(
         entry_id,
         event.hand_id,
         event.table_id,
@@ -164,6 +167,14 @@ def prepare(
         None,
         now,
     )
+    if tournament_id is not None and known["mystery_bounties"] is not None:
+        prepared.mystery_bounties = _mystery(known["mystery_bounties"])
+    return prepared
+
+
+def _mystery(drawn: tuple[MysteryBountyDrawn, ...]) -> tuple[tuple[int, int], ...]:
+    """An event's ``mystery_bounties`` as the ledger takes them: ``(seat, amount)``."""
+    return tuple((d.seat, d.amount) for d in drawn)
 
 
 def _tournament_message(  # noqa: PLR0917 - prepare()'s own arguments, passed on

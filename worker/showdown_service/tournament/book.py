@@ -39,6 +39,16 @@ The rules (each with a test named for it; sources in docs/tournaments.md):
   the heads the ledger holds; bounty money is conserved (cash paid plus the
   bounties on heads equals the bounties put up at entry), checked after every
   change, refused otherwise.
+* **Deals** (``deal``; amounts by :mod:`showdown_core.deals`): taken between
+  hands once registration is closed, outside a hand-for-hand round, with every
+  entry in play in the money and named; from then on each entry finishes with
+  its deal amount as its prize (the winner: plus ``left_to_play_for``), places
+  still decided by play. Prize money is conserved (the prizes paid equal the
+  payouts of the places taken), checked when a deal is made and at the end.
+* **Mystery bounties** (``open.mystery_bounties``; envelopes by
+  :mod:`showdown_core.mystery`): a hand that starts with at most N entries in
+  play pays each elimination's envelope as cash to its relevant pot's
+  winner(s); envelopes paid plus envelopes left equal the pool (checked).
 
 Money (prizes, bounties) is in the currency's smallest unit; stacks in chips.
 """
@@ -46,15 +56,19 @@ Money (prizes, bounties) is in the currency's smallest unit; stacks in chips.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, NamedTuple
 
-from showdown_core import InvariantViolation, Settlement
+from showdown_core import InvalidEvent, InvariantViolation, Settlement
+from showdown_core import mystery as envelopes
 from showdown_core.bounties import award_bounties
+from showdown_core.deals import deal_amounts
 from showdown_messages.tournaments import (
     AnyTournamentMessage,
     ChipsBought,
+    DealAgreed,
     EntryRegistered,
     RegistrationClosed,
     RoundComplete,
@@ -76,6 +90,10 @@ class Rules:
     equal_stacks: str = "tie"
     hand_for_hand: str = "by_stack"
     satellite: bool = False
+    mystery_from: int | None = None
+    """Mystery bounties: hands starting with at most this many entries in play draw envelopes (None: no stage)."""
+    mystery_pool: tuple[tuple[int, int], ...] = ()
+    """The published envelopes: (amount, count), each amount once."""
 
     def prize(self, place: int) -> int:
         """The prize of ``place`` (1 = first), 0 beyond the payouts."""
@@ -108,6 +126,8 @@ class Entry:
     button's left, 0 first)."""
     bought: tuple[tuple[int, int], ...] = ()
     """Each purchase since registration (``chips`` messages: rebuys, add-ons), in order: (chips, bounty)."""
+    mystery_cash: int = 0
+    """Won from mystery-bounty envelopes so far."""
 
     @property
     def key(self) -> tuple[str, int]:
@@ -117,10 +137,13 @@ class Entry:
         """A copy to change (positional: a twentieth of ``copy.copy``'s time on a slotted dataclass)."""
         return Entry(self.player_id, self.entry, self.order, self.chips, self.bounty, self.bounty_in, self.stack_in,
                      self.bounty_cash, self.status, self.place, self.tied, self.prize, self.held,
-                     self.bought)  # fmt: skip
+                     self.bought, self.mystery_cash)  # fmt: skip
 
-    def placement(self, tournament_id: str) -> dict[str, Any]:
-        """The placement record (see :class:`showdown_messages.tournaments.Placement`)."""
+    def placement(self, tournament_id: str, mystery: bool = False) -> dict[str, Any]:
+        """The placement record (see :class:`showdown_messages.tournaments.Placement`); ``mystery``: the tournament
+        has a mystery-bounty stage (the record gains ``mystery_bounty_cash``)."""
+        if mystery:
+            return {**self.placement(tournament_id), "mystery_bounty_cash": self.mystery_cash}
         return {
             "tournament_id": tournament_id,
             "player_id": self.player_id,
@@ -130,6 +153,29 @@ class Entry:
             "prize": self.prize,
             "bounty_cash": self.bounty_cash,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """A deal agreed: how, what was kept back for the winner, and each entry's guaranteed amount."""
+
+    method: str
+    left_to_play_for: int
+    amounts: tuple[tuple[tuple[str, int], int], ...]
+    """((player_id, entry), amount) for every entry in the deal, in registration order."""
+    custom: bool = False
+
+    def amount(self, key: tuple[str, int]) -> int | None:
+        return next((amount for k, amount in self.amounts if k == key), None)
+
+    def terms(self) -> tuple[str, int, frozenset[tuple[tuple[str, int], int | None]]]:
+        """What the ``deal`` message said (a repeat of it is a duplicate): method, kept back, entries (and amounts,
+        custom only)."""
+        return (
+            self.method,
+            self.left_to_play_for,
+            frozenset((key, amount if self.custom else None) for key, amount in self.amounts),
+        )
 
 
 @dataclass(slots=True)
@@ -148,6 +194,43 @@ class Ledger:
     """Entries registered per player (the next entry number is one more)."""
     opened_payouts: tuple[int, ...] = ()
     """The payouts of the ``open`` message (``rules.payouts`` may have been replaced since)."""
+    rounds_seen: int = 0
+    """The highest hand-for-hand round a hand has played (a round is open while above ``rounds_done``)."""
+    deal: Deal | None = None
+    envelopes_left: dict[int, int] = field(default_factory=dict)
+    """Mystery-bounty envelopes not yet drawn, by amount (replaced, never changed in place: views share it)."""
+
+    def in_play(self) -> int:
+        """Entries in play (playing, not held in a hand-for-hand round)."""
+        return sum(1 for e in self.live.values() if e.status == "playing")
+
+    def check_prizes(self) -> None:
+        """Prize money is conserved: the prizes paid to placed entries (deal amounts, and kept-back money, included)
+        equal the payouts of the places taken, and what a deal still owes the entries in play equals the payouts of
+        the places left."""
+        placed = [e for e in self.entries.values() if e.place is not None]
+        left = len(self.live)
+        paid, first = sum(e.prize for e in placed), left + 1
+        if self.deal is not None and left:
+            paid += self.deal.left_to_play_for + sum(
+                amount for key, amount in self.deal.amounts if self.entries[key].place is None
+            )
+            first = 1
+        due = sum(self.rules.prize(p) for p in range(first, left + len(placed) + 1))
+        if paid != due:
+            raise InvariantViolation(
+                f"tournament {self.rules.tournament_id!r}: prizes paid and owed {paid} != payouts {due}; refusing"
+            )
+
+    def check_envelopes(self) -> None:
+        """Envelopes paid plus envelopes left equal the pool."""
+        paid = sum(e.mystery_cash for e in self.entries.values())
+        pool = envelopes.pool_value(dict(self.rules.mystery_pool))
+        if paid + envelopes.pool_value(self.envelopes_left) != pool:
+            raise InvariantViolation(
+                f"tournament {self.rules.tournament_id!r}: envelopes paid {paid} + left "
+                f"{envelopes.pool_value(self.envelopes_left)} != pool {pool}; refusing"
+            )
 
     def unplaced(self) -> list[Entry]:
         """Entries still playing or held, in registration order."""
@@ -287,6 +370,8 @@ class Book:
             return self._buy(ledger, message)
         if isinstance(message, RegistrationClosed):
             return self._close(ledger, message)
+        if isinstance(message, DealAgreed):
+            return self._deal(ledger, message)
         return self._round_complete(ledger, message)
 
     def _open(self, message: TournamentOpened) -> Applied:
@@ -298,6 +383,11 @@ class Book:
             message.hand_for_hand,
             message.satellite,
         )
+        if message.mystery_bounties is not None:
+            pool = envelopes.pool_of((e.amount, e.count) for e in message.mystery_bounties.envelopes)
+            rules = dataclasses.replace(
+                rules, mystery_from=message.mystery_bounties.from_entries_left, mystery_pool=tuple(pool.items())
+            )
         known = self._ledger(message.tournament_id)
         if known is not None:
             if known.opened_payouts == rules.payouts and _same_but_payouts(known.rules, rules):
@@ -307,7 +397,7 @@ class Book:
                 "tournament_id",
                 f"{message.tournament_id!r} was opened already with other settings; open a tournament once",
             )
-        ledger = Ledger(rules, opened_payouts=rules.payouts)
+        ledger = Ledger(rules, opened_payouts=rules.payouts, envelopes_left=dict(rules.mystery_pool))
         self.ledgers[message.tournament_id] = ledger
         self._copied.add(message.tournament_id)
         self.meta_changed.add(message.tournament_id)
@@ -406,16 +496,58 @@ class Book:
                 return DUPLICATE
             return _refuse("registration_closed", "payouts", "registration was closed already with other payouts")
         ledger.registration_open = False
-        ledger.rules = Rules(
-            ledger.rules.tournament_id,
-            payouts,
-            ledger.rules.bounty_cash_ppm,
-            ledger.rules.equal_stacks,
-            ledger.rules.hand_for_hand,
-            ledger.rules.satellite,
-        )
+        ledger.rules = dataclasses.replace(ledger.rules, payouts=payouts)
         self.meta_changed.add(ledger.rules.tournament_id)
         return Applied("settled", tuple(self._finish(ledger)))
+
+    def _deal(self, ledger: Ledger, message: DealAgreed) -> Applied:
+        """A final-table deal: every entry in play named, the amounts computed by the core from the ledger's stacks
+        and the prizes not yet paid (see the module's rules); paid as each entry finishes."""
+        tournament_id = ledger.rules.tournament_id
+        named = [(e.player_id, e.entry) for e in message.entries]
+        custom = message.method == "custom"
+        if ledger.deal is not None:
+            asked = frozenset(((e.player_id, e.entry), e.amount) for e in message.entries)
+            if ledger.deal.terms() == (message.method, message.left_to_play_for, asked):
+                return DUPLICATE
+            return _refuse("deal_not_allowed", "type", f"tournament {tournament_id!r} agreed a deal already")
+        why = _no_deal(ledger)
+        if why:
+            return _refuse("deal_not_allowed", "type", f"tournament {tournament_id!r}: {why}")
+        seen: set[tuple[str, int]] = set()
+        for i, key in enumerate(named):
+            entry = ledger.entries.get(key)
+            who = f"entry {key[1]} of {key[0]!r}"
+            if key in seen:
+                return _refuse("deal_entries", f"entries[{i}]", f"{who} is named twice")
+            seen.add(key)
+            if entry is None:
+                return _refuse("deal_entries", f"entries[{i}]", f"{who} was never registered in {tournament_id!r}")
+            if ledger.live.get(entry.player_id) is not entry:
+                out = f"finished in place {entry.place}" if entry.status == "finished" else _held_out(entry)
+                return _refuse("deal_entries", f"entries[{i}]", f"{who} is not in play ({out})")
+        missing = [e for e in ledger.unplaced() if e.key not in seen]
+        if missing:
+            e = missing[0]
+            why = f"entry {e.entry} of {e.player_id!r} is in play and not in the deal: every entry in play agrees it"
+            return _refuse("deal_entries", "entries", why)
+        left = ledger.unplaced()
+        given = {(e.player_id, e.entry): e.amount or 0 for e in message.entries}
+        try:
+            amounts = deal_amounts(
+                message.method,
+                [e.chips for e in left],
+                [ledger.rules.prize(p) for p in range(1, len(left) + 1)],
+                message.left_to_play_for,
+                [given[e.key] for e in left] if custom else None,
+            )
+        except InvalidEvent as exc:
+            return _refuse(exc.code, exc.field, exc.message)
+        pairs = tuple((e.key, amount) for e, amount in zip(left, amounts, strict=True))
+        ledger.deal = Deal(message.method, message.left_to_play_for, pairs, custom)
+        ledger.check_prizes()
+        self.meta_changed.add(tournament_id)
+        return SETTLED
 
     def _round_complete(self, ledger: Ledger, message: RoundComplete) -> Applied:
         if message.round <= ledger.rounds_done:
@@ -432,12 +564,20 @@ class Book:
 
     # --- hands ---------------------------------------------------------------------------
 
-    def apply_hand(self, settlement: Settlement, hand_for_hand_round: int | None, bounties_given: bool) -> Applied:
+    def apply_hand(
+        self,
+        settlement: Settlement,
+        hand_for_hand_round: int | None,
+        bounties_given: bool,
+        mystery: Sequence[tuple[int, int]] | None = None,
+    ) -> Applied:
         """Check a settled hand of a tournament against the ledger, then move its chips, bounties and busts.
 
         ``bounties_given``: the event carried ``players[].bounty`` (checked
         against the heads); without them, a knockout's bounties are settled
         from the heads the ledger holds (the returned settlement carries them).
+        ``mystery``: the event's ``mystery_bounties`` as ``(seat, amount)``
+        (None: not given).
         """
         showdown = settlement.showdown
         tournament_id = showdown.tournament_id
@@ -475,6 +615,12 @@ class Book:
                 "hand_for_hand_round",
                 f"round {hand_for_hand_round} of tournament {tournament_id!r} was completed before this hand",
             )
+        drawn: dict[int, int] = {}
+        if rules.mystery_from is not None or mystery is not None:
+            drawn_or_refused = _mystery_stage(ledger, settlement, mystery)
+            if isinstance(drawn_or_refused, Applied):
+                return drawn_or_refused
+            drawn = drawn_or_refused
         changed: Settlement | None = None
         if rules.bounty_cash_ppm is not None:
             if bounties_given and showdown.bounty_cash_ppm != rules.bounty_cash_ppm:
@@ -506,6 +652,11 @@ class Book:
             entry.chips = chips = s.stack - s.contributed - s.dead_money + won  # type: ignore[operator]
             if not chips:
                 busted = True
+        if hand_for_hand_round is not None and hand_for_hand_round > ledger.rounds_seen:
+            ledger.rounds_seen = hand_for_hand_round
+            self.meta_changed.add(tournament_id)
+        if drawn:
+            self._pay_envelopes(ledger, settlement, drawn, {s.seat: e for s, e in zip(seats, entries, strict=True)})
         if not (busted or settlement.bounties):  # the usual hand: only chips moved
             return SETTLED if changed is None else Applied("settled", (), changed)
         if self.in_place:  # bounties or places move too: those entries are written whole (the rest: chips)
@@ -523,6 +674,21 @@ class Book:
         if busted:
             placements += self._busts(ledger, showdown, entries, hand_for_hand_round)
         return Applied("settled", tuple(placements), changed)
+
+    def _pay_envelopes(
+        self, ledger: Ledger, settlement: Settlement, drawn: dict[int, int], by_seat: dict[int, Entry]
+    ) -> None:
+        """Each drawn envelope, as cash, to the winners of its seat's relevant pot; the envelopes leave the pool."""
+        ledger.envelopes_left = envelopes.left_after(ledger.envelopes_left, drawn.values())
+        tournament_id = ledger.rules.tournament_id
+        self.meta_changed.add(tournament_id)
+        for award in envelopes.award(settlement, drawn):
+            for share in award.winners:
+                winner = by_seat[share.seat]
+                winner.mystery_cash += share.cash
+                if self.in_place:
+                    self.changed.setdefault(tournament_id, set()).add(winner.key)
+        ledger.check_envelopes()
 
     @staticmethod
     def _move_bounties(settlement: Settlement, by_seat: dict[int, Entry]) -> None:
@@ -556,7 +722,7 @@ class Book:
                 for entry, *_ in busted:
                     entry.status, entry.place, entry.prize = "finished", None, 0
                     del ledger.live[entry.player_id]
-                    placements.append(entry.placement(tournament_id))
+                    placements.append(entry.placement(tournament_id, ledger.rules.mystery_from is not None))
             elif hand_for_hand_round is not None:
                 for entry, stack, hand_key, position in busted:
                     entry.status, entry.held = "held", (hand_for_hand_round, stack or 0, hand_key, position)
@@ -599,19 +765,18 @@ class Book:
         (left-over cents one each in registration order)."""
         tied = sorted(tier, key=_ORDER)
         count = len(tied)
-        total = sum(ledger.rules.prize(p) for p in range(place, place + count))
-        share, odd = divmod(total, count)
+        if ledger.deal is not None:
+            prizes = _deal_prizes(ledger.deal, tied, place)
+        else:
+            total = sum(ledger.rules.prize(p) for p in range(place, place + count))
+            share, odd = divmod(total, count)
+            prizes = [share + (i < odd) for i in range(count)]
         out = []
-        for i, entry in enumerate(tied):
-            entry.status, entry.place, entry.tied, entry.prize, entry.held = (
-                "finished",
-                place,
-                count,
-                share + (i < odd),
-                None,
-            )
+        mystery = ledger.rules.mystery_from is not None
+        for entry, prize in zip(tied, prizes, strict=True):
+            entry.status, entry.place, entry.tied, entry.prize, entry.held = "finished", place, count, prize, None
             del ledger.live[entry.player_id]
-            out.append(entry.placement(ledger.rules.tournament_id))
+            out.append(entry.placement(ledger.rules.tournament_id, mystery))
         return out
 
     def _finish(self, ledger: Ledger) -> list[dict[str, Any]]:
@@ -634,6 +799,7 @@ class Book:
         self.meta_changed.add(rules.tournament_id)
         placements = self._award_places(ledger, [ledger.entries[e.key] for e in left], 1)
         ledger.check_bounties()
+        ledger.check_prizes()
         return placements
 
     # --- standings ------------------------------------------------------------------------
@@ -647,7 +813,13 @@ class Book:
         finished = [e for e in ledger.entries.values() if e.status == "finished"]
         finished.sort(key=lambda e: (e.place is None, e.place or 0, e.order))
         playing = sorted(ledger.live.values(), key=lambda e: (-e.chips, e.order))
-        return [e.placement(tournament_id) for e in finished], playing
+        mystery = ledger.rules.mystery_from is not None
+        return [e.placement(tournament_id, mystery) for e in finished], playing
+
+    def envelopes_left(self, tournament_id: str) -> dict[int, int]:
+        """Mystery-bounty envelopes not drawn, by amount (reported with the standings; never paid)."""
+        ledger = self.ledgers.get(tournament_id)
+        return {} if ledger is None else {a: c for a, c in sorted(ledger.envelopes_left.items()) if c}
 
 
 def _seat_refused(  # noqa: PLR0917 - the seat's facts, as the check had them
@@ -682,6 +854,63 @@ def _seat_refused(  # noqa: PLR0917 - the seat's facts, as the check had them
     )
 
 
+def _mystery_stage(
+    ledger: Ledger, settlement: Settlement, mystery: Sequence[tuple[int, int]] | None
+) -> dict[int, int] | Applied:
+    """The envelopes a hand draws (by eliminated seat), checked by the core; or why the hand is refused. The stage
+    is every hand that starts with at most ``mystery_from`` entries in play."""
+    rules = ledger.rules
+    stage = rules.mystery_from is not None and (
+        len(ledger.live) <= rules.mystery_from
+        or (ledger.rounds_seen > ledger.rounds_done and ledger.in_play() <= rules.mystery_from)  # some held
+    )
+    if not stage:
+        if mystery is None:
+            return {}
+        where = f"the stage starts at {rules.mystery_from} entries in play" if rules.mystery_from else "it has none"
+        return _refuse(
+            "mystery_bounty_not_expected",
+            "mystery_bounties",
+            f"the hand is outside the mystery-bounty stage of tournament {rules.tournament_id!r} ({where})",
+        )
+    try:
+        drawn, _ = envelopes.draw(settlement, mystery or (), ledger.envelopes_left)
+    except InvalidEvent as exc:
+        return _refuse(exc.code, exc.field, exc.message)
+    return drawn
+
+
+def _deal_prizes(deal: Deal, tied: Sequence[Entry], place: int) -> list[int]:
+    """After a deal each entry finishing is paid its own deal amount (tied or not: nothing is shared); those
+    finishing 1st also share ``left_to_play_for`` (one alone takes it whole; units left one each in registration
+    order)."""
+    prizes = []
+    for entry in tied:
+        amount = deal.amount(entry.key)
+        if amount is None:
+            raise InvariantViolation(f"entry {entry.entry} of {entry.player_id!r} finishes after a deal it is not in")
+        prizes.append(amount)
+    if place == 1:
+        share, odd = divmod(deal.left_to_play_for, len(tied))
+        prizes = [p + share + (i < odd) for i, p in enumerate(prizes)]
+    return prizes
+
+
+def _no_deal(ledger: Ledger) -> str:
+    """Why a deal cannot be taken now, in words ("" when it can): the tournament over, registration open, a
+    hand-for-hand round open, or an entry in play not in the money."""
+    if ledger.over:
+        return "it has finished"
+    if ledger.registration_open:
+        return "registration is still open (a deal is taken only after it closes)"
+    if ledger.rounds_seen > ledger.rounds_done or any(e.status == "held" for e in ledger.live.values()):
+        return f"hand-for-hand round {ledger.rounds_seen} is not complete (a deal is taken between rounds)"
+    count = len(ledger.live)
+    if ledger.rules.prize(count) == 0:
+        return f"{count} entries are in play and place {count} pays nothing: a deal needs every entry in the money"
+    return ""
+
+
 def _why_out(ledger: Ledger, entry: Entry) -> str:
     """Why ``entry`` cannot buy chips, in words: the tournament over, the entry finished, or held in a
     hand-for-hand round that is not complete."""
@@ -697,9 +926,4 @@ def _held_out(entry: Entry) -> str:
 
 def _same_but_payouts(a: Rules, b: Rules) -> bool:
     """An ``open`` re-sent after ``registration_closed`` replaced its payouts is the same ``open``."""
-    return (a.bounty_cash_ppm, a.equal_stacks, a.hand_for_hand, a.satellite) == (
-        b.bounty_cash_ppm,
-        b.equal_stacks,
-        b.hand_for_hand,
-        b.satellite,
-    )
+    return dataclasses.replace(a, payouts=()) == dataclasses.replace(b, payouts=())

@@ -84,6 +84,17 @@ def _print(book: Book, tournament_id: str, *, as_json: bool, heading: bool = Fal
     if heading:
         sys.stdout.write(f"tournament {tournament_id}\n")
     sys.stdout.write(standings_text(finished, playing))
+    ledger = book.ledgers.get(tournament_id)
+    if ledger is not None and ledger.rules.mystery_from is not None:
+        sys.stdout.write(envelopes_text(book.envelopes_left(tournament_id), finished))
+
+
+def envelopes_text(left: dict[int, int], finished: Sequence[dict[str, Any]]) -> str:
+    """The mystery-bounty envelopes not drawn (never paid), and what the finished entries won from envelopes."""
+    value = sum(amount * count for amount, count in left.items())
+    listed = ", ".join(f"{count} x {amount}" for amount, count in sorted(left.items(), reverse=True)) or "none"
+    won = sum(p.get("mystery_bounty_cash", 0) for p in finished)
+    return f"mystery envelopes left: {listed} (value {value}); won by finished entries: {won}\n"
 
 
 def standings_text(finished: Sequence[dict[str, Any]], playing: Sequence[Entry]) -> str:
@@ -92,7 +103,10 @@ def standings_text(finished: Sequence[dict[str, Any]], playing: Sequence[Entry])
     rows = [f"{'place':>6}  {'player':<24} {'entry':>5} {'prize':>12} {'bounty cash':>12}"]
     for p in finished:
         place = "-" if p["place"] is None else (f"T{p['place']}" if p["tied"] > 1 else str(p["place"]))
-        rows.append(f"{place:>6}  {p['player_id']:<24} {p['entry']:>5} {p['prize']:>12} {p['bounty_cash']:>12}")
+        mystery = f" {p['mystery_bounty_cash']:>12} mystery" if "mystery_bounty_cash" in p else ""
+        rows.append(
+            f"{place:>6}  {p['player_id']:<24} {p['entry']:>5} {p['prize']:>12} {p['bounty_cash']:>12}{mystery}"
+        )
     if playing:
         rows.append(f"still playing ({len(playing)}):")
         rows += [

@@ -2,10 +2,12 @@
 
 ``<prefix>:{<shard>}:tournament:<tournament_id>`` holds:
 
-* ``rules``: the tournament's settings and counters (JSON object);
+* ``rules``: the tournament's settings and counters (JSON object; with a
+  mystery-bounty stage, its pool and the envelopes left; with a deal, the
+  deal and each entry's amount);
 * ``e:<entry>:<player_id>``: one entry (JSON array: order, chips, bounty,
   bounty put up, stack at entry, bounty cash, status, place, tied, prize,
-  held, purchases as ``[chips, bounty]`` pairs);
+  held, purchases as ``[chips, bounty]`` pairs, mystery-bounty cash);
 * ``c:<entry>:<player_id>``: the entry's chips (decimal), which win over
   the array's: the usual hand moves chips alone, and writes only these short
   fields (the array is written again when anything else of the entry moves,
@@ -26,7 +28,7 @@ from typing import Any, Final
 import orjson
 
 from showdown_service.config import ShardKeys
-from showdown_service.tournament.book import Book, Entry, Ledger, Rules
+from showdown_service.tournament.book import Book, Deal, Entry, Ledger, Rules
 
 LOAD_LUA: Final = """
 local out = {redis.call('GET', KEYS[1]) or ''}
@@ -65,6 +67,7 @@ def encode_entry(e: Entry) -> bytes:
             e.prize,
             e.held,
             e.bought,
+            e.mystery_cash,
         ]
     )
 
@@ -73,6 +76,7 @@ def decode_entry(name: str, raw: bytes) -> Entry:
     _, number, player_id = name.split(":", 2)
     order, chips, bounty, bounty_in, stack_in, cash, status, place, tied, prize, held, *rest = orjson.loads(raw)
     bought = tuple((c, b) for c, b in rest[0]) if rest else ()  # written before rebuys were kept: none
+    mystery_cash = rest[1] if len(rest) > 1 else 0  # written before mystery bounties: none
     return Entry(
         player_id,
         int(number),
@@ -88,13 +92,25 @@ def decode_entry(name: str, raw: bytes) -> Entry:
         prize,
         tuple(held) if held is not None else None,
         bought,
+        mystery_cash,
     )
 
 
 def encode_rules(ledger: Ledger) -> bytes:
     r = ledger.rules
+    extra: dict[str, Any] = {}
+    if r.mystery_from is not None:
+        extra["mystery_from"] = r.mystery_from
+        extra["mystery_pool"] = r.mystery_pool
+        extra["envelopes_left"] = sorted(ledger.envelopes_left.items())
+    if ledger.rounds_seen:
+        extra["rounds_seen"] = ledger.rounds_seen
+    if ledger.deal is not None:
+        d = ledger.deal
+        extra["deal"] = [d.method, d.left_to_play_for, [[*key, amount] for key, amount in d.amounts], d.custom]
     return orjson.dumps(
         {
+            **extra,
             "tournament_id": r.tournament_id,
             "payouts": r.payouts,
             "opened_payouts": ledger.opened_payouts,
@@ -124,13 +140,20 @@ def decode_ledger(fields: dict[str, bytes]) -> Ledger | None:
             doc["equal_stacks"],
             doc["hand_for_hand"],
             doc["satellite"],
+            doc.get("mystery_from"),
+            tuple((amount, count) for amount, count in doc.get("mystery_pool", ())),
         ),
         registration_open=doc["registration_open"],
         next_order=doc["next_order"],
         rounds_done=doc["rounds_done"],
         over=doc["over"],
         opened_payouts=tuple(doc["opened_payouts"]),
+        rounds_seen=doc.get("rounds_seen", 0),
+        envelopes_left=dict(doc.get("envelopes_left", ())),
     )
+    if "deal" in doc:
+        method, kept, amounts, custom = doc["deal"]
+        ledger.deal = Deal(method, kept, tuple(((p, e), a) for p, e, a in amounts), custom)
     for name, value in fields.items():
         if name.startswith("e:"):
             e = decode_entry(name, value)
