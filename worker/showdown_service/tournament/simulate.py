@@ -4,10 +4,11 @@ messages and hands, in stream order.
 Registration with re-entries, many tables re-balanced as players bust,
 all-in confrontations with side pots and (sometimes) folded blinds,
 hand-for-hand rounds on the bubble, progressive (or fixed) knockout bounties,
-to one winner. The generator plays the game server: it settles each hand with
-the core to know the stacks and heads the next hand starts with, and says
-nothing of places or prizes (that is the ledger's job, which the tests and
-benchmarks check against it).
+a final-table deal and a mystery-bounty stage when asked, to one winner. The
+generator plays the game server: it settles each hand with the core to know
+the stacks and heads the next hand starts with (and draws the mystery
+envelopes, as the room does), and says nothing of places or prizes (that is
+the ledger's job, which the tests and benchmarks check against it).
 
 Deterministic for a seed. Used by the end-to-end tests, the chaos run, the
 benchmark and the demo; ``showdown tournament replay`` settles its output.
@@ -50,6 +51,10 @@ class Simulation:
     bounties_put_up: int = 0
     purchases: int = 0
     """Rebuys and add-ons (``chips`` messages)."""
+    deals: int = 0
+    envelopes_drawn: int = 0
+    mystery_pool: int = 0
+    """The money in the mystery-bounty envelopes (0: no stage)."""
 
 
 def simulate(
@@ -69,13 +74,19 @@ def simulate(
     hand_for_hand_rule: str = "by_stack",
     satellite: bool = False,
     rebuys: int = 0,
+    deal_at: int = 0,
+    deal_method: str = "icm",
+    mystery_from: int = 0,
 ) -> Simulation:
     """Generate a tournament of ``players`` entrants (and up to ``reentries`` re-entries while registration is
     open) to one winner. ``bounty`` None: no bounties. ``quiet_hands``: hands without an all-in between each
     confrontation at a table (the usual hand, for benchmarks). ``equal_stacks`` (None: chosen by the seed),
     ``hand_for_hand_rule`` and ``satellite`` are the tournament's settings; a satellite pays equal seats.
     ``rebuys``: up to that many rebuys by short stacks while registration is open (each buys ``stack`` chips and,
-    in a knockout, half a bounty), and then an add-on for some of those left as it closes (0: neither)."""
+    in a knockout, half a bounty), and then an add-on for some of those left as it closes (0: neither).
+    ``deal_at``: once at most that many entries are left, all in the money, they agree a ``deal_method`` deal
+    (sometimes keeping money back for the winner; not in a satellite; 0: no deal). ``mystery_from``: a
+    mystery-bounty stage from that many entries in play, each elimination drawing an envelope (0: none)."""
     rng = random.Random(seed)  # noqa: S311 - a reproducible game, not a secret
     sim = Simulation(tournament_id)
     ko = bounty is not None
@@ -86,6 +97,16 @@ def simulate(
     def message(message_type: str, **fields: Any) -> None:
         emit("tournament", {"schema_version": 1, "type": message_type, "tournament_id": tournament_id, **fields})
 
+    mystery: dict[int, int] = {}
+    """Envelopes left in the pool, by amount."""
+    extra: dict[str, Any] = {}
+    if mystery_from:
+        mystery = {buy_in * 20: 1, buy_in * 2: mystery_from // 2 + 1, max(1, buy_in // 4): mystery_from}
+        sim.mystery_pool = sum(a * c for a, c in mystery.items())
+        extra["mystery_bounties"] = {
+            "from_entries_left": mystery_from,
+            "envelopes": [{"amount": a, "count": c} for a, c in mystery.items()],
+        }
     message(
         "open",
         payouts=[],
@@ -93,6 +114,7 @@ def simulate(
         equal_stacks=equal_stacks or rng.choice(["tie", "seat_order"]),
         hand_for_hand=hand_for_hand_rule,
         satellite=satellite,
+        **extra,
     )
     entries: dict[str, int] = {}
     live: list[_Player] = []
@@ -132,6 +154,7 @@ def simulate(
         """One hand at ``table`` (seat i+1 is table[i]); returns who busted."""
         nonlocal hand_number
         hand_number += 1
+        in_stage = bool(mystery_from) and sum(1 for p in live if p.chips) <= mystery_from
         deck = list(DECK)
         rng.shuffle(deck)
         button = rng.randint(1, len(table))
@@ -186,6 +209,16 @@ def simulate(
             table[award.seat - 1].bounty = 0
             for w in award.winners:
                 table[w.seat - 1].bounty += w.added
+        if in_stage:  # the room draws an envelope for each elimination
+            drawn = []
+            for s in seats:
+                if table[s["seat"] - 1].chips == 0:
+                    amount = rng.choice([a for a, c in mystery.items() for _ in range(c)])
+                    mystery[amount] -= 1
+                    drawn.append({"seat": s["seat"], "amount": amount})
+                    sim.envelopes_drawn += 1
+            if drawn or rng.random() < 0.5:  # nobody out: the field may be [] or left out
+                event = ShowdownEvent.model_validate({**doc, "mystery_bounties": drawn})
         emit("event", event.model_dump(mode="json", exclude_none=True))
         sim.hands += 1
         return [p for p in table if p.chips == 0]
@@ -211,7 +244,28 @@ def simulate(
         prizes = [payouts[p] if p < len(payouts) else 0 for p in range(left)]
         return satellite and not registration and len(set(prizes)) == 1
 
+    def agree_deal() -> None:
+        """Every entry left agrees a deal (custom: an equal split, units left to the first)."""
+        unpaid = [payouts[p] if p < len(payouts) else 0 for p in range(len(live))]
+        kept = (unpaid[0] - unpaid[1]) // rng.choice([1, 3, 10**9])  # all of it, a third, or nothing
+        listed: list[dict[str, Any]] = [{"player_id": p.player_id, "entry": p.entry} for p in live]
+        if deal_method == "custom":
+            share, odd = divmod(sum(unpaid) - kept, len(live))
+            for i, item in enumerate(listed):
+                item["amount"] = share + (odd if i == 0 else 0)
+        message("deal", method=deal_method, entries=listed, left_to_play_for=kept)
+        sim.deals += 1
+
     while (len(live) > 1 or registration) and not seats_decided():
+        if (
+            deal_at
+            and not sim.deals
+            and not registration
+            and not satellite
+            and 2 <= len(live) <= min(deal_at, places_paid)
+            and payouts[len(live) - 1] > 0
+        ):
+            agree_deal()
         if registration and (reentered >= reentries or sim.hands > players or len(live) <= 2):
             registration = False
             if rebuys:
