@@ -15,7 +15,7 @@ with its suits permuted at random (a suit permutation never changes a
 payout), plus refused entries (malformed, invalid), exact re-sends and
 re-sends with different content; and, spread among them, a whole generated
 PKO tournament (its messages and hands, re-entries, hand-for-hand on the
-bubble), which the producer sends in order (each tournament line once
+bubble, a mystery-bounty stage, a deal at the final table), which the producer sends in order (each tournament line once
 published before the next is sent) and whose standings must come out exactly
 as the in-process replay places them, each entry placed once.
 
@@ -169,6 +169,9 @@ class ChaosReport:
     """Messages and hands of the generated tournament among the events."""
     tournament_placements: int = 0
     tournament_exact: bool = False
+    tournament_deals: int = 0
+    """Final-table deals in the tournament (one), and the mystery-bounty envelopes its hands drew."""
+    tournament_envelopes: int = 0
 
     @property
     def passed(self) -> bool:
@@ -591,8 +594,16 @@ def run(
     report = ChaosReport(events=events)
     payloads, expected = build_events(events, rng)
     tournament = simulate(
-        seed, tournament_id="CHAOS-MTT", players=TOURNAMENT_PLAYERS, reentries=8, stack=3000, rebuys=6
+        seed,
+        tournament_id="CHAOS-MTT",
+        players=TOURNAMENT_PLAYERS,
+        reentries=8,
+        stack=3000,
+        rebuys=6,
+        deal_at=4,
+        mystery_from=9,
     )
+    report.tournament_deals, report.tournament_envelopes = tournament.deals, tournament.envelopes_drawn
     ordered = _spread(tournament.lines, payloads, expected)
     report.tournament_lines = len(tournament.lines)
     events = report.events = len(payloads)

@@ -16,6 +16,8 @@ def test_no_hand_is_lost_duplicated_wrong_or_poison_through_crashes_outages_and_
     assert report.events == 5_000 + report.tournament_lines
     assert report.audit_records == report.events
     assert report.tournament_exact, "its standings are the in-process replay's, every entry placed once"
+    assert report.tournament_deals == 1, "with a deal at the final table"
+    assert report.tournament_envelopes > 0, "and a mystery-bounty stage"
     assert report.outcomes["settled"] > 4_500
     assert report.outcomes["duplicate"] > 0
     assert report.outcomes["rejected"] > 0

@@ -7,12 +7,13 @@ from dataclasses import astuple
 from typing import Any
 
 import orjson
+import pytest
 
 from showdown_core import settle
 from showdown_messages.tournaments import parse_tournament_message
 from showdown_service.intake import parse_event, to_showdown
 from showdown_service.tournament.book import Book, Ledger
-from showdown_service.tournament.simulate import simulate
+from showdown_service.tournament.simulate import Simulation, simulate
 from showdown_service.tournament.store import decode_ledger, writes
 
 
@@ -22,7 +23,8 @@ def _apply(book: Book, line: bytes) -> None:
         applied = book.apply_message(parse_tournament_message(orjson.dumps(body)))
     else:
         event = parse_event(orjson.dumps(body))
-        applied = book.apply_hand(settle(to_showdown(event)), event.hand_for_hand_round, True)
+        drawn = None if event.mystery_bounties is None else [(d.seat, d.amount) for d in event.mystery_bounties]
+        applied = book.apply_hand(settle(to_showdown(event)), event.hand_for_hand_round, True, drawn)
     assert applied.refused is None, applied.refused
 
 
@@ -37,11 +39,21 @@ def _state(ledger: Ledger) -> tuple[Any, ...]:
         sorted(astuple(e) for e in ledger.entries.values()),
         sorted((player, e.key) for player, e in ledger.live.items()),
         ledger.entered,
+        ledger.rounds_seen,
+        ledger.deal,
+        {amount: count for amount, count in ledger.envelopes_left.items() if count},
     )
 
 
-def test_what_an_in_place_book_writes_batch_by_batch_reads_back_as_that_book() -> None:
-    sim = simulate(11, players=40, reentries=8, quiet_hands=3)
+@pytest.mark.parametrize(
+    "sim",
+    [
+        simulate(11, players=40, reentries=8, quiet_hands=3),
+        simulate(12, players=30, reentries=4, quiet_hands=3, paid_fraction=0.3, deal_at=4, mystery_from=7),
+    ],
+    ids=["knockout", "deal-and-mystery"],
+)
+def test_what_an_in_place_book_writes_batch_by_batch_reads_back_as_that_book(sim: Simulation) -> None:
     book = Book(in_place=True)
     stored: dict[str, dict[str, str]] = {}  # the hashes, by tournament
     batch = 7  # batches cut across registration, busts, re-entries and the hand-for-hand round

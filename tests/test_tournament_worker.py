@@ -29,7 +29,7 @@ from showdown_service.tournament.simulate import Simulation, simulate
 from showdown_service.tournament.store import read_book
 from showdown_service.worker import Worker
 from tests.helpers import wait_until
-from tests.tournament_builders import all_in, chips, closed, entry, opened
+from tests.tournament_builders import all_in, chips, closed, deal, entry, opened
 
 SHOWDOWN = [sys.executable, "-m", "showdown_service"]
 
@@ -82,6 +82,56 @@ def test_the_worker_keeps_a_generated_tournament_exactly_as_the_replay_does(
     assert sum(1 for r in records if r.get("standings_sha256")) >= 1
     verdict = audit.verify(audit.read_stream(fake, keys.audit), audit.Head.decode(fake.get(keys.audit_head)))
     assert verdict.holds
+
+
+def test_the_worker_keeps_a_tournament_with_a_deal_and_a_mystery_stage_exactly_as_the_replay_does(
+    fake: fakeredis.FakeRedis, make_settings: Any
+) -> None:
+    sim = simulate(12, players=30, reentries=4, stack=2000, paid_fraction=0.3, deal_at=4, mystery_from=7)
+    assert sim.deals == 1
+    assert sim.envelopes_drawn >= 3
+    settings = make_settings(batch_size=23)
+    keys = settings.keys("default")
+    publish(fake, keys, sim.lines)
+    drain(Worker(settings, fake), rounds=len(sim.lines) // 23 + 5)
+    expected = replayed(sim.lines, sim.tournament_id)
+    assert all("mystery_bounty_cash" in p for p in expected)
+    book = read_book(fake, keys, sim.tournament_id)
+    assert book is not None
+    assert book.standings(sim.tournament_id)[0] == expected
+    assert sorted(placements(fake, keys), key=json.dumps) == sorted(expected, key=json.dumps)
+    assert fake.xlen(keys.dead) == 0
+    left = book.envelopes_left(sim.tournament_id)
+    assert sum(p["mystery_bounty_cash"] for p in expected) + sum(a * c for a, c in left.items()) == sim.mystery_pool
+
+
+def test_a_refused_deal_or_envelope_leaves_no_trace_and_its_corrected_version_is_applied(
+    fake: fakeredis.FakeRedis, make_settings: Any
+) -> None:
+    settings = make_settings()
+    keys = settings.keys("default")
+    mystery = {"from_entries_left": 3, "envelopes": [{"amount": 500, "count": 2}]}
+    bad_hand = all_in("h2", [(1, "a", 2000, 1000), (3, "c", 1000, 1000)], mystery=[(3, 7)])
+    good_hand = all_in("h2", [(1, "a", 2000, 1000), (3, "c", 1000, 1000)], mystery=[(3, 500)])
+    publish(fake, keys, [opened(payouts=[600, 300, 100], mystery_bounties=mystery), entry("a"), entry("b"),
+                         entry("c"), entry("d"), closed(), all_in("h1", [(1, "a", 1000, 1000), (4, "d", 1000, 1000)]),
+                         deal("icm", ["a", "b"]), deal("icm", ["a", "b", "c"], 100), bad_hand])  # fmt: skip
+    drain(Worker(settings, fake), rounds=3)
+    assert [f[b"code"] for _, f in read_range(fake, keys.dead)] == [b"deal_entries", b"mystery_bounty_envelope"]
+    assert fake.get(keys.seen("h2")) is None, "the refused hand is not remembered as settled"
+    publish(fake, keys, [good_hand])
+    drain(Worker(settings, fake), rounds=3)
+    assert fake.xlen(keys.dead) == 2
+    book = read_book(fake, keys, "T")
+    assert book is not None
+    ledger = book.ledgers["T"]
+    assert ledger is not None
+    assert ledger.deal is not None
+    finished, playing = book.standings("T")
+    c = next(p for p in finished if p["player_id"] == "c")
+    assert c["prize"] == dict(ledger.deal.amounts)[("c", 1)]
+    assert {e.player_id: e.mystery_cash for e in playing} == {"a": 500, "b": 0}
+    assert book.envelopes_left("T") == {500: 1}
 
 
 def test_a_hand_the_ledger_refuses_is_dead_lettered_naming_the_seat_and_both_stacks(
@@ -154,10 +204,12 @@ def test_two_workers_one_killed_mid_run_settle_a_large_tournament_exactly_once(
 ) -> None:
     """Hundreds of entries, many tables, re-entries, rebuys, hand-for-hand on the bubble, PKO; two worker processes on
     the shard, one SIGKILLed mid-run: every place, prize and bounty exact, none twice."""
-    sim: Simulation = simulate(11, players=300, reentries=40, stack=5000, rebuys=30)
+    sim: Simulation = simulate(11, players=300, reentries=40, stack=5000, rebuys=30, deal_at=4, mystery_from=12)
     assert sim.entries >= 300
     assert sim.rounds >= 1, "hand-for-hand on the bubble"
     assert sim.purchases >= 10, "rebuys and add-ons"
+    assert sim.deals == 1, "a deal at the final table"
+    assert sim.envelopes_drawn >= 5, "a mystery-bounty stage"
     keys = Settings().keys("default")
     publish(client, keys, sim.lines)
     fast = {"SHOWDOWN_BATCH_SIZE": "50", "SHOWDOWN_CLAIM_IDLE_MS": "500"}
