@@ -21,7 +21,7 @@ from typing import Any
 from showdown_service.config import Settings
 from showdown_service.connection import connect
 from showdown_service.examples import file_lines
-from showdown_service.tournament.book import Book, Entry
+from showdown_service.tournament.book import Book, Deal, Entry
 from showdown_service.tournament.replay import TournamentReplay
 from showdown_service.tournament.store import read_book
 
@@ -83,34 +83,42 @@ def _print(book: Book, tournament_id: str, *, as_json: bool, heading: bool = Fal
         return
     if heading:
         sys.stdout.write(f"tournament {tournament_id}\n")
-    sys.stdout.write(standings_text(finished, playing))
     ledger = book.ledgers.get(tournament_id)
-    if ledger is not None and ledger.rules.mystery_from is not None:
-        sys.stdout.write(envelopes_text(book.envelopes_left(tournament_id), finished))
+    mystery = ledger is not None and ledger.rules.mystery_from is not None
+    sys.stdout.write(standings_text(finished, playing, mystery=mystery))
+    if ledger is not None and ledger.deal is not None:
+        sys.stdout.write(deal_text(ledger.deal))
+    if mystery:
+        sys.stdout.write(envelopes_text(book.envelopes_left(tournament_id)))
 
 
-def envelopes_text(left: dict[int, int], finished: Sequence[dict[str, Any]]) -> str:
-    """The mystery-bounty envelopes not drawn (never paid), and what the finished entries won from envelopes."""
+def deal_text(deal: Deal) -> str:
+    """The deal agreed: its method, what was kept back for the winner, and each entry's guaranteed amount."""
+    amounts = ", ".join(f"{player}#{entry} {amount}" for (player, entry), amount in deal.amounts)
+    return f"deal ({deal.method}, {deal.left_to_play_for} left to play for): {amounts}\n"
+
+
+def envelopes_text(left: dict[int, int]) -> str:
+    """The mystery-bounty envelopes not drawn: reported, never paid."""
     value = sum(amount * count for amount, count in left.items())
     listed = ", ".join(f"{count} x {amount}" for amount, count in sorted(left.items(), reverse=True)) or "none"
-    won = sum(p.get("mystery_bounty_cash", 0) for p in finished)
-    return f"mystery envelopes left: {listed} (value {value}); won by finished entries: {won}\n"
+    return f"mystery envelopes left: {listed} (value {value}, never paid)\n"
 
 
-def standings_text(finished: Sequence[dict[str, Any]], playing: Sequence[Entry]) -> str:
-    """The standings as a table: place (``T3`` when tied), player and entry, prize and bounty cash (in the
-    currency's smallest unit); then the entries still playing."""
-    rows = [f"{'place':>6}  {'player':<24} {'entry':>5} {'prize':>12} {'bounty cash':>12}"]
+def standings_text(finished: Sequence[dict[str, Any]], playing: Sequence[Entry], *, mystery: bool = False) -> str:
+    """The standings as a table: place (``T3`` when tied), player and entry, prize and bounty cash (and, with a
+    mystery-bounty stage, envelope cash; in the currency's smallest unit); then the entries still playing."""
+    extra = f" {'mystery cash':>12}" if mystery else ""
+    rows = [f"{'place':>6}  {'player':<24} {'entry':>5} {'prize':>12} {'bounty cash':>12}{extra}"]
     for p in finished:
         place = "-" if p["place"] is None else (f"T{p['place']}" if p["tied"] > 1 else str(p["place"]))
-        mystery = f" {p['mystery_bounty_cash']:>12} mystery" if "mystery_bounty_cash" in p else ""
-        rows.append(
-            f"{place:>6}  {p['player_id']:<24} {p['entry']:>5} {p['prize']:>12} {p['bounty_cash']:>12}{mystery}"
-        )
+        won = f" {p.get('mystery_bounty_cash', 0):>12}" if mystery else ""
+        rows.append(f"{place:>6}  {p['player_id']:<24} {p['entry']:>5} {p['prize']:>12} {p['bounty_cash']:>12}{won}")
     if playing:
         rows.append(f"still playing ({len(playing)}):")
         rows += [
             f"{'':>6}  {e.player_id:<24} {e.entry:>5} {e.chips:>12} chips, bounty {e.bounty}, cash {e.bounty_cash}"
+            + (f", mystery cash {e.mystery_cash}" if mystery else "")
             for e in playing
         ]
     return "\n".join(rows) + "\n"
