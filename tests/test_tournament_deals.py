@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from showdown_messages import ShowdownEvent
+from showdown_messages.tournaments import parse_tournament_message
 from showdown_service.tournament.replay import TournamentReplay
 from tests.tournament_builders import all_in, closed, deal, entry, opened, places, replay
 
@@ -425,3 +427,31 @@ def test_mystery_bounty_cash_is_absent_without_a_stage() -> None:
     run = replay(*final_three())
     finished, _ = run.book.standings("T")
     assert all("mystery_bounty_cash" not in p for p in finished)
+
+
+# --- the contract -------------------------------------------------------------------------------------------------
+
+
+def test_a_custom_deal_without_an_entrys_amount_is_refused_by_the_contract() -> None:
+    run = replay(*final_three(deal("custom", ["a", "b", "c"], amounts=[8000, 7000])))
+    assert refused(run) == [("deal_amounts", "entries[2].amount: is required: the method is custom")]
+
+
+def test_an_envelope_for_a_seat_not_in_the_hand_or_twice_is_refused_by_the_contract() -> None:
+    hand = all_in("H2", [(1, "a", 1500, 975), (3, "c", 975, 975)], mystery=[(5, 100)])
+    run = replay(*mystery_field(all_in("H1", [(3, "c", 650, 325), (4, "d", 325, 325)]), hand))
+    assert refused(run) == [("mystery_bounty_seat", "mystery_bounties[0].seat: seat 5 is not in the hand")]
+    hand = all_in("H2", [(1, "a", 1500, 975), (3, "c", 975, 975)], mystery=[(3, 100), (3, 100)])
+    run = replay(*mystery_field(all_in("H1", [(3, "c", 650, 325), (4, "d", 325, 325)]), hand))
+    assert refused(run) == [("mystery_bounty_seat", "mystery_bounties[1].seat: seat 3 has an envelope already")]
+
+
+def test_an_events_digest_is_unchanged_when_it_gives_no_mystery_bounties() -> None:
+    """The field is left out of the canonical JSON when absent, so events settled before it existed keep their
+    digest (a re-delivery after an upgrade is a duplicate, not a conflicting one)."""
+    doc = json.loads(all_in("H1", [(1, "a", 1000, 10), (2, "b", 1000, 10)]))["event"]
+    assert b"mystery_bounties" not in ShowdownEvent.model_validate(doc).__pydantic_serializer__.to_json(
+        ShowdownEvent.model_validate(doc)
+    )
+    opened_doc = json.loads(opened(payouts=[1]))["tournament"]
+    assert b"mystery_bounties" not in parse_tournament_message(json.dumps(opened_doc)).model_dump_json().encode()

@@ -20,7 +20,9 @@ Two methods, one stated rule for which runs:
   exponential race: each stack draws ``Exp(1) / stack`` and the smallest
   finishes 1st, which it does with probability its share of the chips, and
   the race among the rest is again one, so the order is Harville's), from a
-  fixed seed (:data:`SEED`), so the same field always gets the same values.
+  fixed seed (:data:`SEED`) through SplitMix64 (written here: the core
+  keeps no hidden random state, and the stream is the same on every Python),
+  so the same field always gets the same values.
   Each trial pays every prize once, so the values add up to the prizes
   exactly; each is within about 0.3% of the prize pool of its exact value
   (tested against the exact method).
@@ -33,10 +35,9 @@ Pure: no I/O.
 from __future__ import annotations
 
 import heapq
-import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
-from math import comb
+from math import comb, log
 from typing import Final
 
 from showdown_core.errors import InvalidEvent
@@ -117,14 +118,28 @@ def icm_monte_carlo(
     _check(stacks, prizes)
     if trials < 1:
         raise ValueError(f"trials {trials} is not at least 1")
-    rng = random.Random(seed)  # noqa: S311 - a reproducible estimate, not a secret
+    uniform = _splitmix64(seed)
     n, paid = len(stacks), len(prizes)
     rates = [float(s) for s in stacks]
     won = [0] * n
     """Prize money each stack won over all trials."""
-    draw = rng.expovariate
     for _ in range(trials):
-        race = [draw(1.0) / rate for rate in rates]
+        race = [-log(next(uniform)) / rate for rate in rates]  # Exp(1) / stack
         for place, i in enumerate(heapq.nsmallest(paid, range(n), key=race.__getitem__)):
             won[i] += prizes[place]
     return tuple(Fraction(w, trials) for w in won)
+
+
+_MASK: Final = (1 << 64) - 1
+
+
+def _splitmix64(seed: int) -> Iterator[float]:
+    """Uniform numbers in (0, 1] from SplitMix64 (Steele, Lea and Flood 2014; 53 bits each)."""
+    state = seed & _MASK
+    while True:
+        state = (state + 0x9E3779B97F4A7C15) & _MASK
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        z ^= z >> 31
+        yield ((z >> 11) + 1) / (1 << 53)
