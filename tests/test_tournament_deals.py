@@ -7,10 +7,14 @@ Natural8 deal rules, the rooms' mystery-bounty rules; where they leave a choice,
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from showdown_messages import ShowdownEvent
 from showdown_messages.tournaments import parse_tournament_message
+from showdown_service.cli import main
 from showdown_service.tournament.replay import TournamentReplay
 from tests.tournament_builders import all_in, closed, deal, entry, opened, places, replay
 
@@ -455,3 +459,15 @@ def test_an_events_digest_is_unchanged_when_it_gives_no_mystery_bounties() -> No
     )
     opened_doc = json.loads(opened(payouts=[1]))["tournament"]
     assert b"mystery_bounties" not in parse_tournament_message(json.dumps(opened_doc)).model_dump_json().encode()
+
+
+def test_showdown_tournament_replay_reports_a_refused_deal_as_file_line_code_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = final_three(deal("icm", ["a", "b"]), deal("icm", ["a", "b", "c"], 1000))
+    path = tmp_path / "final.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["tournament", "replay", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}:8: deal_entries: entry 1 of 'c' is in play and not in the deal" in err
+    assert "8 lines applied, 1 refused" in err
