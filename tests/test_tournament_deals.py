@@ -12,9 +12,11 @@ from typing import Any
 
 import pytest
 
+from showdown_core import InvalidEvent
 from showdown_messages import ShowdownEvent
 from showdown_messages.tournaments import parse_tournament_message
 from showdown_service.cli import main
+from showdown_service.intake import parse_event
 from showdown_service.tournament.replay import TournamentReplay
 from tests.tournament_builders import all_in, closed, deal, entry, opened, places, replay
 
@@ -471,3 +473,13 @@ def test_showdown_tournament_replay_reports_a_refused_deal_as_file_line_code_mes
     err = capsys.readouterr().err
     assert f"{path}:8: deal_entries: entry 1 of 'c' is in play and not in the deal" in err
     assert "8 lines applied, 1 refused" in err
+
+
+def test_envelopes_without_starting_stacks_are_refused_by_the_contract() -> None:
+    doc = json.loads(all_in("H1", [(1, "a", 1000, 10), (2, "b", 1000, 10)], mystery=[(2, 100)]))["event"]
+    for player in doc["players"]:
+        del player["stack"]
+    with pytest.raises(InvalidEvent) as caught:
+        parse_event(json.dumps(doc))
+    assert (caught.value.code, caught.value.field) == ("mystery_bounty_seat", "mystery_bounties")
+    assert "without starting stacks" in caught.value.message
