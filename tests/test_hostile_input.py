@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Iterator
 from multiprocessing.pool import Pool
 from typing import Any, Final, NamedTuple
+from unicodedata import category
 
 import fakeredis
 import orjson
@@ -31,6 +32,7 @@ from hypothesis import strategies as st
 
 from showdown_core import InvalidEvent
 from showdown_messages import CODES, MAX_CHIPS, VARIANT_SHAPES, PlayerIn, ShowdownEvent
+from showdown_rules import MAX_ORDINAL
 from showdown_service import audit
 from showdown_service.intake import parse_event
 from showdown_service.streams import read_range
@@ -272,8 +274,8 @@ def test_ten_thousand_players_are_refused_as_too_many_players(judged: Judge) -> 
 # --- a wrong type in every field ------------------------------------------------------------------
 
 WRONG: Final[tuple[Any, ...]] = (
-    *(None, True, False, 0, 1, 11, -1, 1.5, 2.0, HUGE),
-    *("", "x", "As", "2026-11-22T12:00:00Z"),
+    *(None, True, False, 0, 1, 11, -1, 1.5, 2.0, MAX_ORDINAL + 1, HUGE),
+    *("", "x", "As", "2026-11-22T12:00:00Z", "p\u202eq", "\u200b"),
     *([], [1], ["As"], {}, {"a": 1}),
 )
 """Values of every JSON type, and some of the right type that a field still refuses."""
@@ -294,7 +296,8 @@ def _card(value: Any) -> bool:
 
 
 def _valid_id(value: Any) -> bool:
-    return isinstance(value, str) and 1 <= len(value) <= 200 and not any(ord(c) < 32 or ord(c) == 127 for c in value)
+    invisible = ("Cc", "Cf", "Zl", "Zp")
+    return isinstance(value, str) and 1 <= len(value) <= 200 and not any(category(c) in invisible for c in value)
 
 
 def expected_refusal(path: tuple[str | int, ...], value: Any) -> tuple[str, str] | None:
@@ -318,7 +321,7 @@ def expected_refusal(path: tuple[str | int, ...], value: Any) -> tuple[str, str]
     if key == "bounty_cash_ppm":
         return None if value is None or (whole_int and 0 <= value <= 1_000_000) else ("bad_bounty", here)
     if key == "hand_for_hand_round":
-        return None if value is None or (whole_int and value >= 1) else ("bad_round", here)
+        return None if value is None or (whole_int and 1 <= value <= MAX_ORDINAL) else ("bad_round", here)
     if key in ID_KEYS:
         if value is None and key == "tournament_id":
             return None

@@ -29,8 +29,10 @@ from showdown_messages.repeats import could_repeat, refuse_repeated_keys
 from showdown_rules import (
     CANONICAL_CARDS,
     CARD_PATTERN,
+    ID_PATTERN,
     MAX_CHIPS,
     MAX_ID_LENGTH,
+    MAX_ORDINAL,
     MAX_PLAYERS,
     MAX_RUNS,
     MAX_SEAT,
@@ -87,12 +89,13 @@ CardText = Annotated[str, Strict(), StringConstraints(pattern=CARD_PATTERN)]
 
 The spelling is checked by pydantic-core (a regex, no Python call per card);
 canonicalising and the duplicate check happen once per event."""
-Id = Annotated[
-    str, Strict(), StringConstraints(min_length=1, max_length=MAX_ID_LENGTH, pattern=r"^[^\x00-\x1f\x7f-\x9f]+$")
-]
-"""An identifier: 1-200 characters, no control characters."""
+Id = Annotated[str, Strict(), StringConstraints(min_length=1, max_length=MAX_ID_LENGTH, pattern=ID_PATTERN)]
+"""An identifier: 1-200 characters, no control or format character, no line or paragraph separator
+(:data:`showdown_rules.INVISIBLE_RANGES`)."""
 Chips = Annotated[int, Strict(), Field(ge=0, le=MAX_CHIPS)]
 """A whole, non-negative number of chips (the smallest unit of the table's currency)."""
+Ordinal = Annotated[int, Strict(), Field(ge=1, le=MAX_ORDINAL)]
+"""An entry, purchase or round number: 1, 2, 3, ... up to 2^53 - 1 (exact as a double, as results are)."""
 SeatNumber = Annotated[int, Strict(), Field(ge=1, le=MAX_SEAT)]
 """A seat, numbered clockwise from 1."""
 Cards = Annotated[tuple[CardText, ...], Field(max_length=7)]
@@ -209,7 +212,7 @@ class ShowdownEvent(BaseModel):
         "500000 for the usual progressive knockout (the rest is added to the winner's own bounty; an odd cent "
         "goes to the cash part). Required when `players[].bounty` is given.",
     )
-    hand_for_hand_round: Annotated[int, Strict(), Field(ge=1)] | None = Field(
+    hand_for_hand_round: Ordinal | None = Field(
         default=None,
         description="Tournaments in hand-for-hand play: the round this hand belongs to (every table plays one "
         "hand per round). The round's busts are placed together when its `round_complete` message arrives.",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails, PydanticCustomError
@@ -62,6 +62,21 @@ _NUMBER_ERRORS = frozenset(
 )
 
 
+_LIST_ERRORS = frozenset({"tuple_type", "list_type", "too_long", "iterable_type"})
+_ROUND = ("bad_round", "a hand-for-hand round number (a whole number from 1 to 2^53 - 1)")
+_NUMBERED: Final = {
+    ("entry", "stack"): ("bad_chips", "a starting stack (a whole number of chips from 1 to 10^15)"),
+    ("chips", "chips"): ("bad_chips", "a purchase of chips (a whole number from 1 to 10^15)"),
+    ("entry", "entry"): ("bad_number", "an entry number (a whole number from 1 to 2^53 - 1)"),
+    ("chips", "entry"): ("bad_number", "an entry number (a whole number from 1 to 2^53 - 1)"),
+    ("chips", "purchase"): ("bad_number", "a purchase number (a whole number from 1 to 2^53 - 1)"),
+    ("round_complete", "round"): _ROUND,
+    ("hand_for_hand_round", "hand_for_hand_round"): _ROUND,
+}
+"""The whole-number fields whose range is their own, by (the first step of the place: a tournament message's type,
+or the event's own field; the field): the code, and what the field is with its range."""
+
+
 def _classify(error: ErrorDetails) -> tuple[str, str]:
     """Map one pydantic error to ``(code, reason)``."""
     kind = error["type"]
@@ -93,17 +108,21 @@ def _classify(error: ErrorDetails) -> tuple[str, str]:
     if last in _CARD_LISTS and kind == "too_long":
         return "too_many_cards", error["msg"]
     if last in _ID_FIELDS and kind in _ID_ERRORS:
-        return "bad_id", f"{given} is not a valid id (1-200 printable characters)"
+        return "bad_id", f"{given} is not a valid id (1-200 characters, none a control or format character)"
     if last == "occurred_at" and kind.startswith("datetime"):
         return "bad_timestamp", f"{given} is not an RFC 3339 date-time (2026-11-21T12:00:00Z)"
+    if "payouts" in loc and kind in _NUMBER_ERRORS | _LIST_ERRORS:
+        if isinstance(loc[-1], int):
+            return "bad_payouts", f"{given} is not a prize (a whole number of currency units from 0 to 10^15)"
+        return "bad_payouts", f"{given} is not a list of prizes (whole numbers of currency units, at most 100000)"
+    if kind in _NUMBER_ERRORS and (numbered := _NUMBERED.get((loc[0] if loc else "", last))) is not None:
+        return numbered[0], f"{given} is not {numbered[1]}"
     if last in _CHIP_FIELDS and kind in _NUMBER_ERRORS:
         return "bad_chips", f"{given} is not a chip count (a whole number from 0 to 10^15)"
     if last == "rake_ppm" and kind in _NUMBER_ERRORS:
         return "bad_rake", f"{given} is not a rate in parts per million (a whole number from 0 to 1000000)"
     if last == "bounty_cash_ppm" and kind in _NUMBER_ERRORS:
         return "bad_bounty", f"{given} is not a cash fraction in parts per million (a whole number from 0 to 1000000)"
-    if last == "hand_for_hand_round" and kind in _NUMBER_ERRORS:
-        return "bad_round", f"{given} is not a hand-for-hand round number (a whole number from 1)"
     if last in _SEAT_FIELDS and kind in _NUMBER_ERRORS:
         return "bad_seat", f"{given} is not a seat number (a whole number from 1 to 10)"
     return "wrong_type", f"{error['msg']}, got {given}"

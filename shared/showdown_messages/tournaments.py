@@ -20,7 +20,7 @@ from typing import Annotated, Literal, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, TypeAdapter, ValidationError, model_validator
 
-from showdown_messages.events import Chips, Id, _supported_version
+from showdown_messages.events import Chips, Id, Ordinal, _supported_version
 from showdown_messages.rejections import reject
 from showdown_messages.repeats import could_repeat, refuse_repeated_keys
 from showdown_rules import MAX_CHIPS, PPM
@@ -47,7 +47,9 @@ Payouts = Annotated[
     Field(
         max_length=100_000,
         description="The prize for 1st, 2nd, 3rd, ... place, in the currency's smallest unit; places beyond the "
-        "list win nothing. Never increasing down the list.",
+        "list win nothing. Never increasing down the list, the first prize more than 0, and no longer than the "
+        "field once registration closes (every prize announced is paid). A satellite's seats are prizes of the "
+        "seat's value, one a seat.",
     ),
 ]
 
@@ -59,7 +61,15 @@ class _Message(BaseModel):
     tournament_id: Id
 
 
-def _never_increasing(payouts: tuple[int, ...], field: str) -> None:
+def _check_payouts(payouts: tuple[int, ...], field: str) -> None:
+    """Payouts pay something (the first prize is more than 0) and never increase down the list."""
+    if payouts and not payouts[0]:
+        raise reject(
+            "bad_payouts",
+            field,
+            "pay nothing (the first prize is 0): announce the prizes in currency units (a satellite: each seat's "
+            "value, one a seat)",
+        )
     for i in range(1, len(payouts)):
         if payouts[i] > payouts[i - 1]:
             raise reject(
@@ -130,7 +140,7 @@ class TournamentOpened(_Message):
 
     @model_validator(mode="after")
     def _check(self) -> Self:
-        _never_increasing(self.payouts, "payouts")
+        _check_payouts(self.payouts, "payouts")
         return self
 
 
@@ -141,7 +151,7 @@ class EntryRegistered(_Message):
 
     type: Literal["entry"]
     player_id: Id
-    entry: Annotated[int, Strict(), Field(ge=1)] = Field(
+    entry: Ordinal = Field(
         description="1 for the player's first entry, 2 for a re-entry, ...: each entry finishes on its own."
     )
     stack: Annotated[int, Strict(), Field(ge=1, le=10**15)] = Field(description="Starting chips.")
@@ -157,8 +167,8 @@ class ChipsBought(_Message):
 
     type: Literal["chips"]
     player_id: Id
-    entry: Annotated[int, Strict(), Field(ge=1)] = Field(description="The entry buying, as registered.")
-    purchase: Annotated[int, Strict(), Field(ge=1)] = Field(
+    entry: Ordinal = Field(description="The entry buying, as registered.")
+    purchase: Ordinal = Field(
         description="1 for the entry's first purchase, 2 for its second, ...: a purchase sent twice is applied once."
     )
     kind: Literal["rebuy", "add_on"] = Field(description="What the card room sold (for the record).")
@@ -183,7 +193,13 @@ class RegistrationClosed(_Message):
     @model_validator(mode="after")
     def _check(self) -> Self:
         if self.payouts is not None:
-            _never_increasing(self.payouts, "payouts")
+            if not self.payouts:
+                raise reject(
+                    "bad_payouts",
+                    "payouts",
+                    "is empty: registration closes with the prizes announced (leave the field out to keep open's)",
+                )
+            _check_payouts(self.payouts, "payouts")
         return self
 
 
@@ -193,7 +209,7 @@ class RoundComplete(_Message):
     model_config = ConfigDict(title="RoundComplete")
 
     type: Literal["round_complete"]
-    round: Annotated[int, Strict(), Field(ge=1)]
+    round: Ordinal
 
 
 class DealEntry(BaseModel):

@@ -8,15 +8,29 @@ shape, a card's spelling, a limit or a rejection code.
 
 from showdown_rules.cards import CANONICAL_CARDS, CARD_PATTERN, RANKS, SPELLINGS, SUITS, canonical_card
 from showdown_rules.codes import CODES, Rejection
-from showdown_rules.limits import MAX_CHIPS, MAX_ID_LENGTH, MAX_PLAYERS, MAX_SEAT, MAX_TOTAL_CHIPS, PPM, SCHEMA_VERSION
+from showdown_rules.limits import (
+    ID_PATTERN,
+    INVISIBLE_RANGES,
+    MAX_CHIPS,
+    MAX_ID_LENGTH,
+    MAX_ORDINAL,
+    MAX_PLAYERS,
+    MAX_SEAT,
+    MAX_TOTAL_CHIPS,
+    PPM,
+    SCHEMA_VERSION,
+)
 from showdown_rules.variants import MAX_RUNS, VARIANT_NAMES, VARIANT_SHAPES, VariantShape
 
 __all__ = [
     "CANONICAL_CARDS",
     "CARD_PATTERN",
     "CODES",
+    "ID_PATTERN",
+    "INVISIBLE_RANGES",
     "MAX_CHIPS",
     "MAX_ID_LENGTH",
+    "MAX_ORDINAL",
     "MAX_PLAYERS",
     "MAX_RUNS",
     "MAX_SEAT",

@@ -19,9 +19,11 @@ CODES: dict[str, str] = {
     "wrong_type": "A field has the wrong JSON type. Send the type the schema gives.",
     "unsupported_schema_version": "schema_version is not one this worker speaks (1).",
     "unknown_variant": "variant is not a supported game (see VARIANT_SHAPES: holdem, short_deck, omaha, ...).",
-    "bad_id": "An id is empty, over 200 characters, or holds control characters.",
+    "bad_id": "An id is empty, over 200 characters, or holds a control or format character (U+200B zero width "
+    "space, U+202E right-to-left override, U+FEFF, ...) or a line or paragraph separator (U+2028, U+2029).",
     "bad_seat": "A seat number is outside 1-10.",
-    "bad_chips": "A chip amount is not a whole number from 0 to 10^15, or the chips put in total more than 2^53 - 1.",
+    "bad_chips": "A chip amount is not a whole number from 0 to 10^15 (an entry's stack and a purchase's chips: "
+    "from 1), or the chips put in total more than 2^53 - 1.",
     "bad_timestamp": "occurred_at is not an RFC 3339 date-time text (2026-11-21T12:00:00Z).",
     "bad_card": "A card is not rank 23456789TJQKA (or 10) followed by suit cdhs or a suit symbol.",
     "card_not_in_deck": "A card the variant's deck does not hold (short deck: no 2, 3, 4 or 5).",
@@ -43,15 +45,18 @@ CODES: dict[str, str] = {
     "stack_too_small": "A seat put in more chips than its starting stack.",
     "bad_rake": "The rake is larger than the pots it is taken from or than rake_ppm gives; or rake_ppm is not 0-10^6.",
     "bad_bounty": "bounty_cash_ppm is not a whole number from 0 to 1000000.",
-    "bad_round": "hand_for_hand_round is not a whole number from 1.",
+    "bad_round": "hand_for_hand_round, or a round_complete's round, is not a whole number from 1 to 2^53 - 1.",
+    "bad_number": "An entry or purchase number is not a whole number from 1 to 2^53 - 1.",
     "partial_bounties": "Bounties are given for some seats but not all.",
     "bounty_without_stack": "Bounties are given without starting stacks (eliminations need them).",
     "missing_bounty_cash_ppm": "Bounties are given without bounty_cash_ppm (1000000 knockout, 500000 PKO).",
-    "bad_payouts": "A tournament's payouts pay a lower place more than a higher one.",
+    "bad_payouts": "A tournament's payouts are not a list of whole amounts from 0 to 10^15, pay nothing, pay a "
+    "lower place more than a higher one, or (when registration closes) pay more places than the field has entries.",
     # Raised by the worker around the event, not by the model:
     "payload_too_large": "The entry is larger than the configured maximum payload size.",
     "missing_event": "The stream entry has no 'event' field (nor is it a tournament message).",
-    "ambiguous_entry": "The stream entry has both an 'event' and a 'tournament' field: one message an entry.",
+    "ambiguous_entry": "The stream entry has both an 'event' and a 'tournament' field, or gives one field twice: "
+    "one message an entry, each field once.",
     "conflicting_duplicate": "This hand_id was already settled with different content.",
     "poison": "Settling this entry failed unexpectedly on every delivery; see the worker logs.",
     "invariant_violation": "Settlement did not pay out exactly the chips put in (a bug: see logs).",

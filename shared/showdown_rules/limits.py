@@ -13,6 +13,30 @@ MAX_TOTAL_CHIPS: Final = 2**53 - 1
 (JavaScript and many JSON readers use doubles)."""
 MAX_CHIPS: Final = 10**15
 """Largest chip amount accepted in any field (well inside a double's exact integers)."""
+MAX_ORDINAL: Final = 2**53 - 1
+"""Largest entry, purchase or hand-for-hand round number: exact as a double, like every amount of a result (and
+well inside the 64 bits every ledger and JSON encoder holds)."""
 MAX_ID_LENGTH: Final = 200
+INVISIBLE_RANGES: Final = (
+    (0x00, 0x1F), (0x7F, 0x9F), (0xAD, 0xAD), (0x600, 0x605), (0x61C, 0x61C), (0x6DD, 0x6DD), (0x70F, 0x70F),
+    (0x890, 0x891), (0x8E2, 0x8E2), (0x180E, 0x180E), (0x200B, 0x200F), (0x2028, 0x202E), (0x2060, 0x2064),
+    (0x2066, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD), (0x110CD, 0x110CD),
+    (0x13430, 0x1343F), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0001, 0xE0001), (0xE0020, 0xE007F),
+)  # fmt: skip
+"""Characters an id may not hold, as (first, last) code points: the controls (Unicode category Cc), the format
+characters (Cf: U+200B zero width space, U+202E right-to-left override, U+FEFF byte order mark, ...) and the line
+and paragraph separators (Zl, Zp) of Unicode 15. They are invisible or reorder text, so two ids that print alike
+could differ, and a listing could be reversed. Surrogates (Cs) cannot reach an id: JSON text refuses them."""
+
+
+def _escaped(code: int) -> str:
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+ID_PATTERN: Final = (
+    "^[^" + "".join(_escaped(a) + ("" if a == b else "-" + _escaped(b)) for a, b in INVISIBLE_RANGES) + "]+$"
+)
+"""An id: one or more characters, none of :data:`INVISIBLE_RANGES` (a regular expression Python's ``re`` and
+pydantic-core's Rust engine read alike; the JSON Schema carries it)."""
 PPM: Final = 1_000_000
 """``rake_ppm`` is in parts per million of the pot: 4.5% is 45_000."""

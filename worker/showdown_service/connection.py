@@ -12,6 +12,7 @@ from redis.exceptions import RedisClusterException
 from redis.retry import Retry
 
 from showdown_service.config import Settings
+from showdown_service.entry_fields import CALLBACKS
 
 Client: TypeAlias = redis.Redis | RedisCluster
 """What every command of the service talks to: one node (``redis.Redis``) or a cluster (``RedisCluster``)."""
@@ -62,12 +63,14 @@ def connect(settings: Settings, *, name: str | None = None) -> Client:
         options["ssl_ca_certs"] = str(settings.redis_ca_file)
     if settings.redis_cluster:
         return connect_cluster(settings.redis_url, **options)
-    return redis.Redis.from_url(
+    client = redis.Redis.from_url(
         settings.redis_url,
         health_check_interval=30,
         retry_on_error=[redis.ConnectionError, redis.TimeoutError],
         **options,
     )
+    keep_repeated_fields(client)  # a field given twice in a stream entry stays visible (ambiguous_entry)
+    return client
 
 
 def connect_cluster(url: str, **options: Any) -> RedisCluster:
@@ -82,6 +85,7 @@ def connect_cluster(url: str, **options: Any) -> RedisCluster:
     """
     client = RedisCluster.from_url(url, **options)
     client.commands_parser = StreamKeysParser(client.commands_parser)
+    keep_repeated_fields(client)
     return client
 
 
@@ -116,3 +120,31 @@ def _word(arg: Any) -> Any:
     if isinstance(arg, bytes):
         return arg.decode(errors="replace").upper()
     return arg.upper() if isinstance(arg, str) else arg
+
+
+def keep_repeated_fields(client: Client) -> None:
+    """Have ``client`` read stream entries with :func:`showdown_service.entry_fields.entry_fields` (a field given
+    twice stays visible: ``ambiguous_entry``).
+
+    A cluster client parses each reply with the client of the node that
+    answered, made when the topology is read (and again after a failover):
+    those made later get the callbacks as they are made.
+    """
+    if not isinstance(client, RedisCluster):
+        for command, callback in CALLBACKS.items():
+            client.set_response_callback(command, callback)
+        return
+    manager = client.nodes_manager
+    make = manager.create_redis_node
+
+    def create_redis_node(host: str, port: int, **kwargs: Any) -> Any:
+        node = make(host, port, **kwargs)  # type: ignore[no-untyped-call]
+        for command, callback in CALLBACKS.items():
+            node.set_response_callback(command, callback)
+        return node
+
+    manager.create_redis_node = create_redis_node  # type: ignore[method-assign]
+    for node in client.get_nodes():  # type: ignore[no-untyped-call]
+        if node.redis_connection is not None:
+            for command, callback in CALLBACKS.items():
+                node.redis_connection.set_response_callback(command, callback)

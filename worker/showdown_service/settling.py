@@ -23,6 +23,7 @@ from showdown_messages.events import MysteryBountyDrawn
 from showdown_messages.protocol import EVENT_FIELD, TOURNAMENT_FIELD, entry_kind
 from showdown_messages.tournaments import AnyTournamentMessage, parse_tournament_message
 from showdown_service.audit import sha256_hex
+from showdown_service.entry_fields import RepeatedFields
 from showdown_service.intake import parse_event, to_showdown
 from showdown_service.wire import encode_result
 
@@ -117,6 +118,13 @@ def prepare(
     Raises only for unexpected failures (bugs): the caller records the
     failure and leaves the entry pending, so it is retried.
     """
+    if isinstance(fields, RepeatedFields):  # XADD took `tournament A tournament B`: which one is meant?
+        named = ", ".join(repr(name.decode(errors="replace")) for name in fields.repeated())
+        reason = (
+            f"the entry gives the field {named} more than once (a reader keeps one of them silently): send each "
+            "field once"
+        )
+        return _refused(entry_id, fields.raw(), "ambiguous_entry", reason, started, now)
     kind = entry_kind(fields)
     given = fields or {}
     if kind == "tournament":

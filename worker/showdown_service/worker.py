@@ -60,7 +60,7 @@ from showdown_service import heartbeat
 from showdown_service.audit import Head
 from showdown_service.commit import COMMIT_LUA, Plan, plan, read_reply
 from showdown_service.config import Settings, ShardKeys
-from showdown_service.connection import REDIS_ERRORS, Client
+from showdown_service.connection import REDIS_ERRORS, Client, keep_repeated_fields
 from showdown_service.decide import LedgerInvariant, refuse_broken, utc_text
 from showdown_service.logs import get_logger
 from showdown_service.metrics import Metrics, observe_many
@@ -136,6 +136,7 @@ class Worker:
     def __init__(self, settings: Settings, client: Client, *, metrics: Metrics | None = None) -> None:
         self.settings = settings
         self.client = client
+        keep_repeated_fields(client)  # a field given twice in an entry is refused, not read on its last value
         self.cluster = isinstance(client, RedisCluster)
         """Redis Cluster: every shard is read with a command of its own, on the node holding it."""
         self._next_block = 0

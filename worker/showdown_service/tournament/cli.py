@@ -82,7 +82,7 @@ def _print(book: Book, tournament_id: str, *, as_json: bool, heading: bool = Fal
         sys.stdout.write(json.dumps(finished) + "\n")
         return
     if heading:
-        sys.stdout.write(f"tournament {tournament_id}\n")
+        sys.stdout.write(f"tournament {escaped(tournament_id)}\n")
     ledger = book.ledgers.get(tournament_id)
     mystery = ledger is not None and ledger.rules.mystery_from is not None
     sys.stdout.write(standings_text(finished, playing, mystery=mystery))
@@ -94,7 +94,7 @@ def _print(book: Book, tournament_id: str, *, as_json: bool, heading: bool = Fal
 
 def deal_text(deal: Deal) -> str:
     """The deal agreed: its method, what was kept back for the winner, and each entry's guaranteed amount."""
-    amounts = ", ".join(f"{player}#{entry} {amount}" for (player, entry), amount in deal.amounts)
+    amounts = ", ".join(f"{escaped(player)}#{entry} {amount}" for (player, entry), amount in deal.amounts)
     return f"deal ({deal.method}, {deal.left_to_play_for} left to play for): {amounts}\n"
 
 
@@ -113,12 +113,22 @@ def standings_text(finished: Sequence[dict[str, Any]], playing: Sequence[Entry],
     for p in finished:
         place = "-" if p["place"] is None else (f"T{p['place']}" if p["tied"] > 1 else str(p["place"]))
         won = f" {p.get('mystery_bounty_cash', 0):>12}" if mystery else ""
-        rows.append(f"{place:>6}  {p['player_id']:<24} {p['entry']:>5} {p['prize']:>12} {p['bounty_cash']:>12}{won}")
+        player = escaped(p["player_id"])
+        rows.append(f"{place:>6}  {player:<24} {p['entry']:>5} {p['prize']:>12} {p['bounty_cash']:>12}{won}")
     if playing:
         rows.append(f"still playing ({len(playing)}):")
         rows += [
-            f"{'':>6}  {e.player_id:<24} {e.entry:>5} {e.chips:>12} chips, bounty {e.bounty}, cash {e.bounty_cash}"
-            + (f", mystery cash {e.mystery_cash}" if mystery else "")
+            f"{'':>6}  {escaped(e.player_id):<24} {e.entry:>5} {e.chips:>12} chips, bounty {e.bounty}, "
+            f"cash {e.bounty_cash}" + (f", mystery cash {e.mystery_cash}" if mystery else "")
             for e in playing
         ]
     return "\n".join(rows) + "\n"
+
+
+def escaped(text: str) -> str:
+    """An id as a terminal may show it: a character that is not printable (a control, a format character such as
+    U+202E right-to-left override, which would reverse the row, a line separator) as its escape, ``\\u202e``.
+    The contract refuses such ids (``bad_id``); a ledger written before it did may still hold one."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
