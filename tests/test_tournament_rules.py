@@ -142,7 +142,7 @@ def test_places_count_from_the_close_of_registration() -> None:
     run = replay(
         opened(payouts=PAYOUTS), entry("a"), entry("b"), entry("c"),
         all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)]),
-        closed(),
+        closed(payouts=[5000, 3000]),  # the field is 2: two places to pay
         all_in("h2", [(1, "a", 2000, 1000), (3, "c", 1000, 1000)]),
     )  # fmt: skip
     assert places(run) == {"b": (None, 1, 0), "a": (1, 1, 5000), "c": (2, 1, 3000)}
@@ -150,7 +150,7 @@ def test_places_count_from_the_close_of_registration() -> None:
 
 def test_a_hand_whose_stack_disagrees_with_the_ledger_is_refused_naming_the_seat_and_both_figures() -> None:
     run = replay(
-        opened(payouts=PAYOUTS), entry("a"), entry("b"), closed(),
+        opened(payouts=[5000, 3000]), entry("a"), entry("b"), closed(),
         all_in("h1", [(1, "a", 1000, 100), (2, "b", 1200, 100)]),
     )  # fmt: skip
     (refusal,) = run.refused
@@ -172,8 +172,8 @@ def test_a_hand_of_a_tournament_never_opened_settles_as_any_hand() -> None:
 
 
 def test_messages_sent_again_are_duplicates_and_change_nothing() -> None:
-    run = replay(opened(payouts=PAYOUTS), entry("a"), closed())
-    assert [run.feed_line(line).outcome for line in (opened(payouts=PAYOUTS), entry("a"), closed())] == [  # type: ignore[union-attr]
+    run = replay(opened(payouts=[5000]), entry("a"), closed())
+    assert [run.feed_line(line).outcome for line in (opened(payouts=[5000]), entry("a"), closed())] == [  # type: ignore[union-attr]
         "duplicate",
         "duplicate",
         "duplicate",

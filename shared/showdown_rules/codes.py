@@ -67,13 +67,20 @@ CODES: dict[str, str] = {
     "entry_conflict": "An `entry` that repeats one with other figures, skips an entry number, or whose player still "
     "has an entry in play.",
     "purchase_conflict": "A `chips` message that repeats a purchase with other figures or skips a purchase number.",
+    "chips_limit": "An `entry` or `chips` purchase that would take the chips registered in its tournament (or its "
+    "bounties) past 10^15: one stack (or head) may end up holding them all, and no hand can give more.",
     "bounty_required": "An `entry` of a knockout tournament without its bounty.",
     "bounty_not_expected": "A bounty in a tournament opened without bounties.",
     "tournament_over": "A hand of a tournament that has finished.",
     "tournament_stacks_missing": "A hand of an opened tournament without starting stacks.",
+    "tournament_rake": "A hand of an opened tournament with rake: a tournament's chips stay in play (the house takes "
+    "its fee with the buy-in).",
+    "round_open": "A hand without hand_for_hand_round while a hand-for-hand round with busts is not complete: send it "
+    "with its round (or round_complete first).",
     "not_entered": "A seat (or a `chips` message) whose player has no entry in play in the tournament.",
     "stack_mismatch": "A seat's starting stack differs from its entry's chips after its previous hand.",
-    "bounty_mismatch": "A seat's bounty (or bounty_cash_ppm) differs from the tournament ledger's.",
+    "bounty_mismatch": "A seat's bounty, or the hand's bounty_cash_ppm (given, with seat bounties or without), "
+    "differs from the tournament ledger's.",
     "round_already_complete": "A hand of a hand-for-hand round that was completed before it.",
     # Final-table deals and mystery bounties (issue 29):
     "deal_not_allowed": "A `deal` while registration is open, during a hand-for-hand round, with an entry not in "

@@ -168,7 +168,11 @@ def decide(
                 if view is not None and p.settlement is not None:  # a tournament hand: the ledger may refuse it
                     try:
                         applied = view.apply_hand(
-                            p.settlement, p.hand_for_hand_round, p.bounties_given, p.mystery_bounties
+                            p.settlement,
+                            p.hand_for_hand_round,
+                            p.bounties_given,
+                            p.mystery_bounties,
+                            bounty_cash_ppm=p.bounty_cash_ppm,
                         )
                     except InvariantViolation as exc:
                         raise LedgerInvariant(p.entry_id, str(exc)) from exc

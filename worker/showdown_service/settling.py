@@ -86,6 +86,8 @@ class Prepared:
     record, and re-encodes a result whose bounties the ledger settled, with the same instant."""
     mystery_bounties: tuple[tuple[int, int], ...] | None = None
     """The event's ``mystery_bounties`` as ``(seat, amount)`` (tournament hands; None: not given)."""
+    bounty_cash_ppm: int | None = None
+    """A tournament hand's ``bounty_cash_ppm`` as given (``None``: not given); the ledger checks it."""
 
     @property
     def valid(self) -> bool:
@@ -175,8 +177,10 @@ def prepare(
         None,
         now,
     )
-    if tournament_id is not None and known["mystery_bounties"] is not None:
-        prepared.mystery_bounties = _mystery(known["mystery_bounties"])
+    if tournament_id is not None:
+        prepared.bounty_cash_ppm = known["bounty_cash_ppm"]
+        if known["mystery_bounties"] is not None:
+            prepared.mystery_bounties = _mystery(known["mystery_bounties"])
     return prepared
 
 

@@ -74,7 +74,7 @@ from showdown_messages.tournaments import (
     RoundComplete,
     TournamentOpened,
 )
-from showdown_rules import MAX_SEAT
+from showdown_rules import MAX_CHIPS, MAX_SEAT
 
 Status = Literal["playing", "held", "finished"]
 """``held``: eliminated in a hand-for-hand round that is not complete yet (out of play, not yet placed)."""
@@ -231,6 +231,19 @@ class Ledger:
                 f"tournament {self.rules.tournament_id!r}: envelopes paid {paid} + left "
                 f"{envelopes.pool_value(self.envelopes_left)} != pool {pool}; refusing"
             )
+
+    chips_in_play: int = 0
+    """Chips registered and bought so far (hands move them, never change their sum: a tournament takes no rake);
+    at most ``MAX_CHIPS``, so that no stack a hand must give can pass it. Counted from the entries when read."""
+    bounties_put_up: int = 0
+    """Bounties put up at entry and bought since (cash paid plus the bounties on heads); at most ``MAX_CHIPS``."""
+
+    def count(self) -> None:
+        """Set the counters derived from the entries (a ledger read from its fields; one written before
+        ``rounds_seen`` was kept has it from the rounds its held entries wait for)."""
+        self.rounds_seen = max([self.rounds_seen, *(e.held[0] for e in self.live.values() if e.held is not None)])
+        self.chips_in_play = sum(e.stack_in + sum(c for c, _ in e.bought) for e in self.entries.values())
+        self.bounties_put_up = sum(e.bounty_in + sum(b for _, b in e.bought) for e in self.entries.values())
 
     def unplaced(self) -> list[Entry]:
         """Entries still playing or held, in registration order."""
@@ -435,14 +448,30 @@ class Book:
                 f"{message.entry} is not {message.player_id!r}'s next entry number ({expected})",
             )
         bounties = ledger.rules.bounty_cash_ppm is not None
-        if bounties and message.bounty is None:
-            return _refuse("bounty_required", "bounty", "is required: the tournament pays knockout bounties")
-        if not bounties and message.bounty:
-            return _refuse("bounty_not_expected", "bounty", "is given, but the tournament was opened without bounties")
-        bounty = message.bounty or 0
-        entry = Entry(message.player_id, message.entry, ledger.next_order, message.stack, bounty, bounty, message.stack)
+        who = f"entry {message.entry} of {message.player_id!r}"
         tournament_id = ledger.rules.tournament_id
+        if bounties and message.bounty is None:
+            return _refuse(
+                "bounty_required",
+                "bounty",
+                f"bounty: {who} gives no bounty, but tournament {tournament_id!r} pays knockout bounties: give the "
+                "bounty put on the entry's head.",
+            )
+        if not bounties and message.bounty:
+            return _refuse(
+                "bounty_not_expected",
+                "bounty",
+                f"bounty: {who} gives a bounty of {message.bounty}, but tournament {tournament_id!r} was opened "
+                "without bounties: leave it out.",
+            )
+        bounty = message.bounty or 0
+        over = _past_the_limit(ledger, message.stack, bounty, f"{who} brings", "stack")
+        if over is not None:
+            return over
+        entry = Entry(message.player_id, message.entry, ledger.next_order, message.stack, bounty, bounty, message.stack)
         ledger.entries[key] = entry
+        ledger.chips_in_play += message.stack
+        ledger.bounties_put_up += bounty
         self._owned.add((tournament_id, key))
         self.changed.setdefault(tournament_id, set()).add(key)
         ledger.live[message.player_id] = entry
@@ -482,10 +511,20 @@ class Book:
                 f"{who} is not in play ({_why_out(ledger, known)}): only an entry in play buys chips",
             )
         if bounty and ledger.rules.bounty_cash_ppm is None:
-            return _refuse("bounty_not_expected", "bounty", "is given, but the tournament was opened without bounties")
+            return _refuse(
+                "bounty_not_expected",
+                "bounty",
+                f"bounty: purchase {message.purchase} of {who} buys a bounty of {bounty}, but tournament "
+                f"{tournament_id!r} was opened without bounties: leave it out.",
+            )
+        over = _past_the_limit(ledger, message.chips, bounty, f"purchase {message.purchase} of {who} buys", "chips")
+        if over is not None:
+            return over
         entry = self._entry(ledger, known.key)
         entry.chips += message.chips
         entry.bounty += bounty
+        ledger.chips_in_play += message.chips
+        ledger.bounties_put_up += bounty
         entry.bought = (*entry.bought, (message.chips, bounty))
         return SETTLED
 
@@ -495,6 +534,9 @@ class Book:
             if payouts == ledger.rules.payouts:
                 return DUPLICATE
             return _refuse("registration_closed", "payouts", "registration was closed already with other payouts")
+        unpaid = _unpaid(ledger, payouts)
+        if unpaid is not None:
+            return unpaid
         ledger.registration_open = False
         ledger.rules = dataclasses.replace(ledger.rules, payouts=payouts)
         self.meta_changed.add(ledger.rules.tournament_id)
@@ -570,6 +612,7 @@ class Book:
         hand_for_hand_round: int | None,
         bounties_given: bool,
         mystery: Sequence[tuple[int, int]] | None = None,
+        bounty_cash_ppm: int | None = None,
     ) -> Applied:
         """Check a settled hand of a tournament against the ledger, then move its chips, bounties and busts.
 
@@ -578,6 +621,8 @@ class Book:
         from the heads the ledger holds (the returned settlement carries them).
         ``mystery``: the event's ``mystery_bounties`` as ``(seat, amount)``
         (None: not given).
+        ``bounty_cash_ppm``: the event's, as given (``None`` when it gives
+        none): given, it must be the tournament's, bounties or not.
         """
         showdown = settlement.showdown
         tournament_id = showdown.tournament_id
@@ -594,7 +639,15 @@ class Book:
             return _refuse(
                 "tournament_stacks_missing",
                 "players[0].stack",
-                f"is missing: hands of tournament {tournament_id!r} give every seat's starting stack",
+                f"players[0].stack (seat {seats[0].seat}): is missing, but every hand of tournament {tournament_id!r} "
+                "gives each seat's starting stack (the ledger checks each against its entry's chips).",
+            )
+        if showdown.rake:
+            return _refuse(
+                "tournament_rake",
+                "rake",
+                f"rake: {showdown.rake} chips would leave tournament {tournament_id!r}, whose chips stay in play (the "
+                "house takes its fee with the buy-in): send the hand without rake.",
             )
         live = ledger.live
         heads = showdown.bounties
@@ -607,14 +660,31 @@ class Book:
                 or entry.status != "playing"
                 or (bounties_given and heads[i] != entry.bounty)
             ):
-                return _seat_refused(tournament_id, i, s.seat, s.player_id, s.stack, heads[i] if heads else None, entry)
+                return _seat_refused(rules, i, s.seat, s.player_id, s.stack, heads[i] if heads else None, entry)
             entries.append(entry)
+        if (
+            bounty_cash_ppm is not None
+            and bounty_cash_ppm != rules.bounty_cash_ppm
+            and not (rules.bounty_cash_ppm is None and bounties_given and not any(showdown.bounties))
+        ):  # a tournament without bounties takes a hand whose every seat gives a bounty of 0 (with its cash rate)
+            pays = (
+                "pays no bounties"
+                if rules.bounty_cash_ppm is None
+                else f"pays {rules.bounty_cash_ppm} of each bounty as cash"
+            )
+            return _refuse(
+                "bounty_mismatch",
+                "bounty_cash_ppm",
+                f"bounty_cash_ppm: {bounty_cash_ppm} is given, but tournament {tournament_id!r} {pays}.",
+            )
         if hand_for_hand_round is not None and hand_for_hand_round <= ledger.rounds_done:
             return _refuse(
                 "round_already_complete",
                 "hand_for_hand_round",
                 f"round {hand_for_hand_round} of tournament {tournament_id!r} was completed before this hand",
             )
+        if hand_for_hand_round is None and ledger.rounds_seen > ledger.rounds_done:
+            return _round_open(ledger)
         drawn: dict[int, int] = {}
         if rules.mystery_from is not None or mystery is not None:
             drawn_or_refused = _mystery_stage(ledger, settlement, mystery)
@@ -622,26 +692,17 @@ class Book:
                 return drawn_or_refused
             drawn = drawn_or_refused
         changed: Settlement | None = None
-        if rules.bounty_cash_ppm is not None:
-            if bounties_given and showdown.bounty_cash_ppm != rules.bounty_cash_ppm:
-                return _refuse(
-                    "bounty_mismatch",
-                    "bounty_cash_ppm",
-                    f"is {showdown.bounty_cash_ppm} but tournament {tournament_id!r} pays {rules.bounty_cash_ppm}",
+        if rules.bounty_cash_ppm is not None and not bounties_given:
+            heads = tuple([entry.bounty for entry in entries])
+            showdown = showdown._replace(bounties=heads, bounty_cash_ppm=rules.bounty_cash_ppm)
+            awards = (
+                award_bounties(
+                    showdown, settlement.pots, settlement.collected, settlement.shown, heads, rules.bounty_cash_ppm
                 )
-            if not bounties_given:
-                heads = tuple([entry.bounty for entry in entries])
-                showdown = showdown._replace(bounties=heads, bounty_cash_ppm=rules.bounty_cash_ppm)
-                awards = (
-                    award_bounties(
-                        showdown, settlement.pots, settlement.collected, settlement.shown, heads, rules.bounty_cash_ppm
-                    )
-                    if settlement.busts
-                    else ()
-                )
-                settlement = changed = settlement._replace(showdown=showdown, bounties=awards)
-        elif bounties_given and any(showdown.bounties):
-            return _refuse("bounty_not_expected", "players[0].bounty", "tournament has no bounties")
+                if settlement.busts
+                else ()
+            )
+            settlement = changed = settlement._replace(showdown=showdown, bounties=awards)
 
         if self.in_place:
             self.chips_changed.setdefault(tournament_id, []).extend(entries)
@@ -823,10 +884,12 @@ class Book:
 
 
 def _seat_refused(  # noqa: PLR0917 - the seat's facts, as the check had them
-    tournament_id: str, i: int, seat: int, player_id: str, stack: int | None, bounty: int | None, entry: Entry | None
+    rules: Rules, i: int, seat: int, player_id: str, stack: int | None, bounty: int | None, entry: Entry | None
 ) -> Applied:
     """Why the ledger refuses a seat of a hand: no entry in play, one held in a hand-for-hand round, its chips
-    or its bounty differing from the ledger's (naming the seat and both figures)."""
+    or its bounty differing from the ledger's (naming the seat and both figures), a bounty in a tournament
+    without bounties."""
+    tournament_id = rules.tournament_id
     where = f"players[{i}] (seat {seat})"
     if entry is None:
         return _refuse(
@@ -846,6 +909,13 @@ def _seat_refused(  # noqa: PLR0917 - the seat's facts, as the check had them
             f"players[{i}].stack",
             f"{where}: {player_id!r} (entry {entry.entry}) starts the hand with {stack} chips here but the ledger "
             f"has {entry.chips} after their previous hand",
+        )
+    if rules.bounty_cash_ppm is None:
+        return _refuse(
+            "bounty_not_expected",
+            f"players[{i}].bounty",
+            f"players[{i}].bounty (seat {seat}): {player_id!r} has a bounty of {bounty} here, but tournament "
+            f"{tournament_id!r} was opened without bounties: leave the bounties out.",
         )
     return _refuse(
         "bounty_mismatch",
@@ -909,6 +979,65 @@ def _no_deal(ledger: Ledger) -> str:
     if ledger.rules.prize(count) == 0:
         return f"{count} entries are in play and place {count} pays nothing: a deal needs every entry in the money"
     return ""
+
+
+def _round_open(ledger: Ledger) -> Applied:
+    """A hand without ``hand_for_hand_round`` while a hand-for-hand round is not complete: placed now, its busts
+    would finish below entries eliminated in the round before them (the round's are placed when it completes)."""
+    first, last = ledger.rounds_done + 1, ledger.rounds_seen
+    named = f"round {last}" if first == last else f"rounds {first} to {last}"
+    return _refuse(
+        "round_open",
+        "hand_for_hand_round",
+        f"hand_for_hand_round: is missing, but hand-for-hand {named} of tournament {ledger.rules.tournament_id!r} "
+        f"is not complete (its busts are placed together when it is): send the hand with its round, or "
+        f"`round_complete` {last} before it.",
+    )
+
+
+def _past_the_limit(ledger: Ledger, chips: int, bounty: int, what: str, field: str) -> Applied | None:
+    """Refuse chips (or bounty) that would take the tournament's past ``MAX_CHIPS``: every chip registered may end
+    in one stack, every bounty on one head, and a hand cannot give a stack or bounty past it (``bad_chips``)."""
+    tournament_id = ledger.rules.tournament_id
+    if ledger.chips_in_play + chips > MAX_CHIPS:
+        return _refuse(
+            "chips_limit",
+            field,
+            f"{field}: {what} {chips} chips, which would take the chips in play in tournament {tournament_id!r} to "
+            f"{ledger.chips_in_play + chips}, past 10^15: the stack holding them could not be sent in a hand.",
+        )
+    if ledger.bounties_put_up + bounty > MAX_CHIPS:
+        return _refuse(
+            "chips_limit",
+            "bounty",
+            f"bounty: {what} a bounty of {bounty}, which would take the bounties of tournament {tournament_id!r} to "
+            f"{ledger.bounties_put_up + bounty}, past 10^15: the head holding them could not be sent in a hand.",
+        )
+    return None
+
+
+def _unpaid(ledger: Ledger, payouts: tuple[int, ...]) -> Applied | None:
+    """Refuse a close whose payouts announce no prize, or prizes for places the field does not have (the entries
+    in play: places count from here), which would never be paid."""
+    tournament_id = ledger.rules.tournament_id
+    if not payouts:
+        return _refuse(
+            "bad_payouts",
+            "payouts",
+            f"payouts: registration of tournament {tournament_id!r} closes with no prize announced (its `open` gave "
+            "none): give the payouts with `registration_closed`.",
+        )
+    field = len(ledger.live)
+    paid = sum(1 for prize in payouts if prize)  # never increasing: the prizes come first, then any 0s
+    if paid > field:
+        return _refuse(
+            "bad_payouts",
+            "payouts",
+            f"payouts: {paid} places are paid but the field of tournament {tournament_id!r} is {field} entries: "
+            f"{sum(payouts[field:])} of the {sum(payouts)} announced would never be paid. Pay at most {field} "
+            "places.",
+        )
+    return None
 
 
 def _why_out(ledger: Ledger, entry: Entry) -> str:

@@ -165,6 +165,7 @@ def decode_ledger(fields: dict[str, bytes]) -> Ledger | None:
         if name.startswith("c:"):
             _, number, player_id = name.split(":", 2)
             ledger.entries[(player_id, int(number))].chips = int(value)
+    ledger.count()
     return ledger
 
 
