@@ -17,7 +17,10 @@ from showdown_messages import ShowdownEvent, rejections
 from showdown_messages.tournaments import parse_tournament_message
 from showdown_rules import INVISIBLE_RANGES, MAX_ORDINAL
 from showdown_service.cli import schema_files
-from showdown_service.streams import read_range
+from showdown_service.connection import connect
+from showdown_service.entry_fields import RepeatedFields
+from showdown_service.localredis import LocalCluster
+from showdown_service.streams import read_group, read_range
 from showdown_service.tournament.cli import standings_text
 from showdown_service.tournament.replay import TournamentReplay
 from showdown_service.worker import Worker
@@ -178,8 +181,9 @@ def test_item9_a_field_given_twice_in_one_stream_entry_is_ambiguous_entry_not_th
     keys = settings.keys("default")
     first = json.dumps(orjson.loads(opened("T1", payouts=[100]))["tournament"])
     last = json.dumps(orjson.loads(opened("T2", payouts=[100]))["tournament"])
-    fake.execute_command("XADD", keys.events, "*", "tournament", first, "tournament", last)
-    fake.execute_command("XADD", keys.events, "*", "event", json.dumps(event()), "event", json.dumps(event()))
+    fake.execute_command("XADD", keys.events, "*", "tournament", first, "tournament", last)  # type: ignore[no-untyped-call]
+    twice = ("event", json.dumps(event()), "event", json.dumps(event()))
+    fake.execute_command("XADD", keys.events, "*", *twice)  # type: ignore[no-untyped-call]
     _drain(Worker(settings, fake))
     dead = [f for _, f in read_range(fake, keys.dead)]
     assert [d[b"code"] for d in dead] == [b"ambiguous_entry", b"ambiguous_entry"]
@@ -189,6 +193,23 @@ def test_item9_a_field_given_twice_in_one_stream_entry_is_ambiguous_entry_not_th
     assert kept == [["tournament", first], ["tournament", last]], "the dead letter keeps both"
     assert fake.exists(keys.tournament("T1"), keys.tournament("T2")) == 0, "neither tournament was opened"
     assert fake.xlen(keys.results) == 0
+
+
+def test_item9_a_cluster_client_sees_the_repeated_field_too(make_settings: Any) -> None:
+    """Item 9: on Redis Cluster each reply is parsed by the client of the node that answered; those clients read
+    an entry's pairs the same way (:func:`showdown_service.connection.connect` has them do so)."""
+    with LocalCluster(masters=3, replicas=0) as cluster:
+        settings = make_settings(cluster.url, redis_cluster=True, shards="table0,table1", group="twice")
+        client = connect(settings)
+        for shard in settings.shards:
+            key = settings.keys(shard).events
+            client.execute_command("XADD", key, "*", "tournament", "{}", "tournament", "[]")  # type: ignore[no-untyped-call]
+        for shard in settings.shards:
+            client.xgroup_create(settings.keys(shard).events, "twice", id="0")
+            ((_, rows),) = read_group(client, "twice", "c", {settings.keys(shard).events: ">"}, count=10)
+            ((_, fields),) = rows
+            assert isinstance(fields, RepeatedFields)
+            assert fields.pairs == [(b"tournament", b"{}"), (b"tournament", b"[]")]
 
 
 # --- item 12 --------------------------------------------------------------------------------------------------

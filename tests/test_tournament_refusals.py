@@ -43,7 +43,7 @@ def test_item1_an_exception_while_planning_counts_like_one_while_preparing_then_
     the rest of its batch settles, and at `max_deliveries` it is dead-lettered `poison`."""
     settings = make_settings(claim_idle_ms=100, max_deliveries=3)
     keys = settings.keys("default")
-    real = worker_module.plan
+    real = worker_module.plan  # type: ignore[attr-defined]
 
     def explode_on_cursed(*args: Any, **kwargs: Any) -> Any:
         batch = args[1]
@@ -52,7 +52,8 @@ def test_item1_an_exception_while_planning_counts_like_one_while_preparing_then_
         return real(*args, **kwargs)
 
     monkeypatch.setattr(worker_module, "plan", explode_on_cursed)
-    for line in [opened(payouts=[100]), entry("a"), entry("b"), closed(), round_complete(1), entry("c")]:
+    hand = all_in("h1", [(1, "a", 1000, 100), (2, "b", 1000, 100)])
+    for line in [opened(payouts=[100]), entry("a"), entry("b"), closed(), round_complete(1), hand]:
         ((field, body),) = orjson.loads(line).items()
         fake.xadd(keys.events, {field: orjson.dumps(body)})
     worker = Worker(settings, fake)
@@ -70,7 +71,7 @@ def test_item1_an_exception_while_planning_counts_like_one_while_preparing_then_
     assert [line["failures"] for line in failed] == [1, 2, 3]
     assert failed[-1]["then"] == "dead-lettered as poison"
     outcomes = [orjson.loads(f[b"audit"])["outcome"] for _, f in read_range(fake, keys.audit)]
-    assert outcomes.count("settled") == 5, "the rest of the batch settled (entry c after the poison)"
+    assert outcomes == ["settled"] * 4 + ["poison", "settled"], "the rest of the batch settled, the hand after it"
     assert fake.xpending(keys.events, settings.group)["pending"] == 0
 
 

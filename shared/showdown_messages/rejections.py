@@ -115,7 +115,7 @@ def _classify(error: ErrorDetails) -> tuple[str, str]:
         if isinstance(loc[-1], int):
             return "bad_payouts", f"{given} is not a prize (a whole number of currency units from 0 to 10^15)"
         return "bad_payouts", f"{given} is not a list of prizes (whole numbers of currency units, at most 100000)"
-    if kind in _NUMBER_ERRORS and (numbered := _NUMBERED.get((loc[0] if loc else "", last))) is not None:
+    if kind in _NUMBER_ERRORS and (numbered := _NUMBERED.get((str(loc[0]) if loc else "", last))) is not None:
         return numbered[0], f"{given} is not {numbered[1]}"
     if last in _CHIP_FIELDS and kind in _NUMBER_ERRORS:
         return "bad_chips", f"{given} is not a chip count (a whole number from 0 to 10^15)"

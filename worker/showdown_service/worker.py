@@ -46,6 +46,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any, cast
@@ -334,7 +335,7 @@ class Worker:
         prepared = [(keys, self._prepare(keys, entries)) for keys, entries in rows]  # overlaps the I/O in flight
         if self._io is not None:
             self._finish_io()
-        plans = [(keys, self._plan_batch(keys, batch)) for keys, batch in prepared if batch]
+        plans = [(keys, planned) for keys, batch in prepared if batch and (planned := self._plan_batch(keys, batch))]
         if plans or self._rows:  # work goes on: commit, and read ahead
             self._inflight = plans
             if self._rows:  # in the background, while the rows in hand are settled
@@ -575,10 +576,57 @@ class Worker:
         self.client.set(key, failures, ex=FAILURE_COUNT_TTL_S)
         return failures
 
-    def _plan_batch(self, keys: ShardKeys, batch: list[Prepared]) -> Plan:
-        planned = self._plan(keys, batch, {}, self._head(keys))  # optimistic: hands are new until Redis says otherwise
+    def _plan_batch(self, keys: ShardKeys, batch: list[Prepared]) -> Plan | None:
+        """The batch's plan; ``None`` when planning raised (see :meth:`_unplannable`: then it is taken care of)."""
+        try:
+            planned = self._plan(keys, batch, {}, self._head(keys))  # optimistic: hands are new until Redis says no
+        except Exception as exc:  # a bug, not bad input (refused while preparing): counted as settling's are
+            self._unplannable(keys, batch, exc)
+            return None
         self._heads[keys.shard] = planned.head  # the next batch chains on; a conflict resets it
         return planned
+
+    def _unplannable(self, keys: ShardKeys, batch: list[Prepared], exc: Exception) -> None:
+        """Planning ``batch`` raised: a bug (an exception while settling is one too, :meth:`_prepare`).
+
+        Which entry it was is known only in a batch of one, so a longer
+        batch is planned and committed again one entry at a time. A single
+        entry has the failure counted as settling's are: left pending (the
+        claim retries it), and at the ``max_deliveries``-th failure
+        dead-lettered ``poison``, without being planned again. Never a
+        worker that exits on every delivery of the batch, valid entries and
+        all.
+        """
+        self._heads.pop(keys.shard, None)  # the plan may have half changed the head and ledgers: read them again
+        self._books.pop(keys.shard, None)
+        if len(batch) > 1:
+            self.log.error("batch_unplannable", shard=keys.shard, entries=len(batch), error=repr(exc),
+                           then="planned one entry at a time")  # fmt: skip
+            for p in batch:
+                self.process_prepared(keys, [p])
+            return
+        (p,) = batch
+        if p.code is not None:  # a refusal touches no ledger: planning itself is broken, and nothing else would do
+            raise exc
+        settings = self.settings
+        self.metrics.failures.labels(keys.shard).inc()
+        context = {"shard": keys.shard, "entry_id": p.entry_id, "stage": "planning", "exc_info": exc}
+        try:
+            failures = self._count_failure(keys, p.entry_id)
+        except redis.RedisError as refused:  # left pending, uncounted: one more try later, never an early poison
+            self.log.error("entry_failed", failures=None, then=f"left pending, not counted: {refused}", **context)
+            return
+        poison = failures >= settings.max_deliveries
+        then = "dead-lettered as poison" if poison else "left pending, retried after claim_idle_ms"
+        self.log.error("entry_failed", failures=failures, limit=settings.max_deliveries, then=then, **context)
+        if poison:  # no tournament: its ledger is not read for a dead letter
+            reason = (
+                f"planning it raised {failures} times (limit {settings.max_deliveries}, SHOWDOWN_MAX_DELIVERIES): a "
+                f"bug, see the worker's entry_failed lines for entry {p.entry_id}"
+            )
+            dead = replace(p, code="poison", message=reason, result=None, result_sha256=None, tournament_id=None,
+                           settlement=None, tournament_message=None)  # fmt: skip
+            self.process_prepared(keys, [dead])
 
     def _book(self, keys: ShardKeys, batch: list[Prepared], head: Head) -> tuple[Book | None, Head]:
         """The ledgers of ``batch``'s tournaments exact at the head the batch chains on, and that head.
@@ -729,7 +777,8 @@ class Worker:
     def process_prepared(self, keys: ShardKeys, batch: list[Prepared]) -> None:
         """Plan and commit prepared entries now."""
         planned = self._plan_batch(keys, batch)
-        self._settle_reply(keys, planned, self._commit_now(keys, planned))
+        if planned is not None:
+            self._settle_reply(keys, planned, self._commit_now(keys, planned))
 
     def _report(self, keys: ShardKeys, planned: Plan) -> None:
         """One INFO line for the batch (counts by outcome; the audit stream is the per-entry record), one line
