@@ -20,6 +20,7 @@ from showdown_service.cli import schema_files
 from showdown_service.connection import connect
 from showdown_service.entry_fields import RepeatedFields
 from showdown_service.localredis import LocalCluster
+from showdown_service.render import describe_result
 from showdown_service.streams import read_group, read_range
 from showdown_service.tournament.cli import standings_text
 from showdown_service.tournament.replay import TournamentReplay
@@ -266,6 +267,10 @@ def test_item12_tournament_standings_escape_an_id_that_would_reverse_its_row() -
     text = standings_text(finished, [])
     assert "\u202e" not in text
     assert "eve\\u202e9999" in text
+    result = {"hand_id": "h\u2028", "awards": [{"seat": 1, "player_id": "eve\u202e"}], "returned": [],
+              "pots": [{"index": 0, "amount": 10, "winners": [{"seat": 1, "amount": 10}]}],
+              "busts": [{"player_id": "bob\u200b"}]}  # fmt: skip
+    assert describe_result(result) == "h\\u2028: main pot 10: eve\\u202e 10; bob\\u200b busts"
 
 
 # --- item 13 --------------------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from typing import Any
 from showdown_service.config import Settings
 from showdown_service.connection import connect
 from showdown_service.examples import file_lines
+from showdown_service.render import escaped
 from showdown_service.tournament.book import Book, Deal, Entry
 from showdown_service.tournament.replay import TournamentReplay
 from showdown_service.tournament.store import read_book
@@ -123,12 +124,3 @@ def standings_text(finished: Sequence[dict[str, Any]], playing: Sequence[Entry],
             for e in playing
         ]
     return "\n".join(rows) + "\n"
-
-
-def escaped(text: str) -> str:
-    """An id as a terminal may show it: a character that is not printable (a control, a format character such as
-    U+202E right-to-left override, which would reverse the row, a line separator) as its escape, ``\\u202e``.
-    The contract refuses such ids (``bad_id``); a ledger written before it did may still hold one."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
