@@ -329,7 +329,7 @@ def expected_refusal(path: tuple[str | int, ...], value: Any) -> tuple[str, str]
             return ("wrong_type", here)
         return None if _valid_id(value) else ("bad_id", here)
     if key == "variant":
-        return None if value in VARIANT_SHAPES else ("unknown_variant", here)
+        return None if isinstance(value, str) and value in VARIANT_SHAPES else ("unknown_variant", here)
     if key == "schema_version":
         if not whole_int:
             return ("wrong_type", here)
