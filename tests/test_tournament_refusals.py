@@ -99,6 +99,20 @@ def test_item5_a_hand_without_its_round_while_a_round_is_open_is_refused_round_o
     assert places(run) == {"f": (4, 1, 100), "e": (5, 1, 0)}  # one round: the bigger starting stack finishes higher
 
 
+def test_item5_a_round_is_open_from_its_first_hand_busts_or_not_until_round_complete() -> None:
+    """Item 5: round 2 has begun (a hand of it came, nobody busted yet): a hand without its round is still refused,
+    and after `round_complete` 2 hands without a round settle again."""
+    start = [
+        opened(payouts=[500, 300]), *(entry(p) for p in "abcd"), closed(),
+        all_in("h1", [(1, "a", 1000, 100), (2, "b", 1000, 100)], round_=2),
+    ]  # fmt: skip
+    unnumbered = all_in("h2", [(3, "c", 1000, 100), (4, "d", 1000, 100)], table="table-2")
+    run = replay(*start, unnumbered)
+    assert [code for code, _ in _refused(run)] == ["round_open"]
+    assert "round 2 of tournament 'T' is not complete" in run.refused[0].message
+    assert replay(*start, round_complete(2), unnumbered).refused == []
+
+
 # --- item 6: every prize announced is paid -------------------------------------------------------------------------
 
 

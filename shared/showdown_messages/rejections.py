@@ -70,6 +70,7 @@ _NUMBERED: Final = {
     ("entry", "entry"): ("bad_number", "an entry number (a whole number from 1 to 2^53 - 1)"),
     ("chips", "entry"): ("bad_number", "an entry number (a whole number from 1 to 2^53 - 1)"),
     ("chips", "purchase"): ("bad_number", "a purchase number (a whole number from 1 to 2^53 - 1)"),
+    ("deal", "entry"): ("bad_number", "an entry number (a whole number from 1 to 2^53 - 1)"),
     ("round_complete", "round"): _ROUND,
     ("hand_for_hand_round", "hand_for_hand_round"): _ROUND,
 }

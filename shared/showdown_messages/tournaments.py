@@ -95,7 +95,7 @@ class MysteryBounties(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, title="MysteryBounties")
 
-    from_entries_left: Annotated[int, Strict(), Field(ge=1)] = Field(
+    from_entries_left: Ordinal = Field(
         description="The stage covers every hand that starts with at most this many entries in play."
     )
     envelopes: Annotated[tuple[MysteryEnvelopes, ...], Field(min_length=1, max_length=10_000)] = Field(
@@ -218,7 +218,7 @@ class DealEntry(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, title="DealEntry")
 
     player_id: Id
-    entry: Annotated[int, Strict(), Field(ge=1)] = Field(description="The entry's number, as registered.")
+    entry: Ordinal = Field(description="The entry's number, as registered.")
     amount: Chips | None = Field(
         default=None,
         exclude_if=lambda v: v is None,

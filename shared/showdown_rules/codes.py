@@ -75,8 +75,8 @@ CODES: dict[str, str] = {
     "tournament_stacks_missing": "A hand of an opened tournament without starting stacks.",
     "tournament_rake": "A hand of an opened tournament with rake: a tournament's chips stay in play (the house takes "
     "its fee with the buy-in).",
-    "round_open": "A hand without hand_for_hand_round while a hand-for-hand round with busts is not complete: send it "
-    "with its round (or round_complete first).",
+    "round_open": "A hand without hand_for_hand_round while a hand-for-hand round is not complete (a hand of it has "
+    "come, its round_complete not yet): send it with its round (or round_complete first).",
     "not_entered": "A seat (or a `chips` message) whose player has no entry in play in the tournament.",
     "stack_mismatch": "A seat's starting stack differs from its entry's chips after its previous hand.",
     "bounty_mismatch": "A seat's bounty, or the hand's bounty_cash_ppm (given, with seat bounties or without), "

@@ -984,12 +984,11 @@ def _no_deal(ledger: Ledger) -> str:
 def _round_open(ledger: Ledger) -> Applied:
     """A hand without ``hand_for_hand_round`` while a hand-for-hand round is not complete: placed now, its busts
     would finish below entries eliminated in the round before them (the round's are placed when it completes)."""
-    first, last = ledger.rounds_done + 1, ledger.rounds_seen
-    named = f"round {last}" if first == last else f"rounds {first} to {last}"
+    last = ledger.rounds_seen
     return _refuse(
         "round_open",
         "hand_for_hand_round",
-        f"hand_for_hand_round: is missing, but hand-for-hand {named} of tournament {ledger.rules.tournament_id!r} "
+        f"hand_for_hand_round: is missing, but hand-for-hand round {last} of tournament {ledger.rules.tournament_id!r} "
         f"is not complete (its busts are placed together when it is): send the hand with its round, or "
         f"`round_complete` {last} before it.",
     )
