@@ -387,7 +387,7 @@ def test_a_file_named_directly_that_is_no_hand_history_is_an_error(tmp_path: Pat
     code, lines, _ = run_replay(tmp_path, str(other))
     assert code == 1
     assert lines[0]["status"] == "error"
-    assert "neither a PHH nor a PokerStars hand history" in lines[0]["reason"]
+    assert "not a hand history of a format read here (phh, pokerstars" in lines[0]["reason"]
 
 
 def test_two_processes_write_the_same_report_as_one(tmp_path: Path) -> None:

@@ -282,6 +282,22 @@ def _compare_stars(outcome: StarsOutcome, settlement: Settlement, names: dict[in
     if settlement.returned:
         back = {r.seat: r.amount for r in settlement.returned}
         return MISMATCH, "uncalled bet", f"the rules return {_shares(back, names)} that the history put in a pot"
+    if outcome.pooled:
+        ours_total: dict[int, int] = {}
+        for result in settlement.pots:
+            for share in result.winners:
+                if share.amount:
+                    ours_total[share.seat] = ours_total.get(share.seat, 0) + share.amount
+        theirs_total = {seat: chips for seat, chips in (outcome.pots[0] if outcome.pots else {}).items() if chips}
+        if ours_total != theirs_total:
+            kind = "rake split" if set(ours_total) == set(theirs_total) else "pot award"
+            return (
+                MISMATCH,
+                kind,
+                f"collected (all pots): recorded {_shares(theirs_total, names)}, rules give "
+                f"{_shares(ours_total, names)}",
+            )
+        return _noted(outcome)
     if len(outcome.pots) != len(outcome.pot_groups) or max(outcome.pot_groups, default=-1) + 1 != len(settlement.pots):
         return (
             MISMATCH,
@@ -316,8 +332,18 @@ def _compare_stars(outcome: StarsOutcome, settlement: Settlement, names: dict[in
                     "run award",
                     f"{which}, run {run}: recorded {_shares(recorded, names)}, rules give {_shares(ours, names)}",
                 )
+    return _noted(outcome)
+
+
+def _noted(outcome: StarsOutcome) -> tuple[str, str, str]:
+    """A match, with the reader's note (a rake rate recovered, an amount the room does not write) when it has one."""
     if outcome.note:
-        kind = "rake rate recovered" if "rake rate" in outcome.note else "uncalled bet not written"
+        if "rake rate" in outcome.note:
+            kind = "rake rate recovered"
+        elif "'Uncalled bet'" in outcome.note:
+            kind = "uncalled bet not written"
+        else:
+            kind = _kind(outcome.note)
         return MATCH, kind, outcome.note
     return MATCH, "", ""
 

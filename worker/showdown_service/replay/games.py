@@ -196,3 +196,35 @@ def phh_game(code: str) -> Game | None:
 def phh_codes() -> str:
     """The standard's codes, for messages."""
     return "NT, FT, NS, PO, FO/8, F7S, F7S/8, FR, N2L1D, F2L3D, FB, F5CD"
+
+
+# -- the other rooms -------------------------------------------------------------------
+
+_ROOM_GAMES: Final = (
+    (re.compile(r"(?:6|six)[ -]?(?:card|cards)[ -]?omaha|omaha[ -]?(?:6|six)[ -]?cards?|\bplo[ -]?6\b", re.I), "6"),
+    (re.compile(r"(?:5|five)[ -]?(?:card|cards)[ -]?omaha|omaha[ -]?(?:5|five)[ -]?cards?|\bplo[ -]?5\b", re.I), "5"),
+    (re.compile(r"omaha", re.I), "4"),
+    (re.compile(r"short[ -]?deck|6\+ ?hold", re.I), "S"),
+    (re.compile(r"hold ?'?em|holdem|\bnlh\b|\blhe\b", re.I), "T"),
+    (re.compile(r"razz", re.I), "R"),
+    (re.compile(r"stud", re.I), "7"),
+)
+_HILO: Final = re.compile(r"hi[ -]?/?[ -]?lo|omahahl|\bh/?l\b|high[ -]?low|\b8\b|omaha ?8|/8|hilo|eight or better", re.I)
+
+
+def room_game(text: str) -> Game | None:
+    """The game a room's header names (``No Limit Holdem``, ``Pot Limit OmahaHL``, ``PL Omaha Hi-Lo``,
+    ``5 Card Omaha``, ``7 Card Stud Hi-Lo``, ``Razz``), or ``None``: the other rooms' spellings, one table."""
+    for pattern, code in _ROOM_GAMES:
+        if pattern.search(text):
+            hilo = bool(_HILO.search(text))
+            if code == "4":
+                return OMAHA_HILO if hilo else OMAHA
+            if code == "5":
+                return OMAHA_5_HILO if hilo else OMAHA_5
+            if code == "6":
+                return None if hilo else OMAHA_6
+            if code == "7":
+                return STUD_HILO if hilo else STUD
+            return {"S": SHORT_DECK, "T": HOLDEM, "R": RAZZ}[code]
+    return None

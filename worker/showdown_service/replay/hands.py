@@ -55,6 +55,9 @@ class StarsOutcome(NamedTuple):
     returned_implied: bool = False
     """The history wrote no ``Uncalled bet ... returned`` line although the actions leave one (histories
     before about 2008): ``returned`` is then the bet the actions leave, and 'Total pot' confirmed it."""
+    pooled: bool = False
+    """The room writes each seat's collected amount but not the pot it came from: ``pots`` is one pot holding the
+    seats' totals, compared with each seat's total over the rules' pots."""
 
 
 class Bounty(NamedTuple):

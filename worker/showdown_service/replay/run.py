@@ -17,10 +17,18 @@ from typing import Final, NamedTuple
 from showdown_service.replay.compare import Verdict, error_verdict, judge
 from showdown_service.replay.errors import HandSyntaxError, ReplayError, UnknownFormat
 from showdown_service.replay.hands import HandRecord
+from showdown_service.replay.pacific import read_pacific
 from showdown_service.replay.phh import read_phh
 from showdown_service.replay.pokerstars import read_pokerstars
 
-PHH, POKERSTARS = "phh", "pokerstars"
+PHH, POKERSTARS, PACIFIC = "phh", "pokerstars", "888poker"
+
+READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]]]] = {
+    PHH: read_phh,
+    POKERSTARS: read_pokerstars,
+    PACIFIC: read_pacific,
+}
+"""Each format's reader: ``reader(text, source)`` yields every hand of the file, read, or the error that stopped it."""
 
 
 class FileResult(NamedTuple):
@@ -61,12 +69,22 @@ def detect(text: str) -> str | None:
             continue
         if stripped.startswith("PokerStars "):
             return None if stripped.startswith("PokerStars Tournament #") else POKERSTARS
+        if stripped.startswith("#Game No :") or (stripped.startswith("***** ") and " Hand History for Game " in stripped):
+            return _pacific_or_party(text)
         if stripped.startswith("[") and stripped.endswith("]") and "=" not in stripped:
             return PHH
         key, equals, _ = stripped.partition("=")
         if equals and key.strip().replace("_", "").replace("-", "").isalnum():
             return PHH
         return None
+    return None
+
+
+def _pacific_or_party(text: str) -> str | None:
+    """888poker writes ``... Blinds GAME - *** DATE`` under its banner; partypoker, which shares the banner, not."""
+    for line in text.splitlines()[:4]:
+        if " Blinds " in line and " - *** " in line:
+            return PACIFIC
     return None
 
 
@@ -124,12 +142,10 @@ def read_file(source: str, named: bool = False) -> tuple[str | None, Iterator[Ha
         if not named:
             return None, iter(()), encoding
         return None, iter([UnknownFormat(source, None, None, f"not UTF-8 text ({error.reason})")]), encoding
-    if kind == PHH:
-        return kind, read_phh(text, source), encoding
-    if kind == POKERSTARS:
-        return kind, read_pokerstars(text, source), encoding
+    if kind is not None:
+        return kind, READERS[kind](text, source), encoding
     if named:
-        reason = "neither a PHH nor a PokerStars hand history"
+        reason = f"not a hand history of a format read here ({', '.join(READERS)})"
         return None, iter([UnknownFormat(source, None, None, reason)]), encoding
     return None, iter(()), encoding
 

@@ -1,0 +1,83 @@
+"""The other rooms' readers on their real samples (read in place from ../shared/data/rooms, MIT) and on doctored
+copies of them (an amount changed, a winner swapped): every showdown settled, every doctored hand a mismatch."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from showdown_service.replay.compare import Verdict
+from showdown_service.replay.run import PACIFIC, detect, find_files, replay_file
+from tests.helpers import SHARED_DATA
+
+ROOMS = SHARED_DATA / "rooms"
+
+
+def _replay_dir(folder: Path) -> tuple[dict[str, str | None], list[Verdict]]:
+    files, _ = find_files([str(folder)])
+    formats: dict[str, str | None] = {}
+    verdicts: list[Verdict] = []
+    for source in files:
+        result = replay_file(source)
+        formats[source] = result.format
+        verdicts += result.verdicts
+    return formats, verdicts
+
+
+def _doctored(tmp_path: Path, sample: Path, old: str, new: str) -> list[Verdict]:
+    text = sample.read_text(encoding="utf-8-sig")
+    assert old in text, f"{old!r} not in {sample}"
+    copy = tmp_path / sample.name
+    copy.write_text(text.replace(old, new), encoding="utf-8")
+    return replay_file(str(copy), named=True).verdicts
+
+
+# -- 888poker ---------------------------------------------------------------------------
+
+
+def test_888poker_samples_every_hand_settled_and_matching() -> None:
+    formats, verdicts = _replay_dir(ROOMS / "Pacific")
+    assert Counter(formats.values())[PACIFIC] == 36  # and the partypoker files among them, and an empty one
+    statuses = Counter(v.status for v in verdicts)
+    assert statuses == {"match": 35, "error": 1}, [v.reason for v in verdicts if v.status != "match"]
+    assert sum(v.contested for v in verdicts) == 12
+    by_id = {v.hand_id: v for v in verdicts}
+    allin = by_id["888poker:349444554"]  # AllInHandWithShowdown.txt: 3s3c beat 5h2h, $5.28 uncalled, $4 rake
+    assert allin.computed["collected"] == {"4": 19750}
+    assert allin.computed["returned"] == {"4": 528}
+    assert allin.computed["rake"] == 400
+    assert "888poker writes no uncalled bet" in allin.reason
+
+
+def test_888poker_invalid_sample_names_file_line_and_hand() -> None:
+    verdicts = replay_file(str(ROOMS / "Pacific/CashGame/ValidHandTests/InValidHand.txt")).verdicts
+    [bad] = verdicts
+    assert bad.status == "error" and bad.hand_id == "888poker:539304607" and bad.line == 26
+    assert "InValidHand.txt:26" in bad.reason and "2 card(s) do not make a board of 3" in bad.reason
+
+
+def test_888poker_dead_blind_is_dead_money_and_uncalled_folds_count_in_the_collected_amount() -> None:
+    [dead] = replay_file(str(ROOMS / "Pacific/CashGame/HandActionTests/PostingDead.txt")).verdicts
+    assert dead.status == "match" and dead.computed["collected"] == {"2": 570}
+    [folded] = replay_file(str(ROOMS / "Pacific/CashGame/PlayerTests/NoHoleCards.txt")).verdicts
+    assert folded.status == "match" and "counts the uncalled bet in the winner's collected amount" in folded.reason
+
+
+def test_888poker_doctored_winner_is_a_mismatch(tmp_path: Path) -> None:
+    sample = ROOMS / "Pacific/CashGame/HandActionTests/AllInHandWithShowdown.txt"
+    [verdict] = _doctored(tmp_path, sample, "qprcuz collected", "kiss014 collected")
+    assert verdict.status == "mismatch" and verdict.kind == "pot award", verdict.reason
+    assert "recorded seat 9 (kiss014) 19750, rules give seat 4 (qprcuz)" in verdict.reason
+
+
+def test_888poker_doctored_amount_is_a_mismatch(tmp_path: Path) -> None:
+    sample = ROOMS / "Pacific/CashGame/HandActionTests/AllInHandWithShowdown.txt"
+    [verdict] = _doctored(tmp_path, sample, "collected [ $197.50 ]", "collected [ $197.37 ]")
+    # the pot less the collected is $4.13: neither 5% of $201.50 ($10.07) nor a cap (a multiple of $0.50)
+    assert verdict.status == "mismatch" and verdict.kind == "rake split", verdict.reason
+    assert "recorded seat 4 (qprcuz) 19737, rules give seat 4 (qprcuz) 19143" in verdict.reason
+
+
+def test_888poker_is_told_by_content_from_partypoker() -> None:
+    assert detect("#Game No : 1\n***** 888poker Hand History for Game 1 *****\n$1/$2 Blinds No Limit Holdem - *** x\n")
+    assert detect("***** Hand History for Game 1 *****\n$50 USD PL Texas Hold'em - Tuesday\n") != PACIFIC
