@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from showdown_service.replay.compare import Verdict
-from showdown_service.replay.run import PACIFIC, detect, find_files, replay_file
+from showdown_service.replay.run import PACIFIC, WINAMAX, detect, find_files, replay_file
 from tests.helpers import SHARED_DATA
 
 ROOMS = SHARED_DATA / "rooms"
@@ -81,3 +81,45 @@ def test_888poker_doctored_amount_is_a_mismatch(tmp_path: Path) -> None:
 def test_888poker_is_told_by_content_from_partypoker() -> None:
     assert detect("#Game No : 1\n***** 888poker Hand History for Game 1 *****\n$1/$2 Blinds No Limit Holdem - *** x\n")
     assert detect("***** Hand History for Game 1 *****\n$50 USD PL Texas Hold'em - Tuesday\n") != PACIFIC
+
+
+# -- Winamax ----------------------------------------------------------------------------
+
+
+def test_winamax_samples_every_hand_settled_and_matching() -> None:
+    formats, verdicts = _replay_dir(ROOMS / "Winamax")
+    assert Counter(formats.values()) == {WINAMAX: 26, None: 2}  # OmahaHiLo.txt is iPoker XML
+    winamax = [v for v in verdicts if v.hand_id.startswith("winamax:")]
+    assert Counter(v.status for v in winamax) == {"match": 35}, [v.reason for v in winamax if v.status != "match"]
+    assert sum(v.contested for v in winamax) == 6
+    by_id = {v.hand_id: v for v in winamax}
+    allin = by_id["winamax:5343878-96-1383820687"]  # AllInHandWithShowdown.txt: QhQc beat KhAh, rake 3€
+    assert allin.computed["collected"] == {"2": 4345} and allin.computed["rake"] == 300
+    folded = by_id["winamax:7331600-91-1427188257"]  # 650€ bet nobody called: in 'collected 1372€' and 'Total pot'
+    assert folded.computed["returned"] == {"1": 65000} and folded.computed["collected"] == {"1": 72200}
+
+
+def test_winamax_broken_header_is_refused_by_name(tmp_path: Path) -> None:
+    sample = ROOMS / "Winamax/CashGame/ValidHandTests/InValidHand.txt"  # 'Winaax Poker - ...'
+    [verdict] = replay_file(str(sample), named=True).verdicts
+    assert verdict.status == "error" and verdict.kind == "unknown format" and "InValidHand.txt" in verdict.reason
+    [inside] = _doctored(tmp_path, ROOMS / "Winamax/CashGame/HandActionTests/BasicHand.txt", "Table: '", "Tabel: '")
+    assert inside.status == "error" and inside.line == 2 and inside.hand_id.startswith("winamax:")
+    assert "expected \"Table: 'NAME' ... Seat #N is the button\"" in inside.reason
+
+
+def test_winamax_doctored_winner_is_a_mismatch(tmp_path: Path) -> None:
+    sample = ROOMS / "Winamax/CashGame/HandActionTests/AllInHandWithShowdown.txt"
+    [verdict] = _doctored(tmp_path, sample, "nico86190 collected", "LEROISALO collected")
+    assert verdict.status == "mismatch" and verdict.kind == "pot award", verdict.reason
+    assert "recorded seat 4 (LEROISALO) 4345, rules give seat 2 (nico86190) 4345" in verdict.reason
+
+
+def test_winamax_doctored_amount_is_a_mismatch(tmp_path: Path) -> None:
+    sample = ROOMS / "Winamax/CashGame/HandActionTests/AllInHandWithShowdown.txt"
+    text = sample.read_text(encoding="utf-8-sig").replace("collected 43.45€", "collected 44.45€")
+    doctored = tmp_path / "doctored.txt"
+    doctored.write_text(text.replace("Total pot 43.45€", "Total pot 44.45€"), encoding="utf-8")
+    [verdict] = replay_file(str(doctored)).verdicts
+    assert verdict.status == "mismatch" and verdict.kind == "rake split", verdict.reason
+    assert "recorded seat 2 (nico86190) 4445, rules give seat 2 (nico86190) 4345" in verdict.reason

@@ -232,8 +232,10 @@ class HandBuilder:
         uncalled bet; the bet the actions leave uncalled came back.
         """
         notes: list[str] = []
-        by_rule = False
-        in_hand = [n for n in self.players if n not in self.sitting_out or n in self.acted]
+        by_rule = total is None  # the pot is the actions': a payout beyond it is the comparison's to show
+        # a seat in the hand acts (a blind, a check, a fold...) or is dealt cards; one that does neither was not dealt
+        # in (sitting out, no chips, waiting for the big blind), whether or not its seat line says so
+        in_hand = [n for n in self.players if n in self.acted or n in self.folded or n in self.cards]
         if len(in_hand) < 2:
             raise ImpossibleAction(
                 self.source, self.hand_id, self.start + 1, f"{len(in_hand)} seat(s) in the hand", game.name
@@ -249,7 +251,7 @@ class HandBuilder:
         if not uncalled_written and len(self.returned) == 1 and total is None:
             [(seat, back)] = self.returned.items()
             mine = sum(pot.get(seat, 0) for pot in self.pots.values())
-            if paid > in_pots and paid - back <= in_pots and mine >= back:
+            if paid + (rake or 0) > in_pots and mine >= back:
                 # the uncalled bet is in the winner's 'collected' amount (everybody folded to it): taken out
                 for pot in self.pots.values():
                     taken = min(back, pot.get(seat, 0))

@@ -20,13 +20,15 @@ from showdown_service.replay.hands import HandRecord
 from showdown_service.replay.pacific import read_pacific
 from showdown_service.replay.phh import read_phh
 from showdown_service.replay.pokerstars import read_pokerstars
+from showdown_service.replay.winamax import read_winamax
 
-PHH, POKERSTARS, PACIFIC = "phh", "pokerstars", "888poker"
+PHH, POKERSTARS, PACIFIC, WINAMAX = "phh", "pokerstars", "888poker", "winamax"
 
 READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]]]] = {
     PHH: read_phh,
     POKERSTARS: read_pokerstars,
     PACIFIC: read_pacific,
+    WINAMAX: read_winamax,
 }
 """Each format's reader: ``reader(text, source)`` yields every hand of the file, read, or the error that stopped it."""
 
@@ -69,6 +71,8 @@ def detect(text: str) -> str | None:
             continue
         if stripped.startswith("PokerStars "):
             return None if stripped.startswith("PokerStars Tournament #") else POKERSTARS
+        if stripped.startswith("Winamax Poker - "):
+            return WINAMAX
         if stripped.startswith("#Game No :") or (stripped.startswith("***** ") and " Hand History for Game " in stripped):
             return _pacific_or_party(text)
         if stripped.startswith("[") and stripped.endswith("]") and "=" not in stripped:

@@ -1,0 +1,177 @@
+"""Read Winamax hand histories: cash games in cents, tournaments in chips.
+
+A hand begins at ``Winamax Poker - CashGame - HandId: #5343878-96-1383820687
+- Holdem no limit (0.25€/0.50€) - 2013/11/07 10:38:07 UTC`` (a tournament:
+``Winamax Poker - Tournament "NAME" buyIn: ... - HandId: ...``), then
+``Table: 'Athens 11' 5-max (real money) Seat #4 is the button``, the seats
+(``Seat 1: PornstarX (67.80€)``), ``*** ANTE/BLINDS ***``, ``***
+PRE-FLOP ***``, the streets (``*** TURN *** [3c 7c Jd] [6c]``), ``*** SHOW
+DOWN ***`` and ``*** SUMMARY ***`` with ``Total pot 43.45€ | Rake 3€`` (or
+``No rake``) and the seat lines.
+
+Winamax's quirks (docs/replay.md, Winamax): amounts carry the currency
+after them (``0.25€``); a raise is ``raises 2€ to 2.50€``; an all-in is a
+suffix (``and is all-in``); there is no uncalled-bet line: the winner's
+``collected`` amount holds the bet nobody called, and ``Total pot`` is what
+was collected (after the rake, uncalled bet included), not every chip put in.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Final
+
+from showdown_service.replay.builder import HandBuilder
+from showdown_service.replay.errors import ChipsDoNotAddUp, HandSyntaxError, ImpossibleAction, ReplayError, UnsupportedHand
+from showdown_service.replay.games import room_game
+from showdown_service.replay.hands import HandRecord
+
+START: Final = "Winamax Poker - "
+_HEADER = re.compile(r"^Winamax Poker - (.*?)\s*-?\s*HandId: #([\w-]+) - (.+?) \(([^()]*)\) - ")
+_TOURNAMENT = re.compile(r'^Tournament "(.*)"', re.I)
+_TABLE = re.compile(r"^Table: '(.*)'.*?(?:Seat #(\d+) is the button)?\s*$")
+_SEAT = re.compile(r"^Seat (\d+): (.+) \(([^(),]+)(?:, ([^()]+) bounty)?\)$")
+_SECTION = re.compile(r"^\*\*\* (.+?) \*\*\*\s*(.*)$")
+_CARDS = re.compile(r"\[([^\]]*)\]")
+_COLLECTED = re.compile(r"^(.+?) collected (\S+) from (pot|main pot|side pot(?: ?(\d+))?)\s*$")
+_TOTAL = re.compile(r"^Total pot (\S+) \| (?:Rake (\S+)|No rake)")
+_UNCALLED = re.compile(r"^Uncalled bet of (\S+) returned to (.+?)\s*$")
+_STREETS: Final = {"FLOP": 3, "TURN": 4, "RIVER": 5}
+_OPENINGS: Final = frozenset({"ANTE/BLINDS", "PRE-FLOP", "SHOW DOWN", "3rd STREET"})
+_INFO: Final = (" joins the table", " leaves the table", " sits out", " is sitting out", " said,", " is disconnected")
+
+
+def read_winamax(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
+    """Each hand of a Winamax hand history file's ``text``, read, or the error that stopped it."""
+    lines = [line.strip().replace("\xa0", " ") for line in text.replace("\ufeff", "").splitlines()]
+    starts = [k for k, line in enumerate(lines) if line.startswith(START)]
+    first = next((k for k, line in enumerate(lines) if line), 0)
+    if not starts or first < starts[0]:
+        yield HandSyntaxError(source, None, first + 1, "text before the first 'Winamax Poker - ' line")
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
+        try:
+            yield _read(lines, start, end, source)
+        except ReplayError as exc:
+            yield exc
+
+
+def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
+    hand = HandBuilder(lines, source, f"winamax:{start + 1}", start)
+    header = _HEADER.match(lines[start])
+    if header is None:
+        raise hand.error(HandSyntaxError, start, "expected 'Winamax Poker - ... HandId: #N - GAME (STAKES) - DATE'")
+    hand.hand_id = f"winamax:{header.group(2)}"
+    game = room_game(header.group(3))
+    if game is None:
+        raise UnsupportedHand(source, hand.hand_id, start + 1, f"no game this reader knows in {header.group(3)!r}")
+    hand.game_name = game.name
+    tournament = _TOURNAMENT.match(header.group(1))
+    stakes = header.group(4)
+    currency = next((c for c in stakes if c in "$€£"), "")
+    hand.scale = 1 if tournament or not (currency or "." in stakes) else 100
+    k = start + 1
+    table = _TABLE.match(lines[k]) if k < end else None
+    if table is None:
+        raise hand.error(HandSyntaxError, min(k, end - 1), "expected \"Table: 'NAME' ... Seat #N is the button\"")
+    button = int(table.group(2)) if table.group(2) else None
+    k += 1
+    while k < end and (seat := _SEAT.match(lines[k])):
+        hand.seat(int(seat.group(1)), seat.group(2), hand.chips(seat.group(3), k), k)
+        k += 1
+    if len(hand.players) < 2:
+        raise hand.error(HandSyntaxError, min(k, end - 1), "a hand needs two seats; seat lines expected")
+    names = sorted(hand.players, key=len, reverse=True)
+    total = rake = None
+    collected = 0
+    in_summary = False
+    for k in range(k, end):
+        line = lines[k]
+        if not line:
+            continue
+        if section := _SECTION.match(line):
+            name = section.group(1)
+            if name == "SUMMARY":
+                in_summary = True
+                hand.total_line = k + 1
+            elif name in _STREETS and game.board:
+                hand.deal(hand.card_list(" ".join(_CARDS.findall(section.group(2))), k), _STREETS[name], k)
+            elif name not in _OPENINGS:
+                raise hand.error(HandSyntaxError, k, f"unknown section for {game.name}")
+            continue
+        if in_summary:
+            if m := _TOTAL.match(line):
+                total = hand.chips(m.group(1), k)
+                rake = hand.chips(m.group(2), k) if m.group(2) else 0
+            elif not line.startswith(("Board:", "Seat ")):
+                raise hand.error(HandSyntaxError, k, "not a line of a Winamax summary")
+            continue
+        if m := _COLLECTED.match(line):
+            chips = hand.chips(m.group(2), k)
+            collected += chips
+            index = 0 if m.group(3) in ("pot", "main pot") else int(m.group(4) or 1)
+            hand.collect(m.group(1), chips, k, index)
+            continue
+        if m := _UNCALLED.match(line):
+            hand.give_back(m.group(2), hand.chips(m.group(1), k), k)
+            continue
+        if line.startswith("Dealt to "):
+            rest = line[len("Dealt to ") :]
+            who = next((n for n in names if rest.startswith(n + " [")), None)
+            if who is None:
+                raise hand.error(ImpossibleAction, k, "cards dealt to a player with no seat")
+            hand.show(who, hand.card_list(" ".join(_CARDS.findall(rest[len(who) :])), k), k)
+            continue
+        who = next((n for n in names if line.startswith(n + " ")), None)
+        if who is None:
+            if any(marker in line for marker in _INFO):
+                continue
+            raise hand.error(HandSyntaxError, k, "not a line of a Winamax hand")
+        _act(hand, who, line[len(who) + 1 :], k)
+    if total is None or rake is None:
+        raise HandSyntaxError(source, hand.hand_id, end, "the hand has no 'Total pot ... | Rake' line", game.name)
+    if total != collected:
+        raise ChipsDoNotAddUp(
+            source, hand.hand_id, hand.total_line, f"'Total pot' says {total} but {collected} was collected", game.name
+        )
+    return hand.finish(
+        game, button, table.group(1), rake=rake, tournament=tournament.group(1) if tournament else None,
+        currency=currency, uncalled_written=False, room="Winamax",
+    )  # fmt: skip
+
+
+def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
+    """One action of ``name``: a blind, an ante, a bet, a call, a raise, a check, a fold, cards shown."""
+    for suffix in (" and is all-in", " out of position"):  # a big blind posted out of position is live
+        if action.endswith(suffix):
+            action = action[: -len(suffix)]
+    verb, _, rest = action.partition(" ")
+    if action.startswith(("posts small blind ", "posts big blind ", "posts straddle ")):
+        hand.pay(name, hand.chips(action.rsplit(" ", 1)[1], k), k)
+    elif action.startswith("posts ante "):
+        hand.pay(name, hand.chips(action.rsplit(" ", 1)[1], k), k, to_bet=False)
+    elif action.startswith("posts small & big blinds "):
+        hand.pay(name, hand.chips(action.rsplit(" ", 1)[1], k), k)
+    elif verb == "calls":
+        hand.call(name, hand.chips(rest, k), k)
+    elif verb == "bets":
+        hand.pay(name, hand.chips(rest, k), k)
+    elif verb == "raises":
+        by, sep, to = rest.partition(" to ")
+        if not sep:
+            raise hand.error(HandSyntaxError, k, "expected 'raises X to Y'")
+        hand.raise_to(name, hand.chips(to, k), k)
+    elif verb == "checks":
+        hand.check(name, k)
+    elif verb == "folds":
+        hand.fold(name, k)
+    elif verb in ("shows", "mucks"):
+        if shown := _CARDS.findall(rest):
+            hand.show(name, hand.card_list(shown[0], k), k)
+        if verb == "mucks":
+            hand.muck(name, k)
+    elif action == "is all-in" or action.startswith(("doesn't show", "sits out", "is sitting out")):
+        pass
+    else:
+        raise hand.error(HandSyntaxError, k, "not a Winamax action")
