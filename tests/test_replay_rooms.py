@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from showdown_service.replay.compare import Verdict
-from showdown_service.replay.run import PACIFIC, WINAMAX, detect, find_files, replay_file
+from showdown_service.replay.run import PACIFIC, PARTYPOKER, WINAMAX, detect, find_files, replay_file
 from tests.helpers import SHARED_DATA
 
 ROOMS = SHARED_DATA / "rooms"
@@ -37,7 +37,8 @@ def _doctored(tmp_path: Path, sample: Path, old: str, new: str) -> list[Verdict]
 
 def test_888poker_samples_every_hand_settled_and_matching() -> None:
     formats, verdicts = _replay_dir(ROOMS / "Pacific")
-    assert Counter(formats.values())[PACIFIC] == 36  # and the partypoker files among them, and an empty one
+    assert Counter(formats.values()) == {PACIFIC: 36, PARTYPOKER: 2, None: 2}  # two empty files (a byte order mark)
+    verdicts = [v for v in verdicts if not v.hand_id.startswith("partypoker:")]
     statuses = Counter(v.status for v in verdicts)
     assert statuses == {"match": 35, "error": 1}, [v.reason for v in verdicts if v.status != "match"]
     assert sum(v.contested for v in verdicts) == 12
@@ -123,3 +124,36 @@ def test_winamax_doctored_amount_is_a_mismatch(tmp_path: Path) -> None:
     [verdict] = replay_file(str(doctored)).verdicts
     assert verdict.status == "mismatch" and verdict.kind == "rake split", verdict.reason
     assert "recorded seat 2 (nico86190) 4445, rules give seat 2 (nico86190) 4345" in verdict.reason
+
+
+# -- partypoker -------------------------------------------------------------------------
+
+
+def test_partypoker_samples_every_hand_settled_and_matching() -> None:
+    formats, verdicts = _replay_dir(ROOMS / "PartyPoker")
+    assert Counter(formats.values()) == {PARTYPOKER: 42, None: 2}  # two empty files (a byte order mark)
+    assert Counter(v.status for v in verdicts) == {"match": 53, "error": 2}
+    errors = {v.source.split("CashGame/")[1]: v for v in verdicts if v.status == "error"}
+    assert set(errors) == {"ValidHandTests/InValidHand.txt", "Limits/Limit6.txt"}  # both cut off before the award
+    assert "InValidHand.txt:21: hand partypoker:13551039167: the hand ends without a 'wins' line" in (
+        errors["ValidHandTests/InValidHand.txt"].reason
+    )
+    by_id = {v.hand_id: v for v in verdicts}
+    sides = by_id["partypoker:13549932236"]  # AllInHandWithShowdown.txt: 'side pot 1' is the $1.87 nobody called
+    assert sides.computed["collected"] == {"4": 2066} and sides.computed["returned"] == {"4": 187}
+    assert sides.computed["rake"] == 100
+    hilo = by_id["partypoker:13550918572"]  # OmahaHiLo.txt: the $1 nobody called comes back as 'side pot 1'
+    assert hilo.computed["returned"] == {"6": 100} and hilo.computed["collected"] == {"2": 2875, "6": 2875}
+
+
+def test_partypoker_doctored_winner_is_a_mismatch(tmp_path: Path) -> None:
+    sample = ROOMS / "PartyPoker/CashGame/HandActionTests/AllInHandWithShowdown.txt"
+    [verdict] = _doctored(tmp_path, sample, "dr. spaz wins $20.66 USD", "TYRANNOMAN1 wins $20.66 USD")
+    assert verdict.status == "mismatch" and verdict.kind == "pot award", verdict.reason
+
+
+def test_partypoker_doctored_amount_is_a_mismatch(tmp_path: Path) -> None:
+    sample = ROOMS / "PartyPoker/CashGame/HandActionTests/AllInHandWithShowdown.txt"
+    [verdict] = _doctored(tmp_path, sample, "wins $20.66 USD", "wins $20.16 USD")
+    assert verdict.status == "mismatch" and verdict.kind == "rake split", verdict.reason
+    assert "recorded seat 4 (dr. spaz) 2016" in verdict.reason

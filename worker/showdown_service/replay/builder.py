@@ -172,7 +172,9 @@ class HandBuilder:
         elif len(self.board) + len(cards) == size:
             self.board = self.board + cards
         else:
-            raise self.error(ImpossibleAction, k, f"{len(cards)} card(s) do not make a board of {size} from {self.board}")
+            raise self.error(
+                ImpossibleAction, k, f"{len(cards)} card(s) do not make a board of {size} from {self.board}"
+            )
         self.street()
 
     def show(self, name: str, cards: list[str], k: int) -> None:
@@ -253,11 +255,14 @@ class HandBuilder:
             mine = sum(pot.get(seat, 0) for pot in self.pots.values())
             if paid + (rake or 0) > in_pots and mine >= back:
                 # the uncalled bet is in the winner's 'collected' amount (everybody folded to it): taken out
-                for pot in self.pots.values():
+                for index in sorted(self.pots, reverse=True):  # the last pot first: partypoker's 'side pot'
+                    pot = self.pots[index]
                     taken = min(back, pot.get(seat, 0))
                     if taken:
                         pot[seat] -= taken
                         back -= taken
+                    if not any(pot.values()) and index == max(self.pots) and index:
+                        del self.pots[index]
                 paid = sum(sum(pot.values()) for pot in self.pots.values())
                 notes.append(f"{room} counts the uncalled bet in the winner's collected amount")
         if total is None:
@@ -281,3 +286,20 @@ class HandBuilder:
         )  # fmt: skip
         where = Where(self.source, self.hand_id, self.start + 1, self.total_line, table, currency)
         return record(hand, where)
+
+
+RAKE_PERCENT: Final = 5
+"""888poker's and partypoker's cash-game rake: 5% of the pot, rounded down to the cent, none when the hand ends before
+the flop ('no flop, no drop'), capped by stakes (the caps are not in the history)."""
+CAP_STEP: Final = 50
+"""Every cap of those rake tables is a multiple of 50 cents ($0.50, $1, ... $5)."""
+
+
+def no_flop_no_drop(board: int, room: str, total: int, derived: int) -> tuple[int, str]:
+    """The rake a hand of ``total`` chips with ``board`` cards dealt is taken at 5%, no flop no drop, given what the
+    history leaves (``derived``): that, when it is the 5% or a cap below it; else the 5% (before the flop: nothing),
+    which the comparison then shows paid differently, with the reason."""
+    most = total * RAKE_PERCENT // 100 if board else 0
+    if derived == most or (derived < most and derived % CAP_STEP == 0):
+        return derived, ""
+    return most, f"the pot less what was collected is {derived}, which is not {room}'s rake of {most} (or a cap)"

@@ -209,7 +209,9 @@ _ROOM_GAMES: Final = (
     (re.compile(r"razz", re.I), "R"),
     (re.compile(r"stud", re.I), "7"),
 )
-_HILO: Final = re.compile(r"hi[ -]?/?[ -]?lo|omahahl|\bh/?l\b|high[ -]?low|\b8\b|omaha ?8|/8|hilo|eight or better", re.I)
+_HILO: Final = re.compile(
+    r"hi[ -]?/?[ -]?lo|omahahl|\bh/?l\b|high[ -]?low|\b8\b|omaha ?8|/8|hilo|eight or better", re.I
+)
 
 
 def room_game(text: str) -> Game | None:

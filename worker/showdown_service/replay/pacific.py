@@ -24,13 +24,15 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Final
 
-from showdown_service.replay.builder import HandBuilder
+from showdown_service.replay.builder import HandBuilder, no_flop_no_drop
 from showdown_service.replay.errors import HandSyntaxError, ImpossibleAction, ReplayError, UnsupportedHand
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
 
 _GAME_NO = re.compile(r"^#Game No\s*:\s*(\d+)\s*$")
-_BANNER = re.compile(r"^\*{5} (?:888poker|Cassava|Pacific Poker|888\.\w+|[\w.]+\.com) Hand History for Game (\d+) \*{5}$")
+_BANNER = re.compile(
+    r"^\*{5} (?:888poker|Cassava|Pacific Poker|888\.\w+|[\w.]+\.com) Hand History for Game (\d+) \*{5}$"
+)
 _HEADER = re.compile(r"^(.*?) Blinds (.+?) - \*\*\* (.+)$")
 _TOURNAMENT = re.compile(r"Tournament #(\d+)", re.I)
 _TABLE = re.compile(r"^Table (.+?)\s*(?:\d+ Max)?\s*(?:\((?:Real|Play) Money\))?\s*$")
@@ -174,22 +176,5 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         raise hand.error(HandSyntaxError if summary else ImpossibleAction, k, "not a line of an 888poker hand")
     return hand.finish(
         game, button, table_line.group(1), tournament=tournament.group(1) if tournament else None,
-        currency=currency, uncalled_written=False, room="888poker", rake_rule=partial(_rake_rule, len(hand.board)),
+        currency=currency, uncalled_written=False, room="888poker", rake_rule=partial(no_flop_no_drop, len(hand.board), "888poker"),
     )  # fmt: skip
-
-
-RAKE_PERCENT: Final = 5
-"""888poker's cash-game rake: 5% of the pot, rounded down to the cent, none when the hand ends before the flop
-('no flop, no drop'), capped by stakes (the caps are not in the history)."""
-CAP_STEP: Final = 50
-"""Every cap of 888poker's rake table is a multiple of 50 cents ($0.50, $1, ... $5)."""
-
-
-def _rake_rule(board: int, total: int, derived: int) -> tuple[int, str]:
-    """The rake a hand of ``total`` is taken, given what the history leaves (``derived``): that, when it is the 5% or
-    a cap below it; else the 5% (no flop: nothing), which the comparison then shows paid differently."""
-    most = total * RAKE_PERCENT // 100 if board else 0
-    if derived == most or (derived < most and derived % CAP_STEP == 0):
-        return derived, ""
-    return most, f"the pot less what was collected is {derived}, which is not 888poker's rake of {most} (or a cap)"
-

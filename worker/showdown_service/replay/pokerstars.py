@@ -660,6 +660,7 @@ class _Hand:
             out.append(card)
         return out
 
+
 def _stakes(title: str, fixed_limit: bool) -> tuple[str, ...]:
     """``(small, big)`` as written in the header, the big blind second (fixed limit: the small bet is the big
     blind; 6+ Hold'em: the button blind); ``()`` when the header writes none."""

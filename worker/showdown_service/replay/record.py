@@ -78,7 +78,6 @@ class Read(NamedTuple):
     total with it (the comparison shows the difference)."""
 
 
-
 def record(hand: Read, where: Where) -> HandRecord:  # the checks, in the order they can fail
     """``hand`` checked (the chips add up, the boards are whole), as the event to settle and the outcome recorded."""
     game, seated, put, pots = hand.game, hand.seated, hand.put, hand.pots
@@ -192,9 +191,7 @@ def record(hand: Read, where: Where) -> HandRecord:  # the checks, in the order 
         else:
             doc["board"] = hand.boards[0]
         event = validated_event(doc, where.source, where.hand_id, where.line)
-        seats = [
-            SeatHand(p.seat, p.name, (), put[p.name], hand.dead[p.name], p.name in hand.folded) for p in seated
-        ]
+        seats = [SeatHand(p.seat, p.name, (), put[p.name], hand.dead[p.name], p.name in hand.folded) for p in seated]
         groups = _pot_groups(seats, mucked={p.seat for p in seated if p.name in hand.mucked})
         if hand.pooled:
             groups = (0,) * len(recorded)
@@ -211,14 +208,22 @@ def record(hand: Read, where: Where) -> HandRecord:  # the checks, in the order 
                 rate = f"rake rate {ppm / PPM:.4%} recovered from the recorded pots"
                 note = f"{note}; {rate}" if note else rate
     outcome = StarsOutcome(
-        tuple(recorded), hand.summary, returned, uncalled, hand.rake, hand.total, groups, note, per_run, implied,
+        tuple(recorded),
+        hand.summary,
+        returned,
+        uncalled,
+        hand.rake,
+        hand.total,
+        groups,
+        note,
+        per_run,
+        implied,
         hand.pooled,
     )
     return HandRecord(
         where.source, where.hand_id, where.line, event, outcome, unverifiable, contested, game.name, hand.bounties,
         hand.places, where.currency,
     )  # fmt: skip
-
 
 
 def _own(cards: list[str] | None, game: Game, showing: bool) -> list[str] | None:

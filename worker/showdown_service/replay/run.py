@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -18,17 +19,19 @@ from showdown_service.replay.compare import Verdict, error_verdict, judge
 from showdown_service.replay.errors import HandSyntaxError, ReplayError, UnknownFormat
 from showdown_service.replay.hands import HandRecord
 from showdown_service.replay.pacific import read_pacific
+from showdown_service.replay.partypoker import read_partypoker
 from showdown_service.replay.phh import read_phh
 from showdown_service.replay.pokerstars import read_pokerstars
 from showdown_service.replay.winamax import read_winamax
 
-PHH, POKERSTARS, PACIFIC, WINAMAX = "phh", "pokerstars", "888poker", "winamax"
+PHH, POKERSTARS, PACIFIC, WINAMAX, PARTYPOKER = "phh", "pokerstars", "888poker", "winamax", "partypoker"
 
 READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]]]] = {
     PHH: read_phh,
     POKERSTARS: read_pokerstars,
     PACIFIC: read_pacific,
     WINAMAX: read_winamax,
+    PARTYPOKER: read_partypoker,
 }
 """Each format's reader: ``reader(text, source)`` yields every hand of the file, read, or the error that stopped it."""
 
@@ -73,7 +76,9 @@ def detect(text: str) -> str | None:
             return None if stripped.startswith("PokerStars Tournament #") else POKERSTARS
         if stripped.startswith("Winamax Poker - "):
             return WINAMAX
-        if stripped.startswith("#Game No :") or (stripped.startswith("***** ") and " Hand History for Game " in stripped):
+        if stripped.startswith("#Game No :") or (
+            stripped.startswith("***** ") and " Hand History for Game " in stripped
+        ):
             return _pacific_or_party(text)
         if stripped.startswith("[") and stripped.endswith("]") and "=" not in stripped:
             return PHH
@@ -85,10 +90,13 @@ def detect(text: str) -> str | None:
 
 
 def _pacific_or_party(text: str) -> str | None:
-    """888poker writes ``... Blinds GAME - *** DATE`` under its banner; partypoker, which shares the banner, not."""
-    for line in text.splitlines()[:4]:
+    """888poker writes ``... Blinds GAME - *** DATE`` under its banner; partypoker, which shares the banner, writes
+    ``STAKES USD GAME - DAY, DATE``."""
+    for line in text.replace("\ufeff", "").splitlines()[:5]:
         if " Blinds " in line and " - *** " in line:
             return PACIFIC
+        if re.search(r" (?:USD|EUR|GBP) .* - \w+day, ", line):
+            return PARTYPOKER
     return None
 
 

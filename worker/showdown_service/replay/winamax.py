@@ -23,7 +23,13 @@ from collections.abc import Iterator
 from typing import Final
 
 from showdown_service.replay.builder import HandBuilder
-from showdown_service.replay.errors import ChipsDoNotAddUp, HandSyntaxError, ImpossibleAction, ReplayError, UnsupportedHand
+from showdown_service.replay.errors import (
+    ChipsDoNotAddUp,
+    HandSyntaxError,
+    ImpossibleAction,
+    ReplayError,
+    UnsupportedHand,
+)
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
 
