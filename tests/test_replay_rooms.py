@@ -53,21 +53,27 @@ def test_888poker_samples_every_hand_settled_and_matching() -> None:
 def test_888poker_invalid_sample_names_file_line_and_hand() -> None:
     verdicts = replay_file(str(ROOMS / "Pacific/CashGame/ValidHandTests/InValidHand.txt")).verdicts
     [bad] = verdicts
-    assert bad.status == "error" and bad.hand_id == "888poker:539304607" and bad.line == 26
-    assert "InValidHand.txt:26" in bad.reason and "2 card(s) do not make a board of 3" in bad.reason
+    assert bad.status == "error"
+    assert bad.hand_id == "888poker:539304607"
+    assert bad.line == 26
+    assert "InValidHand.txt:26" in bad.reason
+    assert "2 card(s) do not make a board of 3" in bad.reason
 
 
 def test_888poker_dead_blind_is_dead_money_and_uncalled_folds_count_in_the_collected_amount() -> None:
     [dead] = replay_file(str(ROOMS / "Pacific/CashGame/HandActionTests/PostingDead.txt")).verdicts
-    assert dead.status == "match" and dead.computed["collected"] == {"2": 570}
+    assert dead.status == "match"
+    assert dead.computed["collected"] == {"2": 570}
     [folded] = replay_file(str(ROOMS / "Pacific/CashGame/PlayerTests/NoHoleCards.txt")).verdicts
-    assert folded.status == "match" and "counts the uncalled bet in the winner's collected amount" in folded.reason
+    assert folded.status == "match"
+    assert "counts the uncalled bet in the winner's collected amount" in folded.reason
 
 
 def test_888poker_doctored_winner_is_a_mismatch(tmp_path: Path) -> None:
     sample = ROOMS / "Pacific/CashGame/HandActionTests/AllInHandWithShowdown.txt"
     [verdict] = _doctored(tmp_path, sample, "qprcuz collected", "kiss014 collected")
-    assert verdict.status == "mismatch" and verdict.kind == "pot award", verdict.reason
+    assert verdict.status == "mismatch", verdict.reason
+    assert verdict.kind == "pot award", verdict.reason
     assert "recorded seat 9 (kiss014) 19750, rules give seat 4 (qprcuz)" in verdict.reason
 
 
@@ -75,7 +81,8 @@ def test_888poker_doctored_amount_is_a_mismatch(tmp_path: Path) -> None:
     sample = ROOMS / "Pacific/CashGame/HandActionTests/AllInHandWithShowdown.txt"
     [verdict] = _doctored(tmp_path, sample, "collected [ $197.50 ]", "collected [ $197.37 ]")
     # the pot less the collected is $4.13: neither 5% of $201.50 ($10.07) nor a cap (a multiple of $0.50)
-    assert verdict.status == "mismatch" and verdict.kind == "rake split", verdict.reason
+    assert verdict.status == "mismatch", verdict.reason
+    assert verdict.kind == "rake split", verdict.reason
     assert "recorded seat 4 (qprcuz) 19737, rules give seat 4 (qprcuz) 19143" in verdict.reason
 
 
@@ -95,24 +102,31 @@ def test_winamax_samples_every_hand_settled_and_matching() -> None:
     assert sum(v.contested for v in winamax) == 6
     by_id = {v.hand_id: v for v in winamax}
     allin = by_id["winamax:5343878-96-1383820687"]  # AllInHandWithShowdown.txt: QhQc beat KhAh, rake 3€
-    assert allin.computed["collected"] == {"2": 4345} and allin.computed["rake"] == 300
+    assert allin.computed["collected"] == {"2": 4345}
+    assert allin.computed["rake"] == 300
     folded = by_id["winamax:7331600-91-1427188257"]  # 650€ bet nobody called: in 'collected 1372€' and 'Total pot'
-    assert folded.computed["returned"] == {"1": 65000} and folded.computed["collected"] == {"1": 72200}
+    assert folded.computed["returned"] == {"1": 65000}
+    assert folded.computed["collected"] == {"1": 72200}
 
 
 def test_winamax_broken_header_is_refused_by_name(tmp_path: Path) -> None:
     sample = ROOMS / "Winamax/CashGame/ValidHandTests/InValidHand.txt"  # 'Winaax Poker - ...'
     [verdict] = replay_file(str(sample), named=True).verdicts
-    assert verdict.status == "error" and verdict.kind == "unknown format" and "InValidHand.txt" in verdict.reason
+    assert verdict.status == "error"
+    assert verdict.kind == "unknown format"
+    assert "InValidHand.txt" in verdict.reason
     [inside] = _doctored(tmp_path, ROOMS / "Winamax/CashGame/HandActionTests/BasicHand.txt", "Table: '", "Tabel: '")
-    assert inside.status == "error" and inside.line == 2 and inside.hand_id.startswith("winamax:")
+    assert inside.status == "error"
+    assert inside.line == 2
+    assert inside.hand_id.startswith("winamax:")
     assert "expected \"Table: 'NAME' ... Seat #N is the button\"" in inside.reason
 
 
 def test_winamax_doctored_winner_is_a_mismatch(tmp_path: Path) -> None:
     sample = ROOMS / "Winamax/CashGame/HandActionTests/AllInHandWithShowdown.txt"
     [verdict] = _doctored(tmp_path, sample, "nico86190 collected", "LEROISALO collected")
-    assert verdict.status == "mismatch" and verdict.kind == "pot award", verdict.reason
+    assert verdict.status == "mismatch", verdict.reason
+    assert verdict.kind == "pot award", verdict.reason
     assert "recorded seat 4 (LEROISALO) 4345, rules give seat 2 (nico86190) 4345" in verdict.reason
 
 
@@ -122,7 +136,8 @@ def test_winamax_doctored_amount_is_a_mismatch(tmp_path: Path) -> None:
     doctored = tmp_path / "doctored.txt"
     doctored.write_text(text.replace("Total pot 43.45€", "Total pot 44.45€"), encoding="utf-8")
     [verdict] = replay_file(str(doctored)).verdicts
-    assert verdict.status == "mismatch" and verdict.kind == "rake split", verdict.reason
+    assert verdict.status == "mismatch", verdict.reason
+    assert verdict.kind == "rake split", verdict.reason
     assert "recorded seat 2 (nico86190) 4445, rules give seat 2 (nico86190) 4345" in verdict.reason
 
 
@@ -140,20 +155,24 @@ def test_partypoker_samples_every_hand_settled_and_matching() -> None:
     )
     by_id = {v.hand_id: v for v in verdicts}
     sides = by_id["partypoker:13549932236"]  # AllInHandWithShowdown.txt: 'side pot 1' is the $1.87 nobody called
-    assert sides.computed["collected"] == {"4": 2066} and sides.computed["returned"] == {"4": 187}
+    assert sides.computed["collected"] == {"4": 2066}
+    assert sides.computed["returned"] == {"4": 187}
     assert sides.computed["rake"] == 100
     hilo = by_id["partypoker:13550918572"]  # OmahaHiLo.txt: the $1 nobody called comes back as 'side pot 1'
-    assert hilo.computed["returned"] == {"6": 100} and hilo.computed["collected"] == {"2": 2875, "6": 2875}
+    assert hilo.computed["returned"] == {"6": 100}
+    assert hilo.computed["collected"] == {"2": 2875, "6": 2875}
 
 
 def test_partypoker_doctored_winner_is_a_mismatch(tmp_path: Path) -> None:
     sample = ROOMS / "PartyPoker/CashGame/HandActionTests/AllInHandWithShowdown.txt"
     [verdict] = _doctored(tmp_path, sample, "dr. spaz wins $20.66 USD", "TYRANNOMAN1 wins $20.66 USD")
-    assert verdict.status == "mismatch" and verdict.kind == "pot award", verdict.reason
+    assert verdict.status == "mismatch", verdict.reason
+    assert verdict.kind == "pot award", verdict.reason
 
 
 def test_partypoker_doctored_amount_is_a_mismatch(tmp_path: Path) -> None:
     sample = ROOMS / "PartyPoker/CashGame/HandActionTests/AllInHandWithShowdown.txt"
     [verdict] = _doctored(tmp_path, sample, "wins $20.66 USD", "wins $20.16 USD")
-    assert verdict.status == "mismatch" and verdict.kind == "rake split", verdict.reason
+    assert verdict.status == "mismatch", verdict.reason
+    assert verdict.kind == "rake split", verdict.reason
     assert "recorded seat 4 (dr. spaz) 2016" in verdict.reason

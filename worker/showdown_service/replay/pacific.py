@@ -120,7 +120,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         raise hand.error(HandSyntaxError, start, "no 'Seat N is the button' line")
     names = sorted(hand.players, key=len, reverse=True)
     summary = False
-    for k in range(k, end):
+    for k in range(k, end):  # noqa: B020  # on from the line after the seats
         line = lines[k]
         if not line or line.startswith(("(Hi:", "(Lo:")):
             continue
@@ -176,5 +176,6 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         raise hand.error(HandSyntaxError if summary else ImpossibleAction, k, "not a line of an 888poker hand")
     return hand.finish(
         game, button, table_line.group(1), tournament=tournament.group(1) if tournament else None,
-        currency=currency, uncalled_written=False, room="888poker", rake_rule=partial(no_flop_no_drop, len(hand.board), "888poker"),
+        currency=currency, uncalled_written=False, room="888poker",
+        rake_rule=partial(no_flop_no_drop, len(hand.board), "888poker"),
     )  # fmt: skip

@@ -116,7 +116,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         raise hand.error(HandSyntaxError, start, "no 'Seat N is the button' line")
     names = sorted(hand.players, key=len, reverse=True)
     big_blind = 0
-    for k in range(k, end):
+    for k in range(k, end):  # noqa: B020  # on from the line after the seats
         line = lines[k]
         if not line:
             continue

@@ -92,7 +92,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     total = rake = None
     collected = 0
     in_summary = False
-    for k in range(k, end):
+    for k in range(k, end):  # noqa: B020  # on from the line after the seats
         line = lines[k]
         if not line:
             continue
@@ -164,7 +164,7 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
     elif verb == "bets":
         hand.pay(name, hand.chips(rest, k), k)
     elif verb == "raises":
-        by, sep, to = rest.partition(" to ")
+        _, sep, to = rest.partition(" to ")
         if not sep:
             raise hand.error(HandSyntaxError, k, "expected 'raises X to Y'")
         hand.raise_to(name, hand.chips(to, k), k)
