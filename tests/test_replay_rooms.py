@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from showdown_service.replay.compare import Verdict
-from showdown_service.replay.run import PACIFIC, PARTYPOKER, WINAMAX, detect, find_files, replay_file
+from showdown_service.replay.run import FULLTILT, PACIFIC, PARTYPOKER, WINAMAX, detect, find_files, replay_file
 from tests.helpers import SHARED_DATA
 
 ROOMS = SHARED_DATA / "rooms"
@@ -176,3 +176,55 @@ def test_partypoker_doctored_amount_is_a_mismatch(tmp_path: Path) -> None:
     assert verdict.status == "mismatch", verdict.reason
     assert verdict.kind == "rake split", verdict.reason
     assert "recorded seat 4 (dr. spaz) 2016" in verdict.reason
+
+
+# -- Full Tilt --------------------------------------------------------------------------
+
+
+def test_fulltilt_samples_every_hand_settled_and_matching() -> None:
+    formats, verdicts = _replay_dir(ROOMS / "FullTilt")
+    assert Counter(formats.values()) == {FULLTILT: 43, None: 7}  # fragments without a header, empty files
+    assert Counter(v.status for v in verdicts) == {"match": 51, "error": 1}
+    [bad] = [v for v in verdicts if v.status == "error"]
+    assert bad.hand_id == "fulltilt:33730308005"
+    assert bad.line == 2
+    assert "a hand needs two seats" in bad.reason
+    by_id = {v.hand_id: v for v in verdicts}
+    allin = by_id["fulltilt:33730111975"]  # AllInHandWithShowdown.txt: $32 uncalled, $0.50 rake
+    assert allin.computed["collected"] == {"1": 61550}
+    assert allin.computed["returned"] == {"1": 3200}
+
+
+def test_fulltilt_run_it_twice_pays_each_run_its_half() -> None:
+    [twice] = replay_file(str(ROOMS / "FullTilt/CashGame/RunItTwiceTests/RunItTwice1.txt")).verdicts
+    assert twice.status == "match", twice.reason
+    assert [[pot["collected"] for pot in run] for run in twice.expected["runs"]] == [[{"6": 31100}], [{"4": 31100}]]
+    assert twice.computed["collected"] == {"4": 31100, "6": 31100}
+
+
+def test_fulltilt_splits_in_nickels_at_a_nickel_table() -> None:
+    [hilo] = replay_file(str(ROOMS / "FullTilt/CashGame/GameTypeTests/FixedLimitOmahaHiLo.txt")).verdicts
+    assert hilo.status == "match"
+    assert hilo.kind == "odd chip in the room's smallest chip"
+    assert hilo.expected["collected"] == {"1": 385, "3": 390}  # $7.75 after the rake: $3.90 high, $3.85 low
+
+
+def test_fulltilt_doctored_winner_is_a_mismatch(tmp_path: Path) -> None:
+    sample = ROOMS / "FullTilt/CashGame/HandActionTests/AllInHandWithShowdown.txt"
+    text = sample.read_text(encoding="utf-8-sig")
+    text = text.replace("jobetzu wins the pot", "theking881 wins the pot")
+    doctored = tmp_path / "doctored.txt"
+    doctored.write_text(text.replace("Seat 1: jobetzu (big blind) collected", "Seat 2: theking881 collected"))
+    [verdict] = replay_file(str(doctored)).verdicts
+    assert verdict.status == "mismatch", verdict.reason
+    assert verdict.kind == "pot award"
+
+
+def test_fulltilt_doctored_amount_is_a_mismatch(tmp_path: Path) -> None:
+    sample = ROOMS / "FullTilt/CashGame/GameTypeTests/FixedLimitOmahaHiLo.txt"
+    text = sample.read_text(encoding="utf-8-sig").replace("($3.90)", "($4.00)").replace("($3.85)", "($3.75)")
+    doctored = tmp_path / "doctored.txt"
+    doctored.write_text(text)
+    [verdict] = replay_file(str(doctored)).verdicts
+    assert verdict.status == "mismatch", verdict.reason
+    assert "recorded seat 1 (SomeStupid) 375, seat 3 (Greszik) 400" in verdict.reason

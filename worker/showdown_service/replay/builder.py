@@ -64,6 +64,9 @@ class HandBuilder:
         self.pooled = False
         self.summary: dict[int, int] = {}
         self.total_line = start + 1
+        self.run_boards: dict[int, list[str]] = {}
+        """A hand run more than once: each run's board (1: the first), from the board when the runs began."""
+        self.by_run: dict[int, dict[int, dict[int, int]]] = {}
 
     # -- errors and amounts ---------------------------------------------------------
 
@@ -177,6 +180,16 @@ class HandBuilder:
             )
         self.street()
 
+    def deal_run(self, run: int, cards: list[str], size: int, k: int) -> None:
+        """Run ``run``'s board grows to ``size`` cards (the new ones, or that run's whole board written again)."""
+        board = self.run_boards.get(run, self.board)
+        if len(cards) == size and cards[: len(board)] == board:
+            self.run_boards[run] = cards
+        elif len(board) + len(cards) == size:
+            self.run_boards[run] = board + cards
+        else:
+            raise self.error(ImpossibleAction, k, f"{len(cards)} card(s) do not make a board of {size} from {board}")
+
     def show(self, name: str, cards: list[str], k: int) -> None:
         """``name``'s own cards, shown (a fuller list than the one known replaces it)."""
         self.player(name, k)
@@ -188,13 +201,17 @@ class HandBuilder:
         self.player(name, k)
         self.mucked.add(name)
 
-    def collect(self, name: str, chips: int, k: int, pot: int | None = None) -> None:
-        """``name`` collected ``chips`` (from pot ``pot``: 0 the main pot; ``None`` when the room does not say)."""
+    def collect(self, name: str, chips: int, k: int, pot: int | None = None, run: int = 0) -> None:
+        """``name`` collected ``chips`` (from pot ``pot``: 0 the main pot; ``None`` when the room does not say; of
+        run ``run`` of a hand run more than once)."""
         seat = self.players[self.player(name, k)].seat
         if pot is None:
             self.pooled, pot = True, 0
         into = self.pots.setdefault(pot, {})
         into[seat] = into.get(seat, 0) + chips
+        if run:
+            part = self.by_run.setdefault(run, {}).setdefault(pot, {})
+            part[seat] = part.get(seat, 0) + chips
 
     def give_back(self, name: str, chips: int, k: int) -> None:
         """An uncalled bet of ``chips`` returned to ``name``."""
@@ -221,6 +238,7 @@ class HandBuilder:
         uncalled_written: bool = True,
         room: str = "the room",
         rake_rule: Callable[[int, int], tuple[int, str]] | None = None,
+        chip: int = 1,
     ) -> HandRecord:
         """The hand, checked and recorded.
 
@@ -242,6 +260,12 @@ class HandBuilder:
             raise ImpossibleAction(
                 self.source, self.hand_id, self.start + 1, f"{len(in_hand)} seat(s) in the hand", game.name
             )
+        if all(n in self.folded or n in self.mucked for n in in_hand):
+            # 'mucks' from the last player left (Full Tilt): not showing the cards, not giving up the pot
+            winners = {
+                self.players[n].seat for n in in_hand for pot in self.pots.values() if pot.get(self.players[n].seat)
+            }
+            self.mucked -= {n for n in in_hand if self.players[n].seat in winners}
         if not uncalled_written and not self.returned:
             gross = sorted(((self.put[n], n) for n in in_hand), reverse=True)
             if gross[0][0] > gross[1][0]:
@@ -281,11 +305,18 @@ class HandBuilder:
                     by_rule = True
         hand = Read(
             game, tournament, button, [self.players[n] for n in in_hand], self.put, self.dead,
-            self.folded, self.mucked, self.cards, [self.board] if game.board else [[]], [], self.returned,
-            self.pots, {}, self.summary, total, rake, (), (), None, None, "; ".join(notes), self.pooled, by_rule,
+            self.folded, self.mucked, self.cards, self._boards(game), [], self.returned,
+            self.pots, self.by_run, self.summary, total, rake, (), (), None, None, "; ".join(notes), self.pooled, chip, by_rule,
         )  # fmt: skip
         where = Where(self.source, self.hand_id, self.start + 1, self.total_line, table, currency)
         return record(hand, where)
+
+    def _boards(self, game: Game) -> list[list[str]]:
+        if not game.board:
+            return [[]]
+        if not self.run_boards:
+            return [self.board]
+        return [self.run_boards.get(run, self.board) for run in range(1, max(self.run_boards) + 1)]
 
 
 RAKE_PERCENT: Final = 5

@@ -309,9 +309,15 @@ def _compare_stars(outcome: StarsOutcome, settlement: Settlement, names: dict[in
         target = merged[outcome.pot_groups[index]]
         for seat, chips in pot.items():
             target[seat] = target.get(seat, 0) + chips
+    odd_chip = ""
     for result, recorded in zip(settlement.pots, merged, strict=True):
         ours = {w.seat: w.amount for w in result.winners if w.amount}
-        if ours != recorded:
+        if ours != recorded and _within_chip(ours, recorded, outcome.chip):
+            odd_chip = (
+                f"the room splits in its smallest chip ({outcome.chip}): {_shares(recorded, names)} where the rules, "
+                f"splitting to the cent, give {_shares(ours, names)}"
+            )
+        elif ours != recorded:
             which = "main pot" if result.number == 0 else f"side pot {result.number}"
             kind = "rake split" if set(ours) == set(recorded) else "pot award"
             return MISMATCH, kind, f"{which}: recorded {_shares(recorded, names)}, rules give {_shares(ours, names)}"
@@ -332,7 +338,16 @@ def _compare_stars(outcome: StarsOutcome, settlement: Settlement, names: dict[in
                     "run award",
                     f"{which}, run {run}: recorded {_shares(recorded, names)}, rules give {_shares(ours, names)}",
                 )
+    if odd_chip:
+        return MATCH, "odd chip in the room's smallest chip", "; ".join(filter(None, (outcome.note, odd_chip)))
     return _noted(outcome)
+
+
+def _within_chip(ours: dict[int, int], recorded: dict[int, int], chip: int) -> bool:
+    """The same winners and chips, each within one of the room's smallest chips (``chip`` > 1) of the rules."""
+    if chip <= 1 or set(ours) != set(recorded) or sum(ours.values()) != sum(recorded.values()):
+        return False
+    return all(abs(ours[seat] - recorded[seat]) < chip for seat in ours)
 
 
 def _noted(outcome: StarsOutcome) -> tuple[str, str, str]:

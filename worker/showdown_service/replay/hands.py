@@ -58,6 +58,9 @@ class StarsOutcome(NamedTuple):
     pooled: bool = False
     """The room writes each seat's collected amount but not the pot it came from: ``pots`` is one pot holding the
     seats' totals, compared with each seat's total over the rules' pots."""
+    chip: int = 1
+    """The room's smallest chip at this table (Full Tilt: 5 cents): the rules split to the unit, the room to this
+    chip, so a split pot's shares may differ by less than one such chip and still match (with a note)."""
 
 
 class Bounty(NamedTuple):

@@ -73,6 +73,8 @@ class Read(NamedTuple):
     pooled: bool = False
     """The room writes what each seat collected but not from which pot: ``pots`` holds one pot (index 0), the
     seats' totals, compared with the seats' totals over every pot of the rules."""
+    chip: int = 1
+    """The room's smallest chip (see :attr:`~.hands.StarsOutcome.chip`)."""
     rake_by_rule: bool = False
     """``rake`` is the room's published rule, not what the history left: what was collected need not add up to the
     total with it (the comparison shows the difference)."""
@@ -219,6 +221,7 @@ def record(hand: Read, where: Where) -> HandRecord:  # the checks, in the order 
         per_run,
         implied,
         hand.pooled,
+        hand.chip,
     )
     return HandRecord(
         where.source, where.hand_id, where.line, event, outcome, unverifiable, contested, game.name, hand.bounties,

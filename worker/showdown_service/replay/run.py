@@ -17,6 +17,7 @@ from typing import Final, NamedTuple
 
 from showdown_service.replay.compare import Verdict, error_verdict, judge
 from showdown_service.replay.errors import HandSyntaxError, ReplayError, UnknownFormat
+from showdown_service.replay.fulltilt import read_fulltilt
 from showdown_service.replay.hands import HandRecord
 from showdown_service.replay.pacific import read_pacific
 from showdown_service.replay.partypoker import read_partypoker
@@ -24,7 +25,9 @@ from showdown_service.replay.phh import read_phh
 from showdown_service.replay.pokerstars import read_pokerstars
 from showdown_service.replay.winamax import read_winamax
 
-PHH, POKERSTARS, PACIFIC, WINAMAX, PARTYPOKER = "phh", "pokerstars", "888poker", "winamax", "partypoker"
+PHH, POKERSTARS, PACIFIC, WINAMAX, PARTYPOKER, FULLTILT = (
+    "phh", "pokerstars", "888poker", "winamax", "partypoker", "fulltilt",
+)  # fmt: skip
 
 READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]]]] = {
     PHH: read_phh,
@@ -32,6 +35,7 @@ READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]
     PACIFIC: read_pacific,
     WINAMAX: read_winamax,
     PARTYPOKER: read_partypoker,
+    FULLTILT: read_fulltilt,
 }
 """Each format's reader: ``reader(text, source)`` yields every hand of the file, read, or the error that stopped it."""
 
@@ -74,6 +78,8 @@ def detect(text: str) -> str | None:
             continue
         if stripped.startswith("PokerStars "):
             return None if stripped.startswith("PokerStars Tournament #") else POKERSTARS
+        if stripped.startswith(("Full Tilt Poker Game #", "Full Tilt Poker Hand #")):
+            return FULLTILT
         if stripped.startswith("Winamax Poker - "):
             return WINAMAX
         if stripped.startswith("#Game No :") or (
