@@ -306,7 +306,8 @@ class HandBuilder:
         hand = Read(
             game, tournament, button, [self.players[n] for n in in_hand], self.put, self.dead,
             self.folded, self.mucked, self.cards, self._boards(game), [], self.returned,
-            self.pots, self.by_run, self.summary, total, rake, (), (), None, None, "; ".join(notes), self.pooled, chip, by_rule,
+            self.pots, self.by_run, self.summary, total, rake, (), (), None, None, "; ".join(notes), self.pooled, chip,
+            by_rule,
         )  # fmt: skip
         where = Where(self.source, self.hand_id, self.start + 1, self.total_line, table, currency)
         return record(hand, where)

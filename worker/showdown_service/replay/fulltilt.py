@@ -47,7 +47,8 @@ _SECTION = re.compile(r"^\*\*\* ([A-Z ]+?)(?: (\d))? \*\*\*\s*(.*)$")
 _CARDS = re.compile(r"\[([^\]]*)\]")
 _UNCALLED = re.compile(r"^Uncalled bet of (\S+) returned to (.+?)\s*$")
 _WINS = re.compile(
-    r"^(.+?) (?:wins|ties for) (the pot|the high pot|the low pot|the main pot|the side pot(?: #?(\d+))?|pot (\d+)|side pot #?(\d+)) \(([^()]+)\)"
+    r"^(.+?) (?:wins|ties for) (the pot|the high pot|the low pot|the main pot|the side pot(?: #?(\d+))?|pot (\d+)"
+    r"|side pot #?(\d+)) \(([^()]+)\)"
 )
 _TOTAL = re.compile(r"^Total pot (\S+)(?: .*?)? \| Rake (\S+)")
 _SUMMARY_SEAT = re.compile(r"^Seat (\d+): (.*)$")
