@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from showdown_service.replay.compare import Verdict
-from showdown_service.replay.run import FULLTILT, PACIFIC, PARTYPOKER, WINAMAX, detect, find_files, replay_file
+from showdown_service.replay.run import FULLTILT, PACIFIC, PARTYPOKER, WINAMAX, WPN, detect, find_files, replay_file
 from tests.helpers import SHARED_DATA
 
 ROOMS = SHARED_DATA / "rooms"
@@ -228,3 +228,46 @@ def test_fulltilt_doctored_amount_is_a_mismatch(tmp_path: Path) -> None:
     [verdict] = replay_file(str(doctored)).verdicts
     assert verdict.status == "mismatch", verdict.reason
     assert "recorded seat 1 (SomeStupid) 375, seat 3 (Greszik) 400" in verdict.reason
+
+
+# -- Winning Poker Network (ACR) ----------------------------------------------------------
+
+
+def test_wpn_samples_every_hand_settled_and_matching() -> None:
+    formats, verdicts = _replay_dir(ROOMS / "WinningPoker")
+    assert Counter(formats.values()) == {WPN: 40}
+    assert Counter(v.status for v in verdicts) == {"match": 46, "unverifiable": 2, "error": 1}
+    unverifiable = {v.source.split("CashGame/")[1] for v in verdicts if v.status == "unverifiable"}
+    assert unverifiable == {"PlayerTests/UncalledBet.txt", "ValidHandTests/CancelledHand.txt"}  # nobody to play
+    [bad] = [v for v in verdicts if v.status == "error"]  # cut off before the bettor's 'Collects'
+    assert "InValidHand.txt:37: hand wpn:261454571: 'Pot' says 4975 but 0 is collected" in bad.reason
+    by_id = {v.hand_id: v for v in verdicts}
+    omaha = by_id["wpn:261402183"]  # AllInHandWithShowdown.txt: straight beats a pair of kings, rake 1
+    assert omaha.computed["collected"] == {"1": 31900}
+    drop = by_id["wpn:261679750"]  # BasicHand.txt: $48 in, 'Pot: 45.75. Rake 2': the 25-cent jackpot drop
+    assert drop.status == "match"
+    assert drop.computed["rake"] == 225
+    assert "jackpot drop" in drop.reason
+
+
+def test_wpn_doctored_winner_is_a_mismatch(tmp_path: Path) -> None:
+    sample = ROOMS / "WinningPoker/CashGame/HandActionTests/AllInHandWithShowdown.txt"
+    text = sample.read_text(encoding="utf-8-sig")
+    text = text.replace("Bets: 160. Collects: 319. Wins: 159.", "Bets: 160. Collects: 0. Loses: 160.", 1)
+    doctored = tmp_path / "doctored.txt"
+    doctored.write_text(
+        text.replace("Bets: 160. Collects: 0. Loses: 160.\nGame", "Bets: 160. Collects: 319. Wins: 159.\nGame")
+    )
+    [verdict] = replay_file(str(doctored)).verdicts
+    assert verdict.status == "mismatch", verdict.reason
+    assert "recorded seat 4 (digbick30) 31900, rules give seat 1 (do not-call) 31900" in verdict.reason
+
+
+def test_wpn_doctored_amount_is_a_mismatch(tmp_path: Path) -> None:
+    sample = ROOMS / "WinningPoker/CashGame/HandActionTests/AllInHandWithShowdown.txt"
+    text = sample.read_text(encoding="utf-8-sig").replace("Pot: 319. Rake 1", "Pot: 318. Rake 1")
+    doctored = tmp_path / "doctored.txt"
+    doctored.write_text(text.replace("Collects: 319. Wins: 159.", "Collects: 318. Wins: 158."))
+    [verdict] = replay_file(str(doctored)).verdicts
+    assert verdict.status == "mismatch", verdict.reason
+    assert "recorded seat 1 (do not-call) 31800, rules give seat 1 (do not-call) 31900" in verdict.reason

@@ -239,6 +239,7 @@ class HandBuilder:
         room: str = "the room",
         rake_rule: Callable[[int, int], tuple[int, str]] | None = None,
         chip: int = 1,
+        note: str = "",
     ) -> HandRecord:
         """The hand, checked and recorded.
 
@@ -251,11 +252,14 @@ class HandBuilder:
         ``uncalled_written`` false: the room never writes an
         uncalled bet; the bet the actions leave uncalled came back.
         """
-        notes: list[str] = []
+        notes: list[str] = [note] if note else []
         by_rule = total is None  # the pot is the actions': a payout beyond it is the comparison's to show
         # a seat in the hand acts (a blind, a check, a fold...) or is dealt cards; one that does neither was not dealt
         # in (sitting out, no chips, waiting for the big blind), whether or not its seat line says so
         in_hand = [n for n in self.players if n in self.acted or n in self.folded or n in self.cards]
+        if len(in_hand) < 2 and not any(any(pot.values()) for pot in self.pots.values()):
+            reason = f"no hand was played: {len(in_hand)} seat in it (the others sit out) and nothing was collected"
+            return HandRecord(self.source, self.hand_id, self.start + 1, None, None, reason, False, game.name)
         if len(in_hand) < 2:
             raise ImpossibleAction(
                 self.source, self.hand_id, self.start + 1, f"{len(in_hand)} seat(s) in the hand", game.name

@@ -24,9 +24,10 @@ from showdown_service.replay.partypoker import read_partypoker
 from showdown_service.replay.phh import read_phh
 from showdown_service.replay.pokerstars import read_pokerstars
 from showdown_service.replay.winamax import read_winamax
+from showdown_service.replay.wpn import read_wpn
 
-PHH, POKERSTARS, PACIFIC, WINAMAX, PARTYPOKER, FULLTILT = (
-    "phh", "pokerstars", "888poker", "winamax", "partypoker", "fulltilt",
+PHH, POKERSTARS, PACIFIC, WINAMAX, PARTYPOKER, FULLTILT, WPN = (
+    "phh", "pokerstars", "888poker", "winamax", "partypoker", "fulltilt", "wpn",
 )  # fmt: skip
 
 READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]]]] = {
@@ -36,6 +37,7 @@ READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]
     WINAMAX: read_winamax,
     PARTYPOKER: read_partypoker,
     FULLTILT: read_fulltilt,
+    WPN: read_wpn,
 }
 """Each format's reader: ``reader(text, source)`` yields every hand of the file, read, or the error that stopped it."""
 
@@ -80,6 +82,8 @@ def detect(text: str) -> str | None:
             return None if stripped.startswith("PokerStars Tournament #") else POKERSTARS
         if stripped.startswith(("Full Tilt Poker Game #", "Full Tilt Poker Hand #")):
             return FULLTILT
+        if stripped.startswith("Game started at: "):
+            return WPN
         if stripped.startswith("Winamax Poker - "):
             return WINAMAX
         if stripped.startswith("#Game No :") or (
