@@ -7,7 +7,17 @@ from collections import Counter
 from pathlib import Path
 
 from showdown_service.replay.compare import Verdict
-from showdown_service.replay.run import FULLTILT, PACIFIC, PARTYPOKER, WINAMAX, WPN, detect, find_files, replay_file
+from showdown_service.replay.run import (
+    FULLTILT,
+    IPOKER,
+    PACIFIC,
+    PARTYPOKER,
+    WINAMAX,
+    WPN,
+    detect,
+    find_files,
+    replay_file,
+)
 from tests.helpers import SHARED_DATA
 
 ROOMS = SHARED_DATA / "rooms"
@@ -96,7 +106,7 @@ def test_888poker_is_told_by_content_from_partypoker() -> None:
 
 def test_winamax_samples_every_hand_settled_and_matching() -> None:
     formats, verdicts = _replay_dir(ROOMS / "Winamax")
-    assert Counter(formats.values()) == {WINAMAX: 26, None: 2}  # OmahaHiLo.txt is iPoker XML
+    assert Counter(formats.values()) == {WINAMAX: 26, None: 2}  # OmahaHiLo.txt: another room's XML (<Game>)
     winamax = [v for v in verdicts if v.hand_id.startswith("winamax:")]
     assert Counter(v.status for v in winamax) == {"match": 35}, [v.reason for v in winamax if v.status != "match"]
     assert sum(v.contested for v in winamax) == 6
@@ -271,3 +281,53 @@ def test_wpn_doctored_amount_is_a_mismatch(tmp_path: Path) -> None:
     [verdict] = replay_file(str(doctored)).verdicts
     assert verdict.status == "mismatch", verdict.reason
     assert "recorded seat 1 (do not-call) 31800, rules give seat 1 (do not-call) 31900" in verdict.reason
+
+
+# -- iPoker -----------------------------------------------------------------------------
+
+
+def test_ipoker_samples_every_hand_settled_and_matching() -> None:
+    formats, verdicts = _replay_dir(ROOMS / "IPoker")
+    assert Counter(formats.values()) == {IPOKER: 43}
+    assert Counter(v.status for v in verdicts) == {"match": 70, "unverifiable": 2, "error": 2}
+    errors = {v.source.split("CashGame/")[1]: v.reason for v in verdicts if v.status == "error"}
+    assert "a hand needs two <player> seats" in errors["ValidHandTests/InValidHand.txt"]
+    # a seat written twice (TrappistBeer, TrapistBeer) whose second copy put in chips no action shows
+    assert (
+        "the players' 'bet' is not the actions': TrapistBeer 180 (the actions: 0)"
+        in errors["Seats/Full Ring (10 Handed).txt"]
+    )
+    by_id = {v.hand_id: v for v in verdicts}
+    allin = by_id["ipoker:5385476176"]  # AllInHandWithShowdown.txt: €17.55 nobody called, in the loser's 'win'
+    assert allin.computed["returned"] == {"3": 1755}
+    assert allin.computed["collected"] == {"8": 318}
+
+
+def test_ipoker_broken_xml_names_its_line(tmp_path: Path) -> None:
+    sample = ROOMS / "IPoker/CashGame/HandActionTests/AllInHandWithShowdown.txt"
+    [verdict] = _doctored(tmp_path, sample, "</round>", "</rond>")
+    assert verdict.status == "error"
+    assert verdict.line == 32  # the first </round>, written </rond>
+    assert "not well-formed XML" in verdict.reason
+
+
+def test_ipoker_doctored_winner_is_a_mismatch(tmp_path: Path) -> None:
+    sample = ROOMS / "IPoker/CashGame/HandActionTests/AllInHandWithShowdown.txt"
+    text = sample.read_text(encoding="utf-8-sig").replace('win="€17.55"', 'win="€20.73"')
+    doctored = tmp_path / "doctored.txt"
+    doctored.write_text(text.replace('win="€3.18"', 'win="€0"'), encoding="utf-8")
+    [verdict] = replay_file(str(doctored)).verdicts
+    assert verdict.status == "mismatch", verdict.reason
+    assert verdict.kind == "pot award"
+
+
+def test_ipoker_doctored_amount_is_a_mismatch(tmp_path: Path) -> None:
+    sample = ROOMS / "IPoker/CashGame/HandActionTests/AllInHandWithShowdown.txt"
+    [verdict] = _doctored(tmp_path, sample, 'win="€3.18"', 'win="€3.08"')  # the winner's win, less 10 cents ...
+    assert verdict.status == "match"  # ... is only more rake: iPoker writes none, so the rake is what is left
+    text = sample.read_text(encoding="utf-8-sig").replace('win="€17.55"', 'win="€17.65"')  # the loser's, 10 more
+    doctored = tmp_path / "doctored.txt"
+    doctored.write_text(text.replace('win="€3.18"', 'win="€3.08"'), encoding="utf-8")
+    [verdict] = replay_file(str(doctored)).verdicts
+    assert verdict.status == "mismatch", verdict.reason
+    assert "recorded seat 3 (Amalfitano1) 10, seat 8 (Taras2107) 308" in verdict.reason

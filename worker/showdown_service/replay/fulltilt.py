@@ -139,9 +139,9 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             if m := _TOTAL.match(line):
                 total, rake = hand.chips(m.group(1), k), hand.chips(m.group(2), k)
             elif m := _SUMMARY_SEAT.match(line):
-                seat, rest = int(m.group(1)), m.group(2)
+                number, rest = int(m.group(1)), m.group(2)
                 if won := _WON.findall(rest):
-                    hand.summary[seat] = hand.summary.get(seat, 0) + sum(hand.chips(w, k) for w in won)
+                    hand.summary[number] = hand.summary.get(number, 0) + sum(hand.chips(w, k) for w in won)
             continue
         if b := _BUTTON.match(line):
             button = int(b.group(1))

@@ -19,6 +19,7 @@ from showdown_service.replay.compare import Verdict, error_verdict, judge
 from showdown_service.replay.errors import HandSyntaxError, ReplayError, UnknownFormat
 from showdown_service.replay.fulltilt import read_fulltilt
 from showdown_service.replay.hands import HandRecord
+from showdown_service.replay.ipoker import read_ipoker
 from showdown_service.replay.pacific import read_pacific
 from showdown_service.replay.partypoker import read_partypoker
 from showdown_service.replay.phh import read_phh
@@ -26,8 +27,8 @@ from showdown_service.replay.pokerstars import read_pokerstars
 from showdown_service.replay.winamax import read_winamax
 from showdown_service.replay.wpn import read_wpn
 
-PHH, POKERSTARS, PACIFIC, WINAMAX, PARTYPOKER, FULLTILT, WPN = (
-    "phh", "pokerstars", "888poker", "winamax", "partypoker", "fulltilt", "wpn",
+PHH, POKERSTARS, PACIFIC, WINAMAX, PARTYPOKER, FULLTILT, WPN, IPOKER = (
+    "phh", "pokerstars", "888poker", "winamax", "partypoker", "fulltilt", "wpn", "ipoker",
 )  # fmt: skip
 
 READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]]]] = {
@@ -38,6 +39,7 @@ READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]
     PARTYPOKER: read_partypoker,
     FULLTILT: read_fulltilt,
     WPN: read_wpn,
+    IPOKER: read_ipoker,
 }
 """Each format's reader: ``reader(text, source)`` yields every hand of the file, read, or the error that stopped it."""
 
@@ -82,6 +84,8 @@ def detect(text: str) -> str | None:
             return None if stripped.startswith("PokerStars Tournament #") else POKERSTARS
         if stripped.startswith(("Full Tilt Poker Game #", "Full Tilt Poker Hand #")):
             return FULLTILT
+        if stripped.startswith("<"):
+            return IPOKER if "<session" in text[:4000] else None
         if stripped.startswith("Game started at: "):
             return WPN
         if stripped.startswith("Winamax Poker - "):
