@@ -10,6 +10,7 @@ from showdown_service.replay.compare import Verdict
 from showdown_service.replay.run import (
     FULLTILT,
     IPOKER,
+    OHH,
     PACIFIC,
     PARTYPOKER,
     WINAMAX,
@@ -331,3 +332,55 @@ def test_ipoker_doctored_amount_is_a_mismatch(tmp_path: Path) -> None:
     [verdict] = replay_file(str(doctored)).verdicts
     assert verdict.status == "mismatch", verdict.reason
     assert "recorded seat 3 (Amalfitano1) 10, seat 8 (Taras2107) 308" in verdict.reason
+
+
+# -- Open Hand History (own fixture, written from the public specification) -----------------
+
+OHH_FIXTURE = Path(__file__).parent / "fixtures" / "replay" / "ohh" / "two_hands.ohh"
+
+
+def test_ohh_fixture_settles_pot_by_pot_and_checks_the_bounty() -> None:
+    result = replay_file(str(OHH_FIXTURE))
+    assert result.format == OHH
+    cash, knockout = result.verdicts
+    assert cash.status == "match", cash.reason
+    assert [pot["collected"] for pot in cash.computed["pots"]] == [{"2": 8550}, {"1": 3800}]
+    assert [pot["rake"] for pot in cash.computed["pots"]] == [450, 200]
+    assert knockout.status == "match", knockout.reason
+    assert knockout.computed["bounty_awards"][0]["eliminated"] == "Bob"
+    assert knockout.computed["bounty_awards"][0]["winners"][0]["player"] == "Ann"
+
+
+def test_ohh_doctored_winner_is_a_mismatch(tmp_path: Path) -> None:
+    [verdict, _] = _doctored(
+        tmp_path, OHH_FIXTURE, '"player_id": 1, "win_amount": 85.5', '"player_id": 2, "win_amount": 85.5'
+    )
+    assert verdict.status == "mismatch", verdict.reason
+    assert "main pot: recorded seat 3 (Cid) 8550, rules give seat 2 (Bob) 8550" in verdict.reason
+
+
+def test_ohh_doctored_amount_is_a_mismatch(tmp_path: Path) -> None:
+    text = OHH_FIXTURE.read_text(encoding="utf-8").replace('"rake": 4.5', '"rake": 3.5')
+    doctored = tmp_path / "doctored.ohh"
+    doctored.write_text(text.replace('"win_amount": 85.5', '"win_amount": 86.5'), encoding="utf-8")
+    verdict = replay_file(str(doctored)).verdicts[0]
+    assert verdict.status == "mismatch", verdict.reason
+    assert verdict.kind == "rake split"
+
+
+def test_ohh_bounty_to_the_loser_is_a_mismatch(tmp_path: Path) -> None:
+    [_, verdict] = _doctored(
+        tmp_path, OHH_FIXTURE, '{"player_id": 0, "bounty_won": 5, "defeated_player_id": 1}',
+        '{"player_id": 1, "bounty_won": 5, "defeated_player_id": 0}',
+    )  # fmt: skip
+    assert verdict.status == "mismatch"
+    assert verdict.kind == "bounty award"
+
+
+def test_ohh_broken_json_names_its_line(tmp_path: Path) -> None:
+    verdicts = _doctored(
+        tmp_path, OHH_FIXTURE, '"street": "Turn", "cards": ["2s"],', '"street": "Turn" "cards": ["2s"],'
+    )
+    assert [v.status for v in verdicts] == ["error"]
+    assert verdicts[0].line == 27
+    assert "not JSON" in verdicts[0].reason

@@ -25,7 +25,7 @@ from typing import Final
 from showdown_messages import canonical_card
 from showdown_service.replay.errors import ChipsDoNotAddUp, HandSyntaxError, ImpossibleAction, ReplayError
 from showdown_service.replay.games import Game
-from showdown_service.replay.hands import HandRecord
+from showdown_service.replay.hands import Bounty, HandRecord
 from showdown_service.replay.record import Player, Read, Where, record
 
 _NOT_AMOUNT: Final = re.compile(r"[^\d.,]")
@@ -240,6 +240,9 @@ class HandBuilder:
         rake_rule: Callable[[int, int], tuple[int, str]] | None = None,
         chip: int = 1,
         note: str = "",
+        bounties: tuple[Bounty, ...] = (),
+        heads: dict[str, int] | None = None,
+        cash_ppm: int | None = None,
     ) -> HandRecord:
         """The hand, checked and recorded.
 
@@ -249,6 +252,9 @@ class HandBuilder:
         was collected, which ``rake_rule(total, rake)`` (the room's published
         rake) may replace by the rake the rule takes, saying why: the
         comparison then shows what the history paid beyond the rule.
+        ``bounties``: the knockout awards written; ``heads``: each player's bounty
+        at the start (cents) with ``cash_ppm`` the part of a bounty paid in cash,
+        for the settlement to award them too.
         ``uncalled_written`` false: the room never writes an
         uncalled bet; the bet the actions leave uncalled came back.
         """
@@ -310,7 +316,9 @@ class HandBuilder:
         hand = Read(
             game, tournament, button, [self.players[n] for n in in_hand], self.put, self.dead,
             self.folded, self.mucked, self.cards, self._boards(game), [], self.returned,
-            self.pots, self.by_run, self.summary, total, rake, (), (), None, None, "; ".join(notes), self.pooled, chip,
+            self.pots, self.by_run, self.summary, total, rake, bounties, (),
+            {n: heads.get(n, 0) for n in in_hand} if heads is not None else None, cash_ppm, "; ".join(notes),
+            self.pooled, chip,
             by_rule,
         )  # fmt: skip
         where = Where(self.source, self.hand_id, self.start + 1, self.total_line, table, currency)

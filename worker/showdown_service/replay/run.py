@@ -20,6 +20,7 @@ from showdown_service.replay.errors import HandSyntaxError, ReplayError, Unknown
 from showdown_service.replay.fulltilt import read_fulltilt
 from showdown_service.replay.hands import HandRecord
 from showdown_service.replay.ipoker import read_ipoker
+from showdown_service.replay.ohh import read_ohh, starts_ohh
 from showdown_service.replay.pacific import read_pacific
 from showdown_service.replay.partypoker import read_partypoker
 from showdown_service.replay.phh import read_phh
@@ -27,8 +28,8 @@ from showdown_service.replay.pokerstars import read_pokerstars
 from showdown_service.replay.winamax import read_winamax
 from showdown_service.replay.wpn import read_wpn
 
-PHH, POKERSTARS, PACIFIC, WINAMAX, PARTYPOKER, FULLTILT, WPN, IPOKER = (
-    "phh", "pokerstars", "888poker", "winamax", "partypoker", "fulltilt", "wpn", "ipoker",
+PHH, POKERSTARS, PACIFIC, WINAMAX, PARTYPOKER, FULLTILT, WPN, IPOKER, OHH = (
+    "phh", "pokerstars", "888poker", "winamax", "partypoker", "fulltilt", "wpn", "ipoker", "ohh",
 )  # fmt: skip
 
 READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]]]] = {
@@ -40,6 +41,7 @@ READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]
     FULLTILT: read_fulltilt,
     WPN: read_wpn,
     IPOKER: read_ipoker,
+    OHH: read_ohh,
 }
 """Each format's reader: ``reader(text, source)`` yields every hand of the file, read, or the error that stopped it."""
 
@@ -84,6 +86,8 @@ def detect(text: str) -> str | None:
             return None if stripped.startswith("PokerStars Tournament #") else POKERSTARS
         if stripped.startswith(("Full Tilt Poker Game #", "Full Tilt Poker Hand #")):
             return FULLTILT
+        if stripped.startswith("{"):
+            return OHH if starts_ohh(text) else None
         if stripped.startswith("<"):
             return IPOKER if "<session" in text[:4000] else None
         if stripped.startswith("Game started at: "):
