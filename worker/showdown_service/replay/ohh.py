@@ -136,8 +136,8 @@ def _read(hand: HandBuilder, doc: dict[str, Any]) -> HandRecord:
             won += chips
         amount = _chips(hand, pot.get("amount", 0), f"pot {number} amount")
         if won + pot_rake + jackpot != amount:
-            raise ChipsDoNotAddUp(hand.source, hand.hand_id, hand.start + 1,
-                f"pot {number}: {won} won, {pot_rake} rake and {jackpot} jackpot are not its amount {amount}", game.name)  # fmt: skip
+            reason = f"pot {number}: {won} won, {pot_rake} rake and {jackpot} jackpot are not its amount {amount}"
+            raise ChipsDoNotAddUp(hand.source, hand.hand_id, hand.start + 1, reason, game.name)
         rake += pot_rake + jackpot
     bounties = tuple(
         Bounty("knockout", (who(b.get("player_id"), "bounty"),), (), who(b.get("defeated_player_id"), "bounty"),
