@@ -9,6 +9,7 @@ from pathlib import Path
 from showdown_service.replay.compare import Verdict
 from showdown_service.replay.run import (
     FULLTILT,
+    GGPOKER,
     IPOKER,
     OHH,
     PACIFIC,
@@ -384,3 +385,44 @@ def test_ohh_broken_json_names_its_line(tmp_path: Path) -> None:
     assert [v.status for v in verdicts] == ["error"]
     assert verdicts[0].line == 27
     assert "not JSON" in verdicts[0].reason
+
+
+# -- GGPoker (own fixture, written from the format's public descriptions) -------------------
+
+GG_FIXTURE = Path(__file__).parent / "fixtures" / "replay" / "ggpoker" / "three_hands.txt"
+
+
+def test_ggpoker_fixture_jackpot_run_twice_and_ev_cashout() -> None:
+    result = replay_file(str(GG_FIXTURE))
+    assert result.format == GGPOKER
+    jackpot, twice, cashout = result.verdicts  # newest first, as GGPoker exports
+    assert jackpot.status == "match"
+    assert jackpot.computed["rake"] == 15  # the $0.10 rake and the $0.05 jackpot
+    assert jackpot.computed["returned"] == {"2": 12}
+    assert twice.status == "match", twice.reason
+    assert [[pot["collected"] for pot in run] for run in twice.expected["runs"]] == [[{"1": 99750}], [{"2": 99750}]]
+    assert cashout.status == "unverifiable"
+    assert "EV Cashout" in cashout.reason
+
+
+def test_ggpoker_doctored_winner_is_a_mismatch(tmp_path: Path) -> None:
+    [verdict, _, _] = _doctored(tmp_path, GG_FIXTURE, "Hero collected $9.90", "4f5a6b7c collected $9.90")
+    assert verdict.status == "mismatch"
+    assert "main pot: recorded seat 1 (4f5a6b7c) 990, rules give seat 2 (Hero) 990" in verdict.reason
+
+
+def test_ggpoker_doctored_amount_is_a_mismatch(tmp_path: Path) -> None:
+    text = GG_FIXTURE.read_text(encoding="utf-8").replace("Hero collected $9.90", "Hero collected $9.95")
+    doctored = tmp_path / "doctored.txt"
+    doctored.write_text(text.replace("Rake $0.10 | Jackpot $0.05", "Rake $0.10 | Jackpot $0"), encoding="utf-8")
+    [verdict, _, _] = replay_file(str(doctored)).verdicts
+    assert verdict.status == "match"  # a consistent forgery of the jackpot cannot be told from the pot ...
+    doctored.write_text(text, encoding="utf-8")
+    [verdict, _, _] = replay_file(str(doctored)).verdicts
+    assert verdict.status == "error"  # ... an amount changed alone is chips that do not add up
+    assert "collected plus" in verdict.reason
+    twice = GG_FIXTURE.read_text(encoding="utf-8").replace("Hero collected $997.50", "Hero collected $998.50")
+    doctored.write_text(twice.replace("9e8d7c6b collected $997.50", "9e8d7c6b collected $996.50"), encoding="utf-8")
+    [_, verdict, _] = replay_file(str(doctored)).verdicts
+    assert verdict.status == "mismatch"
+    assert verdict.kind == "rake split"

@@ -18,6 +18,7 @@ from typing import Final, NamedTuple
 from showdown_service.replay.compare import Verdict, error_verdict, judge
 from showdown_service.replay.errors import HandSyntaxError, ReplayError, UnknownFormat
 from showdown_service.replay.fulltilt import read_fulltilt
+from showdown_service.replay.ggpoker import read_ggpoker
 from showdown_service.replay.hands import HandRecord
 from showdown_service.replay.ipoker import read_ipoker
 from showdown_service.replay.ohh import read_ohh, starts_ohh
@@ -28,8 +29,8 @@ from showdown_service.replay.pokerstars import read_pokerstars
 from showdown_service.replay.winamax import read_winamax
 from showdown_service.replay.wpn import read_wpn
 
-PHH, POKERSTARS, PACIFIC, WINAMAX, PARTYPOKER, FULLTILT, WPN, IPOKER, OHH = (
-    "phh", "pokerstars", "888poker", "winamax", "partypoker", "fulltilt", "wpn", "ipoker", "ohh",
+PHH, POKERSTARS, PACIFIC, WINAMAX, PARTYPOKER, FULLTILT, WPN, IPOKER, OHH, GGPOKER = (
+    "phh", "pokerstars", "888poker", "winamax", "partypoker", "fulltilt", "wpn", "ipoker", "ohh", "ggpoker",
 )  # fmt: skip
 
 READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]]]] = {
@@ -42,6 +43,7 @@ READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]
     WPN: read_wpn,
     IPOKER: read_ipoker,
     OHH: read_ohh,
+    GGPOKER: read_ggpoker,
 }
 """Each format's reader: ``reader(text, source)`` yields every hand of the file, read, or the error that stopped it."""
 
@@ -86,6 +88,8 @@ def detect(text: str) -> str | None:
             return None if stripped.startswith("PokerStars Tournament #") else POKERSTARS
         if stripped.startswith(("Full Tilt Poker Game #", "Full Tilt Poker Hand #")):
             return FULLTILT
+        if stripped.startswith("Poker Hand #"):
+            return GGPOKER
         if stripped.startswith("{"):
             return OHH if starts_ohh(text) else None
         if stripped.startswith("<"):
