@@ -3,9 +3,14 @@ copies of them (an amount changed, a winner swapped): every showdown settled, ev
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from showdown_service.cli import main
 from showdown_service.replay.compare import Verdict
 from showdown_service.replay.run import (
     FULLTILT,
@@ -426,3 +431,101 @@ def test_ggpoker_doctored_amount_is_a_mismatch(tmp_path: Path) -> None:
     [_, verdict, _] = replay_file(str(doctored)).verdicts
     assert verdict.status == "mismatch"
     assert verdict.kind == "rake split"
+
+
+# -- whole tournaments ------------------------------------------------------------------------
+
+TOURNAMENT = Path(__file__).parent / "fixtures" / "replay" / "tournament"
+
+
+def _audit(tmp_path: Path, hands: str | None = None, summary: str | None = None) -> list[dict[str, Any]]:
+    for name, text in (("hands.txt", hands), ("summary.txt", summary)):
+        (tmp_path / name).write_text(text if text is not None else (TOURNAMENT / name).read_text(encoding="utf-8"))
+    report = tmp_path / "tournaments.jsonl"
+    main(["replay", "--tournaments", str(tmp_path / "hands.txt"), str(tmp_path / "summary.txt"),
+          "--tournament-report", str(report)])  # fmt: skip
+    return [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
+
+
+def test_whole_tournament_reproduces_every_place_prize_and_bounty(tmp_path: Path) -> None:
+    [audit] = _audit(tmp_path)
+    assert audit["room"] == "pokerstars"
+    assert audit["tournament_id"] == "80000001"
+    assert audit["hands"] == 3
+    assert audit["status"] == "match", audit["differences"]
+    assert audit["places"] == [
+        {"player": "Ada", "place": 1, "prize": 1040, "bounty": 400},  # three knockouts and her own bounty
+        {"player": "Ben", "place": 2, "prize": 560, "bounty": 0},  # busted with Cal, from the bigger stack
+        {"player": "Cal", "place": 3, "prize": 0, "bounty": 0},
+        {"player": "Dee", "place": 4, "prize": 0, "bounty": 0},
+    ]
+
+
+def test_whole_tournament_exit_status_and_summary_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    hands = (TOURNAMENT / "hands.txt").read_text(encoding="utf-8")
+    (tmp_path / "hands.txt").write_text(
+        hands.replace(
+            "Seat 2: Ben (1490 in chips)\nSeat 3: Cal (1440", "Seat 2: Ben (1500 in chips)\nSeat 3: Cal (1440"
+        )
+    )
+    (tmp_path / "summary.txt").write_text((TOURNAMENT / "summary.txt").read_text(encoding="utf-8"))
+    assert main(["replay", "--tournaments", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "pokerstars 80000001: mismatch" in out
+    assert "chips: hand pokerstars:300000000002: Ben starts hand" in out
+
+
+def test_whole_tournament_chip_added_between_hands_is_a_difference(tmp_path: Path) -> None:
+    hands = (TOURNAMENT / "hands.txt").read_text(encoding="utf-8")
+    doctored = hands.replace(
+        "Seat 2: Ben (1490 in chips)\nSeat 3: Cal (1440", "Seat 2: Ben (1500 in chips)\nSeat 3: Cal (1440"
+    )
+    [audit] = _audit(tmp_path, hands=doctored)
+    assert audit["status"] == "mismatch"
+    chips = [(d["hand_id"], d["detail"]) for d in audit["differences"] if d["kind"] == "chips"]
+    assert chips == [
+        ("pokerstars:300000000002", "Ben starts hand pokerstars:300000000002 with 1500 chips but ended hand "
+         "pokerstars:300000000001 at this table with 1490"),
+        ("pokerstars:300000000003", "Ben starts hand pokerstars:300000000003 with 1490 chips but ended hand "
+         "pokerstars:300000000002 at this table with 1500"),
+    ]  # the chip appears before hand 2 and vanishes before hand 3 # fmt: skip
+
+
+def test_whole_tournament_swapped_place_in_the_summary_is_a_difference(tmp_path: Path) -> None:
+    summary = (TOURNAMENT / "summary.txt").read_text(encoding="utf-8")
+    doctored = summary.replace("3: Cal (France),", "3: Dee (Spain),X").replace("4: Dee (Spain),", "4: Cal (France),")
+    [audit] = _audit(tmp_path, summary=doctored.replace("X", ""))
+    assert audit["status"] == "mismatch"
+    kinds = [(d["kind"], d["detail"]) for d in audit["differences"]]
+    assert ("summary place", "line 9: the summary places Dee 3; the hands give 4") in kinds
+    assert ("summary place", "line 10: the summary places Cal 4; the hands give 3") in kinds
+
+
+def test_whole_tournament_prize_off_the_payout_table_is_a_difference(tmp_path: Path) -> None:
+    summary = (TOURNAMENT / "summary.txt").read_text(encoding="utf-8").replace("$5.60 (35%)", "$5.00 (35%)")
+    [audit] = _audit(tmp_path, summary=summary)
+    kinds = {d["kind"] for d in audit["differences"]}
+    assert {"payout table", "prize pool", "prize"} <= kinds
+
+
+def test_whole_tournament_bounty_paid_to_a_player_who_folded_is_a_difference(tmp_path: Path) -> None:
+    hands = (TOURNAMENT / "hands.txt").read_text(encoding="utf-8")
+    doctored = hands.replace(
+        "Ada wins the $1.00 bounty for eliminating Dee", "Ben wins the $1.00 bounty for eliminating Dee"
+    )
+    [audit] = _audit(tmp_path, hands=doctored)
+    assert audit["status"] == "mismatch"
+    [hand] = [d for d in audit["differences"] if d["kind"] == "hand"]
+    assert hand["hand_id"] == "pokerstars:300000000002"
+    assert "bounty for eliminating Dee" in hand["detail"]
+    assert any(
+        d["kind"] == "bounty" and "Ben's bounty lines add up to 100" in d["detail"] for d in audit["differences"]
+    )
+
+
+def test_player_side_history_of_a_bigger_field_is_incomplete(tmp_path: Path) -> None:
+    summary = (TOURNAMENT / "summary.txt").read_text(encoding="utf-8").replace("4 players", "180 players")
+    [audit] = _audit(tmp_path, summary=summary)
+    assert audit["status"] == "incomplete"
+    assert audit["differences"] == []
+    assert [p["place"] for p in audit["places"]] == [4, 3, 2]  # as printed, checked to only get better

@@ -1,9 +1,11 @@
-"""``showdown replay PATH... [--report FILE] [--emit-events FILE] [--jobs N]``.
+"""``showdown replay PATH... [--report FILE] [--emit-events FILE] [--jobs N] [--tournaments PATH...
+[--tournament-report FILE]]``.
 
 Exit status: 0 when every hand read matched the rules or could not be
 decided by its history (unverifiable); 1 when any recorded payout differs
 from the rules (a mismatch) or a hand could not be read (malformed); 2 for
-a misused command.
+a misused command. With ``--tournaments``, a tournament whose hands, ledger
+and summary disagree is a mismatch too (exit status 1).
 """
 
 from __future__ import annotations
@@ -17,23 +19,36 @@ from typing import IO
 from rich.console import Console
 from rich.progress import Progress, TaskID
 
-from showdown_service.replay.report import Summary, report_line
-from showdown_service.replay.run import FileResult, cpu_count, find_files, replay_files
+from showdown_service.replay.compare import MISMATCH
+from showdown_service.replay.report import Summary, report_line, write_tournaments
+from showdown_service.replay.run import FileResult, cpu_count, decode, find_files, replay_files
+from showdown_service.replay.tournaments import audit_paths
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``replay`` to the ``showdown`` command line."""
     rep = commands.add_parser(
         "replay",
-        help="re-settle exported hand histories (PHH, PokerStars) and report every payout that differs from the rules",
+        help="re-settle exported hand histories (PHH, PokerStars, GGPoker, 888poker, partypoker, Winamax, WPN, "
+        "iPoker, Full Tilt, Open Hand History) and report every payout that differs from the rules",
         description="Re-settle hand histories with the service's own settlement and compare with what they recorded.",
     )
-    rep.add_argument("paths", nargs="+", metavar="PATH", help="hand history files or directories (walked recursively)")
+    rep.add_argument("paths", nargs="*", metavar="PATH", help="hand history files or directories (walked recursively)")
     rep.add_argument("--report", type=Path, metavar="FILE", help="write one JSON line per hand to FILE")
     rep.add_argument(
         "--emit-events", type=Path, metavar="FILE", help="write each settleable hand's ShowdownEvent as a JSON line"
     )
     rep.add_argument("--jobs", type=_jobs, default=1, metavar="N", help="processes to use (default 1)")
+    rep.add_argument(
+        "--tournaments",
+        nargs="+",
+        default=[],
+        metavar="PATH",
+        help="hand histories and tournament summaries whose tournaments are audited whole (replayed per hand too)",
+    )
+    rep.add_argument(
+        "--tournament-report", type=Path, metavar="FILE", help="write one JSON line per tournament to FILE"
+    )
     rep.set_defaults(run=run)
 
 
@@ -49,11 +64,17 @@ def _jobs(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Replay ``args.paths``; the summary goes to standard output, the exit status says whether all matched."""
-    missing = [p for p in args.paths if not Path(p).exists()]
+    paths = [*args.paths, *args.tournaments]
+    if not paths:
+        sys.stderr.write("showdown replay: give PATH... or --tournaments PATH...\n")
+        return 2
+    missing = [p for p in paths if not Path(p).exists()]
     if missing:
         sys.stderr.write(f"showdown replay: no such file or directory: {', '.join(missing)}\n")
         return 2
-    files, named = find_files(args.paths)
+    files, named = find_files(paths)
+    summaries = set(find_files(args.tournaments)[0]) if args.tournaments else set()
+    files = [f for f in files if f not in summaries or not _is_summary(f)]
     summary = Summary()
     with ExitStack() as stack:
         report: IO[bytes] | None = stack.enter_context(args.report.open("wb")) if args.report else None
@@ -69,7 +90,28 @@ def run(args: argparse.Namespace) -> int:
             if events is not None:
                 events.writelines(line + b"\n" for line in result.events)
     summary.write(sys.stdout)
-    return summary.exit_status
+    status = summary.exit_status
+    if args.tournaments:
+        audits = audit_paths(args.tournaments)
+        with ExitStack() as stack:
+            out: IO[bytes] | None = (
+                stack.enter_context(args.tournament_report.open("wb")) if args.tournament_report else None
+            )
+            for audit in audits:
+                if out is not None:
+                    out.write(audit.line())
+        write_tournaments(audits, sys.stdout)
+        status = max(status, 1 if any(a.status == MISMATCH for a in audits) else 0)
+    return status
+
+
+def _is_summary(source: str) -> bool:
+    """A tournament summary (read by the tournament audit, not replayed as hands)."""
+    try:
+        head = Path(source).read_bytes()[:400]
+    except OSError:
+        return False
+    return decode(head)[0].lstrip("\ufeff \r\n").startswith("PokerStars Tournament #")
 
 
 class _Bar:

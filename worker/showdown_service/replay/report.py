@@ -17,11 +17,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import orjson
 
 from showdown_service.replay.compare import ERROR, MATCH, MISMATCH, UNVERIFIABLE, Verdict
+
+if TYPE_CHECKING:
+    from showdown_service.replay.tournaments import TournamentAudit
 
 MISMATCHES_LISTED = 100
 """Mismatches a summary lists one by one (the rest are counted): a replay of years stays readable."""
@@ -133,3 +136,17 @@ class Summary:
             out.write(f"  {where}  hand {verdict.hand_id}: {verdict.reason}\n")
         if found > len(self.listed):
             out.write(f"  ... and {found - len(self.listed)} more: --report FILE lists every hand\n")
+
+
+def write_tournaments(audits: list[TournamentAudit], out: IO[str]) -> None:
+    """One line per tournament audited (its status, hands, places found), then each difference."""
+    out.write("tournaments\n")
+    if not audits:
+        out.write("  none found among the --tournaments paths\n")
+    for audit in audits:
+        out.write(
+            f"  {audit.room} {audit.tournament_id}: {audit.status} ({audit.hands} hands, {len(audit.places)} places)\n"
+        )
+        for difference in audit.differences[:MISMATCHES_LISTED]:
+            where = f"hand {difference.hand_id}: " if difference.hand_id else ""
+            out.write(f"    {difference.kind}: {where}{difference.detail}\n")

@@ -1,0 +1,376 @@
+"""Whole tournaments from their hand histories and summaries: chips between hands, places, prizes, bounties.
+
+``showdown replay --tournaments PATH...`` reads every hand of the paths,
+groups the tournament hands by room and tournament id (across files and
+tables) in hand order (the hand numbers: GGPoker's newest-first files come
+out right), and audits each tournament beside the per-hand report:
+
+* **chips between hands**: at each table, every player's starting stack
+  equals their stack after the previous hand of that table (what they had,
+  less what they put in, plus what the history says they collected). A
+  player-side history sees one table: a player who was not in the previous
+  hand of the table is not compared across the gap.
+* **the ledger**: when the hands cover the tournament (its first hand seats
+  every entrant the summary counts, or, without a summary, one table from
+  the first hand), the hands go through the service's own tournament ledger
+  (:class:`~showdown_service.tournament.book.Book`: places from the busts,
+  same-hand busts by starting stack, ties; prizes from the summary's
+  payouts; bounties from the heads), and every place, prize and bounty the
+  hands or the summary print is compared with it. Otherwise the tournament
+  is ``incomplete``: the chips, the hands' own checks and the order of the
+  printed places are still checked.
+* **the summary** (PokerStars ``Tournament #N ... summary`` text): each row's
+  place and prize against the ledger, each prize against the payout table it
+  states (``(65%)`` of the prize pool) and the prizes against the prize pool.
+* a hand the per-hand comparison finds wrong (a bounty to a player who
+  folded, a pot to the wrong player) is a difference of its tournament too.
+
+The report (``--tournament-report FILE``) is one JSON line per tournament:
+``{"room", "tournament_id", "hands", "status", "places", "differences"}``
+(see docs/replay.md, Whole tournaments).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, NamedTuple
+
+import orjson
+
+from showdown_core import InvalidEvent, InvariantViolation, settle
+from showdown_messages.tournaments import EntryRegistered, RegistrationClosed, TournamentOpened
+from showdown_service.intake import to_showdown
+from showdown_service.replay.compare import MATCH, MISMATCH, UNVERIFIABLE, Verdict, judge
+from showdown_service.replay.errors import ReplayError
+from showdown_service.replay.hands import HandRecord, StarsOutcome
+from showdown_service.replay.run import decode, find_files, read_file
+from showdown_service.replay.summaries import Summary, SummaryRow, read_summary
+
+INCOMPLETE: Final = "incomplete"
+
+
+class Difference(NamedTuple):
+    """One thing the hands, the ledger and the summary do not agree on."""
+
+    kind: str
+    hand_id: str | None
+    detail: str
+
+    def document(self) -> dict[str, Any]:
+        return {"kind": self.kind, "hand_id": self.hand_id, "detail": self.detail}
+
+
+@dataclass
+class TournamentAudit:
+    """One tournament, audited: a line of the tournament report."""
+
+    room: str
+    tournament_id: str
+    hands: int = 0
+    complete: bool = False
+    places: list[dict[str, Any]] = field(default_factory=list)
+    differences: list[Difference] = field(default_factory=list)
+    checked: list[str] = field(default_factory=list)
+    """What was checked (for an incomplete tournament: what could be)."""
+
+    @property
+    def status(self) -> str:
+        if self.differences:
+            return MISMATCH
+        return MATCH if self.complete else INCOMPLETE
+
+    def differ(self, kind: str, hand_id: str | None, detail: str) -> None:
+        """Record a difference."""
+        self.differences.append(Difference(kind, hand_id, detail))
+
+    def document(self) -> dict[str, Any]:
+        return {
+            "room": self.room,
+            "tournament_id": self.tournament_id,
+            "hands": self.hands,
+            "status": self.status,
+            "places": self.places,
+            "differences": [d.document() for d in self.differences],
+            "checked": self.checked,
+        }
+
+    def line(self) -> bytes:
+        return orjson.dumps(self.document()) + b"\n"
+
+
+def audit_paths(paths: Iterable[str]) -> list[TournamentAudit]:
+    """Read every file under ``paths`` and audit each tournament found (with its summary when among them)."""
+    files, _ = find_files(list(paths))
+    hands: list[tuple[HandRecord, Verdict]] = []
+    summaries: dict[str, Summary] = {}
+    audits: list[TournamentAudit] = []
+    for source in files:
+        raw = Path(source).read_bytes()
+        summary = read_summary(decode(raw)[0], source)
+        if isinstance(summary, Summary):
+            summaries[summary.tournament_id] = summary
+            continue
+        if isinstance(summary, ReplayError):
+            bad = TournamentAudit("pokerstars", "?")
+            bad.differences.append(Difference("summary unreadable", None, str(summary)))
+            audits.append(bad)
+            continue
+        _, records, _ = read_file(source)
+        hands += [
+            (record, judge(record))
+            for record in records
+            if isinstance(record, HandRecord) and record.event is not None and record.event.tournament_id
+        ]
+    return audits + audit(hands, summaries)
+
+
+def _hand_number(record: HandRecord) -> tuple[int, str]:
+    digits = re.sub(r"\D", "", record.hand_id.partition(":")[2])
+    return (int(digits) if digits else 0, record.hand_id)
+
+
+def audit(hands: Sequence[tuple[HandRecord, Verdict]], summaries: dict[str, Summary]) -> list[TournamentAudit]:
+    """Each tournament of ``hands`` audited, in the order of their tournament ids; a summary is matched by id."""
+    groups: dict[tuple[str, str], list[tuple[HandRecord, Verdict]]] = {}
+    for record, verdict in hands:
+        assert record.event is not None
+        assert record.event.tournament_id is not None
+        room = record.hand_id.partition(":")[0]
+        groups.setdefault((room, record.event.tournament_id), []).append((record, verdict))
+    out = []
+    for (room, tournament_id), group in sorted(groups.items()):
+        group.sort(key=lambda pair: _hand_number(pair[0]))
+        summary = summaries.get(tournament_id) if room == "pokerstars" else None
+        out.append(_audit_one(room, tournament_id, group, summary))
+    return out
+
+
+def _audit_one(
+    room: str, tournament_id: str, group: list[tuple[HandRecord, Verdict]], summary: Summary | None
+) -> TournamentAudit:
+    result = TournamentAudit(room, tournament_id, len(group))
+    for record, verdict in group:
+        if verdict.status == MISMATCH:
+            result.differ("hand", record.hand_id, verdict.reason)
+    _chips_between_hands(group, result)
+    first = group[0][0].event
+    assert first is not None
+    entrants = {p.player_id for p in first.players}
+    complete = (summary is not None and summary.players == len(entrants)) or (
+        summary is None and len({r.event.table_id for r, _ in group if r.event is not None}) == 1
+    )
+    if complete and all(v.status != UNVERIFIABLE for _, v in group):
+        result.complete = _ledger(group, summary, result)
+    else:
+        result.checked.append("the chips between hands; each hand; the order of the places printed")
+        _printed_places(group, result)
+    if summary is not None:
+        _summary_table(summary, result)
+    return result
+
+
+def _ended(record: HandRecord) -> dict[str, int]:
+    """Each player's chips after the hand, by what the history recorded (collected amounts, uncalled bets)."""
+    event = record.event
+    assert event is not None
+    won: dict[int, int] = {}
+    if isinstance(record.outcome, StarsOutcome):
+        for pot in record.outcome.pots:
+            for seat, chips in pot.items():
+                won[seat] = won.get(seat, 0) + chips
+    return {p.player_id: (p.stack or 0) - p.contributed - p.dead_money + won.get(p.seat, 0) for p in event.players}
+
+
+def _chips_between_hands(group: list[tuple[HandRecord, Verdict]], result: TournamentAudit) -> None:
+    last: dict[str, tuple[str, dict[str, int]]] = {}
+    for record, _ in group:
+        event = record.event
+        assert event is not None
+        table = event.table_id
+        before = last.get(table)
+        if before is not None:
+            previous, ended = before
+            for p in event.players:
+                if p.player_id in ended and p.stack != ended[p.player_id]:
+                    result.differ(
+                        "chips",
+                        record.hand_id,
+                        f"{p.player_id} starts hand {record.hand_id} with {p.stack} chips but ended hand {previous} "
+                        f"at this table with {ended[p.player_id]}",
+                    )
+        last[table] = (record.hand_id, _ended(record))
+    result.checked.append("the chips between hands at each table")
+
+
+def _printed_places(group: list[tuple[HandRecord, Verdict]], result: TournamentAudit) -> None:
+    """Without the whole tournament: printed places only ever get better, hand after hand."""
+    worst: tuple[int, str] | None = None
+    for record, _ in group:
+        for place in record.places:
+            if place.won:
+                continue
+            if worst is not None and place.place > worst[0]:
+                result.differ(
+                    "place",
+                    record.hand_id,
+                    f"{place.player} finished {place.place} after a player finished {worst[0]} in hand {worst[1]}",
+                )
+            worst = (place.place, record.hand_id) if worst is None or place.place < worst[0] else worst
+            result.places.append({"player": place.player, "place": place.place, "prize": place.received,
+                                  "bounty": None})  # fmt: skip
+
+
+def _ledger(group: list[tuple[HandRecord, Verdict]], summary: Summary | None, result: TournamentAudit) -> bool:
+    """Replay the tournament through the service's ledger and compare its places, prizes and bounties."""
+    from showdown_service.tournament.book import Book  # noqa: PLC0415 - only a tournament audit needs the ledger
+
+    first = group[0][0].event
+    assert first is not None
+    tournament_id = result.tournament_id
+    knockout = first.bounty_cash_ppm is not None and first.players[0].bounty is not None
+    payouts = _payouts(summary) or _printed_payouts(group)
+    book = Book()
+    applied = book.apply_message(TournamentOpened(schema_version=1, tournament_id=tournament_id, type="open",
+        payouts=payouts, bounty_cash_ppm=first.bounty_cash_ppm if knockout else None))  # fmt: skip
+    for p in first.players:
+        applied = book.apply_message(EntryRegistered(schema_version=1, tournament_id=tournament_id, type="entry",
+            player_id=p.player_id, entry=1, stack=p.stack or 1, bounty=p.bounty if knockout else None))  # fmt: skip
+    book.apply_message(RegistrationClosed(schema_version=1, tournament_id=tournament_id, type="registration_closed"))
+    placements: list[dict[str, Any]] = []
+    for record, _ in group:
+        assert record.event is not None
+        try:
+            settlement = settle(to_showdown(record.event))
+        except (InvalidEvent, InvariantViolation) as exc:
+            result.differ("ledger", record.hand_id, f"the hand cannot be settled: {exc}")
+            return False
+        applied = book.apply_hand(settlement, None, record.event.players[0].bounty is not None)
+        if applied.refused is not None:
+            result.differ("ledger", record.hand_id, applied.refused.message)
+            return False
+        placements += applied.placements
+    printed = {p.player: (p, r.hand_id) for r, _ in group for p in r.places}
+    lines = _bounty_lines(group)
+    ledger = book.ledgers[tournament_id]
+    assert ledger is not None
+    for placement in placements:
+        player = placement["player_id"]
+        entry = ledger.entries[(player, placement["entry"])]
+        result.places.append({"player": player, "place": placement["place"],
+                              "prize": placement["prize"] if payouts else None,
+                              "bounty": entry.bounty_cash if knockout else None})  # fmt: skip
+        if player in printed:
+            place, hand_id = printed[player]
+            if place.place != placement["place"]:
+                result.differ(
+                    "place", hand_id, f"the history places {player} {place.place}; the rules give {placement['place']}"
+                )
+            if place.received is not None and payouts and place.received != placement["prize"]:
+                result.differ(
+                    "prize",
+                    hand_id,
+                    f"the history pays {player} {place.received}; the payouts give {placement['prize']}",
+                )
+        if knockout and lines.get(player, 0) != entry.bounty_cash - (entry.bounty_in if placement["place"] == 1 else 0):
+            result.differ(
+                "bounty",
+                None,
+                f"{player}'s bounty lines add up to {lines.get(player, 0)}; the rules pay "
+                f"{entry.bounty_cash} (their own bounty included when they win)",
+            )
+    result.places.sort(key=lambda p: (p["place"] is None, p["place"] or 0, p["player"]))
+    for row in summary.rows if summary is not None else ():
+        _summary_row(row, placements, ledger.live, result)
+    result.checked.append("places, prizes and bounties through the tournament ledger")
+    return bool(placements) and not ledger.live
+
+
+def _payouts(summary: Summary | None) -> tuple[int, ...]:
+    """The payouts the summary's rows pay, by place (ties: each tied row's prize, as paid), or ``()``."""
+    if summary is None:
+        return ()
+    by_place: dict[int, int] = {}
+    for row in summary.rows:
+        if row.prize is not None and not row.playing:
+            by_place.setdefault(row.place, row.prize)
+    if not by_place:
+        return ()
+    return tuple(by_place.get(place, 0) for place in range(1, max(by_place) + 1))
+
+
+def _printed_payouts(group: list[tuple[HandRecord, Verdict]]) -> tuple[int, ...]:
+    """Without a summary: the payouts the hands print (``finished ... and received $5.60``, ``wins the tournament
+    and receives $10.40``), by place, or ``()`` when they print none."""
+    by_place = {p.place: p.received for r, _ in group for p in r.places if p.received is not None}
+    if not by_place:
+        return ()
+    return tuple(by_place.get(place) or 0 for place in range(1, max(by_place) + 1))
+
+
+def _bounty_lines(group: list[tuple[HandRecord, Verdict]]) -> dict[str, int]:
+    """Cents each player won by the hands' bounty lines (a split bounty shared equally, the odd cent first)."""
+    out: dict[str, int] = {}
+    for record, _ in group:
+        for line in record.bounties:
+            share, odd = divmod(line.cents, len(line.winners))
+            for i, winner in enumerate(line.winners):
+                cash = line.cents if line.kind != "split knockout" else share + (i < odd)
+                out[winner] = out.get(winner, 0) + cash
+    return out
+
+
+def _summary_row(
+    row: SummaryRow, placements: list[dict[str, Any]], live: dict[str, Any], result: TournamentAudit
+) -> None:
+    ours = next((p for p in placements if p["player_id"] == row.player and p["entry"] == row.entry), None)
+    if row.playing:
+        if ours is not None:
+            result.differ(
+                "summary place",
+                None,
+                f"line {row.line}: the summary has {row.player} still playing; the hands finish them {ours['place']}",
+            )
+        return
+    if ours is None:
+        why = "still playing" if row.player in live else "never finishing"
+        result.differ(
+            "summary place",
+            None,
+            f"line {row.line}: the summary places {row.player} {row.place}; the hands leave them {why}",
+        )
+        return
+    if ours["place"] != row.place:
+        result.differ(
+            "summary place",
+            None,
+            f"line {row.line}: the summary places {row.player} {row.place}; the hands give {ours['place']}",
+        )
+    if (row.prize or 0) != ours["prize"]:
+        result.differ(
+            "summary prize",
+            None,
+            f"line {row.line}: the summary pays {row.player} {row.prize or 0}; the rules give {ours['prize']}",
+        )
+
+
+def _summary_table(summary: Summary, result: TournamentAudit) -> None:
+    """Each prize is its share of the pool (``(35%)``, to the cent); the prizes are the pool."""
+    if summary.pool is None:
+        return
+    paid = 0
+    for row in summary.rows:
+        paid += row.prize or 0
+        if row.percent and row.prize is not None:
+            share = round(summary.pool * float(row.percent) / 100)
+            if abs(share - row.prize) > 1:
+                result.differ(
+                    "payout table",
+                    None,
+                    f"line {row.line}: {row.player}'s {row.prize} is not {row.percent}% of the pool {summary.pool}",
+                )
+    if all(not row.playing for row in summary.rows) and paid != summary.pool:
+        result.differ("prize pool", None, f"the summary pays {paid} in all; its prize pool is {summary.pool}")
+    result.checked.append("the summary's payout table and prize pool")
