@@ -1,4 +1,10 @@
-"""Replay exported hand histories (PHH, PokerStars) for audits: re-settle every hand, report every difference.
+"""Replay exported hand histories for audits: re-settle every hand, report every difference, audit tournaments.
+
+Formats: PHH, PokerStars, GGPoker, 888poker, partypoker, Winamax, WPN (ACR),
+iPoker (XML), Full Tilt and Open Hand History, each one reader module told
+by content (:func:`~.run.detect`), sharing the games (:mod:`.games`), the
+chips builder (:mod:`.builder`), the record (:mod:`.record`) and the
+comparison (:mod:`.compare`); whole tournaments in :mod:`.tournaments`.
 
 I/O shell around the core: the readers turn each hand into the same
 :class:`~showdown_messages.ShowdownEvent` the worker settles, the worker's
@@ -16,12 +22,22 @@ from showdown_service.replay.errors import (
     UnknownFormat,
     UnsupportedHand,
 )
+from showdown_service.replay.fulltilt import read_fulltilt
+from showdown_service.replay.ggpoker import read_ggpoker
 from showdown_service.replay.hands import HandRecord, PhhOutcome, StarsOutcome
+from showdown_service.replay.ipoker import read_ipoker
+from showdown_service.replay.ohh import read_ohh
+from showdown_service.replay.pacific import read_pacific
+from showdown_service.replay.partypoker import read_partypoker
 from showdown_service.replay.phh import read_phh
 from showdown_service.replay.pokerstars import read_pokerstars
-from showdown_service.replay.run import detect, replay_file, replay_files
+from showdown_service.replay.run import READERS, detect, replay_file, replay_files
+from showdown_service.replay.tournaments import TournamentAudit, audit_paths
+from showdown_service.replay.winamax import read_winamax
+from showdown_service.replay.wpn import read_wpn
 
 __all__ = [
+    "READERS",
     "ChipsDoNotAddUp",
     "HandRecord",
     "HandSyntaxError",
@@ -29,13 +45,23 @@ __all__ = [
     "PhhOutcome",
     "ReplayError",
     "StarsOutcome",
+    "TournamentAudit",
     "UnknownFormat",
     "UnsupportedHand",
     "Verdict",
+    "audit_paths",
     "detect",
     "judge",
+    "read_fulltilt",
+    "read_ggpoker",
+    "read_ipoker",
+    "read_ohh",
+    "read_pacific",
+    "read_partypoker",
     "read_phh",
     "read_pokerstars",
+    "read_winamax",
+    "read_wpn",
     "replay_file",
     "replay_files",
 ]

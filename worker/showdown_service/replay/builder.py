@@ -30,6 +30,9 @@ from showdown_service.replay.record import Player, Read, Where, record
 
 _NOT_AMOUNT: Final = re.compile(r"[^\d.,]")
 """Everything in an amount but digits and separators: currency symbols and codes, spaces (no-break too)."""
+_AMOUNTS: dict[tuple[str, int], int] = {}
+"""Amounts read so far (the text as written, the scale): a history writes the same few amounts again and again."""
+_AMOUNTS_KEPT: Final = 65_536
 _GROUPED: Final = re.compile(r"\d{1,3}(?:[.,]\d{3})*")
 
 
@@ -67,6 +70,7 @@ class HandBuilder:
         self.run_boards: dict[int, list[str]] = {}
         """A hand run more than once: each run's board (1: the first), from the board when the runs began."""
         self.by_run: dict[int, dict[int, dict[int, int]]] = {}
+        self._prefixes: dict[str, tuple[tuple[str, ...], list[str]]] = {}
 
     # -- errors and amounts ---------------------------------------------------------
 
@@ -82,6 +86,9 @@ class HandBuilder:
         exactly three digits separates thousands, followed by one or two it is
         the decimal point (888 and Winamax write ``3 023,50``).
         """
+        known = _AMOUNTS.get((text, self.scale))
+        if known is not None:
+            return known
         raw = text.strip().strip("[]()").strip()
         clean = _NOT_AMOUNT.sub("", raw)
         whole, cents = clean, ""
@@ -91,7 +98,11 @@ class HandBuilder:
         whole = whole.replace(",", "").replace(".", "") if _GROUPED.fullmatch(whole) else whole
         if not whole.isdigit() or not (cents == "" or cents.isdigit()) or (cents and self.scale == 1):
             raise self.error(HandSyntaxError, k, f"{raw!r} is not an amount")
-        return int(whole) * self.scale + (int(cents.ljust(2, "0")) if cents else 0)
+        amount = int(whole) * self.scale + (int(cents.ljust(2, "0")) if cents else 0)
+        if len(_AMOUNTS) >= _AMOUNTS_KEPT:
+            _AMOUNTS.clear()
+        _AMOUNTS[text, self.scale] = amount
+        return amount
 
     def card_list(self, text: str, k: int) -> list[str]:
         """``Ah Kd`` / ``Ah, Kd`` / ``10d`` -> canonical cards; an unknown token is an error naming it."""
@@ -115,6 +126,17 @@ class HandBuilder:
         self.left[name] = stack
         if sitting_out:
             self.sitting_out.add(name)
+
+    def speaker(self, line: str, after: str = " ") -> str | None:
+        """The seated player whose name opens ``line``, followed by ``after`` (the longest name first: ``Bob``
+        must not take ``Bob 2: ...``), or ``None``."""
+        prefixes = self._prefixes.get(after)
+        if prefixes is None:
+            ordered = sorted(self.players, key=len, reverse=True)
+            prefixes = self._prefixes[after] = (tuple(n + after for n in ordered), ordered)
+        if not line.startswith(prefixes[0]):
+            return None
+        return next(n for n, prefix in zip(prefixes[1], prefixes[0], strict=True) if line.startswith(prefix))
 
     def player(self, name: str, k: int) -> str:
         """``name`` if it has a seat, else an error."""

@@ -143,13 +143,13 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
                 if won := _WON.findall(rest):
                     hand.summary[number] = hand.summary.get(number, 0) + sum(hand.chips(w, k) for w in won)
             continue
-        if b := _BUTTON.match(line):
+        if line.startswith("The button") and (b := _BUTTON.match(line)):
             button = int(b.group(1))
             continue
-        if m := _UNCALLED.match(line):
+        if line.startswith("Uncalled") and (m := _UNCALLED.match(line)):
             hand.give_back(m.group(2), hand.chips(m.group(1), k), k)
             continue
-        if m := _WINS.match(line):
+        if (" wins " in line or " ties for " in line) and (m := _WINS.match(line)):
             index = int(m.group(3) or m.group(5) or 0)
             pot_run = run
             if m.group(4):  # 'pot N' of a hand run twice: run N's share of the pot
@@ -160,12 +160,12 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             continue
         if line.startswith("Dealt to "):
             rest = line[len("Dealt to ") :]
-            who = next((n for n in names if rest.startswith(n + " [")), None)
+            who = hand.speaker(rest, " [")
             if who is None:
                 raise hand.error(ImpossibleAction, k, "cards dealt to a player with no seat")
             hand.show(who, hand.card_list(" ".join(_CARDS.findall(rest[len(who) :])), k), k)
             continue
-        who = next((n for n in names if line.startswith(n + " ")), None)
+        who = hand.speaker(line)
         if who is None:
             if any(marker in line for marker in _INFO) or any(line.startswith(n + ": ") for n in names):
                 continue  # table news, and the chat ('NAME: text')

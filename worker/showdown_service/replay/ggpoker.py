@@ -98,7 +98,6 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         k += 1
     if len(hand.players) < 2:
         raise hand.error(HandSyntaxError, min(k, end - 1), "a hand needs two seats; seat lines expected")
-    names = sorted(hand.players, key=len, reverse=True)
     total = rake = None
     taken: list[str] = []
     run = 0
@@ -143,13 +142,13 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             continue
         if line.startswith("Dealt to "):
             rest = line[len("Dealt to ") :]
-            who = next((n for n in names if rest == n or rest.startswith(n + " ")), None)
+            who = hand.speaker(rest + " ")
             if who is None:
                 raise hand.error(ImpossibleAction, k, "cards dealt to a player with no seat")
             if dealt := _CARDS.findall(rest[len(who) :]):
                 hand.show(who, hand.card_list(" ".join(dealt), k), k)
             continue
-        who = next((n for n in names if line.startswith(n + ": ")), None)
+        who = hand.speaker(line, ": ")
         if who is None:
             if any(marker in line for marker in _INFO):
                 continue

@@ -97,27 +97,23 @@ def _read(hand: HandBuilder, game_xml: ET.Element, gametype: str, table: str, mo
             button = seat
     if len(hand.players) < 2:
         raise hand.error(HandSyntaxError, k, "a hand needs two <player> seats")
-    actions: list[tuple[int, str, int, int]] = []
+    actions: list[tuple[int, int, str, int, int]] = []  # (no, round, player, type, chips)
     for round_xml in game_xml.iterfind("round"):
-        for cards in round_xml.iterfind("cards"):
-            dealt, known = cards.get("type", ""), _cards(hand, cards.text or "", k)
-            if dealt == "Pocket":
-                if known:
-                    hand.show(hand.player(cards.get("player", ""), k), known, k)
-            elif dealt in _STREETS and game.board:
-                hand.deal(known, _STREETS[dealt], k)
-        for action in round_xml.iterfind("action"):
-            number = int(action.get("no", "0"))
-            kind = int(action.get("type", "-1"))
-            actions.append((number, action.get("player", ""), kind, _amount(hand, action.get("sum", "0"), k)))
+        street = max(int(round_xml.get("no", "0")), 1)  # round 0 (the blinds) bets with round 1 (the own cards)
+        for item in round_xml:
+            if item.tag == "action":
+                number, kind = int(item.get("no", "0")), int(item.get("type", "-1"))
+                actions.append((number, street, item.get("player", ""), kind, _amount(hand, item.get("sum", "0"), k)))
+            elif item.tag == "cards":
+                dealt, known = item.get("type", ""), _cards(hand, item.text or "", k)
+                if dealt == "Pocket":
+                    if known:
+                        hand.show(hand.player(item.get("player", ""), k), known, k)
+                elif dealt in _STREETS and game.board:
+                    hand.deal(known, _STREETS[dealt], k)
     # the streets were dealt above; the betting is replayed in 'no' order, a new round at each street's first action
-    street_of = {}
-    for round_xml in game_xml.iterfind("round"):
-        for action in round_xml.iterfind("action"):
-            street_of[int(action.get("no", "0"))] = int(round_xml.get("no", "0"))
     current = -1
-    for number, name, kind, chips in sorted(actions):
-        street = max(street_of[number], 1)
+    for number, street, name, kind, chips in sorted(actions):
         if street != current:
             if current >= 1:
                 hand.street()

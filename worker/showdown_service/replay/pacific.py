@@ -148,7 +148,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             continue
         if line.startswith("Dealt to "):
             rest = line[len("Dealt to ") :]
-            name = next((n for n in names if rest.startswith(n + " [")), None)
+            name = hand.speaker(rest, " [")
             if name is None:
                 raise hand.error(ImpossibleAction, k, "cards dealt to a player with no seat")
             hand.show(name, hand.card_list(rest[len(name) :].strip(" []"), k), k)

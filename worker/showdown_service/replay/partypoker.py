@@ -146,7 +146,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             continue
         if line.startswith("Dealt to "):
             rest = line[len("Dealt to ") :]
-            who = next((n for n in names if rest.startswith(n + " [")), None)
+            who = hand.speaker(rest, " [")
             if who is None:
                 raise hand.error(ImpossibleAction, k, "cards dealt to a player with no seat")
             hand.show(who, hand.card_list(rest[len(who) :].strip(" []"), k), k)
@@ -155,7 +155,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             index = 0 if m.group(3) in (None, "main pot") else int(m.group(4))
             hand.collect(m.group(1), hand.chips(m.group(2), k), k, index)
             continue
-        who = next((n for n in names if line.startswith(n + " ")), None)
+        who = hand.speaker(line)
         if who is not None:
             verb = line[len(who) + 1 :].rstrip(".")
             if verb == "folds":

@@ -93,13 +93,12 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         k += 1
     if len(hand.players) < 2:
         raise hand.error(HandSyntaxError, min(k, end - 1), "a hand needs two seats; seat lines expected")
-    names = sorted(hand.players, key=len, reverse=True)
     pot = rake = None
     bets: dict[str, int] = {}
     summary = False
     for k in range(k, end):  # noqa: B020  # on from the line after the seats
         line = lines[k]
-        if not line or line.startswith(("Game ended at:", "Board:")):
+        if not line or line.endswith(" received a card.") or line.startswith(("Game ended at:", "Board:")):
             continue
         if line == "------ Summary ------":
             summary = True
@@ -121,7 +120,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         if not player.startswith("Player "):
             raise hand.error(HandSyntaxError, k, "not a line of a WPN hand")
         rest = player[len("Player ") :]
-        name = next((n for n in names if rest.startswith(n + " ") or rest.startswith(n + ":")), None)
+        name = hand.speaker(rest) or hand.speaker(rest, ":")
         if name is None:
             raise hand.error(HandSyntaxError, k, "a player with no seat in this hand")
         action = rest[len(name) :].lstrip(" ")
