@@ -529,3 +529,26 @@ def test_player_side_history_of_a_bigger_field_is_incomplete(tmp_path: Path) -> 
     assert audit["status"] == "incomplete"
     assert audit["differences"] == []
     assert [p["place"] for p in audit["places"]] == [4, 3, 2]  # as printed, checked to only get better
+
+
+def test_open_tournament_summary_against_open_hand_history_hands(tmp_path: Path) -> None:
+    hands = (Path(__file__).parent / "fixtures" / "replay" / "ohh" / "two_hands.ohh").read_text(encoding="utf-8")
+    summary = OHH_FIXTURE.with_name("knockout_777.ots").read_text(encoding="utf-8")
+    (tmp_path / "hands.ohh").write_text(hands, encoding="utf-8")
+    (tmp_path / "summary.ots").write_text(summary, encoding="utf-8")
+    report = tmp_path / "tournaments.jsonl"
+    assert main(["replay", "--tournaments", str(tmp_path), "--tournament-report", str(report)]) == 0
+    [audit] = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
+    assert (audit["room"], audit["tournament_id"], audit["status"]) == ("ohh", "777", "match")
+    assert audit["places"] == [
+        {"player": "Ann", "place": 1, "prize": 2000, "bounty": 1000},  # Bob's $5 bounty and her own
+        {"player": "Bob", "place": 2, "prize": 0, "bounty": 0},
+    ]
+    swapped = summary.replace('"Ann", "finish_position": 1', '"Ann", "finish_position": 2')
+    (tmp_path / "summary.ots").write_text(swapped.replace('"Bob", "finish_position": 2', '"Bob", "finish_position": 1'))
+    assert main(["replay", "--tournaments", str(tmp_path), "--tournament-report", str(report)]) == 1
+    [audit] = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
+    assert {(d["kind"], d["detail"]) for d in audit["differences"]} >= {
+        ("summary place", "line 1: the summary places Ann 2; the hands give 1"),
+        ("summary place", "line 1: the summary places Bob 1; the hands give 2"),
+    }

@@ -111,7 +111,8 @@ def _is_summary(source: str) -> bool:
         head = Path(source).read_bytes()[:400]
     except OSError:
         return False
-    return decode(head)[0].lstrip("\ufeff \r\n").startswith("PokerStars Tournament #")
+    text = decode(head)[0].lstrip("\ufeff \t\r\n")
+    return text.startswith("PokerStars Tournament #") or (text.startswith("{") and '"ots"' in text[:200])
 
 
 class _Bar:

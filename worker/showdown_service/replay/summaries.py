@@ -14,14 +14,22 @@ PokerStars writes (the ``Tournament Summary`` the client exports)::
       4: Dee (Spain), still playing
 
 A re-entry writes its number after the name (``Ada [2] (...)``); tied
-players share a place number. :mod:`.tournaments` compares each row with
-the hands.
+players share a place number.
+
+Open Tournament Summary (``.ots``, ts-specs.handhistory.org; WPN and others
+export it): ``{"ots": {"tournament_number", "currency", "prize_pool",
+"player_count", "tournament_finishes_and_winnings": [{"player_name",
+"finish_position", "still_playing", "prize"}]}}``, amounts in the currency.
+
+:mod:`.tournaments` compares each row with the hands.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from typing import NamedTuple
+from decimal import Decimal, InvalidOperation
+from typing import Any, NamedTuple
 
 from showdown_service.replay.errors import HandSyntaxError, ReplayError
 
@@ -63,7 +71,11 @@ class Summary(NamedTuple):
 
 
 def read_summary(text: str, source: str) -> Summary | ReplayError | None:
-    """A PokerStars tournament summary in ``text``; ``None`` when ``text`` is no summary; an error naming the line."""
+    """A tournament summary in ``text`` (PokerStars text or Open Tournament Summary JSON); ``None`` when ``text`` is
+    no summary; an error naming the line."""
+    body = text.lstrip("\ufeff \t\r\n")
+    if body.startswith("{") and '"ots"' in body[:200]:
+        return _read_ots(body, source)
     lines = [line.strip() for line in text.replace("\ufeff", "").splitlines()]
     start = next((k for k, line in enumerate(lines) if line), None)
     if start is None or not (head := _SUMMARY_HEAD.match(lines[start])):
@@ -96,3 +108,41 @@ def _cents(text: str) -> int | None:
     if not whole.isdigit() or (dot and not (part.isdigit() and len(part) <= 2)):
         return None
     return int(whole) * 100 + (int(part.ljust(2, "0")) if dot else 0)
+
+
+def _read_ots(text: str, source: str) -> Summary | ReplayError:
+    try:
+        doc = json.loads(text, parse_float=Decimal)
+    except json.JSONDecodeError as exc:
+        return HandSyntaxError(source, None, exc.lineno, f"not JSON at column {exc.colno}: {exc.msg}")
+    ots = doc.get("ots") if isinstance(doc, dict) else None
+    if not isinstance(ots, dict) or not isinstance(ots.get("tournament_finishes_and_winnings"), list):
+        return HandSyntaxError(source, None, 1, 'expected {"ots": {... "tournament_finishes_and_winnings": [...]}}')
+    rows: list[SummaryRow] = []
+    try:
+        for n, finish in enumerate(ots["tournament_finishes_and_winnings"]):
+            playing = bool(finish.get("still_playing"))
+            if finish.get("finish_position") is None and not playing:
+                raise ValueError(f"tournament_finishes_and_winnings[{n}] has no finish_position")
+            place = int(finish.get("finish_position") or 0)
+            prize = _money(finish.get("prize"), f"tournament_finishes_and_winnings[{n}].prize")
+            rows.append(SummaryRow(place, str(finish.get("player_name")), 1, prize, "", playing, 1))
+        pool = _money(ots.get("prize_pool"), "prize_pool")
+    except ValueError as exc:
+        return HandSyntaxError(source, None, 1, str(exc))
+    count = ots.get("player_count")
+    return Summary(source, str(ots.get("tournament_number")), count if isinstance(count, int) else None, pool,
+                   tuple(rows), 1)  # fmt: skip
+
+
+def _money(value: Any, field: str) -> int | None:
+    """An OTS amount in cents; ``None`` when absent; :class:`ValueError` naming ``field`` when it is no amount."""
+    if value is None:
+        return None
+    try:
+        cents = Decimal(value) * 100
+    except (InvalidOperation, TypeError, ValueError):
+        raise ValueError(f"{field}: {value!r} is not an amount") from None
+    if cents != cents.to_integral_value():
+        raise ValueError(f"{field}: {value!r} is not a whole number of cents")
+    return int(cents)

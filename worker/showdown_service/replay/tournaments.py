@@ -143,7 +143,7 @@ def audit(hands: Sequence[tuple[HandRecord, Verdict]], summaries: dict[str, Summ
     out = []
     for (room, tournament_id), group in sorted(groups.items()):
         group.sort(key=lambda pair: _hand_number(pair[0]))
-        summary = summaries.get(tournament_id) if room == "pokerstars" else None
+        summary = summaries.get(tournament_id)
         out.append(_audit_one(room, tournament_id, group, summary))
     return out
 
@@ -232,6 +232,9 @@ def _ledger(group: list[tuple[HandRecord, Verdict]], summary: Summary | None, re
     tournament_id = result.tournament_id
     knockout = first.bounty_cash_ppm is not None and first.players[0].bounty is not None
     payouts = _payouts(summary) or _printed_payouts(group)
+    if list(payouts) != sorted(payouts, reverse=True):
+        result.differ("payout table", None, f"the prizes by place {list(payouts)} pay a lower place more")
+        payouts = tuple(sorted(payouts, reverse=True))
     book = Book()
     applied = book.apply_message(TournamentOpened(schema_version=1, tournament_id=tournament_id, type="open",
         payouts=payouts, bounty_cash_ppm=first.bounty_cash_ppm if knockout else None))  # fmt: skip
