@@ -62,6 +62,7 @@ ROOMS: Final = (
     ("partypoker", "partypoker", SHARED / "rooms" / "PartyPoker"),
     ("Winamax", "winamax", SHARED / "rooms" / "Winamax"),
     ("WPN (ACR)", "wpn", SHARED / "rooms" / "WinningPoker"),
+    ("WPN, current client (own fixture)", "acr", FIXTURES / "acr"),
     ("iPoker (XML)", "ipoker", SHARED / "rooms" / "IPoker"),
     ("Full Tilt", "fulltilt", SHARED / "rooms" / "FullTilt"),
     ("Open Hand History (own fixture)", "ohh", FIXTURES / "ohh"),

@@ -13,6 +13,7 @@ import pytest
 from showdown_service.cli import main
 from showdown_service.replay.compare import Verdict
 from showdown_service.replay.run import (
+    ACR,
     FULLTILT,
     GGPOKER,
     IPOKER,
@@ -552,3 +553,45 @@ def test_open_tournament_summary_against_open_hand_history_hands(tmp_path: Path)
         ("summary place", "line 1: the summary places Ann 2; the hands give 1"),
         ("summary place", "line 1: the summary places Bob 1; the hands give 2"),
     }
+
+
+# -- WPN (ACR), the current client (own fixture, written from the format's public descriptions) ---
+
+ACR_FIXTURE = Path(__file__).parent / "fixtures" / "replay" / "acr" / "tournament.txt"
+
+
+def test_acr_fixture_reads_running_pots_and_did_not_show_and_won() -> None:
+    result = replay_file(str(ACR_FIXTURE))
+    assert result.format == ACR
+    folded, allin = result.verdicts
+    assert folded.status == "match", folded.reason
+    assert folded.computed["collected"] == {"1": 145}  # 'did not show and won 145.00': the summary's award
+    assert folded.computed["returned"] == {"1": 80}
+    assert allin.status == "match", allin.reason
+    assert [pot["collected"] for pot in allin.computed["pots"]] == [{"2": 4305}, {"2": 100}]
+
+
+def test_acr_doctored_winner_and_amount_are_mismatches(tmp_path: Path) -> None:
+    text = ACR_FIXTURE.read_text(encoding="utf-8").replace("Bob collected 4305.00", "Cid collected 4305.00")
+    text = text.replace("[Ac Ad] and won 4405.00", "[Ac Ad] and won 100.00").replace(
+        "[Jc Jd] and lost", "[Jc Jd] and won 4305.00"
+    )
+    doctored = tmp_path / "winner.txt"
+    doctored.write_text(text, encoding="utf-8")
+    [_, verdict] = replay_file(str(doctored)).verdicts
+    assert verdict.status == "mismatch"
+    assert verdict.kind == "pot award"
+    text = ACR_FIXTURE.read_text(encoding="utf-8").replace("Bob collected 100.00", "Bob collected 200.00")
+    doctored = tmp_path / "amount.txt"
+    doctored.write_text(text.replace("Bob collected 4305.00", "Bob collected 4205.00"), encoding="utf-8")
+    [_, verdict] = replay_file(str(doctored)).verdicts
+    assert verdict.status == "mismatch"
+    assert "main pot: recorded seat 2 (Bob) 4205, rules give seat 2 (Bob) 4305" in verdict.reason
+
+
+def test_acr_tournament_without_its_end_is_incomplete_with_the_bust_placed(tmp_path: Path) -> None:
+    report = tmp_path / "tournaments.jsonl"
+    assert main(["replay", "--tournaments", str(ACR_FIXTURE), "--tournament-report", str(report)]) == 0
+    [audit] = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
+    assert (audit["room"], audit["tournament_id"], audit["status"]) == ("acr", "5550001", "incomplete")
+    assert audit["places"] == [{"player": "Cid", "place": 3, "prize": None, "bounty": None}]

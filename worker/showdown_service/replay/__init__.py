@@ -1,6 +1,6 @@
 """Replay exported hand histories for audits: re-settle every hand, report every difference, audit tournaments.
 
-Formats: PHH, PokerStars, GGPoker, 888poker, partypoker, Winamax, WPN (ACR),
+Formats: PHH, PokerStars, GGPoker, 888poker, partypoker, Winamax, WPN (ACR, two clients),
 iPoker (XML), Full Tilt and Open Hand History, each one reader module told
 by content (:func:`~.run.detect`), sharing the games (:mod:`.games`), the
 chips builder (:mod:`.builder`), the record (:mod:`.record`) and the
@@ -13,6 +13,7 @@ whether the history's recorded payout follows the rules. See
 ``docs/replay.md``.
 """
 
+from showdown_service.replay.acr import read_acr
 from showdown_service.replay.compare import Verdict, judge
 from showdown_service.replay.errors import (
     ChipsDoNotAddUp,
@@ -52,6 +53,7 @@ __all__ = [
     "audit_paths",
     "detect",
     "judge",
+    "read_acr",
     "read_fulltilt",
     "read_ggpoker",
     "read_ipoker",

@@ -96,6 +96,8 @@ class HandBuilder:
         if point >= 0 and len(clean) - point - 1 in (1, 2):
             whole, cents = clean[:point], clean[point + 1 :]
         whole = whole.replace(",", "").replace(".", "") if _GROUPED.fullmatch(whole) else whole
+        if self.scale == 1 and cents.strip("0") == "":
+            cents = ""  # chips written with cents ('209570.00', WPN): whole chips
         if not whole.isdigit() or not (cents == "" or cents.isdigit()) or (cents and self.scale == 1):
             raise self.error(HandSyntaxError, k, f"{raw!r} is not an amount")
         amount = int(whole) * self.scale + (int(cents.ljust(2, "0")) if cents else 0)

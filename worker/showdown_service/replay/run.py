@@ -15,6 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Final, NamedTuple
 
+from showdown_service.replay.acr import read_acr, starts_acr
 from showdown_service.replay.compare import Verdict, error_verdict, judge
 from showdown_service.replay.errors import HandSyntaxError, ReplayError, UnknownFormat
 from showdown_service.replay.fulltilt import read_fulltilt
@@ -29,8 +30,8 @@ from showdown_service.replay.pokerstars import read_pokerstars
 from showdown_service.replay.winamax import read_winamax
 from showdown_service.replay.wpn import read_wpn
 
-PHH, POKERSTARS, PACIFIC, WINAMAX, PARTYPOKER, FULLTILT, WPN, IPOKER, OHH, GGPOKER = (
-    "phh", "pokerstars", "888poker", "winamax", "partypoker", "fulltilt", "wpn", "ipoker", "ohh", "ggpoker",
+PHH, POKERSTARS, PACIFIC, WINAMAX, PARTYPOKER, FULLTILT, WPN, IPOKER, OHH, GGPOKER, ACR = (
+    "phh", "pokerstars", "888poker", "winamax", "partypoker", "fulltilt", "wpn", "ipoker", "ohh", "ggpoker", "acr",
 )  # fmt: skip
 
 READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]]]] = {
@@ -44,6 +45,7 @@ READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]
     IPOKER: read_ipoker,
     OHH: read_ohh,
     GGPOKER: read_ggpoker,
+    ACR: read_acr,
 }
 """Each format's reader: ``reader(text, source)`` yields every hand of the file, read, or the error that stopped it."""
 
@@ -90,6 +92,8 @@ def detect(text: str) -> str | None:
             return FULLTILT
         if stripped.startswith("Poker Hand #"):
             return GGPOKER
+        if starts_acr(stripped):
+            return ACR
         if stripped.startswith("{"):
             return OHH if starts_ohh(text) else None
         if stripped.startswith("<"):
