@@ -595,3 +595,14 @@ def test_acr_tournament_without_its_end_is_incomplete_with_the_bust_placed(tmp_p
     [audit] = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
     assert (audit["room"], audit["tournament_id"], audit["status"]) == ("acr", "5550001", "incomplete")
     assert audit["places"] == [{"player": "Cid", "place": 3, "prize": None, "bounty": None}]
+
+
+def test_fulltilt_tournament_places_from_the_stacks_where_it_prints_none(tmp_path: Path) -> None:
+    sample = Path(__file__).parent / "fixtures" / "replay" / "fulltilt" / "sit_and_go.txt"
+    report = tmp_path / "tournaments.jsonl"
+    assert main(["replay", "--tournaments", str(sample), "--tournament-report", str(report)]) == 0
+    [audit] = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
+    assert (audit["room"], audit["tournament_id"], audit["status"]) == ("fulltilt", "600000001", "match")
+    # Bob and Cid bust in one hand: Bob started it with 1,000 chips, Cid with 500 (no room line says so)
+    assert [(p["player"], p["place"]) for p in audit["places"]] == [("Ann", 1), ("Bob", 2), ("Cid", 3)]
+    assert all(p["prize"] is None for p in audit["places"])  # no summary, no prize printed: unknown

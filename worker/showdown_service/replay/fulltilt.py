@@ -150,7 +150,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             hand.give_back(m.group(2), hand.chips(m.group(1), k), k)
             continue
         if (" wins " in line or " ties for " in line) and (m := _WINS.match(line)):
-            index = int(m.group(3) or m.group(5) or 0)
+            index = int(m.group(3) or m.group(5) or ("side pot" in m.group(2)))  # 'the side pot': the first
             pot_run = run
             if m.group(4):  # 'pot N' of a hand run twice: run N's share of the pot
                 pot_run = int(m.group(4)) if hand.run_boards else 0
