@@ -12,6 +12,7 @@ import pytest
 
 from showdown_service.cli import main
 from showdown_service.replay.compare import Verdict
+from showdown_service.replay.games import HOLDEM, OMAHA_5, OMAHA_5_HILO, OMAHA_HILO, SHORT_DECK, room_game
 from showdown_service.replay.run import (
     ACR,
     FULLTILT,
@@ -606,3 +607,17 @@ def test_fulltilt_tournament_places_from_the_stacks_where_it_prints_none(tmp_pat
     # Bob and Cid bust in one hand: Bob started it with 1,000 chips, Cid with 500 (no room line says so)
     assert [(p["player"], p["place"]) for p in audit["places"]] == [("Ann", 1), ("Bob", 2), ("Cid", 3)]
     assert all(p["prize"] is None for p in audit["places"])  # no summary, no prize printed: unknown
+
+
+def test_the_rooms_game_names_and_a_stud_hand_refused_by_name(tmp_path: Path) -> None:
+    assert room_game("Hold'em No Limit") is HOLDEM
+    assert room_game("PLO-5".replace("PLO-5", "5 Card Omaha")) is OMAHA_5
+    assert room_game("Pot Limit OmahaHL") is OMAHA_HILO
+    assert room_game("5Card Omaha H/L(Pot Limit)") is OMAHA_5_HILO
+    assert room_game("Short Deck No Limit") is SHORT_DECK
+    assert room_game("6 Card Omaha Hi/Lo") is None  # the contract settles Omaha Hi/Lo with 4 or 5 own cards
+    sample = ROOMS / "Winamax/CashGame/HandActionTests/BasicHand.txt"
+    [verdict] = _doctored(tmp_path, sample, "Holdem no limit", "7 Card Stud limit")
+    assert verdict.status == "error"
+    assert verdict.kind == "unsupported"
+    assert "7 Card Stud from Winamax: stud and draw games of this room are not read yet" in verdict.reason

@@ -78,6 +78,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     if game is None:
         raise UnsupportedHand(source, hand.hand_id, start + 1, f"no game this reader knows in {head.group(2)!r}")
     hand.game_name = game.name
+    hand.refuse_unless_board(game, "WPN")
     currency = next((c for c in head.group(2) if c in "$€£"), "")
     hand.scale = 1 if tournament else 100
     k = start + 1

@@ -23,7 +23,13 @@ from collections.abc import Callable
 from typing import Final
 
 from showdown_messages import canonical_card
-from showdown_service.replay.errors import ChipsDoNotAddUp, HandSyntaxError, ImpossibleAction, ReplayError
+from showdown_service.replay.errors import (
+    ChipsDoNotAddUp,
+    HandSyntaxError,
+    ImpossibleAction,
+    ReplayError,
+    UnsupportedHand,
+)
 from showdown_service.replay.games import Game
 from showdown_service.replay.hands import Bounty, HandRecord
 from showdown_service.replay.record import Player, Read, Where, record
@@ -139,6 +145,12 @@ class HandBuilder:
         if not line.startswith(prefixes[0]):
             return None
         return next(n for n, prefix in zip(prefixes[1], prefixes[0], strict=True) if line.startswith(prefix))
+
+    def refuse_unless_board(self, game: Game, room: str) -> None:
+        """Stud and draw games are read from PokerStars and PHH only: refused by name for the other rooms."""
+        if not game.board:
+            reason = f"{game.name} from {room}: stud and draw games of this room are not read yet"
+            raise UnsupportedHand(self.source, self.hand_id, self.start + 1, reason, game.name)
 
     def player(self, name: str, k: int) -> str:
         """``name`` if it has a seat, else an error."""
@@ -282,6 +294,7 @@ class HandBuilder:
         ``uncalled_written`` false: the room never writes an
         uncalled bet; the bet the actions leave uncalled came back.
         """
+        self.refuse_unless_board(game, room)
         notes: list[str] = [note] if note else []
         by_rule = total is None  # the pot is the actions': a payout beyond it is the comparison's to show
         # a seat in the hand acts (a blind, a check, a fold...) or is dealt cards; one that does neither was not dealt

@@ -100,6 +100,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     if game is None:
         raise UnsupportedHand(source, hand.hand_id, start + 1, f"no game this reader knows in {title!r}")
     hand.game_name = game.name
+    hand.refuse_unless_board(game, "Full Tilt")
     tournament = _TOURNAMENT.search(title)
     currency = next((c for c in title if c in "$€£"), "")
     hand.scale = 100 if currency and not tournament else 1

@@ -82,6 +82,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     if game is None:
         raise UnsupportedHand(source, hand.hand_id, start + 1, f"no game this reader knows in {header.group(2)!r}")
     hand.game_name = game.name
+    hand.refuse_unless_board(game, "GGPoker")
     tournament = _TOURNAMENT.search(title)
     stakes = header.group(3) or ""
     currency = next((c for c in stakes if c in "$€£¥₹"), "")

@@ -81,6 +81,7 @@ def _read(hand: HandBuilder, game_xml: ET.Element, gametype: str, table: str, mo
     if game is None:
         raise UnsupportedHand(hand.source, hand.hand_id, hand.start + 1, f"no game this reader knows in {gametype!r}")
     hand.game_name = game.name
+    hand.refuse_unless_board(game, "iPoker")
     currency = next((c for c in gametype if c in "$€£"), "")
     stakes = gametype.rsplit(maxsplit=1)[-1] if gametype.split() else ""
     hand.scale = 100 if currency or money or "." in stakes else 1

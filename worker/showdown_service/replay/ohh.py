@@ -97,6 +97,7 @@ def _read(hand: HandBuilder, doc: dict[str, Any]) -> HandRecord:
     if game is None:
         raise UnsupportedHand(hand.source, hand.hand_id, hand.start + 1, f"no game this reader knows: {name!r}")
     hand.game_name = game.name
+    hand.refuse_unless_board(game, "Open Hand History")
     tournament = bool(doc.get("tournament"))
     currency = str(doc.get("currency", ""))
     hand.scale = 1 if tournament or currency in ("", "XPM", "PPC", "T$", "CHIPS") else 100

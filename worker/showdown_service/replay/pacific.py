@@ -95,6 +95,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     if game is None:
         raise UnsupportedHand(source, hand.hand_id, k + 1, f"no game this reader knows in {header.group(2)!r}")
     hand.game_name = game.name
+    hand.refuse_unless_board(game, "888poker")
     tournament = _TOURNAMENT.search(lines[k])
     stakes = header.group(1)
     currency = next((c for c in stakes if c in "$€£"), "")

@@ -94,6 +94,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     if game is None:
         raise UnsupportedHand(source, hand.hand_id, k + 1, f"no game this reader knows in {header.group(3)!r}")
     hand.game_name = game.name
+    hand.refuse_unless_board(game, "partypoker")
     currency = next((c for c in header.group(1) if c in "$€£"), "")
     k += 1
     table = _TABLE.match(lines[k]) if k < end else None

@@ -73,6 +73,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     if game is None:
         raise UnsupportedHand(source, hand.hand_id, start + 1, f"no game this reader knows in {header.group(3)!r}")
     hand.game_name = game.name
+    hand.refuse_unless_board(game, "Winamax")
     tournament = _TOURNAMENT.match(header.group(1))
     stakes = header.group(4)
     currency = next((c for c in stakes if c in "$€£"), "")

@@ -82,6 +82,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     if game is None:
         raise UnsupportedHand(source, hand.hand_id, k + 1, f"no game this reader knows in {head.group(4)!r}")
     hand.game_name = game.name
+    hand.refuse_unless_board(game, "WPN")
     table = head.group(3).strip()
     button = None
     k += 1
