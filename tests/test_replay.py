@@ -50,7 +50,7 @@ def players(hand: HandRecord) -> dict[int, dict[str, Any]]:
 def collected(hand: HandRecord) -> dict[str, Any]:
     verdict = judge(hand)
     assert verdict.status == "match", verdict.reason
-    return verdict.computed
+    return dict(verdict.computed)
 
 
 # -- PHH ------------------------------------------------------------------------------
