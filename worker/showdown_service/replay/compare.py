@@ -112,8 +112,9 @@ def judge(record: HandRecord) -> Verdict:
     variant = event.variant if event is not None else ""
 
     def verdict(status: str, kind: str, reason: str, computed: Mapping[str, Any] | None = None) -> Verdict:
+        ours = {} if computed is None else computed  # not 'or': a Lazy's truth would build it
         return Verdict(
-            record.source, record.hand_id, record.line, status, kind, reason, expected, {} if computed is None else computed,
+            record.source, record.hand_id, record.line, status, kind, reason, expected, ours,
             record.contested, rake, record.game, variant, record.bounties,
         )  # fmt: skip
 
