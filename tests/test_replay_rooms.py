@@ -12,6 +12,7 @@ import pytest
 
 from showdown_service.cli import main
 from showdown_service.replay.compare import Verdict
+from showdown_service.replay.errors import ReplayError
 from showdown_service.replay.games import HOLDEM, OMAHA_5, OMAHA_5_HILO, OMAHA_HILO, SHORT_DECK, room_game
 from showdown_service.replay.run import (
     ACR,
@@ -27,6 +28,7 @@ from showdown_service.replay.run import (
     find_files,
     replay_file,
 )
+from showdown_service.replay.summaries import Summary, read_summary
 from tests.helpers import SHARED_DATA
 
 ROOMS = SHARED_DATA / "rooms"
@@ -621,3 +623,26 @@ def test_the_rooms_game_names_and_a_stud_hand_refused_by_name(tmp_path: Path) ->
     assert verdict.status == "error"
     assert verdict.kind == "unsupported"
     assert "7 Card Stud from Winamax: stud and draw games of this room are not read yet" in verdict.reason
+
+
+def test_summary_rows_ties_re_entries_and_still_playing_are_read_and_compared(tmp_path: Path) -> None:
+    text = (TOURNAMENT / "summary.txt").read_text(encoding="utf-8")
+    edited = text.replace(
+        "  4: Dee (Spain),", "  4: Dee [2] (Spain),\n  3: Eve (Italy), $0.00 (0%)\n  5: Fay (Peru), still playing"
+    )
+    summary = read_summary(edited, "summary.txt")
+    assert isinstance(summary, Summary)
+    assert (summary.tournament_id, summary.players, summary.pool) == ("80000001", 4, 1600)
+    rows = {(r.player, r.entry): r for r in summary.rows}
+    assert rows["Dee", 2].place == 4
+    assert (rows["Eve", 1].place, rows["Eve", 1].prize) == (3, 0)  # a second row at place 3: a tie
+    assert rows["Fay", 1].playing
+    assert rows["Ada", 1].prize == 1040
+    assert rows["Ada", 1].percent == "65"
+    [audit] = _audit(tmp_path, summary=edited)
+    details = {d["detail"] for d in audit["differences"]}
+    assert "line 10: the summary places Dee 4; the hands leave them never finishing" in details  # Dee's entry 2
+    assert "line 11: the summary places Eve 3; the hands leave them never finishing" in details
+    bad = read_summary(text.replace("  2: Ben (Germany), $5.60 (35%)", "  2: Ben (Germany), five dollars"), "s.txt")
+    assert isinstance(bad, ReplayError)
+    assert bad.line == 8
