@@ -18,6 +18,13 @@ added to their own bounty, in cents) against the settlement's
 ``bounties``, and the order of the hand's busts (``finished the tournament
 in Nth place``: relative order and ties, never the absolute place) against
 its ``busts``.
+
+A room that does not say which pot it pays (888poker, WPN, iPoker) is
+compared seat by seat over all pots (``StarsOutcome.pooled``); a room that
+splits in a chip larger than the cent (Full Tilt's nickel) matches within
+one such chip (``StarsOutcome.chip``). Over 400 lines: the comparisons of
+every outcome (PHH, text rooms, knockouts, places) read one settlement, and
+splitting them would split the words their reasons share.
 """
 
 from __future__ import annotations
