@@ -22,6 +22,7 @@ from showdown_service.replay.run import (
     OHH,
     PACIFIC,
     PARTYPOKER,
+    POKERSTARS,
     WINAMAX,
     WPN,
     detect,
@@ -646,3 +647,22 @@ def test_summary_rows_ties_re_entries_and_still_playing_are_read_and_compared(tm
     bad = read_summary(text.replace("  2: Ben (Germany), $5.60 (35%)", "  2: Ben (Germany), five dollars"), "s.txt")
     assert isinstance(bad, ReplayError)
     assert bad.line == 8
+
+
+def test_fulltilt_on_the_pokerstars_platform_is_read_as_pokerstars_text(tmp_path: Path) -> None:
+    sample = Path(__file__).parent / "fixtures" / "replay" / "fulltilt" / "pokerstars_platform.txt"
+    result = replay_file(str(sample))
+    assert result.format == POKERSTARS
+    [verdict] = result.verdicts
+    assert verdict.hand_id == "fulltilt:300100000001"
+    assert verdict.status == "match", verdict.reason
+    assert verdict.computed["collected"] == {"1": 142}
+    text = sample.read_text(encoding="utf-8").replace("Ann collected $1.42", "Cid collected $1.42")
+    text = text.replace("[Ah Kh] and won ($1.42)", "[Ah Kh] and lost").replace(
+        "[Qc Qd] and lost", "[Qc Qd] and won ($1.42)"
+    )
+    doctored = tmp_path / "swapped.txt"
+    doctored.write_text(text, encoding="utf-8")
+    [swapped] = replay_file(str(doctored)).verdicts
+    assert swapped.status == "mismatch"
+    assert swapped.kind == "pot award"

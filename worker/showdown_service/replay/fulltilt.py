@@ -1,9 +1,10 @@
 """Read Full Tilt Poker hand histories: cash games in cents, tournaments in chips.
 
 A hand begins at ``Full Tilt Poker Game #33730111975: Table Iowa (heads up) -
-NL Hold'em - $5/$10 - 12:40:19 ET - 2014/01/06`` (or ``Full Tilt Poker Hand
-#...``, the client on the PokerStars platform; a capped table writes ``$1/$2
-- $20 Cap No Limit Hold'em``), then the seats (``Seat 1: jobetzu
+NL Hold'em - $5/$10 - 12:40:19 ET - 2014/01/06`` (a capped table writes
+``$1/$2 - $20 Cap No Limit Hold'em``; ``Full Tilt Poker Hand #...``, the client
+on the PokerStars platform, writes the PokerStars format and is read by
+:mod:`.pokerstars`), then the seats (``Seat 1: jobetzu
 ($2,094.70)``), the blinds (``posts the small blind of $5``, ``posts a dead
 small blind of $10``, ``posts $20``, ``antes $1``), ``The button is in seat
 #2``, ``*** HOLE CARDS ***``, the actions (``raises to $25``: the total;
@@ -38,7 +39,7 @@ from showdown_service.replay.errors import (
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
 
-_START = re.compile(r"^Full Tilt Poker (?:Game|Hand) #(\d+):\s*(.*)$")
+_START = re.compile(r"^Full Tilt Poker Game #(\d+):\s*(.*)$")
 _TOURNAMENT = re.compile(r"\((\d+)\), Table", re.I)
 _TABLE = re.compile(r"Table ([^-]+?)(?: \([^()]*\))? - ")
 _SEAT = re.compile(r"^Seat (\d+): (.+) \(([^()]*\d[^()]*)\)(.*)$")
@@ -78,7 +79,7 @@ _INFO: Final = (
 def read_fulltilt(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
     """Each hand of a Full Tilt hand history file's ``text``, read, or the error that stopped it."""
     lines = [line.strip().replace("\xa0", " ") for line in text.replace("\ufeff", "").splitlines()]
-    starts = [k for k, line in enumerate(lines) if line.startswith("Full Tilt Poker ") and _START.match(line)]
+    starts = [k for k, line in enumerate(lines) if line.startswith("Full Tilt Poker Game #") and _START.match(line)]
     first = next((k for k, line in enumerate(lines) if line), 0)
     if not starts or first < starts[0]:
         yield HandSyntaxError(source, None, first + 1, "text before the first 'Full Tilt Poker Game #' line")

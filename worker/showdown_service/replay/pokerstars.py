@@ -61,7 +61,12 @@ from showdown_service.replay.record import Read, Where, fit_rake_ppm, record
 
 __all__ = ["fit_rake_ppm", "read_pokerstars"]
 
-_START = re.compile(r"^PokerStars (?:(?:Zoom|Rush) )?(?:Home Game(?: Hand)?|Hand|Game) #(\d+):\s*(.*)$", re.I)
+_START = re.compile(
+    r"^(PokerStars|Full Tilt Poker) (?:(?:Zoom|Rush) )?(?:Home Game(?: Hand)?|Hand|Game) #(\d+):\s*(.*)$", re.I
+)
+"""A hand's first line; ``Full Tilt Poker Hand #`` is Full Tilt's client on the PokerStars platform (2016-), which
+writes the PokerStars format."""
+_PLATFORM_STARTS: Final = ("PokerStars ", "Full Tilt Poker Hand #")
 _TOURNAMENT = re.compile(r"Tournament #(\d+)", re.I)
 _BUY_IN = re.compile(r"Tournament #\d+,\s*([^\s+]+)\+([^\s+]+)\+([^\s+]+)(?=\s|$)", re.I)
 """``$12.30+$12.25+$2.45``: prize + bounty + fee (a buy-in of two amounts has no bounty)."""
@@ -150,7 +155,7 @@ def read_pokerstars(text: str, source: str) -> Iterator[HandRecord | ReplayError
     if "Rs. " in text:
         text = _RUPEES.sub("₹", text)
     lines = [line.strip() for line in text.lstrip("\ufeff").splitlines()]
-    starts = [k for k, line in enumerate(lines) if line.startswith("PokerStars ") and _START.match(line)]
+    starts = [k for k, line in enumerate(lines) if line.startswith(_PLATFORM_STARTS) and _START.match(line)]
     first = next((k for k, line in enumerate(lines) if line and not _separator(line)), 0)
     if not starts or first < starts[0]:
         yield HandSyntaxError(source, None, first + 1, "text before the first 'PokerStars Hand #' line")
@@ -194,8 +199,9 @@ class _Hand:
         head = _START.match(self.lines[k])
         if head is None:  # pragma: no cover  # the hand starts where _START matched
             raise self._error(HandSyntaxError, k, "not a PokerStars hand header")
-        self.hand_id = f"pokerstars:{head.group(1)}"
-        title = head.group(2)
+        room = "fulltilt" if head.group(1).lower() == "full tilt poker" else "pokerstars"
+        self.hand_id = f"{room}:{head.group(2)}"
+        title = head.group(3)
         named = pokerstars_game(title)
         if named.refused is not None:
             self.game_name = named.refused[0]

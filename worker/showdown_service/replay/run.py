@@ -88,8 +88,10 @@ def detect(text: str) -> str | None:
             continue
         if stripped.startswith("PokerStars "):
             return None if stripped.startswith("PokerStars Tournament #") else POKERSTARS
-        if stripped.startswith(("Full Tilt Poker Game #", "Full Tilt Poker Hand #")):
+        if stripped.startswith("Full Tilt Poker Game #"):
             return FULLTILT
+        if stripped.startswith("Full Tilt Poker Hand #"):
+            return POKERSTARS  # Full Tilt on the PokerStars platform writes the PokerStars format
         if stripped.startswith("Poker Hand #"):
             return GGPOKER
         if starts_acr(stripped):
