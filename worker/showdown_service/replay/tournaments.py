@@ -50,6 +50,9 @@ from showdown_service.replay.run import decode, find_files, read_file
 from showdown_service.replay.summaries import Summary, SummaryRow, read_summary
 
 INCOMPLETE: Final = "incomplete"
+NOMINAL_PAYOUTS: Final = (1,)
+"""The prize the ledger is opened with when neither a summary nor the hands say one (it refuses a tournament that
+pays nothing): places do not depend on it, and the report gives no prize."""
 
 
 class Difference(NamedTuple):
@@ -235,13 +238,24 @@ def _ledger(group: list[tuple[HandRecord, Verdict]], summary: Summary | None, re
     if list(payouts) != sorted(payouts, reverse=True):
         result.differ("payout table", None, f"the prizes by place {list(payouts)} pay a lower place more")
         payouts = tuple(sorted(payouts, reverse=True))
+    # the ledger takes no tournament without a prize: with none known, a nominal cent for 1st place (the places do
+    # not depend on it; the report's prizes are then null); a table paying more places than entrants is cut to them
+    table = (payouts or NOMINAL_PAYOUTS)[: len(first.players)]
     book = Book()
-    applied = book.apply_message(TournamentOpened(schema_version=1, tournament_id=tournament_id, type="open",
-        payouts=payouts, bounty_cash_ppm=first.bounty_cash_ppm if knockout else None))  # fmt: skip
-    for p in first.players:
-        applied = book.apply_message(EntryRegistered(schema_version=1, tournament_id=tournament_id, type="entry",
-            player_id=p.player_id, entry=1, stack=p.stack or 1, bounty=p.bounty if knockout else None))  # fmt: skip
-    book.apply_message(RegistrationClosed(schema_version=1, tournament_id=tournament_id, type="registration_closed"))
+    messages = [
+        TournamentOpened(schema_version=1, tournament_id=tournament_id, type="open", payouts=table,
+                         bounty_cash_ppm=first.bounty_cash_ppm if knockout else None),
+        *(EntryRegistered(schema_version=1, tournament_id=tournament_id, type="entry", player_id=p.player_id,
+                          entry=1, stack=p.stack or 1, bounty=p.bounty if knockout else None) for p in first.players),
+        RegistrationClosed(schema_version=1, tournament_id=tournament_id, type="registration_closed"),
+    ]  # fmt: skip
+    for message in messages:
+        applied = book.apply_message(message)
+        if applied.refused is not None:
+            result.differ(
+                "ledger", None, f"the ledger refuses the tournament's {message.type!r}: {applied.refused.message}"
+            )
+            return False
     placements: list[dict[str, Any]] = []
     for record, _ in group:
         assert record.event is not None
