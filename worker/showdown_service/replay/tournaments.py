@@ -41,7 +41,12 @@ from typing import Any, Final, NamedTuple
 import orjson
 
 from showdown_core import InvalidEvent, InvariantViolation, settle
-from showdown_messages.tournaments import EntryRegistered, RegistrationClosed, TournamentOpened
+from showdown_messages.tournaments import (
+    AnyTournamentMessage,
+    EntryRegistered,
+    RegistrationClosed,
+    TournamentOpened,
+)
 from showdown_service.intake import to_showdown
 from showdown_service.replay.compare import MATCH, MISMATCH, UNVERIFIABLE, Verdict, judge
 from showdown_service.replay.errors import ReplayError
@@ -242,7 +247,7 @@ def _ledger(group: list[tuple[HandRecord, Verdict]], summary: Summary | None, re
     # not depend on it; the report's prizes are then null); a table paying more places than entrants is cut to them
     table = (payouts or NOMINAL_PAYOUTS)[: len(first.players)]
     book = Book()
-    messages = [
+    messages: list[AnyTournamentMessage] = [
         TournamentOpened(schema_version=1, tournament_id=tournament_id, type="open", payouts=table,
                          bounty_cash_ppm=first.bounty_cash_ppm if knockout else None),
         *(EntryRegistered(schema_version=1, tournament_id=tournament_id, type="entry", player_id=p.player_id,
