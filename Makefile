@@ -6,6 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TLS_REDIS := $(VENV)/debian-redis/redis-server
+PROMETHEUS := $(VENV)/debian-prometheus/usr/bin/promtool
 
 .PHONY: demo test lint typecheck docs pytest bench schema clean
 
@@ -18,7 +19,7 @@ $(STAMP): pyproject.toml shared/pyproject.toml constraints.txt
 demo: $(STAMP)
 	$(BIN)/showdown demo
 
-test: $(TLS_REDIS) lint typecheck docs pytest  # the TLS tests' server first: a machine without apt-get stops at once
+test: $(TLS_REDIS) $(PROMETHEUS) lint typecheck docs pytest  # the TLS tests' server first: a machine without apt-get stops at once
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -34,7 +35,7 @@ typecheck: $(STAMP)
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --clean
 
-pytest: $(STAMP) $(TLS_REDIS)
+pytest: $(STAMP) $(TLS_REDIS) $(PROMETHEUS)
 	$(BIN)/pytest
 
 # tests/test_tls.py needs a Redis server built with TLS, and no package on PyPI ships one that runs here
@@ -58,6 +59,23 @@ $(TLS_REDIS): | $(STAMP)
 	chmod +x $(@D).tmp/redis-server
 	$(@D).tmp/redis-server --version
 	mv $(@D).tmp $(@D)
+
+# tests/test_prometheus_rules.py runs `promtool check rules` and `promtool test rules` on deploy/prometheus/, and
+# tests/test_dashboard.py runs every query of deploy/grafana/showdown.json on a real Prometheus scraping a real
+# worker. Debian's prometheus package holds both binaries (static Go programs): fetched and unpacked here exactly as
+# the redis-server above, nothing installed.
+$(PROMETHEUS): | $(STAMP)
+	@command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null || \
+	  { echo "make: tests/test_prometheus_rules.py needs Debian's prometheus package, fetched with apt-get, which this machine lacks: run make test on Debian or Ubuntu" >&2; exit 1; }
+	@echo "Fetching Debian's prometheus (promtool, prometheus) for tests/test_prometheus_rules.py into $(VENV)/debian-prometheus: apt-get download prometheus"
+	rm -rf $(VENV)/debian-prometheus $(VENV)/debian-prometheus.tmp && mkdir -p $(VENV)/debian-prometheus.tmp/debs
+	cd $(VENV)/debian-prometheus.tmp/debs && { apt-get download -qq -o APT::Sandbox::User=root prometheus 2>/dev/null || \
+	  { [ "$$(id -u)" -eq 0 ] && apt-get update -qq && apt-get download -qq -o APT::Sandbox::User=root prometheus; } || \
+	  { echo "make: apt-get cannot fetch prometheus for tests/test_prometheus_rules.py: run 'sudo apt-get update', then make test again" >&2; exit 1; }; }
+	dpkg-deb -x $(VENV)/debian-prometheus.tmp/debs/prometheus_*.deb $(VENV)/debian-prometheus.tmp
+	rm -r $(VENV)/debian-prometheus.tmp/debs
+	$(VENV)/debian-prometheus.tmp/usr/bin/promtool --version
+	mv $(VENV)/debian-prometheus.tmp $(VENV)/debian-prometheus
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

@@ -1,9 +1,19 @@
-"""Prometheus metrics of a worker process (``/metrics`` on ``SHOWDOWN_METRICS_PORT``)."""
+"""Prometheus metrics of a worker process (``/metrics`` on ``SHOWDOWN_METRICS_PORT``).
+
+Every label has a bounded set of values: ``shard`` (the configured shards), ``outcome`` (settled, rejected,
+duplicate, poison), ``code`` (the refusal codes of :mod:`showdown_rules.codes` and the worker's own few),
+``type`` (the tournament message types), ``stream`` (events, results, audit, dead, standings), ``reason`` (what
+Redis refuses). Never a hand, table, tournament or player id. The alert rules and the dashboard that read these
+names are in deploy/prometheus/ and deploy/grafana/ (written by scripts/prometheus_rules.py), and tests run every
+query of them against a real Prometheus scraping a real worker.
+"""
 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable
+import errno
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
@@ -78,6 +88,135 @@ class Metrics:
             registry=r,
         )
 
-    def serve(self, port: int) -> None:
-        """Expose ``/metrics`` on ``port`` (all interfaces: the pod or container network)."""
-        start_http_server(port, registry=self.registry)
+        self.dead_letters = Counter(
+            "showdown_dead_letters",
+            "Entries dead-lettered, by refusal code (poison and invariant_violation are bugs)",
+            [*shard, "code"],
+            registry=r,
+        )
+        self.tournament_messages = Counter(
+            "showdown_tournament_messages",
+            "Tournament messages committed, by type and outcome (applied, refused, duplicate)",
+            [*shard, "type", "outcome"],
+            registry=r,
+        )
+        self.placements = Counter(
+            "showdown_placements", "Tournament entries placed (finished, with their prize)", shard, registry=r
+        )
+        self.prizes_paid = Counter(
+            "showdown_prizes_paid_minor_units",
+            "Prize money paid to placed entries, in the currency's smallest unit (cents)",
+            shard,
+            registry=r,
+        )
+        self.bounties_paid = Counter(
+            "showdown_bounties_paid_minor_units",
+            "Bounty cash collected by placed entries, in the currency's smallest unit (cents)",
+            shard,
+            registry=r,
+        )
+        self.tournaments_opened = Counter(
+            "showdown_tournaments_opened", "Tournaments opened (an applied open message)", shard, registry=r
+        )
+        self.tournaments_finished = Counter(
+            "showdown_tournaments_finished", "Tournaments finished (their winner placed)", shard, registry=r
+        )
+        self.stream_length = Gauge(
+            "showdown_stream_length_entries",
+            "XLEN of each of the shard's streams (sampled by the worker's housekeeping)",
+            [*shard, "stream"],
+            registry=r,
+        )
+        self.redis_used = Gauge(
+            "showdown_redis_memory_used_bytes",
+            "INFO memory used_memory of the Redis node holding the shard (sampled)",
+            shard,
+            registry=r,
+        )
+        self.redis_max = Gauge(
+            "showdown_redis_memory_max_bytes",
+            "INFO memory maxmemory of the Redis node holding the shard (sampled; 0: no limit)",
+            shard,
+            registry=r,
+        )
+        self.samples = Counter(
+            "showdown_samples",
+            "Housekeeping samples of the streams and Redis memory, by outcome (ok, refused: see the log)",
+            ["outcome"],
+            registry=r,
+        )
+        self.heartbeat = Gauge(
+            "showdown_heartbeat_timestamp_seconds",
+            "Unix time of the worker's last heartbeat (its loop turns at least once a second)",
+            registry=r,
+        )
+        self.port: int | None = None
+        """The port /metrics is served on (after :meth:`serve`)."""
+
+    def serve(self, port: int, *, tries: int = 1) -> int:
+        """Expose ``/metrics`` on ``port`` (all interfaces: the pod or container network); with ``tries`` > 1,
+        the next port up when one is taken (another worker on the host), up to ``tries`` ports. Returns the port.
+
+        A port taken by all ``tries`` raises :class:`MetricsPortTaken`, which says what to set.
+        """
+        for candidate in range(port, min(port + tries, 65536)):
+            try:
+                start_http_server(candidate, registry=self.registry)
+            except OSError as exc:
+                if exc.errno != errno.EADDRINUSE:
+                    raise
+                continue
+            self.port = candidate
+            return candidate
+        raise MetricsPortTaken(port, tries)
+
+    def count(self, shard: str, decisions: Sequence[Decided]) -> None:
+        """Count a committed batch's dead letters (by code), tournament messages (by type and outcome),
+        placements and the money they were paid, and tournaments opened and finished."""
+        dead: dict[str, int] = {}
+        for d in decisions:
+            if d.code is not None:
+                dead[d.code] = dead.get(d.code, 0) + 1
+            message = d.prepared.tournament_message
+            if message is not None:
+                outcome = "refused" if d.code is not None else ("duplicate" if d.outcome == "duplicate" else "applied")
+                self.tournament_messages.labels(shard, message.type, outcome).inc()
+                if outcome == "applied" and message.type == "open":
+                    self.tournaments_opened.labels(shard).inc()
+            if d.placements:
+                self._placed(shard, d.placements)
+        for code, n in dead.items():
+            self.dead_letters.labels(shard, code).inc(n)
+
+    def _placed(self, shard: str, placements: Sequence[Mapping[str, Any]]) -> None:
+        self.placements.labels(shard).inc(len(placements))
+        self.prizes_paid.labels(shard).inc(sum(int(p.get("prize") or 0) for p in placements))
+        self.bounties_paid.labels(shard).inc(sum(int(p.get("bounty_cash") or 0) for p in placements))
+        won = {p.get("tournament_id") for p in placements if p.get("place") == 1}
+        if won:  # a tournament's winner is placed once, by one entry (a tie for first: several placements)
+            self.tournaments_finished.labels(shard).inc(len(won))
+
+
+class MetricsPortTaken(OSError):
+    """Every port ``/metrics`` may use is taken: the message says exactly what to set."""
+
+    def __init__(self, port: int, tries: int) -> None:
+        ports = f"port {port}" if tries == 1 else f"ports {port}-{port + tries - 1}"
+        super().__init__(
+            errno.EADDRINUSE,
+            f"the metrics {ports} already in use (another worker on this host?): give each worker its own "
+            "SHOWDOWN_METRICS_PORT (0: no metrics), or run one `showdown worker --processes N`",
+        )
+
+
+class Decided(Protocol):
+    """What :meth:`Metrics.count` reads of a commit's decision (:class:`showdown_service.commit.Decision`)."""
+
+    @property
+    def prepared(self) -> Any: ...
+    @property
+    def outcome(self) -> str: ...
+    @property
+    def code(self) -> str | None: ...
+    @property
+    def placements(self) -> Sequence[Mapping[str, Any]]: ...

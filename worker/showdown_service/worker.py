@@ -65,6 +65,7 @@ from showdown_service.connection import REDIS_ERRORS, Client, keep_repeated_fiel
 from showdown_service.decide import LedgerInvariant, refuse_broken, utc_text
 from showdown_service.logs import get_logger
 from showdown_service.metrics import Metrics, observe_many
+from showdown_service.sampling import Sampler
 from showdown_service.settling import Prepared, prepare
 from showdown_service.streams import Row, auto_claim, read_group
 from showdown_service.tournament.book import Book
@@ -175,6 +176,8 @@ class Worker:
         self.log = get_logger(worker=settings.consumer)
         self._per_entry_lines = settings.log_level == "debug"
         """One line per entry (DEBUG); at INFO a line per batch, and the audit stream has every entry."""
+        self._sampler = Sampler(client, self.shards, self.metrics, self.log)
+        """Stream lengths and Redis memory, sampled with the pending and lag gauges."""
 
     # --- lifecycle -----------------------------------------------------------------
 
@@ -789,6 +792,7 @@ class Worker:
         outcomes = Counter([d.outcome for d in decisions])
         for outcome, count in outcomes.items():
             self.metrics.entries.labels(keys.shard, outcome).inc(count)
+        self.metrics.count(keys.shard, decisions)  # dead letters by code, tournament messages, placements
         self.metrics.batch.observe(len(decisions))
         observe_many(  # from each event's XADD (its entry id's milliseconds) to now
             self.metrics.latency.labels(keys.shard),
@@ -830,11 +834,13 @@ class Worker:
         if now >= self._next_gauges:
             self._next_gauges = now + 5.0
             self._refresh_gauges()
+            self._sampler.sample()
 
     def _beat(self) -> None:
         """Touch the heartbeat file that `showdown health` reads."""
         self._last_beat = time.monotonic()
         self.settings.heartbeat_file.touch()
+        self.metrics.heartbeat.set_to_current_time()
 
     def _write_heartbeat(self) -> None:
         """Write the heartbeat file (see :mod:`showdown_service.heartbeat`): empty while working; what the worker
@@ -844,6 +850,7 @@ class Worker:
             state = {"waiting_for": self._waiting.reason, "reason": self._waiting.code, "since": self._waiting_since}
         heartbeat.write(self.settings.heartbeat_file, state)
         self._last_beat = time.monotonic()
+        self.metrics.heartbeat.set_to_current_time()
 
     def trim(self, keys: ShardKeys) -> str | None:
         """Trim the events stream below every group's oldest pending or unread entry; returns the MINID used.

@@ -1,0 +1,455 @@
+"""The Prometheus rules of a showdown deployment, in one place: recording rules, SLO burn-rate alerts, alerts.
+
+``scripts/observability.py`` writes them out as ``deploy/prometheus/alerts.yml`` (a Prometheus rule file),
+``deploy/k8s-monitoring/prometheusrule.yaml`` (the same groups as a Prometheus Operator ``PrometheusRule``) and
+``deploy/prometheus/alerts_test.yml`` (the ``promtool test rules`` cases: each alert with a case that fires it and
+one that does not); docs/operations.md's alert table is written from here too (scripts/docs_hooks.py).
+tests/test_prometheus_rules.py checks that the committed files are exactly these and runs promtool on them.
+
+The service-level objectives (docs/operations.md, "Service-level objectives") and their burn-rate alerts follow
+the Google SRE workbook, chapter "Alerting on SLOs", recipe 6: multiple windows, multiple burn rates (page at
+14.4x over 1 h and 5 min or 6x over 6 h and 30 min; ticket at 3x over 1 d and 2 h or 1x over 3 d and 6 h).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+WORKER_JOB = "showdown-worker"
+"""The scrape job of the workers (deploy/prometheus/prometheus.yml; on Kubernetes, name your job so)."""
+RUNBOOKS = "docs/operations.md"
+"""Where every alert's ``runbook_url`` points (an anchor of that page)."""
+WINDOWS = ("5m", "30m", "1h", "2h", "6h", "1d", "3d")
+"""The windows the SLO error ratios are recorded over (the burn-rate alerts' long and short windows)."""
+LATENCY_OBJECTIVE_S = "1.0"
+"""Settlement latency objective: a bucket bound of ``showdown_settle_latency_seconds`` (as the client writes it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Slo:
+    """An objective: the share of good events (or time) over 30 days, and the error ratio's expression."""
+
+    name: str
+    """The recording rules' middle part: ``showdown:<name>:ratio_rate<window>``."""
+    objective: float
+    """0.99: 1% of the budget may be spent in 30 days."""
+    ratio: str
+    """The error ratio over ``{w}`` (replaced by each window)."""
+    what: str
+
+
+SLOS = (
+    Slo(
+        "settle_slow",
+        0.99,
+        "1 - (sum(rate(showdown_settle_latency_seconds_bucket{le=\"" + LATENCY_OBJECTIVE_S + "\"}[{w}]))"
+        " / sum(rate(showdown_settle_latency_seconds_count[{w}])))",
+        f"99% of entries are committed within {LATENCY_OBJECTIVE_S} s of their XADD",
+    ),
+    Slo(
+        "unavailable",
+        0.999,
+        "avg_over_time(showdown:unavailable[{w}])",
+        "the workers serve (at least one up, none waiting for Redis) 99.9% of the time",
+    ),
+    Slo(
+        "dead_lettered",
+        0.99,
+        "sum(rate(showdown_dead_letters_total[{w}])) / sum(rate(showdown_entries_total[{w}]))",
+        "at most 1% of entries are dead-lettered",
+    ),
+)
+
+UNAVAILABLE = (
+    f'clamp_max((max(showdown_redis_waiting) or vector(0)) + ((sum(up{{job="{WORKER_JOB}"}}) or vector(0)) == bool 0)'
+    ", 1)"
+)
+"""1 while no worker is up or some worker waits for Redis, else 0 (the availability SLI, sampled each evaluation)."""
+
+FAILOVER_REASONS = "READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|NOREPLICAS|LOADING|UNREACHABLE|TIMEOUT|MOVED|ASK"
+"""What a worker waits for while a primary fails over (see showdown_service.worker.ROUTINE_WAITS)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """A ``promtool test rules`` case: input series (1-minute steps), when to evaluate, and the labels of the
+    alert expected then (its own, less ``severity``), or None: the alert must not fire."""
+
+    series: dict[str, str]
+    at: str
+    labels: dict[str, str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Alert:
+    name: str
+    expr: str
+    for_: str
+    severity: str
+    """critical: page someone now; warning: look at it today."""
+    summary: str
+    """One line; may use ``{{ $labels.<name> }}``."""
+    runbook: str
+    """The anchor of docs/operations.md's runbook."""
+    fires: Case
+    quiet: Case
+
+
+def _burn_alerts(slo: Slo) -> list[Alert]:
+    budget = round(1 - slo.objective, 6)
+    r = f"showdown:{slo.name}:ratio_rate"
+    fast = (
+        f"({r}1h > {14.4 * budget:g} and {r}5m > {14.4 * budget:g})"
+        f" or ({r}6h > {6 * budget:g} and {r}30m > {6 * budget:g})"
+    )
+    slow = f"({r}1d > {3 * budget:g} and {r}2h > {3 * budget:g}) or ({r}3d > {budget:g} and {r}6h > {budget:g})"
+    title = slo.name.replace("_", " ")
+    good, bad = _slo_series(slo, error_share=0.0), _slo_series(slo, error_share=0.5)
+    return [
+        Alert(
+            f"ShowdownErrorBudgetBurnFast_{slo.name}",
+            fast,
+            "2m",
+            "critical",
+            f"SLO {title}: the 30-day error budget burns 6-14x too fast ({slo.what})",
+            "an-error-budget-burns",
+            fires=Case(bad, "70m", {}),
+            quiet=Case(good, "70m"),
+        ),
+        Alert(
+            f"ShowdownErrorBudgetBurnSlow_{slo.name}",
+            slow,
+            "1h",
+            "warning",
+            f"SLO {title}: the 30-day error budget burns 1-3x too fast ({slo.what})",
+            "an-error-budget-burns",
+            fires=Case(bad, "1500m", {}),
+            quiet=Case(good, "1500m"),
+        ),
+    ]
+
+
+def _slo_series(slo: Slo, *, error_share: float) -> dict[str, str]:
+    """Input series for ``slo``'s burn alerts: 100 entries (or 1 up worker) a minute, ``error_share`` of them bad."""
+    steps = "x1600"
+    bad = int(100 * error_share)
+    if slo.name == "settle_slow":
+        return {
+            f'showdown_settle_latency_seconds_bucket{{shard="default",le="{LATENCY_OBJECTIVE_S}"}}': f"0+{100 - bad}{steps}",
+            'showdown_settle_latency_seconds_count{shard="default"}': f"0+100{steps}",
+        }
+    if slo.name == "dead_lettered":
+        return {
+            'showdown_dead_letters_total{shard="default",code="bad_card"}': f"0+{bad}{steps}",
+            'showdown_entries_total{shard="default",outcome="settled"}': f"0+100{steps}",
+        }
+    return {
+        f'up{{job="{WORKER_JOB}",instance="w1"}}': f"1{steps}",
+        'showdown_redis_waiting{reason="OOM",instance="w1"}': "1x1600" if error_share else "0x1600",
+    }
+
+
+def _labels(**labels: str) -> dict[str, str]:
+    return labels
+
+
+ALERTS: tuple[Alert, ...] = (
+    Alert(
+        "ShowdownNoWorkerUp",
+        f'sum(up{{job="{WORKER_JOB}"}}) == 0 or absent(up{{job="{WORKER_JOB}"}})',
+        "2m",
+        "critical",
+        "No showdown worker is up: nothing is being settled",
+        "a-worker-is-down",
+        fires=Case({f'up{{job="{WORKER_JOB}",instance="w1"}}': "0x10"}, "5m", {}),
+        quiet=Case({f'up{{job="{WORKER_JOB}",instance="w1"}}': "1x10"}, "5m"),
+    ),
+    Alert(
+        "ShowdownWorkerDown",
+        f'up{{job="{WORKER_JOB}"}} == 0',
+        "5m",
+        "warning",
+        "Worker {{ $labels.instance }} is down (its scrape fails)",
+        "a-worker-is-down",
+        fires=Case({f'up{{job="{WORKER_JOB}",instance="w1"}}': "0x10"}, "7m", _labels(job=WORKER_JOB, instance="w1")),
+        quiet=Case({f'up{{job="{WORKER_JOB}",instance="w1"}}': "1 1 0 0 1 1 1 1 1 1"}, "7m"),
+    ),
+    Alert(
+        "ShowdownWorkerNotHeartbeating",
+        "time() - showdown_heartbeat_timestamp_seconds > 60",
+        "1m",
+        "critical",
+        "Worker {{ $labels.instance }} has not turned its loop for over a minute (stuck)",
+        "a-worker-is-down",
+        fires=Case({'showdown_heartbeat_timestamp_seconds{instance="w1"}': "0x10"}, "5m", _labels(instance="w1")),
+        quiet=Case({'showdown_heartbeat_timestamp_seconds{instance="w1"}': "0+60x10"}, "5m"),
+    ),
+    Alert(
+        "ShowdownBacklogGrowing",
+        "max by (shard) (showdown_group_lag_entries) + max by (shard) (showdown_pending_entries) > 1000"
+        " and max by (shard) (deriv(showdown_group_lag_entries[10m])) > 0",
+        "10m",
+        "warning",
+        "Shard {{ $labels.shard }}: over 1000 entries wait and the lag keeps growing",
+        "lag-or-pending-grows",
+        fires=Case(
+            {
+                'showdown_group_lag_entries{shard="default",instance="w1"}': "1000+100x30",
+                'showdown_pending_entries{shard="default",instance="w1"}': "100x30",
+            },
+            "25m",
+            _labels(shard="default"),
+        ),
+        quiet=Case(
+            {
+                'showdown_group_lag_entries{shard="default",instance="w1"}': "5000-100x30",
+                'showdown_pending_entries{shard="default",instance="w1"}': "100x30",
+            },
+            "25m",
+        ),
+    ),
+    Alert(
+        "ShowdownSettleLatencyHigh",
+        "histogram_quantile(0.99, sum by (shard, le) (rate(showdown_settle_latency_seconds_bucket[5m])))"
+        f" > {LATENCY_OBJECTIVE_S}",
+        "10m",
+        "warning",
+        f"Shard {{{{ $labels.shard }}}}: settlement latency p99 is over its {LATENCY_OBJECTIVE_S} s objective",
+        "settlement-is-slow",
+        fires=Case(
+            {
+                'showdown_settle_latency_seconds_bucket{shard="default",le="1.0"}': "0+10x30",
+                'showdown_settle_latency_seconds_bucket{shard="default",le="2.5"}': "0+10x30",
+                'showdown_settle_latency_seconds_bucket{shard="default",le="+Inf"}': "0+100x30",
+            },
+            "25m",
+            _labels(shard="default"),
+        ),
+        quiet=Case(
+            {
+                'showdown_settle_latency_seconds_bucket{shard="default",le="1.0"}': "0+100x30",
+                'showdown_settle_latency_seconds_bucket{shard="default",le="2.5"}': "0+100x30",
+                'showdown_settle_latency_seconds_bucket{shard="default",le="+Inf"}': "0+100x30",
+            },
+            "25m",
+        ),
+    ),
+    Alert(
+        "ShowdownDeadLettersHigh",
+        "sum by (shard, code) (rate(showdown_dead_letters_total[10m])) > 0.1",
+        "10m",
+        "warning",
+        "Shard {{ $labels.shard }}: over 6 dead letters a minute with code {{ $labels.code }}",
+        "the-dead-letter-stream-grows",
+        fires=Case(
+            {'showdown_dead_letters_total{shard="default",code="bad_card",instance="w1"}': "0+60x30"},
+            "25m",
+            _labels(shard="default", code="bad_card"),
+        ),
+        quiet=Case({'showdown_dead_letters_total{shard="default",code="bad_card",instance="w1"}': "0+1x30"}, "25m"),
+    ),
+    Alert(
+        "ShowdownBugDeadLettered",
+        'sum by (shard, code) (increase(showdown_dead_letters_total{code=~"poison|invariant_violation"}[15m])) > 0',
+        "0m",
+        "critical",
+        "Shard {{ $labels.shard }}: an entry was dead-lettered as {{ $labels.code }} (a bug)",
+        "a-poison-entry",
+        fires=Case(
+            {'showdown_dead_letters_total{shard="default",code="poison",instance="w1"}': "0 0 0 1 1 1 1 1"},
+            "5m",
+            _labels(shard="default", code="poison"),
+        ),
+        quiet=Case(
+            {
+                'showdown_dead_letters_total{shard="default",code="poison",instance="w1"}': "0x8",
+                'showdown_dead_letters_total{shard="default",code="bad_card",instance="w1"}': "0+5x8",
+            },
+            "5m",
+        ),
+    ),
+    Alert(
+        "ShowdownRedisMemoryHigh",
+        "max by (shard) (showdown_redis_memory_used_bytes / (showdown_redis_memory_max_bytes > 0)) > 0.8",
+        "5m",
+        "warning",
+        "Shard {{ $labels.shard }}: Redis holds over 80% of its maxmemory (at 100% it refuses writes: OOM)",
+        "redis-memory-fills",
+        fires=Case(
+            {
+                'showdown_redis_memory_used_bytes{shard="default",instance="w1"}': "900x10",
+                'showdown_redis_memory_max_bytes{shard="default",instance="w1"}': "1000x10",
+            },
+            "7m",
+            _labels(shard="default"),
+        ),
+        quiet=Case(
+            {
+                'showdown_redis_memory_used_bytes{shard="default",instance="w1"}': "500x10",
+                'showdown_redis_memory_max_bytes{shard="default",instance="w1"}': "1000x10",
+                'showdown_redis_memory_used_bytes{shard="other",instance="w1"}': "900x10",
+                'showdown_redis_memory_max_bytes{shard="other",instance="w1"}': "0x10",
+            },
+            "7m",
+        ),
+    ),
+    Alert(
+        "ShowdownRedisRefusesWrites",
+        f'max by (reason) (showdown_redis_waiting{{reason!~"{FAILOVER_REASONS}"}}) == 1',
+        "1m",
+        "critical",
+        "Redis refuses the workers' writes: {{ $labels.reason }}",
+        "redis-refuses-writes",
+        fires=Case({'showdown_redis_waiting{reason="OOM",instance="w1"}': "1x5"}, "3m", _labels(reason="OOM")),
+        quiet=Case(
+            {
+                'showdown_redis_waiting{reason="OOM",instance="w1"}': "0x5",
+                'showdown_redis_waiting{reason="READONLY",instance="w1"}': "1x5",
+            },
+            "3m",
+        ),
+    ),
+    Alert(
+        "ShowdownFailoverInProgress",
+        f'max by (reason) (showdown_redis_waiting{{reason=~"{FAILOVER_REASONS}"}}) == 1',
+        "1m",
+        "warning",
+        "The workers wait for Redis ({{ $labels.reason }}): a failover or an outage",
+        "a-failover",
+        fires=Case(
+            {'showdown_redis_waiting{reason="READONLY",instance="w1"}': "1x5"}, "3m", _labels(reason="READONLY")
+        ),
+        quiet=Case({'showdown_redis_waiting{reason="READONLY",instance="w1"}': "1 0 0 0 0 0"}, "3m"),
+    ),
+    Alert(
+        "ShowdownAuditUnverified",
+        "time() - max by (shard) (showdown_audit_last_verified_timestamp_seconds) > 86400"
+        f' or (absent(showdown_audit_last_verified_timestamp_seconds) and on () count(up{{job="{WORKER_JOB}"}}) > 0)',
+        "1h",
+        "warning",
+        "The audit chain has not been verified for over a day (showdown audit verify --metrics-file)",
+        "the-audit-chain-is-unverified",
+        fires=Case({'showdown_audit_last_verified_timestamp_seconds{shard="default"}': "0x1600"}, "1520m",
+                   _labels(shard="default")),  # fmt: skip
+        quiet=Case({'showdown_audit_last_verified_timestamp_seconds{shard="default"}': "0+60x1600"}, "1500m"),
+    ),
+    Alert(
+        "ShowdownAuditChainBroken",
+        "max by (shard) (showdown_audit_chain_broken) == 1",
+        "0m",
+        "critical",
+        "Shard {{ $labels.shard }}: showdown audit verify found the audit chain broken",
+        "the-audit-chain-is-unverified",
+        fires=Case({'showdown_audit_chain_broken{shard="default"}': "0 1 1"}, "2m", _labels(shard="default")),
+        quiet=Case({'showdown_audit_chain_broken{shard="default"}': "0 0 0"}, "2m"),
+    ),
+    Alert(
+        "ShowdownArchiveLagging",
+        "max by (shard) (showdown_archive_lag_seconds) > 3600",
+        "15m",
+        "warning",
+        "Shard {{ $labels.shard }}: the oldest record not yet archived is over an hour old",
+        "the-archive-lags",
+        fires=Case({'showdown_archive_lag_seconds{shard="default"}': "4000+60x30"}, "25m", _labels(shard="default")),
+        quiet=Case({'showdown_archive_lag_seconds{shard="default"}': "30x30"}, "25m"),
+    ),
+    Alert(
+        "ShowdownUnreadEntriesDeleted",
+        "max by (shard) (showdown_events_deleted_unread) == 1",
+        "0m",
+        "critical",
+        "Shard {{ $labels.shard }}: entries of the events stream were deleted before a worker read them",
+        "unread-entries-were-deleted",
+        fires=Case({'showdown_events_deleted_unread{shard="default"}': "0 1 1"}, "2m", _labels(shard="default")),
+        quiet=Case({'showdown_events_deleted_unread{shard="default"}': "0 0 0"}, "2m"),
+    ),
+    Alert(
+        "ShowdownRedisWrongType",
+        'sum by (shard) (increase(showdown_redis_faults_total{reason="WRONGTYPE"}[15m])) > 0',
+        "0m",
+        "critical",
+        "Shard {{ $labels.shard }}: a showdown key holds a value of the wrong type (WRONGTYPE)",
+        "a-key-of-the-wrong-type",
+        fires=Case({'showdown_redis_faults_total{shard="default",reason="WRONGTYPE"}': "0 0 1 1 1"}, "4m",
+                   _labels(shard="default")),  # fmt: skip
+        quiet=Case({'showdown_redis_faults_total{shard="default",reason="WRONGTYPE"}': "3x5"}, "4m"),
+    ),
+    *(alert for slo in SLOS for alert in _burn_alerts(slo)),
+)
+
+
+def recording_rules() -> list[dict[str, str]]:
+    """The SLIs, then each SLO's error ratio over every window of :data:`WINDOWS`."""
+    rules = [{"record": "showdown:unavailable", "expr": UNAVAILABLE}]
+    for slo in SLOS:
+        rules += [{"record": f"showdown:{slo.name}:ratio_rate{w}", "expr": slo.ratio.replace("{w}", w)} for w in WINDOWS]
+    return rules
+
+
+def alert_rule(alert: Alert) -> dict[str, Any]:
+    return {
+        "alert": alert.name,
+        "expr": alert.expr,
+        "for": alert.for_,
+        "labels": {"severity": alert.severity},
+        "annotations": {"summary": alert.summary, "runbook_url": f"{RUNBOOKS}#{alert.runbook}"},
+    }
+
+
+def rule_groups() -> list[dict[str, Any]]:
+    """The rule file's groups: the recording rules (SLIs and SLO ratios), then the alerts."""
+    return [
+        {"name": "showdown-slo-recording", "rules": recording_rules()},
+        {"name": "showdown-alerts", "rules": [alert_rule(a) for a in ALERTS]},
+    ]
+
+
+LONG_CASE_MINUTES = 120
+"""Cases evaluated later than this (the SLO burn rates, a day without verification) go into a second test file,
+evaluated every :data:`LONG_EVALUATION_INTERVAL` instead of every minute: the same verdicts, in a tenth of the time."""
+LONG_EVALUATION_INTERVAL = "10m"
+
+
+def rule_tests(rule_file: str, *, long: bool = False) -> dict[str, Any]:
+    """``promtool test rules`` input: for every alert, a case that fires it and one that does not; those evaluated
+    within :data:`LONG_CASE_MINUTES` (``long=False``) or after (``long=True``)."""
+    tests = []
+    for alert in ALERTS:
+        for case in (alert.fires, alert.quiet):
+            if (int(case.at.removesuffix("m")) > LONG_CASE_MINUTES) != long:
+                continue
+            expected = []
+            if case.labels is not None:
+                annotations = alert_rule(alert)["annotations"]
+                expected = [
+                    {
+                        "exp_labels": {**case.labels, "severity": alert.severity},
+                        "exp_annotations": {k: _render(v, case.labels) for k, v in annotations.items()},
+                    }
+                ]
+            tests.append(
+                {
+                    "name": f"{alert.name} {'fires' if case.labels is not None else 'stays quiet'}",
+                    "interval": "1m",
+                    "input_series": [{"series": s, "values": v} for s, v in case.series.items()],
+                    "alert_rule_test": [{"eval_time": case.at, "alertname": alert.name, "exp_alerts": expected}],
+                }
+            )
+    interval = LONG_EVALUATION_INTERVAL if long else "1m"
+    order = [group["name"] for group in rule_groups()]  # the recording rules first, as each evaluation needs them
+    return {"rule_files": [rule_file], "evaluation_interval": interval, "group_eval_order": order, "tests": tests}
+
+
+def _render(template: str, labels: dict[str, str]) -> str:
+    return re.sub(r"\{\{ \$labels\.(\w+) \}\}", lambda m: labels.get(m.group(1), ""), template)
+
+
+def alerts_table() -> str:
+    """docs/operations.md's alert table: every alert, its severity, what it means, and its runbook."""
+    rows = ["| alert | severity | fires when | runbook |", "|---|---|---|---|"]
+    for alert in ALERTS:
+        summary = _render(alert.summary, {"shard": "S", "instance": "I", "code": "C", "reason": "R"})
+        rows.append(f"| `{alert.name}` | {alert.severity} | {summary} | [runbook](#{alert.runbook}) |")
+    return "\n".join(rows)

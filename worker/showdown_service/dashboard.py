@@ -1,0 +1,184 @@
+"""The Grafana dashboard of a showdown deployment (``deploy/grafana/showdown.json``, written by
+``scripts/observability.py``).
+
+Each panel is one row of :data:`PANELS`: its title, unit and PromQL queries. tests/test_dashboard.py runs every
+query on a real Prometheus scraping a real worker that has settled hands, refused some and run a tournament, and
+fails on any that returns no series. The queries use two dashboard variables: ``$shard`` (a regex of shards) and
+Grafana's ``$__rate_interval``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from showdown_service.alert_rules import WORKER_JOB
+
+DATASOURCE = {"type": "prometheus", "uid": "showdown-prometheus"}
+"""The provisioned data source (deploy/grafana/provisioning/datasources/prometheus.yml)."""
+S = 'shard=~"$shard"'
+"""The shard filter every per-shard query carries."""
+
+
+@dataclass(frozen=True, slots=True)
+class Panel:
+    title: str
+    unit: str
+    queries: tuple[tuple[str, str], ...]
+    """(legend, PromQL) pairs."""
+    description: str = ""
+
+
+PANELS: tuple[Panel, ...] = (
+    Panel(
+        "Entries handled by outcome",
+        "ops",
+        (("{{shard}} {{outcome}}", f"sum by (shard, outcome) (rate(showdown_entries_total{{{S}}}[$__rate_interval]))"),),
+        "Settled, duplicate, rejected (dead-lettered) and poison entries a second.",
+    ),
+    Panel(
+        "Settlement latency (XADD to commit)",
+        "s",
+        tuple(
+            (
+                f"p{q}",
+                f"histogram_quantile(0.{q}, sum by (le) (rate(showdown_settle_latency_seconds_bucket{{{S}}}"
+                "[$__rate_interval])))",
+            )
+            for q in ("50", "90", "99")
+        ),
+        "Objective: 99% within 1 s (docs/operations.md, Service-level objectives).",
+    ),
+    Panel(
+        "Consumer group lag and pending",
+        "short",
+        (
+            ("{{shard}} not yet delivered", f"max by (shard) (showdown_group_lag_entries{{{S}}})"),
+            ("{{shard}} pending (delivered, not committed)", f"max by (shard) (showdown_pending_entries{{{S}}})"),
+        ),
+    ),
+    Panel(
+        "Dead letters by code",
+        "ops",
+        (("{{shard}} {{code}}", f"sum by (shard, code) (rate(showdown_dead_letters_total{{{S}}}[$__rate_interval]))"),),
+        "poison and invariant_violation are bugs; the rest name what the producer sent wrong.",
+    ),
+    Panel(
+        "Tournament messages by type and outcome",
+        "ops",
+        (
+            (
+                "{{type}} {{outcome}}",
+                f"sum by (type, outcome) (rate(showdown_tournament_messages_total{{{S}}}[$__rate_interval]))",
+            ),
+        ),
+    ),
+    Panel(
+        "Tournaments opened and finished, entries placed",
+        "short",
+        (
+            ("opened", f"sum(increase(showdown_tournaments_opened_total{{{S}}}[$__range]))"),
+            ("finished", f"sum(increase(showdown_tournaments_finished_total{{{S}}}[$__range]))"),
+            ("placed", f"sum(increase(showdown_placements_total{{{S}}}[$__range]))"),
+        ),
+        "Over the dashboard's time range.",
+    ),
+    Panel(
+        "Prize and bounty money paid (smallest currency unit)",
+        "short",
+        (
+            ("prizes", f"sum(increase(showdown_prizes_paid_minor_units_total{{{S}}}[$__range]))"),
+            ("bounties", f"sum(increase(showdown_bounties_paid_minor_units_total{{{S}}}[$__range]))"),
+        ),
+        "Over the dashboard's time range.",
+    ),
+    Panel(
+        "Redis memory",
+        "bytes",
+        (
+            ("{{shard}} used", f"max by (shard) (showdown_redis_memory_used_bytes{{{S}}})"),
+            ("{{shard}} maxmemory", f"max by (shard) (showdown_redis_memory_max_bytes{{{S}}})"),
+        ),
+        "At maxmemory (noeviction) Redis refuses writes: the alert fires at 80%.",
+    ),
+    Panel(
+        "Stream lengths",
+        "short",
+        (("{{shard}} {{stream}}", f"max by (shard, stream) (showdown_stream_length_entries{{{S}}})"),),
+    ),
+    Panel(
+        "Workers up, and their heartbeat's age",
+        "s",
+        (
+            ("workers up", f'sum(up{{job="{WORKER_JOB}"}})'),
+            ("{{instance}} heartbeat age", "time() - showdown_heartbeat_timestamp_seconds"),
+        ),
+    ),
+    Panel(
+        "SLO error ratios (5 min)",
+        "percentunit",
+        (
+            ("settled slower than 1 s", "showdown:settle_slow:ratio_rate5m"),
+            ("unavailable", "showdown:unavailable:ratio_rate5m"),
+            ("dead-lettered", "showdown:dead_lettered:ratio_rate5m"),
+        ),
+        "The recording rules of deploy/prometheus/alerts.yml; budgets: 1%, 0.1%, 1%.",
+    ),
+)
+
+
+def dashboard() -> dict[str, Any]:
+    """The dashboard as Grafana's JSON model: two panels a row, a ``shard`` variable."""
+    panels = []
+    for i, panel in enumerate(PANELS):
+        panels.append(
+            {
+                "id": i + 1,
+                "type": "timeseries",
+                "title": panel.title,
+                "description": panel.description,
+                "datasource": DATASOURCE,
+                "gridPos": {"h": 8, "w": 12, "x": 12 * (i % 2), "y": 8 * (i // 2)},
+                "fieldConfig": {"defaults": {"unit": panel.unit}, "overrides": []},
+                "options": {"legend": {"displayMode": "list", "placement": "bottom"}},
+                "targets": [
+                    {"refId": chr(ord("A") + j), "datasource": DATASOURCE, "expr": expr, "legendFormat": legend}
+                    for j, (legend, expr) in enumerate(panel.queries)
+                ],
+            }
+        )
+    return {
+        "uid": "showdown",
+        "title": "showdown",
+        "description": "Settling poker showdowns: throughput, latency, lag, dead letters, tournaments, Redis memory",
+        "tags": ["showdown"],
+        "timezone": "utc",
+        "schemaVersion": 39,
+        "version": 1,
+        "editable": True,
+        "refresh": "30s",
+        "time": {"from": "now-6h", "to": "now"},
+        "templating": {
+            "list": [
+                {
+                    "name": "shard",
+                    "label": "shard",
+                    "type": "query",
+                    "datasource": DATASOURCE,
+                    "query": {"query": "label_values(showdown_entries_total, shard)", "refId": "shards"},
+                    "definition": "label_values(showdown_entries_total, shard)",
+                    "includeAll": True,
+                    "multi": True,
+                    "allValue": ".*",
+                    "current": {"text": "All", "value": "$__all"},
+                    "refresh": 2,
+                }
+            ]
+        },
+        "panels": panels,
+    }
+
+
+def queries() -> list[str]:
+    """Every query of every panel of :func:`dashboard` (as written in the JSON)."""
+    return [expr for panel in PANELS for _, expr in panel.queries]

@@ -1,0 +1,85 @@
+"""What the worker's housekeeping samples for the metrics: each shard's stream lengths and its Redis node's memory.
+
+Sampled every few seconds (with the pending and lag gauges), never per entry: one pipeline of ``XLEN`` per
+stream and one ``INFO memory`` per node. A sample Redis refuses (a worker user without ``+xlen`` or ``+info``:
+see deploy/redis/users.acl) is counted as ``showdown_samples_total{outcome="refused"}`` and logged once; it never
+stops the worker. A connection error is raised, as any Redis error of the loop is (the worker waits and retries).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, cast
+
+import redis
+from redis.cluster import RedisCluster
+
+from showdown_service.config import ShardKeys
+from showdown_service.connection import Client
+from showdown_service.metrics import Metrics
+
+STREAMS = ("events", "results", "audit", "dead", "standings")
+"""The streams of a shard whose lengths are sampled (the ``stream`` label)."""
+
+
+class Sampler:
+    """Samples stream lengths and Redis memory into ``metrics``; says once when Redis refuses a sample."""
+
+    def __init__(self, client: Client, shards: Mapping[str, ShardKeys], metrics: Metrics, log: Any) -> None:
+        self.client = client
+        self.shards = shards
+        self.metrics = metrics
+        self.log = log
+        self._refused = False
+
+    def sample(self) -> None:
+        """One sample of every shard (two round trips on one node; on a cluster, one more per node)."""
+        pipe = self.client.pipeline(transaction=False)
+        for keys in self.shards.values():
+            for stream in STREAMS:
+                pipe.xlen(getattr(keys, stream))
+        replies = pipe.execute(raise_on_error=False)
+        refused: list[str] = []
+        i = 0
+        for keys in self.shards.values():
+            for stream in STREAMS:
+                reply = replies[i]
+                i += 1
+                if isinstance(reply, redis.ResponseError):
+                    refused.append(f"XLEN {getattr(keys, stream)}: {reply}")
+                elif isinstance(reply, Exception):
+                    raise reply
+                else:
+                    self.metrics.stream_length.labels(keys.shard, stream).set(int(reply))
+        for shard, memory in self._memory(refused).items():
+            self.metrics.redis_used.labels(shard).set(int(memory.get("used_memory", 0)))
+            self.metrics.redis_max.labels(shard).set(int(memory.get("maxmemory", 0)))
+        self.metrics.samples.labels("refused" if refused else "ok").inc()
+        if refused and not self._refused:
+            self.log.warning("sample_refused", refused=refused[:3], then="those gauges stay unset; grant +xlen/+info")
+        self._refused = bool(refused)
+
+    def _memory(self, refused: list[str]) -> dict[str, dict[str, Any]]:
+        """``INFO memory`` of the node holding each shard (one call per node)."""
+        if not isinstance(self.client, RedisCluster):
+            info = self._info(self.client, refused)
+            return dict.fromkeys(self.shards, info) if info is not None else {}
+        cluster = cast(RedisCluster, self.client)
+        by_node: dict[str, dict[str, Any] | None] = {}
+        out: dict[str, dict[str, Any]] = {}
+        for shard, keys in self.shards.items():
+            node = cluster.get_node_from_key(keys.events)  # type: ignore[no-untyped-call]
+            if node.name not in by_node:
+                by_node[node.name] = self._info(cluster, refused, target_nodes=node)
+            info = by_node[node.name]
+            if info is not None:
+                out[shard] = info
+        return out
+
+    @staticmethod
+    def _info(client: Client, refused: list[str], **target: Any) -> dict[str, Any] | None:
+        try:
+            return cast(dict[str, Any], client.info("memory", **target))
+        except redis.ResponseError as exc:  # NOPERM: the worker user lacks +info
+            refused.append(f"INFO memory: {exc}")
+            return None
