@@ -454,7 +454,7 @@ def test_the_demo_profile_publishes_the_bundled_hands_as_the_producer(compose: d
 
 def test_the_metrics_profile_scrapes_every_worker_on_its_metrics_port(compose: dict[str, Any]) -> None:
     prometheus = compose["services"]["prometheus"]
-    assert prometheus["profiles"] == ["metrics"]
+    assert prometheus["profiles"] == ["metrics", "observability"]
     assert re.fullmatch(r"prom/prometheus:v\d+\.\d+\.\d+", prometheus["image"])
     assert f"./{PROMETHEUS_FILE.relative_to(REPO)}:/etc/prometheus/prometheus.yml:ro" in prometheus["volumes"]
     assert "--config.file=/etc/prometheus/prometheus.yml" in prometheus["command"]

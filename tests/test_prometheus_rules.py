@@ -60,6 +60,8 @@ def test_promtool_checks_the_rule_file_and_the_prometheus_rules_groups(tmp_path:
     rule = load(PROMETHEUS_RULE)
     assert (rule["apiVersion"], rule["kind"]) == ("monitoring.coreos.com/v1", "PrometheusRule")
     assert rule["spec"]["groups"] == load(RULES)["groups"], "the same groups, from one source"
+    kustomization = load(PROMETHEUS_RULE.parent / "kustomization.yaml")
+    assert kustomization["resources"] == [PROMETHEUS_RULE.name]
     spec = tmp_path / "spec.yml"
     spec.write_text(yaml.safe_dump(rule["spec"]), encoding="utf-8")
     assert promtool("check", "rules", str(spec)).returncode == 0
