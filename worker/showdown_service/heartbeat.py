@@ -20,11 +20,12 @@ waiting.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import orjson
 
@@ -38,6 +39,30 @@ def write(path: Path, state: Mapping[str, Any] | None = None) -> None:
     partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     partial.write_bytes(orjson.dumps(state) if state else b"")
     partial.replace(path)
+
+
+class HeartbeatTaken(OSError):
+    """Another live process on this host beats in the same file: the message says exactly what to set."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"{path} is the heartbeat file of another worker on this host (so `showdown health` could not tell "
+            f"them apart): give this worker its own, e.g. SHOWDOWN_HEARTBEAT_FILE={path}.2 (and to its `showdown "
+            "health`), or run one `showdown worker --processes N` instead"
+        )
+
+
+def claim(path: Path) -> IO[bytes]:
+    """Hold ``<path>.lock`` (an exclusive ``flock``) for as long as the returned file stays open: one process beats
+    in ``path`` at a time. Raises :class:`HeartbeatTaken` while another live process holds it (a dead one's lock
+    is released by the kernel with its files)."""
+    lock = path.with_name(f"{path.name}.lock").open("ab")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.close()
+        raise HeartbeatTaken(path) from None
+    return lock
 
 
 def problems(path: Path, max_age_s: float, *, now: float | None = None, group: bool = True) -> list[str]:

@@ -197,15 +197,19 @@ class Metrics:
             self.tournaments_finished.labels(shard).inc(len(won))
 
 
+PORTS_TRIED = 16
+"""With ``SHOWDOWN_METRICS_PORT`` left at its default, a worker whose port is taken tries the next ones, up to this
+many in all (9108-9123): several workers on one host need no setting each."""
+
+
 class MetricsPortTaken(OSError):
-    """Every port ``/metrics`` may use is taken: the message says exactly what to set."""
+    """Every port ``/metrics`` may use is taken: the message says exactly what to set, in one line."""
 
     def __init__(self, port: int, tries: int) -> None:
-        ports = f"port {port}" if tries == 1 else f"ports {port}-{port + tries - 1}"
+        taken = f"port {port} is" if tries == 1 else f"ports {port}-{port + tries - 1} are"
         super().__init__(
-            errno.EADDRINUSE,
-            f"the metrics {ports} already in use (another worker on this host?): give each worker its own "
-            "SHOWDOWN_METRICS_PORT (0: no metrics), or run one `showdown worker --processes N`",
+            f"the metrics {taken} already in use (another worker on this host?): give this worker its own "
+            "SHOWDOWN_METRICS_PORT (0: no metrics), or run one `showdown worker --processes N` instead"
         )
 
 

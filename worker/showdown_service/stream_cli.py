@@ -41,7 +41,7 @@ from showdown_service.config import Settings, settings_table
 from showdown_service.connection import REDIS_ERRORS, Client, connect
 from showdown_service.examples import UNDECODED, documents, example_counts, example_lines, file_lines
 from showdown_service.intake import tournament_body, unwrap_event
-from showdown_service.metrics import Metrics
+from showdown_service.metrics import PORTS_TRIED, Metrics
 from showdown_service.render import describe_result
 from showdown_service.stops import STOP_REQUESTED, catch_stop_signals
 from showdown_service.streams import read_new, read_range
@@ -133,10 +133,19 @@ def _worker(args: argparse.Namespace) -> int:
 
 
 def run_worker(settings: Settings) -> int:
-    """Run one worker in this process until SIGTERM or SIGINT; 0 on a clean stop."""
+    """Run one worker in this process until SIGTERM or SIGINT; 0 on a clean stop.
+
+    Two workers on one host: the second one's heartbeat file must be its own (else it stops at once, saying what
+    to set); its metrics port moves up by itself while ``SHOWDOWN_METRICS_PORT`` is left at its default.
+    """
+    beating = heartbeat.claim(settings.heartbeat_file)  # held until the process ends
     metrics = Metrics()
     if settings.metrics_port:
-        metrics.serve(settings.metrics_port)
+        port = metrics.serve(settings.metrics_port, tries=metrics_ports_tried(settings))
+        if port != settings.metrics_port:
+            logs.get_logger(worker=settings.consumer).info(
+                "metrics_port_moved", port=port, taken=settings.metrics_port, then="scrape this worker there"
+            )
     worker = Worker(settings, connect(settings, name=settings.consumer), metrics=metrics)
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)  # the I/O thread sends commits without waiting out 5 ms
     gc.freeze()  # everything built so far (evaluator tables, models) lives forever: keep it out of GC passes
@@ -150,7 +159,15 @@ def run_worker(settings: Settings) -> int:
     if STOP_REQUESTED.is_set():  # a stop signal arrived while starting up (see showdown_service.launch)
         worker.stop()
     worker.run()
+    beating.close()
     return 0
+
+
+def metrics_ports_tried(settings: Settings) -> int:
+    """How many ports, from ``SHOWDOWN_METRICS_PORT`` up, a worker may serve /metrics on: :data:`PORTS_TRIED` while
+    the setting is left at its default (a second worker on the host takes the next port), 1 when it is set (the
+    scrape configuration names that port: a taken one is an error saying what to set)."""
+    return 1 if "metrics_port" in settings.model_fields_set else PORTS_TRIED
 
 
 def _supervise(settings: Settings, processes: int) -> int:
@@ -169,6 +186,7 @@ def _supervise(settings: Settings, processes: int) -> int:
         return subprocess.Popen([sys.executable, "-m", "showdown_service", "worker"], env=env)
 
     catch_stop_signals()  # a stop that arrived while starting up is already in STOP_REQUESTED
+    beating = heartbeat.claim(settings.heartbeat_file)  # held until the process ends
     children: list[subprocess.Popen[bytes]] = []
     try:
         heartbeat.write(settings.heartbeat_file, {"processes": beats})
@@ -191,6 +209,7 @@ def _supervise(settings: Settings, processes: int) -> int:
                 child.send_signal(signal.SIGTERM)
         codes = [child.wait() for child in children]
         heartbeat.write(settings.heartbeat_file, {"processes": beats, "stopped_at": time.time()})
+    beating.close()
     log.info("workers_stopped", statuses=codes)
     return 1 if any(code not in (0, -signal.SIGTERM) for code in codes) else 0
 
