@@ -38,7 +38,7 @@ def debian_prometheus(tool: str) -> str:
 
 
 def promtool(*args: str, cwd: Path = PROMETHEUS_DIR) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(  # noqa: S603 - our own arguments
+    return subprocess.run(
         [debian_prometheus("promtool"), *args], cwd=cwd, capture_output=True, text=True, timeout=300, check=False
     )
 

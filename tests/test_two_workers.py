@@ -23,7 +23,7 @@ WORKER = [sys.executable, "-m", "showdown_service", "worker"]
 
 
 def start(env: dict[str, str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(WORKER, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # noqa: S603
+    return subprocess.Popen(WORKER, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def stop(process: subprocess.Popen[bytes]) -> int:
@@ -38,7 +38,7 @@ def test_a_second_worker_with_the_same_heartbeat_file_stops_at_once_saying_what_
     try:
         beat = Path(worker_env["SHOWDOWN_HEARTBEAT_FILE"])
         wait_until(beat.exists, "the first worker's heartbeat", timeout=30)
-        second = subprocess.run(WORKER, env=worker_env, capture_output=True, text=True, timeout=60, check=False)  # noqa: S603
+        second = subprocess.run(WORKER, env=worker_env, capture_output=True, text=True, timeout=60, check=False)
         assert second.returncode == 2
         (line,) = second.stderr.splitlines()  # one line
         assert line.startswith(f"showdown: {beat} is the heartbeat file of another worker on this host")
@@ -57,11 +57,11 @@ def test_a_second_worker_with_the_same_heartbeat_file_stops_at_once_saying_what_
 
 def test_a_worker_whose_explicit_metrics_port_is_taken_says_what_to_set_in_one_line(worker_env: dict[str, str]) -> None:
     with socket.socket() as taken:
-        taken.bind(("0.0.0.0", 0))  # noqa: S104 - where the worker binds /metrics: all interfaces
+        taken.bind(("0.0.0.0", 0))
         taken.listen()
         port = taken.getsockname()[1]
         env = {**worker_env, "SHOWDOWN_METRICS_PORT": str(port)}
-        refused = subprocess.run(WORKER, env=env, capture_output=True, text=True, timeout=60, check=False)  # noqa: S603
+        refused = subprocess.run(WORKER, env=env, capture_output=True, text=True, timeout=60, check=False)
     assert refused.returncode == 2
     (line,) = refused.stderr.splitlines()
     assert line == (
@@ -79,14 +79,14 @@ def test_metrics_move_up_from_a_taken_port_when_the_port_is_left_at_its_default(
     assert metrics_ports_tried(Settings()) == 1, "set explicitly: that port or an error"
 
     with socket.socket() as taken:
-        taken.bind(("0.0.0.0", free_port()))  # noqa: S104
+        taken.bind(("0.0.0.0", free_port()))
         taken.listen()
         port = taken.getsockname()[1]
         metrics = Metrics()
         served = metrics.serve(port, tries=PORTS_TRIED)
         assert port < served < port + PORTS_TRIED
         assert metrics.port == served
-        with urllib.request.urlopen(f"http://127.0.0.1:{served}/metrics", timeout=5) as reply:  # noqa: S310
+        with urllib.request.urlopen(f"http://127.0.0.1:{served}/metrics", timeout=5) as reply:
             assert b"# TYPE showdown_heartbeat_timestamp_seconds gauge" in reply.read()
         with pytest.raises(MetricsPortTaken, match=f"the metrics port {port} is already in use"):
             Metrics().serve(port)

@@ -44,7 +44,7 @@ SLOS = (
     Slo(
         "settle_slow",
         0.99,
-        "1 - (sum(rate(showdown_settle_latency_seconds_bucket{le=\"" + LATENCY_OBJECTIVE_S + "\"}[{w}]))"
+        '1 - (sum(rate(showdown_settle_latency_seconds_bucket{le="' + LATENCY_OBJECTIVE_S + '"}[{w}]))'
         " / sum(rate(showdown_settle_latency_seconds_count[{w}])))",
         f"99% of entries are committed within {LATENCY_OBJECTIVE_S} s of their XADD",
     ),
@@ -136,8 +136,9 @@ def _slo_series(slo: Slo, *, error_share: float) -> dict[str, str]:
     steps = "x1600"
     bad = int(100 * error_share)
     if slo.name == "settle_slow":
+        fast = f'showdown_settle_latency_seconds_bucket{{shard="default",le="{LATENCY_OBJECTIVE_S}"}}'
         return {
-            f'showdown_settle_latency_seconds_bucket{{shard="default",le="{LATENCY_OBJECTIVE_S}"}}': f"0+{100 - bad}{steps}",
+            fast: f"0+{100 - bad}{steps}",
             'showdown_settle_latency_seconds_count{shard="default"}': f"0+100{steps}",
         }
     if slo.name == "dead_lettered":
@@ -331,8 +332,11 @@ ALERTS: tuple[Alert, ...] = (
         "warning",
         "The audit chain has not been verified for over a day (showdown audit verify --metrics-file)",
         "the-audit-chain-is-unverified",
-        fires=Case({'showdown_audit_last_verified_timestamp_seconds{shard="default"}': "0x1600"}, "1520m",
-                   _labels(shard="default")),  # fmt: skip
+        fires=Case(
+            {'showdown_audit_last_verified_timestamp_seconds{shard="default"}': "0x1600"},
+            "1520m",
+            _labels(shard="default"),
+        ),
         quiet=Case({'showdown_audit_last_verified_timestamp_seconds{shard="default"}': "0+60x1600"}, "1500m"),
     ),
     Alert(
@@ -372,8 +376,11 @@ ALERTS: tuple[Alert, ...] = (
         "critical",
         "Shard {{ $labels.shard }}: a showdown key holds a value of the wrong type (WRONGTYPE)",
         "a-key-of-the-wrong-type",
-        fires=Case({'showdown_redis_faults_total{shard="default",reason="WRONGTYPE"}': "0 0 1 1 1"}, "4m",
-                   _labels(shard="default")),  # fmt: skip
+        fires=Case(
+            {'showdown_redis_faults_total{shard="default",reason="WRONGTYPE"}': "0 0 1 1 1"},
+            "4m",
+            _labels(shard="default"),
+        ),
         quiet=Case({'showdown_redis_faults_total{shard="default",reason="WRONGTYPE"}': "3x5"}, "4m"),
     ),
     *(alert for slo in SLOS for alert in _burn_alerts(slo)),
@@ -384,7 +391,9 @@ def recording_rules() -> list[dict[str, str]]:
     """The SLIs, then each SLO's error ratio over every window of :data:`WINDOWS`."""
     rules = [{"record": "showdown:unavailable", "expr": UNAVAILABLE}]
     for slo in SLOS:
-        rules += [{"record": f"showdown:{slo.name}:ratio_rate{w}", "expr": slo.ratio.replace("{w}", w)} for w in WINDOWS]
+        rules += [
+            {"record": f"showdown:{slo.name}:ratio_rate{w}", "expr": slo.ratio.replace("{w}", w)} for w in WINDOWS
+        ]
     return rules
 
 

@@ -33,7 +33,12 @@ PANELS: tuple[Panel, ...] = (
     Panel(
         "Entries handled by outcome",
         "ops",
-        (("{{shard}} {{outcome}}", f"sum by (shard, outcome) (rate(showdown_entries_total{{{S}}}[$__rate_interval]))"),),
+        (
+            (
+                "{{shard}} {{outcome}}",
+                f"sum by (shard, outcome) (rate(showdown_entries_total{{{S}}}[$__rate_interval]))",
+            ),
+        ),
         "Settled, duplicate, rejected (dead-lettered) and poison entries a second.",
     ),
     Panel(

@@ -10,12 +10,13 @@ query of them against a real Prometheus scraping a real worker.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 import errno
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server, write_to_textfile
 
 BATCH_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
@@ -195,6 +196,36 @@ class Metrics:
         won = {p.get("tournament_id") for p in placements if p.get("place") == 1}
         if won:  # a tournament's winner is placed once, by one entry (a tie for first: several placements)
             self.tournaments_finished.labels(shard).inc(len(won))
+
+
+class AuditVerdicts:
+    """What ``showdown audit verify --metrics-file`` writes for node exporter's textfile collector: when each
+    shard's chain last held, and whether it is broken (the alerts ShowdownAuditUnverified and
+    ShowdownAuditChainBroken read them)."""
+
+    def __init__(self) -> None:
+        self.registry = r = CollectorRegistry()
+        self.verified = Gauge(
+            "showdown_audit_last_verified_timestamp_seconds",
+            "Unix time of the last showdown audit verify that found the shard's chain whole",
+            ["shard"],
+            registry=r,
+        )
+        self.broken = Gauge(
+            "showdown_audit_chain_broken",
+            "1: the last showdown audit verify found the chain broken",
+            ["shard"],
+            registry=r,
+        )
+
+    def add(self, shard: str, *, holds: bool) -> None:
+        if holds:
+            self.verified.labels(shard).set_to_current_time()
+        self.broken.labels(shard).set(0 if holds else 1)
+
+    def write(self, path: Path) -> None:
+        """Replace ``path`` whole (write, then rename), so the collector never reads half of it."""
+        write_to_textfile(str(path), self.registry)
 
 
 PORTS_TRIED = 16

@@ -9,7 +9,7 @@ stops the worker. A connection error is raised, as any Redis error of the loop i
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
 
 import redis
 from redis.cluster import RedisCluster
@@ -64,7 +64,7 @@ class Sampler:
         if not isinstance(self.client, RedisCluster):
             info = self._info(self.client, refused)
             return dict.fromkeys(self.shards, info) if info is not None else {}
-        cluster = cast(RedisCluster, self.client)
+        cluster = self.client
         by_node: dict[str, dict[str, Any] | None] = {}
         out: dict[str, dict[str, Any]] = {}
         for shard, keys in self.shards.items():
@@ -79,7 +79,7 @@ class Sampler:
     @staticmethod
     def _info(client: Client, refused: list[str], **target: Any) -> dict[str, Any] | None:
         try:
-            return cast(dict[str, Any], client.info("memory", **target))
+            return client.info("memory", **target)
         except redis.ResponseError as exc:  # NOPERM: the worker user lacks +info
             refused.append(f"INFO memory: {exc}")
             return None

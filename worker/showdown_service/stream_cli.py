@@ -41,7 +41,7 @@ from showdown_service.config import Settings, settings_table
 from showdown_service.connection import REDIS_ERRORS, Client, connect
 from showdown_service.examples import UNDECODED, documents, example_counts, example_lines, file_lines
 from showdown_service.intake import tournament_body, unwrap_event
-from showdown_service.metrics import PORTS_TRIED, Metrics
+from showdown_service.metrics import PORTS_TRIED, AuditVerdicts, Metrics
 from showdown_service.render import describe_result
 from showdown_service.stops import STOP_REQUESTED, catch_stop_signals
 from showdown_service.streams import read_new, read_range
@@ -102,6 +102,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     a = commands.add_parser("audit", help="audit trail tools")
     verbs = a.add_subparsers(required=True, metavar="VERB")
     v = verbs.add_parser("verify", help="walk each shard's audit hash chain; exit 0 only if every chain holds")
+    v.add_argument(
+        "--metrics-file",
+        type=Path,
+        metavar="FILE",
+        help="also write the verdict for node exporter's textfile collector (FILE ending .prom): "
+        "showdown_audit_last_verified_timestamp_seconds and showdown_audit_chain_broken, by shard",
+    )
     v.set_defaults(run=_audit_verify)
 
 
@@ -497,13 +504,15 @@ def _demo(_args: argparse.Namespace) -> int:
     return run()
 
 
-def _audit_verify(_args: argparse.Namespace) -> int:
+def _audit_verify(args: argparse.Namespace) -> int:
     settings = Settings()
     client = connect(settings)
     broken = 0
+    verdicts = AuditVerdicts()
     for shard in settings.shards:
         keys = settings.keys(shard)
         verdict = audit.verify(audit.read_stream(client, keys.audit), audit.Head.decode(client.get(keys.audit_head)))
+        verdicts.add(shard, holds=verdict.first_break is None)
         if verdict.first_break is None:
             print(f"shard {shard}: {verdict.records} records, the chain holds (head seq {verdict.head.seq})")
             continue
@@ -511,4 +520,6 @@ def _audit_verify(_args: argparse.Namespace) -> int:
         b = verdict.first_break
         where = f"seq {b.seq}" if b.seq is not None else "a record"
         print(f"shard {shard}: BROKEN at {where} (stream id {b.stream_id or '-'}): {b.kind}: {b.detail}")
+    if args.metrics_file is not None:
+        verdicts.write(args.metrics_file)
     return 1 if broken else 0
