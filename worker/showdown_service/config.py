@@ -149,16 +149,43 @@ def settings_problems(exc: ValidationError) -> list[str]:
     ]
 
 
-def settings_table() -> str:
-    """Every setting as a markdown table row: variable, default, meaning (docs/operations.md's settings table)."""
+def settings_table(*, html: bool = True) -> str:
+    """Every setting as a markdown table row: variable, default, meaning (docs/operations.md's settings table).
+    ``html``: the meanings' placeholders (``<shard>``) escaped, as a web page needs them (not a terminal)."""
     rows = ["| variable | default | what it sets |", "|---|---|---|"]
     for name, info in Settings.model_fields.items():
-        default = "<host>-<pid>" if name == "consumer" else info.get_default(call_default_factory=False)
-        if isinstance(default, tuple):
-            default = ",".join(default)
+        default = _default_text(name)
         shown = "(none)" if default is None else f"`{default}`"
-        rows.append(f"| `SHOWDOWN_{name.upper()}` | {shown} | {info.description or ''} |")
+        meaning = info.description or ""
+        if html:
+            meaning = meaning.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        rows.append(f"| `SHOWDOWN_{name.upper()}` | {shown} | {meaning} |")
     return "\n".join(rows)
+
+
+def settings_in_effect(settings: Settings) -> str:
+    """Every setting as ``SHOWDOWN_<NAME>=<value in effect>``, one a line, each with where its value comes from
+    (the environment, or the default) and what it sets: what ``showdown settings`` prints. Secrets are masked."""
+    lines = []
+    for name, info in Settings.model_fields.items():
+        value = getattr(settings, name)
+        if isinstance(value, SecretStr):
+            shown = "********"
+        elif isinstance(value, tuple):
+            shown = ",".join(value)
+        else:
+            shown = "" if value is None else str(value)
+        source = "set" if name in settings.model_fields_set else "default"
+        lines.append(f"SHOWDOWN_{name.upper()}={shown}  # {source}: {info.description or ''}")
+    return "\n".join(lines)
+
+
+def _default_text(name: str) -> str | None:
+    info = Settings.model_fields[name]
+    default = "<host>-<pid>" if name == "consumer" else info.get_default(call_default_factory=False)
+    if isinstance(default, tuple):
+        return ",".join(default)
+    return None if default is None else str(default)
 
 
 @dataclass(frozen=True, slots=True)

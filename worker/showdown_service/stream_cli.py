@@ -37,7 +37,19 @@ from showdown_messages.publish import (
 )
 from showdown_messages.tournaments import parse_tournament_message
 from showdown_service import audit, heartbeat, logs
-from showdown_service.config import Settings, settings_table
+from showdown_service.cli_help import (
+    DEMO_EXAMPLE,
+    DEMO_HELP,
+    HEALTH_EXAMPLE,
+    HEALTH_HELP,
+    SETTINGS_EXAMPLE,
+    SETTINGS_HELP,
+    VERIFY_EXAMPLE,
+    VERIFY_HELP,
+    WORKER_EXAMPLE,
+    WORKER_HELP,
+)
+from showdown_service.config import Settings, settings_in_effect, settings_table
 from showdown_service.connection import REDIS_ERRORS, Client, connect
 from showdown_service.examples import UNDECODED, documents, example_counts, example_lines, file_lines
 from showdown_service.intake import tournament_body, unwrap_event
@@ -50,17 +62,33 @@ from showdown_service.worker import GC_THRESHOLDS, GIL_SWITCH_INTERVAL_S, Worker
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the stream commands to the ``showdown`` parser."""
-    w = commands.add_parser("worker", help="settle events from the streams until SIGTERM/SIGINT")
+    w = commands.add_parser(
+        "worker",
+        help="settle events from the streams until SIGTERM/SIGINT",
+        description=WORKER_HELP,
+        epilog=WORKER_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     w.add_argument("--processes", type=_positive, default=1, help="worker processes in this group (default 1)")
     w.set_defaults(run=_worker, finishes_on_stop=True)
 
-    st = commands.add_parser("settings", help="every SHOWDOWN_* setting, its default and what it does")
+    st = commands.add_parser(
+        "settings",
+        help="every SHOWDOWN_* setting: the value in effect (environment applied), where it comes from, what it does",
+        description=SETTINGS_HELP,
+        epilog=SETTINGS_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    st.add_argument("--defaults", action="store_true", help="print the reference table of defaults instead")
     st.set_defaults(run=_settings)
 
     h = commands.add_parser(
         "health",
         help="exit 0 if every worker's heartbeat (each of a --processes group) is fresh, none stopped or waits, "
         "and Redis answers",
+        description=HEALTH_HELP,
+        epilog=HEALTH_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     h.set_defaults(run=_health)
 
@@ -96,12 +124,24 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     d.add_argument("--shard", help="with --requeue: the shard of the dead letter (default: the first configured)")
     d.set_defaults(run=_dead_letters)
 
-    demo = commands.add_parser("demo", help="real hands through real workers and Valkey, end to end")
+    demo = commands.add_parser(
+        "demo",
+        help="real hands through real workers and Valkey, end to end",
+        description=DEMO_HELP,
+        epilog=DEMO_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     demo.set_defaults(run=_demo)
 
     a = commands.add_parser("audit", help="audit trail tools")
     verbs = a.add_subparsers(required=True, metavar="VERB")
-    v = verbs.add_parser("verify", help="walk each shard's audit hash chain; exit 0 only if every chain holds")
+    v = verbs.add_parser(
+        "verify",
+        help="walk each shard's audit hash chain; exit 0 only if every chain holds",
+        description=VERIFY_HELP,
+        epilog=VERIFY_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     v.add_argument(
         "--metrics-file",
         type=Path,
@@ -221,8 +261,8 @@ def _supervise(settings: Settings, processes: int) -> int:
     return 1 if any(code not in (0, -signal.SIGTERM) for code in codes) else 0
 
 
-def _settings(_args: argparse.Namespace) -> int:
-    print(settings_table())
+def _settings(args: argparse.Namespace) -> int:
+    print(settings_table(html=False) if args.defaults else settings_in_effect(Settings()))
     return 0
 
 
