@@ -27,7 +27,7 @@ def test_getting_started_gives_a_command_that_starts_the_valkey_of_the_virtual_e
     (command,) = re.findall(r"```sh\n(.*?)\n```", block, re.DOTALL)
     assert "--port 6379" in command
     port = free_port()
-    started = subprocess.run(  # noqa: S602 - the documented shell command, as a reader pastes it
+    started = subprocess.run(  # the documented shell command, as a reader pastes it
         command.replace("--port 6379", f"--port {port}"),
         shell=True,
         cwd=REPO,
