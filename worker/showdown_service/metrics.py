@@ -171,7 +171,7 @@ class Metrics:
             return candidate
         raise MetricsPortTaken(port, tries)
 
-    def count(self, shard: str, decisions: Sequence[Decided]) -> None:
+    def count(self, shard: str, decisions: Sequence[DecisionLike]) -> None:
         """Count a committed batch's dead letters (by code), tournament messages (by type and outcome),
         placements and the money they were paid, and tournaments opened and finished."""
         dead: dict[str, int] = {}
@@ -244,7 +244,7 @@ class MetricsPortTaken(OSError):
         )
 
 
-class Decided(Protocol):
+class DecisionLike(Protocol):
     """What :meth:`Metrics.count` reads of a commit's decision (:class:`showdown_service.commit.Decision`)."""
 
     @property
