@@ -171,9 +171,15 @@ class Metrics:
             return candidate
         raise MetricsPortTaken(port, tries)
 
-    def count(self, shard: str, decisions: Sequence[DecisionLike]) -> None:
+    def count(
+        self, shard: str, decisions: Sequence[DecisionLike], outcomes: Mapping[str, int], *, tournaments: bool
+    ) -> None:
         """Count a committed batch's dead letters (by code), tournament messages (by type and outcome),
-        placements and the money they were paid, and tournaments opened and finished."""
+        placements and the money they were paid, and tournaments opened and finished. ``outcomes``: the batch's
+        count of each outcome; ``tournaments``: whether any entry touched a tournament's ledger. A batch of plain
+        hands all settled (or duplicates), the usual one, costs nothing per entry here."""
+        if not tournaments and outcomes.keys() <= _PLAIN:
+            return
         dead: dict[str, int] = {}
         for d in decisions:
             if d.code is not None:
@@ -196,6 +202,10 @@ class Metrics:
         won = {p.get("tournament_id") for p in placements if p.get("place") == 1}
         if won:  # a tournament's winner is placed once, by one entry (a tie for first: several placements)
             self.tournaments_finished.labels(shard).inc(len(won))
+
+
+_PLAIN = frozenset({"settled", "duplicate"})
+"""Outcomes that write no dead letter."""
 
 
 class AuditVerdicts:

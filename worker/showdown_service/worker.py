@@ -792,7 +792,7 @@ class Worker:
         outcomes = Counter([d.outcome for d in decisions])
         for outcome, count in outcomes.items():
             self.metrics.entries.labels(keys.shard, outcome).inc(count)
-        self.metrics.count(keys.shard, decisions)  # dead letters by code, tournament messages, placements
+        self.metrics.count(keys.shard, decisions, outcomes, tournaments=planned.book is not None)  # dead letters, ...
         self.metrics.batch.observe(len(decisions))
         observe_many(  # from each event's XADD (its entry id's milliseconds) to now
             self.metrics.latency.labels(keys.shard),
