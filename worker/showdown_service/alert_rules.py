@@ -459,6 +459,6 @@ def alerts_table() -> str:
     """docs/operations.md's alert table: every alert, its severity, what it means, and its runbook."""
     rows = ["| alert | severity | fires when | runbook |", "|---|---|---|---|"]
     for alert in ALERTS:
-        summary = _render(alert.summary, {"shard": "S", "instance": "I", "code": "C", "reason": "R"})
+        summary = _render(alert.summary, {name: f"*{name}*" for name in ("shard", "instance", "code", "reason")})
         rows.append(f"| `{alert.name}` | {alert.severity} | {summary} | [runbook](#{alert.runbook}) |")
     return "\n".join(rows)
