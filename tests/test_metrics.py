@@ -45,7 +45,7 @@ def test_dead_letters_tournament_messages_placements_and_money_are_counted_as_th
 ) -> None:
     settings = make_settings()
     keys = settings.keys("default")
-    sim = simulate(3, players=12, reentries=2, stack=500)
+    sim = simulate(3, players=12, reentries=2, stack=500, mystery_from=5)
     publish(fake, keys, sim.lines)
     xadd_events(fake, keys.events, REFUSED)
     metrics = Metrics()
@@ -76,6 +76,10 @@ def test_dead_letters_tournament_messages_placements_and_money_are_counted_as_th
         p["bounty_cash"] for p in placements
     )
     assert value(metrics, "showdown_bounties_paid_minor_units_total", shard="default") > 0
+    assert value(metrics, "showdown_mystery_bounties_paid_minor_units_total", shard="default") == sum(
+        p.get("mystery_bounty_cash", 0) for p in placements
+    )
+    assert value(metrics, "showdown_mystery_bounties_paid_minor_units_total", shard="default") > 0
     assert value(metrics, "showdown_tournaments_opened_total", shard="default") == 1
     assert value(metrics, "showdown_tournaments_finished_total", shard="default") == 1
 

@@ -94,6 +94,7 @@ PANELS: tuple[Panel, ...] = (
         (
             ("prizes", f"sum(increase(showdown_prizes_paid_minor_units_total{{{S}}}[$__range]))"),
             ("bounties", f"sum(increase(showdown_bounties_paid_minor_units_total{{{S}}}[$__range]))"),
+            ("mystery bounties", f"sum(increase(showdown_mystery_bounties_paid_minor_units_total{{{S}}}[$__range]))"),
         ),
         "Over the dashboard's time range.",
     ),

@@ -116,6 +116,12 @@ class Metrics:
             shard,
             registry=r,
         )
+        self.mystery_paid = Counter(
+            "showdown_mystery_bounties_paid_minor_units",
+            "Mystery-bounty envelope cash collected by placed entries, in the currency's smallest unit (cents)",
+            shard,
+            registry=r,
+        )
         self.tournaments_opened = Counter(
             "showdown_tournaments_opened", "Tournaments opened (an applied open message)", shard, registry=r
         )
@@ -199,6 +205,7 @@ class Metrics:
         self.placements.labels(shard).inc(len(placements))
         self.prizes_paid.labels(shard).inc(sum(int(p.get("prize") or 0) for p in placements))
         self.bounties_paid.labels(shard).inc(sum(int(p.get("bounty_cash") or 0) for p in placements))
+        self.mystery_paid.labels(shard).inc(sum(int(p.get("mystery_bounty_cash") or 0) for p in placements))
         won = {p.get("tournament_id") for p in placements if p.get("place") == 1}
         if won:  # a tournament's winner is placed once, by one entry (a tie for first: several placements)
             self.tournaments_finished.labels(shard).inc(len(won))
