@@ -71,8 +71,11 @@ UNAVAILABLE = (
 )
 """1 while no worker is up or some worker waits for Redis, else 0 (the availability SLI, sampled each evaluation)."""
 
-FAILOVER_REASONS = "READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|NOREPLICAS|LOADING|UNREACHABLE|TIMEOUT|MOVED|ASK"
-"""What a worker waits for while a primary fails over (see showdown_service.worker.ROUTINE_WAITS)."""
+FAILOVER_REASONS = "READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|NOREPLICAS|LOADING|UNREACHABLE|TIMEOUT|MOVED|ASK|TTL"
+"""What a worker waits for while a primary fails over or is out of reach (showdown_service.worker.ROUTINE_WAITS)."""
+REFUSAL_REASONS = "OOM|MISCONF|BUSY"
+"""The routine waits in which Redis is up and refuses writes (memory full, cannot persist, a long script). Any
+other reason is a fault that does not go away by itself (``showdown_redis_fault``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,7 +306,7 @@ ALERTS: tuple[Alert, ...] = (
     ),
     Alert(
         "ShowdownRedisRefusesWrites",
-        f'max by (reason) (showdown_redis_waiting{{reason!~"{FAILOVER_REASONS}"}}) == 1',
+        f'max by (reason) (showdown_redis_waiting{{reason=~"{REFUSAL_REASONS}"}}) == 1',
         "1m",
         "critical",
         "Redis refuses the workers' writes: {{ $labels.reason }}",
@@ -366,27 +369,29 @@ ALERTS: tuple[Alert, ...] = (
     ),
     Alert(
         "ShowdownUnreadEntriesDeleted",
-        "max by (shard) (showdown_events_deleted_unread) == 1",
+        "sum by (shard) (increase(showdown_events_deleted_unread_total[10m])) > 0",
         "0m",
         "critical",
         "Shard {{ $labels.shard }}: entries of the events stream were deleted before a worker read them",
-        "unread-entries-were-deleted",
-        fires=Case({'showdown_events_deleted_unread{shard="default"}': "0 1 1"}, "2m", _labels(shard="default")),
-        quiet=Case({'showdown_events_deleted_unread{shard="default"}': "0 0 0"}, "2m"),
-    ),
-    Alert(
-        "ShowdownRedisWrongType",
-        'sum by (shard) (increase(showdown_redis_faults_total{reason="WRONGTYPE"}[15m])) > 0',
-        "0m",
-        "critical",
-        "Shard {{ $labels.shard }}: a showdown key holds a value of the wrong type (WRONGTYPE)",
-        "a-key-of-the-wrong-type",
+        "unread-events-deleted",
         fires=Case(
-            {'showdown_redis_faults_total{shard="default",reason="WRONGTYPE"}': "0 0 1 1 1"},
+            {'showdown_events_deleted_unread_total{shard="default",instance="w1"}': "0 0 1 1 1"},
             "4m",
             _labels(shard="default"),
         ),
-        quiet=Case({'showdown_redis_faults_total{shard="default",reason="WRONGTYPE"}': "3x5"}, "4m"),
+        quiet=Case({'showdown_events_deleted_unread_total{shard="default",instance="w1"}': "2x5"}, "4m"),
+    ),
+    Alert(
+        "ShowdownRedisFault",
+        "max by (reason) (showdown_redis_fault) > 0",
+        "1m",
+        "critical",
+        "The workers retry a Redis error that does not go away by itself: {{ $labels.reason }}",
+        "a-fault-wrongtype-noperm",
+        fires=Case(
+            {'showdown_redis_fault{reason="WRONGTYPE",instance="w1"}': "1x5"}, "3m", _labels(reason="WRONGTYPE")
+        ),
+        quiet=Case({'showdown_redis_fault{reason="WRONGTYPE",instance="w1"}': "1 0 0 0 0 0"}, "3m"),
     ),
     *(alert for slo in SLOS for alert in _burn_alerts(slo)),
 )
