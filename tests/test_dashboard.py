@@ -26,7 +26,7 @@ import yaml
 
 from showdown_service.alert_rules import WORKER_JOB
 from showdown_service.config import Settings
-from showdown_service.dashboard import DATASOURCE, PANELS, dashboard, queries
+from showdown_service.dashboard import DATASOURCE, PANELS, SHARDS_QUERY, dashboard, queries
 from showdown_service.examples import example_lines
 from showdown_service.intake import unwrap_event
 from showdown_service.localredis import free_port
@@ -153,6 +153,11 @@ def test_every_panel_query_returns_series_from_a_real_worker_that_settled_refuse
             break
         time.sleep(1)
     assert not empty, "queries with no series:\n" + "\n".join(empty)
+
+    metric, label = re.fullmatch(r"label_values\((\w+), (\w+)\)", SHARDS_QUERY).groups()  # type: ignore[union-attr]
+    url = f"{prometheus.url}/api/v1/label/{label}/values?{urllib.parse.urlencode({'match[]': metric})}"
+    with urllib.request.urlopen(url, timeout=5) as reply:
+        assert json.loads(reply.read())["data"] == ["default"], "the shard variable lists the shards"
 
     dead = prometheus.query('sum by (code) (showdown_dead_letters_total{shard="default"})')
     assert sum(float(row["value"][1]) for row in dead) == client.xlen(keys.dead)

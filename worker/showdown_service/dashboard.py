@@ -18,6 +18,8 @@ DATASOURCE = {"type": "prometheus", "uid": "showdown-prometheus"}
 """The provisioned data source (deploy/grafana/provisioning/datasources/prometheus.yml)."""
 S = 'shard=~"$shard"'
 """The shard filter every per-shard query carries."""
+SHARDS_QUERY = "label_values(showdown_entries_total, shard)"
+"""The ``shard`` variable's values (Grafana asks Prometheus for the label's values on that metric)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,8 +173,8 @@ def dashboard() -> dict[str, Any]:
                     "label": "shard",
                     "type": "query",
                     "datasource": DATASOURCE,
-                    "query": {"query": "label_values(showdown_entries_total, shard)", "refId": "shards"},
-                    "definition": "label_values(showdown_entries_total, shard)",
+                    "query": SHARDS_QUERY,
+                    "definition": SHARDS_QUERY,
                     "includeAll": True,
                     "multi": True,
                     "allValue": ".*",
