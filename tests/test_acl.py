@@ -37,6 +37,7 @@ from redis.retry import Retry
 import showdown_messages.publish as producing
 from showdown_service.config import Settings
 from showdown_service.examples import example_lines
+from showdown_service.ingress import Ingress
 from showdown_service.localredis import LocalRedis, find_server
 from showdown_service.worker import Worker
 from tests.helpers import REPO, tls_redis_server
@@ -226,13 +227,19 @@ def used_since_reset(acl: AclServer) -> set[str]:
 # --- settling a few hands, as the real users ---------------------------------------------------------
 
 
-def publish(acl: AclServer, events: Sequence[dict[str, Any] | str]) -> list[bytes]:
-    """XADD events (dicts as JSON, strings as they are) as the producer."""
+def publish(acl: AclServer, events: Sequence[dict[str, Any] | str], field: str = "event") -> list[bytes]:
+    """Push events (dicts as JSON, strings as they are) to the inbox as the producer, then move them into the events
+    stream as the worker does; their entry ids."""
     producer = acl.client("producer")
-    return [
-        producer.xadd(KEYS.events, {"event": e if isinstance(e, str) else json.dumps(e)})  # type: ignore[misc]
-        for e in events
-    ]
+    for e in events:
+        producer.rpush(KEYS.inbox, producing.element(field, e if isinstance(e, str) else json.dumps(e)))
+    move(acl)
+    return [entry_id for entry_id, _ in acl.admin().xrange(KEYS.events)[-len(events) :]]
+
+
+def move(acl: AclServer) -> int:
+    """Move the inbox into the events stream, as the worker user (as a worker does before each read)."""
+    return Ingress(acl.client("worker"), [KEYS], count=1000).move()
 
 
 def settle(acl: AclServer, tmp_path: Path) -> None:
@@ -343,15 +350,18 @@ def test_a_real_worker_process_needs_exactly_the_commands_the_worker_user_is_gra
     raw = tmp_path / "raw.jsonl"
     raw.write_text("\n".join(["{not json", json.dumps(EXAMPLES[1]), json.dumps(conflicting)]) + "\n")
     run(["publish", "--raw", str(raw)], acl.env("producer", tmp_path))
-    producer = acl.client("producer")  # a tournament: its ledger is read and written inside the worker's scripts
-    for line in (opened(payouts=[10, 5]), entry("a"), entry("b"), entry("c"), closed()):
-        producer.xadd(KEYS.events, {"tournament": json.dumps(json.loads(line)["tournament"])})
+    tournament = [json.loads(line)["tournament"] for line in (opened(payouts=[10, 5]), entry("a"), entry("b"),
+                                                              entry("c"), closed())]  # fmt: skip
+    publish(acl, tournament, "tournament")  # its ledger is read and written inside the worker's scripts
     publish(acl, [json.dumps(json.loads(all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)]))["event"])])
     total = len(EXAMPLES) + 3 + 6
+    move(acl)
     crashed = acl.client("worker")  # a worker that read five entries and died before committing them
     crashed.xgroup_create(KEYS.events, "adjudicators", id="0", mkstream=True)
     crashed.xreadgroup("adjudicators", "w1", {KEYS.events: ">"}, count=5)
     crashed.close()
+    acl.client("producer").rpush(KEYS.inbox, producing.element("event", json.dumps(EXAMPLES[2])))  # a re-send
+    total += 1  # left in the inbox: the worker moves it (a duplicate)
 
     start_counting(acl)
     env = acl.env("worker", tmp_path, SHOWDOWN_CONSUMER="w1", SHOWDOWN_BATCH_SIZE="25", SHOWDOWN_TRIM_INTERVAL_S="0.05")
@@ -384,22 +394,23 @@ def settled_in_log(log: Path) -> int:
     return sum(line["entries"] for line in lines if line.get("event") == "batch")
 
 
-def test_the_producer_publishes_with_xadd_alone(acl: AclServer, tmp_path: Path) -> None:
+def test_item2_the_producer_publishes_with_rpush_alone_on_its_shard_s_inbox(acl: AclServer, tmp_path: Path) -> None:
     start_counting(acl)
     published = run(["publish", "--examples"], acl.env("producer", tmp_path))
     assert f"published {len(EXAMPLES)} events" in published.stdout
-    assert used_since_reset(acl) == granted(acl, "producer") == {"xadd"}
+    assert used_since_reset(acl) == granted(acl, "producer") == {"rpush"}
+    assert acl.admin().llen(KEYS.inbox) == len(EXAMPLES)
 
 
-def test_our_producer_client_sends_xadd_alone_where_a_default_redis_py_client_is_refused_client_setinfo(
+def test_our_producer_client_sends_rpush_alone_where_a_default_redis_py_client_is_refused_client_setinfo(
     acl: AclServer,
 ) -> None:
     """redis-py sends CLIENT SETINFO on connect: a server that knows it (7.2+) refuses it to the producer and logs a
-    denial (7.0 answers that it does not know it); showdown_messages.publish.connect sends XADD alone, on both."""
+    denial (7.0 answers that it does not know it); showdown_messages.publish.connect sends RPUSH alone, on both."""
     url = f"redis://127.0.0.1:{acl.server.port}/0"
     start_counting(acl)
     default = redis.Redis.from_url(url, username="producer", password=demo_password("producer"), retry=NO_RETRY)
-    default.xadd(KEYS.events, {"event": json.dumps(EXAMPLES[0])})
+    default.rpush(KEYS.inbox, producing.element("event", json.dumps(EXAMPLES[0])))
     default.close()
     denied = {(entry["username"], entry["object"]) for entry in acl.admin().acl_log()}
     assert denied == ({("producer", "client|setinfo")} if acl.version() >= (7, 2) else set())
@@ -407,10 +418,10 @@ def test_our_producer_client_sends_xadd_alone_where_a_default_redis_py_client_is
     acl.reset()
     start_counting(acl)
     ours = producing.connect(url, username="producer", password=demo_password("producer"), retry=NO_RETRY)
-    producing.publish(ours, EXAMPLES[1])
+    assert producing.publish(ours, EXAMPLES[1]) == 1
     ours.close()
-    assert used_since_reset(acl) == {"xadd"}
-    assert acl.admin().xlen(KEYS.events) == 1
+    assert used_since_reset(acl) == {"rpush"}
+    assert acl.admin().llen(KEYS.inbox) == 1
 
 
 def test_the_worker_counts_a_settlement_that_raised_with_its_grants(
@@ -447,9 +458,8 @@ def test_the_worker_counts_a_settlement_that_raised_with_its_grants(
 
 def test_the_reader_follows_results_with_exactly_its_grants(acl: AclServer, tmp_path: Path) -> None:
     publish(acl, EXAMPLES[:5])
-    producer = acl.client("producer")
-    for line in (opened(payouts=[10, 5]), entry("a"), entry("b"), entry("c"), closed()):
-        producer.xadd(KEYS.events, {"tournament": json.dumps(json.loads(line)["tournament"])})
+    lines = (opened(payouts=[10, 5]), entry("a"), entry("b"), entry("c"), closed())
+    publish(acl, [json.loads(line)["tournament"] for line in lines], "tournament")
     publish(acl, [json.dumps(json.loads(all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)]))["event"])])
     settle(acl, tmp_path)
     start_counting(acl)
@@ -532,7 +542,7 @@ def test_the_healthcheck_user_may_only_ping(acl: AclServer) -> None:
 
 # --- and nothing else ---------------------------------------------------------------------------------------
 
-E, R, A, D, H = KEYS.events, KEYS.results, KEYS.audit, KEYS.dead, KEYS.audit_head
+E, R, A, D, H, I = KEYS.events, KEYS.results, KEYS.audit, KEYS.dead, KEYS.audit_head, KEYS.inbox
 FORBIDDEN: list[tuple[str, tuple[str, ...]]] = [
     ("producer", ("XRANGE", R, "-", "+")),
     ("producer", ("XRANGE", E, "-", "+")),
@@ -560,7 +570,7 @@ FORBIDDEN: list[tuple[str, tuple[str, ...]]] = [
     ("worker", ("SHUTDOWN",)),
     ("worker", ("DEL", E)),
     ("worker", ("XDEL", E, "1-1")),
-    ("worker", ("XADD", E, "*", "event", "{}")),
+    ("worker", ("RPUSH", KEYS.inbox, "event {}")),
     ("worker", ("XRANGE", R, "-", "+")),
     ("worker", ("XRANGE", A, "-", "+")),
     ("worker", ("XGROUP", "DESTROY", E, "adjudicators")),
@@ -600,6 +610,73 @@ def test_no_user_can_run_a_command_or_touch_a_key_outside_its_job(
 ) -> None:
     with pytest.raises(redis.exceptions.NoPermissionError):
         execute(acl.client(user, "x" if user == "healthcheck" else None), *command)
+
+
+PRODUCER_ATTACKS: list[tuple[str, ...]] = [
+    ("XADD", E, "MAXLEN", "1", "*", "event", "{}"),  # trims every unread event
+    ("XADD", E, "MINID", "9999999999999", "*", "event", "{}"),
+    ("XADD", E, "18446744073709551615-18446744073709551615", "event", "{}"),  # refuses every later XADD
+    ("XTRIM", E, "MAXLEN", "0"),
+    ("LTRIM", I, "1", "0"),  # empties the inbox
+    ("LPOP", I),
+    ("LSET", I, "0", "event {}"),
+    ("LPUSH", I, "event {}"),  # jumps the queue
+    ("LINSERT", I, "BEFORE", "x", "event {}"),
+    ("DEL", I),
+    ("RENAME", I, "elsewhere"),
+    ("EVAL", "return redis.call('LTRIM', KEYS[1], 1, 0)", "1", I),
+    ("FCALL", "anything", "1", I),
+]
+"""What a producer with the old grant (``+xadd`` on the stream) could do to a shard's unread events, and the list
+equivalents: all refused now (the producer may RPUSH, nothing else)."""
+
+
+@pytest.mark.parametrize("command", PRODUCER_ATTACKS, ids=[" ".join(c[:3]) for c in PRODUCER_ATTACKS])
+def test_item2_the_producer_can_only_append_maxlen_minid_explicit_ids_and_list_edits_are_refused(
+    acl: AclServer, command: tuple[str, ...]
+) -> None:
+    before = publish(acl, EXAMPLES[:2])
+    with pytest.raises(redis.exceptions.NoPermissionError):
+        execute(acl.client("producer"), *command)
+    admin = acl.admin()
+    assert [entry_id for entry_id, _ in admin.xrange(E)] == before, "nothing trimmed, nothing added"
+    assert admin.xinfo_stream(E)["max-deleted-entry-id"] == b"0-0"
+    assert acl.client("producer").rpush(I, producing.element("event", json.dumps(EXAMPLES[2]))) == 1, "still open"
+    move(acl)
+    assert admin.xlen(E) == 3
+
+
+def test_item2_what_a_producer_pushes_is_harmless_refused_payloads_become_dead_letters_with_their_bytes(
+    acl: AclServer, tmp_path: Path
+) -> None:
+    producer = acl.client("producer")
+    hostile = [b"MAXLEN 1", b"event", b"tournament {not json", b"18446744073709551615-18446744073709551615 x"]
+    producer.rpush(I, producing.element("event", json.dumps(EXAMPLES[0])), *hostile)
+    move(acl)
+    settle(acl, tmp_path)
+    admin = acl.admin()
+    assert admin.xlen(E) == 5
+    assert admin.xinfo_stream(E)["max-deleted-entry-id"] == b"0-0"
+    assert admin.xlen(R) == 1
+    raws = sorted(fields[b"raw"] for _, fields in admin.xrange(D))
+    assert raws == sorted([b"MAXLEN 1", b"event", b"{not json", b"18446744073709551615-18446744073709551615 x"])
+
+
+ITEM3_PLANTS = [
+    ("XADD", "showdown:{default}:seen:W}:events", "*", "event", "{}"),  # the old grant's glob reached these
+    ("XADD", "showdown:{default}:tournament:T}:events", "*", "event", "{}"),
+    ("RPUSH", "showdown:{default}:seen:W}:inbox", "event {}"),
+    ("RPUSH", "showdown:{default}:tournament:T}:inbox", "event {}"),
+    ("RPUSH", "showdown:{other}:inbox", "event {}"),  # a shard the file does not name
+    ("RPUSH", "showdown:{default}:inbox:x", "event {}"),
+]
+
+
+@pytest.mark.parametrize("command", ITEM3_PLANTS, ids=[c[1] for c in ITEM3_PLANTS])
+def test_item3_the_producer_cannot_plant_a_key_where_a_worker_writes(acl: AclServer, command: tuple[str, ...]) -> None:
+    with pytest.raises(redis.exceptions.NoPermissionError):
+        execute(acl.client("producer"), *command)
+    assert not acl.admin().exists(command[1])
 
 
 def test_the_worker_cannot_widen_its_rights_with_a_script_of_its_own(acl: AclServer) -> None:

@@ -46,6 +46,9 @@ AUDIT: Final = "audit"
 DEAD: Final = "dead"
 STANDINGS: Final = "standings"
 """The default names of a shard's streams (``SHOWDOWN_*_NAME`` may rename the first four)."""
+INBOX: Final = "inbox"
+"""The default name of a shard's inbox: the list producers RPUSH to (one element per message, ``event <JSON>`` or
+``tournament <JSON>``), which the workers move into the events stream (``SHOWDOWN_INBOX_NAME`` may rename it)."""
 
 EntryKind = Literal["event", "tournament", "ambiguous", "unknown", "deleted"]
 """What an events-stream entry is: an ``event``; a ``tournament`` message; ``ambiguous`` (both fields: refused);

@@ -1,4 +1,5 @@
-"""Producer side: validate an event, then XADD it to its shard's events stream.
+"""Producer side: validate an event, then RPUSH it to its shard's inbox, which the workers move into the events
+stream.
 
 Needs redis-py (``pip install './shared[publish]'``); the models alone do not.
 :func:`connect` makes a client that runs only the commands it is asked to.
@@ -10,6 +11,16 @@ a tournament's hand (a tournament's hands and messages all go to one shard,
 whose stream order its ledger follows), else the ``table_id``.
 :func:`publish_tournament` sends a tournament message (``open``, ``entry``, ``chips``,
 ``registration_closed``, ``round_complete``) to the same shard.
+
+The append-only path: a producer may only ``RPUSH`` to one list per shard,
+``<prefix>:{<shard>}:inbox``, one element per message (``event <JSON>`` or
+``tournament <JSON>``: :func:`element`); the workers move it into the
+shard's events stream in list order, atomically (showdown_service.ingress).
+It never XADDs: an ACL cannot stop an XADD from trimming the stream
+(``MAXLEN``, ``MINID``) or from wedging it (an explicit maximal id), and a
+list that only takes RPUSH can only grow. A tournament's messages keep
+their order when they are pushed in order to one shard (as these functions
+do: each waits for its reply).
 
 A write Redis refuses (memory full, a read-only replica, too few replicas,
 a busy script) or cannot confirm (a lost connection) raises
@@ -82,8 +93,13 @@ _MEANING = {
     "MOVED": "Redis Cluster moved the shard: MOVED (the client follows it to its new node)",
     "ASK": "Redis Cluster is migrating the shard: ASK (the client follows it to its new node)",
     "NOTREPLICATED": "Redis did not replicate the write in time: WAIT (fewer replicas acknowledged it than asked for)",
+    "NOTFSYNCED": "Redis did not write the write to its disk in time: WAITAOF (its AOF was not fsynced in time)",
     "UNREACHABLE": "Redis does not answer: the connection failed",
     "TIMEOUT": "Redis does not answer: the reply timed out",
+    "TTL": "Redis Cluster is changing: TTL exhausted (redis-py followed MOVED/ASK or retried a failed node as often "
+    "as it may: a failover or a slot migration is under way)",
+    "UNKNOWNCOMMAND": "Redis does not know the command (WAITAOF needs Redis 7.2+ or Valkey: "
+    "unset the AOF wait on an older server)",
 }
 
 
@@ -113,7 +129,12 @@ def refusal(exc: BaseException) -> Refusal:
         code = _CODE_OF_CLASS.get(cls.__name__)
         if code is not None:
             return Refusal(code, _MEANING[code])
-    first = str(exc).split(" ", 1)[0]
+    text = str(exc)
+    if type(exc).__name__ == "ClusterError" and text.startswith("TTL exhausted"):  # redis-py's own retries ran out
+        return Refusal("TTL", _MEANING["TTL"])
+    if text.startswith("unknown command"):  # Redis 7.0's answer to WAITAOF: "unknown command 'WAITAOF', ..."
+        return Refusal("UNKNOWNCOMMAND", _MEANING["UNKNOWNCOMMAND"])
+    first = text.split(" ", 1)[0]
     code = first if first.isalpha() and first.isupper() else "ERR"
     return Refusal(code, _MEANING.get(code, f"Redis answers with an error: {code}"))
 
@@ -168,6 +189,16 @@ def events_stream(shard: str = "default", *, prefix: str = "showdown", name: str
     return key(shard, name, prefix=prefix)
 
 
+def inbox_key(shard: str = "default", *, prefix: str = "showdown", name: str = "inbox") -> str:
+    """The producers' list of a shard: ``showdown:{default}:inbox`` (same hash tag, so the same slot, as its stream)."""
+    return key(shard, name, prefix=prefix)
+
+
+def element(field: str, payload: str | bytes) -> bytes:
+    """One inbox element: the stream field (``event`` or ``tournament``), one space, the JSON payload unchanged."""
+    return field.encode() + b" " + (payload.encode() if isinstance(payload, str) else payload)
+
+
 def shard_for(table_id: str, shards: Sequence[str]) -> str:
     """The shard a table's events go to: stable across processes and restarts (CRC-32 of the table id)."""
     if not shards:
@@ -212,25 +243,33 @@ def publish(
     *,
     shards: Sequence[str] = ("default",),
     prefix: str = "showdown",
-    name: str = "events",
+    name: str = "inbox",
     wait_replicas: int = 0,
     wait_timeout_ms: int = 1000,
-) -> bytes:
-    """Validate ``event`` exactly as a worker would, then XADD it to the shard of :func:`route`; returns the new
-    entry id.
+    wait_aof: bool = False,
+) -> int:
+    """Validate ``event`` exactly as a worker would, then RPUSH it to the inbox of the shard of :func:`route`;
+    returns the inbox's length after the push (the worker moves it into the events stream).
 
     Raises ``pydantic.ValidationError`` (see :func:`showdown_messages.rejections`)
     for an event a worker would dead-letter; nothing is sent then. Raises
     :class:`PublishRefused` when Redis refuses the write or the connection
     fails: publishing the event again is safe.
 
-    ``wait_replicas`` > 0: after the XADD, ``WAIT wait_replicas
+    ``wait_replicas`` > 0: after the RPUSH, ``WAIT wait_replicas
     wait_timeout_ms`` on the same connection (the node holding the shard);
     fewer replicas than that within the timeout raises :class:`PublishRefused`
     (code ``NOTREPLICATED``, ``unsure``): the event is on the master, but a
     failover now would lose it, so publish it again (a duplicate is harmless).
     Redis replicates asynchronously: without this, an event a master
     acknowledged may vanish when its replica is promoted.
+
+    ``wait_aof``: after the RPUSH (and any WAIT), ``WAITAOF 1 0
+    wait_timeout_ms``: the push is on the master's disk (its AOF fsynced)
+    before this returns, so a crash of Redis under ``appendfsync everysec``
+    cannot lose it; not in time raises :class:`PublishRefused` (code
+    ``NOTFSYNCED``, ``unsure``). Redis 7.2+ and Valkey only: Redis 7.0
+    answers ``unknown command`` (code ``UNKNOWNCOMMAND``).
     """
     if isinstance(event, ShowdownEvent):
         model = event
@@ -238,9 +277,9 @@ def publish(
         model = ShowdownEvent.model_validate_json(event)
     else:
         model = ShowdownEvent.model_validate(dict(event))
-    stream = events_stream(shard_for(route(model), shards), prefix=prefix, name=name)
-    payload = {EVENT_FIELD: model.model_dump_json(exclude_none=True)}
-    return _xadd(client, stream, payload, model.hand_id, wait_replicas, wait_timeout_ms)
+    inbox = inbox_key(shard_for(route(model), shards), prefix=prefix, name=name)
+    pushed = element(EVENT_FIELD, model.model_dump_json(exclude_none=True))
+    return _push(client, inbox, pushed, model.hand_id, (wait_replicas, wait_timeout_ms, wait_aof))
 
 
 def publish_tournament(
@@ -249,12 +288,14 @@ def publish_tournament(
     *,
     shards: Sequence[str] = ("default",),
     prefix: str = "showdown",
-    name: str = "events",
+    name: str = "inbox",
     wait_replicas: int = 0,
     wait_timeout_ms: int = 1000,
-) -> bytes:
-    """Validate a tournament message, then XADD it (field ``tournament``) to the shard of its ``tournament_id``,
-    where the tournament's hands go too; returns the new entry id (``wait_replicas`` as for :func:`publish`).
+    wait_aof: bool = False,
+) -> int:
+    """Validate a tournament message, then RPUSH it (``tournament <JSON>``) to the inbox of the shard of its
+    ``tournament_id``, where the tournament's hands go too; returns the inbox's length (``wait_replicas``,
+    ``wait_aof`` as for :func:`publish`).
 
     Raises ``pydantic.ValidationError`` for a message a worker would refuse unread, and :class:`PublishRefused`
     when Redis refuses the write. Publishing a message again is safe: a repeated message is a ``duplicate``.
@@ -265,42 +306,70 @@ def publish_tournament(
         model = parse_tournament_message(message)
     else:
         model = parse_tournament_message(json.dumps(dict(message)))
-    stream = events_stream(shard_for(model.tournament_id, shards), prefix=prefix, name=name)
-    payload = {TOURNAMENT_FIELD: model.model_dump_json(exclude_none=True)}
-    return _xadd(client, stream, payload, None, wait_replicas, wait_timeout_ms)
+    inbox = inbox_key(shard_for(model.tournament_id, shards), prefix=prefix, name=name)
+    pushed = element(TOURNAMENT_FIELD, model.model_dump_json(exclude_none=True))
+    return _push(client, inbox, pushed, None, (wait_replicas, wait_timeout_ms, wait_aof))
 
 
-def _xadd(  # noqa: PLR0917 - publish()'s parts, positional
+def durability_waits(pipe: Any, client: Any, written: str, *, replicas: int, timeout_ms: int, aof: bool) -> int:
+    """Add to ``pipe``, after a write to key ``written``, the WAIT (``replicas`` > 0) and WAITAOF (``aof``) that make
+    it durable, on the node holding it (they cover the writes of their own connection); how many were added."""
+    node = client.get_node_from_key(written) if hasattr(client, "get_node_from_key") else None
+    added = queue_waits(pipe, replicas, timeout_ms, None if node is None else [node])
+    if aof:
+        pipe.execute_command("WAITAOF", 1, 0, timeout_ms, **({} if node is None else {"target_nodes": node}))
+        added += 1
+    return added
+
+
+def durability_shortfall(
+    waited: Sequence[Any], replicas: int, timeout_ms: int, aof: bool
+) -> tuple[Refusal, str] | None:
+    """Read the replies of :func:`durability_waits`: why the write is not known to be durable, or None when it is.
+    A refused WAIT or WAITAOF (NOPERM, or ``unknown command`` on Redis before 7.2) is raised as it is."""
+    for reply in waited:
+        if isinstance(reply, Exception):
+            raise reply
+    replies = list(waited)
+    if replicas:
+        acked = int(replies.pop(0))
+        if acked < replicas:
+            detail = f"{acked} of {replicas} replicas acknowledged it within {timeout_ms} ms"
+            return Refusal("NOTREPLICATED", refusal_reason("NOTREPLICATED")), detail
+    if aof:
+        local = int(replies.pop(0)[0])
+        if local < 1:
+            detail = f"the master had not fsynced its AOF within {timeout_ms} ms (or appendonly is off)"
+            return Refusal("NOTFSYNCED", refusal_reason("NOTFSYNCED")), detail
+    return None
+
+
+def _push(
     client: redis.Redis | RedisCluster,
-    stream: str,
-    payload: dict[Any, Any],
+    inbox: str,
+    pushed: bytes,
     hand_id: str | None,
-    wait_replicas: int,
-    wait_timeout_ms: int,
-) -> bytes:
-    """XADD ``payload`` to ``stream`` (and WAIT for ``wait_replicas``), a refusal raised as :class:`PublishRefused`."""
+    waits: tuple[int, int, bool],
+) -> int:
+    """RPUSH ``pushed`` to ``inbox`` (then WAIT / WAITAOF as ``waits`` asks), a refusal raised as
+    :class:`PublishRefused`."""
     from redis import RedisError  # noqa: PLC0415 - redis is optional: only publishing needs it
     from redis.exceptions import RedisClusterException  # noqa: PLC0415 - see above
 
-    waited: list[Any] = []
+    replicas, timeout_ms, aof = waits
     try:
-        if not wait_replicas:
-            entry_id = client.xadd(stream, payload)
-        else:  # one pipeline, one connection: WAIT covers the writes of its own connection
-            pipe = client.pipeline(transaction=False)
-            pipe.xadd(stream, payload)
-            nodes = [client.get_node_from_key(stream)] if hasattr(client, "get_node_from_key") else None
-            queue_waits(pipe, wait_replicas, wait_timeout_ms, nodes)
-            entry_id, *waited = pipe.execute(raise_on_error=False)
-            for reply in (entry_id, *waited):
-                if isinstance(reply, Exception):
-                    raise reply
+        if not replicas and not aof:
+            return int(client.rpush(inbox, pushed))  # type: ignore[arg-type]
+        pipe = client.pipeline(transaction=False)  # one pipeline, one connection: WAIT covers its own writes
+        pipe.rpush(inbox, pushed)
+        durability_waits(pipe, client, inbox, replicas=replicas, timeout_ms=timeout_ms, aof=aof)
+        length, *waited = pipe.execute(raise_on_error=False)
+        if isinstance(length, Exception):
+            raise length
+        short = durability_shortfall(waited, replicas=replicas, timeout_ms=timeout_ms, aof=aof)
     except (RedisError, RedisClusterException) as exc:
         why = refusal(exc)
-        detail = str(exc)
-        raise PublishRefused(accepted=0, hand_id=hand_id, why=why, detail=detail, unsure=why.unanswered) from exc
-    if waited and int(waited[0]) < wait_replicas:
-        why = Refusal("NOTREPLICATED", refusal_reason("NOTREPLICATED"))
-        detail = f"{waited[0]} of {wait_replicas} replicas acknowledged it within {wait_timeout_ms} ms"
-        raise PublishRefused(accepted=0, hand_id=hand_id, why=why, detail=detail, unsure=True)
-    return entry_id if isinstance(entry_id, bytes) else str(entry_id).encode()
+        raise PublishRefused(accepted=0, hand_id=hand_id, why=why, detail=str(exc), unsure=why.unanswered) from exc
+    if short is not None:
+        raise PublishRefused(accepted=0, hand_id=hand_id, why=short[0], detail=short[1], unsure=True)
+    return int(length)

@@ -53,12 +53,20 @@ class Settings(BaseSettings):
     wait_timeout_ms: int = Field(
         default=1000, ge=1, le=60_000, description="Longest WAIT (ms) for wait_replicas; then a warning, not an error."
     )
+    wait_aof: bool = Field(
+        default=False,
+        description="true: after each publish (`showdown publish`, a requeue), WAITAOF until Redis has fsynced it "
+        "to its AOF (Redis 7.2+ or Valkey; Redis 7.0 refuses it: unknown command).",
+    )
     shards: Annotated[tuple[str, ...], NoDecode] = Field(
         default=("default",),
         description="Shards this worker serves, comma-separated. Each shard is one hash tag: showdown:{<shard>}:*.",
     )
     key_prefix: str = Field(default="showdown", description="First part of every key: <prefix>:{<shard>}:<name>.")
     events_name: str = Field(default="events", description="Input stream name within a shard.")
+    inbox_name: str = Field(
+        default="inbox", description="The producers' list within a shard (RPUSH only); workers move it into events."
+    )
     results_name: str = Field(default="results", description="Results stream name within a shard.")
     audit_name: str = Field(default="audit", description="Audit stream name within a shard.")
     dead_name: str = Field(default="dead", description="Dead-letter stream name within a shard.")
@@ -208,6 +216,8 @@ class ShardKeys:
     """The standings stream: one ``placement`` per tournament entry that finishes."""
     tournament_prefix: str = ""
     """``tournament:<tournament id>`` hashes hold each tournament's ledger."""
+    inbox: str = ""
+    """The producers' list (``RPUSH`` only): the workers move it into ``events`` (:mod:`showdown_service.ingress`)."""
 
     @classmethod
     def of(cls, settings: Settings, shard: str) -> ShardKeys:
@@ -225,6 +235,7 @@ class ShardKeys:
             failures_prefix=named("failures:"),
             standings=named(STANDINGS),
             tournament_prefix=named("tournament:"),
+            inbox=named(settings.inbox_name),
         )
 
     def seen(self, hand_id: str) -> str:

@@ -7,6 +7,10 @@ file holds:
 * nothing: the worker is working;
 * ``{"waiting_for": "Redis refuses writes: OOM (...)", "reason": "OOM", "since": <unix s>}``:
   alive, waiting for Redis, and resuming by itself;
+* the same with ``"fault": "<what an operator must do>"``: alive and retrying an error that does not go away by
+  itself (WRONGTYPE, NOPERM, ...);
+* ``"alerts": ["..."]`` beside any of these: what went wrong and is over (unread events deleted), for
+  ``showdown health`` to show without failing;
 * ``{"stopped_at": <unix s>}``: the worker stopped (SIGTERM, Ctrl-C) and settles nothing any more.
 
 ``showdown worker --processes N`` runs worker ``i`` with the file
@@ -89,10 +93,24 @@ def problems(path: Path, max_age_s: float, *, now: float | None = None, group: b
     elif state.get("waiting_for"):
         since = state.get("since")
         waited = f" for {max(0.0, now - since):.0f}s" if isinstance(since, int | float) else ""
-        out.append(f"{path}: the worker is waiting: {state['waiting_for']}{waited}; it resumes by itself")
+        fault = state.get("fault")
+        then = f"it cannot resume by itself: {fault}" if fault else "it resumes by itself"
+        out.append(f"{path}: the worker is waiting: {state['waiting_for']}{waited}; {then}")
     if group and isinstance(processes, list):
         for child in processes:
             out += problems(Path(str(child)), max_age_s, now=now, group=False)
+    return out
+
+
+def alerts(path: Path) -> list[str]:
+    """What the worker (or each worker of a group) at ``path`` reports as gone wrong and over: one line each."""
+    try:
+        state = _state(path.read_bytes())
+    except FileNotFoundError:
+        return []
+    out = [f"{path}: {alert}" for alert in state.get("alerts") or [] if isinstance(alert, str)]
+    for child in state.get("processes") or []:
+        out += alerts(Path(str(child)))
     return out
 
 

@@ -157,6 +157,20 @@ class Metrics:
             "Unix time of the worker's last heartbeat (its loop turns at least once a second)",
             registry=r,
         )
+        self.faults = Gauge(
+            "showdown_redis_fault",
+            "1 while the worker retries an error that does not go away by itself (WRONGTYPE: a key of a shard holds "
+            "another type; NOPERM: a missing grant; ...), by reason: nothing settles until an operator acts",
+            ["reason"],
+            registry=r,
+        )
+        self.deleted_unread = Counter(
+            "showdown_events_deleted_unread",
+            "Times a worker found entries no worker had read deleted from a shard's events stream (an XDEL, or an "
+            "XTRIM or XADD MAXLEN/MINID past what the group had read: someone else's)",
+            ["shard"],
+            registry=r,
+        )
         self.port: int | None = None
         """The port /metrics is served on (after :meth:`serve`)."""
 

@@ -24,14 +24,15 @@ from pydantic import ValidationError
 from redis.cluster import RedisCluster
 
 from showdown_messages import ShowdownEvent, rejections
-from showdown_messages.protocol import REQUEUED_FROM_FIELD, RESULT_FIELD, queue_waits
+from showdown_messages.protocol import REQUEUED_FROM_FIELD, RESULT_FIELD
 from showdown_messages.publish import (
     EVENT_FIELD,
     TOURNAMENT_FIELD,
     PublishRefused,
-    Refusal,
+    durability_shortfall,
+    durability_waits,
+    element,
     refusal,
-    refusal_reason,
     route,
     shard_for,
 )
@@ -93,7 +94,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     h.set_defaults(run=_health)
 
     p = commands.add_parser(
-        "publish", help="validate and XADD the ShowdownEvents of a file (JSON lines, or pretty-printed JSON)"
+        "publish",
+        help="validate the ShowdownEvents of a file (JSON lines, or pretty-printed JSON) and push them to their "
+        "shards' inboxes (RPUSH: the append-only path)",
     )
     p.add_argument(
         "file",
@@ -280,6 +283,8 @@ def _health(_args: argparse.Namespace) -> int:
         print(f"unhealthy: Redis does not answer: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     workers = heartbeat.processes(settings.heartbeat_file)
+    for alert in heartbeat.alerts(settings.heartbeat_file):  # over, and not the worker's to fix: shown, not failed
+        print(f"alert: {alert}", file=sys.stderr)
     print(f"healthy: {workers} worker{'s' if workers > 1 else ''}, every heartbeat fresh, Redis answers")
     return 0
 
@@ -299,7 +304,8 @@ def _publish(args: argparse.Namespace) -> int:
         print("give a FILE (or -) or --examples, not both", file=sys.stderr)
         return 2
     settings = Settings()
-    sender = _Sender(connect(settings), wait_replicas=settings.wait_replicas, wait_timeout_ms=settings.wait_timeout_ms)
+    sender = _Sender(connect(settings), wait_replicas=settings.wait_replicas, wait_timeout_ms=settings.wait_timeout_ms,
+                     wait_aof=settings.wait_aof)  # fmt: skip
     refused = 0
     lines = example_lines() if args.examples else file_lines(args.file)
     try:
@@ -335,7 +341,7 @@ def _publish(args: argparse.Namespace) -> int:
                     continue
                 payload, table_id, hand_id = event.model_dump_json(exclude_none=True), route(event), event.hand_id
             shard = shard_for(table_id, settings.shards) if table_id else settings.shards[0]
-            sender.add(settings.keys(shard).events, payload, number, hand_id, field)
+            sender.add(settings.keys(shard).inbox, element(field, payload), number, hand_id)
         sender.send()
     except PublishRefused as stopped:
         print(_stopped_line(stopped, refused), file=sys.stderr)
@@ -363,43 +369,54 @@ def _stopped_line(stopped: PublishRefused, invalid: int) -> str:
 
 
 class _Sender:
-    """XADDs in pipelines of PUBLISH_CHUNK; raises PublishRefused at the first write Redis refuses or cannot confirm.
+    """RPUSHes (one element each) in pipelines of PUBLISH_CHUNK; raises PublishRefused at the first write Redis
+    refuses or cannot confirm.
 
     ``accepted`` counts the writes Redis confirmed. Entries after a refused
     one in the same pipeline may have been accepted too (memory freed in
     between): they are counted, and re-sending them is harmless.
 
-    ``wait_replicas`` > 0: each pipeline ends with a WAIT on every node it
-    wrote to; fewer replicas than that within ``wait_timeout_ms`` stops
-    publishing at the pipeline's first line (``NOTREPLICATED``): its lines are
-    on the master but a failover could lose them, so they are not counted.
+    ``wait_replicas`` > 0 (WAIT) or ``wait_aof`` (WAITAOF): each pipeline ends
+    with them on every node it wrote to; a shortfall within ``wait_timeout_ms``
+    stops publishing at the pipeline's first line (``NOTREPLICATED``,
+    ``NOTFSYNCED``): its lines are on the master but not known to be durable,
+    so they are not counted.
     """
 
-    def __init__(self, client: Client, *, wait_replicas: int = 0, wait_timeout_ms: int = 1000) -> None:
+    def __init__(
+        self, client: Client, *, wait_replicas: int = 0, wait_timeout_ms: int = 1000, wait_aof: bool = False
+    ) -> None:
         self.client = client
         self.pipe = client.pipeline(transaction=False)
         self.queued: list[tuple[int, str | None]] = []
-        """(line number, hand_id) of each XADD in the pipeline, in order."""
-        self.streams: set[str] = set()
-        """The streams the pipeline writes to (a WAIT goes to each of their nodes)."""
-        self.wait = (wait_replicas, wait_timeout_ms)
+        """(line number, hand_id) of each RPUSH in the pipeline, in order."""
+        self.keys: set[str] = set()
+        """The inboxes the pipeline writes to (a WAIT goes to each of their nodes)."""
+        self.wait = (wait_replicas, wait_timeout_ms, wait_aof)
         self.accepted = 0
 
-    def add(self, stream: str, payload: str | bytes, line: int, hand_id: str | None, field: str = EVENT_FIELD) -> None:
-        self.pipe.xadd(stream, {field: payload})
+    def add(self, inbox: str, pushed: bytes, line: int, hand_id: str | None) -> None:
+        self.pipe.rpush(inbox, pushed)
         self.queued.append((line, hand_id))
-        self.streams.add(stream)
+        self.keys.add(inbox)
         if len(self.queued) == PUBLISH_CHUNK:
             self.send()
 
-    def _queue_waits(self) -> int:
-        """WAITs after the XADDs, one per node written to (WAIT covers its own connection's writes); how many."""
-        streams, self.streams = self.streams, set()
-        if not self.wait[0]:
-            return 0
-        cluster = self.client if isinstance(self.client, RedisCluster) else None
-        nodes = None if cluster is None else [cluster.get_node_from_key(s) for s in streams]  # type: ignore[no-untyped-call]
-        return queue_waits(self.pipe, *self.wait, nodes)
+    def _queue_waits(self) -> list[int]:
+        """WAIT / WAITAOF after the pushes, on each node written to (they cover their own connection's writes);
+        how many replies each node's waits add."""
+        keys, self.keys = self.keys, set()
+        replicas, timeout_ms, aof = self.wait
+        if not replicas and not aof:
+            return []
+        one_per_node: dict[str | None, str] = {}
+        for key in sorted(keys):
+            node = self.client.get_node_from_key(key).name if isinstance(self.client, RedisCluster) else None  # type: ignore[no-untyped-call]
+            one_per_node.setdefault(node, key)
+        return [
+            durability_waits(self.pipe, self.client, key, replicas=replicas, timeout_ms=timeout_ms, aof=aof)
+            for key in one_per_node.values()
+        ]
 
     def send(self) -> None:
         queued, self.queued = self.queued, []
@@ -414,20 +431,22 @@ class _Sender:
             raise PublishRefused(
                 accepted=self.accepted, hand_id=hand_id, why=why, detail=str(exc), where=f"line {line}", unsure=True
             ) from exc
-        replies, waited = replies[: len(replies) - waits], replies[len(replies) - waits :]
-        refused = [n for n in waited if isinstance(n, Exception)]
-        if refused:  # WAIT itself refused (NOPERM: a user without +wait): that error, not a replica count
-            line, hand_id = queued[0]
-            raise PublishRefused(accepted=self.accepted, hand_id=hand_id, why=refusal(refused[0]),
-                                 detail=str(refused[0]), where=f"line {line}", unsure=True)  # fmt: skip
-        short = [n for n in map(int, waited) if n < self.wait[0]]
-        if short:
-            line, hand_id = queued[0]
-            detail = f"{min(short)} of {self.wait[0]} replicas acknowledged lines {line}-{queued[-1][0]} in time"
-            why = Refusal("NOTREPLICATED", refusal_reason("NOTREPLICATED"))
-            raise PublishRefused(
-                accepted=self.accepted, hand_id=hand_id, why=why, detail=detail, where=f"line {line}", unsure=True
-            )
+        waited = replies[len(queued) :]
+        replies = replies[: len(queued)]
+        line, hand_id = queued[0]
+        replicas, timeout_ms, aof = self.wait
+        for count in waits:
+            node_replies, waited = waited[:count], waited[count:]
+            try:
+                short = durability_shortfall(node_replies, replicas=replicas, timeout_ms=timeout_ms, aof=aof)
+            except REDIS_ERRORS as exc:  # WAIT/WAITAOF refused (NOPERM; WAITAOF unknown before Redis 7.2)
+                raise PublishRefused(accepted=self.accepted, hand_id=hand_id, why=refusal(exc), detail=str(exc),
+                                     where=f"line {line}", unsure=True) from exc  # fmt: skip
+            if short is not None:
+                why, detail = short
+                raise PublishRefused(accepted=self.accepted, hand_id=hand_id, why=why,
+                                     detail=f"{detail} (lines {line}-{queued[-1][0]})", where=f"line {line}",
+                                     unsure=True)  # fmt: skip
         failed = [(i, reply) for i, reply in enumerate(replies) if isinstance(reply, Exception)]
         self.accepted += len(replies) - len(failed)
         if failed:

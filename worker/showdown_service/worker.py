@@ -63,6 +63,7 @@ from showdown_service.commit import COMMIT_LUA, Plan, plan, read_reply
 from showdown_service.config import Settings, ShardKeys
 from showdown_service.connection import REDIS_ERRORS, Client, keep_repeated_fields
 from showdown_service.decide import LedgerInvariant, refuse_broken, utc_text
+from showdown_service.ingress import Ingress, deleted_unread
 from showdown_service.logs import get_logger
 from showdown_service.metrics import Metrics, observe_many
 from showdown_service.sampling import Sampler
@@ -112,21 +113,17 @@ tries, never an early ``poison``.
 """
 ROUTINE_WAITS = frozenset(
     {"OOM", "READONLY", "NOREPLICAS", "MISCONF", "MASTERDOWN", "BUSY", "LOADING", "UNREACHABLE", "TIMEOUT"}
-    | {"CLUSTERDOWN", "TRYAGAIN", "MOVED", "ASK"}  # Redis Cluster: a failover, a slot being migrated
+    | {"CLUSTERDOWN", "TRYAGAIN", "MOVED", "ASK", "TTL"}  # Redis Cluster: a failover, a slot being migrated
 )
 """Reasons to wait that are the server's state, logged as warnings; any other (NOPERM, a script error) is an error."""
-
-CLUSTER_IDLE_BLOCK_MS = 50
-"""On a cluster, how long (ms) an idle worker's blocking read waits on one shard before it polls them all again.
-
-A cluster refuses one XREADGROUP over several shards (CROSSSLOT: each shard
-is a slot of its own), and a blocking read waits on one node only. So an
-idle worker reads every shard without blocking (one pipeline, one command
-per shard, sent to every node at once), then blocks on one shard, in turn,
-for this long: a hand published to an idle shard waits at most about this
-long, and an idle worker sends about ``1000 / 50 * (1 + shards)`` cheap
-reads a second.
-"""
+FAULT_ACTIONS = {
+    "WRONGTYPE": "a key of the shard holds another type than the worker writes (a stream, hash or string written by "
+    "another client): find it (TYPE of the shard's showdown:{<shard>}:* keys named in the batch), rename it away; "
+    "the worker then goes on",
+    "NOPERM": "the worker's Redis user lacks a grant: load deploy/redis/users.acl as shipped (or as "
+    "`showdown acl` writes it for your shards)",
+}
+"""What an operator must do about an error that does not go away by itself (any reason not in ROUTINE_WAITS)."""
 
 Entry = Row
 """(entry id, fields or None for a deleted entry)."""
@@ -141,13 +138,17 @@ class Worker:
         keep_repeated_fields(client)  # a field given twice in an entry is refused, not read on its last value
         self.cluster = isinstance(client, RedisCluster)
         """Redis Cluster: every shard is read with a command of its own, on the node holding it."""
-        self._next_block = 0
-        """On a cluster: the shard whose events stream the next idle blocking read waits on (in turn)."""
         self.metrics = metrics or Metrics()
         self.shards = {shard: settings.keys(shard) for shard in settings.shards}
         self._by_stream = {keys.events.encode(): keys for keys in self.shards.values()}
         self._commit_script = client.register_script(COMMIT_LUA)
         self._load_script = client.register_script(LOAD_LUA)
+        self.ingress = Ingress(client, self.shards.values(), count=settings.batch_size)
+        """Moves each shard's inbox (the producers' RPUSH-only list) into its events stream before each read."""
+        self._deleted_seen: dict[str, str] = {}
+        """Per shard: the max-deleted-entry-id last reported as unread entries deleted (reported once each)."""
+        self._alerts: list[str] = []
+        """Past faults the heartbeat keeps for `showdown health` (unread events deleted), newest last."""
         self._books: dict[str, tuple[Head, Book]] = {}
         """Per shard: the tournament ledgers this worker holds, and the chain head they are exact at (they
         change only in commits, and every commit moves the head)."""
@@ -246,10 +247,16 @@ class Worker:
                 self._waiting_since = time.time()
             else:
                 self.metrics.waiting.labels(self._waiting.code).set(0)
+                self.metrics.faults.labels(self._waiting.code).set(0)
             self._waiting = why
             self.metrics.waiting.labels(why.code).set(1)
-            log = self.log.warning if why.code in ROUTINE_WAITS else self.log.error
-            log("redis_unavailable", reason=why.code, waiting_for=why.reason, error=error, retry_in_s=retry_in_s)
+            if why.code in ROUTINE_WAITS:
+                self.log.warning("redis_unavailable", reason=why.code, waiting_for=why.reason, error=error,
+                                 retry_in_s=retry_in_s)  # fmt: skip
+            else:  # a fault: retried, but it will not go away by itself
+                self.metrics.faults.labels(why.code).set(1)
+                self.log.error("redis_unavailable", reason=why.code, waiting_for=why.reason, error=error,
+                               retry_in_s=retry_in_s, fault=True, action=_fault_action(why.code))  # fmt: skip
             self._write_heartbeat()
         else:
             self.log.debug("redis_retry", reason=why.code, attempt=attempt, error=error, retry_in_s=retry_in_s)
@@ -261,6 +268,7 @@ class Worker:
             return
         why, self._waiting = self._waiting, None
         self.metrics.waiting.labels(why.code).set(0)
+        self.metrics.faults.labels(why.code).set(0)
         self.log.info(
             "redis_resumed",
             reason=why.code,
@@ -361,28 +369,25 @@ class Worker:
             self.process(keys, entries)
 
     def _read(self, *, block: int | None) -> list[tuple[ShardKeys, list[Entry]]]:
-        """Read the next batch of every shard; with nothing new, wait up to ``block`` ms (None: do not wait)."""
-        settings = self.settings
-        if not self.cluster:  # one XREADGROUP over every shard's stream
-            reply = read_group(self.client, settings.group, settings.consumer, self._streams,
-                               count=settings.batch_size, block=block)  # fmt: skip
-            return self._rows_of(reply)
-        pipe = self.client.pipeline(transaction=False)
-        self._queue_reads(pipe)
-        rows = self._rows_of_each(pipe.execute())
+        """Move the inboxes and read the next batch of every shard; with nothing new, wait up to ``block`` ms for a
+        push to an inbox (None: do not wait), then move and read once more (see :mod:`showdown_service.ingress`)."""
+        rows = self._read_now()
         if rows or block is None:
             return rows
-        streams = list(self._streams)  # nothing anywhere: wait on one shard, in turn (see CLUSTER_IDLE_BLOCK_MS)
-        stream = streams[self._next_block % len(streams)]
-        self._next_block += 1
-        reply = read_group(self.client, settings.group, settings.consumer, {stream: ">"},
-                           count=settings.batch_size, block=min(block, CLUSTER_IDLE_BLOCK_MS))  # fmt: skip
-        return self._rows_of(reply)
+        self.ingress.wait(block)  # an entry XADDed to a stream directly (a requeue) is read within block_ms
+        return self._read_now()
+
+    def _read_now(self) -> list[tuple[ShardKeys, list[Entry]]]:
+        pipe = self.client.pipeline(transaction=False)
+        self._queue_reads(pipe)
+        return self._rows_of_each(pipe.execute(raise_on_error=False))
 
     def _queue_reads(self, pipe: Any) -> None:
-        """Add to ``pipe`` the non-blocking read of every shard's next entries: one XREADGROUP over them all on one
-        node, one per shard on a cluster (each shard is a slot of its own, and each read goes to its node)."""
+        """Add to ``pipe`` the move of every shard's inbox, then the non-blocking read of every shard's next
+        entries: one XREADGROUP over them all on one node, one per shard on a cluster (each shard is a slot of its
+        own, and each read goes to its node)."""
         settings = self.settings
+        self.ingress.queue(pipe)
         if not self.cluster:
             read_group(pipe, settings.group, settings.consumer, self._streams, count=settings.batch_size)
             return
@@ -390,7 +395,10 @@ class Worker:
             read_group(pipe, settings.group, settings.consumer, {stream: ">"}, count=settings.batch_size)
 
     def _rows_of_each(self, replies: list[Any]) -> list[tuple[ShardKeys, list[Entry]]]:
-        """The rows of the replies of :meth:`_queue_reads` (one reply, or one per shard); raises the first error."""
+        """The rows of the replies of :meth:`_queue_reads` (the moves', then one read's, or one per shard); raises the
+        first error."""
+        moves, replies = replies[: self.ingress.replies], replies[self.ingress.replies :]
+        self.ingress.check(moves)
         rows: list[tuple[ShardKeys, list[Entry]]] = []
         for reply in replies:
             if isinstance(reply, Exception):
@@ -477,7 +485,7 @@ class Worker:
         self._io, self._inflight = None, []
         replies = future.result()  # a connection failure raises here, into run()'s backoff
         commits, replies = replies[: len(plans)], replies[len(plans) :]
-        waits = len(replies) - (len(self._streams) if self.cluster else 1)
+        waits = len(replies) - self.ingress.replies - (len(self._streams) if self.cluster else 1)
         if waits:
             self._check_waits([keys for keys, _ in plans], replies[:waits])
         for (keys, planned), answer in zip(plans, commits, strict=True):
@@ -847,9 +855,11 @@ class Worker:
     def _write_heartbeat(self) -> None:
         """Write the heartbeat file (see :mod:`showdown_service.heartbeat`): empty while working; what the worker
         waits for, as JSON, while waiting."""
-        state = None
+        state: dict[str, Any] = {"alerts": self._alerts} if self._alerts else {}
         if self._waiting is not None:
-            state = {"waiting_for": self._waiting.reason, "reason": self._waiting.code, "since": self._waiting_since}
+            state |= {"waiting_for": self._waiting.reason, "reason": self._waiting.code, "since": self._waiting_since}
+            if self._waiting.code not in ROUTINE_WAITS:
+                state["fault"] = _fault_action(self._waiting.code)
         heartbeat.write(self.settings.heartbeat_file, state)
         self._last_beat = time.monotonic()
         self.metrics.heartbeat.set_to_current_time()
@@ -875,8 +885,23 @@ class Worker:
         self.client.xtrim(keys.events, minid=minid, approximate=True)
         return minid
 
+    def _watch_deleted(self, keys: ShardKeys) -> None:
+        """Report (once each: ERROR line, counter, heartbeat alert) unread entries deleted from the shard's stream."""
+        found = deleted_unread(self.client, keys, self.settings.group)
+        if found is None or self._deleted_seen.get(keys.shard) == found[0]:
+            return
+        self._deleted_seen[keys.shard] = found[0]
+        self.metrics.deleted_unread.labels(keys.shard).inc()
+        self.log.error("events_deleted_unread", shard=keys.shard, max_deleted_entry_id=found[0],
+                       last_delivered_id=found[1], stream=keys.events)  # fmt: skip
+        self._alerts = [*self._alerts[-9:], f"shard {keys.shard}: unread events were deleted from {keys.events} "
+                        f"(max-deleted-entry-id {found[0]} above the group's last-delivered-id {found[1]}): "
+                        "they are lost unless their producers send them again"]  # fmt: skip
+        self._write_heartbeat()
+
     def _refresh_gauges(self) -> None:
         for keys in self.shards.values():
+            self._watch_deleted(keys)
             for group in self.client.xinfo_groups(keys.events):
                 if group["name"].decode() == self.settings.group:
                     self.metrics.pending.labels(keys.shard).set(group["pending"])
@@ -896,3 +921,7 @@ def _kept(book: Book) -> Book:
         for tid in unopened:
             del ledgers[tid]
     return book
+
+
+def _fault_action(code: str) -> str:
+    return FAULT_ACTIONS.get(code, "an operator must look: see the worker's redis_unavailable error line")
