@@ -27,10 +27,11 @@ import pytest
 from redis.cluster import RedisCluster
 from redis.crc import key_slot
 
+from showdown_service.acl import exact_grants
 from showdown_service.config import Settings
 from showdown_service.connection import CLUSTER_ACL_GRANTS, connect_cluster
 from showdown_service.localredis import LocalCluster, LocalRedis
-from tests.helpers import REPO
+from tests.helpers import REPO, move_inboxes
 from tests.test_acl import ADMIN, EXAMPLES, NO_AUTH_COMMANDS, demo_password, settled_in_log, wait_for, with_admin
 from tests.tournament_builders import all_in, closed, entry, opened
 
@@ -156,6 +157,7 @@ def settle_all(
     counted the entries."""
     admin = admin_cluster(cluster)
     total = sum(int(admin.xlen(keys(s).events)) for s in SHARDS if admin.exists(keys(s).events))
+    total += sum(int(admin.llen(keys(s).inbox)) for s in SHARDS if admin.exists(keys(s).inbox))  # moved by the worker
     admin.close()
     if counting:
         start_counting(cluster)
@@ -178,7 +180,11 @@ def settle_all(
 def test_the_cluster_acl_file_is_the_single_node_file_with_the_cluster_grants_and_a_replica_user() -> None:
     made = subprocess.run(["sh", str(CLUSTER_ACL_SCRIPT), str(SINGLE_NODE_ACL_FILE)], capture_output=True, text=True,
                           timeout=30, check=True)  # fmt: skip
-    assert made.stdout == CLUSTER_ACL_FILE.read_text(encoding="utf-8"), "regenerate: deploy/redis/cluster-acl.sh"
+    exact = exact_grants(made.stdout, SHARDS)  # the producer's and operator's keys: each shard's, exactly
+    assert exact == CLUSTER_ACL_FILE.read_text(encoding="utf-8"), (
+        "regenerate: deploy/redis/cluster-acl.sh deploy/redis/users.acl | showdown acl --shards "
+        f"{','.join(SHARDS)} /dev/stdin > deploy/redis/users-cluster.acl"
+    )
     single = {line.split()[1]: line for line in SINGLE_NODE_ACL_FILE.read_text(encoding="utf-8").splitlines()}
     clustered = {line.split()[1]: line for line in made.stdout.splitlines()}
     assert set(clustered) == {*single, "replica"}
@@ -235,12 +241,12 @@ def test_a_real_worker_process_and_its_health_check_need_exactly_the_worker_gran
     admin.close()
 
 
-def test_the_producer_publishes_with_xadd_and_wait_and_the_cluster_client_s_own_two_commands(
+def test_the_producer_publishes_with_rpush_and_wait_and_the_cluster_client_s_own_two_commands(
     fresh: LocalCluster, tmp_path: Path
 ) -> None:
     published = run(["publish", "--examples"], env(fresh, "producer", tmp_path))
     assert f"published {len(EXAMPLES)} events" in published.stdout
-    assert used_since_reset(fresh) == granted(fresh, "producer") - {"asking"} == {"xadd", "wait", *ON_CONNECT}
+    assert used_since_reset(fresh) == granted(fresh, "producer") - {"asking"} == {"rpush", "wait", *ON_CONNECT}
 
 
 def test_the_reader_follows_results_on_every_shard_with_its_grants(fresh: LocalCluster, tmp_path: Path) -> None:
@@ -327,6 +333,7 @@ def test_the_scaler_reads_each_shard_s_lag_as_keda_s_cluster_scaler_does_with_it
     or XLEN on each shard's stream, each on the node holding it; COMMAND and CLUSTER SLOTS like any cluster client."""
     run(["publish", "--examples"], env(fresh, "producer", tmp_path))
     admin = admin_cluster(fresh)
+    assert move_inboxes(admin, SHARDS) == len(EXAMPLES)  # as a worker does before each read
     for shard in SHARDS:
         admin.xgroup_create(keys(shard).events, "adjudicators", id="0", mkstream=True)
     admin.close()
@@ -344,7 +351,7 @@ def test_the_scaler_reads_each_shard_s_lag_as_keda_s_cluster_scaler_does_with_it
 # --- a slot on the move: ASKING -------------------------------------------------------------------------------------
 
 JOBS: dict[str, Callable[[RedisCluster, str], object]] = {
-    "producer": lambda c, shard: c.xadd(keys(shard).events, {"event": "{}"}),
+    "producer": lambda c, shard: c.rpush(keys(shard).inbox, "event {}"),
     "worker": lambda c, shard: c.xinfo_groups(keys(shard).events),
     "reader": lambda c, shard: c.xrange(keys(shard).results),
     "auditor": lambda c, shard: c.xrange(keys(shard).audit),
@@ -364,6 +371,7 @@ def test_every_cluster_user_follows_an_ask_redirect_while_its_shard_s_slot_migra
     admin = admin_cluster(fresh)
     for key in (keys(shard).events, keys(shard).results, keys(shard).audit, keys(shard).dead):
         admin.xadd(key, {"x": "1"})
+    admin.rpush(keys(shard).inbox, "x")
     admin.close()
     slot = key_slot(keys(shard).events.encode())
     source = fresh.master_of(keys(shard).events)
@@ -373,7 +381,7 @@ def test_every_cluster_user_follows_an_ask_redirect_while_its_shard_s_slot_migra
         dst.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", source_id)
         src.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", target_id)
         moving = src.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 100)
-        assert len(moving) == 4
+        assert len(moving) == 5
         assert fresh.admin is not None
         src.execute_command("MIGRATE", "127.0.0.1", target.port, "", 0, 5000, "AUTH2", *fresh.admin,
                             "KEYS", *moving)  # fmt: skip
@@ -432,15 +440,16 @@ def test_make_secrets_for_a_cluster_writes_a_password_for_every_cluster_user_and
 def test_a_publish_whose_wait_is_refused_reports_the_refusal_not_a_missing_replica(
     fresh: LocalCluster, tmp_path: Path
 ) -> None:
-    """The operator may XADD to events but not WAIT: `showdown publish` with SHOWDOWN_WAIT_REPLICAS=1 as it says
-    the server refused WAIT (NOPERM), where it used to report 0 replicas acknowledging."""
-    published = subprocess.run([*SHOWDOWN, "publish", "--examples"], env=env(fresh, "operator", tmp_path),
+    """The shipped producer may RPUSH and WAIT but not WAITAOF: `showdown publish` with SHOWDOWN_WAIT_AOF=true says
+    the server refused WAITAOF (NOPERM), not that the AOF was not fsynced (grant it with `showdown acl --wait-aof`)."""
+    variables = env(fresh, "producer", tmp_path, SHOWDOWN_WAIT_AOF="true")
+    published = subprocess.run([*SHOWDOWN, "publish", "--examples"], env=variables,
                                capture_output=True, text=True, timeout=90, check=False)  # fmt: skip
     assert published.returncode != 0
-    assert "wait" in published.stdout + published.stderr
-    assert "replicas acknowledged" not in published.stdout + published.stderr
+    assert "waitaof" in published.stdout + published.stderr
+    assert "fsynced" not in published.stdout + published.stderr
     denied = set()
     for node in fresh.running():
         with fresh.client(node) as admin:
             denied |= {(entry["username"], entry["object"]) for entry in admin.acl_log()}
-    assert denied == {("operator", "wait")}
+    assert denied == {("producer", "waitaof")}

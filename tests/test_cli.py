@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from showdown_service.cli import adjudicate_lines, main
-from tests.helpers import BUNDLED_SHOWDOWNS, VARIANT_SHOWDOWNS, event, read_cases, seat
+from tests.helpers import BUNDLED_SHOWDOWNS, VARIANT_SHOWDOWNS, event, move_inboxes, read_cases, seat
 
 GOOD = json.dumps(event(seat(1, "As Ad", 500), seat(2, "Kc Kd", 500), board="2c 7d 9h Js 3s", hand_id="good-1"))
 GOOD_2 = GOOD.replace("good-1", "good-2")
@@ -209,9 +209,11 @@ def test_publish_refuses_a_line_that_is_not_utf8_and_raw_sends_it_byte_for_byte(
     captured = capsys.readouterr()
     assert "published 2 events; refused 1" in captured.out
     assert (json.loads(captured.err)["line"], json.loads(captured.err)["code"]) == (2, "malformed_json")
+    assert move_inboxes(fake) == 2
     assert fake.xlen(events) == 2
 
     assert main(["publish", "--raw", str(path)]) == 0
+    assert move_inboxes(fake) == 3
     sent = [fields[b"event"] for _, fields in fake.xrange(events)][2:]
     assert sent == [GOOD.encode(), NOT_UTF8, GOOD_2.encode()]
 
@@ -276,6 +278,7 @@ def test_publish_sends_pretty_printed_events_as_one_entry_each(
     clean_env.setattr("showdown_service.stream_cli.connect", lambda _settings: fake)
     assert main(["publish", str(path)]) == 0
     assert "published 2 events" in capsys.readouterr().out
+    move_inboxes(fake)
     sent = [json.loads(fields[b"event"])["hand_id"] for _, fields in fake.xrange(events)]
     assert sent == ["good-1", "good-2"]
 

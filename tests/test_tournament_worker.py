@@ -28,7 +28,7 @@ from showdown_service.tournament.replay import TournamentReplay
 from showdown_service.tournament.simulate import Simulation, simulate
 from showdown_service.tournament.store import read_book
 from showdown_service.worker import Worker
-from tests.helpers import wait_until
+from tests.helpers import move_inboxes, wait_until
 from tests.tournament_builders import all_in, chips, closed, deal, entry, opened
 
 SHOWDOWN = [sys.executable, "-m", "showdown_service"]
@@ -252,6 +252,7 @@ def test_a_tournaments_hands_and_messages_go_to_the_shard_of_its_id_whatever_the
     for table in ("t1", "t2", "t3", "t4", "t5", "t6"):
         event = json.loads(all_in(f"h-{table}", [(1, "a", 100, 10), (2, "b", 100, 10)], tid="MTT-9", table=table))
         publish_event(fake, event["event"], shards=shards)
+    move_inboxes(fake, shards)
     assert {s: fake.xlen(events_stream(s)) for s in shards if fake.xlen(events_stream(s))} == {home: 7}
     ((_, fields), *_) = read_range(fake, events_stream(home))
     assert set(fields) == {b"tournament"}
@@ -269,6 +270,7 @@ def test_showdown_publish_sends_tournament_messages_to_the_tournaments_shard(
     out = subprocess.run([*SHOWDOWN, "publish", str(path)], env=env, capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
     home = shard_for("MTT-4", shards.split(","))
+    move_inboxes(client, shards.split(","))
     assert client.xlen(events_stream(home)) == 4
 
 
@@ -295,6 +297,7 @@ def test_showdown_publish_reads_pretty_printed_tournament_messages_and_refuses_a
     out = subprocess.run([*SHOWDOWN, "publish", str(path)], env=env, capture_output=True, text=True, check=False)
     assert out.returncode == 1
     assert json.loads(out.stderr.splitlines()[0])["code"] == "duplicate_key"
+    move_inboxes(client)
     assert client.xlen(events_stream("default")) == 1
 
 
