@@ -136,9 +136,14 @@ class Ingress:
 
 
 def deleted_unread(client: Client, keys: ShardKeys, group: str) -> tuple[str, str] | None:
-    """``(max-deleted-entry-id, last-delivered-id)`` when entries the group had not read yet were deleted from the
-    shard's events stream (an XTRIM or XDEL beyond what the workers trim); None otherwise, or before the group
-    exists. The workers trim only below what every group has read and acked, so this is always someone else."""
+    """``(what was deleted, last-delivered-id)`` when entries the group had not read yet were deleted from the shard's
+    events stream; None otherwise, or before the group exists. The workers trim only below what every group has read
+    and acked, so this is always someone else.
+
+    Two traces, both in XINFO: an XDEL leaves ``max-deleted-entry-id`` above the group's ``last-delivered-id``; an
+    XTRIM (or XADD with MAXLEN/MINID) past it leaves the stream's first entry above ``last-delivered-id`` with fewer
+    entries than were added and not yet read (``entries-added`` - the group's ``entries-read`` > ``length``).
+    """
     try:
         stream = cast(dict[str, Any], client.xinfo_stream(keys.events))
         groups = cast(list[dict[str, Any]], client.xinfo_groups(keys.events))
@@ -146,12 +151,22 @@ def deleted_unread(client: Client, keys: ShardKeys, group: str) -> tuple[str, st
         if "no such key" in str(exc).lower():
             return None
         raise
-    deleted = stream.get("max-deleted-entry-id")
-    delivered = next((g["last-delivered-id"] for g in groups if _text(g["name"]) == group), None)
-    if deleted is None or delivered is None:
+    ours = next((g for g in groups if _text(g["name"]) == group), None)
+    if ours is None:
         return None
-    if _order(deleted) > _order(delivered):
-        return _text(deleted), _text(delivered)
+    delivered = _text(ours["last-delivered-id"])
+    deleted = stream.get("max-deleted-entry-id")
+    if deleted is not None and _order(deleted) > _order(delivered):
+        return f"max-deleted-entry-id {_text(deleted)}", delivered
+    first = stream.get("recorded-first-entry-id")
+    added, length, read = stream.get("entries-added"), stream.get("length"), ours.get("entries-read")
+    if read is None and _order(delivered) == (0, 0):
+        read = 0  # a group that never read anything has read nothing
+    if None in (added, length, read):
+        return None  # the group's entries-read is unknown (XDEL fragments): only the XDEL trace above tells
+    missing = int(added) - int(read) - int(length)
+    if missing > 0 and (int(length) == 0 or (first is not None and _order(first) > _order(delivered))):
+        return f"{missing} unread entries trimmed (first entry now {_text(first or '0-0')})", delivered
     return None
 
 

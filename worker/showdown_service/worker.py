@@ -146,7 +146,7 @@ class Worker:
         self.ingress = Ingress(client, self.shards.values(), count=settings.batch_size)
         """Moves each shard's inbox (the producers' RPUSH-only list) into its events stream before each read."""
         self._deleted_seen: dict[str, str] = {}
-        """Per shard: the max-deleted-entry-id last reported as unread entries deleted (reported once each)."""
+        """Per shard: the deletion of unread entries last reported (each reported once)."""
         self._alerts: list[str] = []
         """Past faults the heartbeat keeps for `showdown health` (unread events deleted), newest last."""
         self._books: dict[str, tuple[Head, Book]] = {}
@@ -892,10 +892,10 @@ class Worker:
             return
         self._deleted_seen[keys.shard] = found[0]
         self.metrics.deleted_unread.labels(keys.shard).inc()
-        self.log.error("events_deleted_unread", shard=keys.shard, max_deleted_entry_id=found[0],
-                       last_delivered_id=found[1], stream=keys.events)  # fmt: skip
+        self.log.error("events_deleted_unread", shard=keys.shard, deleted=found[0], last_delivered_id=found[1],
+                       stream=keys.events)  # fmt: skip
         self._alerts = [*self._alerts[-9:], f"shard {keys.shard}: unread events were deleted from {keys.events} "
-                        f"(max-deleted-entry-id {found[0]} above the group's last-delivered-id {found[1]}): "
+                        f"({found[0]}, above the group's last-delivered-id {found[1]}): "
                         "they are lost unless their producers send them again"]  # fmt: skip
         self._write_heartbeat()
 
