@@ -369,10 +369,25 @@ def test_redis_is_a_pinned_official_7_4_or_later_image_with_aof_everysec_the_acl
     assert redis["healthcheck"]["test"][0] == "CMD-SHELL"
 
 
-def test_two_workers_wait_for_a_healthy_redis_check_their_health_and_stop_gracefully(compose: dict[str, Any]) -> None:
+def test_item15_one_worker_per_shard_in_every_profile(compose: dict[str, Any]) -> None:
+    """docs/deploy.md: a tournament's shard has one worker (a second one waits its turn, 7x slower); every shard may
+    carry tournaments, so each worker service runs one replica, and no two services serve one shard."""
+    workers = {name: s for name, s in compose["services"].items() if s.get("command") == ["showdown", "worker"]}
+    assert set(workers) == {"worker", "worker-cluster"}
+    served: list[str] = []
+    for name, service in workers.items():
+        assert service["deploy"]["replicas"] == 1, name
+        env = service["environment"]
+        profile = tuple(service.get("profiles", ()))
+        served += [f"{profile}:{shard}" for shard in Settings(shards=env["SHOWDOWN_SHARDS"]).shards]
+        assert "--processes" not in service["command"], name
+    assert len(served) == len(set(served)), "two services on one shard"
+
+
+def test_the_worker_waits_for_a_healthy_redis_checks_its_health_and_stops_gracefully(compose: dict[str, Any]) -> None:
     worker = compose["services"]["worker"]
     env = worker["environment"]
-    assert worker["deploy"]["replicas"] == 2
+    assert worker["deploy"]["replicas"] == 1
     assert worker["build"] == {"context": ".", "dockerfile": "deploy/Dockerfile"}
     assert (REPO / worker["build"]["dockerfile"]).is_file()
     assert worker["depends_on"] == {"redis": {"condition": "service_healthy"}}
