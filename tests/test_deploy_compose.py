@@ -349,7 +349,7 @@ def test_resolving_refuses_what_compose_refuses(case: str, tmp_path: Path) -> No
 # --- the services ---------------------------------------------------------------------------------------------
 
 
-def test_redis_is_a_pinned_official_7_4_or_later_image_with_aof_everysec_the_acl_file_and_a_volume(
+def test_redis_is_a_pinned_official_7_4_or_later_image_with_aof_always_the_acl_file_and_a_volume(
     compose: dict[str, Any],
 ) -> None:
     redis = compose["services"]["redis"]
@@ -360,7 +360,7 @@ def test_redis_is_a_pinned_official_7_4_or_later_image_with_aof_everysec_the_acl
     assert args[0] == "redis-server"
     options = dict(zip(args[1::2], args[2::2], strict=True))
     assert options["--appendonly"] == "yes"
-    assert options["--appendfsync"] == "everysec"
+    assert options["--appendfsync"] == "always", "item 16: a crash of Redis loses no acknowledged publish"
     assert options["--maxmemory-policy"] == "noeviction", "streams and dedupe keys must never be evicted"
     mounts = {target: source for source, target, *_ in map(volume_parts, redis["volumes"])}
     assert mounts[options["--aclfile"]] == "./deploy/redis/users.acl"
@@ -575,7 +575,7 @@ def test_the_compose_stack_settles_the_demo_hands_with_the_same_configuration_on
 ) -> None:
     port = compose_redis.server.port
     admin = compose_redis.admin()
-    assert admin.config_get("appendfsync") == {"appendfsync": "everysec"}
+    assert admin.config_get("appendfsync") == {"appendfsync": "always"}
     healthcheck = compose["services"]["redis"]["healthcheck"]["test"][1].replace("redis-cli ", f"redis-cli -p {port} ")
     checked = subprocess.run(["sh", "-c", healthcheck], env=with_cli_of(compose_redis.server.binary, tmp_path),
                              capture_output=True, text=True, timeout=30, check=False)  # fmt: skip

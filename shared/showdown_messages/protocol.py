@@ -29,6 +29,8 @@ TOURNAMENT_FIELD: Final = "tournament"
 """A tournament message's JSON, in an entry of the same events stream."""
 REQUEUED_FROM_FIELD: Final = "requeued_from"
 """The dead letter's id an entry was requeued from (``showdown dead-letters --requeue``)."""
+BODY_CHANGED_FIELD: Final = "body_changed"
+"""``1`` beside ``requeued_from`` when the operator requeued an edited body (``--event FILE``)."""
 RESULT_FIELD: Final = "result"
 """A results entry's ShowdownResult JSON."""
 ENTRY_ID_FIELD: Final = "entry_id"
@@ -58,9 +60,11 @@ while pending: its fields are gone)."""
 _EVENT_KEYS: Final = frozenset((EVENT_FIELD, EVENT_FIELD.encode()))
 _TOURNAMENT_KEYS: Final = frozenset((TOURNAMENT_FIELD, TOURNAMENT_FIELD.encode()))
 _TOURNAMENT_ENTRY: Final = frozenset(
-    (TOURNAMENT_FIELD, REQUEUED_FROM_FIELD, TOURNAMENT_FIELD.encode(), REQUEUED_FROM_FIELD.encode())
+    (TOURNAMENT_FIELD, REQUEUED_FROM_FIELD, BODY_CHANGED_FIELD)
+    + (TOURNAMENT_FIELD.encode(), REQUEUED_FROM_FIELD.encode(), BODY_CHANGED_FIELD.encode())
 )
-"""What a tournament message's entry may hold: the message, and the dead letter it was requeued from."""
+"""What a tournament message's entry may hold: the message, the dead letter it was requeued from, and whether the
+operator edited it."""
 
 
 def key(shard: str, name: str, *, prefix: str = "showdown") -> str:

@@ -215,13 +215,13 @@ def connect(url: str, *, cluster: bool = False, **options: Any) -> redis.Redis |
     """A client to publish with: ``connect("redis://redis:6379/0", username="producer", password=...)``.
 
     ``cluster=True``: redis-py's ``RedisCluster``, started from the node
-    ``url`` names (the others are discovered); each XADD goes to the node
+    ``url`` names (the others are discovered); each RPUSH goes to the node
     holding its shard. Its user needs ``+command +cluster|slots +asking`` too
     (redis-py reads the command table and the topology).
 
     ``options`` go to ``from_url``. Unlike redis-py's default, the
     client sends no ``CLIENT SETINFO`` on connect: the ``producer`` ACL user
-    (deploy/redis/users.acl) may run ``XADD`` and nothing else, so on Redis
+    (deploy/redis/users.acl) may run ``RPUSH`` and nothing else, so on Redis
     7.2+ every connection would leave a denial in the server's ACL log.
     """
     import redis  # noqa: PLC0415 - redis is optional: only publishing needs it

@@ -37,6 +37,16 @@ class AuditRecord(BaseModel):
         description="Digest of the placement records this entry wrote to the standings stream (their JSON as a "
         "list), when it finished tournament entries; absent otherwise.",
     )
+    requeued_from: str | None = Field(
+        default=None,
+        description="The dead letter this entry was requeued from (`showdown dead-letters --requeue`); absent "
+        "otherwise.",
+    )
+    body_changed: bool | None = Field(
+        default=None,
+        description="With requeued_from: true when the operator sent an edited body (`--event FILE`) instead of the "
+        "dead letter's own payload; absent otherwise.",
+    )
     worker: str = Field(description="The consumer that committed it.")
     at: datetime = Field(description="Commit time (UTC).")
     prev_hash: Sha256
@@ -51,7 +61,11 @@ class DeadLetter(BaseModel):
     code: str = Field(description="Why, as a stable code (see the rejection codes).")
     message: str = Field(description="Why, for people: the field, the value, what is wrong.")
     entry_id: str = Field(description="The refused events-stream entry.")
-    raw: str = Field(description="The original payload, cut to SHOWDOWN_DEAD_RAW_MAX_BYTES.")
+    raw: str = Field(
+        description="The original payload, cut to SHOWDOWN_DEAD_RAW_MAX_BYTES; for an entry that was not one payload "
+        'field (ambiguous_entry, missing_event), every field it held: {"entry_fields": {name: value}} (a value that '
+        'is not UTF-8 as {"base64": ...}).'
+    )
     raw_bytes: str = Field(description="The original payload's full length in bytes (decimal).")
     hand_id: str = Field(description="The hand_id the payload claimed, or empty.")
     worker: str

@@ -48,8 +48,10 @@ _CHANNELS = {
     "events": (
         "ShowdownEvent",
         "event",
-        "Game servers XADD one entry per finished hand; field `event` holds the JSON. A tournament's messages "
-        "travel on its shard's events stream too (field `tournament`), so one order covers its hands and messages.",
+        "One entry per finished hand; field `event` holds the JSON. Game servers do not write here: they RPUSH "
+        "`event <JSON>` to the shard's inbox list `showdown:{<shard>}:inbox` (append only), which the workers move "
+        "here in list order. A tournament's messages travel the same way (`tournament <JSON>`; field `tournament`), "
+        "so one order covers its hands and messages.",
     ),
     "results": (
         "ShowdownResult",

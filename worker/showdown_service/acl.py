@@ -93,6 +93,6 @@ def _acl(args: argparse.Namespace) -> int:
     try:
         sys.stdout.write(exact_grants(args.file.read_text(encoding="utf-8"), shards, wait_aof=args.wait_aof))
     except AclError as exc:
-        print(f"showdown acl: {exc}", file=sys.stderr)
+        sys.stderr.write(f"showdown acl: {exc}\n")
         return 2
     return 0

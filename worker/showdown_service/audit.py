@@ -77,6 +77,8 @@ def make_record(
     worker: str,
     at: str,
     standings_sha256: str | None = None,
+    requeued_from: str | None = None,
+    body_changed: bool = False,
 ) -> tuple[dict[str, Any], bytes, Head]:
     """The next record after ``head``: as a dict, as the JSON stored in the audit stream, and the new head.
 
@@ -85,12 +87,14 @@ def make_record(
     """
     body: dict[str, Any] = {
         "at": at,
+        **({"body_changed": body_changed} if requeued_from is not None else {}),
         "code": code,
         "entry_id": entry_id,
         "event_sha256": event_sha256,
         "hand_id": hand_id,
         "outcome": outcome,
         "prev_hash": head.hash,
+        **({"requeued_from": requeued_from} if requeued_from is not None else {}),
         "result_sha256": result_sha256,
         "seq": head.seq + 1,
         **({"standings_sha256": standings_sha256} if standings_sha256 is not None else {}),

@@ -214,6 +214,8 @@ def decide(
             worker=worker,
             at=at,
             standings_sha256=standings_sha256,
+            requeued_from=p.requeued_from,
+            body_changed=p.body_changed,
         )
         decisions.append(
             _new(  # Decision(...) without its __new__'s cost per entry

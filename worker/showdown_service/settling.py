@@ -9,6 +9,7 @@ against the dedupe keys in Redis (:mod:`showdown_service.commit`).
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,7 +21,13 @@ from pydantic import ValidationError
 from showdown_core import InvalidEvent, InvariantViolation, Settlement, settle
 from showdown_messages import ShowdownEvent, rejections
 from showdown_messages.events import MysteryBountyDrawn
-from showdown_messages.protocol import EVENT_FIELD, TOURNAMENT_FIELD, entry_kind
+from showdown_messages.protocol import (
+    BODY_CHANGED_FIELD,
+    EVENT_FIELD,
+    REQUEUED_FROM_FIELD,
+    TOURNAMENT_FIELD,
+    entry_kind,
+)
 from showdown_messages.tournaments import AnyTournamentMessage, parse_tournament_message
 from showdown_service.audit import sha256_hex
 from showdown_service.entry_fields import RepeatedFields
@@ -29,6 +36,8 @@ from showdown_service.wire import encode_result
 
 _EVENT: Final = EVENT_FIELD.encode()
 _TOURNAMENT: Final = TOURNAMENT_FIELD.encode()
+_REQUEUED_FROM: Final = REQUEUED_FROM_FIELD.encode()
+_BODY_CHANGED: Final = BODY_CHANGED_FIELD.encode()
 
 
 def _named(fields: dict[bytes, bytes] | None) -> str:
@@ -88,6 +97,10 @@ class Prepared:
     """The event's ``mystery_bounties`` as ``(seat, amount)`` (tournament hands; None: not given)."""
     bounty_cash_ppm: int | None = None
     """A tournament hand's ``bounty_cash_ppm`` as given (``None``: not given); the ledger checks it."""
+    requeued_from: str | None = None
+    """The dead letter this entry was requeued from (``showdown dead-letters --requeue``), for its audit record."""
+    body_changed: bool = False
+    """Requeued with an edited body (``--event FILE``), not the dead letter's own payload."""
 
     @property
     def valid(self) -> bool:
@@ -95,6 +108,28 @@ class Prepared:
 
 
 def prepare(
+    entry_id: str,
+    fields: dict[bytes, bytes] | None,
+    *,
+    failures: int,
+    max_deliveries: int,
+    max_payload_bytes: int,
+    now: datetime,
+    started: float,
+    keep_settlement: bool = False,
+) -> Prepared:
+    """Judge one entry (:func:`_judge`), and note where it was requeued from and whether its body was edited."""
+    prepared = _judge(entry_id, fields, failures=failures, max_deliveries=max_deliveries,
+                      max_payload_bytes=max_payload_bytes, now=now, started=started,
+                      keep_settlement=keep_settlement)  # fmt: skip
+    origin = fields.get(_REQUEUED_FROM) if fields else None
+    if origin is not None:
+        prepared.requeued_from = origin.decode(errors="replace")
+        prepared.body_changed = fields.get(_BODY_CHANGED) == b"1"  # type: ignore[union-attr]  # not None here
+    return prepared
+
+
+def _judge(
     entry_id: str,
     fields: dict[bytes, bytes] | None,
     *,
@@ -134,7 +169,8 @@ def prepare(
         return _tournament_message(entry_id, message, failures, max_deliveries, max_payload_bytes, now, started)
     raw = given.get(_EVENT, b"")
     if kind != "event":
-        return _refused(entry_id, raw, *_UNREADABLE[kind](fields), started, now)
+        kept = entry_raw(fields) if fields and kind != "deleted" else raw  # every field: nothing of it lost
+        return _refused(entry_id, kept, *_UNREADABLE[kind](fields), started, now)
     if failures >= max_deliveries:
         reason = (
             f"settling it raised {failures} times (limit {max_deliveries}, SHOWDOWN_MAX_DELIVERIES): a bug, "
@@ -224,6 +260,40 @@ def _tournament_message(  # noqa: PLR0917 - prepare()'s own arguments, passed on
         tournament_message=message,
         settled_at=now,
     )
+
+
+ENTRY_FIELDS_KEY = "entry_fields"
+"""The one key of a dead letter's ``raw`` when the refused entry was not one payload field: every field it held."""
+
+
+def entry_raw(fields: dict[bytes, bytes]) -> bytes:
+    """Every field of a refused entry, for its dead letter's ``raw``: ``{"entry_fields": {name: value, ...}}``,
+    a value that is not UTF-8 as ``{"base64": ...}`` (see :func:`entry_fields`), so nothing of it is lost."""
+    return orjson.dumps({ENTRY_FIELDS_KEY: {_text_or_b64(k): _text_or_b64(v) for k, v in fields.items()}})
+
+
+def entry_fields(raw: bytes) -> dict[bytes, bytes] | None:
+    """The fields :func:`entry_raw` wrote, or None when ``raw`` is a payload of its own."""
+    try:
+        doc = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(doc, dict) or doc.keys() != {ENTRY_FIELDS_KEY} or not isinstance(doc[ENTRY_FIELDS_KEY], dict):
+        return None
+    return {_bytes_of(k): _bytes_of(v) for k, v in doc[ENTRY_FIELDS_KEY].items()}
+
+
+def _text_or_b64(value: bytes) -> str | dict[str, str]:
+    try:
+        return value.decode()
+    except UnicodeDecodeError:
+        return {"base64": base64.b64encode(value).decode()}
+
+
+def _bytes_of(value: object) -> bytes:
+    if isinstance(value, dict) and isinstance(value.get("base64"), str):
+        return base64.b64decode(value["base64"])
+    return str(value).encode()
 
 
 def event_digest(event: ShowdownEvent) -> str:

@@ -17,14 +17,13 @@ import sys
 import time
 from pathlib import Path
 from types import FrameType
-from typing import cast
 
 import orjson
 from pydantic import ValidationError
 from redis.cluster import RedisCluster
 
 from showdown_messages import ShowdownEvent, rejections
-from showdown_messages.protocol import REQUEUED_FROM_FIELD, RESULT_FIELD
+from showdown_messages.protocol import RESULT_FIELD
 from showdown_messages.publish import (
     EVENT_FIELD,
     TOURNAMENT_FIELD,
@@ -56,6 +55,7 @@ from showdown_service.examples import UNDECODED, documents, example_counts, exam
 from showdown_service.intake import tournament_body, unwrap_event
 from showdown_service.metrics import PORTS_TRIED, AuditVerdicts, Metrics
 from showdown_service.render import describe_result
+from showdown_service.requeue import requeue, resolutions
 from showdown_service.stops import STOP_REQUESTED, catch_stop_signals
 from showdown_service.streams import read_new, read_range
 from showdown_service.worker import GC_THRESHOLDS, GIL_SWITCH_INTERVAL_S, Worker
@@ -501,15 +501,16 @@ def _dead_letters(args: argparse.Namespace) -> int:
     settings = Settings()
     client = connect(settings)
     if args.requeue:
-        return _requeue(client, settings, args)
+        return requeue(client, settings, args.requeue, args.shard or settings.shards[0], args.event)
     for shard in settings.shards:
-        for entry_id, fields in reversed(
-            read_range(client, settings.keys(shard).dead, count=args.count, newest_first=True)
-        ):
+        rows = list(reversed(read_range(client, settings.keys(shard).dead, count=args.count, newest_first=True)))
+        done = resolutions(client, settings.keys(shard), [entry_id for entry_id, _ in rows])
+        for (entry_id, fields), requeued_as in zip(rows, done, strict=True):
             row = {k.decode(): _shown(v) for k, v in fields.items()}  # a refused payload may hold anything
             raw = row.pop("raw", "")
             hand = row.get("hand_id") or "?"
-            print(f"{shard} {entry_id.decode()} {row.get('code')} hand={hand}: {row.get('message')}")
+            resolved = f" [requeued as {requeued_as}]" if requeued_as else ""
+            print(f"{shard} {entry_id.decode()} {row.get('code')} hand={hand}: {row.get('message')}{resolved}")
             print(f"    raw ({row.get('raw_bytes', len(raw))} bytes): {raw[:160]}")
     return 0
 
@@ -518,43 +519,6 @@ def _shown(value: bytes) -> str:
     """Text safe for a terminal: control characters (an escape sequence, a newline) written as escapes."""
     text = value.decode(errors="replace")
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
-
-
-def _requeue(client: Client, settings: Settings, args: argparse.Namespace) -> int:
-    shard = args.shard or settings.shards[0]
-    keys = settings.keys(shard)
-    rows = read_range(client, keys.dead, low=args.requeue, high=args.requeue)
-    if not rows:
-        print(f"no dead letter {args.requeue} in shard {shard}", file=sys.stderr)
-        return 2
-    fields = rows[0][1]
-    payload = args.event.read_bytes() if args.event else fields.get(b"raw", b"")
-    if int(fields.get(b"raw_bytes", b"0") or 0) > len(fields.get(b"raw", b"")) and not args.event:
-        print("the dead letter kept only part of the payload; send the full event with --event FILE", file=sys.stderr)
-        return 2
-    field = TOURNAMENT_FIELD if _is_tournament_message(payload) else EVENT_FIELD
-    what = "tournament message" if field == TOURNAMENT_FIELD else "event"
-    try:
-        if field == TOURNAMENT_FIELD:
-            parse_tournament_message(payload)
-        else:
-            ShowdownEvent.model_validate_json(payload)
-    except ValidationError as exc:
-        print(f"not requeued, the {what} is still invalid: {rejections(exc, payload)[0].message}", file=sys.stderr)
-        return 1
-    new_id = cast(bytes, client.xadd(keys.events, {field: payload, REQUEUED_FROM_FIELD: args.requeue}))
-    print(f"requeued {args.requeue} ({what}) as {new_id.decode()} on {keys.events}")
-    return 0
-
-
-def _is_tournament_message(payload: bytes) -> bool:
-    """A dead letter's payload is a tournament message (an object with a ``type``; no event has one) or an
-    event: which field of a stream entry it goes back in."""
-    try:
-        doc = orjson.loads(payload)
-    except orjson.JSONDecodeError:
-        return False
-    return isinstance(doc, dict) and "type" in doc and "hand_id" not in doc
 
 
 def _demo(_args: argparse.Namespace) -> int:

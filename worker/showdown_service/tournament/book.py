@@ -594,6 +594,9 @@ class Book:
     def _round_complete(self, ledger: Ledger, message: RoundComplete) -> Applied:
         if message.round <= ledger.rounds_done:
             return DUPLICATE
+        if ledger.over:  # nothing left to place: settling it would only move rounds_done past the end
+            finished = f"round {message.round} completes after tournament {message.tournament_id!r} finished"
+            return _refuse("tournament_over", "round", finished)
         placements: list[dict[str, Any]] = []
         held = [self._entry(ledger, e.key) for e in ledger.unplaced() if e.status == "held"]
         for round_ in sorted({e.held[0] for e in held if e.held is not None and e.held[0] <= message.round}):

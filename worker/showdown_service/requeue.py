@@ -1,0 +1,155 @@
+"""``showdown dead-letters --requeue ID``: send a dead letter back to its shard's events stream, and only safely.
+
+Refused, with the reason named:
+
+* a dead letter requeued before: ``<prefix>:{<shard>}:dead:resolved`` maps
+  each requeued dead letter to the entry it became (claimed with HSETNX
+  before the XADD, so two operators cannot both send it);
+* a hand already settled: its result is found in the shard's results stream
+  (or by :func:`settled_in_archive`, the archive's hook). Past the dedupe TTL
+  the worker no longer remembers a hand, so a requeued ``conflicting_duplicate``
+  would settle it a second time with other awards;
+* a payload a worker would refuse again;
+* a dead letter of an entry that held several fields (kept whole in its
+  ``raw``: see :func:`showdown_service.settling.entry_raw`) without
+  ``--event FILE`` naming the one message to send.
+
+What is sent carries ``requeued_from`` (the dead letter's id) and, when the
+operator sent an edited body, ``body_changed: 1``; the worker writes both
+into the entry's audit record.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import cast
+
+import orjson
+from pydantic import ValidationError
+
+from showdown_messages import ShowdownEvent, rejections
+from showdown_messages.protocol import BODY_CHANGED_FIELD, EVENT_FIELD, REQUEUED_FROM_FIELD, TOURNAMENT_FIELD
+from showdown_messages.tournaments import parse_tournament_message
+from showdown_service.config import Settings, ShardKeys
+from showdown_service.connection import REDIS_ERRORS, Client
+from showdown_service.render import describe_result
+from showdown_service.settling import entry_fields
+from showdown_service.streams import read_range
+
+RESULTS_PAGE = 1000
+"""Results read per round trip while looking for a hand's settlement."""
+WHOLE_ENTRY_CODES = frozenset({"ambiguous_entry", "missing_event"})
+"""Dead letters whose ``raw`` holds every field of their entry (not one payload)."""
+
+
+def resolved_key(keys: ShardKeys) -> str:
+    """The hash of a shard's requeued dead letters: dead letter id -> the events entry it became."""
+    return f"{keys.dead}:resolved"
+
+
+def settled_in_archive(settings: Settings, shard: str, hand_id: str) -> str | None:
+    """The archive's hook (issue 25): where the shard's archive records ``hand_id`` as settled, in words, or None.
+
+    The results stream keeps ``SHOWDOWN_RESULTS_MAXLEN`` results; a hand settled before those were trimmed is
+    found only in the archive. Until there is one, nothing is found there."""
+    del settings, shard, hand_id
+    return None
+
+
+def settled_result(client: Client, keys: ShardKeys, hand_id: str) -> str | None:
+    """The shard's result for ``hand_id``, in words (``result <entry id>: <pots and awards>``), or None."""
+    needle = b'"hand_id":' + orjson.dumps(hand_id)
+    low = "-"
+    while True:
+        page = read_range(client, keys.results, low=low, count=RESULTS_PAGE)
+        for entry_id, fields in page:
+            raw = fields.get(b"result", b"")
+            if needle in raw and (doc := orjson.loads(raw)).get("hand_id") == hand_id:
+                return f"result {entry_id.decode()}: {describe_result(doc)}"
+        if len(page) < RESULTS_PAGE:
+            return None
+        low = "(" + page[-1][0].decode()
+
+
+def requeue(client: Client, settings: Settings, dead_id: str, shard: str, event: Path | None) -> int:
+    """Send dead letter ``dead_id`` of ``shard`` back (``event``: an edited body instead); 0 when sent."""
+    keys = settings.keys(shard)
+    rows = read_range(client, keys.dead, low=dead_id, high=dead_id)
+    if not rows:
+        return _refused(f"no dead letter {dead_id} in shard {shard}", 2)
+    fields = rows[0][1]
+    done = cast(bytes | None, client.hget(resolved_key(keys), dead_id))
+    if done:
+        return _refused(f"not requeued: dead letter {dead_id} was requeued already, as {done.decode()} on "
+                        f"{keys.events}; requeue that entry's dead letter if it was refused again", 1)  # fmt: skip
+    raw = fields.get(b"raw", b"")
+    whole = entry_fields(raw) if fields.get(b"code", b"").decode() in WHOLE_ENTRY_CODES else None
+    if event is not None:
+        payload = event.read_bytes()
+    elif whole is not None:
+        names = ", ".join(sorted(k.decode(errors="replace") for k in whole))
+        text = (f"not requeued: the entry held several fields ({names}), all kept in the dead letter's raw; send "
+                "the one message to settle with --event FILE (one requeue per dead letter)")  # fmt: skip
+        return _refused(text, 2)
+    elif int(fields.get(b"raw_bytes", b"0") or 0) > len(raw):
+        return _refused("the dead letter kept only part of the payload; send the full event with --event FILE", 2)
+    else:
+        payload = raw
+    field = TOURNAMENT_FIELD if _is_tournament_message(payload) else EVENT_FIELD
+    what = "tournament message" if field == TOURNAMENT_FIELD else "event"
+    try:
+        hand_id = None if field == TOURNAMENT_FIELD else ShowdownEvent.model_validate_json(payload).hand_id
+        if field == TOURNAMENT_FIELD:
+            parse_tournament_message(payload)
+    except ValidationError as exc:
+        return _refused(f"not requeued, the {what} is still invalid: {rejections(exc, payload)[0].message}", 1)
+    if hand_id is not None:
+        settled = settled_result(client, keys, hand_id) or settled_in_archive(settings, shard, hand_id)
+        if settled is not None:
+            return _refused(f"not requeued: hand {hand_id!r} was settled already ({settled}); sent again after its "
+                            "dedupe key expired, it would be paid a second time", 1)  # fmt: skip
+    changed = event is not None and payload.strip() != raw.strip()
+    return _send(client, keys, dead_id, {field: payload, REQUEUED_FROM_FIELD: dead_id,
+                                         **({BODY_CHANGED_FIELD: "1"} if changed else {})}, what, changed)  # fmt: skip
+
+
+def _send(  # noqa: PLR0917 - requeue()'s parts, positional
+    client: Client, keys: ShardKeys, dead_id: str, entry: dict[str, bytes | str], what: str, changed: bool
+) -> int:
+    """Claim the dead letter (HSETNX), XADD the entry, record what it became; a failed XADD releases the claim."""
+    resolved = resolved_key(keys)
+    if not client.hsetnx(resolved, dead_id, "requeuing"):
+        return _refused(f"not requeued: dead letter {dead_id} is being requeued by someone else right now", 1)
+    try:
+        new_id = cast(bytes, client.xadd(keys.events, entry))  # type: ignore[arg-type]
+    except REDIS_ERRORS:
+        client.hdel(resolved, dead_id)
+        raise
+    client.hset(resolved, dead_id, new_id)
+    edited = " with an edited body" if changed else ""
+    sys.stdout.write(f"requeued {dead_id} ({what}){edited} as {new_id.decode()} on {keys.events}\n")
+    return 0
+
+
+def resolutions(client: Client, keys: ShardKeys, dead_ids: list[bytes]) -> list[str | None]:
+    """For each dead letter: the events entry it was requeued as, or None (one HMGET)."""
+    if not dead_ids:
+        return []
+    found = cast(list[bytes | None], client.hmget(resolved_key(keys), dead_ids))  # type: ignore[arg-type]
+    return [value.decode() if value else None for value in found]
+
+
+def _refused(text: str, code: int) -> int:
+    sys.stderr.write(text + "\n")
+    return code
+
+
+def _is_tournament_message(payload: bytes) -> bool:
+    """A dead letter's payload is a tournament message (an object with a ``type``; no event has one) or an
+    event: which field of a stream entry it goes back in."""
+    try:
+        doc = orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(doc, dict) and "type" in doc and "hand_id" not in doc
