@@ -452,7 +452,7 @@ def test_each_redis_error_is_named_for_an_operator(error: Exception, code: str, 
 
 def test_publish_raises_one_clear_refusal_naming_the_hand_and_saying_a_resend_is_safe() -> None:
     class FullRedis:
-        def xadd(self, *_args: Any, **_kwargs: Any) -> bytes:
+        def rpush(self, *_args: Any, **_kwargs: Any) -> int:
             raise redis.exceptions.OutOfMemoryError("command not allowed when used memory > 'maxmemory'.")
 
     with pytest.raises(PublishRefused) as refused:
