@@ -107,8 +107,8 @@ def xadd_events(client: Client, stream: str, events: Sequence[Mapping[str, Any] 
 def move_inboxes(client: Client, shards: Sequence[str] = ("default",)) -> int:
     """Move the shards' inboxes (what producers RPUSH) into their events streams, as a worker does before each read;
     how many elements moved."""
-    from showdown_service.config import Settings  # noqa: PLC0415 - the settings' defaults: the shipped key names
-    from showdown_service.ingress import Ingress  # noqa: PLC0415
+    from showdown_service.config import Settings
+    from showdown_service.ingress import Ingress
 
     settings = Settings()
     return Ingress(client, [settings.keys(shard) for shard in shards], count=10_000).move()

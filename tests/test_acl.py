@@ -39,6 +39,7 @@ from showdown_service.config import Settings
 from showdown_service.examples import example_lines
 from showdown_service.ingress import Ingress
 from showdown_service.localredis import LocalRedis, find_server
+from showdown_service.streams import read_range
 from showdown_service.worker import Worker
 from tests.helpers import REPO, tls_redis_server
 from tests.tournament_builders import all_in, closed, entry, opened
@@ -234,7 +235,7 @@ def publish(acl: AclServer, events: Sequence[dict[str, Any] | str], field: str =
     for e in events:
         producer.rpush(KEYS.inbox, producing.element(field, e if isinstance(e, str) else json.dumps(e)))
     move(acl)
-    return [entry_id for entry_id, _ in acl.admin().xrange(KEYS.events)[-len(events) :]]
+    return [entry_id for entry_id, _ in read_range(acl.admin(), KEYS.events)[-len(events) :]]
 
 
 def move(acl: AclServer) -> int:
@@ -545,7 +546,7 @@ def test_the_healthcheck_user_may_only_ping(acl: AclServer) -> None:
 
 # --- and nothing else ---------------------------------------------------------------------------------------
 
-E, R, A, D, H, I = KEYS.events, KEYS.results, KEYS.audit, KEYS.dead, KEYS.audit_head, KEYS.inbox
+E, R, A, D, H, INBOX = KEYS.events, KEYS.results, KEYS.audit, KEYS.dead, KEYS.audit_head, KEYS.inbox
 FORBIDDEN: list[tuple[str, tuple[str, ...]]] = [
     ("producer", ("XRANGE", R, "-", "+")),
     ("producer", ("XRANGE", E, "-", "+")),
@@ -620,15 +621,15 @@ PRODUCER_ATTACKS: list[tuple[str, ...]] = [
     ("XADD", E, "MINID", "9999999999999", "*", "event", "{}"),
     ("XADD", E, "18446744073709551615-18446744073709551615", "event", "{}"),  # refuses every later XADD
     ("XTRIM", E, "MAXLEN", "0"),
-    ("LTRIM", I, "1", "0"),  # empties the inbox
-    ("LPOP", I),
-    ("LSET", I, "0", "event {}"),
-    ("LPUSH", I, "event {}"),  # jumps the queue
-    ("LINSERT", I, "BEFORE", "x", "event {}"),
-    ("DEL", I),
-    ("RENAME", I, "elsewhere"),
-    ("EVAL", "return redis.call('LTRIM', KEYS[1], 1, 0)", "1", I),
-    ("FCALL", "anything", "1", I),
+    ("LTRIM", INBOX, "1", "0"),  # empties the inbox
+    ("LPOP", INBOX),
+    ("LSET", INBOX, "0", "event {}"),
+    ("LPUSH", INBOX, "event {}"),  # jumps the queue
+    ("LINSERT", INBOX, "BEFORE", "x", "event {}"),
+    ("DEL", INBOX),
+    ("RENAME", INBOX, "elsewhere"),
+    ("EVAL", "return redis.call('LTRIM', KEYS[1], 1, 0)", "1", INBOX),
+    ("FCALL", "anything", "1", INBOX),
 ]
 """What a producer with the old grant (``+xadd`` on the stream) could do to a shard's unread events, and the list
 equivalents: all refused now (the producer may RPUSH, nothing else)."""
@@ -642,9 +643,9 @@ def test_item2_the_producer_can_only_append_maxlen_minid_explicit_ids_and_list_e
     with pytest.raises(redis.exceptions.NoPermissionError):
         execute(acl.client("producer"), *command)
     admin = acl.admin()
-    assert [entry_id for entry_id, _ in admin.xrange(E)] == before, "nothing trimmed, nothing added"
+    assert [entry_id for entry_id, _ in read_range(admin, E)] == before, "nothing trimmed, nothing added"
     assert admin.xinfo_stream(E)["max-deleted-entry-id"] == b"0-0"
-    assert acl.client("producer").rpush(I, producing.element("event", json.dumps(EXAMPLES[2]))) == 1, "still open"
+    assert acl.client("producer").rpush(INBOX, producing.element("event", json.dumps(EXAMPLES[2]))) == 1, "still open"
     move(acl)
     assert admin.xlen(E) == 3
 
@@ -654,14 +655,14 @@ def test_item2_what_a_producer_pushes_is_harmless_refused_payloads_become_dead_l
 ) -> None:
     producer = acl.client("producer")
     hostile = [b"MAXLEN 1", b"event", b"tournament {not json", b"18446744073709551615-18446744073709551615 x"]
-    producer.rpush(I, producing.element("event", json.dumps(EXAMPLES[0])), *hostile)
+    producer.rpush(INBOX, producing.element("event", json.dumps(EXAMPLES[0])), *hostile)
     move(acl)
     settle(acl, tmp_path)
     admin = acl.admin()
     assert admin.xlen(E) == 5
     assert admin.xinfo_stream(E)["max-deleted-entry-id"] == b"0-0"
     assert admin.xlen(R) == 1
-    raws = sorted(fields[b"raw"] for _, fields in admin.xrange(D))
+    raws = sorted(fields[b"raw"] for _, fields in read_range(admin, D))
     assert raws == sorted([b"MAXLEN 1", b"event", b"{not json", b"18446744073709551615-18446744073709551615 x"])
 
 

@@ -26,7 +26,7 @@ import orjson
 import pytest
 import redis
 from prometheus_client import generate_latest
-from redis.cluster import ClusterError
+from redis.exceptions import ClusterError
 from structlog.testing import capture_logs
 
 from showdown_messages.publish import PublishRefused, element, inbox_key, publish, publish_tournament, refusal
@@ -118,14 +118,14 @@ def test_item2_a_refused_xadd_inside_the_move_leaves_every_element_in_the_inbox_
     admin.xadd(keys.events, {"event": "{}"}, id="18446744073709551615-18446744073709551615")
     admin.rpush(keys.inbox, *(element("event", json.dumps(e)) for e in many_events(3)))
     ingress = Ingress(admin, [keys], count=100)
-    with pytest.raises(InboxMoveFailed, match="(?i)exhausted|last possible"):
+    with pytest.raises(InboxMoveFailed, match=r"(?i)exhausted|last possible"):
         ingress.move()
     assert admin.llen(keys.inbox) == 3
     assert admin.xlen(keys.events) == 1
     admin.delete(keys.events)
     assert ingress.move() == 3, "once the stream takes writes, all three move, once"
     assert admin.llen(keys.inbox) == 0
-    assert [orjson.loads(f[b"event"])["hand_id"] for _, f in admin.xrange(keys.events)] == ["k-0", "k-1", "k-2"]
+    assert [orjson.loads(f[b"event"])["hand_id"] for _, f in read_range(admin, keys.events)] == ["k-0", "k-1", "k-2"]
 
 
 def test_item2_workers_killed_while_they_move_and_settle_lose_and_duplicate_nothing(
@@ -161,9 +161,9 @@ def test_item2_workers_killed_while_they_move_and_settle_lose_and_duplicate_noth
     assert kills == 3
     assert admin.llen(keys.inbox) == 0
     assert admin.xlen(keys.events) == len(events) or admin.xlen(keys.audit) == len(events)
-    outcomes = Counter(orjson.loads(f[b"audit"])["outcome"] for _, f in admin.xrange(keys.audit))
+    outcomes = Counter(orjson.loads(f[b"audit"])["outcome"] for _, f in read_range(admin, keys.audit))
     assert outcomes == {"settled": len(events)}, outcomes
-    hands = [orjson.loads(f[b"result"])["hand_id"] for _, f in admin.xrange(keys.results)]
+    hands = [orjson.loads(f[b"result"])["hand_id"] for _, f in read_range(admin, keys.results)]
     assert sorted(hands) == sorted(e["hand_id"] for e in events)
 
 
@@ -177,7 +177,7 @@ def test_item2_an_idle_worker_wakes_on_a_push_without_waiting_out_block_ms(
     runner = threading.Thread(target=worker.run)
     runner.start()
     try:
-        wait_until(lambda: admin.xinfo_groups(keys.events) if admin.exists(keys.events) else False, "the group")
+        wait_until(lambda: bool(admin.exists(keys.events)) and bool(admin.xinfo_groups(keys.events)), "the group")
         time.sleep(0.5)  # idle by now: waiting on the inbox
         pushed = time.monotonic()
         publish(admin, CASES[0]["event"])
@@ -239,7 +239,7 @@ def test_item2_showdown_health_shows_the_alert_and_stays_healthy(
     assert "unread events were deleted" in health.stderr
 
 
-# --- item 3: WRONGTYPE is a fault, not a wait ---------------------------------------------------------------------------
+# --- item 3: WRONGTYPE is a fault, not a wait -------------------------------------------------------------------
 
 
 def test_item3_wrongtype_is_a_fault_an_error_line_a_metric_and_health_does_not_say_it_resumes_by_itself(
@@ -305,7 +305,7 @@ def test_item16_showdown_publish_with_wait_aof_on_redis_7_0_says_the_server_does
 def test_item16_a_publish_with_wait_aof_to_a_server_without_aof_is_refused_saying_why() -> None:
     with LocalRedis(appendfsync=None) as no_aof:
         client = redis.Redis.from_url(no_aof.url, protocol=2)
-        with pytest.raises(PublishRefused, match="(?i)appendonly"):
+        with pytest.raises(PublishRefused, match=r"(?i)appendonly"):
             publish(client, CASES[0]["event"], wait_aof=True)
         client.close()
 

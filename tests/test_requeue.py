@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +27,12 @@ KEYS = Settings().keys("default")
 
 
 @pytest.fixture
-def cli(monkeypatch: pytest.MonkeyPatch, fake: fakeredis.FakeRedis) -> Iterator[fakeredis.FakeRedis]:
+def cli(monkeypatch: pytest.MonkeyPatch, fake: fakeredis.FakeRedis) -> fakeredis.FakeRedis:
     """`showdown` commands on the fake server, with the default settings."""
     for key in [k for k in os.environ if k.startswith("SHOWDOWN_")]:
         monkeypatch.delenv(key)
     monkeypatch.setattr("showdown_service.stream_cli.connect", lambda _settings: fake)
-    yield fake
+    return fake
 
 
 def drain(worker: Worker, rounds: int = 3) -> None:
@@ -84,7 +83,7 @@ def test_item4_the_archive_hook_is_asked_when_the_results_no_longer_hold_the_han
 ) -> None:
     fake = cli
     fake.xadd(KEYS.dead, {"code": "bad_card", "message": "x", "raw": json.dumps(CASES[1]["event"]), "raw_bytes": "1"})
-    (dead_id, _), = dead(fake)
+    ((dead_id, _),) = dead(fake)
     asked: list[tuple[str, str]] = []
 
     def archived(_settings: Settings, shard: str, hand_id: str) -> str:
@@ -110,13 +109,19 @@ def test_item10_a_chips_purchase_beside_an_event_is_dead_lettered_with_both_and_
         fake.xadd(KEYS.events, {"tournament": json.dumps(json.loads(line)["tournament"])})
     purchase = json.loads(chips("a", 1000))["tournament"]
     hand = json.loads(all_in("h1", [(1, "a", 1000, 10), (2, "b", 1000, 10)], tid=None))["event"]
-    fields = {"event": json.dumps(hand), "tournament": json.dumps(purchase), "note": b"\xff\x00 not utf-8"}
+    fields: dict[str, str | bytes] = {
+        "event": json.dumps(hand),
+        "tournament": json.dumps(purchase),
+        "note": b"\xff\x00 not utf-8",
+    }
     fake.xadd(KEYS.events, fields)  # type: ignore[arg-type]
     fake.xadd(KEYS.events, {"tournament": json.dumps(purchase), "extra": "1"})
     drain(worker)
     (both_id, both), (extra_id, extra) = dead(fake)
     assert (both[b"code"], extra[b"code"]) == (b"ambiguous_entry", b"missing_event")
-    assert entry_fields(both[b"raw"]) == {k.encode(): v if isinstance(v, bytes) else v.encode() for k, v in fields.items()}
+    assert entry_fields(both[b"raw"]) == {
+        k.encode(): v if isinstance(v, bytes) else v.encode() for k, v in fields.items()
+    }
     assert entry_fields(extra[b"raw"]) == {b"tournament": json.dumps(purchase).encode(), b"extra": b"1"}
     assert main(["dead-letters", "--requeue", both_id]) == 2
     assert "held several fields (event, note, tournament)" in capsys.readouterr().err

@@ -59,9 +59,8 @@ while pending: its fields are gone)."""
 
 _EVENT_KEYS: Final = frozenset((EVENT_FIELD, EVENT_FIELD.encode()))
 _TOURNAMENT_KEYS: Final = frozenset((TOURNAMENT_FIELD, TOURNAMENT_FIELD.encode()))
-_TOURNAMENT_ENTRY: Final = frozenset(
-    (TOURNAMENT_FIELD, REQUEUED_FROM_FIELD, BODY_CHANGED_FIELD)
-    + (TOURNAMENT_FIELD.encode(), REQUEUED_FROM_FIELD.encode(), BODY_CHANGED_FIELD.encode())
+_TOURNAMENT_ENTRY: Final = frozenset((TOURNAMENT_FIELD, REQUEUED_FROM_FIELD, BODY_CHANGED_FIELD)) | frozenset(
+    (TOURNAMENT_FIELD.encode(), REQUEUED_FROM_FIELD.encode(), BODY_CHANGED_FIELD.encode())
 )
 """What a tournament message's entry may hold: the message, the dead letter it was requeued from, and whether the
 operator edited it."""

@@ -359,7 +359,7 @@ def _push(
     replicas, timeout_ms, aof = waits
     try:
         if not replicas and not aof:
-            return int(client.rpush(inbox, pushed))  # type: ignore[arg-type]
+            return int(client.rpush(inbox, pushed))
         pipe = client.pipeline(transaction=False)  # one pipeline, one connection: WAIT covers its own writes
         pipe.rpush(inbox, pushed)
         durability_waits(pipe, client, inbox, replicas=replicas, timeout_ms=timeout_ms, aof=aof)

@@ -34,7 +34,7 @@ XTRIM or XDEL): XINFO STREAM's ``max-deleted-entry-id`` above the group's
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, cast
+from typing import Any
 
 import redis
 from redis.cluster import RedisCluster
@@ -132,7 +132,7 @@ class Ingress:
         self._next += 1
         if len(self.shards) > 1 or isinstance(self.client, RedisCluster):
             block_ms = min(block_ms, IDLE_SHARD_BLOCK_MS)
-        self.client.blmove(keys.inbox, keys.inbox, block_ms / 1000, "LEFT", "LEFT")
+        self.client.blmove(keys.inbox, keys.inbox, block_ms / 1000, "LEFT", "LEFT")  # type: ignore[arg-type]  # s
 
 
 def deleted_unread(client: Client, keys: ShardKeys, group: str) -> tuple[str, str] | None:
@@ -145,8 +145,8 @@ def deleted_unread(client: Client, keys: ShardKeys, group: str) -> tuple[str, st
     entries than were added and not yet read (``entries-added`` - the group's ``entries-read`` > ``length``).
     """
     try:
-        stream = cast(dict[str, Any], client.xinfo_stream(keys.events))
-        groups = cast(list[dict[str, Any]], client.xinfo_groups(keys.events))
+        stream: dict[str, Any] = client.xinfo_stream(keys.events)
+        groups: list[dict[str, Any]] = client.xinfo_groups(keys.events)
     except redis.ResponseError as exc:
         if "no such key" in str(exc).lower():
             return None
@@ -162,7 +162,7 @@ def deleted_unread(client: Client, keys: ShardKeys, group: str) -> tuple[str, st
     added, length, read = stream.get("entries-added"), stream.get("length"), ours.get("entries-read")
     if read is None and _order(delivered) == (0, 0):
         read = 0  # a group that never read anything has read nothing
-    if None in (added, length, read):
+    if added is None or length is None or read is None:
         return None  # the group's entries-read is unknown (XDEL fragments): only the XDEL trace above tells
     missing = int(added) - int(read) - int(length)
     if missing > 0 and (int(length) == 0 or (first is not None and _order(first) > _order(delivered))):

@@ -136,7 +136,7 @@ def resolutions(client: Client, keys: ShardKeys, dead_ids: list[bytes]) -> list[
     """For each dead letter: the events entry it was requeued as, or None (one HMGET)."""
     if not dead_ids:
         return []
-    found = cast(list[bytes | None], client.hmget(resolved_key(keys), dead_ids))  # type: ignore[arg-type]
+    found = cast(list[bytes | None], client.hmget(resolved_key(keys), dead_ids))
     return [value.decode() if value else None for value in found]
 
 

@@ -169,8 +169,8 @@ def _judge(
         return _tournament_message(entry_id, message, failures, max_deliveries, max_payload_bytes, now, started)
     raw = given.get(_EVENT, b"")
     if kind != "event":
-        kept = entry_raw(fields) if fields and kind != "deleted" else raw  # every field: nothing of it lost
-        return _refused(entry_id, kept, *_UNREADABLE[kind](fields), started, now)
+        whole = entry_raw(fields) if fields and kind != "deleted" else raw  # every field: nothing of it lost
+        return _refused(entry_id, whole, *_UNREADABLE[kind](fields), started, now)
     if failures >= max_deliveries:
         reason = (
             f"settling it raised {failures} times (limit {max_deliveries}, SHOWDOWN_MAX_DELIVERIES): a bug, "
