@@ -16,7 +16,7 @@ from showdown_messages import AuditRecord
 from showdown_service.cli import main
 from showdown_service.config import Settings
 from showdown_service.requeue import resolved_key
-from showdown_service.settling import entry_fields
+from showdown_service.settling import all_fields
 from showdown_service.streams import read_range
 from showdown_service.worker import Worker
 from tests.helpers import BUNDLED_SHOWDOWNS, read_cases
@@ -119,15 +119,17 @@ def test_item10_a_chips_purchase_beside_an_event_is_dead_lettered_with_both_and_
     drain(worker)
     (both_id, both), (extra_id, extra) = dead(fake)
     assert (both[b"code"], extra[b"code"]) == (b"ambiguous_entry", b"missing_event")
-    assert entry_fields(both[b"raw"]) == {
+    assert all_fields(both[b"raw"]) == {
         k.encode(): v if isinstance(v, bytes) else v.encode() for k, v in fields.items()
     }
-    assert entry_fields(extra[b"raw"]) == {b"tournament": json.dumps(purchase).encode(), b"extra": b"1"}
+    assert all_fields(extra[b"raw"]) == {b"tournament": json.dumps(purchase).encode(), b"extra": b"1"}
+    assert all_fields(b'[["tournament", "A"], ["tournament", "B"]]') == {b"tournament": b"B"}, "a repeated field's"
+    assert all_fields(json.dumps(hand).encode()) is None, "a payload of its own"
     assert main(["dead-letters", "--requeue", both_id]) == 2
     assert "held several fields (event, note, tournament)" in capsys.readouterr().err
-    kept = tmp_path / "purchase.json"
-    kept.write_bytes(entry_fields(extra[b"raw"])[b"tournament"])  # type: ignore[index]
-    assert main(["dead-letters", "--requeue", extra_id, "--event", str(kept)]) == 0
+    purchase_file = tmp_path / "purchase.json"
+    purchase_file.write_bytes(all_fields(extra[b"raw"])[b"tournament"])  # type: ignore[index]
+    assert main(["dead-letters", "--requeue", extra_id, "--event", str(purchase_file)]) == 0
     assert "(tournament message)" in capsys.readouterr().out
     drain(worker)
     assert fake.xlen(KEYS.dead) == 2, "the purchase, brought back from its dead letter, is applied"

@@ -11,7 +11,7 @@ Refused, with the reason named:
   would settle it a second time with other awards;
 * a payload a worker would refuse again;
 * a dead letter of an entry that held several fields (kept whole in its
-  ``raw``: see :func:`showdown_service.settling.entry_raw`) without
+  ``raw``: see :func:`showdown_service.settling.all_fields_raw`) without
   ``--event FILE`` naming the one message to send.
 
 What is sent carries ``requeued_from`` (the dead letter's id) and, when the
@@ -34,7 +34,7 @@ from showdown_messages.tournaments import parse_tournament_message
 from showdown_service.config import Settings, ShardKeys
 from showdown_service.connection import REDIS_ERRORS, Client
 from showdown_service.render import describe_result
-from showdown_service.settling import entry_fields
+from showdown_service.settling import all_fields
 from showdown_service.streams import read_range
 
 RESULTS_PAGE = 1000
@@ -84,7 +84,7 @@ def requeue(client: Client, settings: Settings, dead_id: str, shard: str, event:
         return _refused(f"not requeued: dead letter {dead_id} was requeued already, as {done.decode()} on "
                         f"{keys.events}; requeue that entry's dead letter if it was refused again", 1)  # fmt: skip
     raw = fields.get(b"raw", b"")
-    whole = entry_fields(raw) if fields.get(b"code", b"").decode() in WHOLE_ENTRY_CODES else None
+    whole = all_fields(raw) if fields.get(b"code", b"").decode() in WHOLE_ENTRY_CODES else None
     if event is not None:
         payload = event.read_bytes()
     elif whole is not None:

@@ -169,7 +169,7 @@ def _judge(
         return _tournament_message(entry_id, message, failures, max_deliveries, max_payload_bytes, now, started)
     raw = given.get(_EVENT, b"")
     if kind != "event":
-        whole = entry_raw(fields) if fields and kind != "deleted" else raw  # every field: nothing of it lost
+        whole = all_fields_raw(fields) if fields and kind != "deleted" else raw  # every field: nothing of it lost
         return _refused(entry_id, whole, *_UNREADABLE[kind](fields), started, now)
     if failures >= max_deliveries:
         reason = (
@@ -266,18 +266,22 @@ ENTRY_FIELDS_KEY = "entry_fields"
 """The one key of a dead letter's ``raw`` when the refused entry was not one payload field: every field it held."""
 
 
-def entry_raw(fields: dict[bytes, bytes]) -> bytes:
+def all_fields_raw(fields: dict[bytes, bytes]) -> bytes:
     """Every field of a refused entry, for its dead letter's ``raw``: ``{"entry_fields": {name: value, ...}}``,
-    a value that is not UTF-8 as ``{"base64": ...}`` (see :func:`entry_fields`), so nothing of it is lost."""
+    a value that is not UTF-8 as ``{"base64": ...}`` (see :func:`all_fields`), so nothing of it is lost."""
     return orjson.dumps({ENTRY_FIELDS_KEY: {_text_or_b64(k): _text_or_b64(v) for k, v in fields.items()}})
 
 
-def entry_fields(raw: bytes) -> dict[bytes, bytes] | None:
-    """The fields :func:`entry_raw` wrote, or None when ``raw`` is a payload of its own."""
+def all_fields(raw: bytes) -> dict[bytes, bytes] | None:
+    """The fields a dead letter's ``raw`` holds when its entry was not one payload field: :func:`all_fields_raw`'s
+    ``{"entry_fields": {...}}``, or a repeated field's pairs (``[[name, value], ...]``: the last value of each);
+    None when ``raw`` is a payload of its own."""
     try:
         doc = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return None
+    if isinstance(doc, list) and doc and all(isinstance(p, list) and len(p) == 2 for p in doc):
+        return {_bytes_of(name): _bytes_of(value) for name, value in doc}
     if not isinstance(doc, dict) or doc.keys() != {ENTRY_FIELDS_KEY} or not isinstance(doc[ENTRY_FIELDS_KEY], dict):
         return None
     return {_bytes_of(k): _bytes_of(v) for k, v in doc[ENTRY_FIELDS_KEY].items()}
