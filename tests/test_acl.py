@@ -35,6 +35,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 import showdown_messages.publish as producing
+from showdown_service.acl import exact_grants
 from showdown_service.config import Settings
 from showdown_service.examples import example_lines
 from showdown_service.ingress import Ingress
@@ -719,3 +720,21 @@ def test_make_secrets_writes_fresh_passwords_that_the_generated_acl_file_accepts
             assert (out / f"{user}.password").read_bytes() == password.encode()
             assert logs_in(made_server, user, password)
             assert not logs_in(made_server, user, demo_password(user))
+
+
+def test_item3_showdown_acl_writes_each_shard_s_keys_exactly_for_the_producer_and_the_operator(tmp_path: Path) -> None:
+    shipped = ACL_FILE.read_text(encoding="utf-8")
+    assert exact_grants(shipped, ["default"]) == shipped, "the shipped file is the generator's output for `default`"
+    made = run(["acl", "--shards", "t0,t1", str(ACL_FILE)], {**os.environ, "PATH": os.environ.get("PATH", "")})
+    lines = {line.split()[1]: line for line in made.stdout.splitlines()}
+    for user in ("producer", "operator"):
+        assert "{*}" not in lines[user], user
+        assert "{default}" not in lines[user], user
+    assert lines["producer"].split()[-3:] == ["+rpush", "%W~showdown:{t0}:inbox", "%W~showdown:{t1}:inbox"]
+    assert "(+xadd %W~showdown:{t0}:events %W~showdown:{t1}:events)" in lines["operator"]
+    assert lines["worker"] == next(line for line in shipped.splitlines() if line.split()[1] == "worker"), "globs kept"
+    assert exact_grants(made.stdout, ["default"]) == shipped, "it rewrites its own output"
+    assert "+waitaof" in exact_grants(shipped, ["default"], wait_aof=True).splitlines()[1]
+    refused = run(["acl", "--shards", "t*", str(ACL_FILE)], dict(os.environ), check=False)
+    assert refused.returncode == 2
+    assert "glob characters" in refused.stderr

@@ -57,8 +57,7 @@ def exact_grants(text: str, shards: Sequence[str], *, wait_aof: bool = False) ->
 
 def _exact_line(line: str, shards: Sequence[str], *, wait_aof: bool) -> str:
     tokens = _TOKEN.findall(line)
-    out = [_expanded(token, shards) for token in tokens if not token.startswith("(")]
-    root = " ".join(out)
+    root = _expanded(" ".join(token for token in tokens if not token.startswith("(")), shards)
     if wait_aof and "+waitaof" not in root.split():
         root = root.replace(" -@all ", " -@all +waitaof ", 1)
     selectors = [f"({_expanded(token[1:-1], shards)})" for token in tokens if token.startswith("(")]
