@@ -591,7 +591,7 @@ class Worker:
         """The batch's plan; ``None`` when planning raised (see :meth:`_unplannable`: then it is taken care of)."""
         try:
             planned = self._plan(keys, batch, {}, self._head(keys))  # optimistic: hands are new until Redis says no
-        except REDIS_ERRORS:  # Redis refused a read (the head, a ledger; a cluster mid-failover): the loop's wait, never an entry's fault
+        except REDIS_ERRORS:  # Redis refused a read (the head, a ledger; a cluster failover): the loop's wait
             raise
         except Exception as exc:  # a bug, not bad input (refused while preparing): counted as settling's are
             self._unplannable(keys, batch, exc)
