@@ -24,6 +24,7 @@ from showdown_core import InvalidEvent, InvariantViolation, best_five, evaluate,
 from showdown_messages.schema import asyncapi_document, json_schemas
 from showdown_service import __version__
 from showdown_service.acl import register as register_acl
+from showdown_service.archive.cli import register as register_archive
 from showdown_service.config import Settings, settings_problems
 from showdown_service.examples import UNDECODED, documents, example_lines, file_lines
 from showdown_service.intake import parse_event, to_showdown, unwrap_event
@@ -78,6 +79,7 @@ REGISTRARS: tuple[Callable[[Commands], None], ...] = (
     register_tournament,
     register_icm,
     register_acl,
+    register_archive,
 )
 """Functions adding the subcommands of other areas (worker, replay, ...) to the parser.
 

@@ -108,6 +108,36 @@ class Settings(BaseSettings):
         default=5.0, gt=0, description="Longest wait (s) between attempts while Redis is down."
     )
     log_level: str = Field(default="info", description="debug, info, warning, error or critical.")
+    archive_url: str = Field(
+        default="archive",
+        description="Where `showdown archiver` writes Parquet files: a local directory, or s3://bucket/prefix.",
+    )
+    archive_keep: int = Field(
+        default=100_000,
+        ge=0,
+        description="Once archived, each shard's results, audit, dead-letter and standings streams keep about this "
+        "many entries (the archiver trims them); without an archiver nothing is trimmed by it.",
+    )
+    archive_file_rows: int = Field(
+        default=100_000, ge=1, le=10_000_000, description="Most entries in one archive file."
+    )
+    archive_interval_s: float = Field(
+        default=60.0, gt=0, description="Longest time (s) an archived entry waits for its file to be written."
+    )
+    archive_s3_endpoint: str | None = Field(
+        default=None, description="S3-compatible endpoint (http://host:port) for an s3:// archive; none: AWS."
+    )
+    archive_s3_region: str | None = Field(default=None, description="S3 region of an s3:// archive.")
+    archive_s3_access_key: str | None = Field(default=None, description="S3 access key id (none: AWS's defaults).")
+    archive_s3_secret_key: SecretStr | None = Field(default=None, description="S3 secret key. Secret: never logged.")
+    archive_signing_key: Path | None = Field(
+        default=None,
+        description="Ed25519 private key (PEM) the archiver signs each file's checkpoint with; none: unsigned.",
+    )
+    archive_checkpoints_copy: Path | None = Field(
+        default=None,
+        description="A second place (a file, appended to) for every signed checkpoint: kept by an independent party.",
+    )
 
     @field_validator("redis_url")
     @classmethod
@@ -218,6 +248,9 @@ class ShardKeys:
     """``tournament:<tournament id>`` hashes hold each tournament's ledger."""
     inbox: str = ""
     """The producers' list (``RPUSH`` only): the workers move it into ``events`` (:mod:`showdown_service.ingress`)."""
+    archive: str = ""
+    """The archiver's progress (a hash: ``seq``, ``hash``, ``audit_id``, ``events_floor``, ...) and, beside it,
+    ``archive:lock`` (the one archiver of the shard)."""
 
     @classmethod
     def of(cls, settings: Settings, shard: str) -> ShardKeys:
@@ -236,6 +269,7 @@ class ShardKeys:
             standings=named(STANDINGS),
             tournament_prefix=named("tournament:"),
             inbox=named(settings.inbox_name),
+            archive=named("archive"),
         )
 
     def seen(self, hand_id: str) -> str:

@@ -37,6 +37,7 @@ from showdown_messages.publish import (
 )
 from showdown_messages.tournaments import parse_tournament_message
 from showdown_service import audit, heartbeat, logs
+from showdown_service.archive.cli import register_audit
 from showdown_service.cli_help import (
     DEMO_EXAMPLE,
     DEMO_HELP,
@@ -153,6 +154,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "showdown_audit_last_verified_timestamp_seconds and showdown_audit_chain_broken, by shard",
     )
     v.set_defaults(run=_audit_verify)
+    register_audit(verbs)
 
 
 def _positive(text: str) -> int:

@@ -168,6 +168,8 @@ class Worker:
         self._claiming = False
         """True while claiming: a batch that must wait for an earlier entry does not wait then (no nesting)."""
         self._next_trim = 0.0
+        self._archived: dict[str, bool] = {}
+        """Per shard: an archiver keeps it (the streams are trimmed by the archiver, once archived, not by MAXLEN)."""
         self._next_gauges = 0.0
         self._last_beat = 0.0
         self._waiting: Refusal | None = None
@@ -703,7 +705,9 @@ class Worker:
                     consumer=settings.consumer,
                     at=at,
                     dedupe_ttl_s=settings.dedupe_ttl_s,
-                    maxlens=(settings.results_maxlen, settings.audit_maxlen, settings.dead_maxlen),
+                    maxlens=(0, 0, 0)
+                    if self._archived.get(keys.shard)
+                    else (settings.results_maxlen, settings.audit_maxlen, settings.dead_maxlen),
                     dead_raw_max_bytes=settings.dead_raw_max_bytes,
                     book=book,
                 )
@@ -868,7 +872,8 @@ class Worker:
         """Trim the events stream below every group's oldest pending or unread entry; returns the MINID used.
 
         Never removes an entry that some group has not read, or has read but
-        not acked.
+        not acked, nor (once an archiver has registered for the shard) one it has not archived: its
+        ``events_floor`` (see :mod:`showdown_service.archive.archiver`).
         """
         floor: tuple[int, int] | None = None
         for group in self.client.xinfo_groups(keys.events):
@@ -879,6 +884,10 @@ class Worker:
                 if oldest is not None:  # None: the commit in flight acked them since XINFO answered
                     low = min(low, oldest, key=entry_order)
             floor = entry_order(low) if floor is None else min(floor, entry_order(low))
+        archived = cast(bytes | None, self.client.hget(keys.archive, "events_floor"))
+        self._archived[keys.shard] = archived is not None
+        if archived is not None and floor is not None:  # an archiver reads them: keep what it has not archived
+            floor = min(floor, entry_order(archived))
         if floor is None or floor == (0, 0):
             return None
         minid = f"{floor[0]}-{floor[1]}"

@@ -1,0 +1,279 @@
+"""CLI commands of the archive: ``archiver``, ``hand``, ``archive query|export|keygen`` and ``audit replay``."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import signal
+import sys
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import orjson
+
+from showdown_service import logs
+from showdown_service.archive.archiver import ArchiveMetrics, Archiver, serve_metrics
+from showdown_service.archive.checkpoints import new_key_pair
+from showdown_service.archive.collect import joined_row
+from showdown_service.archive.layout import ArchiveError, open_store
+from showdown_service.archive.recall import EXPORT_FORMATS, HandFound, best, export_sql, find_hand, found_from_row
+from showdown_service.archive.recall import connect as connect_archive
+from showdown_service.archive.recall import query as run_query
+from showdown_service.archive.replay import Difference, replay
+from showdown_service.audit import sha256_hex
+from showdown_service.config import Settings
+from showdown_service.connection import REDIS_ERRORS, Client, connect
+from showdown_service.stops import STOP_REQUESTED
+from showdown_service.streams import read_range
+
+Commands = argparse._SubParsersAction  # type: ignore[type-arg]
+
+
+def register(commands: Commands) -> None:
+    """Add ``archiver``, ``hand`` and ``archive`` to the ``showdown`` parser."""
+    a = commands.add_parser("archiver", help="move every settled entry into Parquet files until SIGTERM/SIGINT")
+    a.set_defaults(run=_archiver, finishes_on_stop=True)
+
+    h = commands.add_parser("hand", help="find a hand in Redis or the archive: its event, result, audit record")
+    h.add_argument("hand_id", metavar="HAND_ID")
+    h.add_argument("--json", action="store_true", help="one JSON object")
+    h.set_defaults(run=_hand)
+
+    ar = commands.add_parser("archive", help="query or export the archive (SHOWDOWN_ARCHIVE_URL)")
+    verbs = ar.add_subparsers(required=True, metavar="VERB")
+    q = verbs.add_parser("query", help="DuckDB SQL over the views entries and placements")
+    q.add_argument("sql", metavar="SQL")
+    shape = q.add_mutually_exclusive_group()
+    shape.add_argument("--json", action="store_true", help="one JSON object a row")
+    shape.add_argument("--csv", action="store_true", help="CSV with a header")
+    q.set_defaults(run=_query)
+    e = verbs.add_parser("export", help="every entry settled between two UTC days, for a regulator")
+    e.add_argument("--from", dest="day_from", type=_day, required=True, metavar="DATE", help="first day (YYYY-MM-DD)")
+    e.add_argument("--to", dest="day_to", type=_day, required=True, metavar="DATE", help="last day, included")
+    e.add_argument("--format", choices=EXPORT_FORMATS, default="jsonl")
+    e.add_argument("--out", type=Path, help="file to write (stdout for jsonl and csv when absent)")
+    e.set_defaults(run=_export)
+    k = verbs.add_parser("keygen", help="write a new Ed25519 key pair for signed checkpoints")
+    k.add_argument("private", type=Path, metavar="PRIVATE_PEM")
+    k.add_argument("public", type=Path, metavar="PUBLIC_PEM")
+    k.set_defaults(run=_keygen)
+
+
+def register_audit(verbs: Commands) -> None:
+    """Add ``audit replay`` beside ``audit verify``."""
+    r = verbs.add_parser("replay", help="re-settle and prove every archived entry; exit 0 only if all holds")
+    r.add_argument("archive", metavar="ARCHIVE", help="the archive: a directory or s3://bucket/prefix")
+    r.add_argument("--report", type=Path, help="write each difference as one JSON line here")
+    r.add_argument("--jobs", type=int, default=1, help="processes preparing entries (default 1)")
+    r.add_argument("--checkpoints", type=Path, help="signed checkpoints (JSON lines) to prove the archive against")
+    r.add_argument("--public-key", type=Path, help="the archiver's Ed25519 public key (PEM), with --checkpoints")
+    r.add_argument("--offline", action="store_true", help="do not compare with Redis's live chain")
+    r.set_defaults(run=_replay)
+
+
+def _day(text: str) -> str:
+    try:
+        return date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a day such as 2026-11-25") from None
+
+
+def _archiver(_args: argparse.Namespace) -> int:
+    settings = Settings()
+    logs.configure(settings.log_level)
+    metrics = ArchiveMetrics()
+    if settings.metrics_port:
+        serve_metrics(metrics, settings.metrics_port)
+    archiver = Archiver(settings, connect(settings, name=f"{settings.consumer}-archiver"), open_store(
+        settings.archive_url, settings), metrics=metrics)  # fmt: skip
+
+    def stop(_signum: int, _frame: FrameType | None) -> None:
+        archiver.stop()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    if STOP_REQUESTED.is_set():
+        archiver.stop()
+    archiver.run()
+    return 0
+
+
+def find_in_redis(client: Client, settings: Settings, hand_id: str) -> HandFound | None:
+    """The hand's entries still in Redis (its audit records, newest first), joined to their texts."""
+    wanted = f'"hand_id":{orjson.dumps(hand_id).decode()}'.encode()
+    rows: list[dict[str, Any]] = []
+    for shard in settings.shards:
+        keys = settings.keys(shard)
+        for stream_id, fields in _newest_first(client, keys.audit):
+            text = fields.get(b"audit", b"")
+            if wanted not in text:
+                continue
+            body = orjson.loads(text)
+            row = joined_row(keys.shard, stream_id.decode(), text, body, client.xrange(keys.events, body["entry_id"],
+                             body["entry_id"]))  # fmt: skip
+            if body.get("result_sha256"):
+                row["result"] = next(
+                    (f[b"result"].decode() for _, f in _newest_first(client, keys.results)
+                     if sha256_hex(f.get(b"result", b"")) == body["result_sha256"]),
+                    None,
+                )  # fmt: skip
+            if body.get("code"):
+                entry_id = str(body["entry_id"]).encode()
+                dead = next((f for _, f in _newest_first(client, keys.dead) if f.get(b"entry_id") == entry_id), None)
+                if dead is not None:
+                    shown = {k.decode(): v.decode(errors="replace") for k, v in dead.items() if k != b"raw"}
+                    row["dead_letter"] = orjson.dumps(shown).decode()
+            rows.append(row)
+    chosen = best(rows)
+    return None if chosen is None else found_from_row(chosen, "redis")
+
+
+def _newest_first(client: Client, key: str, page: int = 1000) -> Iterator[tuple[bytes, dict[bytes, bytes]]]:
+    high = "+"
+    while True:
+        rows = read_range(client, key, high=high, count=page, newest_first=True)
+        yield from rows
+        if len(rows) < page:
+            return
+        high = "(" + rows[-1][0].decode()
+
+
+def _hand(args: argparse.Namespace) -> int:
+    settings = Settings()
+    found = None
+    try:
+        found = find_in_redis(connect(settings), settings, args.hand_id)
+    except REDIS_ERRORS as exc:
+        print(f"Redis not searched: {type(exc).__name__}: {exc}", file=sys.stderr)
+    if found is None:
+        found = find_hand(settings.archive_url, args.hand_id, settings=settings)
+    if found is None:
+        print(f"hand {args.hand_id} is neither in Redis nor in the archive ({settings.archive_url})", file=sys.stderr)
+        return 1
+    if args.json:
+        print(orjson.dumps(found.document()).decode())
+        return 0
+    print(f"hand {found.hand_id}: found in {found.where} (shard {found.shard}, entry {found.entry_id}, seq {found.seq})")
+    for name in ("event", "result", "dead_letter", "audit"):
+        value = getattr(found, name)
+        print(f"  {name}: {orjson.dumps(value).decode() if value is not None else '(none)'}")
+    return 0
+
+
+def _query(args: argparse.Namespace) -> int:
+    import duckdb  # noqa: PLC0415 - only for its error type
+
+    settings = Settings()
+    try:
+        columns, rows = run_query(open_store(settings.archive_url, settings), args.sql)
+    except duckdb.Error as exc:
+        print(f"showdown archive query: {exc}", file=sys.stderr)
+        return 2
+    if args.csv:
+        writer = csv.writer(sys.stdout)
+        writer.writerow(columns)
+        writer.writerows(rows)
+    elif args.json:
+        for row in rows:
+            print(orjson.dumps(dict(zip(columns, row, strict=True)), default=str).decode())
+    else:
+        print("\t".join(columns))
+        for row in rows:
+            print("\t".join("" if v is None else str(v) for v in row))
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    if args.day_from > args.day_to:
+        print(f"--from {args.day_from} is after --to {args.day_to}", file=sys.stderr)
+        return 2
+    if args.format == "parquet" and args.out is None:
+        print("--format parquet needs --out FILE", file=sys.stderr)
+        return 2
+    settings = Settings()
+    con = connect_archive(open_store(settings.archive_url, settings))
+    sql = export_sql(args.day_from, args.day_to)
+    try:
+        if args.format == "parquet":
+            con.sql(sql).write_parquet(str(args.out), compression="zstd")
+            return 0
+        relation = con.sql(sql)
+        columns = list(relation.columns)
+        out = args.out.open("w", encoding="utf-8", newline="") if args.out else sys.stdout
+        try:
+            writer = csv.writer(out) if args.format == "csv" else None
+            if writer is not None:
+                writer.writerow(columns)
+            while batch := relation.fetchmany(10_000):
+                for row in batch:
+                    if writer is not None:
+                        writer.writerow(row)
+                    else:
+                        out.write(orjson.dumps(dict(zip(columns, row, strict=True))).decode() + "\n")
+        finally:
+            if args.out:
+                out.close()
+    finally:
+        con.close()
+    return 0
+
+
+def _keygen(args: argparse.Namespace) -> int:
+    for path in (args.private, args.public):
+        if path.exists():
+            print(f"{path} exists: not overwritten", file=sys.stderr)
+            return 2
+    new_key_pair(args.private, args.public)
+    print(f"private key {args.private} (mode 0600: the archiver's SHOWDOWN_ARCHIVE_SIGNING_KEY); public key {args.public}")
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    if (args.checkpoints is None) != (args.public_key is None):
+        print("--checkpoints and --public-key go together", file=sys.stderr)
+        return 2
+    if args.jobs < 1:
+        print("--jobs: give 1 or more", file=sys.stderr)
+        return 2
+    settings = Settings()
+    client: Client | None = None
+    if not args.offline:
+        try:
+            client = connect(settings)
+            client.ping()
+        except REDIS_ERRORS as exc:
+            print(f"Redis not reachable, the live chain is not compared: {type(exc).__name__}: {exc}", file=sys.stderr)
+            client = None
+    found: list[Difference] = []
+    report = args.report.open("wb") if args.report else None
+
+    def sink(difference: Difference) -> None:
+        found.append(difference)
+        where = f" {difference.file}" + (f" row {difference.row}" if difference.row is not None else "") if difference.file else ""
+        print(f"DIFFERENCE shard {difference.shard} seq {difference.seq} hand {difference.hand_id}{where}: "
+              f"{difference.kind}: {difference.detail}")  # fmt: skip
+        if report is not None:
+            report.write(difference.line() + b"\n")
+
+    try:
+        totals = replay(
+            open_store(args.archive, settings),
+            settings,
+            sink,
+            jobs=args.jobs,
+            client=client,
+            checkpoints=args.checkpoints,
+            public_key=args.public_key,
+        )
+    except ArchiveError as exc:
+        print(f"showdown audit replay: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        if report is not None:
+            report.close()
+    verdict = "every entry holds" if not found else f"{len(found)} difference{'s' if len(found) != 1 else ''}"
+    print(f"{totals.files} files, {totals.entries} entries, {totals.resettled} re-settled: {verdict}")
+    return 1 if found else 0

@@ -1,0 +1,215 @@
+"""Read the next run of a shard's audit chain from Redis and join each record to its texts.
+
+The worker's commit script writes, for each entry in chain order, its result
+(if settled), its dead letter (if refused), its audit record, and after the
+batch the placements its entries produced; the event stays in the events
+stream under the entry's id. So each record is joined:
+
+* ``event``: the events stream entry with the record's ``entry_id`` (one
+  XRANGE each, pipelined);
+* ``result``: the next results entry after the cursor whose sha256 is the
+  record's ``result_sha256`` (entries in between match no record: skipped,
+  never archived as another record's result);
+* ``dead_letter``: the next dead letter after the cursor naming the record's
+  ``entry_id``;
+* ``standings``: the next placements after the cursor whose JSON array hashes
+  to the record's ``standings_sha256``.
+
+A text that is gone (trimmed before an archiver ran, deleted) is archived as
+null and the audit replay reports it; the cursor does not move past it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, cast
+
+import orjson
+
+from showdown_service.audit import sha256_hex
+from showdown_service.config import ShardKeys
+from showdown_service.connection import Client
+from showdown_service.streams import Fields, read_range
+
+LOOKAHEAD = 1000
+"""How many entries past the expected one a join looks at before it calls a text missing."""
+STANDINGS_LOOKAHEAD = 10
+"""Placements past the expected one a standings join may start at."""
+MAX_PLACEMENTS = 10_000
+"""Most placements one entry may write (a hand busts at most a table; a tournament's end places the rest)."""
+PAYLOAD_FIELDS = (b"event", b"tournament")
+
+
+@dataclass(frozen=True, slots=True)
+class Cursors:
+    """The stream ids the archiver has read up to (exclusive lower bounds of the next read; "" for none)."""
+
+    audit_id: str = ""
+    results_id: str = ""
+    dead_id: str = ""
+    standings_id: str = ""
+
+    def as_meta(self) -> dict[str, str]:
+        return {
+            "audit_id": self.audit_id,
+            "results_id": self.results_id,
+            "dead_id": self.dead_id,
+            "standings_id": self.standings_id,
+        }
+
+
+def _after(stream_id: str) -> str:
+    return f"({stream_id}" if stream_id else "-"
+
+
+def collect(client: Client, keys: ShardKeys, cursors: Cursors, count: int) -> tuple[list[dict[str, Any]], Cursors]:
+    """Up to ``count`` audit records after ``cursors.audit_id``, each joined into an archive row; the cursors
+    after them."""
+    audit_rows = read_range(client, keys.audit, low=_after(cursors.audit_id), count=count)
+    if not audit_rows:
+        return [], cursors
+    records = []
+    for stream_id, fields in audit_rows:
+        text = fields.get(b"audit", b"")
+        try:
+            body = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            body = {}
+        records.append((stream_id.decode(), text, body if isinstance(body, dict) else {}))
+    pipe = client.pipeline(transaction=False)
+    for _, _, body in records:
+        entry_id = str(body.get("entry_id") or "")
+        pipe.xrange(keys.events, entry_id or "0-0", entry_id or "0-0")
+    events = cast(list[list[tuple[bytes, Fields]]], pipe.execute())
+    rows = [joined_row(keys.shard, sid, text, body, found) for (sid, text, body), found in zip(records, events, strict=True)]
+    cursors = replace(cursors, audit_id=records[-1][0])
+    cursors = _join_results(client, keys, rows, records, cursors)
+    cursors = _join_dead(client, keys, rows, records, cursors)
+    cursors = _join_standings(client, keys, rows, records, cursors)
+    return rows, cursors
+
+
+def joined_row(shard: str, stream_id: str, text: bytes, body: dict[str, Any], found: list[tuple[bytes, Fields]]) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "shard": shard,
+        "seq": _int(body.get("seq")),
+        "entry_id": body.get("entry_id"),
+        "outcome": body.get("outcome"),
+        "code": body.get("code"),
+        "hand_id": body.get("hand_id"),
+        "tournament_id": None,
+        "table_id": None,
+        "settled_at": body.get("at"),
+        "event": None,
+        "event_bytes": None,
+        "event_field": None,
+        "entry_fields": None,
+        "result": None,
+        "dead_letter": None,
+        "standings": None,
+        "audit": text.decode(errors="replace"),
+        "audit_id": stream_id,
+    }
+    if found:
+        fields = found[0][1]
+        payload_field = next((f for f in PAYLOAD_FIELDS if f in fields), None)
+        if payload_field is not None:
+            payload = fields[payload_field]
+            row["event_field"] = payload_field.decode()
+            try:
+                row["event"] = payload.decode()
+            except UnicodeDecodeError:
+                row["event_bytes"] = payload
+            ids = _claimed(payload)
+            row["tournament_id"], row["table_id"] = ids
+        if set(fields) - {payload_field, b"requeued_from"} or payload_field is None or len(fields) > 1:
+            row["entry_fields"] = orjson.dumps(
+                {k.decode(errors="replace"): v.decode(errors="replace") for k, v in fields.items()}
+            ).decode()
+    return row
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return -1
+
+
+def _claimed(payload: bytes) -> tuple[str | None, str | None]:
+    try:
+        doc = orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        return None, None
+    if not isinstance(doc, dict):
+        return None, None
+    tournament, table = doc.get("tournament_id"), doc.get("table_id")
+    return (tournament if isinstance(tournament, str) else None, table if isinstance(table, str) else None)
+
+
+def _join_results(
+    client: Client, keys: ShardKeys, rows: list[dict[str, Any]], records: list[Any], cursors: Cursors
+) -> Cursors:
+    wanted = [i for i, (_, _, body) in enumerate(records) if body.get("result_sha256")]
+    if not wanted:
+        return cursors
+    found = read_range(client, keys.results, low=_after(cursors.results_id), count=len(wanted) + LOOKAHEAD)
+    digests = [(sid.decode(), f.get(b"result", b""), f.get(b"entry_id")) for sid, f in found]
+    at = 0
+    for i in wanted:
+        body = records[i][2]
+        for j in range(at, len(digests)):
+            sid, text, entry_id = digests[j]
+            if sha256_hex(text) == body["result_sha256"] and entry_id in (None, str(body.get("entry_id")).encode()):
+                rows[i]["result"] = text.decode()
+                cursors = replace(cursors, results_id=sid)
+                at = j + 1
+                break
+    return cursors
+
+
+def _join_dead(
+    client: Client, keys: ShardKeys, rows: list[dict[str, Any]], records: list[Any], cursors: Cursors
+) -> Cursors:
+    wanted = [i for i, (_, _, body) in enumerate(records) if body.get("code")]
+    if not wanted:
+        return cursors
+    found = read_range(client, keys.dead, low=_after(cursors.dead_id), count=len(wanted) + LOOKAHEAD)
+    at = 0
+    for i in wanted:
+        entry_id = str(records[i][2].get("entry_id")).encode()
+        for j in range(at, len(found)):
+            sid, fields = found[j]
+            if fields.get(b"entry_id") == entry_id:
+                shown = {k.decode(): v.decode(errors="replace") for k, v in fields.items() if k != b"raw"}
+                rows[i]["dead_letter"] = orjson.dumps(shown).decode()
+                cursors = replace(cursors, dead_id=sid.decode())
+                at = j + 1
+                break
+    return cursors
+
+
+def _join_standings(
+    client: Client, keys: ShardKeys, rows: list[dict[str, Any]], records: list[Any], cursors: Cursors
+) -> Cursors:
+    wanted = [i for i, (_, _, body) in enumerate(records) if body.get("standings_sha256")]
+    if not wanted:
+        return cursors
+    found = read_range(client, keys.standings, low=_after(cursors.standings_id), count=100 * len(wanted) + LOOKAHEAD)
+    texts = [(sid.decode(), f.get(b"placement", b"")) for sid, f in found]
+    at = 0
+    for i in wanted:
+        digest = records[i][2]["standings_sha256"]
+        for start in range(at, min(len(texts), at + STANDINGS_LOOKAHEAD)):
+            joined = b"["
+            for end in range(start, min(len(texts), start + MAX_PLACEMENTS)):
+                joined += (b"," if end > start else b"") + texts[end][1]
+                if sha256_hex(joined + b"]") == digest:
+                    rows[i]["standings"] = (joined + b"]").decode()
+                    cursors = replace(cursors, standings_id=texts[end][0])
+                    at = end + 1
+                    break
+            else:
+                continue
+            break
+    return cursors
