@@ -38,6 +38,7 @@ from showdown_messages.publish import (
 from showdown_messages.tournaments import parse_tournament_message
 from showdown_service import audit, heartbeat, logs
 from showdown_service.archive.cli import register_audit
+from showdown_service.archive.verify import verify_texts
 from showdown_service.cli_help import (
     DEMO_EXAMPLE,
     DEMO_HELP,
@@ -530,21 +531,41 @@ def _demo(_args: argparse.Namespace) -> int:
 
 
 def _audit_verify(args: argparse.Namespace) -> int:
+    """Each shard's chain, then its results, dead letters and standings against the records' digests; a shard with
+    no audit stream at all is an error (a misspelt SHOWDOWN_SHARDS, or a chain deleted whole)."""
     settings = Settings()
     client = connect(settings)
     broken = 0
     verdicts = AuditVerdicts()
     for shard in settings.shards:
         keys = settings.keys(shard)
-        verdict = audit.verify(audit.read_stream(client, keys.audit), audit.Head.decode(client.get(keys.audit_head)))
-        verdicts.add(shard, holds=verdict.first_break is None)
-        if verdict.first_break is None:
-            print(f"shard {shard}: {verdict.records} records, the chain holds (head seq {verdict.head.seq})")
+        stored = client.get(keys.audit_head)
+        verdict = audit.verify(audit.read_stream(client, keys.audit), audit.Head.decode(stored))
+        if verdict.records == 0 and not stored:
+            broken += 1
+            verdicts.add(shard, holds=False)
+            print(f"shard {shard}: NO AUDIT STREAM ({keys.audit}): an unknown shard, or its chain was deleted whole")
             continue
-        broken += 1
-        b = verdict.first_break
-        where = f"seq {b.seq}" if b.seq is not None else "a record"
-        print(f"shard {shard}: BROKEN at {where} (stream id {b.stream_id or '-'}): {b.kind}: {b.detail}")
+        if verdict.first_break is not None:
+            broken += 1
+            verdicts.add(shard, holds=False)
+            b = verdict.first_break
+            where = f"seq {b.seq}" if b.seq is not None else "a record"
+            print(f"shard {shard}: BROKEN at {where} (stream id {b.stream_id or '-'}): {b.kind}: {b.detail}")
+            continue
+        checked, forged = verify_texts(client, keys)
+        verdicts.add(shard, holds=not forged)
+        for forgery in forged:
+            print(f"shard {shard}: FORGED {forgery.stream} {forgery.stream_id}: {forgery.detail}")
+        if forged:
+            broken += 1
+            continue
+        print(
+            f"shard {shard}: {verdict.records} records, the chain holds (head seq {verdict.head.seq}); "
+            f"{checked} results, dead letters and placements match their digests"
+        )
     if args.metrics_file is not None:
         verdicts.write(args.metrics_file)
     return 1 if broken else 0
+
+

@@ -38,6 +38,7 @@ from typing import Any, cast
 
 import orjson
 import pyarrow as pa
+import redis
 from prometheus_client import CollectorRegistry, Counter, Gauge, start_http_server
 from pyarrow.lib import ArrowException
 
@@ -71,6 +72,12 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('PEXPIRE', KEYS[1], ARGV[2])
 end
 return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) and 1 or 0
+"""
+RELEASE_LUA = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
 """
 
 
@@ -121,6 +128,7 @@ class Archiver:
         self.shards = {shard: settings.keys(shard) for shard in settings.shards}
         self.token = f"{settings.consumer}-{uuid.uuid4().hex[:8]}"
         self._renew = client.register_script(RENEW_LUA)
+        self._release = client.register_script(RELEASE_LUA)
         self._states: dict[str, ShardState] = {}
         self._stopping = threading.Event()
         self._waiting: str | None = None
@@ -151,21 +159,28 @@ class Archiver:
             if not busy:
                 self._stopping.wait(IDLE_S)
         try:
+            self.flush()
             for keys in self.shards.values():
-                state = self._states.get(keys.shard)
-                if state is not None and state.buffer:
-                    self._write(keys, state)
+                self._release(keys=[keys.archive + ":lock"], args=[self.token])
         except (*REDIS_ERRORS, OSError, ArrowException, ArchiveError) as exc:
             self.log.warning("unwritten_at_stop", error=f"{type(exc).__name__}: {exc}")
-        for keys in self.shards.values():
-            self.client.eval(
-                "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
-                1,
-                keys.archive + ":lock",
-                self.token,
-            )
         heartbeat.write(self.settings.heartbeat_file, {"stopped_at": time.time()})
         self.log.info("archiver_stopped")
+
+    def flush(self) -> None:
+        """Write every shard's buffer now (at stop; and in tests)."""
+        for keys in self.shards.values():
+            state = self._states.get(keys.shard)
+            if state is not None and state.buffer:
+                self._write(keys, state)
+
+    def drain(self, turns: int = 10_000) -> None:
+        """Archive everything committed so far, then write it (bounded: ``turns`` reads per shard)."""
+        for keys in self.shards.values():
+            for _ in range(turns):
+                if not self.step(keys):
+                    break
+        self.flush()
 
     def _wait(self, exc: Exception, delay: float) -> None:
         why = f"{type(exc).__name__}: {exc}"
@@ -317,7 +332,11 @@ class Archiver:
         (read first: whatever is acked after this was pending then) and below every record not yet archived (its
         buffer, and the records after it). None when too many records are behind to say."""
         group_floor: tuple[int, int] | None = None
-        for group in cast(list[dict[str, Any]], self.client.xinfo_groups(keys.events)):
+        try:
+            groups = cast(list[dict[str, Any]], self.client.xinfo_groups(keys.events))
+        except redis.ResponseError:  # no events stream yet
+            return None
+        for group in groups:
             low = group["last-delivered-id"]
             if group["pending"]:
                 oldest = cast(dict[str, Any], self.client.xpending(keys.events, group["name"]))["min"]

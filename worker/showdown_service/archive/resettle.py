@@ -92,6 +92,10 @@ class Resettler:
         self.keys = settings.keys(shard)
         self.seen: dict[str, tuple[str, float]] = {}
         self.book = Book({}, in_place=True)
+        self.gap_at: int | None = None
+        """The first seq after which entries are missing: the ledgers are unknown from there on."""
+        self.skipped = 0
+        """Tournament entries not re-settled because of that gap."""
 
     def decide(self, prepared: Prepared, record: dict[str, Any]) -> Decided:
         """Decide ``prepared`` as the worker would have, chained after ``record``'s predecessor."""
@@ -126,8 +130,10 @@ class Resettler:
         nseen = len(planned.seen_keys)
         entry = planned.args[14 + nseen :]  # the script's per-entry arguments (see commit.plan's layout)
         result = entry[3] or None
-        if decision.outcome == "settled" and prepared.hand_id and key:
-            self.seen[key] = (prepared.event_sha256, now)
+        if record.get("outcome") == "settled" and record.get("hand_id") and record.get("code") is None:
+            # the chain's own word (proven by its hashes) on what settled: a later re-send is judged against it
+            # even if this entry's re-settlement differed, or an earlier gap in the archive hid its first send
+            self.seen[self.keys.seen(str(record["hand_id"]))] = (str(record.get("event_sha256")), now)
         return Decided(decision.record, result, decision.code, decision.message, _placements(planned.args, nseen))
 
 

@@ -1,0 +1,456 @@
+"""The archive (issue 25): every entry archived once with its exact texts, re-settled and proven by the replay;
+each kind of tampering caught by a test named for it; recall by SQL, by hand id and by export; checkpoints."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import fakeredis
+import orjson
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from showdown_service.archive.archiver import Archiver
+from showdown_service.archive.checkpoints import new_key_pair
+from showdown_service.archive.layout import SCHEMA, all_files, open_store, read_meta
+from showdown_service.archive.recall import find_hand, query
+from showdown_service.archive.replay import Difference, replay
+from showdown_service.archive.verify import verify_texts
+from showdown_service.config import Settings, ShardKeys
+from showdown_service.streams import read_range
+from showdown_service.tournament.simulate import simulate
+from showdown_service.worker import Worker
+from tests.helpers import REAL_SHOWDOWNS, read_cases
+
+CASES = list(read_cases(REAL_SHOWDOWNS))
+HANDS = 120
+
+
+def hands(n: int, tag: str = "h") -> list[dict[str, Any]]:
+    return [{**CASES[i % len(CASES)]["event"], "hand_id": f"{tag}-{i}"} for i in range(n)]
+
+
+def publish(client: Any, keys: ShardKeys, entries: list[tuple[str, bytes | str]]) -> None:
+    pipe = client.pipeline(transaction=False)
+    for field, payload in entries:
+        pipe.xadd(keys.events, {field: payload})
+    pipe.execute()
+
+
+def mixed_entries() -> list[tuple[str, bytes | str]]:
+    """Hands, a re-send, a conflicting re-send, refusals, and a small tournament with its placements."""
+    played = hands(HANDS)
+    other = {**played[1], "players": played[2]["players"], "board": played[2]["board"]}
+    entries: list[tuple[str, bytes | str]] = [("event", json.dumps(doc)) for doc in played]
+    entries += [("event", json.dumps(played[3])), ("event", json.dumps(other)), ("event", "{not json"),
+                ("event", json.dumps({"hand_id": "no-fields"}))]  # fmt: skip
+    sim = simulate(3, players=9, reentries=1, stack=1000, rebuys=1)
+    for line in sim.lines:
+        ((field, body),) = orjson.loads(line).items()
+        entries.append((field, orjson.dumps(body)))
+    return entries
+
+
+def settle_and_archive(client: Any, settings: Settings, entries: list[tuple[str, bytes | str]]) -> Archiver:
+    keys = settings.keys("default")
+    publish(client, keys, entries)
+    worker = Worker(settings, client)
+    worker.prepare_groups()
+    for _ in range(len(entries) // settings.batch_size + 5):
+        worker.step()
+    worker.flush()
+    archiver = Archiver(settings, client, open_store(settings.archive_url, settings))
+    archiver.drain()
+    return archiver
+
+
+@pytest.fixture
+def archived(fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path) -> tuple[Settings, fakeredis.FakeRedis]:
+    """An archive of mixed entries (several files), its settings and the Redis it came from."""
+    private, public = tmp_path / "archiver.pem", tmp_path / "archiver.pub"
+    new_key_pair(private, public)
+    settings = make_settings(
+        batch_size=40,
+        archive_url=str(tmp_path / "archive"),
+        archive_file_rows=50,
+        archive_signing_key=private,
+        archive_checkpoints_copy=tmp_path / "checkpoints.jsonl",
+    )
+    settle_and_archive(fake, settings, mixed_entries())
+    return settings, fake
+
+
+def prove(settings: Settings, url: str | None = None, client: Any = None, **options: Any) -> list[Difference]:
+    found: list[Difference] = []
+    replay(open_store(url or settings.archive_url), settings, found.append, client=client, **options)
+    return found
+
+
+def rows(settings: Settings) -> list[dict[str, Any]]:
+    store = open_store(settings.archive_url)
+    return [row for _, _, path in all_files(store) for row in pq.read_table(path).to_pylist()]
+
+
+def rewrite(path: str, change: Any) -> None:
+    """Rewrite one archive file's rows with ``change(rows)``, keeping its metadata (as a forger would)."""
+    table = pq.read_table(path)
+    meta = table.schema.metadata
+    changed = change(table.to_pylist())
+    pq.write_table(pa.Table.from_pylist(changed, schema=SCHEMA).replace_schema_metadata(meta), path, compression="zstd")
+
+
+def file_with(settings: Settings, test: Any) -> str:
+    store = open_store(settings.archive_url)
+    return next(path for _, _, path in all_files(store) if any(test(r) for r in pq.read_table(path).to_pylist()))
+
+
+def kinds(found: list[Difference]) -> set[str]:
+    return {d.kind for d in found}
+
+
+# --- archived once, exactly -----------------------------------------------------------------
+
+
+def test_every_entry_is_archived_once_with_its_exact_texts(archived: tuple[Settings, Any]) -> None:
+    settings, client = archived
+    keys = settings.keys("default")
+    kept = rows(settings)
+    audit = read_range(client, keys.audit)
+    assert [r["seq"] for r in kept] == list(range(1, len(audit) + 1)), "every seq once, in order"
+    assert [r["audit"].encode() for r in kept] == [f[b"audit"] for _, f in audit], "the audit texts as stored"
+    events = {sid.decode(): f for sid, f in read_range(client, keys.events)}
+    for row in kept:
+        fields = events[row["entry_id"]]
+        assert row["event"].encode() == fields[row["event_field"].encode()], "the event text as received"
+    results = [f[b"result"] for _, f in read_range(client, keys.results)]
+    assert [r["result"].encode() for r in kept if r["result"] is not None] == results
+    placements = [f[b"placement"] for _, f in read_range(client, keys.standings)]
+    assert placements, "the tournament placed its players"
+    archived_placements = [p for r in kept if r["standings"] for p in orjson.loads(r["standings"])]
+    assert archived_placements == [orjson.loads(p) for p in placements]
+    dead = [json.loads(r["dead_letter"])["code"] for r in kept if r["dead_letter"]]
+    assert dead == [f[b"code"].decode() for _, f in read_range(client, keys.dead)]
+    assert {r["outcome"] for r in kept} >= {"settled", "duplicate", "rejected"}
+
+
+def test_files_chain_each_holds_a_contiguous_run_named_in_its_metadata(archived: tuple[Settings, Any]) -> None:
+    settings, _ = archived
+    store = open_store(settings.archive_url)
+    files = all_files(store)
+    assert len(files) >= 3
+    previous_last, previous_hash = 0, "0" * 64
+    for first, last, path in files:
+        meta = read_meta(store, path)
+        assert (meta.first_seq, meta.last_seq) == (first, last) == (previous_last + 1, last)
+        assert meta.first_prev_hash == previous_hash
+        assert "zstd" in str(pq.ParquetFile(path).metadata.row_group(0).column(0).compression).lower()
+        previous_last, previous_hash = last, meta.last_hash
+
+
+def test_a_restarted_archiver_resumes_after_its_newest_file_and_repeats_nothing(
+    archived: tuple[Settings, Any],
+) -> None:
+    settings, client = archived
+    before = all_files(open_store(settings.archive_url))
+    settle_and_archive(client, settings, [("event", json.dumps(doc)) for doc in hands(30, "later")])
+    after = all_files(open_store(settings.archive_url))
+    assert after[: len(before)] == before
+    assert [r["seq"] for r in rows(settings)] == list(range(1, len(rows(settings)) + 1))
+    assert prove(settings, client=client) == []
+
+
+def test_a_second_archiver_on_the_same_shard_waits_for_the_lock(archived: tuple[Settings, Any]) -> None:
+    settings, client = archived
+    first = Archiver(settings, client, open_store(settings.archive_url))
+    second = Archiver(settings, client, open_store(settings.archive_url))
+    keys = settings.keys("default")
+    publish(client, keys, [("event", json.dumps(doc)) for doc in hands(5, "two")])
+    first.step(keys)
+    assert second.step(keys) is False, "the shard is held by the first"
+
+
+# --- the replay proves it -------------------------------------------------------------------
+
+
+def test_replay_of_an_untouched_archive_reproduces_every_decision_byte_for_byte(
+    archived: tuple[Settings, Any],
+) -> None:
+    settings, client = archived
+    assert prove(settings, client=client) == []
+
+
+def test_replay_with_jobs_proves_the_same(archived: tuple[Settings, Any]) -> None:
+    settings, _ = archived
+    assert prove(settings, jobs=2) == []
+
+
+def test_tampering_an_edited_event_is_caught(archived: tuple[Settings, Any]) -> None:
+    settings, _ = archived
+    path = file_with(settings, lambda r: r["hand_id"] == "h-7")
+
+    def edit(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for row in found:
+            if row["hand_id"] == "h-7":
+                row["event"] = row["event"].replace('"h-7"', '"h-7" ', 1).replace('"pot"', '"pot" ', 1)
+                doc = json.loads(row["event"])
+                doc["players"][0]["contributed"] += 1
+                row["event"] = json.dumps(doc)
+        return found
+
+    rewrite(path, edit)
+    found = prove(settings)
+    assert "event_digest" in kinds(found)
+    assert {d.hand_id for d in found} == {"h-7"}
+
+
+def test_tampering_an_edited_result_is_caught(archived: tuple[Settings, Any]) -> None:
+    settings, _ = archived
+    path = file_with(settings, lambda r: r["hand_id"] == "h-9")
+
+    def edit(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for row in found:
+            if row["hand_id"] == "h-9":
+                doc = json.loads(row["result"])
+                doc["awards"][0]["amount"] += 1
+                row["result"] = json.dumps(doc)
+        return found
+
+    rewrite(path, edit)
+    assert kinds(prove(settings)) == {"result_digest", "resettled_result"}
+
+
+def test_tampering_an_edited_dead_letter_is_caught(archived: tuple[Settings, Any]) -> None:
+    settings, _ = archived
+    path = file_with(settings, lambda r: r["dead_letter"] is not None)
+
+    def edit(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for row in found:
+            if row["dead_letter"] is not None:
+                doc = json.loads(row["dead_letter"])
+                doc["code"] = "payload_too_large"
+                row["dead_letter"] = json.dumps(doc)
+                break
+        return found
+
+    rewrite(path, edit)
+    assert kinds(prove(settings)) == {"dead_letter"}
+
+
+def test_tampering_an_edited_standings_record_is_caught(archived: tuple[Settings, Any]) -> None:
+    settings, _ = archived
+    path = file_with(settings, lambda r: r["standings"] is not None)
+
+    def edit(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for row in found:
+            if row["standings"] is not None:
+                placed = json.loads(row["standings"])
+                placed[0]["prize"] = placed[0].get("prize", 0) + 100
+                row["standings"] = json.dumps(placed)
+                break
+        return found
+
+    rewrite(path, edit)
+    assert "standings_digest" in kinds(prove(settings))
+
+
+def test_tampering_an_edited_audit_record_is_caught(archived: tuple[Settings, Any]) -> None:
+    settings, _ = archived
+    path = file_with(settings, lambda r: r["hand_id"] == "h-11")
+
+    def edit(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for row in found:
+            if row["hand_id"] == "h-11":
+                row["audit"] = row["audit"].replace('"outcome":"settled"', '"outcome":"duplicate"')
+        return found
+
+    rewrite(path, edit)
+    assert "edited_audit" in kinds(prove(settings))
+
+
+def test_tampering_a_deleted_row_is_caught(archived: tuple[Settings, Any]) -> None:
+    settings, _ = archived
+    path = file_with(settings, lambda r: r["hand_id"] == "h-12")
+    rewrite(path, lambda found: [r for r in found if r["hand_id"] != "h-12"])
+    found = prove(settings)
+    assert "missing" in kinds(found)
+    assert any("file_rows" == d.kind or d.kind == "missing" for d in found)
+
+
+def test_tampering_a_deleted_file_is_caught(archived: tuple[Settings, Any]) -> None:
+    settings, client = archived
+    files = all_files(open_store(settings.archive_url))
+    Path(files[1][2]).unlink()
+    found = prove(settings)
+    assert [(d.kind, d.detail) for d in found if d.kind == "missing"] == [
+        ("missing", f"seqs {files[1][0]}..{files[1][1]} are not in the archive")
+    ]
+    Path(files[-1][2]).unlink()  # the newest file: only the live chain and the recorded progress can tell
+    assert "missing" in kinds(prove(settings, client=client, checkpoints=None))
+
+
+def test_tampering_two_swapped_rows_are_caught(archived: tuple[Settings, Any]) -> None:
+    settings, _ = archived
+    path = file_with(settings, lambda r: r["hand_id"] == "h-20")
+
+    def swap(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        i = next(n for n, r in enumerate(found) if r["hand_id"] == "h-20")
+        found[i], found[i + 1] = found[i + 1], found[i]
+        return found
+
+    rewrite(path, swap)
+    assert {"missing", "repeated"} <= kinds(prove(settings))
+
+
+def test_tampering_a_forged_result_in_redis_is_caught_by_audit_verify(archived: tuple[Settings, Any]) -> None:
+    settings, client = archived
+    keys = settings.keys("default")
+    assert verify_texts(client, keys)[1] == []
+    stream_id, fields = read_range(client, keys.results)[5]
+    doc = json.loads(fields[b"result"])
+    doc["awards"][0]["amount"], doc["awards"][1]["amount"] = doc["awards"][1]["amount"], doc["awards"][0]["amount"]
+    client.xdel(keys.results, stream_id)
+    client.xadd(keys.results, {"result": json.dumps(doc)})
+    _, forged = verify_texts(client, keys)
+    assert [f.detail for f in forged] == [f"result of hand {doc['hand_id']}: no audit record has its digest"]
+
+
+def test_an_unreadable_file_is_named_and_everything_else_is_still_proven(archived: tuple[Settings, Any]) -> None:
+    settings, _ = archived
+    files = all_files(open_store(settings.archive_url))
+    Path(files[2][2]).write_bytes(b"not parquet at all")
+    found = prove(settings)
+    assert [d.kind for d in found] == ["unreadable_file", "missing", "not_resettled"], found
+    assert found[0].file == files[2][2]
+
+
+def test_a_result_of_another_evaluator_version_that_resettles_differently_is_reported_as_such(
+    archived: tuple[Settings, Any],
+) -> None:
+    settings, _ = archived
+    path = file_with(settings, lambda r: r["hand_id"] == "h-5")
+
+    def older(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for row in found:
+            if row["hand_id"] == "h-5":  # as an older version would have written it, digest and all
+                doc = json.loads(row["result"])
+                doc["evaluator"] = "showdown-0.0.1"
+                row["result"] = json.dumps(doc)
+                record = json.loads(row["audit"])
+                from showdown_service.audit import record_hash, sha256_hex  # noqa: PLC0415
+
+                record["result_sha256"] = sha256_hex(row["result"].encode())
+                record["hash"] = record_hash(record)
+                row["audit"] = json.dumps(record)
+        return found
+
+    rewrite(path, older)
+    assert "other_version" in kinds(prove(settings))
+
+
+# --- checkpoints ------------------------------------------------------------------------------
+
+
+def test_signed_checkpoints_prove_the_archive_and_catch_a_rewritten_chain_and_head(
+    archived: tuple[Settings, Any], tmp_path: Path
+) -> None:
+    settings, _ = archived
+    copy = settings.archive_checkpoints_copy
+    assert copy is not None
+    public = tmp_path / "archiver.pub"
+    assert len(copy.read_text().splitlines()) == len(all_files(open_store(settings.archive_url)))
+    assert prove(settings, checkpoints=copy, public_key=public) == []
+    path = file_with(settings, lambda r: r["hand_id"] == "h-30")
+    table = pq.read_table(path)  # rewritten whole (as a forger re-chaining every record would): other bytes
+    pq.write_table(table, path, compression="snappy")
+    found = prove(settings, checkpoints=copy, public_key=public)
+    assert [d.kind for d in found] == ["checkpoint_file"]
+    forged = tmp_path / "forged.jsonl"
+    lines = [json.loads(line) for line in copy.read_text().splitlines()]
+    lines[0]["last_seq"] += 1
+    forged.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    assert "checkpoint_signature" in kinds(prove(settings, checkpoints=forged, public_key=public))
+
+
+# --- Redis bounded, and the events stream waits for the archive -----------------------------------
+
+
+def test_archived_streams_are_trimmed_to_about_archive_keep_and_never_before_archived(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path
+) -> None:
+    settings = make_settings(batch_size=20, archive_url=str(tmp_path / "a"), archive_file_rows=10, archive_keep=30)
+    keys = settings.keys("default")
+    archiver = settle_and_archive(fake, settings, [("event", json.dumps(doc)) for doc in hands(100)])
+    assert 30 <= fake.xlen(keys.audit) <= 40
+    assert 30 <= fake.xlen(keys.results) <= 40
+    assert archiver.metrics.lag_entries.labels("default")._value.get() == 0
+    first = orjson.loads(read_range(fake, keys.audit, count=1)[0][1][b"audit"])["seq"]
+    assert first <= 100 - 30 + 1
+    assert prove(settings) == []
+
+
+def test_without_an_archiver_nothing_is_trimmed_by_it(fake: fakeredis.FakeRedis, make_settings: Any) -> None:
+    settings = make_settings(batch_size=20, trim_interval_s=0.001)
+    keys = settings.keys("default")
+    publish(fake, keys, [("event", json.dumps(doc)) for doc in hands(60)])
+    worker = Worker(settings, fake)
+    worker.prepare_groups()
+    for _ in range(8):
+        worker.step()
+    worker.flush()
+    assert (fake.xlen(keys.audit), fake.xlen(keys.results)) == (60, 60)
+    assert not fake.exists(keys.archive)
+
+
+def test_the_worker_keeps_events_an_archiver_has_not_archived(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path
+) -> None:
+    settings = make_settings(batch_size=20, archive_url=str(tmp_path / "a"))
+    keys = settings.keys("default")
+    archiver = Archiver(settings, fake, open_store(settings.archive_url))
+    archiver.step(keys)  # registers: events_floor 0-0 until it has archived something
+    assert fake.hget(keys.archive, "events_floor") == b"0-0"
+    publish(fake, keys, [("event", json.dumps(doc)) for doc in hands(60)])
+    worker = Worker(settings, fake)
+    worker.prepare_groups()
+    for _ in range(5):
+        worker.step()
+    worker.flush()
+    assert worker.trim(keys) is None or fake.xlen(keys.events) == 60, "nothing trimmed before it is archived"
+    assert fake.xlen(keys.events) == 60
+    archiver.drain()
+    last = read_range(fake, keys.events, newest_first=True, count=1)[0][0].decode()
+    assert worker.trim(keys) == last == fake.hget(keys.archive, "events_floor").decode(), "archived: trimmed as before"
+    assert prove(settings) == []
+
+
+# --- recall -------------------------------------------------------------------------------------------
+
+
+def test_archive_query_has_the_entries_and_placements_views(archived: tuple[Settings, Any]) -> None:
+    settings, _ = archived
+    store = open_store(settings.archive_url)
+    columns, counted = query(store, "SELECT outcome, count(*) FROM entries GROUP BY outcome ORDER BY outcome")
+    assert columns[0] == "outcome"
+    assert dict(counted)["settled"] >= HANDS
+    _, placed = query(store, "SELECT count(*), count(DISTINCT json_extract_string(placement, '$.player_id')) "
+                             "FROM placements")  # fmt: skip
+    assert placed[0][0] >= 9
+
+
+def test_find_hand_returns_the_entry_that_settled_it_from_the_archive(archived: tuple[Settings, Any]) -> None:
+    settings, _ = archived
+    found = find_hand(settings.archive_url, "h-3")
+    assert found is not None
+    assert (found.where, found.outcome, found.result["hand_id"]) == ("archive", "settled", "h-3")
+    assert found.audit["outcome"] == "settled"
+    assert find_hand(settings.archive_url, "nowhere") is None
+
+
+def test_an_archive_copied_elsewhere_is_proven_there(archived: tuple[Settings, Any], tmp_path: Path) -> None:
+    settings, _ = archived
+    shutil.copytree(settings.archive_url, tmp_path / "copy")
+    assert prove(settings, url=str(tmp_path / "copy")) == []
