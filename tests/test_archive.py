@@ -277,7 +277,6 @@ def test_tampering_a_deleted_row_is_caught(archived: tuple[Settings, Any]) -> No
     rewrite(path, lambda found: [r for r in found if r["hand_id"] != "h-12"])
     found = prove(settings)
     assert "missing" in kinds(found)
-    assert any("file_rows" == d.kind or d.kind == "missing" for d in found)
 
 
 def test_tampering_a_deleted_file_is_caught(archived: tuple[Settings, Any]) -> None:
@@ -340,7 +339,7 @@ def test_a_result_of_another_evaluator_version_that_resettles_differently_is_rep
                 doc["evaluator"] = "showdown-0.0.1"
                 row["result"] = json.dumps(doc)
                 record = json.loads(row["audit"])
-                from showdown_service.audit import record_hash, sha256_hex  # noqa: PLC0415
+                from showdown_service.audit import record_hash, sha256_hex
 
                 record["result_sha256"] = sha256_hex(row["result"].encode())
                 record["hash"] = record_hash(record)
@@ -423,7 +422,8 @@ def test_the_worker_keeps_events_an_archiver_has_not_archived(
     assert fake.xlen(keys.events) == 60
     archiver.drain()
     last = read_range(fake, keys.events, newest_first=True, count=1)[0][0].decode()
-    assert worker.trim(keys) == last == fake.hget(keys.archive, "events_floor").decode(), "archived: trimmed as before"
+    floor = fake.hget(keys.archive, "events_floor")
+    assert worker.trim(keys) == last == (floor.decode() if isinstance(floor, bytes) else floor)
     assert prove(settings) == []
 
 

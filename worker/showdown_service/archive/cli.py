@@ -10,26 +10,24 @@ from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from showdown_service import logs
-from showdown_service.archive.archiver import ArchiveMetrics, Archiver, serve_metrics
-from showdown_service.archive.checkpoints import new_key_pair
-from showdown_service.archive.collect import joined_row
-from showdown_service.archive.layout import ArchiveError, open_store
-from showdown_service.archive.recall import EXPORT_FORMATS, HandFound, best, export_sql, find_hand, found_from_row
-from showdown_service.archive.recall import connect as connect_archive
-from showdown_service.archive.recall import query as run_query
-from showdown_service.archive.replay import Difference, replay
-from showdown_service.audit import sha256_hex
 from showdown_service.config import Settings
 from showdown_service.connection import REDIS_ERRORS, Client, connect
 from showdown_service.stops import STOP_REQUESTED
 from showdown_service.streams import read_range
 
-Commands = argparse._SubParsersAction  # type: ignore[type-arg]
+if TYPE_CHECKING:
+    from showdown_service.archive.recall import HandFound
+    from showdown_service.archive.replay import Difference
+
+EXPORT_FORMATS = ("jsonl", "csv", "parquet")
+"""(pyarrow, DuckDB and the archive's modules are imported by the commands that need them: every other
+``showdown`` command starts as fast as before.)"""
+
+Commands = argparse._SubParsersAction[argparse.ArgumentParser]
 
 
 def register(commands: Commands) -> None:
@@ -82,6 +80,10 @@ def _day(text: str) -> str:
 
 
 def _archiver(_args: argparse.Namespace) -> int:
+    from showdown_service import logs  # noqa: PLC0415
+    from showdown_service.archive.archiver import ArchiveMetrics, Archiver, serve_metrics  # noqa: PLC0415
+    from showdown_service.archive.layout import open_store  # noqa: PLC0415
+
     settings = Settings()
     logs.configure(settings.log_level)
     metrics = ArchiveMetrics()
@@ -103,6 +105,10 @@ def _archiver(_args: argparse.Namespace) -> int:
 
 def find_in_redis(client: Client, settings: Settings, hand_id: str) -> HandFound | None:
     """The hand's entries still in Redis (its audit records, newest first), joined to their texts."""
+    from showdown_service.archive.collect import joined_row  # noqa: PLC0415
+    from showdown_service.archive.recall import best, found_from_row  # noqa: PLC0415
+    from showdown_service.audit import sha256_hex  # noqa: PLC0415
+
     wanted = f'"hand_id":{orjson.dumps(hand_id).decode()}'.encode()
     rows: list[dict[str, Any]] = []
     for shard in settings.shards:
@@ -112,8 +118,9 @@ def find_in_redis(client: Client, settings: Settings, hand_id: str) -> HandFound
             if wanted not in text:
                 continue
             body = orjson.loads(text)
-            row = joined_row(keys.shard, stream_id.decode(), text, body, client.xrange(keys.events, body["entry_id"],
-                             body["entry_id"]))  # fmt: skip
+            entry = str(body["entry_id"])
+            row = joined_row(keys.shard, stream_id.decode(), text, body, read_range(client, keys.events, low=entry,
+                             high=entry))  # fmt: skip
             if body.get("result_sha256"):
                 row["result"] = next(
                     (f[b"result"].decode() for _, f in _newest_first(client, keys.results)
@@ -142,6 +149,8 @@ def _newest_first(client: Client, key: str, page: int = 1000) -> Iterator[tuple[
 
 
 def _hand(args: argparse.Namespace) -> int:
+    from showdown_service.archive.recall import find_hand  # noqa: PLC0415
+
     settings = Settings()
     found = None
     try:
@@ -156,7 +165,9 @@ def _hand(args: argparse.Namespace) -> int:
     if args.json:
         print(orjson.dumps(found.document()).decode())
         return 0
-    print(f"hand {found.hand_id}: found in {found.where} (shard {found.shard}, entry {found.entry_id}, seq {found.seq})")
+    print(
+        f"hand {found.hand_id}: found in {found.where} (shard {found.shard}, entry {found.entry_id}, seq {found.seq})"
+    )
     for name in ("event", "result", "dead_letter", "audit"):
         value = getattr(found, name)
         print(f"  {name}: {orjson.dumps(value).decode() if value is not None else '(none)'}")
@@ -164,7 +175,10 @@ def _hand(args: argparse.Namespace) -> int:
 
 
 def _query(args: argparse.Namespace) -> int:
-    import duckdb  # noqa: PLC0415 - only for its error type
+    import duckdb  # noqa: PLC0415
+
+    from showdown_service.archive.layout import open_store  # noqa: PLC0415
+    from showdown_service.archive.recall import query as run_query  # noqa: PLC0415
 
     settings = Settings()
     try:
@@ -193,6 +207,10 @@ def _export(args: argparse.Namespace) -> int:
     if args.format == "parquet" and args.out is None:
         print("--format parquet needs --out FILE", file=sys.stderr)
         return 2
+    from showdown_service.archive.layout import open_store  # noqa: PLC0415
+    from showdown_service.archive.recall import connect as connect_archive  # noqa: PLC0415
+    from showdown_service.archive.recall import export_sql  # noqa: PLC0415
+
     settings = Settings()
     con = connect_archive(open_store(settings.archive_url, settings))
     sql = export_sql(args.day_from, args.day_to)
@@ -200,8 +218,8 @@ def _export(args: argparse.Namespace) -> int:
         if args.format == "parquet":
             con.sql(sql).write_parquet(str(args.out), compression="zstd")
             return 0
-        relation = con.sql(sql)
-        columns = list(relation.columns)
+        relation = con.execute(sql)
+        columns = [d[0] for d in relation.description or []]
         out = args.out.open("w", encoding="utf-8", newline="") if args.out else sys.stdout
         try:
             writer = csv.writer(out) if args.format == "csv" else None
@@ -222,16 +240,23 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _keygen(args: argparse.Namespace) -> int:
+    from showdown_service.archive.checkpoints import new_key_pair  # noqa: PLC0415
+
     for path in (args.private, args.public):
         if path.exists():
             print(f"{path} exists: not overwritten", file=sys.stderr)
             return 2
     new_key_pair(args.private, args.public)
-    print(f"private key {args.private} (mode 0600: the archiver's SHOWDOWN_ARCHIVE_SIGNING_KEY); public key {args.public}")
+    print(
+        f"private key {args.private} (mode 0600: the archiver's SHOWDOWN_ARCHIVE_SIGNING_KEY); public key {args.public}"
+    )
     return 0
 
 
 def _replay(args: argparse.Namespace) -> int:
+    from showdown_service.archive.layout import ArchiveError, open_store  # noqa: PLC0415
+    from showdown_service.archive.replay import replay  # noqa: PLC0415
+
     if (args.checkpoints is None) != (args.public_key is None):
         print("--checkpoints and --public-key go together", file=sys.stderr)
         return 2
@@ -252,7 +277,11 @@ def _replay(args: argparse.Namespace) -> int:
 
     def sink(difference: Difference) -> None:
         found.append(difference)
-        where = f" {difference.file}" + (f" row {difference.row}" if difference.row is not None else "") if difference.file else ""
+        where = (
+            f" {difference.file}" + (f" row {difference.row}" if difference.row is not None else "")
+            if difference.file
+            else ""
+        )
         print(f"DIFFERENCE shard {difference.shard} seq {difference.seq} hand {difference.hand_id}{where}: "
               f"{difference.kind}: {difference.detail}")  # fmt: skip
         if report is not None:

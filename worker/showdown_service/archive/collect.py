@@ -81,7 +81,9 @@ def collect(client: Client, keys: ShardKeys, cursors: Cursors, count: int) -> tu
         entry_id = str(body.get("entry_id") or "")
         pipe.xrange(keys.events, entry_id or "0-0", entry_id or "0-0")
     events = cast(list[list[tuple[bytes, Fields]]], pipe.execute())
-    rows = [joined_row(keys.shard, sid, text, body, found) for (sid, text, body), found in zip(records, events, strict=True)]
+    rows = [
+        joined_row(keys.shard, sid, text, body, found) for (sid, text, body), found in zip(records, events, strict=True)
+    ]
     cursors = replace(cursors, audit_id=records[-1][0])
     cursors = _join_results(client, keys, rows, records, cursors)
     cursors = _join_dead(client, keys, rows, records, cursors)
@@ -89,7 +91,9 @@ def collect(client: Client, keys: ShardKeys, cursors: Cursors, count: int) -> tu
     return rows, cursors
 
 
-def joined_row(shard: str, stream_id: str, text: bytes, body: dict[str, Any], found: list[tuple[bytes, Fields]]) -> dict[str, Any]:
+def joined_row(
+    shard: str, stream_id: str, text: bytes, body: dict[str, Any], found: list[tuple[bytes, Fields]]
+) -> dict[str, Any]:
     row: dict[str, Any] = {
         "shard": shard,
         "seq": _int(body.get("seq")),

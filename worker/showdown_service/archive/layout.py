@@ -55,10 +55,11 @@ SCHEMA = pa.schema(
 )
 """One row per entry. ``event``: the entry's text exactly as received (``event_bytes`` instead, and ``event``
 null, when it is not UTF-8); ``event_field``: the stream field it came in (``event`` or ``tournament``);
-``entry_fields``: every field of the stream entry as JSON when it held more than its payload; ``result``: the published ShowdownResult text; ``dead_letter``: the dead letter's
-fields as JSON, less ``raw`` (the event column holds the whole payload); ``standings``: the placement records
-written with the entry, as the JSON array whose sha256 is the record's ``standings_sha256``; ``audit``: the audit
-record's text as stored; ``audit_id``: its audit stream id."""
+``entry_fields``: every field of the stream entry as JSON when it held more than its payload; ``result``: the
+published ShowdownResult text; ``dead_letter``: the dead letter's fields as JSON, less ``raw`` (the event column
+holds the whole payload); ``standings``: the placement records written with the entry, as the JSON array whose
+sha256 is the record's ``standings_sha256``; ``audit``: the audit record's text as stored; ``audit_id``: its audit
+stream id."""
 
 COLUMNS = tuple(SCHEMA.names)
 FILE_NAME = re.compile(r"^(?P<shard>[^/]+)-(?P<first>\d{12})-(?P<last>\d{12})\.parquet$")
@@ -97,7 +98,7 @@ def open_store(url: str, settings: Settings | None = None) -> Store:
                 )
         return Store(pafs.S3FileSystem(**options), url.removeprefix("s3://").rstrip("/"), url)
     local = pafs.LocalFileSystem()
-    root = os.path.abspath(url.removeprefix("file://") or ".")  # noqa: PTH100 - a path string for pyarrow
+    root = os.path.abspath(url.removeprefix("file://") or ".")
     local.create_dir(root, recursive=True)
     return Store(local, root, url)
 
@@ -208,7 +209,7 @@ def put_file(store: Store, path: str, data: bytes) -> None:
     store.fs.create_dir(parent, recursive=True)
     if isinstance(store.fs, pafs.LocalFileSystem):
         temporary = f"{parent}/.writing-{path.rsplit('/', 1)[1]}"
-        with open(temporary, "wb") as handle:  # noqa: PTH123 - a plain file, fsynced before the rename
+        with open(temporary, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())

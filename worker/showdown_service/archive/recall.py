@@ -145,9 +145,6 @@ def find_hand(archive_url: str, hand_id: str, *, settings: Settings | None = Non
     return None if chosen is None else found_from_row(chosen, "archive")
 
 
-EXPORT_FORMATS = ("jsonl", "csv", "parquet")
-
-
 def export_sql(day_from: str, day_to: str) -> str:
     """The entries settled from ``day_from`` to ``day_to`` (UTC days, both included), in chain order."""
     return (

@@ -166,7 +166,7 @@ def _replay_shard(  # noqa: PLR0917
     return previous.seq, previous.hash
 
 
-def _prove_row(  # noqa: PLR0917, PLR0912, C901 - one check after another, each reported
+def _prove_row(  # noqa: PLR0917 - one check after another, each reported
     row: dict[str, Any],
     prepared: Prepared | None,
     previous: Head,
@@ -190,7 +190,10 @@ def _prove_row(  # noqa: PLR0917, PLR0912, C901 - one check after another, each 
     if record_hash(record) != claimed:
         diff("edited_audit", "the audit record does not match its own hash")
     if seq != row["seq"] or record.get("entry_id") != row["entry_id"]:
-        diff("row_mismatch", f"the row says seq {row['seq']} entry {row['entry_id']}, its record {seq} {record.get('entry_id')}")
+        diff(
+            "row_mismatch",
+            f"the row says seq {row['seq']} entry {row['entry_id']}, its record {seq} {record.get('entry_id')}",
+        )
     if seq <= previous.seq:
         diff("repeated", f"seq {seq} comes after seq {previous.seq}: archived twice, or rows out of order")
         return previous
@@ -220,7 +223,11 @@ def _prove_row(  # noqa: PLR0917, PLR0912, C901 - one check after another, each 
         diff(kind, f"re-settled, the audit record differs in: {', '.join(changed)}")
     elif row.get("result") is not None and decided.result is not None and decided.result != row["result"].encode():
         diff("resettled_result", "re-settled, the result differs from the archived one")
-    if decided.standings is not None and row.get("standings") is not None and decided.standings != row["standings"].encode():
+    if (
+        decided.standings is not None
+        and row.get("standings") is not None
+        and decided.standings != row["standings"].encode()
+    ):
         diff("resettled_standings", "re-settled, the placements differ from the archived ones")
     if row.get("dead_letter") is not None and decided.message is not None:
         message = orjson.loads(row["dead_letter"]).get("message")
@@ -275,7 +282,9 @@ def _live(client: Client, settings: Settings, shard: str, end: tuple[int, str], 
             continue
         live_seq = int(body.get("seq", 0))
         if live_seq == seq and body.get("hash") != last_hash:
-            report(Difference(shard, "live_chain", f"Redis's record seq {seq} ({stream_id}) is not the archive's", seq=seq))
+            report(
+                Difference(shard, "live_chain", f"Redis's record seq {seq} ({stream_id}) is not the archive's", seq=seq)
+            )
         if live_seq == seq + 1 and body.get("prev_hash") != last_hash:
             detail = f"Redis's record seq {seq + 1} ({stream_id}) does not follow the archive's last hash"
             report(Difference(shard, "live_chain", detail, seq=seq + 1))

@@ -22,6 +22,7 @@ What re-settling takes from the archive rather than reproducing:
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -57,10 +58,8 @@ def prepare_row(row: dict[str, Any], record: dict[str, Any], settings: Settings)
     """The worker's preparation of the archived entry, at the archived result's ``settled_at``."""
     settled_at = record.get("at")
     if row.get("result"):
-        try:
+        with contextlib.suppress(orjson.JSONDecodeError):
             settled_at = str(orjson.loads(row["result"]).get("settled_at") or settled_at)
-        except orjson.JSONDecodeError:
-            pass
     poison = record.get("code") == "poison"
     return prepare(
         str(record.get("entry_id") or row.get("entry_id")),
@@ -106,7 +105,7 @@ class Resettler:
         if held is not None and now - held[1] >= self.settings.dedupe_ttl_s:
             del self.seen[key]
             held = None
-        seen = {key: held[0]} if held is not None else {}
+        seen: dict[str, str | None] = {key: held[0]} if held is not None else {}
         head = Head(int(record.get("seq", 1)) - 1, str(record.get("prev_hash", "")))
         book = self.book if prepared.tournament_id is not None else None
         try:

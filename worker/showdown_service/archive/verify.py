@@ -66,9 +66,14 @@ def verify_texts(client: Client, keys: ShardKeys) -> tuple[int, list[Forgery]]:
             forged.append(Forgery(keys.results, sid, f"result of hand {hand}: no audit record has its digest"))
     for sid, fields in _entries(client, keys.dead):
         checked += 1
-        pair = (fields.get(b"entry_id", b"").decode(errors="replace"), fields.get(b"code", b"").decode(errors="replace"))
+        pair = (
+            fields.get(b"entry_id", b"").decode(errors="replace"),
+            fields.get(b"code", b"").decode(errors="replace"),
+        )
         if pair not in dead:
-            forged.append(Forgery(keys.dead, sid, f"dead letter of entry {pair[0]} ({pair[1]}): no audit record says so"))
+            forged.append(
+                Forgery(keys.dead, sid, f"dead letter of entry {pair[0]} ({pair[1]}): no audit record says so")
+            )
     placements = _entries(client, keys.standings)
     checked += len(placements)
     wanted = set(standings)

@@ -1,0 +1,258 @@
+"""The archive on real servers: workers and an archiver SIGKILLed mid-run, every entry archived once; the S3
+path against a real S3-compatible server (moto's server mode, started here); the command line."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pyarrow.parquet as pq
+import pytest
+import redis
+
+from showdown_service.archive.archiver import Archiver
+from showdown_service.archive.layout import all_files, open_store
+from showdown_service.archive.recall import find_hand, query
+from showdown_service.archive.replay import Difference, replay
+from showdown_service.config import Settings
+from showdown_service.connection import connect
+from showdown_service.localredis import free_port
+from showdown_service.streams import read_range
+from tests.helpers import REAL_SHOWDOWNS, read_cases, wait_until, xadd_events
+
+CASES = list(read_cases(REAL_SHOWDOWNS))
+SHOWDOWN = [sys.executable, "-m", "showdown_service"]
+
+
+def hands(n: int, tag: str = "h") -> list[dict[str, Any]]:
+    return [{**CASES[i % len(CASES)]["event"], "hand_id": f"{tag}-{i}"} for i in range(n)]
+
+
+def archived_rows(url: str) -> list[dict[str, Any]]:
+    store = open_store(url)
+    return [row for _, _, path in all_files(store) for row in pq.read_table(path).to_pylist()]
+
+
+def head_seq(client: redis.Redis, key: str) -> int:
+    raw = client.get(key)
+    return int(str(raw.decode() if isinstance(raw, bytes) else raw).split(":")[0]) if raw else 0
+
+
+def test_workers_and_an_archiver_sigkilled_mid_run_leave_every_entry_archived_once(
+    client: redis.Redis, worker_env: dict[str, str], tmp_path: Path
+) -> None:
+    entries = 3000
+    archive = tmp_path / "archive"
+    env = {**worker_env, "SHOWDOWN_ARCHIVE_URL": str(archive), "SHOWDOWN_ARCHIVE_FILE_ROWS": "97",
+           "SHOWDOWN_ARCHIVE_INTERVAL_S": "0.2", "SHOWDOWN_BATCH_SIZE": "50", "SHOWDOWN_CLAIM_IDLE_MS": "1000",
+           "SHOWDOWN_TRIM_INTERVAL_S": "0.1"}  # fmt: skip
+    keys = Settings(redis_url=worker_env["SHOWDOWN_REDIS_URL"]).keys("default")
+    docs = hands(entries)
+    xadd_events(client, keys.events, [*docs[:1500], docs[7], "{not json"])
+
+    def spawn(command: str, name: str) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [*SHOWDOWN, command], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env={**env, "SHOWDOWN_CONSUMER": name, "SHOWDOWN_HEARTBEAT_FILE": str(tmp_path / f"hb-{name}")},
+        )  # fmt: skip
+
+    workers = [spawn("worker", "w1"), spawn("worker", "w2")]
+    archiver = spawn("archiver", "a1")
+    try:
+        for kill in range(3):  # SIGKILL the archiver (and a worker) mid-run, restart them
+            files = 2 * kill
+            wait_until(lambda: len(all_files(open_store(str(archive)))) > files, what="more files", timeout=60)  # noqa: B023
+            archiver.kill()
+            archiver.wait(10)
+            if kill == 1:
+                workers[0].kill()
+                workers[0].wait(10)
+                xadd_events(client, keys.events, docs[1500:])
+                workers[0] = spawn("worker", "w1b")
+            archiver = spawn("archiver", f"a{kill + 2}")
+        total = entries + 2
+        wait_until(lambda: head_seq(client, keys.audit_head) == total, what="every entry settled", timeout=120)
+        wait_until(
+            lambda: int(client.hget(keys.archive, "seq") or 0) == total, what="every entry archived", timeout=120
+        )
+    finally:
+        for process in [*workers, archiver]:
+            process.send_signal(signal.SIGTERM)
+        for process in [*workers, archiver]:
+            process.wait(30)
+    kept = archived_rows(str(archive))
+    assert [r["seq"] for r in kept] == list(range(1, total + 1)), "every entry once: no gap, no repeat"
+    assert len({r["entry_id"] for r in kept}) == total
+    assert sum(r["outcome"] == "settled" for r in kept) == entries
+    assert all(r["event"] is not None for r in kept), "no event was trimmed before it was archived"
+    found: list[Difference] = []
+    settings = Settings(redis_url=worker_env["SHOWDOWN_REDIS_URL"])
+    replay(open_store(str(archive)), settings, found.append, client=connect(settings), jobs=2)
+    assert found == []
+
+
+@pytest.fixture
+def s3_server() -> Iterator[str]:
+    """A real S3-compatible server (moto's server mode) on 127.0.0.1 with a free port, and a bucket."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    endpoint = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(endpoint, timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise
+                time.sleep(0.1)
+        request = urllib.request.Request(f"{endpoint}/showdown-archive", method="PUT")
+        urllib.request.urlopen(request, timeout=10).close()
+        yield endpoint
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def test_the_archive_on_s3_is_written_queried_and_proven_against_a_real_s3_compatible_server(
+    client: redis.Redis, redis_url: str, make_settings: Any, s3_server: str, tmp_path: Path
+) -> None:
+    settings = make_settings(
+        redis_url,
+        batch_size=25,
+        archive_url="s3://showdown-archive/prod",
+        archive_s3_endpoint=s3_server,
+        archive_s3_region="us-east-1",
+        archive_s3_access_key="testing",
+        archive_s3_secret_key="testing",
+        archive_file_rows=40,
+    )
+    keys = settings.keys("default")
+    xadd_events(client, keys.events, [*hands(100), "{not json"])
+    from showdown_service.worker import Worker
+
+    archiver = Archiver(settings, connect(settings), open_store(settings.archive_url, settings))
+    archiver.step(keys)  # registered before the workers trim anything
+    worker = Worker(settings, connect(settings))
+    worker.prepare_groups()
+    for _ in range(10):
+        worker.step()
+    worker.flush()
+    archiver.drain()
+    store = open_store(settings.archive_url, settings)
+    files = all_files(store)
+    assert [(first, last) for first, last, _ in files] == [(1, 40), (41, 80), (81, 101)]
+    assert files[0][2].startswith("showdown-archive/prod/shard=default/day=")
+    _, counted = query(store, "SELECT count(*), count(result), count(dead_letter) FROM entries")
+    assert counted == [(101, 100, 1)]
+    found = find_hand(settings.archive_url, "h-42", settings=settings)
+    assert found is not None
+    assert found.result == orjson.loads(read_range(client, keys.results)[42][1][b"result"])
+    differences: list[Difference] = []
+    replay(store, settings, differences.append, client=connect(settings))
+    assert differences == []
+
+
+# --- the command line ------------------------------------------------------------------------
+
+
+def run(args: list[str], env: dict[str, str], code: int = 0) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([*SHOWDOWN, *args], env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == code, (done.stdout, done.stderr)
+    return done
+
+
+def test_hand_query_export_and_replay_from_the_command_line(
+    client: redis.Redis, worker_env: dict[str, str], tmp_path: Path
+) -> None:
+    env = {**worker_env, "SHOWDOWN_ARCHIVE_URL": str(tmp_path / "archive"), "SHOWDOWN_ARCHIVE_KEEP": "10",
+           "SHOWDOWN_ARCHIVE_FILE_ROWS": "10", "SHOWDOWN_ARCHIVE_INTERVAL_S": "0.2"}  # fmt: skip
+    keys = Settings(redis_url=worker_env["SHOWDOWN_REDIS_URL"]).keys("default")
+    archiver = subprocess.Popen([*SHOWDOWN, "archiver"], env=env, stdout=subprocess.DEVNULL)
+    wait_until(lambda: client.exists(keys.archive) == 1, what="the archiver to register")
+    xadd_events(client, keys.events, [*hands(40), "{not json"])
+    worker = subprocess.Popen([*SHOWDOWN, "worker"], env=env, stdout=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: head_seq(client, keys.audit_head) == 41, what="every entry settled")
+        wait_until(lambda: int(client.hget(keys.archive, "seq") or 0) == 41, what="every entry archived")
+        wait_until(lambda: client.xlen(keys.results) <= 30, what="the results stream trimmed")
+    finally:
+        for process in (worker, archiver):
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(30) == 0
+    in_redis = json.loads(run(["hand", "h-39", "--json"], env).stdout)
+    assert (in_redis["where"], in_redis["result"]["hand_id"], in_redis["audit"]["outcome"]) == (
+        "redis",
+        "h-39",
+        "settled",
+    )
+    assert in_redis["event"]["hand_id"] == "h-39"
+    found = find_hand(env["SHOWDOWN_ARCHIVE_URL"], "h-39")
+    assert found is not None
+    assert {**found.document(), "where": "redis"} == in_redis, "the same texts, wherever found"
+    in_archive = json.loads(run(["hand", "h-3", "--json"], env).stdout)
+    assert (in_archive["where"], in_archive["result"]["hand_id"]) == ("archive", "h-3")
+    run(["hand", "h-999"], env, code=1)
+    counted = run(
+        ["archive", "query", "SELECT outcome, count(*) AS n FROM entries GROUP BY 1 ORDER BY 1", "--json"], env
+    )
+    assert [json.loads(line) for line in counted.stdout.splitlines()] == [
+        {"outcome": "rejected", "n": 1}, {"outcome": "settled", "n": 40}
+    ]  # fmt: skip
+    assert run(["archive", "query", "SELECT count(*) AS n FROM entries", "--csv"], env).stdout.split() == ["n", "41"]
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    lines = run(["archive", "export", "--from", today, "--to", today], env).stdout.splitlines()
+    assert [json.loads(line)["seq"] for line in lines] == list(range(1, 42))
+    out = tmp_path / "export.parquet"
+    run(["archive", "export", "--from", today, "--to", today, "--format", "parquet", "--out", str(out)], env)
+    assert pq.read_table(out).num_rows == 41
+    run(["archive", "export", "--from", "2000-01-01", "--to", "2000-01-02", "--format", "csv"], env)
+    proven = run(["audit", "replay", str(tmp_path / "archive"), "--report", str(tmp_path / "report.jsonl")], env)
+    assert "41 entries, 41 re-settled: every entry holds" in proven.stdout
+    assert (tmp_path / "report.jsonl").read_text() == ""
+    first = all_files(open_store(str(tmp_path / "archive")))[0][2]
+    Path(first).unlink()
+    failed = run(
+        ["audit", "replay", str(tmp_path / "archive"), "--report", str(tmp_path / "report.jsonl")], env, code=1
+    )
+    assert "missing" in failed.stdout
+    reported = [json.loads(line) for line in (tmp_path / "report.jsonl").read_text().splitlines()]
+    assert reported[0]["kind"] == "missing"
+    assert set(reported[0]) >= {"hand_id", "entry_id", "shard", "kind", "detail"}
+
+
+def test_audit_verify_catches_a_forged_result_and_refuses_an_unknown_shard(
+    client: redis.Redis, worker_env: dict[str, str]
+) -> None:
+    keys = Settings(redis_url=worker_env["SHOWDOWN_REDIS_URL"]).keys("default")
+    xadd_events(client, keys.events, hands(10))
+    worker = subprocess.Popen([*SHOWDOWN, "worker"], env=worker_env, stdout=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: head_seq(client, keys.audit_head) == 10, what="every entry settled")
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        worker.wait(30)
+    assert "10 results, dead letters and placements match their digests" in run(["audit", "verify"], worker_env).stdout
+    unknown = run(["audit", "verify"], {**worker_env, "SHOWDOWN_SHARDS": "typo"}, code=1)
+    assert "shard typo: NO AUDIT STREAM" in unknown.stdout
+    stream_id, fields = read_range(client, keys.results)[4]
+    doc = json.loads(fields[b"result"])
+    doc["awards"][0]["amount"], doc["awards"][1]["amount"] = doc["awards"][1]["amount"], doc["awards"][0]["amount"]
+    client.xdel(keys.results, stream_id)
+    client.xadd(keys.results, {"result": json.dumps(doc)})
+    forged = run(["audit", "verify"], worker_env, code=1)
+    assert f"FORGED {keys.results}" in forged.stdout
+    assert f"result of hand {doc['hand_id']}: no audit record has its digest" in forged.stdout
