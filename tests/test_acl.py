@@ -50,7 +50,7 @@ DEMO_SECRETS = REPO / "deploy" / "compose" / "demo-secrets"
 MAKE_SECRETS = REPO / "deploy" / "make-secrets.sh"
 SHOWDOWN = [sys.executable, "-m", "showdown_service.cli"]
 ADMIN = "test-admin"
-USERS = ("producer", "worker", "reader", "auditor", "operator", "scaler", "healthcheck")
+USERS = ("producer", "worker", "reader", "auditor", "archiver", "operator", "scaler", "healthcheck")
 NO_AUTH_COMMANDS = frozenset({"auth", "hello"})
 """Always allowed (Redis flags them no-auth): not part of any grant."""
 EXAMPLES = [json.loads(line)["event"] for line in example_lines()]
@@ -503,6 +503,31 @@ def test_the_auditor_verifies_the_chain_and_lists_dead_letters_with_exactly_its_
     assert used_since_reset(acl) == granted(acl, "auditor") == {"xrange", "xrevrange", "get", "hmget"}
 
 
+def test_the_archiver_archives_and_trims_with_exactly_its_grants(acl: AclServer, tmp_path: Path) -> None:
+    publish(acl, [*EXAMPLES[:5], "{not json"])
+    settle(acl, tmp_path)
+    publish(acl, EXAMPLES[5:6])
+    acl.admin().xreadgroup("adjudicators", "elsewhere", {KEYS.events: ">"})  # pending: below it nothing is trimmed
+    start_counting(acl)
+    env = acl.env("archiver", tmp_path, SHOWDOWN_ARCHIVE_URL=str(tmp_path / "archive"), SHOWDOWN_ARCHIVE_KEEP="0",
+                  SHOWDOWN_ARCHIVE_INTERVAL_S="0.05", SHOWDOWN_CONSUMER="a1")  # fmt: skip
+    archiver = subprocess.Popen([*SHOWDOWN, "archiver"], env=env, stdout=subprocess.DEVNULL)
+    admin = acl.admin()
+    try:
+        wait_for(lambda: admin.hget(KEYS.archive, "seq") == b"6", "every entry archived")
+        wait_for(lambda: admin.xlen(KEYS.audit) == 0, "the archived streams trimmed (SHOWDOWN_ARCHIVE_KEEP=0)")
+        wait_for(lambda: "pexpire" in commands_counted(acl), "the lock renewed")
+    finally:
+        archiver.send_signal(signal.SIGTERM)
+        assert archiver.wait(30) == 0
+    assert not admin.exists(KEYS.archive + ":lock"), "released at stop"
+    used = used_since_reset(acl) - {"hget", "xlen", "info", "exists"}  # the test admin's, waiting (not granted)
+    assert admin.hget(KEYS.archive, "events_floor") == admin.xrange(KEYS.events)[-1][0], "the pending entry's id"
+    assert used == granted(acl, "archiver"), (
+        f"unused grants: {granted(acl, 'archiver') - used}; missing: {used - granted(acl, 'archiver')}"
+    )
+
+
 def test_the_operator_lists_and_requeues_a_dead_letter_with_exactly_its_grants(acl: AclServer, tmp_path: Path) -> None:
     broken = {**EXAMPLES[0], "board": [EXAMPLES[0]["board"][0]] * 5}  # a duplicated card: refused
     publish(acl, [json.dumps(broken)])
@@ -590,7 +615,15 @@ FORBIDDEN: list[tuple[str, tuple[str, ...]]] = [
     ("auditor", ("XDEL", A, "1-1")),
     ("auditor", ("SET", H, "1:x")),
     ("auditor", ("DEL", D)),
-    ("auditor", ("XRANGE", R, "-", "+")),
+    ("auditor", ("XTRIM", R, "MAXLEN", "0")),
+    ("auditor", ("HSET", KEYS.archive, "seq", "1")),
+    ("archiver", ("XADD", R, "*", "result", "{}")),
+    ("archiver", ("XDEL", A, "1-1")),
+    ("archiver", ("XTRIM", E, "MAXLEN", "0")),
+    ("archiver", ("SET", H, "1:x")),
+    ("archiver", ("XACK", E, "adjudicators", "1-1")),
+    ("archiver", ("HSET", KEYS.tournament("T"), "x", "1")),
+    ("archiver", ("DEL", KEYS.archive)),
     ("auditor", ("FLUSHALL",)),
     ("operator", ("XRANGE", A, "-", "+")),
     ("operator", ("XRANGE", "showdown:{other}:results", "-", "+")),  # exact keys: its shards only

@@ -115,6 +115,8 @@ class ShardState:
         """Cursors after the buffer."""
         self.buffer: list[dict[str, Any]] = []
         self.buffered_at = 0.0
+        self.events_floor = "0-0"
+        """Below this the workers may trim the events stream (as last computed; "0-0" until then)."""
         self.kept: deque[tuple[int, Cursors]] = deque()
         """(last seq, cursors) after each file written since start: where trimming to archive_keep may cut."""
 
@@ -329,9 +331,8 @@ class Archiver:
         }
         floor = self._events_floor(keys, state)
         if floor is not None:
-            fields["events_floor"] = floor
-        elif not self.client.hexists(keys.archive, "events_floor"):
-            fields["events_floor"] = "0-0"  # registered: the workers trim nothing until a floor is known
+            state.events_floor = floor
+        fields["events_floor"] = state.events_floor  # "0-0" until known: the workers trim nothing till then
         self.client.hset(keys.archive, mapping=fields)
 
     def _events_floor(self, keys: ShardKeys, state: ShardState) -> str | None:

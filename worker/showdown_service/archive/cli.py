@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import orjson
 
@@ -27,7 +27,7 @@ EXPORT_FORMATS = ("jsonl", "csv", "parquet")
 """(pyarrow, DuckDB and the archive's modules are imported by the commands that need them: every other
 ``showdown`` command starts as fast as before.)"""
 
-Commands = argparse._SubParsersAction[argparse.ArgumentParser]
+Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
 def register(commands: Commands) -> None:
