@@ -40,7 +40,7 @@ SETTINGS_ENV = {f"SHOWDOWN_{name.upper()}" for name in Settings.model_fields}
 ENTRYPOINT_ENV = {"SHOWDOWN_REDIS_PASSWORD_FILE"}
 """Read by deploy/docker-entrypoint.sh, not by Settings."""
 SHOWDOWN_SERVICES = {"worker": "worker", "producer": "producer", "reader": "reader", "auditor": "auditor",
-                     "operator": "operator"}  # fmt: skip
+                     "operator": "operator", "archiver": "archiver"}  # fmt: skip
 """Services running the showdown image, and the ACL user each logs in as."""
 EXAMPLE_COUNT = sum(1 for _ in example_lines())
 """What `showdown publish --examples` (the demo profile's producer) publishes."""

@@ -151,6 +151,8 @@ class Archiver:
         failures = 0
         while not self._stopping.is_set():
             try:
+                if failures or not self._states:
+                    self.client.ping()  # Redis answers (and takes these credentials) before anything else
                 busy = [self.step(keys) for keys in self.shards.values()].count(True) > 0  # every shard, each turn
                 failures = 0
                 self._resumed()
