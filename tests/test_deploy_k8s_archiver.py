@@ -27,7 +27,7 @@ def test_one_archiver_runs_showdown_archiver_recreated_never_two_at_once() -> No
     assert DEPLOYMENT["spec"]["strategy"] == {"type": "Recreate"}
     assert CONTAINER["args"] == ["showdown", "archiver"]
     assert CONTAINER["startupProbe"]["exec"]["command"] == HEALTH
-    assert POD["terminationGracePeriodSeconds"] >= 30  # noqa: PLR2004 - the last file is written at SIGTERM
+    assert POD["terminationGracePeriodSeconds"] >= 30
     assert CONTAINER["securityContext"]["readOnlyRootFilesystem"] is True
 
 
