@@ -31,6 +31,8 @@ def test_the_demo_settles_the_bundled_hands_end_to_end_and_passes() -> None:
     for game in ("var-o8-split: main pot 103: high 52: p1 52", "var-razz-1", "var-badugi-1", "var-6plus-1"):
         assert game in out, "the demo shows hands of the other games"
     assert f"Audit chain: {hands + 6} records, holds." in out
+    assert f"Archived {hands + 6} entries in 1 Parquet file(s)" in out
+    assert f"Audit replay of the archive: {hands + 6} re-settled, every entry re-settled and proven." in out
     assert out.rstrip().endswith("Demo passed.")
 
 

@@ -62,6 +62,8 @@ sha256 is the record's ``standings_sha256``; ``audit``: the audit record's text 
 stream id."""
 
 COLUMNS = tuple(SCHEMA.names)
+ROW_GROUP_ROWS = 10_000
+"""Rows per Parquet row group: a hand looked up by id decompresses its row group's texts, not the file's."""
 FILE_NAME = re.compile(r"^(?P<shard>[^/]+)-(?P<first>\d{12})-(?P<last>\d{12})\.parquet$")
 
 
@@ -198,7 +200,7 @@ def read_meta(store: Store, path: str) -> FileMeta:
 def encode_file(table: pa.Table, meta: dict[str, str]) -> bytes:
     """``table`` as Parquet (zstd), with ``meta`` in its key-value metadata."""
     sink = io.BytesIO()
-    pq.write_table(table.replace_schema_metadata(meta), sink, compression="zstd")
+    pq.write_table(table.replace_schema_metadata(meta), sink, compression="zstd", row_group_size=ROW_GROUP_ROWS)
     return sink.getvalue()
 
 

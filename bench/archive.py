@@ -1,0 +1,181 @@
+"""Archive benchmark: a hand found by its id in a large archive; the audit replay against `showdown adjudicate`.
+
+* **Lookup**: a synthetic archive of ``ARCHIVE_HANDS`` entries (files of
+  ``FILE_ROWS`` rows, the archiver's layout and row groups, zstd; texts of
+  realistic length, generated with pyarrow in seconds), then
+  :func:`showdown_service.archive.recall.find_hand` (DuckDB over the files,
+  what ``showdown hand`` does once Redis has trimmed a hand) for hand ids
+  picked at random across the archive. Twice: hand ids that rise with the
+  chain (a room's counter, a timestamped id: row groups' min/max prune the
+  scan), and random ids (uuid4: every row group's ``hand_id`` column is
+  scanned). Target: under a second at 10 million hands.
+* **Replay**: ``showdown audit replay`` (every check, re-settling each entry
+  through the worker's preparation and decision) per hand, against
+  ``showdown adjudicate`` (parse and settle) of the same hands, one process
+  each. Target: the replay at least half as fast.
+
+Run: ``python -m bench.archive`` (``SHOWDOWN_BENCH_ARCHIVE_HANDS`` to change the size).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import random
+import statistics
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import fakeredis
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from bench import Figure, Section
+from showdown_service.archive.archiver import Archiver
+from showdown_service.archive.layout import ROW_GROUP_ROWS, SCHEMA, file_name, open_store
+from showdown_service.archive.recall import find_hand
+from showdown_service.archive.replay import replay
+from showdown_service.cli import adjudicate_lines
+from showdown_service.config import Settings
+from showdown_service.worker import Worker
+
+ARCHIVE_HANDS = int(os.environ.get("SHOWDOWN_BENCH_ARCHIVE_HANDS", "10000000"))
+FILE_ROWS = 1_000_000
+LOOKUPS = 7
+REPLAY_HANDS = 2000
+EXAMPLES = Path(__file__).resolve().parents[1] / "worker" / "showdown_service" / "data" / "showdowns.jsonl"
+
+
+def _texts(ids: pa.Array, template: str) -> pa.Array:
+    """``template`` with each id in it (``{}``): realistic length, generated in C."""
+    before, after = template.split("{}")
+    return pc.binary_join_element_wise(pa.scalar(before), ids, pa.scalar(after), "")
+
+
+def generate(root: Path, hands: int, *, random_ids: bool) -> float:
+    """Write a synthetic archive of ``hands`` entries under ``root``; seconds taken."""
+    started = time.perf_counter()
+    event = json.loads(EXAMPLES.read_text(encoding="utf-8").splitlines()[0])["event"]
+    event_text = json.dumps({**event, "hand_id": "{}"}).replace('"{}"', '"{}"', 1)
+    result_text = '{"schema_version":1,"hand_id":"{}","pots":[{"index":0,"amount":3650,"winners":[{"seat":1}]}]}'
+    audit_text = '{"at":"2026-11-25T00:00:00.000000Z","entry_id":"1-0","hand_id":"{}","outcome":"settled"}'
+    day = root / "shard=default" / "day=2026-11-25"
+    day.mkdir(parents=True)
+    for first in range(0, hands, FILE_ROWS):
+        n = min(FILE_ROWS, hands - first)
+        seqs = pa.array(range(first + 1, first + n + 1), pa.int64())
+        if random_ids:
+            ids = pa.array([str(uuid.UUID(int=random.getrandbits(128), version=4)) for _ in range(n)])
+        else:
+            ids = pc.binary_join_element_wise(pa.scalar("h-"), pc.utf8_lpad(pc.cast(seqs, pa.string()), 12, "0"), "")
+        columns = {
+            "shard": pa.repeat("default", n) if hasattr(pa, "repeat") else pa.array(["default"] * n),
+            "seq": seqs,
+            "entry_id": pc.binary_join_element_wise(pc.cast(seqs, pa.string()), pa.scalar("-0"), ""),
+            "outcome": pa.array(["settled"] * n),
+            "hand_id": ids,
+            "settled_at": pa.array(["2026-11-25T00:00:00.000000Z"] * n),
+            "event": _texts(ids, event_text),
+            "event_field": pa.array(["event"] * n),
+            "result": _texts(ids, result_text),
+            "audit": _texts(ids, audit_text),
+        }
+        table = pa.table({name: columns.get(name, pa.nulls(n, SCHEMA.field(name).type)) for name in SCHEMA.names})
+        table = table.cast(SCHEMA)
+        pq.write_table(table, day / file_name("default", first + 1, first + n), compression="zstd",
+                       row_group_size=ROW_GROUP_ROWS)  # fmt: skip
+    return time.perf_counter() - started
+
+
+def _lookups(root: Path, hands: int, *, random_ids: bool) -> list[float]:
+    if random_ids:
+        table = pq.read_table(next(root.rglob("*.parquet")), columns=["hand_id"])
+        wanted = random.sample(table.column("hand_id").to_pylist(), LOOKUPS)
+    else:
+        wanted = [f"h-{random.randint(1, hands):012d}" for _ in range(LOOKUPS)]
+    times = []
+    for hand_id in wanted:
+        started = time.perf_counter()
+        found = find_hand(str(root), hand_id)
+        times.append(time.perf_counter() - started)
+        assert found is not None
+        assert found.hand_id == hand_id
+    return times
+
+
+def _replay_vs_adjudicate(tmp: Path) -> tuple[float, float]:
+    """Seconds per hand: (audit replay, adjudicate), the same hands."""
+    lines = EXAMPLES.read_text(encoding="utf-8").splitlines()
+    events = [json.loads(lines[i % len(lines)])["event"] for i in range(REPLAY_HANDS)]
+    for i, event in enumerate(events):
+        event["hand_id"] = f"r-{i}"
+    client = fakeredis.FakeRedis(protocol=2)
+    settings = Settings(archive_url=str(tmp / "replay"), heartbeat_file=tmp / "hb", metrics_port=0, block_ms=1,
+                        archive_file_rows=500, batch_size=200)  # fmt: skip
+    keys = settings.keys("default")
+    pipe = client.pipeline(transaction=False)
+    for event in events:
+        pipe.xadd(keys.events, {"event": json.dumps(event)})
+    pipe.execute()
+    archiver = Archiver(settings, client, open_store(settings.archive_url))
+    archiver.step(keys)
+    worker = Worker(settings, client)
+    worker.prepare_groups()
+    for _ in range(REPLAY_HANDS // 200 + 3):
+        worker.step()
+    worker.flush()
+    archiver.drain()
+    texts = [json.dumps(event) for event in events]
+    rounds_replay, rounds_adjudicate = [], []
+    for _ in range(3):  # interleaved
+        started = time.perf_counter()
+        differences: list[object] = []
+        totals = replay(open_store(settings.archive_url), settings, differences.append)
+        rounds_replay.append((time.perf_counter() - started) / totals.entries)
+        assert not differences
+        assert totals.entries == REPLAY_HANDS
+        started = time.perf_counter()
+        adjudicate_lines(iter(texts), io.StringIO(), io.StringIO())
+        rounds_adjudicate.append((time.perf_counter() - started) / REPLAY_HANDS)
+    return min(rounds_replay), min(rounds_adjudicate)
+
+
+def section() -> Section:
+    with tempfile.TemporaryDirectory(prefix="showdown-bench-archive-") as tmp:
+        rows = []
+        figures = []
+        for random_ids in (False, True):
+            root = Path(tmp) / ("uuid" if random_ids else "rising")
+            built = generate(root, ARCHIVE_HANDS, random_ids=random_ids)
+            size = sum(p.stat().st_size for p in root.rglob("*.parquet"))
+            times = _lookups(root, ARCHIVE_HANDS, random_ids=random_ids)
+            kind = "random (uuid4)" if random_ids else "rising with the chain"
+            rows.append(f"| {ARCHIVE_HANDS:,} | {kind} | {size / 2**20:,.0f} MiB | {built:.0f} s | "
+                        f"{statistics.median(times) * 1000:,.0f} ms | {max(times) * 1000:,.0f} ms |")  # fmt: skip
+            figures.append(Figure(f"hand lookup, {kind} ids (1 s / median)", 1.0 / statistics.median(times), 1.0))
+        per_replay, per_adjudicate = _replay_vs_adjudicate(Path(tmp))
+    ratio = per_adjudicate / per_replay
+    figures.append(Figure("audit replay vs adjudicate (per hand)", ratio, 0.5))
+    markdown = "\n".join([
+        "## Archive",
+        "",
+        f"A hand found by its id (`find_hand`, DuckDB over the archive's Parquet files; {LOOKUPS} lookups of ids "
+        "picked at random). Target: under a second at 10 million hands.",
+        "",
+        "| hands | hand ids | archive size | generated in | median lookup | slowest |",
+        "|---:|---|---:|---:|---:|---:|",
+        *rows,
+        "",
+        f"`audit replay` against `adjudicate`, {REPLAY_HANDS} real showdowns, one process: "
+        f"{per_replay * 1e6:,.0f} us against {per_adjudicate * 1e6:,.0f} us per hand, **{ratio:.2f}x** "
+        "(target at least 0.5x).",
+    ])  # fmt: skip
+    return Section(markdown, figures)
+
+
+if __name__ == "__main__":
+    print(section().markdown)
