@@ -454,3 +454,29 @@ def test_an_archive_copied_elsewhere_is_proven_there(archived: tuple[Settings, A
     settings, _ = archived
     shutil.copytree(settings.archive_url, tmp_path / "copy")
     assert prove(settings, url=str(tmp_path / "copy")) == []
+
+
+def test_health_says_what_grows_without_an_archiver_and_the_lag_with_one(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path
+) -> None:
+    from showdown_service.stream_cli import _what_grows
+
+    settings = make_settings(batch_size=20, archive_url=str(tmp_path / "a"))
+    keys = settings.keys("default")
+    publish(fake, keys, [("event", json.dumps(doc)) for doc in hands(30)])
+    worker = Worker(settings, fake)
+    worker.prepare_groups()
+    for _ in range(3):
+        worker.step()
+    worker.flush()
+    assert _what_grows(fake, settings) == [
+        "shard default: no archiver: 30 audit records so far; the audit, results, dead-letter and standings streams "
+        "grow in Redis (run `showdown archiver`)"
+    ]
+    archiver = Archiver(settings, fake, open_store(settings.archive_url))
+    archiver.step(keys)
+    assert _what_grows(fake, settings) == ["shard default: archive lag 30 entries (archived to seq 0 of 30)"]
+    assert archiver.metrics.lag_entries.labels("default")._value.get() == 30
+    assert archiver.metrics.lag_seconds.labels("default")._value.get() >= 0
+    archiver.drain()
+    assert _what_grows(fake, settings) == ["shard default: archive lag 0 entries (archived to seq 30 of 30)"]

@@ -49,14 +49,14 @@ def head_seq(client: redis.Redis, key: str) -> int:
 def test_workers_and_an_archiver_sigkilled_mid_run_leave_every_entry_archived_once(
     client: redis.Redis, worker_env: dict[str, str], tmp_path: Path
 ) -> None:
-    entries = 3000
+    entries = 1200
     archive = tmp_path / "archive"
-    env = {**worker_env, "SHOWDOWN_ARCHIVE_URL": str(archive), "SHOWDOWN_ARCHIVE_FILE_ROWS": "97",
+    env = {**worker_env, "SHOWDOWN_ARCHIVE_URL": str(archive), "SHOWDOWN_ARCHIVE_FILE_ROWS": "53",
            "SHOWDOWN_ARCHIVE_INTERVAL_S": "0.2", "SHOWDOWN_BATCH_SIZE": "50", "SHOWDOWN_CLAIM_IDLE_MS": "1000",
            "SHOWDOWN_TRIM_INTERVAL_S": "0.1"}  # fmt: skip
     keys = Settings(redis_url=worker_env["SHOWDOWN_REDIS_URL"]).keys("default")
     docs = hands(entries)
-    xadd_events(client, keys.events, [*docs[:1500], docs[7], "{not json"])
+    xadd_events(client, keys.events, [*docs[:600], docs[7], "{not json"])
 
     def spawn(command: str, name: str) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
@@ -75,7 +75,7 @@ def test_workers_and_an_archiver_sigkilled_mid_run_leave_every_entry_archived_on
             if kill == 1:
                 workers[0].kill()
                 workers[0].wait(10)
-                xadd_events(client, keys.events, docs[1500:])
+                xadd_events(client, keys.events, docs[600:])
                 workers[0] = spawn("worker", "w1b")
             archiver = spawn("archiver", f"a{kill + 2}")
         total = entries + 2

@@ -289,7 +289,28 @@ def _health(_args: argparse.Namespace) -> int:
     for alert in heartbeat.alerts(settings.heartbeat_file):  # over, and not the worker's to fix: shown, not failed
         print(f"alert: {alert}", file=sys.stderr)
     print(f"healthy: {workers} worker{'s' if workers > 1 else ''}, every heartbeat fresh, Redis answers")
+    for line in _what_grows(connect(settings), settings):
+        print(line)
     return 0
+
+
+def _what_grows(client: Client, settings: Settings) -> list[str]:
+    """Per shard: how far the archive is behind the chain, or that nothing archives it (Redis grows)."""
+    lines: list[str] = []
+    for shard in settings.shards:
+        keys = settings.keys(shard)
+        try:
+            head = audit.Head.decode(cast(bytes | None, client.get(keys.audit_head)))
+            archived = cast(bytes | None, client.hget(keys.archive, "seq"))
+        except REDIS_ERRORS:  # a user that may not read them: health is about the process, say nothing more
+            return lines
+        if archived is None:
+            lines.append(f"shard {shard}: no archiver: {head.seq} audit records so far; the audit, results, "
+                         "dead-letter and standings streams grow in Redis (run `showdown archiver`)")  # fmt: skip
+        else:
+            lines.append(f"shard {shard}: archive lag {max(0, head.seq - int(archived))} entries "
+                         f"(archived to seq {int(archived)} of {head.seq})")  # fmt: skip
+    return lines
 
 
 # --- producer and operator tools ---------------------------------------------------------------

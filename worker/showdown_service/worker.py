@@ -885,6 +885,9 @@ class Worker:
                     low = min(low, oldest, key=entry_order)
             floor = entry_order(low) if floor is None else min(floor, entry_order(low))
         archived = cast(bytes | None, self.client.hget(keys.archive, "events_floor"))
+        if keys.shard not in self._archived and archived is None:
+            self.log.info("unarchived", shard=keys.shard, grows="audit, results, dead letters, standings",
+                          hint="run `showdown archiver`: it archives every entry and bounds these streams")  # fmt: skip
         self._archived[keys.shard] = archived is not None
         if archived is not None and floor is not None:  # an archiver reads them: keep what it has not archived
             floor = min(floor, entry_order(archived))

@@ -38,13 +38,11 @@ from typing import Any, cast
 
 import orjson
 import pyarrow as pa
-import redis
-from prometheus_client import CollectorRegistry, Counter, Gauge, start_http_server
 from pyarrow.lib import ArrowException
 
 from showdown_service import heartbeat
 from showdown_service.archive.checkpoints import load_private_key, sign
-from showdown_service.archive.collect import Cursors, collect
+from showdown_service.archive.collect import Cursors, collect, events_floor
 from showdown_service.archive.layout import (
     SCHEMA,
     ArchiveError,
@@ -54,6 +52,7 @@ from showdown_service.archive.layout import (
     newest_file,
     put_file,
 )
+from showdown_service.archive.metrics import ArchiveMetrics
 from showdown_service.audit import GENESIS, Head
 from showdown_service.config import Settings, ShardKeys
 from showdown_service.connection import REDIS_ERRORS, Client
@@ -65,8 +64,6 @@ READ_COUNT = 1000
 LOCK_TTL_MS = 30_000
 """The shard lock's lease: a killed archiver's shard is taken over this long after its last renewal."""
 IDLE_S = 0.2
-FLOOR_SCAN = 10_000
-"""Most unarchived records read to compute ``events_floor``; with more behind, the floor stays where it was."""
 
 RENEW_LUA = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -80,27 +77,6 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0
 """
-
-
-class ArchiveMetrics:
-    """The archiver's metrics (its own registry)."""
-
-    def __init__(self) -> None:
-        self.registry = r = CollectorRegistry()
-        shard = ["shard"]
-        self.lag_entries = Gauge("showdown_archive_lag_entries", "Audit records not yet archived", shard, registry=r)
-        self.lag_seconds = Gauge(
-            "showdown_archive_lag_seconds",
-            "Age of the oldest record not yet archived (0: caught up)",
-            shard,
-            registry=r,
-        )
-        self.files = Counter("showdown_archive_files", "Archive files written", shard, registry=r)
-        self.bytes = Counter("showdown_archive_bytes", "Bytes of archive files written", shard, registry=r)
-        self.entries = Counter("showdown_archive_entries", "Entries archived", shard, registry=r)
-        self.waiting = Gauge(
-            "showdown_archive_waiting", "1 while the archiver waits (store or Redis unavailable)", shard, registry=r
-        )
 
 
 class ShardState:
@@ -250,6 +226,9 @@ class Archiver:
         else:
             state = ShardState(Head(meta.last_seq, meta.last_hash), Cursors(**meta.cursors))
             state.kept.append((meta.last_seq, state.cursors))
+        known = self.client.hget(keys.archive, "events_floor")  # still safe: a floor never needs to go down
+        if known:
+            state.events_floor = known.decode() if isinstance(known, bytes) else str(known)
         self.log.info("archive_resumed_from", shard=keys.shard, seq=state.head.seq, file=meta.path if meta else None)
         self._progress(keys, state, file=meta.path if meta else "")
         return state
@@ -331,42 +310,11 @@ class Archiver:
             "updated_at": time.time(),
             "archiver": self.token,
         }
-        floor = self._events_floor(keys, state)
+        floor = events_floor(self.client, keys, state.cursors.audit_id)
         if floor is not None:
             state.events_floor = floor
         fields["events_floor"] = state.events_floor  # "0-0" until known: the workers trim nothing till then
         self.client.hset(keys.archive, mapping=fields)
-
-    def _events_floor(self, keys: ShardKeys, state: ShardState) -> str | None:
-        """The lowest events id the archive may still need: below every group's oldest pending or unread entry
-        (read first: whatever is acked after this was pending then) and below every record not yet archived (its
-        buffer, and the records after it). None when too many records are behind to say."""
-        group_floor: tuple[int, int] | None = None
-        try:
-            groups: list[dict[str, Any]] = self.client.xinfo_groups(keys.events)
-        except redis.ResponseError:  # no events stream yet
-            return None
-        for group in groups:
-            low = group["last-delivered-id"]
-            if group["pending"]:
-                oldest = self.client.xpending(keys.events, group["name"])["min"]
-                if oldest is not None:
-                    low = min(low, oldest, key=_order)
-            group_floor = _order(low) if group_floor is None else min(group_floor, _order(low))
-        if group_floor is None:
-            return None
-        after = f"({state.cursors.audit_id}" if state.cursors.audit_id else "-"
-        behind = read_range(self.client, keys.audit, low=after, count=FLOOR_SCAN + 1)
-        if len(behind) > FLOOR_SCAN:
-            return None
-        floor = group_floor
-        for _, fields in behind:
-            try:
-                entry_id = str(orjson.loads(fields[b"audit"])["entry_id"])
-            except (KeyError, orjson.JSONDecodeError, TypeError):
-                continue
-            floor = min(floor, _order(entry_id))
-        return f"{floor[0]}-{floor[1]}"
 
     def _trim(self, keys: ShardKeys, state: ShardState) -> int | None:
         """Trim the results, audit, dead-letter and standings streams to about ``archive_keep`` archived entries:
@@ -404,10 +352,6 @@ class Archiver:
         self.metrics.lag_seconds.labels(keys.shard).set(age)
 
 
-def serve_metrics(metrics: ArchiveMetrics, port: int) -> None:
-    start_http_server(port, registry=metrics.registry)
-
-
 def _day(row: dict[str, Any]) -> str:
     at = row.get("settled_at") or ""
     return at[:10] if len(at) >= 10 else "unknown"
@@ -419,12 +363,6 @@ def _age(at: Any) -> float:
     except ValueError:
         return 0.0
     return max(0.0, (datetime.now(UTC) - then).total_seconds())
-
-
-def _order(entry_id: bytes | str) -> tuple[int, int]:
-    text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
-    ms, _, seq = text.partition("-")
-    return int(ms), int(seq or 0)
 
 
 def _now() -> str:

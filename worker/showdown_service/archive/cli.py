@@ -81,8 +81,9 @@ def _day(text: str) -> str:
 
 def _archiver(_args: argparse.Namespace) -> int:
     from showdown_service import logs  # noqa: PLC0415
-    from showdown_service.archive.archiver import ArchiveMetrics, Archiver, serve_metrics  # noqa: PLC0415
+    from showdown_service.archive.archiver import Archiver  # noqa: PLC0415
     from showdown_service.archive.layout import open_store  # noqa: PLC0415
+    from showdown_service.archive.metrics import ArchiveMetrics, serve_metrics  # noqa: PLC0415
 
     settings = Settings()
     logs.configure(settings.log_level)

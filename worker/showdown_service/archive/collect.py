@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any, cast
 
 import orjson
+import redis
 
 from showdown_service.audit import sha256_hex
 from showdown_service.config import ShardKeys
@@ -37,6 +38,8 @@ STANDINGS_LOOKAHEAD = 10
 """Placements past the expected one a standings join may start at."""
 MAX_PLACEMENTS = 10_000
 """Most placements one entry may write (a hand busts at most a table; a tournament's end places the rest)."""
+FLOOR_SCAN = 10_000
+"""Most unarchived records read to compute ``events_floor``; with more behind, the floor stays where it was."""
 PAYLOAD_FIELDS = (b"event", b"tournament")
 
 
@@ -217,3 +220,41 @@ def _join_standings(
                 continue
             break
     return cursors
+
+
+def events_floor(client: Client, keys: ShardKeys, audit_cursor: str) -> str | None:
+    """The lowest events id the archive may still need: below every group's oldest pending or unread entry
+    (read first: whatever is acked after this was pending then) and below every record not yet archived (its
+    buffer, and the records after it). None when too many records are behind to say."""
+    group_floor: tuple[int, int] | None = None
+    try:
+        groups: list[dict[str, Any]] = client.xinfo_groups(keys.events)
+    except redis.ResponseError:  # no events stream yet
+        return None
+    for group in groups:
+        low = group["last-delivered-id"]
+        if group["pending"]:
+            oldest = client.xpending(keys.events, group["name"])["min"]
+            if oldest is not None:
+                low = min(low, oldest, key=_order)
+        group_floor = _order(low) if group_floor is None else min(group_floor, _order(low))
+    if group_floor is None:
+        return None
+    after = f"({audit_cursor}" if audit_cursor else "-"
+    behind = read_range(client, keys.audit, low=after, count=FLOOR_SCAN + 1)
+    if len(behind) > FLOOR_SCAN:
+        return None
+    floor = group_floor
+    for _, fields in behind:
+        try:
+            entry_id = str(orjson.loads(fields[b"audit"])["entry_id"])
+        except (KeyError, orjson.JSONDecodeError, TypeError):
+            continue
+        floor = min(floor, _order(entry_id))
+    return f"{floor[0]}-{floor[1]}"
+
+
+def _order(entry_id: bytes | str) -> tuple[int, int]:
+    text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
+    ms, _, seq = text.partition("-")
+    return int(ms), int(seq or 0)
