@@ -102,11 +102,11 @@ def _events(client: Client, keys: ShardKeys, entry_ids: list[str]) -> list[list[
     missing = [e for e in entry_ids if e not in found and _is_id(e)]
     if missing:
         pipe = client.pipeline(transaction=False)
-        for entry_id in missing:
-            pipe.xrange(keys.events, entry_id, entry_id)
-        for entry_id, rows in zip(missing, cast(list[list[tuple[bytes, Fields]]], pipe.execute()), strict=True):
+        for wanted in missing:
+            pipe.xrange(keys.events, wanted, wanted)
+        for wanted, rows in zip(missing, cast(list[list[tuple[bytes, Fields]]], pipe.execute()), strict=True):
             if rows:
-                found[entry_id] = rows[0]
+                found[wanted] = rows[0]
     return [[found[e]] if e in found else [] for e in entry_ids]
 
 

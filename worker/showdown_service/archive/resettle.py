@@ -2,12 +2,13 @@
 
 This is the one seam between the audit replay and the worker: :func:`prepare_row`
 is :func:`showdown_service.settling.prepare` fed the archived stream entry, and
-:meth:`Resettler.decide` is :func:`showdown_service.commit.plan` on a batch of
-that one entry, with an in-memory dedupe map (``seen:<hand_id>`` with the
-dedupe TTL, measured on the records' own clock) and an in-memory book of
-tournament ledgers, chained on the archived record's predecessor, at the
-record's own ``at`` and by its own ``worker``. Each batch of the worker plans
-every entry with the batch's ``at``, so one entry at a time decides the same.
+:meth:`Resettler.decide` is the worker's own pure decision
+(:func:`showdown_service.decide.decide`) on a batch of that one entry, with an
+in-memory dedupe map (by hand id, with the dedupe TTL measured on the records'
+own clock) and an in-memory book of tournament ledgers, chained on the
+archived record's predecessor, at the record's own ``at`` and by its own
+``worker``. The worker decides every entry of a batch at the batch's ``at``, so
+one entry at a time decides the same.
 
 What re-settling takes from the archive rather than reproducing:
 
@@ -24,15 +25,15 @@ from __future__ import annotations
 
 import contextlib
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 
 from showdown_service.audit import Head
-from showdown_service.commit import LedgerInvariant, plan
 from showdown_service.config import Settings
+from showdown_service.decide import LedgerInvariant, decide, refuse_broken
 from showdown_service.settling import Prepared, prepare
 from showdown_service.tournament.book import Book
 
@@ -90,6 +91,7 @@ class Resettler:
         self.settings = settings
         self.keys = settings.keys(shard)
         self.seen: dict[str, tuple[str, float]] = {}
+        """hand_id -> (digest of the event that settled it, when, on the records' clock)."""
         self.book = Book({}, in_place=True)
         self.gap_at: int | None = None
         """The first seq after which entries are missing: the ledgers are unknown from there on."""
@@ -97,50 +99,32 @@ class Resettler:
         """Tournament entries not re-settled because of that gap."""
 
     def decide(self, prepared: Prepared, record: dict[str, Any]) -> Decided:
-        """Decide ``prepared`` as the worker would have, chained after ``record``'s predecessor."""
+        """Decide ``prepared`` as the worker did (:func:`showdown_service.decide.decide`), chained after
+        ``record``'s predecessor, at the record's ``at``, by its ``worker``."""
         at = str(record.get("at") or "")
         now = _at(at).timestamp()
-        key = self.keys.seen(prepared.hand_id) if prepared.hand_id else ""
-        held = self.seen.get(key)
-        if held is not None and now - held[1] >= self.settings.dedupe_ttl_s:
-            del self.seen[key]
+        hand_id = prepared.hand_id or ""
+        held = self.seen.get(hand_id)
+        if held is not None and now - held[1] >= self.settings.dedupe_ttl_s:  # the key had expired by then
+            del self.seen[hand_id]
             held = None
-        seen: dict[str, str | None] = {key: held[0]} if held is not None else {}
+        seen: dict[str, str | None] = {hand_id: held[0]} if held is not None else {}
         head = Head(int(record.get("seq", 1)) - 1, str(record.get("prev_hash", "")))
         book = self.book if prepared.tournament_id is not None else None
         try:
-            planned = plan(
-                self.keys,
-                [prepared],
-                seen,
-                head,
-                group=self.settings.group,
-                consumer=str(record.get("worker", "")),
-                at=at,
-                dedupe_ttl_s=self.settings.dedupe_ttl_s,
-                maxlens=(0, 0, 0),
-                dead_raw_max_bytes=self.settings.dead_raw_max_bytes,
-                book=book,
-            )
+            decided = decide([prepared], seen, head, worker=str(record.get("worker", "")), at=at, book=book)
         except LedgerInvariant as broken:
-            prepared = replace(prepared, code="invariant_violation", message=broken.reason)
-            return self.decide(prepared, record)
-        decision = planned.decisions[0]
-        nseen = len(planned.seen_keys)
-        entry = planned.args[14 + nseen :]  # the script's per-entry arguments (see commit.plan's layout)
-        result = entry[3] or None
+            return self.decide(refuse_broken([prepared], broken)[0], record)
+        decision = decided.decisions[0]
         if record.get("outcome") == "settled" and record.get("hand_id") and record.get("code") is None:
             # the chain's own word (proven by its hashes) on what settled: a later re-send is judged against it
             # even if this entry's re-settlement differed, or an earlier gap in the archive hid its first send
-            self.seen[self.keys.seen(str(record["hand_id"]))] = (str(record.get("event_sha256")), now)
-        return Decided(decision.record, result, decision.code, decision.message, _placements(planned.args, nseen))
-
-
-def _placements(args: list[Any], nseen: int) -> bytes | None:
-    """The placement texts the plan writes, as the JSON array the record's ``standings_sha256`` is of."""
-    at = 14 + nseen + 10
-    ledgers = int(args[at])
-    at += 1 + 2 * ledgers
-    placed = int(args[at])
-    texts = args[at + 2 : at + 2 + placed]
-    return b"[" + b",".join(texts) + b"]" if placed else None
+            self.seen[str(record["hand_id"])] = (str(record.get("event_sha256")), now)
+        texts = decision.placement_texts
+        return Decided(
+            decision.record,
+            decision.result,
+            decision.code,
+            decision.message,
+            b"[" + b",".join(texts) + b"]" if texts else None,
+        )
