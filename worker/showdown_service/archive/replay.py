@@ -111,7 +111,7 @@ class _Inline:
 
 
 def _prepare_file(job: tuple[str, str, dict[str, Any]]) -> tuple[list[dict[str, Any]], list[Prepared | None]] | str:
-    """Read one file and prepare each row (the CPU-heavy half, run in ``--jobs`` processes)."""
+    """Read one file and prepare each row (the CPU-heavy half)."""
     url, path, settings_values = job
     settings = Settings(**settings_values)
     try:
@@ -128,6 +128,24 @@ def _prepare_file(job: tuple[str, str, dict[str, Any]]) -> tuple[list[dict[str, 
     return rows, prepared
 
 
+def _prepared_only(job: tuple[str, str, dict[str, Any]]) -> list[Prepared | None] | str:
+    """:func:`_prepare_file` in a ``--jobs`` process: only the preparations travel back (the rows are read again
+    by the caller, in C, rather than pickled)."""
+    loaded = _prepare_file(job)
+    return loaded if isinstance(loaded, str) else loaded[1]
+
+
+def _loaded(
+    store: Store, path: str, done: list[Prepared | None] | str
+) -> tuple[list[dict[str, Any]], list[Prepared | None]] | str:
+    if isinstance(done, str):
+        return done
+    try:
+        return read_rows(store, path).to_pylist(), done
+    except ArchiveError as exc:
+        return str(exc)
+
+
 def _replay_shard(  # noqa: PLR0917
     store: Store, settings: Settings, shard: str, report: Sink, totals: Totals, pool: Any
 ) -> tuple[int, str]:
@@ -138,7 +156,13 @@ def _replay_shard(  # noqa: PLR0917
     files = shard_files(store, shard)
     values = settings.model_dump(mode="json", exclude_none=True)
     jobs = [(store.url, path, values) for _, _, path in files]
-    for (first, last, path), loaded in zip(files, pool.map(_prepare_file, jobs), strict=True):
+    if isinstance(pool, _Inline):
+        results: Iterator[Any] = map(_prepare_file, jobs)
+    else:
+        results = (
+            _loaded(store, path, done) for (_, _, path), done in zip(files, pool.map(_prepared_only, jobs), strict=True)
+        )
+    for (first, last, path), loaded in zip(files, results, strict=True):
         totals.files += 1
         if isinstance(loaded, str):
             report(Difference(shard, "unreadable_file", loaded, file=path))
