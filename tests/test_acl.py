@@ -36,6 +36,8 @@ from redis.retry import Retry
 
 import showdown_messages.publish as producing
 from showdown_service.acl import exact_grants
+from showdown_service.archive.archiver import Archiver
+from showdown_service.archive.layout import open_store
 from showdown_service.config import Settings
 from showdown_service.examples import example_lines
 from showdown_service.ingress import Ingress
@@ -494,13 +496,21 @@ def test_the_auditor_verifies_the_chain_and_lists_dead_letters_with_exactly_its_
     acl: AclServer, tmp_path: Path
 ) -> None:
     publish(acl, [*EXAMPLES[:5], "{not json"])
+    archive = Settings(archive_url=str(tmp_path / "archive"), heartbeat_file=tmp_path / "hb-archiver", metrics_port=0)
+    archiver = Archiver(archive, acl.admin(), open_store(archive.archive_url))
+    archiver.step(KEYS)  # registered before the worker trims the events stream
     settle(acl, tmp_path)
+    archiver.drain()
     start_counting(acl)
     verified = run(["audit", "verify"], acl.env("auditor", tmp_path))
     assert "6 records, the chain holds" in verified.stdout
     listed = run(["dead-letters"], acl.env("auditor", tmp_path))
     assert "malformed_json" in listed.stdout
-    assert used_since_reset(acl) == granted(acl, "auditor") == {"xrange", "xrevrange", "get", "hmget"}
+    found = json.loads(run(["hand", EXAMPLES[2]["hand_id"], "--json"], acl.env("auditor", tmp_path)).stdout)
+    assert (found["where"], found["result"]["hand_id"]) == ("redis", EXAMPLES[2]["hand_id"])
+    proven = run(["audit", "replay", str(tmp_path / "archive")], acl.env("auditor", tmp_path))
+    assert "6 entries, 6 re-settled: every entry holds" in proven.stdout
+    assert used_since_reset(acl) == granted(acl, "auditor") == {"xrange", "xrevrange", "get", "hmget", "hget"}
 
 
 def test_the_archiver_archives_and_trims_with_exactly_its_grants(acl: AclServer, tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -294,8 +294,7 @@ def _live(client: Client, settings: Settings, shard: str, end: tuple[int, str], 
     """The archive's end against Redis's live chain and the archiver's recorded progress."""
     keys = settings.keys(shard)
     seq, last_hash = end
-    progress = client.hgetall(keys.archive)
-    recorded = int(progress.get(b"seq", b"0") or 0)
+    recorded = int(cast(bytes | None, client.hget(keys.archive, "seq")) or 0)
     if recorded > seq:
         detail = f"the archiver recorded seq {recorded} archived, the archive ends at seq {seq}"
         report(Difference(shard, "missing", detail, seq=seq + 1))
