@@ -13,6 +13,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+import redis
 
 from showdown_service.archive.archiver import Archiver
 from showdown_service.archive.checkpoints import new_key_pair
@@ -480,3 +481,12 @@ def test_health_says_what_grows_without_an_archiver_and_the_lag_with_one(
     assert archiver.metrics.lag_seconds.labels("default")._value.get() >= 0
     archiver.drain()
     assert _what_grows(fake, settings) == ["shard default: archive lag 0 entries (archived to seq 30 of 30)"]
+
+
+def test_replay_proves_the_archive_alone_when_redis_is_not_reachable(archived: tuple[Settings, Any]) -> None:
+    settings, _ = archived
+    found: list[Difference] = []
+    unreachable = redis.Redis(host="127.0.0.1", port=1, protocol=2, socket_connect_timeout=1)
+    totals = replay(open_store(settings.archive_url), settings, found.append, client=unreachable)
+    assert found == []
+    assert totals.live_unchecked.startswith("ConnectionError")

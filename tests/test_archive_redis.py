@@ -4,6 +4,7 @@ path against a real S3-compatible server (moto's server mode, started here); the
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -11,21 +12,24 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 import pyarrow.parquet as pq
 import pytest
 import redis
+from _pytest.capture import CaptureResult
 
 from showdown_service.archive.archiver import Archiver
 from showdown_service.archive.layout import all_files, open_store
 from showdown_service.archive.recall import find_hand, query
 from showdown_service.archive.replay import Difference, replay
+from showdown_service.cli import main as showdown_main
 from showdown_service.config import Settings
 from showdown_service.connection import connect
 from showdown_service.localredis import free_port
 from showdown_service.streams import read_range
+from showdown_service.worker import Worker
 from tests.helpers import REAL_SHOWDOWNS, read_cases, wait_until, xadd_events
 
 CASES = list(read_cases(REAL_SHOWDOWNS))
@@ -67,12 +71,12 @@ def test_workers_and_an_archiver_sigkilled_mid_run_leave_every_entry_archived_on
     workers = [spawn("worker", "w1"), spawn("worker", "w2")]
     archiver = spawn("archiver", "a1")
     try:
-        for kill in range(3):  # SIGKILL the archiver (and a worker) mid-run, restart them
+        for kill in range(2):  # SIGKILL the archiver (and a worker) mid-run, restart them
             files = 2 * kill
             wait_until(lambda: len(all_files(open_store(str(archive)))) > files, what="more files", timeout=60)  # noqa: B023
             archiver.kill()
             archiver.wait(10)
-            if kill == 1:
+            if kill == 0:
                 workers[0].kill()
                 workers[0].wait(10)
                 xadd_events(client, keys.events, docs[600:])
@@ -169,14 +173,31 @@ def test_the_archive_on_s3_is_written_queried_and_proven_against_a_real_s3_compa
 # --- the command line ------------------------------------------------------------------------
 
 
-def run(args: list[str], env: dict[str, str], code: int = 0) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([*SHOWDOWN, *args], env=env, capture_output=True, text=True, timeout=120, check=False)
-    assert done.returncode == code, (done.stdout, done.stderr)
-    return done
+class Showdown(Protocol):
+    def __call__(self, args: list[str], env: dict[str, str], code: int = 0) -> CaptureResult[str]: ...
+
+
+@pytest.fixture
+def showdown(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Showdown:
+    """``showdown ARGS`` in this process with the ``SHOWDOWN_*`` variables of ``env``: its output and exit status."""
+
+    def call(args: list[str], env: dict[str, str], code: int = 0) -> CaptureResult[str]:
+        for key in [k for k in os.environ if k.startswith("SHOWDOWN_")]:
+            monkeypatch.delenv(key)
+        for key, value in env.items():
+            if key.startswith("SHOWDOWN_"):
+                monkeypatch.setenv(key, value)
+        capsys.readouterr()
+        status = showdown_main(args)
+        done = capsys.readouterr()
+        assert status == code, (done.out, done.err)
+        return done
+
+    return call
 
 
 def test_hand_query_export_and_replay_from_the_command_line(
-    client: redis.Redis, worker_env: dict[str, str], tmp_path: Path
+    client: redis.Redis, worker_env: dict[str, str], tmp_path: Path, showdown: Showdown
 ) -> None:
     env = {**worker_env, "SHOWDOWN_ARCHIVE_URL": str(tmp_path / "archive"), "SHOWDOWN_ARCHIVE_KEEP": "10",
            "SHOWDOWN_ARCHIVE_FILE_ROWS": "10", "SHOWDOWN_ARCHIVE_INTERVAL_S": "0.2"}  # fmt: skip
@@ -193,7 +214,7 @@ def test_hand_query_export_and_replay_from_the_command_line(
         for process in (worker, archiver):
             process.send_signal(signal.SIGTERM)
             assert process.wait(30) == 0
-    in_redis = json.loads(run(["hand", "h-39", "--json"], env).stdout)
+    in_redis = json.loads(showdown(["hand", "h-39", "--json"], env).out)
     assert (in_redis["where"], in_redis["result"]["hand_id"], in_redis["audit"]["outcome"]) == (
         "redis",
         "h-39",
@@ -203,56 +224,60 @@ def test_hand_query_export_and_replay_from_the_command_line(
     found = find_hand(env["SHOWDOWN_ARCHIVE_URL"], "h-39")
     assert found is not None
     assert {**found.document(), "where": "redis"} == in_redis, "the same texts, wherever found"
-    in_archive = json.loads(run(["hand", "h-3", "--json"], env).stdout)
+    in_archive = json.loads(showdown(["hand", "h-3", "--json"], env).out)
     assert (in_archive["where"], in_archive["result"]["hand_id"]) == ("archive", "h-3")
-    run(["hand", "h-999"], env, code=1)
-    counted = run(
+    showdown(["hand", "h-999"], env, code=1)
+    counted = showdown(
         ["archive", "query", "SELECT outcome, count(*) AS n FROM entries GROUP BY 1 ORDER BY 1", "--json"], env
     )
-    assert [json.loads(line) for line in counted.stdout.splitlines()] == [
+    assert [json.loads(line) for line in counted.out.splitlines()] == [
         {"outcome": "rejected", "n": 1}, {"outcome": "settled", "n": 40}
     ]  # fmt: skip
-    assert run(["archive", "query", "SELECT count(*) AS n FROM entries", "--csv"], env).stdout.split() == ["n", "41"]
+    assert showdown(["archive", "query", "SELECT count(*) AS n FROM entries", "--csv"], env).out.split() == ["n", "41"]
     today = time.strftime("%Y-%m-%d", time.gmtime())
-    lines = run(["archive", "export", "--from", today, "--to", today], env).stdout.splitlines()
+    lines = showdown(["archive", "export", "--from", today, "--to", today], env).out.splitlines()
     assert [json.loads(line)["seq"] for line in lines] == list(range(1, 42))
     out = tmp_path / "export.parquet"
-    run(["archive", "export", "--from", today, "--to", today, "--format", "parquet", "--out", str(out)], env)
+    showdown(["archive", "export", "--from", today, "--to", today, "--format", "parquet", "--out", str(out)], env)
     assert pq.read_table(out).num_rows == 41
-    run(["archive", "export", "--from", "2000-01-01", "--to", "2000-01-02", "--format", "csv"], env)
-    proven = run(["audit", "replay", str(tmp_path / "archive"), "--report", str(tmp_path / "report.jsonl")], env)
-    assert "41 entries, 41 re-settled: every entry holds" in proven.stdout
+    showdown(["archive", "export", "--from", "2000-01-01", "--to", "2000-01-02", "--format", "csv"], env)
+    proven = showdown(["audit", "replay", str(tmp_path / "archive"), "--report", str(tmp_path / "report.jsonl")], env)
+    assert "41 entries, 41 re-settled: every entry holds" in proven.out
     assert (tmp_path / "report.jsonl").read_text() == ""
     first = all_files(open_store(str(tmp_path / "archive")))[0][2]
     Path(first).unlink()
-    failed = run(
+    failed = showdown(
         ["audit", "replay", str(tmp_path / "archive"), "--report", str(tmp_path / "report.jsonl")], env, code=1
     )
-    assert "missing" in failed.stdout
+    assert "missing" in failed.out
     reported = [json.loads(line) for line in (tmp_path / "report.jsonl").read_text().splitlines()]
     assert reported[0]["kind"] == "missing"
     assert set(reported[0]) >= {"hand_id", "entry_id", "shard", "kind", "detail"}
 
 
 def test_audit_verify_catches_a_forged_result_and_refuses_an_unknown_shard(
-    client: redis.Redis, worker_env: dict[str, str]
+    client: redis.Redis, worker_env: dict[str, str], showdown: Showdown
 ) -> None:
     keys = Settings(redis_url=worker_env["SHOWDOWN_REDIS_URL"]).keys("default")
     xadd_events(client, keys.events, hands(10))
-    worker = subprocess.Popen([*SHOWDOWN, "worker"], env=worker_env, stdout=subprocess.DEVNULL)
-    try:
-        wait_until(lambda: head_seq(client, keys.audit_head) == 10, what="every entry settled")
-    finally:
-        worker.send_signal(signal.SIGTERM)
-        worker.wait(30)
-    assert "10 results, dead letters and placements match their digests" in run(["audit", "verify"], worker_env).stdout
-    unknown = run(["audit", "verify"], {**worker_env, "SHOWDOWN_SHARDS": "typo"}, code=1)
-    assert "shard typo: NO AUDIT STREAM" in unknown.stdout
+    settings = Settings(
+        redis_url=worker_env["SHOWDOWN_REDIS_URL"], heartbeat_file=Path(worker_env["SHOWDOWN_HEARTBEAT_FILE"])
+    )
+    worker = Worker(settings, connect(settings))
+    worker.prepare_groups()
+    worker.step()
+    worker.flush()
+    assert head_seq(client, keys.audit_head) == 10
+    assert (
+        "10 results, dead letters and placements match their digests" in showdown(["audit", "verify"], worker_env).out
+    )
+    unknown = showdown(["audit", "verify"], {**worker_env, "SHOWDOWN_SHARDS": "typo"}, code=1)
+    assert "shard typo: NO AUDIT STREAM" in unknown.out
     stream_id, fields = read_range(client, keys.results)[4]
     doc = json.loads(fields[b"result"])
     doc["awards"][0]["amount"], doc["awards"][1]["amount"] = doc["awards"][1]["amount"], doc["awards"][0]["amount"]
     client.xdel(keys.results, stream_id)
     client.xadd(keys.results, {"result": json.dumps(doc)})
-    forged = run(["audit", "verify"], worker_env, code=1)
-    assert f"FORGED {keys.results}" in forged.stdout
-    assert f"result of hand {doc['hand_id']}: no audit record has its digest" in forged.stdout
+    forged = showdown(["audit", "verify"], worker_env, code=1)
+    assert f"FORGED {keys.results}" in forged.out
+    assert f"result of hand {doc['hand_id']}: no audit record has its digest" in forged.out
