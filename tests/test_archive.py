@@ -490,3 +490,24 @@ def test_replay_proves_the_archive_alone_when_redis_is_not_reachable(archived: t
     totals = replay(open_store(settings.archive_url), settings, found.append, client=unreachable)
     assert found == []
     assert totals.live_unchecked.startswith("ConnectionError")
+
+
+def test_keygen_writes_a_pair_once_and_export_refuses_days_in_the_wrong_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from showdown_service.cli import main
+
+    private, public = tmp_path / "a.pem", tmp_path / "a.pub"
+    assert main(["archive", "keygen", str(private), str(public)]) == 0
+    assert private.stat().st_mode & 0o777 == 0o600
+    assert main(["archive", "keygen", str(private), str(public)]) == 2, "an existing key is never overwritten"
+    assert "exists: not overwritten" in capsys.readouterr().err
+    monkeypatch.setenv("SHOWDOWN_ARCHIVE_URL", str(tmp_path / "archive"))
+    assert main(["archive", "export", "--from", "2026-02-01", "--to", "2026-01-01"]) == 2
+    assert "--from 2026-02-01 is after --to 2026-01-01" in capsys.readouterr().err
+    assert main(["archive", "export", "--from", "2026-01-01", "--to", "2026-01-02", "--format", "parquet"]) == 2
+    with pytest.raises(SystemExit):
+        main(["archive", "export", "--from", "yesterday", "--to", "2026-01-02"])
+    assert "'yesterday' is not a day such as 2026-11-25" in capsys.readouterr().err
+    assert main(["archive", "query", "SELECT nonsense FROM entries"]) == 2
+    assert "nonsense" in capsys.readouterr().err
