@@ -511,3 +511,43 @@ def test_keygen_writes_a_pair_once_and_export_refuses_days_in_the_wrong_order(
     assert "'yesterday' is not a day such as 2026-11-25" in capsys.readouterr().err
     assert main(["archive", "query", "SELECT nonsense FROM entries"]) == 2
     assert "nonsense" in capsys.readouterr().err
+
+
+def test_a_store_that_cannot_be_written_makes_the_archiver_wait_never_skip_or_trim(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path
+) -> None:
+    import threading
+
+    from showdown_service import heartbeat
+    from tests.helpers import wait_until
+
+    settings = make_settings(batch_size=20, archive_url=str(tmp_path / "a"), archive_file_rows=10, archive_keep=0,
+                             archive_interval_s=0.01, backoff_max_s=0.05)  # fmt: skip
+    keys = settings.keys("default")
+    blocker = tmp_path / "a" / "shard=default"
+    blocker.parent.mkdir()
+    blocker.write_text("a file where the shard's directory goes: every write fails, as on a full disk")
+    publish(fake, keys, [("event", json.dumps(doc)) for doc in hands(30)])
+    worker = Worker(settings, fake)
+    worker.prepare_groups()
+    for _ in range(3):
+        worker.step()
+    worker.flush()
+    archiver = Archiver(settings, fake, open_store(settings.archive_url))
+    runner = threading.Thread(target=archiver.run)
+    runner.start()
+    try:
+        wait_until(lambda: archiver.metrics.waiting.labels("default")._value.get() == 1, what="the archiver waiting")
+        problems = heartbeat.problems(settings.heartbeat_file, 30)
+        assert any("the archive" in p for p in problems), problems
+        assert (fake.xlen(keys.audit), fake.xlen(keys.results)) == (30, 30), "nothing trimmed while it waits"
+        assert int(fake.hget(keys.archive, "seq") or 0) == 0
+        blocker.unlink()
+        wait_until(lambda: int(fake.hget(keys.archive, "seq") or 0) == 30, what="archived once the store is back")
+        assert archiver.metrics.waiting.labels("default")._value.get() == 0
+    finally:
+        archiver.stop()
+        runner.join(30)
+    assert not runner.is_alive()
+    assert [r["seq"] for r in rows(settings)] == list(range(1, 31))
+    assert prove(settings) == []
