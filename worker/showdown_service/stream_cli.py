@@ -588,5 +588,3 @@ def _audit_verify(args: argparse.Namespace) -> int:
     if args.metrics_file is not None:
         verdicts.write(args.metrics_file)
     return 1 if broken else 0
-
-
