@@ -57,7 +57,7 @@ def test_workers_and_an_archiver_sigkilled_mid_run_leave_every_entry_archived_on
     archive = tmp_path / "archive"
     env = {**worker_env, "SHOWDOWN_ARCHIVE_URL": str(archive), "SHOWDOWN_ARCHIVE_FILE_ROWS": "53",
            "SHOWDOWN_ARCHIVE_INTERVAL_S": "0.2", "SHOWDOWN_BATCH_SIZE": "50", "SHOWDOWN_CLAIM_IDLE_MS": "1000",
-           "SHOWDOWN_TRIM_INTERVAL_S": "0.1"}  # fmt: skip
+           "SHOWDOWN_TRIM_INTERVAL_S": "0.1", "SHOWDOWN_ARCHIVE_LOCK_TTL_S": "1"}  # fmt: skip
     keys = Settings(redis_url=worker_env["SHOWDOWN_REDIS_URL"]).keys("default")
     docs = hands(entries)
     xadd_events(client, keys.events, [*docs[:600], docs[7], "{not json"])

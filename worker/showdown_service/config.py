@@ -124,6 +124,12 @@ class Settings(BaseSettings):
     archive_interval_s: float = Field(
         default=60.0, gt=0, description="Longest time (s) an archived entry waits for its file to be written."
     )
+    archive_lock_ttl_s: float = Field(
+        default=30.0,
+        gt=0,
+        le=3600,
+        description="The archiver's lease on its shards: a killed archiver's shards are taken over this long after.",
+    )
     archive_s3_endpoint: str | None = Field(
         default=None, description="S3-compatible endpoint (http://host:port) for an s3:// archive; none: AWS."
     )

@@ -61,8 +61,6 @@ from showdown_service.streams import read_range
 
 READ_COUNT = 1000
 """Audit records read per round trip."""
-LOCK_TTL_MS = 30_000
-"""The shard lock's lease: a killed archiver's shard is taken over this long after its last renewal."""
 IDLE_S = 0.2
 
 RENEW_LUA = """
@@ -110,6 +108,8 @@ class Archiver:
         self.shards = {shard: settings.keys(shard) for shard in settings.shards}
         self.token = f"{settings.consumer}-{uuid.uuid4().hex[:8]}"
         self._renew = client.register_script(RENEW_LUA)
+        self._lease_ms = int(settings.archive_lock_ttl_s * 1000)
+        """The shard lock's lease: a killed archiver's shards are taken over this long after its last renewal."""
         self._release = client.register_script(RELEASE_LUA)
         self._states: dict[str, ShardState] = {}
         self._stopping = threading.Event()
@@ -190,7 +190,7 @@ class Archiver:
 
     def step(self, keys: ShardKeys) -> bool:
         """One turn for one shard; True if it read anything."""
-        if not self._renew(keys=[keys.archive + ":lock"], args=[self.token, LOCK_TTL_MS]):
+        if not self._renew(keys=[keys.archive + ":lock"], args=[self.token, self._lease_ms]):
             if keys.shard in self._states:
                 self.log.warning("archive_lock_lost", shard=keys.shard)
                 del self._states[keys.shard]
@@ -236,7 +236,7 @@ class Archiver:
     def _write(self, keys: ShardKeys, state: ShardState) -> None:
         """Write the buffer as one file; then checkpoint, progress, trim."""
         rows = state.buffer
-        if not self._renew(keys=[keys.archive + ":lock"], args=[self.token, LOCK_TTL_MS]):
+        if not self._renew(keys=[keys.archive + ":lock"], args=[self.token, self._lease_ms]):
             self.log.warning("archive_lock_lost", shard=keys.shard)
             del self._states[keys.shard]
             return
