@@ -551,3 +551,24 @@ def test_a_store_that_cannot_be_written_makes_the_archiver_wait_never_skip_or_tr
     assert not runner.is_alive()
     assert [r["seq"] for r in rows(settings)] == list(range(1, 31))
     assert prove(settings) == []
+
+
+def test_replay_with_jobs_proves_each_shard_in_a_process_of_its_own(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path
+) -> None:
+    settings = make_settings(batch_size=20, archive_url=str(tmp_path / "a"), archive_file_rows=15, shards="east,west")
+    for shard in ("east", "west"):
+        publish(fake, settings.keys(shard), [("event", json.dumps(doc)) for doc in hands(25, shard)])
+    worker = Worker(settings, fake)
+    worker.prepare_groups()
+    for _ in range(6):
+        worker.step()
+    worker.flush()
+    Archiver(settings, fake, open_store(settings.archive_url)).drain()
+    assert prove(settings, jobs=2) == []
+    path = file_with(settings, lambda r: r["hand_id"] == "west-4")
+    rewrite(path, lambda found: [r for r in found if r["hand_id"] != "west-4"])
+    found = prove(settings, jobs=2)
+    assert [(d.shard, d.kind) for d in found] == [("west", "missing")]
+    one = prove(settings)
+    assert [(d.shard, d.kind, d.detail) for d in one] == [(d.shard, d.kind, d.detail) for d in found]

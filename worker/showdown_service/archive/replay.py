@@ -88,9 +88,22 @@ def replay(
     """Prove the archive at ``store``; each difference goes to ``report``; returns what was walked."""
     totals = Totals()
     ends: dict[str, tuple[int, str]] = {}
-    with ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else _Inline() as pool:
-        for shard in shards(store):
-            ends[shard] = _replay_shard(store, settings, shard, report, totals, pool)
+    names = shards(store)
+    if jobs > 1 and len(names) > 1:  # shards are independent chains: one process each, reported in shard order
+        with ProcessPoolExecutor(max_workers=min(jobs, len(names))) as pool:
+            for shard, (found, walked, end) in zip(
+                names, pool.map(_shard_job, [(store.url, settings, shard) for shard in names]), strict=True
+            ):
+                for difference in found:
+                    report(difference)
+                totals.files += walked.files
+                totals.entries += walked.entries
+                totals.resettled += walked.resettled
+                ends[shard] = end
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else _Inline() as pool:
+            for shard in names:
+                ends[shard] = _replay_shard(store, settings, shard, report, totals, pool)
     if client is not None:
         try:
             for shard, end in ends.items():
@@ -100,6 +113,15 @@ def replay(
     if checkpoints is not None and public_key is not None:
         _checkpoints(store, checkpoints, public_key, report)
     return totals
+
+
+def _shard_job(job: tuple[str, Settings, str]) -> tuple[list[Difference], Totals, tuple[int, str]]:
+    """One shard's whole replay, in a ``--jobs`` process: its differences, what it walked, where it ends."""
+    url, settings, shard = job
+    found: list[Difference] = []
+    totals = Totals()
+    end = _replay_shard(open_store(url, settings), settings, shard, found.append, totals, _Inline())
+    return found, totals, end
 
 
 class _Inline:
@@ -115,10 +137,9 @@ class _Inline:
         return map(fn, *iterables)
 
 
-def _prepare_file(job: tuple[str, str, dict[str, Any]]) -> tuple[list[dict[str, Any]], list[Prepared | None]] | str:
+def _prepare_file(job: tuple[str, str, Settings]) -> tuple[list[dict[str, Any]], list[Prepared | None]] | str:
     """Read one file and prepare each row (the CPU-heavy half)."""
-    url, path, settings_values = job
-    settings = Settings(**settings_values)
+    url, path, settings = job
     try:
         rows = read_rows(open_store(url, settings), path).to_pylist()
     except ArchiveError as exc:
@@ -133,7 +154,7 @@ def _prepare_file(job: tuple[str, str, dict[str, Any]]) -> tuple[list[dict[str, 
     return rows, prepared
 
 
-def _prepared_only(job: tuple[str, str, dict[str, Any]]) -> list[Prepared | None] | str:
+def _prepared_only(job: tuple[str, str, Settings]) -> list[Prepared | None] | str:
     """:func:`_prepare_file` in a ``--jobs`` process: only the preparations travel back (the rows are read again
     by the caller, in C, rather than pickled)."""
     loaded = _prepare_file(job)
@@ -159,8 +180,7 @@ def _replay_shard(  # noqa: PLR0917
     previous = Head(0, GENESIS)
     seen_entries: set[str] = set()
     files = shard_files(store, shard)
-    values = settings.model_dump(mode="json", exclude_none=True)
-    jobs = [(store.url, path, values) for _, _, path in files]
+    jobs = [(store.url, path, settings) for _, _, path in files]  # pickled whole: secrets included
     if isinstance(pool, _Inline):
         results: Iterator[Any] = map(_prepare_file, jobs)
     else:
