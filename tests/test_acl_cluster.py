@@ -304,7 +304,9 @@ def test_the_auditor_verifies_every_shard_s_chain_and_lists_dead_letters_with_it
     assert "malformed_json" in listed.stdout
     # hget: `audit replay`'s progress check (an archive on a cluster: tests/test_acl.py runs it on one node)
     used = used_since_reset(fresh)
-    assert used == granted(fresh, "auditor") - {"asking", "hget"} == {"xrange", "xrevrange", "get", "hmget", *ON_CONNECT}
+    assert (
+        used == granted(fresh, "auditor") - {"asking", "hget"} == {"xrange", "xrevrange", "get", "hmget", *ON_CONNECT}
+    )
 
 
 def test_the_operator_requeues_a_dead_letter_with_its_grants(fresh: LocalCluster, tmp_path: Path) -> None:

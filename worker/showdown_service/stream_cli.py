@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 from types import FrameType
+from typing import cast
 
 import orjson
 from pydantic import ValidationError
