@@ -59,8 +59,6 @@ MAX_PLAYERS: Final = 10
 
 _HEADER = re.compile(r"\s*\[\s*([^\[\]\s]+)\s*\]\s*\Z")
 _HEADER_LINE = re.compile(r"^[ \t]*\[[^\[\]\n=]+\][ \t]*$", re.M)
-_NOT_FLAT = re.compile(r"^(?![ \t]*(?:#|$|[A-Za-z0-9_-]+[ \t]*=[^#\n]*$))", re.M)
-_PAIR = re.compile(r"^[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*(.*)$", re.M)
 _KEY = re.compile(r"\s*([A-Za-z0-9_-]+)\s*=")
 _ITEM = re.compile(r"""'([^'\n]*)'\s*(?:,\s*|\Z)|"([^"\\\n]*)"\s*(?:,\s*|\Z)""")
 _INT = re.compile(r"[+-]?\d+\Z")
@@ -119,14 +117,42 @@ def read_phh(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
 
 
 def _flat_fields(text: str) -> dict[str, Any]:
-    """The fields of a hand written as flat ``key = value`` lines; :class:`_NotFlat` for any other TOML."""
-    if _NOT_FLAT.search(text):
-        raise _NotFlat
-    pairs = _PAIR.findall(text)
-    fields = {key: _array(value.rstrip()) if value[:1] == "[" else _scalar(value.rstrip()) for key, value in pairs}
-    if len(fields) != len(pairs):
-        raise _NotFlat  # a repeated key: tomllib explains it
+    """The fields of a hand written as flat ``key = value`` lines; :class:`_NotFlat` for any other TOML.
+
+    One pass over the lines, no regular expression on the usual ones: a blank line or a comment is skipped, a
+    ``key = value`` line (a bare key, a value on the line with no ``#``) is read, anything else is not flat.
+    """
+    fields: dict[str, Any] = {}
+    known = _KNOWN_KEYS.get
+    for line in text.split("\n"):
+        written, eq, value = line.partition("=")
+        key = known(written)
+        if key is None:
+            bare = line.lstrip(" \t")
+            if not bare or bare[0] == "#":
+                continue  # a blank line or a comment ('# a = b' too)
+            key = written.strip(" \t")
+            if not eq or not _BARE_KEY.match(key):
+                raise _NotFlat  # a quoted or dotted key, a table header, a multi-line array...
+        if "#" in value:
+            raise _NotFlat  # a comment after the value, or a '#' in a string: tomllib reads it
+        if key in fields:
+            raise _NotFlat  # a repeated key: tomllib explains it
+        value = value.lstrip(" \t").rstrip()
+        fields[key] = _array(value) if value[:1] == "[" else _scalar(value)
     return fields
+
+
+_KNOWN_KEYS: Final = {
+    f"{key} ": key
+    for key in (
+        *("variant", "antes", "blinds_or_straddles", "min_bet", "starting_stacks", "actions", "hand", "players"),
+        *("finishing_stacks", "winnings", "table", "ante_trimming_status", "bring_in", "small_bet", "big_bet"),
+        *("event", "year", "month", "day", "time", "time_zone", "city", "region", "country", "currency"),
+    )
+}
+"""PHH's keys as a line usually writes them (``key = ...``): taken at once, no pattern matched."""
+_BARE_KEY: Final = re.compile(r"[A-Za-z0-9_-]+\Z")
 
 
 def _array(value: str) -> list[Any]:
@@ -137,7 +163,7 @@ def _array(value: str) -> list[Any]:
         return []
     if inner[0] == "'" and inner[-1] == "'":  # the usual case: 'a', 'b', 'c'
         simple = inner[1:-1].split("', '")
-        if not any("'" in item for item in simple):
+        if inner.count("'") == 2 * len(simple):  # no quote inside an item
             return simple
     if inner[0] in "'\"":
         items: list[Any] = []
@@ -154,13 +180,13 @@ def _array(value: str) -> list[Any]:
     if not parts[-1].strip():
         parts.pop()
     try:
-        return [int(part) for part in parts]
+        return list(map(int, parts))
     except ValueError:
         return [_scalar(part.strip()) for part in parts]
 
 
 def _scalar(value: str) -> Any:
-    if _INT.match(value):
+    if (value.isdigit() and value.isascii()) or _INT.match(value):
         return int(value)
     if _DECIMAL.match(value):
         whole, _, fraction = value.partition(".")
