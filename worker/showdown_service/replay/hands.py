@@ -8,6 +8,7 @@ fractions (the Pluribus logs split an odd chip into halves) stay exact as
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, NamedTuple
 
@@ -150,10 +151,13 @@ class HandRecord(NamedTuple):
     """The symbol the hand's money is written with (``$``), for the report's reasons; ``""`` when none."""
 
 
-def validated_event(doc: dict[str, Any], source: str, hand_id: str, line: int) -> ShowdownEvent:
-    """``doc`` as the worker's ShowdownEvent, or :class:`~.errors.ImpossibleAction` saying why it is none."""
+def validated_event(doc: dict[str, Any], source: str, hand_id: str, line: int | Callable[[], int]) -> ShowdownEvent:
+    """``doc`` as the worker's ShowdownEvent, or :class:`~.errors.ImpossibleAction` saying why it is none.
+
+    ``line`` may be a function that finds it: called only when the event is refused."""
     try:
         return ShowdownEvent.model_validate(doc)
     except ValidationError as exc:
         reasons = "; ".join(r.message for r in rejections(exc, doc))
-        raise ImpossibleAction(source, hand_id, line, f"the hand is not a valid showdown: {reasons}") from None
+        where = line if isinstance(line, int) else line()
+        raise ImpossibleAction(source, hand_id, where, f"the hand is not a valid showdown: {reasons}") from None

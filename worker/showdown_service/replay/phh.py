@@ -96,7 +96,7 @@ def read_phh(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     chunks: list[tuple[str | None, str, int]] = [(None, text, 0)]  # (header, text, lines before it)
-    if "[" in text and _HEADER_LINE.search(text):
+    if _may_have_headers(text) and _HEADER_LINE.search(text):
         lines = text.split("\n")
         chunks, start, header = [], 0, None
         for k, line in enumerate(lines):
@@ -114,6 +114,12 @@ def read_phh(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
         except ReplayError as exc:
             exc.game = exc.game or (hand.game_name if hand is not None else "")
             yield exc
+
+
+def _may_have_headers(text: str) -> bool:
+    """Whether a line of ``text`` may be a ``[name]`` header: one starts with ``[`` after spaces or tabs (an
+    array's ``[`` after ``key =`` does not; the header pattern is searched only when this holds)."""
+    return text.lstrip(" \t")[:1] == "[" or "\n[" in text or "\n " in text or "\n\t" in text
 
 
 def _flat_fields(text: str) -> dict[str, Any]:
@@ -277,7 +283,7 @@ class _Hand:
         values = self._field(key, list)
         if count is not None and len(values) != count:
             raise self._syntax(key, f"{key} has {len(values)} entries for {count} players")
-        if all(type(v) is int and v >= 0 for v in values):
+        if set(map(type, values)) == _INTS and min(values) >= 0:  # the usual case, checked at C speed
             return list(values)
         out: list[Any] = []
         for k, v in enumerate(values):
@@ -297,6 +303,8 @@ class _Hand:
             return None
         if len(values) != count:
             raise self._syntax(key, f"{key} has {len(values)} entries for {count} players")
+        if set(map(type, values)) <= _CHIP_TYPES:  # the usual case: every value a number of chips
+            return dict(enumerate(values, start=1))
         out: dict[int, int | Fraction] = {}
         for k, v in enumerate(values, start=1):
             if type(v) is not int and (isinstance(v, bool) or not isinstance(v, Fraction)):
@@ -335,7 +343,9 @@ class _Hand:
         actions = self._field("actions", list)
         trimming = self._field("ante_trimming_status", bool, required=False) or False
         names = self._field("players", list, required=False)
-        if names is not None and (len(names) != n or not all(isinstance(x, str) for x in names)):
+        if names is not None and (
+            len(names) != n or (set(map(type, names)) != _STRS and not all(isinstance(x, str) for x in names))
+        ):
             raise self._syntax("players", f"players must name each of the {n} players")
         finishing = self._recorded("finishing_stacks", n)
         winnings = self._recorded("winnings", n)
@@ -397,7 +407,7 @@ class _Hand:
 
         stacks: list[int | None] = state.stacks if None not in state.stacks else [None] * n
         if finishing is not None and None not in stacks:
-            before, after = sum(s for s in stacks if s is not None), sum(finishing.values())
+            before, after = sum(stacks), sum(finishing.values())  # type: ignore[arg-type]  # no None: checked above
             if before != after:
                 raise ChipsDoNotAddUp(
                     self.source,
@@ -457,7 +467,7 @@ class _Hand:
             doc["boards"] = boards
         else:
             doc["board"] = boards[0]
-        return validated_event(doc, self.source, self.hand_id, self._line("actions"))
+        return validated_event(doc, self.source, self.hand_id, lambda: self._line("actions"))
 
 
 def _spelled(cards: list[str | None]) -> str:
@@ -534,17 +544,21 @@ class _Betting:
         self.index, self.after = _SEATING[n]
         self.active = [True] * n  # a seat stays active until it folds or has no chips behind
         self.able = n
-        heads_up = n == 2 and not game.stud  # heads-up the list is (small, big) but player 1 is the big blind
-        for i in range(n):
-            self._pay(i, antes[1 - i] if heads_up else antes[i], ante=True, trimming=trimming)
-        for i in range(n):
-            self._pay(i, blinds[1 - i] if heads_up else blinds[i])
+        if n == 2 and not game.stud:  # heads-up the list is (small, big) but player 1 is the big blind
+            antes, blinds = antes[::-1], blinds[::-1]
+        pay, left = self._pay, self.left
+        for i, chips in enumerate(antes):
+            if chips:  # paying none changes nothing the blinds' loop does not
+                pay(i, chips, ante=True, trimming=trimming)
+        for i, chips in enumerate(blinds):
+            if chips or left[i] == 0:  # paying none matters only to a seat without chips: it cannot act
+                pay(i, chips)
         self.live = n
         if game.stud:
             self.pending: list[int] = []
-        else:
-            opener = (max(range(n), key=lambda i: (self.bet[i], i)) + 1) % n
-            self.pending = self._round_from(opener)
+        else:  # the seat after the last of the highest blinds opens
+            bet = self.bet
+            self.pending = self._round_from((n - bet[::-1].index(max(bet))) % n)
 
     def _pay(self, i: int, chips: int, *, ante: bool = False, trimming: bool = False) -> None:
         left = self.left[i]
@@ -957,6 +971,10 @@ class _Betting:
         self.hole[i] = shown
 
 
+_INTS: Final = {int}
+_STRS: Final = {str}
+_CHIP_TYPES: Final = {int, Fraction}
+"""The types of a list of chips read from PHH, as sets (a list's ``set(map(type, ...))`` is compared with them)."""
 _SEATING: Final = {
     n: ({f"p{i + 1}": i for i in range(n)}, [[(i + s) % n for s in range(1, n)] for i in range(n)])
     for n in range(2, MAX_PLAYERS + 1)
