@@ -136,11 +136,11 @@ def judge(record: HandRecord) -> Verdict:
         return verdict(ERROR, "settlement failed", f"settling it failed ({type(exc).__name__}: {exc})")
     if outcome is None:
         return verdict(UNVERIFIABLE, "no recorded outcome", "no recorded outcome", _phh_computed(settlement))
-    names = {p.seat: p.player_id for p in event.players}
     if isinstance(outcome, PhhOutcome):
-        status, kind, reason = _compare_phh(outcome, settlement, names)
+        status, kind, reason = _compare_phh(outcome, settlement)
         return verdict(status, kind, reason, Lazy(lambda: _phh_computed(settlement)))
     else:
+        names = _names(settlement)
         computed = _stars_computed(settlement, outcome)
         status, kind, reason = _compare_stars(outcome, settlement, names)
         computed.update(_computed_tournament(record, settlement))
@@ -202,6 +202,17 @@ def _phh_computed(settlement: Settlement) -> dict[str, Any]:
     return out
 
 
+def _phh_finishing(settlement: Settlement) -> dict[int, int] | None:
+    """Each seat's stack after the hand by the rules (``None`` when the starting stacks are unknown)."""
+    seats = settlement.showdown.seats
+    if not seats or seats[0].stack is None:
+        return None
+    return {
+        s.seat: (s.stack or 0) - s.contributed - s.dead_money + won
+        for s, won in zip(seats, settlement.collected, strict=True)
+    }
+
+
 def _phh_ours(settlement: Settlement) -> dict[str, dict[int, int] | None]:
     """What the rules give, by seat: ``finishing_stacks`` (``None`` when the starting stacks are unknown) and
     ``winnings`` (collected less the uncalled bet returned)."""
@@ -214,17 +225,26 @@ def _phh_ours(settlement: Settlement) -> dict[str, dict[int, int] | None]:
     return {"finishing_stacks": finishing, "winnings": {seat: w - returned.get(seat, 0) for seat, w in won.items()}}
 
 
-def _compare_phh(outcome: PhhOutcome, settlement: Settlement, names: dict[int, str]) -> tuple[str, str, str]:
+def _names(settlement: Settlement) -> dict[int, str]:
+    """Each seat's player, for the reasons."""
+    return {s.seat: s.player_id for s in settlement.showdown.seats}
+
+
+def _compare_phh(outcome: PhhOutcome, settlement: Settlement) -> tuple[str, str, str]:
     notes: list[str] = []
-    computed = _phh_ours(settlement)
+    computed = None
     for field, recorded in (("finishing_stacks", outcome.finishing), ("winnings", outcome.winnings)):
         if recorded is None:
             continue
+        if field == "finishing_stacks" and recorded == _phh_finishing(settlement):
+            continue  # the usual case: every seat's stack as recorded, in whole chips (no fraction to note)
+        computed = computed or _phh_ours(settlement)
         ours = computed[field]
         if ours is None:
             return UNVERIFIABLE, "starting stacks unknown", f"{field} recorded but the starting stacks are unknown"
         wrong = [seat for seat, amount in recorded.items() if not _close(ours[seat], amount)]
         if wrong:
+            names = _names(settlement)
             detail = "; ".join(f"{_seat(s, names)}: recorded {_json(recorded[s])}, rules give {ours[s]}" for s in wrong)
             return MISMATCH, f"{field.replace('_', ' ')} differ", f"{field.replace('_', ' ')} differ ({detail})"
         split = [seat for seat, amount in recorded.items() if type(amount) is not int and amount.denominator != 1]

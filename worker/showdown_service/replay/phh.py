@@ -673,13 +673,11 @@ class _Betting:
                 ):
                     card_at[first] = card_at[second] = dealt_at[i] = k
                     hole[i] = [first, second]
-                    self.actions = k + 1
                     continue
             elif len(words) == 2 and words[1] in ("f", "cc"):
                 i = index.get(words[0])
                 pending = self.pending
                 if i is not None and pending and pending[0] == i:
-                    self.actions = k + 1
                     del pending[0]
                     able = self.able
                     if words[1] == "cc":
@@ -692,7 +690,22 @@ class _Betting:
                         self.able -= 1
                     self._after_action(pending, able)
                     continue
+            elif len(words) == 3 and words[1] == "cbr" and fast_deal and words[2].isdigit() and words[2].isascii():
+                i = index.get(words[0])
+                pending = self.pending
+                amount = int(words[2])
+                if i is not None and pending and pending[0] == i and amount > self.top:
+                    left, bet = self.left[i], self.bet[i]
+                    if left is None or amount - bet <= left:  # hold'em: no bring-in, no draw, no stud opening
+                        del pending[0]
+                        able = self.able
+                        self._pay(i, amount - bet)
+                        active = self.active
+                        self.pending = pending = [j for j in self.after[i] if active[j]]
+                        self._after_action(pending, able)
+                        continue
             self.act(action, k)
+        self.actions = len(actions)  # each action above set it as it was played (the hand is dropped on an error)
 
     def _after_action(self, pending: list[int], able: int) -> None:
         if self.live < 2:
