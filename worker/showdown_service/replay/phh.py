@@ -377,7 +377,7 @@ class _Hand:
         *_, second, top = sorted(put)
         if top > second:  # an uncalled bet goes back before the showdown
             put[put.index(top)] = second
-        in_showdown = [i for i in range(n) if not state.folded[i]]
+        in_showdown = [i for i, out in enumerate(state.folded) if not out]
         contested = len(in_showdown) > 1
         runs = state.runs
         boards = runs or [state.board]
@@ -443,17 +443,20 @@ class _Hand:
         holes: list[list[str] | None],
     ) -> ShowdownEvent:
         game = self.game
+        out = [folded or mucked for folded, mucked in zip(state.folded, state.mucked, strict=True)]
         players = [
             {
-                "seat": i + 1,
-                "player_id": names[i] if names else f"p{i + 1}",
-                "hole_cards": holes[i],
-                "contributed": put[i],
-                "dead_money": state.dead[i],
-                "folded": state.folded[i] or state.mucked[i],
-                "stack": stacks[i],
+                "seat": seat,
+                "player_id": player_id,
+                "hole_cards": hole_cards,
+                "contributed": contributed,
+                "dead_money": dead_money,
+                "folded": folded,
+                "stack": stack,
             }
-            for i in range(state.n)
+            for seat, player_id, hole_cards, contributed, dead_money, folded, stack in zip(
+                range(1, state.n + 1), names or _LABELS[state.n], holes, put, state.dead, out, stacks, strict=True
+            )
         ]
         doc: dict[str, Any] = {
             "schema_version": SCHEMA_VERSION,
@@ -541,7 +544,7 @@ class _Betting:
         """Stud: nobody has acted on this street yet; the first to act opens it."""
         self.actions = 0
         self.card_at: dict[str, int] = {}
-        self.index, self.after = _SEATING[n]
+        self.index, self.after, self.orders = _SEATING[n]
         self.active = [True] * n  # a seat stays active until it folds or has no chips behind
         self.able = n
         if n == 2 and not game.stud:  # heads-up the list is (small, big) but player 1 is the big blind
@@ -581,7 +584,7 @@ class _Betting:
         if self.live < 2:
             return []
         active = self.active
-        order = [first, *self.after[first]]
+        order = self.orders[first]
         if self.able > 1:
             return [i for i in order if active[i]]
         return [i for i in order if active[i] and self.bet[i] < self.top]
@@ -624,6 +627,10 @@ class _Betting:
             first, second = _SPELLING.get(text[:2]), _SPELLING.get(text[2:])
             if first is not None and second is not None:
                 return [first, second]
+        elif len(text) == 6 or len(text) == 2:  # a flop, a turn or a river
+            known: list[str | None] = [_SPELLING.get(text[j : j + 2]) for j in range(0, len(text), 2)]
+            if None not in known:
+                return known
         if len(text) % 2:
             raise self._error(HandSyntaxError, k, action, f"{text!r} is not a run of two-character cards")
         out: list[str | None] = []
@@ -989,10 +996,16 @@ _STRS: Final = {str}
 _CHIP_TYPES: Final = {int, Fraction}
 """The types of a list of chips read from PHH, as sets (a list's ``set(map(type, ...))`` is compared with them)."""
 _SEATING: Final = {
-    n: ({f"p{i + 1}": i for i in range(n)}, [[(i + s) % n for s in range(1, n)] for i in range(n)])
+    n: (
+        {f"p{i + 1}": i for i in range(n)},
+        [[(i + s) % n for s in range(1, n)] for i in range(n)],
+        [[(i + s) % n for s in range(n)] for i in range(n)],
+    )
     for n in range(2, MAX_PLAYERS + 1)
 }
-"""Per player count: player label -> index, and each index's followers clockwise."""
+"""Per player count: player label -> index, each index's followers clockwise, and each index with them."""
+_LABELS: Final = {n: [f"p{i + 1}" for i in range(n)] for n in range(2, MAX_PLAYERS + 1)}
+"""Per player count: the players' ids when the file names none."""
 _SPELLING: Final = dict(SPELLINGS)
 _NOTHING: Final[list[str | None]] = []
 """No cards dealt yet (shared by every seat; a seat's cards are replaced, never extended in place)."""
