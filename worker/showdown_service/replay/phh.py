@@ -660,7 +660,7 @@ class _Betting:
         """Play every action. The common ones (deal hold'em hole cards, fold, check/call) are inlined: this loop is
         the replay's hot path; anything else goes through :meth:`act`."""
         index, hole, spelling, card_at, dealt_at = self.index, self.hole, _SPELLING, self.card_at, self.dealt_at
-        fast_deal = self.fast_deal
+        fast_deal, folded, active, after = self.fast_deal, self.folded, self.active, self.after  # never replaced
         for k, action in enumerate(actions):
             if type(action) is not str:
                 hand = self.hand
@@ -691,11 +691,12 @@ class _Betting:
                         if self.bet[i] < self.top:
                             self._pay(i, self.top - self.bet[i])
                     else:
-                        self.folded[i] = True
+                        folded[i] = True
                         self.live -= 1
-                        self.active[i] = False
+                        active[i] = False
                         self.able -= 1
-                    self._after_action(pending, able)
+                    if self.live < 2 or self.able < 2 <= able:  # else nothing changes: see _after_action
+                        self._after_action(pending, able)
                     continue
             elif len(words) == 3 and words[1] == "cbr" and fast_deal and words[2].isdigit() and words[2].isascii():
                 i = index.get(words[0])
@@ -707,9 +708,9 @@ class _Betting:
                         del pending[0]
                         able = self.able
                         self._pay(i, amount - bet)
-                        active = self.active
-                        self.pending = pending = [j for j in self.after[i] if active[j]]
-                        self._after_action(pending, able)
+                        self.pending = pending = [j for j in after[i] if active[j]]
+                        if self.live < 2 or self.able < 2 <= able:  # else nothing changes: see _after_action
+                            self._after_action(pending, able)
                         continue
             self.act(action, k)
         self.actions = len(actions)  # each action above set it as it was played (the hand is dropped on an error)
