@@ -96,7 +96,11 @@ def read_phh(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     chunks: list[tuple[str | None, str, int]] = [(None, text, 0)]  # (header, text, lines before it)
-    if _may_have_headers(text) and _HEADER_LINE.search(text):
+    try:
+        fields: dict[str, Any] | None = _flat_fields(text)  # the usual file: one hand, flat, so no [header] line
+    except _NotFlat:
+        fields = None
+    if fields is None and _HEADER_LINE.search(text):
         lines = text.split("\n")
         chunks, start, header = [], 0, None
         for k, line in enumerate(lines):
@@ -109,17 +113,11 @@ def read_phh(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
         hand_id = base if name is None else f"{base}#{name}"
         hand = None
         try:
-            hand = _Hand(chunk, offset, source, hand_id, table)
+            hand = _Hand(chunk, offset, source, hand_id, table, fields if name is None else None)
             yield hand.play()
         except ReplayError as exc:
             exc.game = exc.game or (hand.game_name if hand is not None else "")
             yield exc
-
-
-def _may_have_headers(text: str) -> bool:
-    """Whether a line of ``text`` may be a ``[name]`` header: one starts with ``[`` after spaces or tabs (an
-    array's ``[`` after ``key =`` does not; the header pattern is searched only when this holds)."""
-    return text.lstrip(" \t")[:1] == "[" or "\n[" in text or "\n " in text or "\n\t" in text
 
 
 def _flat_fields(text: str) -> dict[str, Any]:
@@ -226,16 +224,21 @@ def _toml_fields(text: str, source: str, hand_id: str, offset: int) -> dict[str,
 class _Hand:
     """One PHH hand being played: the betting state machine and what it collects for the event."""
 
-    def __init__(self, text: str, offset: int, source: str, hand_id: str, table: str) -> None:
+    def __init__(  # noqa: PLR0917  # where the hand is, and its fields when the file's were read already
+        self, text: str, offset: int, source: str, hand_id: str, table: str, fields: dict[str, Any] | None = None
+    ) -> None:
         self.text = text
         self.offset = offset
         self.source = source
         self.hand_id = hand_id
         self.first_line = offset + 1
-        try:
-            self.fields = _flat_fields(text)
-        except _NotFlat:
-            self.fields = _toml_fields(text, source, hand_id, offset)
+        if fields is not None:
+            self.fields = fields
+        else:
+            try:
+                self.fields = _flat_fields(text)
+            except _NotFlat:
+                self.fields = _toml_fields(text, source, hand_id, offset)
         self.table = str(self.fields.get("table", table))
         self.game = HOLDEM
         self.game_name = ""
