@@ -79,8 +79,10 @@ def phh_hand_id(path: str) -> tuple[str, str]:
     no such folder above it is ``phh:<name>``.
     """
     parts = [part for part in path.split(os.sep) if part and part != "."]  # PurePath(path).parts, a tenth the time
-    anchors = [k for k, part in enumerate(parts) if part in ("phh", "data")]
-    rest = parts[anchors[-1] + 1 :] if anchors else parts[-1:]
+    last = len(parts) - 1
+    while last >= 0 and parts[last] not in ("phh", "data"):
+        last -= 1
+    rest = parts[last + 1 :] if last >= 0 else parts[-1:]
     if len(rest) >= 2:
         return f"{rest[0]}:data/{'/'.join(rest)}", rest[0]
     return f"phh:{'/'.join(rest)}", "phh"
@@ -190,6 +192,8 @@ def _array(value: str) -> list[Any]:
 
 
 def _scalar(value: str) -> Any:
+    if value[:1] == "'" and value[-1:] == "'" and len(value) >= 2 and "'" not in value[1:-1]:
+        return value[1:-1]  # the usual text ('NT'), first: no number or boolean is quoted
     if (value.isdigit() and value.isascii()) or _INT.match(value):
         return int(value)
     if _DECIMAL.match(value):
