@@ -275,6 +275,9 @@ class _Hand:
     # -- fields ------------------------------------------------------------------------
 
     def _field(self, key: str, kind: type | tuple[type, ...], required: bool = True) -> Any:
+        value = self.fields.get(key)
+        if type(value) is kind:  # the usual case: exactly the type asked for (a bool only when asked for one)
+            return value
         if key not in self.fields:
             if required:
                 raise HandSyntaxError(
