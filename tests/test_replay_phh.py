@@ -8,7 +8,7 @@ import pytest
 
 from showdown_service.replay import HandRecord, ImpossibleAction, ReplayError, UnsupportedHand, judge, read_phh
 from showdown_service.replay.games import phh_game
-from showdown_service.replay.phh import _flat_fields, _number
+from showdown_service.replay.phh import _flat_fields, _NotFlat, _number
 from tests.helpers import REPO
 
 GAMES = REPO / "tests" / "fixtures" / "replay" / "phh" / "games"
@@ -85,6 +85,37 @@ def test_the_fast_field_parser_reads_every_variant_fixture_as_tomllib_does() -> 
     for path in sorted(GAMES.glob("*.phh")):
         body = path.read_text(encoding="utf-8")
         assert _flat_fields(body) == tomllib.loads(body, parse_float=_number), path
+
+
+@pytest.mark.parametrize(
+    ("body", "fields"),
+    [
+        ("# a = b\nvariant = 'NT'\n", {"variant": "NT"}),  # a comment, even with '=', is skipped
+        ("  # x\n\n\t\n variant  =  'NT'  \nhand = 3", {"variant": "NT", "hand": 3}),  # blanks, spaces, tabs
+        ("min_bet = 1.50\nactions = ['p1 f', \"p2 cc\"]", {"min_bet": _number("1.5"), "actions": ["p1 f", "p2 cc"]}),
+        ("antes = [0, 0, 0,]\nante_trimming_status = false", {"antes": [0, 0, 0], "ante_trimming_status": False}),
+    ],
+)
+def test_the_line_parser_reads_flat_lines_as_tomllib_does(body: str, fields: dict[str, object]) -> None:
+    assert _flat_fields(body) == fields == tomllib.loads(body, parse_float=_number)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "variant = 'NT' # a comment after the value",
+        "table = 'a#b'",
+        "a.b = 1",
+        "'quoted' = 1",
+        "[1]\nvariant = 'NT'",
+        "antes = [1,\n2]",
+        "hand = 1\nhand = 2",
+        "hand =",
+    ],
+)
+def test_the_line_parser_leaves_any_other_toml_to_tomllib(body: str) -> None:
+    with pytest.raises(_NotFlat):
+        _flat_fields(body)
 
 
 # -- stud ------------------------------------------------------------------------------
