@@ -21,6 +21,11 @@ times everything else the replay does per hand; the flat ``key = value``
 lines PHH files are made of are parsed directly, and anything else (multi-line
 arrays, comments, escapes, dates) goes to :mod:`tomllib`. Both give the same
 values (a test checks it on every real hand).
+
+Over 400 lines: the field reader, the betting state machine of every game
+and the hand's record are the replay's hot path per PHH hand (its inlined
+loop reads the state machine's own fields), and the errors of all three
+name the same file, line and action.
 """
 
 from __future__ import annotations
