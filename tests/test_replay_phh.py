@@ -139,6 +139,12 @@ def test_the_bring_in_posts_the_bring_in_amount_and_others_complete_or_call_it()
     assert found.event.players[2].contributed == 2  # p3 brought it in for 2 and folded to the completion
 
 
+def test_a_raise_to_a_superscript_digit_is_a_syntax_error_naming_the_action_not_a_crash() -> None:
+    error = refused("stud.phh", "'p1 cbr 4', 'p2 cc', 'p3 f'", "'p1 cbr \u00b2', 'p2 cc', 'p3 f'")
+    assert isinstance(error, ReplayError)
+    assert "'²' is not a whole number of chips" in str(error)
+
+
 def test_a_bring_in_anywhere_but_the_first_stud_street_is_an_impossible_action() -> None:
     error = refused("stud.phh", "'p1 cbr 4', 'p2 cc', 'p3 f'", "'p1 pb', 'p2 cc', 'p3 f'")
     assert isinstance(error, ImpossibleAction)

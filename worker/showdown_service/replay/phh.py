@@ -1033,7 +1033,7 @@ _STUD_DEALT: Final = tuple(sum(STUD_STREETS[: s + 1]) for s in range(len(STUD_ST
 
 
 def _amount(text: str) -> int | None:
-    if text.isdigit():
+    if text.isascii() and text.isdigit():  # '²' and other non-ASCII digits go to Fraction, which refuses them
         return int(text)
     try:
         value = Fraction(text)
