@@ -7,8 +7,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TLS_REDIS := $(VENV)/debian-redis/redis-server
 PROMETHEUS := $(VENV)/debian-prometheus/usr/bin/promtool
+CHROMIUM  := /usr/bin/chromium
 
-.PHONY: demo test lint typecheck docs pytest bench schema clean
+.PHONY: demo test lint typecheck docs pytest bench schema clean chromium
 
 $(STAMP): pyproject.toml shared/pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -19,7 +20,7 @@ $(STAMP): pyproject.toml shared/pyproject.toml constraints.txt
 demo: $(STAMP)
 	$(BIN)/showdown demo
 
-test: $(TLS_REDIS) $(PROMETHEUS) lint typecheck docs pytest  # the TLS tests' server first: a machine without apt-get stops at once
+test: $(TLS_REDIS) $(PROMETHEUS) $(CHROMIUM) lint typecheck docs pytest  # the TLS tests' server first: a machine without apt-get stops at once
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -35,7 +36,7 @@ typecheck: $(STAMP)
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --clean
 
-pytest: $(STAMP) $(TLS_REDIS) $(PROMETHEUS)
+pytest: $(STAMP) $(TLS_REDIS) $(PROMETHEUS) $(CHROMIUM)
 	$(BIN)/pytest
 
 # tests/test_tls.py needs a Redis server built with TLS, and no package on PyPI ships one that runs here
@@ -77,11 +78,23 @@ $(PROMETHEUS): | $(STAMP)
 	$(VENV)/debian-prometheus.tmp/usr/bin/promtool --version
 	mv $(VENV)/debian-prometheus.tmp $(VENV)/debian-prometheus
 
+# tests/test_floor_page.py drives a real headless Chromium: Debian's `chromium` (Playwright, from PyPI, drives it;
+# it downloads no browser). Installing a browser needs root, as CI has; elsewhere: sudo make chromium.
+chromium: $(CHROMIUM)
+$(CHROMIUM):
+	@command -v apt-get >/dev/null || \
+	  { echo "make: tests/test_floor_page.py needs Debian's chromium, installed with apt-get, which this machine lacks" >&2; exit 1; }
+	@[ "$$(id -u)" -eq 0 ] || { echo "make: installing chromium for tests/test_floor_page.py needs root: sudo make chromium" >&2; exit 1; }
+	apt-get install -y -qq --no-install-recommends chromium >/dev/null || \
+	  { apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
+	$(CHROMIUM) --version
+
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
 schema: $(STAMP)
 	$(BIN)/showdown schema --out shared/schemas
+	$(BIN)/showdown api --openapi >docs/openapi.json
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache site

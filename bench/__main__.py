@@ -19,7 +19,20 @@ import matplotlib as mpl
 mpl.use("Agg")
 import matplotlib.pyplot as plt
 
-from bench import Figure, Section, aof, archive, cluster, evaluator, kept_summary, replay, tournament, variants, worker
+from bench import (
+    Figure,
+    Section,
+    aof,
+    api,
+    archive,
+    cluster,
+    evaluator,
+    kept_summary,
+    replay,
+    tournament,
+    variants,
+    worker,
+)
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -51,7 +64,7 @@ def main() -> None:
     for name, run in (("evaluator", evaluator.section), ("variants", variants.section), ("worker", worker.section),
                       ("tournament", tournament.section), ("replay", replay.section),
                       ("persistence", aof.section), ("cluster", cluster.section),
-                      ("archive", archive.section)):  # fmt: skip
+                      ("archive", archive.section), ("api", api.section)):  # fmt: skip
         print(f"running the {name} benchmark...", flush=True)
         sections.append(run())
     figures = [f for s in sections for f in s.figures]

@@ -177,8 +177,8 @@ def test_following_results_misses_nothing_that_lands_between_two_reads(
             return real_read_new(client, after, block=block)
         raise KeyboardInterrupt  # Ctrl-C
 
-    clean_env.setattr("showdown_service.stream_cli.connect", lambda _settings: fake)
-    clean_env.setattr("showdown_service.stream_cli.read_new", read_new)
+    clean_env.setattr("showdown_service.results_cli.connect", lambda _settings: fake)
+    clean_env.setattr("showdown_service.results_cli.read_new", read_new)
     assert main(["results", "--follow"]) == 130
     assert capsys.readouterr().out.splitlines() == ["late: "]
 
@@ -226,7 +226,7 @@ def test_dead_letters_show_a_hostile_payload_escaped_not_as_terminal_controls(
     dead = Settings().keys("default").dead
     hostile = b"\x1b]0;owned\x07{\n"  # retitles the terminal, then a newline
     fake.xadd(dead, {"code": "malformed_json", "message": "not valid JSON", "raw": hostile, "raw_bytes": len(hostile)})
-    clean_env.setattr("showdown_service.stream_cli.connect", lambda _settings: fake)
+    clean_env.setattr("showdown_service.dead_letters_cli.connect", lambda _settings: fake)
     assert main(["dead-letters"]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out

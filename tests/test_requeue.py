@@ -32,6 +32,7 @@ def cli(monkeypatch: pytest.MonkeyPatch, fake: fakeredis.FakeRedis) -> fakeredis
     for key in [k for k in os.environ if k.startswith("SHOWDOWN_")]:
         monkeypatch.delenv(key)
     monkeypatch.setattr("showdown_service.stream_cli.connect", lambda _settings: fake)
+    monkeypatch.setattr("showdown_service.dead_letters_cli.connect", lambda _settings: fake)
     return fake
 
 

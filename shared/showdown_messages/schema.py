@@ -51,7 +51,12 @@ _CHANNELS = {
         "One entry per finished hand; field `event` holds the JSON. Game servers do not write here: they RPUSH "
         "`event <JSON>` to the shard's inbox list `showdown:{<shard>}:inbox` (append only), which the workers move "
         "here in list order. A tournament's messages travel the same way (`tournament <JSON>`; field `tournament`), "
-        "so one order covers its hands and messages.",
+        "so one order covers its hands and messages. "
+        "Routing, one rule for every producer: shard = shards[crc32(utf8(routing_id)) mod len(shards)], where "
+        "routing_id is the tournament_id of a tournament's hand and of every tournament message, else the hand's "
+        "table_id; crc32 is CRC-32/ISO-HDLC (zlib's, Go's crc32.ChecksumIEEE), unsigned; shards is the deployment's "
+        "shard list in its configured order (SHOWDOWN_SHARDS). A hand or message reaching a shard other than the one "
+        "holding its tournament is dead-lettered `wrong_shard`, naming the shard that holds it.",
     ),
     "results": (
         "ShowdownResult",

@@ -5,15 +5,17 @@ matches any text, braces and colons too, so it also matches
 ``showdown:{default}:seen:W}:events`` (the dedupe key of hand ``W}:events``)
 and the ledger of a tournament named ``T}:events``. A producer that may write
 there can plant a key of the wrong type where a worker will write, and wedge
-its shard (WRONGTYPE on every commit). So the ``producer`` and ``operator``
-lines of deploy/redis/users.acl name each shard's keys exactly, one pattern
+its shard (WRONGTYPE on every commit). So the ``producer``, ``operator`` and
+``api`` lines of deploy/redis/users.acl name each shard's keys exactly, one pattern
 per configured shard; :func:`exact_grants` writes them from any users.acl
 (its own output included) for a list of shards:
 
     showdown acl --shards t0,t1,t2 deploy/redis/users.acl > users.acl
 
 The worker, reader, auditor and scaler keep their ``{*}`` globs: the worker
-owns every key of its shards, and the others only read.
+owns every key of its shards, and the others only read. The API (the read
+API's user: ``showdown api``) only reads too, but by exact names. A pattern
+whose hash tag names no shard (``{registry}``) is kept as it is.
 """
 
 from __future__ import annotations
@@ -26,9 +28,14 @@ from pathlib import Path
 
 from showdown_service.config import Settings
 
-EXACT_USERS = ("producer", "operator")
+EXACT_USERS = ("producer", "operator", "api")
 """Users whose key patterns name each shard exactly."""
-_KEY_PATTERN = re.compile(r"^(%[RW]{1,2}~|~)([^{}\s]*)\{[^{}\s]*\}([^{}\s]*)$")
+WRITERS = ("producer", "operator")
+"""Of those, the users that write (``wait_aof`` grants them WAITAOF)."""
+NOT_SHARDS = frozenset({"registry"})
+"""Hash tags that name no shard: a key pattern with one of them is kept as it is (the tournament registry,
+``showdown:{registry}:tournaments``, of :mod:`showdown_service.routing`)."""
+_KEY_PATTERN = re.compile(r"^(%[RW]{1,2}~|~)([^{}\s]*)\{([^{}\s]*)\}([^{}\s]*)$")
 _TOKEN = re.compile(r"\([^)]*\)|[^\s()]+")
 _GLOB = frozenset("*?[]\\")
 
@@ -42,6 +49,8 @@ def exact_grants(text: str, shards: Sequence[str], *, wait_aof: bool = False) ->
     shard of ``shards`` (in order); ``wait_aof`` also grants them ``WAITAOF`` (Redis 7.2+ and Valkey only: a
     Redis 7.0 refuses to load a file that names it)."""
     for shard in shards:
+        if shard in NOT_SHARDS:
+            raise AclError(f"shard {shard!r} cannot be granted exactly: the name of a key that is no shard's")
         if not shard or _GLOB & set(shard) or any(c in shard for c in "{}: \t\n"):
             raise AclError(f"shard {shard!r} cannot be granted exactly: a plain name, no glob characters (*?[]\\)")
     if not shards:
@@ -50,7 +59,8 @@ def exact_grants(text: str, shards: Sequence[str], *, wait_aof: bool = False) ->
     for line in text.splitlines():
         words = line.split()
         if len(words) > 1 and words[0] == "user" and words[1] in EXACT_USERS:
-            line = _exact_line(line, shards, wait_aof=wait_aof)  # noqa: PLW2901 - the rewritten line
+            waits = wait_aof and words[1] in WRITERS  # the API writes nothing: it never waits for an fsync
+            line = _exact_line(line, shards, wait_aof=waits)  # noqa: PLW2901 - the rewritten line
         lines.append(line)
     return "\n".join(lines) + ("\n" if text.endswith("\n") else "")
 
@@ -69,7 +79,10 @@ def _expanded(rules: str, shards: Sequence[str]) -> str:
     out: list[str] = []
     for rule in rules.split():
         found = _KEY_PATTERN.match(rule)
-        written = [f"{found[1]}{found[2]}{{{shard}}}{found[3]}" for shard in shards] if found else [rule]
+        if found is None or found[3] in NOT_SHARDS:
+            written = [rule]
+        else:
+            written = [f"{found[1]}{found[2]}{{{shard}}}{found[4]}" for shard in shards]
         out += [w for w in written if w not in out]
     return " ".join(out)
 

@@ -25,11 +25,14 @@ from showdown_messages.schema import asyncapi_document, json_schemas
 from showdown_service import __version__
 from showdown_service.acl import register as register_acl
 from showdown_service.archive.cli import register as register_archive
+from showdown_service.api.cli import register as register_api
 from showdown_service.config import Settings, settings_problems
+from showdown_service.dead_letters_cli import register as register_dead_letters
 from showdown_service.examples import UNDECODED, documents, example_lines, file_lines
 from showdown_service.intake import parse_event, to_showdown, unwrap_event
 from showdown_service.render import describe_result
 from showdown_service.replay.cli import register as register_replay
+from showdown_service.results_cli import register as register_results
 from showdown_service.stops import interrupt_on_stop
 from showdown_service.stream_cli import register as register_streams
 from showdown_service.tournament.cli import register as register_tournament
@@ -80,6 +83,9 @@ REGISTRARS: tuple[Callable[[Commands], None], ...] = (
     register_icm,
     register_acl,
     register_archive,
+    register_api,
+    register_dead_letters,
+    register_results,
 )
 """Functions adding the subcommands of other areas (worker, replay, ...) to the parser.
 

@@ -6,8 +6,13 @@ from collections.abc import Mapping
 from typing import Any
 
 
-def describe_result(result: Mapping[str, Any]) -> str:
-    """``hand: main pot 900: alice 900 (Full house, Kings full of Fives); bob busts``."""
+def describe_result(result: Mapping[str, Any], places: Mapping[str, Mapping[str, Any]] | None = None) -> str:
+    """``hand: main pot 900: alice 900 (Full house, Kings full of Fives); bob busts``.
+
+    A tournament bust says its place when ``places`` (player id -> that player's newest placement object in
+    the hand's tournament) has one, and the bounty it paid: ``dev busts in 4th place, bounty 1001: ben 501
+    (251 cash + 250 added), cai 500 (250 cash + 250 added)``.
+    """
     names = {a["seat"]: escaped(a["player_id"]) for a in result["awards"]}
     parts = []
     for pot in result["pots"]:
@@ -21,7 +26,8 @@ def describe_result(result: Mapping[str, Any]) -> str:
         hand = f" ({pot['hand']})" if pot.get("hand") else ""
         parts.append(f"{label} {pot['amount']}{raked}: {won}{hand}")
     parts += [f"{names[r['seat']]} gets {r['amount']} back" for r in result.get("returned", ())]
-    parts += [f"{escaped(b['player_id'])} busts" for b in result.get("busts", ())]
+    paid = {b["seat"]: b for b in result.get("bounties", ())}
+    parts += [_bust(b, paid.get(b["seat"]), (places or {}).get(b["player_id"])) for b in result.get("busts", ())]
     return f"{escaped(result['hand_id'])}: " + "; ".join(parts)
 
 
@@ -39,3 +45,25 @@ def escaped(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+def _bust(bust: Mapping[str, Any], bounty: Mapping[str, Any] | None, placement: Mapping[str, Any] | None) -> str:
+    text = f"{escaped(bust['player_id'])} busts"
+    if placement is not None and placement.get("place") is not None:
+        tied = " (tied)" if placement.get("tied", 1) > 1 else ""
+        text += f" in {_ordinal(placement['place'])} place{tied}"
+        if placement.get("prize"):
+            text += f", prize {placement['prize']}"
+    if bounty is not None:
+        shares = ", ".join(
+            f"{escaped(w['player_id'])} {w['amount']} ({w['cash']} cash + {w['added']} added)"
+            for w in bounty["winners"]
+        )
+        text += f", bounty {bounty['bounty']}: {shares}"
+    return text
+
+
+def _ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st, ..."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"

@@ -33,6 +33,8 @@ from showdown_messages.protocol import BODY_CHANGED_FIELD, EVENT_FIELD, REQUEUED
 from showdown_messages.tournaments import parse_tournament_message
 from showdown_service.config import Settings, ShardKeys
 from showdown_service.connection import REDIS_ERRORS, Client
+from showdown_service.dead_letters import CLAIMED
+from showdown_service.dead_letters import resolved_key as dead_letter_marks
 from showdown_service.render import describe_result
 from showdown_service.settling import all_fields
 from showdown_service.streams import read_range
@@ -45,7 +47,7 @@ WHOLE_ENTRY_CODES = frozenset({"ambiguous_entry", "missing_event"})
 
 def resolved_key(keys: ShardKeys) -> str:
     """The hash of a shard's requeued dead letters: dead letter id -> the events entry it became."""
-    return f"{keys.dead}:resolved"
+    return dead_letter_marks(keys.dead)
 
 
 def settled_in_archive(settings: Settings, shard: str, hand_id: str) -> str | None:
@@ -74,26 +76,37 @@ def settled_result(client: Client, keys: ShardKeys, hand_id: str) -> str | None:
 
 def requeue(client: Client, settings: Settings, dead_id: str, shard: str, event: Path | None) -> int:
     """Send dead letter ``dead_id`` of ``shard`` back (``event``: an edited body instead); 0 when sent."""
+    code, text = attempt(client, settings, dead_id, shard, event.read_bytes() if event is not None else None)
+    (sys.stdout if code == 0 else sys.stderr).write(text + "\n")
+    return code
+
+
+def attempt(client: Client, settings: Settings, dead_id: str, shard: str, edited: bytes | None) -> tuple[int, str]:
+    """Send dead letter ``dead_id`` of ``shard`` back (``edited``: another body instead), the one way every
+    requeue goes (one id, or each of several in stream order): the exit status (0 sent, 1 refused, 2 refused
+    until the operator names what to send) and a line saying what happened."""
     keys = settings.keys(shard)
     rows = read_range(client, keys.dead, low=dead_id, high=dead_id)
     if not rows:
-        return _refused(f"no dead letter {dead_id} in shard {shard}", 2)
+        return 2, f"no dead letter {dead_id} in shard {shard}"
     fields = rows[0][1]
     done = cast(bytes | None, client.hget(resolved_key(keys), dead_id))
+    if done == CLAIMED:
+        return 1, (f"not requeued: dead letter {dead_id} was claimed by a requeue that names no entry yet (under "
+                   f"way, or stopped before its XADD: look for requeued_from {dead_id} in {keys.events})")  # fmt: skip
     if done:
-        return _refused(f"not requeued: dead letter {dead_id} was requeued already, as {done.decode()} on "
-                        f"{keys.events}; requeue that entry's dead letter if it was refused again", 1)  # fmt: skip
+        return 1, (f"not requeued: dead letter {dead_id} was requeued already, as {done.decode()} on "
+                   f"{keys.events}; requeue that entry's dead letter if it was refused again")  # fmt: skip
     raw = fields.get(b"raw", b"")
     whole = all_fields(raw) if fields.get(b"code", b"").decode() in WHOLE_ENTRY_CODES else None
-    if event is not None:
-        payload = event.read_bytes()
+    if edited is not None:
+        payload = edited
     elif whole is not None:
         names = ", ".join(sorted(k.decode(errors="replace") for k in whole))
-        text = (f"not requeued: the entry held several fields ({names}), all kept in the dead letter's raw; send "
-                "the one message to settle with --event FILE (one requeue per dead letter)")  # fmt: skip
-        return _refused(text, 2)
+        return 2, (f"not requeued: dead letter {dead_id}'s entry held several fields ({names}), all kept in its "
+                   "raw; send the one message to settle with --event FILE (one requeue per dead letter)")  # fmt: skip
     elif int(fields.get(b"raw_bytes", b"0") or 0) > len(raw):
-        return _refused("the dead letter kept only part of the payload; send the full event with --event FILE", 2)
+        return 2, f"not requeued: dead letter {dead_id} kept only part of the payload; send it whole with --event FILE"
     else:
         payload = raw
     field = TOURNAMENT_FIELD if _is_tournament_message(payload) else EVENT_FIELD
@@ -103,24 +116,25 @@ def requeue(client: Client, settings: Settings, dead_id: str, shard: str, event:
         if field == TOURNAMENT_FIELD:
             parse_tournament_message(payload)
     except ValidationError as exc:
-        return _refused(f"not requeued, the {what} is still invalid: {rejections(exc, payload)[0].message}", 1)
+        why = rejections(exc, payload)[0].message
+        return 1, f"not requeued: dead letter {dead_id}'s {what} is still invalid: {why}"
     if hand_id is not None:
         settled = settled_result(client, keys, hand_id) or settled_in_archive(settings, shard, hand_id)
         if settled is not None:
-            return _refused(f"not requeued: hand {hand_id!r} was settled already ({settled}); sent again after its "
-                            "dedupe key expired, it would be paid a second time", 1)  # fmt: skip
-    changed = event is not None and payload.strip() != raw.strip()
+            return 1, (f"not requeued: hand {hand_id!r} was settled already ({settled}); sent again after its "
+                       "dedupe key expired, it would be paid a second time")  # fmt: skip
+    changed = edited is not None and payload.strip() != raw.strip()
     return _send(client, keys, dead_id, {field: payload, REQUEUED_FROM_FIELD: dead_id,
                                          **({BODY_CHANGED_FIELD: "1"} if changed else {})}, what, changed)  # fmt: skip
 
 
-def _send(  # noqa: PLR0917 - requeue()'s parts, positional
+def _send(  # noqa: PLR0917 - attempt()'s parts, positional
     client: Client, keys: ShardKeys, dead_id: str, entry: dict[str, bytes | str], what: str, changed: bool
-) -> int:
+) -> tuple[int, str]:
     """Claim the dead letter (HSETNX), XADD the entry, record what it became; a failed XADD releases the claim."""
     resolved = resolved_key(keys)
-    if not client.hsetnx(resolved, dead_id, "requeuing"):
-        return _refused(f"not requeued: dead letter {dead_id} is being requeued by someone else right now", 1)
+    if not client.hsetnx(resolved, dead_id, CLAIMED):
+        return 1, f"not requeued: dead letter {dead_id} is being requeued by someone else right now"
     try:
         new_id = cast(bytes, client.xadd(keys.events, entry))  # type: ignore[arg-type]
     except REDIS_ERRORS:
@@ -128,8 +142,7 @@ def _send(  # noqa: PLR0917 - requeue()'s parts, positional
         raise
     client.hset(resolved, dead_id, new_id)
     edited = " with an edited body" if changed else ""
-    sys.stdout.write(f"requeued {dead_id} ({what}){edited} as {new_id.decode()} on {keys.events}\n")
-    return 0
+    return 0, f"requeued {dead_id} ({what}){edited} as {new_id.decode()} on {keys.events}"
 
 
 def resolutions(client: Client, keys: ShardKeys, dead_ids: list[bytes]) -> list[str | None]:
@@ -138,11 +151,6 @@ def resolutions(client: Client, keys: ShardKeys, dead_ids: list[bytes]) -> list[
         return []
     found = cast(list[bytes | None], client.hmget(resolved_key(keys), dead_ids))
     return [value.decode() if value else None for value in found]
-
-
-def _refused(text: str, code: int) -> int:
-    sys.stderr.write(text + "\n")
-    return code
 
 
 def _is_tournament_message(payload: bytes) -> bool:

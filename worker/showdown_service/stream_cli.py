@@ -1,4 +1,4 @@
-"""CLI commands around the streams: worker, health, publish, results, dead-letters, audit.
+"""CLI commands around the streams: worker, health, publish, audit (results and dead-letters: their own modules).
 
 Every command reads its Redis settings from ``SHOWDOWN_*`` environment
 variables (see :class:`showdown_service.config.Settings`).
@@ -10,7 +10,6 @@ import argparse
 import gc
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -24,7 +23,6 @@ from pydantic import ValidationError
 from redis.cluster import RedisCluster
 
 from showdown_messages import ShowdownEvent, rejections
-from showdown_messages.protocol import RESULT_FIELD
 from showdown_messages.publish import (
     EVENT_FIELD,
     TOURNAMENT_FIELD,
@@ -57,10 +55,7 @@ from showdown_service.connection import REDIS_ERRORS, Client, connect
 from showdown_service.examples import UNDECODED, documents, example_counts, example_lines, file_lines
 from showdown_service.intake import tournament_body, unwrap_event
 from showdown_service.metrics import PORTS_TRIED, AuditVerdicts, Metrics
-from showdown_service.render import describe_result
-from showdown_service.requeue import requeue, resolutions
 from showdown_service.stops import STOP_REQUESTED, catch_stop_signals
-from showdown_service.streams import read_new, read_range
 from showdown_service.worker import GC_THRESHOLDS, GIL_SWITCH_INTERVAL_S, Worker
 
 
@@ -113,23 +108,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("--raw", action="store_true", help="send lines unvalidated (to exercise dead letters)")
     p.set_defaults(run=_publish)
 
-    r = commands.add_parser("results", help="show settled hands, readably")
-    r.add_argument("--follow", "-f", action="store_true", help="keep printing new results as they come")
-    r.add_argument("--count", type=_positive, default=20, help="how many recent results to show first (default 20)")
-    r.add_argument("--json", action="store_true", help="print the ShowdownResult JSON")
-    r.set_defaults(run=_results)
-
-    d = commands.add_parser("dead-letters", help="list refused entries, or send a fixed one back")
-    d.add_argument("--count", type=_positive, default=50, help="how many recent dead letters to list (default 50)")
-    d.add_argument(
-        "--requeue", type=_entry_id, metavar="ID", help="dead-letter entry id to send back to the events stream"
-    )
-    d.add_argument(
-        "--event", type=Path, help="with --requeue: the corrected event (or tournament message) JSON to send instead"
-    )
-    d.add_argument("--shard", help="with --requeue: the shard of the dead letter (default: the first configured)")
-    d.set_defaults(run=_dead_letters)
-
     demo = commands.add_parser(
         "demo",
         help="real hands through real workers and Valkey, end to end",
@@ -167,12 +145,6 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value}: give 1 or more")
     return value
-
-
-def _entry_id(text: str) -> str:
-    if not re.fullmatch(r"\d+-\d+", text):  # a bare "<ms>" would match every entry of that millisecond
-        raise argparse.ArgumentTypeError(f"{text!r} is not a stream entry id such as 1718000000000-0")
-    return text
 
 
 # --- worker --------------------------------------------------------------------------------
@@ -276,23 +248,28 @@ def _settings(args: argparse.Namespace) -> int:
 def _health(_args: argparse.Namespace) -> int:
     """0 only if every worker the heartbeat file stands for (one, or each of a ``--processes`` group) beat
     within ``SHOWDOWN_HEALTH_MAX_AGE_S``, none stopped or waits, and Redis answers; else 1, a line per fault."""
-    settings = Settings()
+    healthy, lines = health(Settings())
+    for line in lines:  # an alert (a past fault, not the worker's to fix) is shown on stderr, not failed
+        print(line, file=sys.stdout if healthy and not line.startswith("alert: ") else sys.stderr)
+    return 0 if healthy else 1
+
+
+def health(settings: Settings, client: Client | None = None, *, growth: bool = True) -> tuple[bool, list[str]]:
+    """``showdown health``'s judgement (the read API's ``/healthz`` too): healthy or not, and the lines saying
+    why (``unhealthy: <fault>`` each, or ``alert: <past fault>`` lines and the one ``healthy: ...`` line, then,
+    with ``growth``, what grows in Redis: each shard's archive lag, or that it has no archiver)."""
     faults = heartbeat.problems(settings.heartbeat_file, settings.health_max_age_s)
     if faults:
-        print(*(f"unhealthy: {fault}" for fault in faults), sep="\n", file=sys.stderr)
-        return 1
+        return False, [f"unhealthy: {fault}" for fault in faults]
     try:
-        connect(settings).ping()
+        (client or connect(settings)).ping()
     except REDIS_ERRORS as exc:
-        print(f"unhealthy: Redis does not answer: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
+        return False, [f"unhealthy: Redis does not answer: {type(exc).__name__}: {exc}"]
     workers = heartbeat.processes(settings.heartbeat_file)
-    for alert in heartbeat.alerts(settings.heartbeat_file):  # over, and not the worker's to fix: shown, not failed
-        print(f"alert: {alert}", file=sys.stderr)
-    print(f"healthy: {workers} worker{'s' if workers > 1 else ''}, every heartbeat fresh, Redis answers")
-    for line in _what_grows(connect(settings), settings):
-        print(line)
-    return 0
+    lines = [f"alert: {alert}" for alert in heartbeat.alerts(settings.heartbeat_file)]  # shown, not failed
+    plural = "s" if workers > 1 else ""
+    lines.append(f"healthy: {workers} worker{plural}, every heartbeat fresh, Redis answers")
+    return True, lines + (_what_grows(client or connect(settings), settings) if growth else [])
 
 
 def _what_grows(client: Client, settings: Settings) -> list[str]:
@@ -494,56 +471,6 @@ def _claimed_hand_id(text: str) -> str | None:
         return None
     hand_id = doc.get("hand_id") if isinstance(doc, dict) else None
     return hand_id if isinstance(hand_id, str) else None
-
-
-def _results(args: argparse.Namespace) -> int:
-    settings = Settings()
-    client = connect(settings)
-    # Nothing shown means the stream is empty: follow it from its start ("$" would skip whatever
-    # arrives between two reads).
-    after: dict[str, bytes] = {settings.keys(shard).results: b"0-0" for shard in settings.shards}
-    for key in after:
-        for entry_id, fields in reversed(read_range(client, key, count=args.count, newest_first=True)):
-            _print_result(fields, args.json)
-            after[key] = entry_id
-    while args.follow:
-        for stream, rows in read_new(client, after, block=1000):
-            for entry_id, new_fields in rows:
-                _print_result(new_fields or {}, args.json)
-                after[stream.decode()] = entry_id
-    return 0
-
-
-def _print_result(fields: dict[bytes, bytes], as_json: bool) -> None:
-    raw = fields.get(RESULT_FIELD.encode(), b"{}")
-    print(raw.decode() if as_json else describe_result(orjson.loads(raw)), flush=True)
-
-
-def _dead_letters(args: argparse.Namespace) -> int:
-    if not args.requeue and (args.event or args.shard):
-        print("--event and --shard go with --requeue ID", file=sys.stderr)
-        return 2
-    settings = Settings()
-    client = connect(settings)
-    if args.requeue:
-        return requeue(client, settings, args.requeue, args.shard or settings.shards[0], args.event)
-    for shard in settings.shards:
-        rows = list(reversed(read_range(client, settings.keys(shard).dead, count=args.count, newest_first=True)))
-        done = resolutions(client, settings.keys(shard), [entry_id for entry_id, _ in rows])
-        for (entry_id, fields), requeued_as in zip(rows, done, strict=True):
-            row = {k.decode(): _shown(v) for k, v in fields.items()}  # a refused payload may hold anything
-            raw = row.pop("raw", "")
-            hand = row.get("hand_id") or "?"
-            resolved = f" [requeued as {requeued_as}]" if requeued_as else ""
-            print(f"{shard} {entry_id.decode()} {row.get('code')} hand={hand}: {row.get('message')}{resolved}")
-            print(f"    raw ({row.get('raw_bytes', len(raw))} bytes): {raw[:160]}")
-    return 0
-
-
-def _shown(value: bytes) -> str:
-    """Text safe for a terminal: control characters (an escape sequence, a newline) written as escapes."""
-    text = value.decode(errors="replace")
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def _demo(_args: argparse.Namespace) -> int:

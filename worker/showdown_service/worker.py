@@ -66,6 +66,7 @@ from showdown_service.decide import LedgerInvariant, refuse_broken, utc_text
 from showdown_service.ingress import Ingress, deleted_unread
 from showdown_service.logs import get_logger
 from showdown_service.metrics import Metrics, observe_many
+from showdown_service.routing import Router
 from showdown_service.sampling import Sampler
 from showdown_service.settling import Prepared, prepare
 from showdown_service.streams import Row, auto_claim, read_group
@@ -149,6 +150,8 @@ class Worker:
         """Per shard: the deletion of unread entries last reported (each reported once)."""
         self._alerts: list[str] = []
         """Past faults the heartbeat keeps for `showdown health` (unread events deleted), newest last."""
+        self._router = Router(client, settings.key_prefix)
+        """Which shard holds each tournament: what names one held elsewhere is refused (wrong_shard)."""
         self._books: dict[str, tuple[Head, Book]] = {}
         """Per shard: the tournament ledgers this worker holds, and the chain head they are exact at (they
         change only in commits, and every commit moves the head)."""
@@ -574,7 +577,7 @@ class Worker:
                 self.log.error("entry_failed", failures=failures, limit=settings.max_deliveries, then=then, **context)
                 if poison:  # judged with its count: poison, without settling it again
                     batch.append(judge(eid, fields, failures=failures))
-        return batch
+        return self._router.route(keys.shard, keys.tournament, batch)
 
     def _count_failure(self, keys: ShardKeys, entry_id: str) -> int:
         """Add one to the times settling ``entry_id`` raised (kept in Redis, so restarts and claims see it).

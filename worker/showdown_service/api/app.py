@@ -1,0 +1,330 @@
+"""The read API's ASGI application (FastAPI): every route, the tokens and scopes, the request limit, the metrics.
+
+Read-only: the routes run XRANGE, XREAD, HGET, HGETALL, EXISTS and PING, nothing that writes. A ``/v1``
+route needs a bearer token holding its scope; ``/healthz``, ``/metrics`` and the floor pages need none (the
+floor shows what a card room's screens show: standings and busts).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from importlib.resources import files
+from typing import Annotated, Any, cast
+
+import anyio.to_thread
+from fastapi import Depends, FastAPI, Header, Path, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from showdown_rules.limits import ID_PATTERN, MAX_ID_LENGTH
+from showdown_service import __version__
+from showdown_service.api import events as sse
+from showdown_service.api.auth import Caller, RateLimit, Refused, Tokens, require
+from showdown_service.api.index import ArchiveLookup, HandIndex, no_archive
+from showdown_service.api.models import Error, Hand, Page, Standings
+from showdown_service.api.pages import dead_letters_page, results_page
+from showdown_service.api.settings import ApiSettings
+from showdown_service.config import Settings
+from showdown_service.connection import Client
+from showdown_service.routing import registry_key
+from showdown_service.stream_cli import health
+from showdown_service.tournament.store import read_book
+
+IdPath = Annotated[str, Path(min_length=1, max_length=MAX_ID_LENGTH, pattern=ID_PATTERN)]
+"""An id as the contract has it (showdown_rules.limits): 1-200 characters, none a control or format character."""
+IdQuery = Annotated[str | None, Query(min_length=1, max_length=MAX_ID_LENGTH, pattern=ID_PATTERN)]
+KEEPALIVE_S = 15.0
+ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": Error, "description": "A malformed path or query."},
+    401: {"model": Error, "description": "No bearer token, or one this API does not know."},
+    403: {"model": Error, "description": "The token lacks the route's scope."},
+    429: {"model": Error, "description": "Over the request limit (or too many event streams open)."},
+}
+
+
+class Measured:
+    """ASGI middleware: each request counted and timed by its route's template (never a hand or tournament id)."""
+
+    def __init__(self, app: ASGIApp, api: Api) -> None:
+        self.app = app
+        self.api = api
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        began = time.perf_counter()
+        status = 500
+
+        async def sent(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                label = getattr(scope.get("route"), "path", "unmatched")
+                self.api.latency.labels(label).observe(time.perf_counter() - began)
+                self.api.requests.labels(label, str(status)).inc()
+            await send(message)
+
+        await self.app(scope, receive, sent)
+
+
+class Api:
+    """What the routes share: settings, the Redis client, the hand index, the tokens, the limits, the metrics."""
+
+    def __init__(self, settings: Settings, api: ApiSettings, client: Client, archive: ArchiveLookup) -> None:
+        self.settings = settings
+        self.api = api
+        self.client = client
+        self.index = HandIndex(settings, client, archive)
+        self.tokens = Tokens(api.tokens)
+        self.limit = RateLimit(api.rate_per_s, api.burst)
+        self.streams_open = 0
+        self.registry = CollectorRegistry()
+        self.requests = Counter(
+            "showdown_api_requests", "Requests served, by route and status.", ["route", "status"],
+            registry=self.registry,
+        )  # fmt: skip
+        self.latency = Histogram(
+            "showdown_api_request_seconds", "Time to answer a request (an event stream: to its first byte).",
+            ["route"], registry=self.registry,
+            buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0),
+        )  # fmt: skip
+
+    def caller(self, request: Request, scope: str) -> Caller:
+        try:
+            caller = self.tokens.caller(request.headers.get("authorization"))
+        except Refused:
+            self.limit.take("addr:" + (request.client.host if request.client else "?"))
+            raise
+        self.limit.take("token:" + caller.name)
+        require(caller, scope)
+        return caller
+
+    def tournament_shard(self, tournament_id: str) -> str:
+        """The shard holding the tournament: the registry's (see :mod:`showdown_service.routing`), else the first
+        configured shard with its ledger (one opened before the registry)."""
+        raw = cast(bytes | None, self.client.hget(registry_key(self.settings.key_prefix), tournament_id))
+        held = raw.decode() if raw is not None else None
+        if held is not None and held in self.settings.shards:
+            return held
+        for shard in self.settings.shards:
+            if self.client.exists(self.settings.keys(shard).tournament(tournament_id)):
+                return shard
+        raise Refused(404, "unknown_tournament", f"no shard holds tournament {tournament_id!r}")
+
+    def standings(self, tournament_id: str) -> dict[str, Any]:
+        shard = self.tournament_shard(tournament_id)
+        book = read_book(self.client, self.settings.keys(shard), tournament_id)
+        ledger = book.ledgers.get(tournament_id) if book is not None else None
+        if book is None or ledger is None:  # gone between the two reads
+            raise Refused(404, "unknown_tournament", f"no shard holds tournament {tournament_id!r}")
+        finished, playing = book.standings(tournament_id)
+        return {
+            "tournament_id": tournament_id,
+            "shard": shard,
+            "registration_open": ledger.registration_open,
+            "over": ledger.over,
+            "prize_pool": sum(ledger.rules.payouts),
+            "placements": finished,
+            "playing": [
+                {
+                    "player_id": e.player_id,
+                    "entry": e.entry,
+                    "chips": e.chips,
+                    "bounty": e.bounty,
+                    "bounty_cash": e.bounty_cash,
+                }
+                for e in playing
+            ],
+        }
+
+    async def events(self, request: Request, tournament_id: str, last_event_id: str | None) -> StreamingResponse:
+        cursor = sse.Cursor.parse(last_event_id)
+        shard = await anyio.to_thread.run_sync(self.tournament_shard, tournament_id)
+        if self.streams_open >= self.api.max_streams:
+            raise Refused(429, "too_many_streams", f"{self.api.max_streams} event streams are open already")
+        keys = self.settings.keys(shard)
+
+        async def stream() -> AsyncIterator[bytes]:
+            nonlocal cursor
+            quiet_since = time.monotonic()
+            self.streams_open += 1  # here, not before: a stream never started is never counted
+            try:
+                yield b"retry: 1000\n\n"
+                while not await request.is_disconnected():
+                    found, cursor = await anyio.to_thread.run_sync(
+                        sse.news, self.client, keys.results, keys.standings, tournament_id, cursor
+                    )
+                    for event_id, kind, data in found:
+                        yield sse.frame(event_id, kind, data)
+                    if found:
+                        quiet_since = time.monotonic()
+                    elif time.monotonic() - quiet_since > KEEPALIVE_S:
+                        yield b": keepalive\n\n"
+                        quiet_since = time.monotonic()
+                    if not found:
+                        await asyncio.sleep(self.api.poll_s)
+            finally:
+                self.streams_open -= 1
+
+        headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+        return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
+
+
+def create_app(
+    settings: Settings,
+    api_settings: ApiSettings,
+    client: Client,
+    *,
+    archive: ArchiveLookup = no_archive,
+) -> FastAPI:
+    """The ASGI application. ``archive``: where a hand Redis no longer holds is looked up (h25's archive)."""
+    state = Api(settings, api_settings, client, archive)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        await anyio.to_thread.run_sync(state.index.catch_up)  # the index is read before the first request
+        stop = threading.Event()
+        follower = threading.Thread(target=state.index.follow, args=(stop,), name="hand-index", daemon=True)
+        follower.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            follower.join(timeout=5)
+
+    app = FastAPI(
+        title="showdown read API",
+        version=__version__,
+        description="What happened to a hand, a tournament's standings and news, dead letters and results: "
+        "read-only, from Redis (and the archive). See docs/api.md.",
+        lifespan=lifespan,
+    )
+    app.state.api = state
+
+    @app.exception_handler(Refused)
+    async def refused(_request: Request, exc: Refused) -> JSONResponse:
+        return JSONResponse({"code": exc.code, "message": exc.message}, exc.status, headers=exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def malformed(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first.get("loc", ()))
+        return JSONResponse({"code": "bad_query", "message": f"{where}: {first.get('msg')}"}, 400)
+
+    app.add_middleware(Measured, api=state)
+
+    def scoped(scope: str) -> Callable[[Request], Caller]:
+        def check(request: Request) -> Caller:
+            return state.caller(request, scope)
+
+        return check
+
+    hands = Depends(scoped("hands:read"))
+    tournaments = Depends(scoped("tournaments:read"))
+    letters = Depends(scoped("dead-letters:read"))
+    limit_query = Query(100, ge=1, le=api_settings.page_max, description="Most items on the page.")
+
+    @app.get("/v1/hands/{hand_id}", response_model=Hand, responses={**ERRORS, 404: {"model": Hand}},
+             dependencies=[hands], summary="What happened to a hand")  # fmt: skip
+    async def get_hand(hand_id: IdPath) -> Response:
+        """``settled``, ``refused``, ``pending`` or ``unknown`` (404, same body), with the result, the dead
+        letter and the audit record (null when absent)."""
+        body = state.index.cached(hand_id)  # a settled hand: from memory, without a thread
+        if body is not None:
+            return Response(body, media_type="application/json")
+        status, body = await anyio.to_thread.run_sync(state.index.answer, hand_id)
+        return Response(body, status, media_type="application/json")
+
+    @app.get("/v1/results", response_model=Page, responses=ERRORS, dependencies=[hands],
+             summary="Results, filtered and paged")  # fmt: skip
+    def get_results(  # noqa: PLR0917 - the filters
+        player_id: IdQuery = None,
+        table_id: IdQuery = None,
+        tournament_id: IdQuery = None,
+        hand_id: IdQuery = None,
+        since: Annotated[str | None, Query(max_length=40, description="An entry id or ISO-8601 time.")] = None,
+        cursor: Annotated[str | None, Query(max_length=300, description="A page's `next`.")] = None,
+        limit: int = limit_query,
+    ) -> Any:
+        """Items ``{"shard", "id", "result"}`` in stream order, shard after shard; ``next``: the following page."""
+        return results_page(
+            state.client, settings, hand_id=hand_id, player_id=player_id, table_id=table_id,
+            tournament_id=tournament_id, since=since, cursor=cursor, limit=limit, scan_max=api_settings.scan_max,
+        )  # fmt: skip
+
+    @app.get("/v1/dead-letters", response_model=Page, responses=ERRORS, dependencies=[letters],
+             summary="Dead letters, filtered and paged")  # fmt: skip
+    def get_dead_letters(  # noqa: PLR0917 - the filters
+        code: Annotated[str | None, Query(min_length=1, max_length=64, pattern=r"^[a-z_]+$")] = None,
+        tournament_id: IdQuery = None,
+        hand_id: IdQuery = None,
+        since: Annotated[str | None, Query(max_length=40, description="An entry id or ISO-8601 time.")] = None,
+        cursor: Annotated[str | None, Query(max_length=300, description="A page's `next`.")] = None,
+        limit: int = limit_query,
+    ) -> Any:
+        """Each letter with its tournament and message type read from its payload, and ``requeued_as``."""
+        return dead_letters_page(
+            state.client, settings, code=code, tournament_id=tournament_id, hand_id=hand_id, since=since,
+            cursor=cursor, limit=limit, scan_max=api_settings.scan_max,
+        )  # fmt: skip
+
+    @app.get("/v1/tournaments/{tournament_id}/standings", response_model=Standings,
+             responses={**ERRORS, 404: {"model": Error}}, dependencies=[tournaments],
+             summary="A tournament's standings")  # fmt: skip
+    def get_standings(tournament_id: IdPath) -> Any:
+        """The placement objects (as ``showdown tournament standings --json``), the entries still playing, the
+        prize pool."""
+        return state.standings(tournament_id)
+
+    @app.get("/v1/tournaments/{tournament_id}/events", responses={**ERRORS, 404: {"model": Error},
+             200: {"content": {"text/event-stream": {}}, "description": "bust and placement events"}},
+             response_class=StreamingResponse, dependencies=[tournaments],
+             summary="A tournament's busts and placements, live (Server-Sent Events)")  # fmt: skip
+    async def get_events(
+        request: Request, tournament_id: IdPath,
+        last_event_id: Annotated[str | None, Header(max_length=100)] = None,
+    ) -> StreamingResponse:  # fmt: skip
+        """One ``bust`` event per bust (with the bounty it paid) and one ``placement`` per finished entry, as
+        they are committed; resumable with ``Last-Event-ID``: nothing missed, nothing repeated."""
+        return await state.events(request, tournament_id, last_event_id)
+
+    @app.get("/healthz", response_class=PlainTextResponse, summary="The judgement of `showdown health`")
+    def healthz() -> PlainTextResponse:
+        healthy, lines = health(
+            settings, state.client, growth=False
+        )  # the judgement; the archive lag is health's extra
+        return PlainTextResponse("\n".join(lines) + "\n", 200 if healthy else 503)
+
+    @app.get("/metrics", response_class=PlainTextResponse, summary="Prometheus metrics of this API process")
+    def metrics() -> Response:
+        return Response(generate_latest(state.registry), media_type=CONTENT_TYPE_LATEST)
+
+    if api_settings.floor:
+        page = files("showdown_service.api").joinpath("floor.html").read_text(encoding="utf-8")
+
+        @app.get("/floor/{tournament_id}", response_class=HTMLResponse, summary="A tournament's floor page")
+        def floor(request: Request, tournament_id: IdPath) -> HTMLResponse:
+            state.limit.take("addr:" + (request.client.host if request.client else "?"))
+            return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
+
+        @app.get("/floor/{tournament_id}/standings", response_model=Standings, include_in_schema=False)
+        def floor_standings(request: Request, tournament_id: IdPath) -> Any:
+            state.limit.take("addr:" + (request.client.host if request.client else "?"))
+            return state.standings(tournament_id)
+
+        @app.get("/floor/{tournament_id}/events", include_in_schema=False)
+        async def floor_events(
+            request: Request, tournament_id: IdPath,
+            last_event_id: Annotated[str | None, Header(max_length=100)] = None,
+        ) -> StreamingResponse:  # fmt: skip
+            state.limit.take("addr:" + (request.client.host if request.client else "?"))
+            return await state.events(request, tournament_id, last_event_id)
+
+    return app

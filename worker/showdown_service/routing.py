@@ -1,0 +1,112 @@
+"""Routing that cannot lose a tournament: which shard holds each tournament, and refusing what went elsewhere.
+
+Producers route every message with one rule (:func:`showdown_messages.publish.shard_for` of
+:func:`~showdown_messages.publish.route`): a tournament's hands and messages by its ``tournament_id``, any other
+hand by its ``table_id``. A producer that routes otherwise (by table, or with another list of shards) would
+split a tournament over shards; this module makes that a refusal, never a hand settled as if the tournament
+did not exist.
+
+**The registry.** The hash ``<prefix>:{registry}:tournaments`` maps a tournament id to the shard that opened
+it. A worker claims a tournament for its shard (``HSETNX``) when it reads the tournament's ``open``, before
+planning the commit: the claim is outside the shard's single-slot commit script (the registry has a slot of
+its own on Redis Cluster), and a claim never changes once made. A worker also claims a tournament whose
+ledger its shard already holds (one opened before the registry existed).
+
+**What is refused.** A hand or tournament message naming a tournament the registry gives to another shard is
+dead-lettered ``wrong_shard``, naming that shard, and never reaches the ledger or the evaluator's plain path;
+an ``open`` on a second shard is refused the same way.
+
+**What is guaranteed.** Of two shards opening one id, exactly one wins (``HSETNX`` is atomic); the other's
+``open`` and everything after it on that shard is ``wrong_shard``. A hand read by a shard's worker after the
+tournament was claimed is never settled as a plain hand there. A hand read before any shard claimed the
+tournament (its ``open`` not yet read anywhere) settles as a plain hand, as a hand of a tournament no shard has
+opened always did: the order is that of the claim and the read. A claim made by a worker that crashed before
+committing the ``open`` stays with its shard, where the ``open`` is delivered again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from showdown_service.settling import Prepared
+
+REGISTRY_TAG = "registry"
+"""The registry's hash tag (its own slot on Redis Cluster, apart from every shard's)."""
+
+WRONG_SHARD = "wrong_shard"
+HOLDERS_KEPT = 100_000
+"""Tournaments whose holder a worker remembers (a holder never changes, so it need not be read again)."""
+
+
+def registry_key(prefix: str = "showdown") -> str:
+    """``showdown:{registry}:tournaments``: tournament id -> the shard that opened it."""
+    return f"{prefix}:{{{REGISTRY_TAG}}}:tournaments"
+
+
+def _opens(entry: Prepared) -> bool:
+    """The entry is a tournament's ``open`` (the contract's model, or the core's value once converted)."""
+    message = entry.tournament_message
+    if message is None:
+        return False
+    return getattr(message, "type", None) == "open" or type(message).__name__ == "TournamentOpened"
+
+
+def misrouted(shard: str, batch: Sequence[Prepared], holders: Mapping[str, str]) -> list[Prepared]:
+    """``batch`` with each valid entry naming a tournament another shard holds refused ``wrong_shard`` (pure)."""
+    out = []
+    for entry in batch:
+        holder = holders.get(entry.tournament_id) if entry.tournament_id is not None else None
+        if not entry.valid or holder is None or holder == shard:
+            out.append(entry)
+            continue
+        what = f"hand {entry.hand_id!r}" if entry.hand_id is not None else "this tournament message"
+        message = (
+            f"tournament {entry.tournament_id!r} is held by shard {holder!r}, not {shard!r}: send {what} "
+            f"to shard {holder!r} (route by tournament_id: shard_for(tournament_id, shards))"
+        )
+        out.append(replace(entry, code=WRONG_SHARD, message=message, result=None, result_sha256=None, settlement=None))
+    return out
+
+
+class Router:
+    """A worker's view of the registry: it claims what its shards open and refuses what other shards hold."""
+
+    def __init__(self, client: Any, prefix: str = "showdown") -> None:
+        self.client = client
+        self.key = registry_key(prefix)
+        self.holders: dict[str, str] = {}
+        """Holders read or claimed so far (final: a claim never changes)."""
+
+    def route(self, shard: str, ledger_key: Any, batch: list[Prepared]) -> list[Prepared]:
+        """``batch`` with its misrouted entries refused. One round trip when it names a tournament whose holder
+        this worker does not know yet (a tournament new to it, or one no shard has opened), none otherwise.
+        ``ledger_key(tournament_id)``: the key of that tournament's ledger on ``shard``."""
+        named = {e.tournament_id for e in batch if e.tournament_id is not None and e.valid}
+        unknown = sorted(named - self.holders.keys())
+        if unknown:
+            opened_here = {e.tournament_id for e in batch if e.valid and _opens(e)}
+            self._learn(shard, unknown, opened_here, ledger_key)
+        return misrouted(shard, batch, self.holders) if named else batch
+
+    def _learn(self, shard: str, ids: list[str], opened_here: Iterable[str | None], ledger_key: Any) -> None:
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hmget(self.key, ids)
+        for tid in ids:
+            pipe.exists(ledger_key(tid))
+        held, *here = pipe.execute()
+        claims = [tid for tid, holder, exists in zip(ids, held, here, strict=True)
+                  if holder is None and (exists or tid in set(opened_here))]  # fmt: skip
+        if claims:
+            pipe = self.client.pipeline(transaction=False)
+            for tid in claims:
+                pipe.hsetnx(self.key, tid, shard)
+            pipe.hmget(self.key, claims)
+            *_, after = pipe.execute()
+            held = [dict(zip(claims, after, strict=True)).get(t, h) for t, h in zip(ids, held, strict=True)]
+        if len(self.holders) > HOLDERS_KEPT:
+            self.holders.clear()
+        for tid, holder in zip(ids, held, strict=True):
+            if holder is not None:
+                self.holders[tid] = holder.decode() if isinstance(holder, bytes) else str(holder)
