@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import redis
 from redis.backoff import NoBackoff
@@ -44,6 +45,7 @@ from showdown_service.ingress import Ingress
 from showdown_service.localredis import LocalRedis, find_server
 from showdown_service.streams import read_range
 from showdown_service.worker import Worker
+from tests.api_support import bearer, serving, sse_events
 from tests.helpers import REPO, tls_redis_server
 from tests.tournament_builders import all_in, closed, entry, opened
 
@@ -52,7 +54,7 @@ DEMO_SECRETS = REPO / "deploy" / "compose" / "demo-secrets"
 MAKE_SECRETS = REPO / "deploy" / "make-secrets.sh"
 SHOWDOWN = [sys.executable, "-m", "showdown_service.cli"]
 ADMIN = "test-admin"
-USERS = ("producer", "worker", "reader", "auditor", "archiver", "operator", "scaler", "healthcheck")
+USERS = ("producer", "worker", "reader", "auditor", "archiver", "operator", "api", "scaler", "healthcheck")
 NO_AUTH_COMMANDS = frozenset({"auth", "hello"})
 """Always allowed (Redis flags them no-auth): not part of any grant."""
 EXAMPLES = [json.loads(line)["event"] for line in example_lines()]
@@ -781,3 +783,76 @@ def test_item3_showdown_acl_writes_each_shard_s_keys_exactly_for_the_producer_an
     refused = run(["acl", "--shards", "t*", str(ACL_FILE)], dict(os.environ), check=False)
     assert refused.returncode == 2
     assert "glob characters" in refused.stderr
+
+
+# --- the read API's user -------------------------------------------------------------------------------------------
+
+
+def test_the_read_api_serves_every_route_with_exactly_the_api_user_s_grants(acl: AclServer, tmp_path: Path) -> None:
+    """`showdown api` as the `api` user: hands (settled, refused, unknown), results, dead letters, standings (of a
+    tournament the registry names, and of one no shard holds), its event stream, healthz; every command it needs
+    granted, every grant used."""
+    lines = [opened(payouts=[10, 5]), entry("a"), entry("b"), entry("c"), closed()]
+    publish(acl, [json.loads(line)["tournament"] for line in lines], "tournament")
+    publish(acl, [json.dumps(json.loads(all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)]))["event"])])
+    publish(acl, ["{not json", {**EXAMPLES[0], "hand_id": "never-settled", "pot_size": -1}])
+    settle(acl, tmp_path)
+    heartbeat = tmp_path / "heartbeat-api"
+    heartbeat.write_bytes(b"")  # one fresh worker, as far as healthz can tell
+    settings = Settings(
+        redis_url=f"redis://127.0.0.1:{acl.server.port}/0",
+        redis_username="api",
+        redis_password=acl.password("api"),
+        heartbeat_file=heartbeat,
+    )
+    start_counting(acl)
+    with serving(settings) as url:
+        answers = {
+            path: httpx.get(f"{url}{path}", headers=bearer(), timeout=20)
+            for path in ("/v1/hands/h1", "/v1/hands/never-settled", "/v1/hands/nope", "/v1/results?tournament_id=T",
+                         "/v1/dead-letters", "/v1/tournaments/T/standings", "/v1/tournaments/NOPE/standings",
+                         "/healthz")  # fmt: skip
+        }
+        with httpx.stream("GET", f"{url}/v1/tournaments/T/events", headers=bearer(), timeout=20) as stream:
+            (bust, placement) = sse_events(stream.iter_lines(), 2)
+    statuses = {path: answer.status_code for path, answer in answers.items()}
+    assert statuses == {"/v1/hands/h1": 200, "/v1/hands/never-settled": 200, "/v1/hands/nope": 404,
+                        "/v1/results?tournament_id=T": 200, "/v1/dead-letters": 200,
+                        "/v1/tournaments/T/standings": 200, "/v1/tournaments/NOPE/standings": 404,
+                        "/healthz": 200}  # fmt: skip
+    assert answers["/v1/hands/h1"].json()["status"] == "settled"
+    assert answers["/v1/hands/never-settled"].json()["status"] == "refused"
+    assert len(answers["/v1/dead-letters"].json()["items"]) == 2
+    assert [p["player_id"] for p in answers["/v1/tournaments/T/standings"].json()["placements"]] == ["b"]
+    assert (bust["event"], placement["event"]) == ("bust", "placement")
+    used = used_since_reset(acl) - {"info"}  # the test admin's INFO (commandstats)
+    assert used == granted(acl, "api"), f"unused: {granted(acl, 'api') - used}; missing: {used - granted(acl, 'api')}"
+
+
+API_WRITES: list[tuple[str, ...]] = [
+    ("XADD", R, "*", "result", "{}"),
+    ("XADD", E, "*", "event", "{}"),
+    ("XADD", D, "*", "code", "x"),
+    ("RPUSH", INBOX, "event {}"),
+    ("XDEL", R, "1-1"),
+    ("XTRIM", E, "MAXLEN", "0"),
+    ("DEL", R),
+    ("XGROUP", "CREATE", E, "g", "0"),
+    ("XREADGROUP", "GROUP", "adjudicators", "api", "STREAMS", E, ">"),  # moves entries to a consumer: a write
+    ("HSET", f"{D}:resolved", "1-1", "2-2"),
+    ("HSETNX", "showdown:{registry}:tournaments", "T", "elsewhere"),
+    ("HSET", KEYS.tournament("T"), "x", "1"),
+    ("SET", H, "1:x"),
+    ("EVAL", "return 1", "0"),
+    ("XRANGE", "showdown:{other}:results", "-", "+"),  # exact keys: its shards only
+    ("GET", H),
+    ("CONFIG", "GET", "*"),
+    ("FLUSHALL",),
+]
+"""What the read API's user must never do: write anything, or read outside its shards' named keys."""
+
+
+@pytest.mark.parametrize("command", API_WRITES, ids=[" ".join(c[:2]) for c in API_WRITES])
+def test_the_api_user_cannot_write_nor_read_beyond_its_keys(acl: AclServer, command: tuple[str, ...]) -> None:
+    with pytest.raises(redis.exceptions.NoPermissionError):
+        execute(acl.client("api"), *command)
