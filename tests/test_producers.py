@@ -1,6 +1,7 @@
-"""docs/producers.md's examples, run: redis-cli (and curl) and Node (ioredis) each publish a hand to a real server
-that a real worker settles, and read its outcome by hand id from the read API; the Go example is checked against
-the same rules (and built where Go is installed); each language's routing function against the test vectors."""
+"""docs/producers.md's examples, run: redis-cli (and curl) and Node (ioredis) each push a hand to its shard's inbox on a
+real server (the append-only path), a real worker moves and settles it, and each reads its outcome by hand id from the
+read API; the Go example is checked against the same rules (and built where Go is installed); each language's routing
+function against the test vectors."""
 
 from __future__ import annotations
 
@@ -68,6 +69,18 @@ def test_the_redis_cli_example_publishes_a_hand_and_reads_it_settled_by_hand_id(
     assert body["status"] == "settled"
     assert body["result"]["hand_id"] == "cli-1"
     assert body["result"]["awards"][0]["player_id"] == "ann"
+    assert body["audit"] is not None, "moved from the inbox into the stream, read, and audited by the worker"
+
+
+def test_every_example_appends_to_the_inbox_and_never_writes_the_events_stream() -> None:
+    """The producers' path (docs/messages.md): RPUSH of ``event <JSON>`` to the shard's inbox, nothing else."""
+    pushes = {"redis-cli": 'RPUSH "showdown:{$SHARD}:inbox" "event $EVENT"',
+              "node": 'redis.rpush(`showdown:{${shard}}:inbox`, "event " + JSON.stringify(event))',
+              "go": 'client.RPush(ctx, inbox, "event "+string(payload))'}  # fmt: skip
+    for name, push in pushes.items():
+        code = example(name)
+        assert push in code, name
+        assert not re.search(r"xadd|:events", code, re.IGNORECASE), name
 
 
 def test_the_bash_routing_function_gives_the_documented_shards() -> None:
@@ -126,8 +139,8 @@ def test_the_node_routing_function_gives_the_documented_shards(node_modules: Pat
 def test_the_go_example_follows_the_rules_and_builds_where_go_is_installed(tmp_path: Path) -> None:
     code = example("go")
     assert "crc32.ChecksumIEEE([]byte(routingID))%uint32(len(shards))" in code, "the routing rule"
-    assert 'fmt.Sprintf("showdown:{%s}:events"' in code
-    assert 'Values: []any{"event", string(payload)}' in code
+    assert 'fmt.Sprintf("showdown:{%s}:inbox"' in code, "the producers' append-only path"
+    assert 'client.RPush(ctx, inbox, "event "+string(payload))' in code
     assert '"/v1/hands/"' in code
     assert '"Bearer "' in code
     body = re.search(r"event := map\[string\]any\{(.*?)\n\t\}\n", code, re.DOTALL)
