@@ -807,12 +807,10 @@ def test_the_read_api_serves_every_route_with_exactly_the_api_user_s_grants(acl:
     )
     start_counting(acl)
     with serving(settings) as url:
-        answers = {
-            path: httpx.get(f"{url}{path}", headers=bearer(), timeout=20)
-            for path in ("/v1/hands/h1", "/v1/hands/never-settled", "/v1/hands/nope", "/v1/results?tournament_id=T",
-                         "/v1/dead-letters", "/v1/tournaments/T/standings", "/v1/tournaments/NOPE/standings",
-                         "/healthz")  # fmt: skip
-        }
+        paths = ("/v1/hands/h1", "/v1/hands/never-settled", "/v1/hands/nope", "/v1/results?tournament_id=T",
+                 "/v1/dead-letters", "/v1/tournaments/T/standings", "/v1/tournaments/NOPE/standings",
+                 "/healthz")  # fmt: skip
+        answers = {path: httpx.get(f"{url}{path}", headers=bearer(), timeout=20) for path in paths}
         with httpx.stream("GET", f"{url}/v1/tournaments/T/events", headers=bearer(), timeout=20) as stream:
             (bust, placement) = sse_events(stream.iter_lines(), 2)
     statuses = {path: answer.status_code for path, answer in answers.items()}

@@ -117,7 +117,7 @@ def attempt(client: Client, settings: Settings, dead_id: str, shard: str, edited
             parse_tournament_message(payload)
     except ValidationError as exc:
         why = rejections(exc, payload)[0].message
-        return 1, f"not requeued: dead letter {dead_id}'s {what} is still invalid: {why}"
+        return 1, f"not requeued: dead letter {dead_id}: the {what} is still invalid: {why}"
     if hand_id is not None:
         settled = settled_result(client, keys, hand_id) or settled_in_archive(settings, shard, hand_id)
         if settled is not None:
