@@ -15,6 +15,7 @@ from showdown_service.cli import main
 from showdown_service.config import Settings
 from showdown_service.streams import read_range
 from tests.api_support import commit, knockout, publish_lines, second_bust
+from tests.helpers import event, seat
 from tests.tournament_builders import all_in, entry
 
 
@@ -93,6 +94,28 @@ def test_requeue_by_filter_sends_a_tournaments_letters_back_in_stream_order_and_
     assert main(["results", "--tournament", "T"]) == 0
     assert main(["tournament", "standings", "T"]) == 0
     assert "still playing (4)" in capsys.readouterr().out, "the requeued entries joined the tournament"
+
+
+def test_requeue_of_several_refuses_a_settled_hand_as_one_requeue_does_and_still_sends_the_others(
+    env: Settings, client: redis.Redis, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 24 item 4 through the multi-id requeue: there is one requeue (showdown_service.requeue), so a
+    letter of a hand settled already is refused here too (past its dedupe TTL it would be paid twice)."""
+    refused_tournament(client, env)
+    keys = env.keys("default")
+    hand = event(seat(1, "As Ad", 100, player_id="ann"), seat(2, "Kc Kd", 100, player_id="bo"),
+                 board="2c 7d 9h Js 3s", hand_id="cash-9", table_id="cash-1")  # fmt: skip
+    client.xadd(keys.events, {"event": json.dumps(hand)})
+    client.xadd(keys.events, {"event": json.dumps({**hand, "table_id": "cash-2"})})  # same hand id, other body
+    commit(env)
+    first, second, duplicate = dead_ids(client, env)
+    client.delete(keys.seen("cash-9"))  # the dedupe TTL ran out
+    assert main(["dead-letters", "--requeue", duplicate, first, second]) == 1
+    said = capsys.readouterr()
+    assert "hand 'cash-9' was settled already" in said.err
+    assert [line.split()[1] for line in said.out.splitlines()] == [first, second], "the others sent, in order"
+    assert client.xlen(keys.results) == 1, "the settled hand not sent again"
+    assert client.hmget(f"{keys.dead}:resolved", [first, second, duplicate])[2] is None, "nor marked"
 
 
 def test_requeue_without_ids_needs_a_filter_and_names_ids_it_cannot_find(
