@@ -772,9 +772,15 @@ def test_item3_showdown_acl_writes_each_shard_s_keys_exactly_for_the_producer_an
     assert exact_grants(shipped, ["default"]) == shipped, "the shipped file is the generator's output for `default`"
     made = run(["acl", "--shards", "t0,t1", str(ACL_FILE)], {**os.environ, "PATH": os.environ.get("PATH", "")})
     lines = {line.split()[1]: line for line in made.stdout.splitlines()}
-    for user in ("producer", "operator"):
+    for user in ("producer", "operator", "api"):
         assert "{*}" not in lines[user], user
         assert "{default}" not in lines[user], user
+    assert (
+        "(+hget %R~showdown:{t0}:dead:resolved %R~showdown:{t1}:dead:resolved %R~showdown:{registry}:tournaments)"
+        in (lines["api"])
+    ), "the registry is no shard's key: kept as it is"
+    waiting = {line.split()[1]: line for line in exact_grants(shipped, ["default"], wait_aof=True).splitlines()}
+    assert "+waitaof" not in waiting["api"], "the API writes nothing: it never waits for an fsync"
     assert lines["producer"].split()[-3:] == ["+rpush", "%W~showdown:{t0}:inbox", "%W~showdown:{t1}:inbox"]
     assert "(+xadd %W~showdown:{t0}:events %W~showdown:{t1}:events)" in lines["operator"]
     assert lines["worker"] == next(line for line in shipped.splitlines() if line.split()[1] == "worker"), "globs kept"
