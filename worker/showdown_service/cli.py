@@ -24,8 +24,8 @@ from showdown_core import InvalidEvent, InvariantViolation, best_five, evaluate,
 from showdown_messages.schema import asyncapi_document, json_schemas
 from showdown_service import __version__
 from showdown_service.acl import register as register_acl
-from showdown_service.archive.cli import register as register_archive
 from showdown_service.api.cli import register as register_api
+from showdown_service.archive.cli import register as register_archive
 from showdown_service.config import Settings, settings_problems
 from showdown_service.dead_letters_cli import register as register_dead_letters
 from showdown_service.examples import UNDECODED, documents, example_lines, file_lines
