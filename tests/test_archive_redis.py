@@ -281,3 +281,52 @@ def test_audit_verify_catches_a_forged_result_and_refuses_an_unknown_shard(
     forged = showdown(["audit", "verify"], worker_env, code=1)
     assert f"FORGED {keys.results}" in forged.out
     assert f"result of hand {doc['hand_id']}: no audit record has its digest" in forged.out
+
+
+# --- the archive asked by the read API and by a requeue ---------------------------------------
+
+
+def test_the_read_api_and_a_requeue_find_a_hand_redis_trimmed_in_the_archive(
+    client: redis.Redis, redis_url: str, make_settings: Any, tmp_path: Path
+) -> None:
+    from showdown_service.api.archive import lookup
+    from showdown_service.requeue import settled_in_archive, settled_result
+
+    settings = make_settings(redis_url, batch_size=25, archive_url=str(tmp_path / "archive"), archive_keep=5)
+    keys = settings.keys("default")
+    xadd_events(client, keys.events, [*hands(30), "{not json"])
+    archiver = Archiver(settings, connect(settings), open_store(settings.archive_url, settings))
+    archiver.step(keys)  # registered before the worker trims anything
+    worker = Worker(settings, connect(settings))
+    worker.prepare_groups()
+    for _ in range(5):
+        worker.step()
+    worker.flush()
+    archiver.drain()
+    client.xtrim(keys.results, maxlen=5, approximate=False)  # Redis's window: the archive has the rest
+    assert settled_result(client, keys, "h-2") is None, "no longer in Redis"
+    archived = lookup(settings)("h-2")
+    assert archived is not None
+    assert (archived["status"], archived["result"]["hand_id"], archived["audit"]["outcome"]) == (
+        "settled",
+        "h-2",
+        "settled",
+    )
+    assert lookup(settings)("never-dealt") is None
+    said = settled_in_archive(settings, "default", "h-2")
+    assert said is not None
+    assert said.startswith("archived result ")
+    assert "h-2" in said
+    assert settled_in_archive(settings, "another-shard", "h-2") is None, "a shard's own archive rows only"
+
+
+def test_asking_an_archive_that_was_never_written_finds_nothing_and_creates_nothing(
+    make_settings: Any, tmp_path: Path
+) -> None:
+    from showdown_service.api.archive import lookup
+    from showdown_service.requeue import settled_in_archive
+
+    settings = make_settings(archive_url=str(tmp_path / "no-archive-here"))
+    assert lookup(settings)("h-1") is None
+    assert settled_in_archive(settings, "default", "h-1") is None
+    assert not (tmp_path / "no-archive-here").exists()

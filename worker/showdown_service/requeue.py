@@ -31,6 +31,7 @@ from pydantic import ValidationError
 from showdown_messages import ShowdownEvent, rejections
 from showdown_messages.protocol import BODY_CHANGED_FIELD, EVENT_FIELD, REQUEUED_FROM_FIELD, TOURNAMENT_FIELD
 from showdown_messages.tournaments import parse_tournament_message
+from showdown_service.archive.lookup import find_archived
 from showdown_service.config import Settings, ShardKeys
 from showdown_service.connection import REDIS_ERRORS, Client
 from showdown_service.dead_letters import CLAIMED
@@ -51,12 +52,14 @@ def resolved_key(keys: ShardKeys) -> str:
 
 
 def settled_in_archive(settings: Settings, shard: str, hand_id: str) -> str | None:
-    """The archive's hook (issue 25): where the shard's archive records ``hand_id`` as settled, in words, or None.
+    """Where the shard's archive (``SHOWDOWN_ARCHIVE_URL``) records ``hand_id`` as settled, in words, or None.
 
-    The results stream keeps ``SHOWDOWN_RESULTS_MAXLEN`` results; a hand settled before those were trimmed is
-    found only in the archive. Until there is one, nothing is found there."""
-    del settings, shard, hand_id
-    return None
+    The results stream keeps about ``SHOWDOWN_ARCHIVE_KEEP`` (or ``SHOWDOWN_RESULTS_MAXLEN``) results; a hand
+    settled before those were trimmed is found only in the archive (docs/archive.md)."""
+    found = find_archived(settings, hand_id)
+    if found is None or found.shard != shard or not isinstance(found.result, dict):
+        return None
+    return f"archived result {found.entry_id} (seq {found.seq}): {describe_result(found.result)}"
 
 
 def settled_result(client: Client, keys: ShardKeys, hand_id: str) -> str | None:
