@@ -91,9 +91,10 @@ def test_kubectl_kustomize_renders_the_overlay_exactly_as_the_test_does() -> Non
     labelled = {key: copy.deepcopy(doc) for key, doc in RENDERED.items() if key[0] != "Secret"}
     for doc in labelled.values():  # the base's common label, which kustomize adds to every object
         doc["metadata"].setdefault("labels", {})["app.kubernetes.io/part-of"] = "showdown"
-    deployment = labelled[("Deployment", "showdown-worker")]
-    (container,) = deployment["spec"]["template"]["spec"]["containers"]
-    container["image"] = "registry.example.com/showdown/showdown-worker:0.1.0"  # the base's images: entry
+    for (kind, _), doc in labelled.items():  # the base's images: entry rewrites the image of every container
+        for container in doc["spec"]["template"]["spec"]["containers"] if kind == "Deployment" else ():
+            if container["image"] == "showdown-worker":
+                container["image"] = "registry.example.com/showdown/showdown-worker:0.1.0"
     assert sorted(by_kustomize) == sorted(labelled)
     for key, doc in labelled.items():
         assert json.dumps(by_kustomize[key], sort_keys=True) == json.dumps(doc, sort_keys=True), key
