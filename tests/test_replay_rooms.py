@@ -612,6 +612,97 @@ def test_fulltilt_tournament_places_from_the_stacks_where_it_prints_none(tmp_pat
     assert all(p["prize"] is None for p in audit["places"])  # no summary, no prize printed: unknown
 
 
+FULLTILT_SNG = Path(__file__).parent / "fixtures" / "replay" / "fulltilt" / "sit_and_go.txt"
+
+
+def _fulltilt_audit(tmp_path: Path, summary: str) -> list[dict[str, Any]]:
+    (tmp_path / "summary.txt").write_text(summary, encoding="utf-8")
+    report = tmp_path / "tournaments.jsonl"
+    main(["replay", "--tournaments", str(FULLTILT_SNG), str(tmp_path / "summary.txt"),
+          "--tournament-report", str(report)])  # fmt: skip
+    return [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
+
+
+def _fulltilt_summary() -> str:
+    return FULLTILT_SNG.with_name("sit_and_go_summary.txt").read_text(encoding="utf-8")
+
+
+def test_fulltilt_summary_places_and_prizes_match_the_hands(tmp_path: Path) -> None:
+    summary = read_summary(_fulltilt_summary(), "summary.txt")
+    assert isinstance(summary, Summary)
+    assert (summary.room, summary.tournament_id, summary.players, summary.pool) == ("fulltilt", "600000001", 3, 1500)
+    assert [(r.place, r.player, r.prize, r.line) for r in summary.rows] == [
+        (1, "Ann", 1050, 8), (2, "Bob", 450, 9), (3, "Cid", None, 10)
+    ]  # fmt: skip
+    assert [(f.player, f.place, f.line) for f in summary.finishes] == [("Ann", 1, 11)]
+    [audit] = _fulltilt_audit(tmp_path, _fulltilt_summary())
+    assert (audit["room"], audit["tournament_id"], audit["status"]) == ("fulltilt", "600000001", "match")
+    assert audit["places"] == [
+        {"player": "Ann", "place": 1, "prize": 1050, "bounty": None},
+        {"player": "Bob", "place": 2, "prize": 450, "bounty": None},  # placed from the stacks: 1,000 against 500
+        {"player": "Cid", "place": 3, "prize": 0, "bounty": None},
+    ]
+    assert "the summary's payout table and prize pool" in audit["checked"]
+
+
+def test_fulltilt_summary_swapped_place_is_a_difference(tmp_path: Path) -> None:
+    swapped = _fulltilt_summary().replace("2: Bob, $4.50\n3: Cid", "2: Cid, $4.50\n3: Bob")
+    [audit] = _fulltilt_audit(tmp_path, swapped)
+    assert audit["status"] == "mismatch"
+    details = {(d["kind"], d["detail"]) for d in audit["differences"]}
+    assert ("summary place", "line 9: the summary places Cid 2; the hands give 3") in details
+    assert ("summary place", "line 10: the summary places Bob 3; the hands give 2") in details
+    assert ("summary prize", "line 9: the summary pays Cid 450; the rules give 0") in details
+
+
+def test_fulltilt_summary_prize_off_the_table_is_a_difference(tmp_path: Path) -> None:
+    [short] = _fulltilt_audit(tmp_path, _fulltilt_summary().replace("2: Bob, $4.50", "2: Bob, $4.00"))
+    assert [(d["kind"], d["detail"]) for d in short["differences"]] == [
+        ("prize pool", "the summary pays 1450 in all; its prize pool is 1500")
+    ]
+    upside_down = _fulltilt_summary().replace("$10.50", "$X").replace("$4.50", "$10.50").replace("$X", "$4.50")
+    [audit] = _fulltilt_audit(tmp_path, upside_down)
+    details = {(d["kind"], d["detail"]) for d in audit["differences"]}
+    assert ("payout table", "the prizes by place [450, 1050] pay a lower place more") in details
+    assert ("summary prize", "line 8: the summary pays Ann 450; the rules give 1050") in details
+
+
+def test_fulltilt_summary_finished_in_line_tickets_and_still_playing(tmp_path: Path) -> None:
+    [wrong] = _fulltilt_audit(tmp_path, _fulltilt_summary().replace("Ann finished in 1st", "Ann finished in 2nd"))
+    assert [(d["kind"], d["detail"]) for d in wrong["differences"]] == [
+        ("summary place", "line 11: the summary says Ann finished 2; it gives them row 1 at line 8")
+    ]
+    only_finish = "\n".join(line for line in _fulltilt_summary().splitlines() if line[:2] not in ("1:", "2:", "3:"))
+    [alone] = _fulltilt_audit(tmp_path, only_finish)  # an export with only its player's line: place checked, no prize
+    assert alone["status"] == "match", alone["differences"]
+    ticket = read_summary(_fulltilt_summary().replace("1: Ann, $10.50", "1: Ann, Step 2 Ticket"), "s.txt")
+    assert isinstance(ticket, Summary)
+    assert (ticket.rows[0].prize, ticket.rows[0].award) == (None, "Step 2 Ticket")
+    playing = read_summary(_fulltilt_summary().replace("3: Cid", "Still Playing - Cid"), "s.txt")
+    assert isinstance(playing, Summary)
+    assert (playing.rows[2].player, playing.rows[2].playing) == ("Cid", True)
+    [audit] = _fulltilt_audit(tmp_path, _fulltilt_summary().replace("3: Cid", "Still Playing - Cid"))
+    assert ("summary place", "line 10: the summary has Cid still playing; the hands finish them 3") in {
+        (d["kind"], d["detail"]) for d in audit["differences"]
+    }
+
+
+def test_fulltilt_summary_unreadable_names_file_and_line(tmp_path: Path) -> None:
+    bad = read_summary(_fulltilt_summary().replace("2: Bob, $4.50", "2: Bob, $4.5.0"), "s.txt")
+    assert isinstance(bad, ReplayError)
+    assert (bad.source, bad.line) == ("s.txt", 9)
+    assert "'$4.5.0' is not an amount" in str(bad)
+    pool = read_summary(_fulltilt_summary().replace("Total Prize Pool: $15", "Total Prize Pool: lots"), "s.txt")
+    assert isinstance(pool, ReplayError)
+    assert pool.line == 5
+    unreadable, hands = _fulltilt_audit(tmp_path, _fulltilt_summary().replace("2: Bob, $4.50", "2: Bob, $4.5.0"))
+    assert (unreadable["room"], unreadable["tournament_id"], unreadable["status"]) == ("fulltilt", "?", "mismatch")
+    [difference] = unreadable["differences"]
+    assert difference["kind"] == "summary unreadable"
+    assert difference["detail"] == f"{tmp_path / 'summary.txt'}:9: '$4.5.0' is not an amount (row '2: Bob, $4.5.0')"
+    assert (hands["tournament_id"], hands["status"]) == ("600000001", "match")  # its hands audited without it
+
+
 def test_the_rooms_game_names_and_a_stud_hand_refused_by_name(tmp_path: Path) -> None:
     assert room_game("Hold'em No Limit") is HOLDEM
     assert room_game("PLO-5".replace("PLO-5", "5 Card Omaha")) is OMAHA_5

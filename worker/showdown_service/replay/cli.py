@@ -112,7 +112,9 @@ def _is_summary(source: str) -> bool:
     except OSError:
         return False
     text = decode(head)[0].lstrip("\ufeff \t\r\n")
-    return text.startswith("PokerStars Tournament #") or (text.startswith("{") and '"ots"' in text[:200])
+    return text.startswith(("PokerStars Tournament #", "Full Tilt Poker Tournament Summary")) or (
+        text.startswith("{") and '"ots"' in text[:200]
+    )
 
 
 class _Bar:

@@ -16,6 +16,25 @@ PokerStars writes (the ``Tournament Summary`` the client exports)::
 A re-entry writes its number after the name (``Ada [2] (...)``); tied
 players share a place number.
 
+Full Tilt writes (its client's ``Tournament Summary``; no shares, no countries)::
+
+    Full Tilt Poker Tournament Summary $5 + $0.50 Sit & Go (600000001) Hold'em No Limit
+    Buy-In: $5 + $0.50
+    Buy-In Chips: 1500
+    3 Entries
+    Total Prize Pool: $15
+    Tournament started: 2026/11/25 12:00:00 ET
+    Tournament finished: 2026/11/25 12:05:00 ET
+    1: Ann, $10.50
+    2: Bob, $4.50
+    3: Cid
+    Ann finished in 1st place
+
+A row may pay a ticket (``1: Ann, Step 2 Ticket``: no money, ``prize``
+``None``); a player still in writes ``Still Playing - NAME``; a play-money
+tournament writes ``1,500 Play Chips``; the player whose summary it is gets a
+``NAME finished in Nth place`` line (some exports have only that line).
+
 Open Tournament Summary (``.ots``, ts-specs.handhistory.org; WPN and others
 export it): ``{"ots": {"tournament_number", "currency", "prize_pool",
 "player_count", "tournament_finishes_and_winnings": [{"player_name",
@@ -29,7 +48,7 @@ from __future__ import annotations
 import json
 import re
 from decimal import Decimal, InvalidOperation
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from showdown_service.replay.errors import HandSyntaxError, ReplayError
 
@@ -40,6 +59,17 @@ _BUY_IN = re.compile(r"^Buy-In:\s*(.+)$")
 _ROW = re.compile(
     r"^(\d+): (.+?)(?: \[(\d+)\])? \(([^()]*)\),?\s*(?:(\S+?)\s*(?:\((\d+(?:\.\d+)?)%\))?)?\s*(still playing)?\s*$"
 )
+
+
+_FT_HEAD = re.compile(r"^Full Tilt Poker Tournament Summary (.*?)\((\d+)\)\s*(.*)$")
+_FT_ENTRIES = re.compile(r"^(\d+) Entries\s*$")
+_FT_ROW = re.compile(r"^(?:(\d+): |Still Playing(?: -|:) )([^,]+?)(?:, (.+?))?\s*$")
+_FT_FINISHED = re.compile(r"^(.+) finished in (\d+)(?:st|nd|rd|th) place\s*$")
+_FT_PLAY_CHIPS = re.compile(r"^([\d,]+) Play Chips$")
+
+
+PLACE_ONLY: Final = "place only"
+"""The ``award`` of a row read from a line that gives a place and no prize (Full Tilt's ``finished in``)."""
 
 
 class SummaryRow(NamedTuple):
@@ -56,6 +86,8 @@ class SummaryRow(NamedTuple):
     playing: bool
     """``still playing``: the summary was written before the player finished."""
     line: int
+    award: str = ""
+    """A prize that is no money, as written (Full Tilt's ``Step 2 Ticket``); ``prize`` is then ``None``."""
 
 
 class Summary(NamedTuple):
@@ -68,6 +100,10 @@ class Summary(NamedTuple):
     """The prize pool in cents."""
     rows: tuple[SummaryRow, ...]
     line: int
+    room: str = "pokerstars"
+    """The room whose format the summary is in (``pokerstars``, ``fulltilt``, ``ots``)."""
+    finishes: tuple[SummaryRow, ...] = ()
+    """Full Tilt's ``NAME finished in Nth place`` lines (place only), each checked against the rows."""
 
 
 def read_summary(text: str, source: str) -> Summary | ReplayError | None:
@@ -78,6 +114,8 @@ def read_summary(text: str, source: str) -> Summary | ReplayError | None:
         return _read_ots(body, source)
     lines = [line.strip() for line in text.replace("\ufeff", "").splitlines()]
     start = next((k for k, line in enumerate(lines) if line), None)
+    if start is not None and lines[start].startswith("Full Tilt Poker Tournament Summary"):
+        return _read_fulltilt(lines, start, source)
     if start is None or not (head := _SUMMARY_HEAD.match(lines[start])):
         return None
     players = pool = None
@@ -100,6 +138,56 @@ def read_summary(text: str, source: str) -> Summary | ReplayError | None:
             rows.append(SummaryRow(int(row.group(1)), row.group(2), int(row.group(3) or 1), prize,
                                    row.group(6) or "", bool(row.group(7)), k + 1))  # fmt: skip
     return Summary(source, head.group(1), players, pool, tuple(rows), start + 1)
+
+
+def summary_room(text: str) -> str:
+    """The room whose summary format ``text`` is in, by its first characters (for naming an unreadable one)."""
+    body = text.lstrip("\ufeff \t\r\n")
+    return "fulltilt" if body.startswith("Full Tilt") else "ots" if body.startswith("{") else "pokerstars"
+
+
+def _read_fulltilt(lines: list[str], start: int, source: str) -> Summary | ReplayError:
+    """A Full Tilt tournament summary from its head line ``lines[start]``; an error naming the line."""
+    head = _FT_HEAD.match(lines[start])
+    if head is None:
+        return HandSyntaxError(
+            source, None, start + 1, "expected 'Full Tilt Poker Tournament Summary NAME (NUMBER) GAME'"
+        )
+    players = pool = None
+    rows: list[SummaryRow] = []
+    finishes: list[SummaryRow] = []
+    for k in range(start + 1, len(lines)):
+        line = lines[k]
+        if m := _FT_ENTRIES.match(line):
+            players = int(m.group(1))
+        elif line.startswith("Total Prize Pool:"):
+            pool = _ft_amount(line[len("Total Prize Pool:") :])
+            if pool is None:
+                return HandSyntaxError(source, None, k + 1, f"{line!r}: the prize pool is not an amount")
+        elif (line[:1].isdigit() and ": " in line[:8]) or line.startswith("Still Playing"):
+            row = _FT_ROW.match(line)
+            if row is None:
+                return HandSyntaxError(source, None, k + 1, f"not a summary row ('N: NAME[, $PRIZE]'): {line!r}")
+            written = row.group(3) or ""
+            prize = _ft_amount(written) if written else None
+            award = written if written and prize is None else ""
+            if award[:1] in ("$", "€", "£"):
+                return HandSyntaxError(source, None, k + 1, f"{written!r} is not an amount (row {line!r})")
+            playing = row.group(1) is None
+            rows.append(SummaryRow(int(row.group(1) or 0), row.group(2), 1, prize, "", playing, k + 1, award))
+        elif m := _FT_FINISHED.match(line):
+            finishes.append(SummaryRow(int(m.group(2)), m.group(1), 1, None, "", False, k + 1, PLACE_ONLY))
+    if not rows:  # an export with only its player's 'finished in' line: that line is the row
+        rows, finishes = finishes, []
+    return Summary(source, head.group(2), players, pool, tuple(rows), start + 1, "fulltilt", tuple(finishes))
+
+
+def _ft_amount(text: str) -> int | None:
+    """Full Tilt money in cents (``$10.50``, ``$1,500``), play money in chips (``1,500 Play Chips``), else None."""
+    text = text.strip()
+    if m := _FT_PLAY_CHIPS.match(text):
+        return int(m.group(1).replace(",", ""))
+    return _cents(text) if text[:1] in "$€£" else None
 
 
 def _cents(text: str) -> int | None:
@@ -132,7 +220,7 @@ def _read_ots(text: str, source: str) -> Summary | ReplayError:
         return HandSyntaxError(source, None, 1, str(exc))
     count = ots.get("player_count")
     return Summary(source, str(ots.get("tournament_number")), count if isinstance(count, int) else None, pool,
-                   tuple(rows), 1)  # fmt: skip
+                   tuple(rows), 1, "ots")  # fmt: skip
 
 
 def _money(value: Any, field: str) -> int | None:

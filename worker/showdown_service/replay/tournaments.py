@@ -19,7 +19,7 @@ out right), and audits each tournament beside the per-hand report:
   hands or the summary print is compared with it. Otherwise the tournament
   is ``incomplete``: the chips, the hands' own checks and the order of the
   printed places are still checked.
-* **the summary** (PokerStars ``Tournament #N ... summary`` text): each row's
+* **the summary** (PokerStars ``Tournament #N ... summary`` text, Full Tilt's, ``.ots``): each row's
   place and prize against the ledger, each prize against the payout table it
   states (``(65%)`` of the prize pool) and the prizes against the prize pool.
 * a hand the per-hand comparison finds wrong (a bounty to a player who
@@ -52,7 +52,7 @@ from showdown_service.replay.compare import MATCH, MISMATCH, UNVERIFIABLE, Verdi
 from showdown_service.replay.errors import ReplayError
 from showdown_service.replay.hands import HandRecord, StarsOutcome
 from showdown_service.replay.run import decode, find_files, read_file
-from showdown_service.replay.summaries import Summary, SummaryRow, read_summary
+from showdown_service.replay.summaries import PLACE_ONLY, Summary, SummaryRow, read_summary, summary_room
 
 INCOMPLETE: Final = "incomplete"
 NOMINAL_PAYOUTS: Final = (1,)
@@ -117,12 +117,13 @@ def audit_paths(paths: Iterable[str]) -> list[TournamentAudit]:
     audits: list[TournamentAudit] = []
     for source in files:
         raw = Path(source).read_bytes()
-        summary = read_summary(decode(raw)[0], source)
+        text = decode(raw)[0]
+        summary = read_summary(text, source)
         if isinstance(summary, Summary):
             summaries[summary.tournament_id] = summary
             continue
         if isinstance(summary, ReplayError):
-            bad = TournamentAudit("pokerstars", "?")
+            bad = TournamentAudit(summary_room(text), "?")
             bad.differences.append(Difference("summary unreadable", None, str(summary)))
             audits.append(bad)
             continue
@@ -176,6 +177,7 @@ def _audit_one(
         result.checked.append("the chips between hands; each hand; the order of the places printed")
         _printed_places(group, result)
     if summary is not None:
+        _summary_finishes(summary, result)
         _summary_table(summary, result)
     return result
 
@@ -370,7 +372,7 @@ def _summary_row(
             None,
             f"line {row.line}: the summary places {row.player} {row.place}; the hands give {ours['place']}",
         )
-    if (row.prize or 0) != ours["prize"]:
+    if row.award != PLACE_ONLY and (row.prize or 0) != ours["prize"]:
         result.differ(
             "summary prize",
             None,
@@ -378,9 +380,27 @@ def _summary_row(
         )
 
 
+def _summary_finishes(summary: Summary, result: TournamentAudit) -> None:
+    """Full Tilt's ``NAME finished in Nth place`` line against the summary's own row for NAME."""
+    for finish in summary.finishes:
+        row = next((r for r in summary.rows if r.player == finish.player), None)
+        if row is None or row.playing or row.place != finish.place:
+            written = "no row" if row is None else "a row still playing" if row.playing else f"row {row.place}"
+            result.differ(
+                "summary place",
+                None,
+                f"line {finish.line}: the summary says {finish.player} finished {finish.place}; it gives them "
+                f"{written}" + ("" if row is None else f" at line {row.line}"),
+            )
+
+
 def _summary_table(summary: Summary, result: TournamentAudit) -> None:
-    """Each prize is its share of the pool (``(35%)``, to the cent); the prizes are the pool."""
+    """Each prize is its share of the pool (``(35%)``, to the cent); the prizes are the pool (unless a row pays
+    what is no money: a ticket)."""
     if summary.pool is None:
+        return
+    if any(row.award for row in summary.rows):
+        result.checked.append("not the prize pool: the summary's rows pay tickets or give no prizes")
         return
     paid = 0
     for row in summary.rows:
