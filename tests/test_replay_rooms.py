@@ -27,8 +27,10 @@ from showdown_service.replay.run import (
     WPN,
     detect,
     find_files,
+    read_file,
     replay_file,
 )
+from showdown_service.replay.hands import HandRecord, Purchase
 from showdown_service.replay.summaries import Summary, read_summary
 from tests.helpers import SHARED_DATA
 
@@ -494,6 +496,69 @@ def test_whole_tournament_chip_added_between_hands_is_a_difference(tmp_path: Pat
         ("pokerstars:300000000003", "Ben starts hand pokerstars:300000000003 with 1490 chips but ended hand "
          "pokerstars:300000000002 at this table with 1500"),
     ]  # the chip appears before hand 2 and vanishes before hand 3 # fmt: skip
+
+
+def _with_add_on(line: str, *, before_seats: bool = False) -> str:
+    """The tournament's hands with Ada 100 chips richer from hand 2 on, and ``line`` (a purchase) where written."""
+    hands = (TOURNAMENT / "hands.txt").read_text(encoding="utf-8")
+    richer = hands.replace("Seat 1: Ada (1570 in chips)", "Seat 1: Ada (1670 in chips)")
+    richer = richer.replace("Seat 1: Ada (3080 in chips)", "Seat 1: Ada (3180 in chips)")
+    if before_seats:  # above hand 2's seats
+        return richer.replace("9-max Seat #2 is the button\n", f"9-max Seat #2 is the button\n{line}" if line else "")
+    return richer.replace("Ada collected 130 from pot\n", f"Ada collected 130 from pot\n{line}")  # after hand 1
+
+
+def test_whole_tournament_rebuy_or_add_on_between_hands_is_no_difference(tmp_path: Path) -> None:
+    for hands in (
+        _with_add_on("Ada takes the add-on and receives 100 chips for $1.00\n"),
+        _with_add_on("Ada re-buys and receives 100 chips for $1.00\n", before_seats=True),
+    ):
+        [audit] = _audit(tmp_path, hands=hands)
+        assert audit["status"] == "match", audit["differences"]  # the ledger took the chips message: no refusal
+        assert audit["places"][0] == {"player": "Ada", "place": 1, "prize": 1040, "bounty": 400}
+        assert "places, prizes and bounties through the tournament ledger" in audit["checked"]
+    [record] = [r for r in read_file(str(tmp_path / "hands.txt"))[1] if isinstance(r, HandRecord) and r.purchases]
+    assert record.purchases == (Purchase("Ada", "rebuy", 100, "$1.00", 33, True),)
+
+
+def test_whole_tournament_chip_appearing_without_a_rebuy_line_is_still_a_difference(tmp_path: Path) -> None:
+    [audit] = _audit(tmp_path, hands=_with_add_on(""))
+    assert audit["status"] == "mismatch"
+    chips = [(d["hand_id"], d["detail"]) for d in audit["differences"] if d["kind"] == "chips"]
+    assert chips == [
+        ("pokerstars:300000000002", "Ada starts hand pokerstars:300000000002 with 1670 chips but ended hand "
+         "pokerstars:300000000001 at this table with 1570"),
+    ]  # fmt: skip
+    [too_few] = _audit(tmp_path, hands=_with_add_on("Ada re-buys and receives 50 chips for $1.00\n"))
+    assert ("pokerstars:300000000002", "Ada starts hand pokerstars:300000000002 with 1670 chips but ended hand "
+            "pokerstars:300000000001 at this table with 1620") in [
+        (d["hand_id"], d["detail"]) for d in too_few["differences"] if d["kind"] == "chips"
+    ]  # fmt: skip
+
+
+def test_whole_tournament_rebuy_after_a_bust_is_followed_without_the_ledger(tmp_path: Path) -> None:
+    hands = (
+        (TOURNAMENT / "hands.txt")
+        .read_text(encoding="utf-8")
+        .replace("Dee finished the tournament in 4th place\n", "Dee re-buys and receives 1500 chips for $5.00\n")
+    )
+    [audit] = _audit(tmp_path, hands=hands)
+    assert audit["status"] == "incomplete", audit["differences"]
+    assert audit["differences"] == []
+    assert any("Dee re-bought with no chips (line " in c for c in audit["checked"])
+
+
+def test_unreadable_purchase_line_names_file_line_and_hand(tmp_path: Path) -> None:
+    hands = _with_add_on("Ada takes the add-on and receives lots of chips for $1.00\n")
+    (tmp_path / "hands.txt").write_text(hands, encoding="utf-8")
+    [first, *_] = replay_file(str(tmp_path / "hands.txt"), named=True).verdicts
+    assert (first.hand_id, first.status, first.line) == ("pokerstars:300000000001", "error", 20)
+    assert "expected 'NAME re-buys (or takes the add-on) and receives N chips for COST'" in first.reason
+    stranger = _with_add_on("Eve re-buys and receives 100 chips for $1.00\n")
+    (tmp_path / "hands.txt").write_text(stranger, encoding="utf-8")
+    [first, *_] = replay_file(str(tmp_path / "hands.txt"), named=True).verdicts
+    assert (first.status, first.line) == ("error", 20)
+    assert "'Eve' has no seat in this hand" in first.reason
 
 
 def test_whole_tournament_swapped_place_in_the_summary_is_a_difference(tmp_path: Path) -> None:

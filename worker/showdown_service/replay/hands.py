@@ -125,6 +125,22 @@ class Place(NamedTuple):
     won: bool = False
 
 
+class Purchase(NamedTuple):
+    """``X re-buys and receives 1500 chips for $5.00`` / ``X takes the add-on and receives 3000 chips for $5.00``
+    (PokerStars): chips bought between two hands of the table."""
+
+    player: str
+    kind: str
+    """``rebuy`` or ``add_on`` (the ledger's ``chips`` message's kinds)."""
+    chips: int
+    cost: str
+    """What was paid, as written (``$5.00``, ``150 StarsCoin``)."""
+    line: int
+    before_seats: bool
+    """Written above the hand's seat lines: bought before this hand (its seat line holds the chips); else after the
+    hand, for the table's next hand."""
+
+
 class HandRecord(NamedTuple):
     """One hand, read: where it is, the event to settle and the recorded outcome to compare with."""
 
@@ -149,6 +165,8 @@ class HandRecord(NamedTuple):
     """Tournament finishes written in this hand (``finished the tournament in``, ``wins the tournament``)."""
     currency: str = ""
     """The symbol the hand's money is written with (``$``), for the report's reasons; ``""`` when none."""
+    purchases: tuple[Purchase, ...] = ()
+    """Rebuys and add-ons written in this hand (whole tournaments account for them between hands)."""
 
 
 def validated_event(doc: dict[str, Any], source: str, hand_id: str, line: int | Callable[[], int]) -> ShowdownEvent:

@@ -55,7 +55,7 @@ from showdown_service.replay.errors import (
     UnsupportedHand,
 )
 from showdown_service.replay.games import Game, pokerstars_game
-from showdown_service.replay.hands import Bounty, HandRecord, Place
+from showdown_service.replay.hands import Bounty, HandRecord, Place, Purchase
 from showdown_service.replay.record import Player as _Player
 from showdown_service.replay.record import Read, Where, fit_rake_ppm, record
 
@@ -99,6 +99,8 @@ _WINS_TOURNAMENT = re.compile(r"^(.+?) wins the tournament(?: and receives (\S+?
 PKO_CASH_PPM: Final = 500_000
 """PokerStars progressive knockouts pay half of each bounty won in cash and add half to the winner's own."""
 _CASHED_OUT = re.compile(r"^(.+?) cashed out the hand for (\S+)")
+_PURCHASE = re.compile(r"^(.+?) (re-buys|takes the add-on) and receives ([\d,]+) chips for (\S.*)$")
+_PURCHASE_MARKERS: Final = (" re-buys and receives ", " takes the add-on")
 _CAP_SUFFIX = re.compile(r" and has reached the \S+ cap$")
 _RUPEES = re.compile(r"Rs\. (?=\d)")
 _RUNS: Final = {"FIRST": 1, "SECOND": 2, "THIRD": 3}
@@ -122,8 +124,6 @@ _INFO: Final = (
     " is sitting out",
     " finished the tournament",
     " wins the tournament",
-    " re-buys and receives",
-    " takes the add-on",
     " has reconnected",
     " wins an entry to",
     " wins a ticket",
@@ -239,6 +239,10 @@ class _Hand:
         seat_bounties: dict[str, int] = {}
         sitting_out: set[str] = set()
         k += 1
+        purchases: list[Purchase] = []
+        while k < self.end and any(marker in lines[k] for marker in _PURCHASE_MARKERS):
+            purchases.append(self._purchase(lines[k], k, before_seats=True))  # bought before this hand
+            k += 1
         while k < self.end and (seat_line := _SEAT.match(lines[k])):
             number, name = int(seat_line.group(1)), seat_line.group(2)
             if seat_line.group(4):
@@ -412,6 +416,8 @@ class _Hand:
                     raise self._error(
                         HandSyntaxError, k, "expected 'NAME finished the tournament in Nth place [and received $X.]'"
                     )
+                elif any(marker in line for marker in _PURCHASE_MARKERS):
+                    purchases.append(self._purchase(line, k, before_seats=False))
                 elif m := _CASHED_OUT.match(line):
                     unverifiable = (
                         f"All-in Cash Out: {m.group(1)} cashed out the hand for {m.group(2)}, paid as insurance "
@@ -504,7 +510,7 @@ class _Hand:
         if unverifiable:
             return HandRecord(
                 self.source, self.hand_id, self.line, None, None, unverifiable, False, game.name, tuple(bounties),
-                tuple(places), self.currency,
+                tuple(places), self.currency, tuple(purchases),
             )  # fmt: skip
         if total is None or rake is None:
             raise HandSyntaxError(
@@ -525,7 +531,24 @@ class _Hand:
             game, tournament, button, [players[n] for n in in_hand], put, dead, folded, mucked, cards, boards,
             community, returned, pots, by_run, summary, total, rake, tuple(bounties), tuple(places), heads, cash_ppm,
         )  # fmt: skip
-        return record(hand, Where(self.source, self.hand_id, self.line, self.total_line, self.table, self.currency))
+        for purchase in purchases:
+            if purchase.player not in players:
+                raise self._error(ImpossibleAction, purchase.line - 1, f"{purchase.player!r} has no seat in this hand")
+        read = record(hand, Where(self.source, self.hand_id, self.line, self.total_line, self.table, self.currency))
+        return read._replace(purchases=tuple(purchases)) if purchases else read
+
+    def _purchase(self, line: str, k: int, *, before_seats: bool) -> Purchase:
+        """``X re-buys and receives N chips for $C`` or ``X takes the add-on and receives N chips for $C``."""
+        m = _PURCHASE.match(line)
+        if m is None:
+            raise self._error(
+                HandSyntaxError, k, "expected 'NAME re-buys (or takes the add-on) and receives N chips for COST'"
+            )
+        kind = "rebuy" if m.group(2) == "re-buys" else "add_on"
+        chips = int(m.group(3).replace(",", ""))
+        if chips < 1:
+            raise self._error(HandSyntaxError, k, "a purchase of no chips")
+        return Purchase(m.group(1), kind, chips, m.group(4), k + 1, before_seats)
 
     def _street(self, street: str, rest: str, current: list[str], k: int, game: Game) -> list[str]:
         """The board after ``*** FLOP *** [..] [..]`` (every bracket: the board so far), checked against ``current``."""

@@ -36,13 +36,14 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import orjson
 
 from showdown_core import InvalidEvent, InvariantViolation, settle
 from showdown_messages.tournaments import (
     AnyTournamentMessage,
+    ChipsBought,
     EntryRegistered,
     RegistrationClosed,
     TournamentOpened,
@@ -53,6 +54,9 @@ from showdown_service.replay.errors import ReplayError
 from showdown_service.replay.hands import HandRecord, StarsOutcome
 from showdown_service.replay.run import decode, find_files, read_file
 from showdown_service.replay.summaries import PLACE_ONLY, Summary, SummaryRow, read_summary, summary_room
+
+if TYPE_CHECKING:
+    from showdown_service.tournament.book import Book
 
 INCOMPLETE: Final = "incomplete"
 NOMINAL_PAYOUTS: Final = (1,)
@@ -171,9 +175,12 @@ def _audit_one(
     complete = (summary is not None and summary.players == len(entrants)) or (
         summary is None and len({r.event.table_id for r, _ in group if r.event is not None}) == 1
     )
-    if complete and all(v.status != UNVERIFIABLE for _, v in group):
+    after_a_bust = _rebuy_after_a_bust(group)
+    if complete and all(v.status != UNVERIFIABLE for _, v in group) and not after_a_bust:
         result.complete = _ledger(group, summary, result)
     else:
+        if after_a_bust:
+            result.checked.append(after_a_bust)
         result.checked.append("the chips between hands; each hand; the order of the places printed")
         _printed_places(group, result)
     if summary is not None:
@@ -194,6 +201,15 @@ def _ended(record: HandRecord) -> dict[str, int]:
     return {p.player_id: (p.stack or 0) - p.contributed - p.dead_money + won.get(p.seat, 0) for p in event.players}
 
 
+def _bought(record: HandRecord, *, before_seats: bool) -> dict[str, int]:
+    """Chips each player bought (rebuys, add-ons) above this hand's seats, or below them (for the next hand)."""
+    out: dict[str, int] = {}
+    for purchase in record.purchases:
+        if purchase.before_seats == before_seats:
+            out[purchase.player] = out.get(purchase.player, 0) + purchase.chips
+    return out
+
+
 def _chips_between_hands(group: list[tuple[HandRecord, Verdict]], result: TournamentAudit) -> None:
     last: dict[str, tuple[str, dict[str, int]]] = {}
     for record, _ in group:
@@ -203,16 +219,41 @@ def _chips_between_hands(group: list[tuple[HandRecord, Verdict]], result: Tourna
         before = last.get(table)
         if before is not None:
             previous, ended = before
+            bought = _bought(record, before_seats=True)
             for p in event.players:
-                if p.player_id in ended and p.stack != ended[p.player_id]:
+                if p.player_id in ended and p.stack != ended[p.player_id] + bought.get(p.player_id, 0):
+                    extra = bought.get(p.player_id, 0)
                     result.differ(
                         "chips",
                         record.hand_id,
                         f"{p.player_id} starts hand {record.hand_id} with {p.stack} chips but ended hand {previous} "
-                        f"at this table with {ended[p.player_id]}",
+                        f"at this table with {ended[p.player_id]}" + (f" and bought {extra} since" if extra else ""),
                     )
-        last[table] = (record.hand_id, _ended(record))
-    result.checked.append("the chips between hands at each table")
+        ended = _ended(record)
+        for player, chips in _bought(record, before_seats=False).items():
+            ended[player] = ended.get(player, 0) + chips
+        last[table] = (record.hand_id, ended)
+    result.checked.append("the chips between hands at each table (rebuys and add-ons written in the hands counted)")
+
+
+def _rebuy_after_a_bust(group: list[tuple[HandRecord, Verdict]]) -> str:
+    """Why the ledger cannot follow the tournament: a player bought chips after busting (a rebuy at no chips: the
+    ledger's ``chips`` message buys for an entry in play only); ``""`` when none did."""
+    last: dict[str, dict[str, int]] = {}
+    for record, _ in group:
+        assert record.event is not None
+        ended = _ended(record)
+        previous = last.get(record.event.table_id, {})
+        for purchase in record.purchases:
+            busted = previous if purchase.before_seats else ended
+            if busted.get(purchase.player) == 0:
+                return (
+                    f"not the places through the ledger: {purchase.player} re-bought with no chips (line "
+                    f"{purchase.line} of hand {record.hand_id}), which the ledger's purchases (entries in play) do "
+                    "not model"
+                )
+        last[record.event.table_id] = ended
+    return ""
 
 
 def _printed_places(group: list[tuple[HandRecord, Verdict]], result: TournamentAudit) -> None:
@@ -264,8 +305,11 @@ def _ledger(group: list[tuple[HandRecord, Verdict]], summary: Summary | None, re
             )
             return False
     placements: list[dict[str, Any]] = []
+    bought: dict[str, int] = {}
     for record, _ in group:
         assert record.event is not None
+        if not _buy(book, tournament_id, record, bought, before_seats=True, result=result):
+            return False
         try:
             settlement = settle(to_showdown(record.event))
         except (InvalidEvent, InvariantViolation) as exc:
@@ -276,6 +320,8 @@ def _ledger(group: list[tuple[HandRecord, Verdict]], summary: Summary | None, re
             result.differ("ledger", record.hand_id, applied.refused.message)
             return False
         placements += applied.placements
+        if not _buy(book, tournament_id, record, bought, before_seats=False, result=result):
+            return False
     printed = {p.player: (p, r.hand_id) for r, _ in group for p in r.places}
     lines = _bounty_lines(group)
     ledger = book.ledgers[tournament_id]
@@ -310,6 +356,30 @@ def _ledger(group: list[tuple[HandRecord, Verdict]], summary: Summary | None, re
         _summary_row(row, placements, ledger.live, result)
     result.checked.append("places, prizes and bounties through the tournament ledger")
     return bool(placements) and not ledger.live
+
+
+def _buy(
+    book: Book,
+    tournament_id: str,
+    record: HandRecord,
+    bought: dict[str, int],
+    *,
+    before_seats: bool,
+    result: TournamentAudit,
+) -> bool:
+    """The hand's rebuys and add-ons (above its seats, or below them) as the ledger's ``chips`` messages."""
+    for purchase in record.purchases:
+        if purchase.before_seats != before_seats:
+            continue
+        bought[purchase.player] = number = bought.get(purchase.player, 0) + 1
+        message = ChipsBought(schema_version=1, tournament_id=tournament_id, type="chips", player_id=purchase.player,
+                              entry=1, purchase=number, kind="rebuy" if purchase.kind == "rebuy" else "add_on",
+                              chips=purchase.chips)  # fmt: skip
+        applied = book.apply_message(message)
+        if applied.refused is not None:
+            result.differ("ledger", record.hand_id, f"line {purchase.line}: {applied.refused.message}")
+            return False
+    return True
 
 
 def _payouts(summary: Summary | None) -> tuple[int, ...]:
