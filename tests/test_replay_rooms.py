@@ -14,6 +14,7 @@ from showdown_service.cli import main
 from showdown_service.replay.compare import Verdict
 from showdown_service.replay.errors import ReplayError
 from showdown_service.replay.games import HOLDEM, OMAHA_5, OMAHA_5_HILO, OMAHA_HILO, SHORT_DECK, room_game
+from showdown_service.replay.hands import HandRecord, Purchase
 from showdown_service.replay.run import (
     ACR,
     FULLTILT,
@@ -30,7 +31,6 @@ from showdown_service.replay.run import (
     read_file,
     replay_file,
 )
-from showdown_service.replay.hands import HandRecord, Purchase
 from showdown_service.replay.summaries import Summary, read_summary
 from tests.helpers import SHARED_DATA
 

@@ -233,7 +233,7 @@ def _chips_between_hands(group: list[tuple[HandRecord, Verdict]], result: Tourna
         for player, chips in _bought(record, before_seats=False).items():
             ended[player] = ended.get(player, 0) + chips
         last[table] = (record.hand_id, ended)
-    result.checked.append("the chips between hands at each table (rebuys and add-ons written in the hands counted)")
+    result.checked.append("the chips between hands at each table")
 
 
 def _rebuy_after_a_bust(group: list[tuple[HandRecord, Verdict]]) -> str:
