@@ -25,6 +25,9 @@ out right), and audits each tournament beside the per-hand report:
 * a hand the per-hand comparison finds wrong (a bounty to a player who
   folded, a pot to the wrong player) is a difference of its tournament too.
 
+Just over 400 lines: the audit and its comparisons with the ledger and the summaries read as one story; the chips
+between hands are in :mod:`.continuity`, the summaries' reading in :mod:`.summaries`.
+
 The report (``--tournament-report FILE``) is one JSON line per tournament:
 ``{"room", "tournament_id", "hands", "status", "places", "differences"}``
 (see docs/replay.md, Whole tournaments).
@@ -43,15 +46,15 @@ import orjson
 from showdown_core import InvalidEvent, InvariantViolation, settle
 from showdown_messages.tournaments import (
     AnyTournamentMessage,
-    ChipsBought,
     EntryRegistered,
     RegistrationClosed,
     TournamentOpened,
 )
 from showdown_service.intake import to_showdown
 from showdown_service.replay.compare import MATCH, MISMATCH, UNVERIFIABLE, Verdict, judge
+from showdown_service.replay.continuity import chip_differences, chips_messages, rebuy_after_a_bust
 from showdown_service.replay.errors import ReplayError
-from showdown_service.replay.hands import HandRecord, StarsOutcome
+from showdown_service.replay.hands import HandRecord
 from showdown_service.replay.run import decode, find_files, read_file
 from showdown_service.replay.summaries import PLACE_ONLY, Summary, SummaryRow, read_summary, summary_room
 
@@ -175,7 +178,7 @@ def _audit_one(
     complete = (summary is not None and summary.players == len(entrants)) or (
         summary is None and len({r.event.table_id for r, _ in group if r.event is not None}) == 1
     )
-    after_a_bust = _rebuy_after_a_bust(group)
+    after_a_bust = rebuy_after_a_bust([record for record, _ in group])
     if complete and all(v.status != UNVERIFIABLE for _, v in group) and not after_a_bust:
         result.complete = _ledger(group, summary, result)
     else:
@@ -189,71 +192,10 @@ def _audit_one(
     return result
 
 
-def _ended(record: HandRecord) -> dict[str, int]:
-    """Each player's chips after the hand, by what the history recorded (collected amounts, uncalled bets)."""
-    event = record.event
-    assert event is not None
-    won: dict[int, int] = {}
-    if isinstance(record.outcome, StarsOutcome):
-        for pot in record.outcome.pots:
-            for seat, chips in pot.items():
-                won[seat] = won.get(seat, 0) + chips
-    return {p.player_id: (p.stack or 0) - p.contributed - p.dead_money + won.get(p.seat, 0) for p in event.players}
-
-
-def _bought(record: HandRecord, *, before_seats: bool) -> dict[str, int]:
-    """Chips each player bought (rebuys, add-ons) above this hand's seats, or below them (for the next hand)."""
-    out: dict[str, int] = {}
-    for purchase in record.purchases:
-        if purchase.before_seats == before_seats:
-            out[purchase.player] = out.get(purchase.player, 0) + purchase.chips
-    return out
-
-
 def _chips_between_hands(group: list[tuple[HandRecord, Verdict]], result: TournamentAudit) -> None:
-    last: dict[str, tuple[str, dict[str, int]]] = {}
-    for record, _ in group:
-        event = record.event
-        assert event is not None
-        table = event.table_id
-        before = last.get(table)
-        if before is not None:
-            previous, ended = before
-            bought = _bought(record, before_seats=True)
-            for p in event.players:
-                if p.player_id in ended and p.stack != ended[p.player_id] + bought.get(p.player_id, 0):
-                    extra = bought.get(p.player_id, 0)
-                    result.differ(
-                        "chips",
-                        record.hand_id,
-                        f"{p.player_id} starts hand {record.hand_id} with {p.stack} chips but ended hand {previous} "
-                        f"at this table with {ended[p.player_id]}" + (f" and bought {extra} since" if extra else ""),
-                    )
-        ended = _ended(record)
-        for player, chips in _bought(record, before_seats=False).items():
-            ended[player] = ended.get(player, 0) + chips
-        last[table] = (record.hand_id, ended)
+    for hand_id, detail in chip_differences([record for record, _ in group]):
+        result.differ("chips", hand_id, detail)
     result.checked.append("the chips between hands at each table")
-
-
-def _rebuy_after_a_bust(group: list[tuple[HandRecord, Verdict]]) -> str:
-    """Why the ledger cannot follow the tournament: a player bought chips after busting (a rebuy at no chips: the
-    ledger's ``chips`` message buys for an entry in play only); ``""`` when none did."""
-    last: dict[str, dict[str, int]] = {}
-    for record, _ in group:
-        assert record.event is not None
-        ended = _ended(record)
-        previous = last.get(record.event.table_id, {})
-        for purchase in record.purchases:
-            busted = previous if purchase.before_seats else ended
-            if busted.get(purchase.player) == 0:
-                return (
-                    f"not the places through the ledger: {purchase.player} re-bought with no chips (line "
-                    f"{purchase.line} of hand {record.hand_id}), which the ledger's purchases (entries in play) do "
-                    "not model"
-                )
-        last[record.event.table_id] = ended
-    return ""
 
 
 def _printed_places(group: list[tuple[HandRecord, Verdict]], result: TournamentAudit) -> None:
@@ -368,16 +310,10 @@ def _buy(
     result: TournamentAudit,
 ) -> bool:
     """The hand's rebuys and add-ons (above its seats, or below them) as the ledger's ``chips`` messages."""
-    for purchase in record.purchases:
-        if purchase.before_seats != before_seats:
-            continue
-        bought[purchase.player] = number = bought.get(purchase.player, 0) + 1
-        message = ChipsBought(schema_version=1, tournament_id=tournament_id, type="chips", player_id=purchase.player,
-                              entry=1, purchase=number, kind="rebuy" if purchase.kind == "rebuy" else "add_on",
-                              chips=purchase.chips)  # fmt: skip
+    for line, message in chips_messages(tournament_id, record, bought, before_seats=before_seats):
         applied = book.apply_message(message)
         if applied.refused is not None:
-            result.differ("ledger", record.hand_id, f"line {purchase.line}: {applied.refused.message}")
+            result.differ("ledger", record.hand_id, f"line {line}: {applied.refused.message}")
             return False
     return True
 

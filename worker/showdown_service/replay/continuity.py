@@ -1,0 +1,96 @@
+"""Chips between the hands of a tournament's table: what each player ended a hand with, the rebuys and add-ons
+bought in between, and those purchases as the ledger's ``chips`` messages (:mod:`.tournaments` audits with them).
+
+A purchase line written above a hand's seat lines was bought before that hand (its seat line holds the chips); one
+written after the hand's actions is the player's for the table's next hand (docs/replay.md, Whole tournaments).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from showdown_messages.tournaments import ChipsBought
+from showdown_service.replay.hands import HandRecord, StarsOutcome
+
+
+def ended(record: HandRecord) -> dict[str, int]:
+    """Each player's chips after the hand, by what the history recorded (collected amounts, uncalled bets)."""
+    event = record.event
+    assert event is not None
+    won: dict[int, int] = {}
+    if isinstance(record.outcome, StarsOutcome):
+        for pot in record.outcome.pots:
+            for seat, chips in pot.items():
+                won[seat] = won.get(seat, 0) + chips
+    return {p.player_id: (p.stack or 0) - p.contributed - p.dead_money + won.get(p.seat, 0) for p in event.players}
+
+
+def bought(record: HandRecord, *, before_seats: bool) -> dict[str, int]:
+    """Chips each player bought (rebuys, add-ons) above this hand's seats, or below them (for the next hand)."""
+    out: dict[str, int] = {}
+    for purchase in record.purchases:
+        if purchase.before_seats == before_seats:
+            out[purchase.player] = out.get(purchase.player, 0) + purchase.chips
+    return out
+
+
+def chip_differences(hands: list[HandRecord]) -> list[tuple[str, str]]:
+    """``(hand_id, detail)`` for each player whose starting stack is not what they ended the previous hand of the
+    table with, plus the chips they bought in between (rebuys and add-ons written in the hands)."""
+    out: list[tuple[str, str]] = []
+    last: dict[str, tuple[str, dict[str, int]]] = {}
+    for record in hands:
+        event = record.event
+        assert event is not None
+        table = event.table_id
+        before = last.get(table)
+        if before is not None:
+            previous, was = before
+            extra = bought(record, before_seats=True)
+            for p in event.players:
+                if p.player_id in was and p.stack != was[p.player_id] + extra.get(p.player_id, 0):
+                    since = extra.get(p.player_id, 0)
+                    out.append((record.hand_id,
+                                f"{p.player_id} starts hand {record.hand_id} with {p.stack} chips but ended hand "
+                                f"{previous} at this table with {was[p.player_id]}"
+                                + (f" and bought {since} since" if since else "")))  # fmt: skip
+        after = ended(record)
+        for player, chips in bought(record, before_seats=False).items():
+            after[player] = after.get(player, 0) + chips
+        last[table] = (record.hand_id, after)
+    return out
+
+
+def rebuy_after_a_bust(hands: list[HandRecord]) -> str:
+    """Why the ledger cannot follow the tournament: a player bought chips after busting (a rebuy at no chips: the
+    ledger's ``chips`` message buys for an entry in play only); ``""`` when none did."""
+    last: dict[str, dict[str, int]] = {}
+    for record in hands:
+        assert record.event is not None
+        after = ended(record)
+        previous = last.get(record.event.table_id, {})
+        for purchase in record.purchases:
+            busted = previous if purchase.before_seats else after
+            if busted.get(purchase.player) == 0:
+                return (
+                    f"not the places through the ledger: {purchase.player} re-bought with no chips (line "
+                    f"{purchase.line} of hand {record.hand_id}), which the ledger's purchases (entries in play) do "
+                    "not model"
+                )
+        last[record.event.table_id] = after
+    return ""
+
+
+def chips_messages(
+    tournament_id: str, record: HandRecord, numbers: dict[str, int], *, before_seats: bool
+) -> Iterator[tuple[int, ChipsBought]]:
+    """``(line, message)``: each purchase of ``record`` above (or below) its seats as a ``chips`` message, numbered
+    per player from ``numbers`` (updated)."""
+    for purchase in record.purchases:
+        if purchase.before_seats != before_seats:
+            continue
+        numbers[purchase.player] = number = numbers.get(purchase.player, 0) + 1
+        kind = "rebuy" if purchase.kind == "rebuy" else "add_on"
+        yield purchase.line, ChipsBought(schema_version=1, tournament_id=tournament_id, type="chips",
+                                         player_id=purchase.player, entry=1, purchase=number, kind=kind,
+                                         chips=purchase.chips)  # fmt: skip
