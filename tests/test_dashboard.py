@@ -1,17 +1,21 @@
 """deploy/grafana/showdown.json: every panel's query, run on a real Prometheus (Debian's, unpacked by `make test`)
-scraping a real worker that has settled hands, refused some and run a tournament to its winner. Each query must
-return series: a typo in a metric name, a label or a function returns none. The alert rules are loaded too, so the
-SLO recording rules the dashboard shows are evaluated on real data.
+scraping a real worker that has settled hands, refused some and run a tournament to its winner, and a real
+`showdown archiver` process archiving them (the archive-lag panel; scrape jobs named as in
+deploy/prometheus/prometheus.yml). Each query must return series: a typo in a metric name, a label, a job or a
+function returns none. The alert rules are loaded too, so the SLO recording rules the dashboard shows are evaluated
+on real data.
 
 Lean by construction: the bundled hands, a few refused entries and a 10-player tournament; a 1 s scrape interval;
-every wait bounded.
+every wait bounded; the archiver is stopped with SIGTERM (it writes its last file and exits 0).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import signal
 import subprocess
+import sys
 import threading
 import time
 import urllib.parse
@@ -24,7 +28,7 @@ import pytest
 import redis
 import yaml
 
-from showdown_service.alert_rules import WORKER_JOB
+from showdown_service.alert_rules import ARCHIVER_JOB, WORKER_JOB
 from showdown_service.config import Settings
 from showdown_service.dashboard import DATASOURCE, PANELS, SHARDS_QUERY, dashboard, queries
 from showdown_service.examples import example_lines
@@ -46,13 +50,15 @@ REFUSED = ["{not json", '{"schema_version": 1, "hand_id": "h-missing-everything"
 
 class Prometheus:
     """Debian's prometheus on 127.0.0.1 and a free port, its data in a temporary directory, scraping ``target``
-    every second and evaluating the rules every second; stopped on exit."""
+    every second and evaluating the rules every second; stopped on exit. ``targets``: each scrape job's address."""
 
-    def __init__(self, tmp: Path, target: str) -> None:
+    def __init__(self, tmp: Path, targets: dict[str, str]) -> None:
         config = {
             "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
             "rule_files": [str(RULES)],
-            "scrape_configs": [{"job_name": WORKER_JOB, "static_configs": [{"targets": [target]}]}],
+            "scrape_configs": [
+                {"job_name": job, "static_configs": [{"targets": [target]}]} for job, target in targets.items()
+            ],
         }
         (tmp / "prometheus.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
         self.url = f"http://127.0.0.1:{free_port()}"
@@ -90,25 +96,44 @@ class Prometheus:
 
 
 @pytest.fixture
-def scraped_worker(redis_url: str, tmp_path: Path) -> Iterator[tuple[Prometheus, redis.Redis]]:
-    """A worker serving /metrics on a free port, in a thread, and a Prometheus scraping it; both stopped after."""
+def scraped_worker(
+    redis_url: str, worker_env: dict[str, str], tmp_path: Path
+) -> Iterator[tuple[Prometheus, redis.Redis]]:
+    """A worker serving /metrics on a free port, in a thread, a `showdown archiver` process serving its own on
+    another, and a Prometheus scraping both; all stopped after."""
     settings = Settings(redis_url=redis_url, consumer="w1", block_ms=50, heartbeat_file=tmp_path / "hb")
     client = redis.Redis.from_url(redis_url, protocol=2)
+    archiver_port = free_port()
+    archiver_env = {**worker_env, "SHOWDOWN_ARCHIVE_URL": str(tmp_path / "archive"), "SHOWDOWN_CONSUMER": "a1",
+                    "SHOWDOWN_METRICS_PORT": str(archiver_port), "SHOWDOWN_ARCHIVE_INTERVAL_S": "0.5",
+                    "SHOWDOWN_HEARTBEAT_FILE": str(tmp_path / "hb-archiver")}  # fmt: skip
+    log = (tmp_path / "archiver.log").open("wb")
+    archiver = subprocess.Popen(
+        [sys.executable, "-m", "showdown_service", "archiver"], env=archiver_env, stdout=log, stderr=subprocess.STDOUT
+    )
     metrics = Metrics()
     port = metrics.serve(free_port())
     worker = Worker(settings, client, metrics=metrics)
     thread = threading.Thread(target=worker.run, name="worker", daemon=True)
     thread.start()
-    prometheus = Prometheus(tmp_path, f"127.0.0.1:{port}")
+    prometheus = Prometheus(tmp_path, {WORKER_JOB: f"127.0.0.1:{port}", ARCHIVER_JOB: f"127.0.0.1:{archiver_port}"})
+
+    def scraped(job: str) -> bool:
+        return prometheus.query(f'up{{job="{job}"}} == 1') != []
+
     try:
         wait_until(prometheus.answers, "Prometheus to answer", timeout=30)
-        wait_until(lambda: prometheus.query(f'up{{job="{WORKER_JOB}"}} == 1') != [], "a first scrape", timeout=30)
+        wait_until(lambda: scraped(WORKER_JOB) and scraped(ARCHIVER_JOB), "a first scrape of both jobs", timeout=30)
         yield prometheus, client
     finally:
         prometheus.stop()
+        archiver.send_signal(signal.SIGTERM)
         worker.stop()
         thread.join(timeout=30)
+        status = archiver.wait(timeout=30)
+        log.close()
         client.close()
+        assert status == 0, (tmp_path / "archiver.log").read_text(encoding="utf-8")[-2000:]
 
 
 def test_the_dashboard_file_is_grafana_json_with_every_panel_on_the_provisioned_prometheus() -> None:
@@ -137,6 +162,7 @@ def test_every_panel_query_returns_series_from_a_real_worker_that_settled_refuse
     wait_until(lambda: client.xlen(keys.audit) == total, f"the worker to audit all {total} entries", timeout=90)
     assert client.xlen(keys.dead) >= len(REFUSED)
     assert client.xlen(keys.standings) > 0, "the tournament placed its entries"
+    wait_until(lambda: int(client.hget(keys.archive, "seq") or 0) == total, "the archiver to archive them", timeout=60)
 
     expanded = {}
     for expr in queries():
@@ -163,6 +189,10 @@ def test_every_panel_query_returns_series_from_a_real_worker_that_settled_refuse
     assert sum(float(row["value"][1]) for row in dead) == client.xlen(keys.dead)
     placed = prometheus.query("sum(showdown_placements_total)")
     assert float(placed[0]["value"][1]) == client.xlen(keys.standings)
+    archived = prometheus.query(f'showdown_archive_entries_total{{job="{ARCHIVER_JOB}",shard="default"}}')
+    assert float(archived[0]["value"][1]) == total, "the archiver's own count, scraped"
+    (lag,) = prometheus.query('showdown_archive_lag_entries{shard="default"}')
+    assert float(lag["value"][1]) == 0, "caught up"
 
 
 def test_the_observability_profile_runs_prometheus_with_the_rules_and_grafana_with_the_dashboard() -> None:

@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
+from showdown_service.alert_rules import ARCHIVER_JOB, WORKER_JOB
 from showdown_service.config import Settings
 from showdown_service.examples import example_lines
 from showdown_service.localredis import free_port
@@ -467,20 +468,26 @@ def test_the_demo_profile_publishes_the_bundled_hands_as_the_producer(compose: d
         assert compose["services"][name]["profiles"] == ["ops"]
 
 
-def test_the_metrics_profile_scrapes_every_worker_on_its_metrics_port(compose: dict[str, Any]) -> None:
+def test_the_metrics_profile_scrapes_every_worker_and_the_archiver_on_their_metrics_ports(
+    compose: dict[str, Any],
+) -> None:
     prometheus = compose["services"]["prometheus"]
     assert prometheus["profiles"] == ["metrics", "observability"]
     assert re.fullmatch(r"prom/prometheus:v\d+\.\d+\.\d+", prometheus["image"])
     assert f"./{PROMETHEUS_FILE.relative_to(REPO)}:/etc/prometheus/prometheus.yml:ro" in prometheus["volumes"]
     assert "--config.file=/etc/prometheus/prometheus.yml" in prometheus["command"]
+    assert {"worker", "archiver"} <= set(prometheus["depends_on"])
     config = yaml.safe_load(PROMETHEUS_FILE.read_text(encoding="utf-8"))
     assert set(config) <= {"global", "scrape_configs", "rule_files", "alerting"}
-    (job,) = config["scrape_configs"]
-    (discovery,) = job["dns_sd_configs"]
-    port = int(compose["services"]["worker"]["environment"]["SHOWDOWN_METRICS_PORT"])
-    assert (discovery["names"], discovery["type"], discovery["port"]) == (["worker"], "A", port)
-    assert str(port) in compose["services"]["worker"]["expose"]
-    assert job.get("metrics_path", "/metrics") == "/metrics"
+    jobs = {job["job_name"]: job for job in config["scrape_configs"]}
+    assert set(jobs) == {WORKER_JOB, ARCHIVER_JOB}, "the job names the alert rules and the dashboard query"
+    for job_name, service in ((WORKER_JOB, "worker"), (ARCHIVER_JOB, "archiver")):
+        job = jobs[job_name]
+        (discovery,) = job["dns_sd_configs"]
+        port = int(compose["services"][service]["environment"]["SHOWDOWN_METRICS_PORT"])
+        assert (discovery["names"], discovery["type"], discovery["port"]) == ([service], "A", port)
+        assert str(port) in compose["services"][service]["expose"]
+        assert job.get("metrics_path", "/metrics") == "/metrics"
 
 
 # --- the stack, without containers ------------------------------------------------------------------------------

@@ -12,11 +12,12 @@ from typing import Any
 import orjson
 import pytest
 import redis
+import structlog
 
 from showdown_service.cli import main
 from showdown_service.config import Settings
 from showdown_service.metrics import Metrics
-from showdown_service.sampling import STREAMS
+from showdown_service.sampling import LISTS, STREAMS, Sampler
 from showdown_service.tournament.simulate import simulate
 from showdown_service.worker import Worker
 from tests.helpers import xadd_events
@@ -113,6 +114,7 @@ def test_housekeeping_samples_each_streams_length_and_the_nodes_memory(
         expected = client.xlen(getattr(keys, stream)) if client.exists(getattr(keys, stream)) else 0
         assert value(metrics, "showdown_stream_length_entries", shard="default", stream=stream) == expected, stream
     assert value(metrics, "showdown_stream_length_entries", shard="default", stream="dead") == len(REFUSED)
+    assert value(metrics, "showdown_stream_length_entries", shard="default", stream="inbox") == 0, "moved: empty"
     memory = client.info("memory")
     assert value(metrics, "showdown_redis_memory_used_bytes", shard="default") > 0
     assert value(metrics, "showdown_redis_memory_max_bytes", shard="default") == memory["maxmemory"]
@@ -120,13 +122,32 @@ def test_housekeeping_samples_each_streams_length_and_the_nodes_memory(
     assert value(metrics, "showdown_heartbeat_timestamp_seconds") > 0
 
 
+def test_the_producers_inbox_not_yet_moved_is_sampled_as_stream_inbox(
+    client: redis.Redis, redis_url: str, make_settings: Any
+) -> None:
+    """h24b's inbox list (RPUSH by producers, moved into events by the workers): its length is the backlog the
+    ShowdownInboxBacklog alert watches."""
+    keys = make_settings(redis_url).keys("default")
+    client.rpush(keys.inbox, *(f"event {{}} {i}" for i in range(7)))
+    metrics = Metrics()
+    Sampler(client, {"default": keys}, metrics, structlog.get_logger()).sample()
+    assert LISTS == ("inbox",)
+    assert value(metrics, "showdown_stream_length_entries", shard="default", stream="inbox") == 7
+    assert value(metrics, "showdown_stream_length_entries", shard="default", stream="events") == 0
+    assert value(metrics, "showdown_samples_total", outcome="ok") == 1
+
+
 def test_a_sample_redis_refuses_is_counted_and_the_worker_goes_on(
     client: redis.Redis, redis_url: str, make_settings: Any
 ) -> None:
-    """A worker user without +xlen/+info (an ACL file older than this version): the gauges stay unset, the sample
+    """A worker user without +xlen/+llen/+info (an ACL file older than this version): the gauges stay unset, the sample
     counts as refused, and the worker settles all the same."""
     client.acl_setuser(
-        "old-worker", enabled=True, passwords=["+pw"], keys=["showdown:*"], commands=["+@all", "-xlen", "-info"]
+        "old-worker",
+        enabled=True,
+        passwords=["+pw"],
+        keys=["showdown:*"],
+        commands=["+@all", "-xlen", "-llen", "-info"],
     )
     try:
         settings = make_settings(redis_url, redis_username="old-worker", redis_password="pw")

@@ -22,6 +22,11 @@ from typing import Any
 
 WORKER_JOB = "showdown-worker"
 """The scrape job of the workers (deploy/prometheus/prometheus.yml; on Kubernetes, name your job so)."""
+ARCHIVER_JOB = "showdown-archiver"
+"""The scrape job of ``showdown archiver`` (its /metrics: port 9109 in compose and deploy/k8s/archiver.yaml)."""
+INBOX_BACKLOG = 1000
+"""Elements in a shard's producer inbox (``showdown_stream_length_entries{stream="inbox"}``) above which a still
+growing inbox alerts: the workers move it before every read, so it stays near empty while they keep up."""
 RUNBOOKS = "docs/operations.md"
 """Where every alert's ``runbook_url`` points (an anchor of that page)."""
 WINDOWS = ("5m", "30m", "1h", "2h", "6h", "1d", "3d")
@@ -366,6 +371,40 @@ ALERTS: tuple[Alert, ...] = (
         "the-archive-lags",
         fires=Case({'showdown_archive_lag_seconds{shard="default"}': "4000+60x30"}, "25m", _labels(shard="default")),
         quiet=Case({'showdown_archive_lag_seconds{shard="default"}': "30x30"}, "25m"),
+    ),
+    Alert(
+        "ShowdownArchiverDown",
+        f'up{{job="{ARCHIVER_JOB}"}} == 0',
+        "10m",
+        "warning",
+        "The archiver {{ $labels.instance }} is down (its scrape fails): nothing is archived or trimmed",
+        "the-archive-lags",
+        fires=Case(
+            {f'up{{job="{ARCHIVER_JOB}",instance="a1"}}': "0x15"}, "12m", _labels(job=ARCHIVER_JOB, instance="a1")
+        ),
+        quiet=Case({f'up{{job="{ARCHIVER_JOB}",instance="a1"}}': "1 1 0 0 0 1 1 1 1 1 1 1 1 1 1"}, "12m"),
+    ),
+    Alert(
+        "ShowdownInboxBacklog",
+        f'max by (shard) (showdown_stream_length_entries{{stream="inbox"}}) > {INBOX_BACKLOG}'
+        ' and max by (shard) (deriv(showdown_stream_length_entries{stream="inbox"}[10m])) > 0',
+        "10m",
+        "warning",
+        f"Shard {{{{ $labels.shard }}}}: over {INBOX_BACKLOG} producer messages wait in the inbox and it keeps growing"
+        " (the workers do not move it)",
+        "the-inbox-grows",
+        fires=Case(
+            {'showdown_stream_length_entries{shard="default",stream="inbox",instance="w1"}': "1000+100x30"},
+            "25m",
+            _labels(shard="default"),
+        ),
+        quiet=Case(
+            {
+                'showdown_stream_length_entries{shard="default",stream="inbox",instance="w1"}': "5000-100x30",
+                'showdown_stream_length_entries{shard="default",stream="events",instance="w1"}': "1000+100x30",
+            },
+            "25m",
+        ),
     ),
     Alert(
         "ShowdownUnreadEntriesDeleted",

@@ -2,9 +2,9 @@
 ``scripts/observability.py``).
 
 Each panel is one row of :data:`PANELS`: its title, unit and PromQL queries. tests/test_dashboard.py runs every
-query on a real Prometheus scraping a real worker that has settled hands, refused some and run a tournament, and
-fails on any that returns no series. The queries use two dashboard variables: ``$shard`` (a regex of shards) and
-Grafana's ``$__rate_interval``.
+query on a real Prometheus scraping a real worker that has settled hands, refused some and run a tournament (and a
+real ``showdown archiver`` process archiving them), and fails on any that returns no series. The queries use two
+dashboard variables: ``$shard`` (a regex of shards) and Grafana's ``$__rate_interval``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from showdown_service.alert_rules import WORKER_JOB
+from showdown_service.alert_rules import ARCHIVER_JOB, WORKER_JOB
 
 DATASOURCE = {"type": "prometheus", "uid": "showdown-prometheus"}
 """The provisioned data source (deploy/grafana/provisioning/datasources/prometheus.yml)."""
@@ -29,6 +29,8 @@ class Panel:
     queries: tuple[tuple[str, str], ...]
     """(legend, PromQL) pairs."""
     description: str = ""
+    right_unit: str = ""
+    """When set, the last query is drawn on a right axis in this unit (a panel of two quantities)."""
 
 
 PANELS: tuple[Panel, ...] = (
@@ -115,6 +117,25 @@ PANELS: tuple[Panel, ...] = (
         (("{{shard}} {{stream}}", f"max by (shard, stream) (showdown_stream_length_entries{{{S}}})"),),
     ),
     Panel(
+        "Producer inbox not yet moved into events",
+        "short",
+        (("{{shard}} inbox", f'max by (shard) (showdown_stream_length_entries{{stream="inbox",{S}}})'),),
+        "The workers move each shard's inbox before every read: a growing inbox means they do not keep up or do not"
+        " move it (alert ShowdownInboxBacklog).",
+    ),
+    Panel(
+        "Archive lag (entries and seconds)",
+        "short",
+        (
+            ("{{shard}} entries not yet archived", f"max by (shard) (showdown_archive_lag_entries{{{S}}})"),
+            ("archivers up", f'sum(up{{job="{ARCHIVER_JOB}"}})'),
+            ("{{shard}} age of the oldest not archived", f"max by (shard) (showdown_archive_lag_seconds{{{S}}})"),
+        ),
+        "From `showdown archiver`'s /metrics: entries on the left axis, the age (s) on the right; the alert"
+        " ShowdownArchiveLagging fires at an hour, ShowdownArchiverDown when no scrape answers.",
+        right_unit="s",
+    ),
+    Panel(
         "Workers up, and their heartbeat's age",
         "s",
         (
@@ -147,7 +168,7 @@ def dashboard() -> dict[str, Any]:
                 "description": panel.description,
                 "datasource": DATASOURCE,
                 "gridPos": {"h": 8, "w": 12, "x": 12 * (i % 2), "y": 8 * (i // 2)},
-                "fieldConfig": {"defaults": {"unit": panel.unit}, "overrides": []},
+                "fieldConfig": {"defaults": {"unit": panel.unit}, "overrides": _right_axis(panel)},
                 "options": {"legend": {"displayMode": "list", "placement": "bottom"}},
                 "targets": [
                     {"refId": chr(ord("A") + j), "datasource": DATASOURCE, "expr": expr, "legendFormat": legend}
@@ -185,6 +206,22 @@ def dashboard() -> dict[str, Any]:
         },
         "panels": panels,
     }
+
+
+def _right_axis(panel: Panel) -> list[dict[str, Any]]:
+    """Grafana's override that puts the panel's last query on a right axis in ``panel.right_unit``."""
+    if not panel.right_unit:
+        return []
+    ref = chr(ord("A") + len(panel.queries) - 1)
+    return [
+        {
+            "matcher": {"id": "byFrameRefID", "options": ref},
+            "properties": [
+                {"id": "unit", "value": panel.right_unit},
+                {"id": "custom.axisPlacement", "value": "right"},
+            ],
+        }
+    ]
 
 
 def queries() -> list[str]:

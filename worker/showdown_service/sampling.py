@@ -1,9 +1,12 @@
-"""What the worker's housekeeping samples for the metrics: each shard's stream lengths and its Redis node's memory.
+"""What the worker's housekeeping samples for the metrics: each shard's stream lengths, its producers' inbox and its
+Redis node's memory.
 
 Sampled every few seconds (with the pending and lag gauges), never per entry: one pipeline of ``XLEN`` per
-stream and one ``INFO memory`` per node. A sample Redis refuses (a worker user without ``+xlen`` or ``+info``:
-see deploy/redis/users.acl) is counted as ``showdown_samples_total{outcome="refused"}`` and logged once; it never
-stops the worker. A connection error is raised, as any Redis error of the loop is (the worker waits and retries).
+stream and ``LLEN`` of the inbox list (showdown_service.ingress; ``stream="inbox"``: what the workers have not yet
+moved into the events stream), and one ``INFO memory`` per node. A sample Redis refuses (a worker user without
+``+xlen``, ``+llen`` or ``+info``: see deploy/redis/users.acl) is counted as
+``showdown_samples_total{outcome="refused"}`` and logged once; it never stops the worker.
+A connection error is raised, as any Redis error of the loop is (the worker waits and retries).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from showdown_service.metrics import Metrics
 
 STREAMS = ("events", "results", "audit", "dead", "standings")
 """The streams of a shard whose lengths are sampled (the ``stream`` label)."""
+LISTS = ("inbox",)
+"""The lists of a shard whose lengths are sampled under the same metric (``stream="inbox"``): the producers' inbox."""
 
 
 class Sampler:
@@ -38,15 +43,18 @@ class Sampler:
         for keys in self.shards.values():
             for stream in STREAMS:
                 pipe.xlen(getattr(keys, stream))
+            for name in LISTS:
+                pipe.llen(getattr(keys, name))
         replies = pipe.execute(raise_on_error=False)
         refused: list[str] = []
         i = 0
         for keys in self.shards.values():
-            for stream in STREAMS:
+            for stream in (*STREAMS, *LISTS):
                 reply = replies[i]
                 i += 1
                 if isinstance(reply, redis.ResponseError):
-                    refused.append(f"XLEN {getattr(keys, stream)}: {reply}")
+                    command = "XLEN" if stream in STREAMS else "LLEN"
+                    refused.append(f"{command} {getattr(keys, stream)}: {reply}")
                 elif isinstance(reply, Exception):
                     raise reply
                 else:
@@ -56,7 +64,8 @@ class Sampler:
             self.metrics.redis_max.labels(shard).set(int(memory.get("maxmemory", 0)))
         self.metrics.samples.labels("refused" if refused else "ok").inc()
         if refused and not self._refused:
-            self.log.warning("sample_refused", refused=refused[:3], then="those gauges stay unset; grant +xlen/+info")
+            then = "those gauges stay unset; grant +xlen/+llen/+info"
+            self.log.warning("sample_refused", refused=refused[:3], then=then)
         self._refused = bool(refused)
 
     def _memory(self, refused: list[str]) -> dict[str, dict[str, Any]]:
