@@ -21,7 +21,7 @@ from mkdocs.structure.pages import Page
 from showdown_messages import CODES
 from showdown_messages.schema import MESSAGES, asyncapi_document
 from showdown_service import __version__
-from showdown_service.alert_rules import alerts_table
+from showdown_service.alert_rules import OPEN_TOURNAMENTS, alerts_table
 from showdown_service.cli import schema_files
 from showdown_service.config import settings_table
 
@@ -140,6 +140,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "channels": channels_table,
     "message-reference": message_reference,
     "alerts": alerts_table,
+    "open-tournaments": lambda: f"```promql\n{OPEN_TOURNAMENTS}\n```",
 }
 
 

@@ -137,6 +137,19 @@ def test_the_producers_inbox_not_yet_moved_is_sampled_as_stream_inbox(
     assert value(metrics, "showdown_samples_total", outcome="ok") == 1
 
 
+def test_a_workers_tournament_counters_exist_at_zero_for_its_shards_before_any_tournament(
+    client: redis.Redis, redis_url: str, make_settings: Any
+) -> None:
+    """Prometheus's increase() counts nothing for a series' first sample: counters first seen at 1 would lose the
+    first tournament of every worker's life (docs/operations.md, "Open tournaments")."""
+    metrics = Metrics()
+    Worker(make_settings(redis_url, shards=["default", "t1"]), client, metrics=metrics)
+    for shard in ("default", "t1"):
+        for name in ("showdown_tournaments_opened_total", "showdown_tournaments_finished_total",
+                     "showdown_placements_total", "showdown_prizes_paid_minor_units_total"):  # fmt: skip
+            assert metrics.registry.get_sample_value(name, {"shard": shard}) == 0, (name, shard)
+
+
 def test_a_sample_redis_refuses_is_counted_and_the_worker_goes_on(
     client: redis.Redis, redis_url: str, make_settings: Any
 ) -> None:

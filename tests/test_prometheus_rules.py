@@ -15,7 +15,8 @@ import pytest
 import yaml
 
 from scripts import observability
-from showdown_service.alert_rules import ALERTS, RUNBOOKS, SLOS, WINDOWS
+from scripts.docs_hooks import fill
+from showdown_service.alert_rules import ALERTS, OPEN_TOURNAMENTS, RUNBOOKS, SLOS, WINDOWS
 from tests.helpers import REPO
 from tests.test_docs import anchors_of, page
 
@@ -135,3 +136,44 @@ def test_each_slo_has_its_error_ratio_recorded_over_every_burn_rate_window_and_t
         assert {f"ShowdownErrorBudgetBurnFast_{slo.name}", f"ShowdownErrorBudgetBurnSlow_{slo.name}"} <= names
         objective = f"{slo.objective * 100:g}%"
         assert objective in page("operations.md"), f"the objective of {slo.name} ({objective}) is not in the docs"
+
+
+def test_the_open_tournaments_promql_counts_opened_less_finished_per_shard_a_shard_with_none_finished_too(
+    tmp_path: Path,
+) -> None:
+    """docs/operations.md's stand-in for an open-tournaments gauge, evaluated by promtool on counters as the workers
+    export them (at 0 from the start, Metrics.start_shards): shard a opened 3 and finished 1 (across a worker
+    restart: the counter resets), shard b opened 2 and finished none."""
+    (tmp_path / "none.yml").write_text("groups: []\n", encoding="utf-8")
+    opened_a, finished_a = "0 1 2 2 0 1 1 1 1 1 1", "0 0 0 0 0 1 1 1 1 1 1"  # restart at minute 4
+    case = {
+        "rule_files": ["none.yml"],
+        "evaluation_interval": "1m",
+        "tests": [
+            {
+                "interval": "1m",
+                "input_series": [
+                    {"series": 'showdown_tournaments_opened_total{shard="a",instance="w1"}', "values": opened_a},
+                    {"series": 'showdown_tournaments_finished_total{shard="a",instance="w1"}', "values": finished_a},
+                    {"series": 'showdown_tournaments_opened_total{shard="b",instance="w1"}', "values": "0 1 2 2 2 2"},
+                    {"series": 'showdown_tournaments_finished_total{shard="b",instance="w1"}', "values": "0x5"},
+                    {"series": 'showdown_tournaments_opened_total{shard="c",instance="w1"}', "values": "0 1 1 1 1 1"},
+                ],
+                "promql_expr_test": [
+                    {
+                        "expr": OPEN_TOURNAMENTS.replace("[7d]", "[1h]"),
+                        "eval_time": "10m",
+                        "exp_samples": [
+                            {"labels": '{shard="a"}', "value": 2},
+                            {"labels": '{shard="b"}', "value": 2},
+                            {"labels": '{shard="c"}', "value": 1},
+                        ],
+                    }
+                ],
+            }
+        ],
+    }
+    (tmp_path / "open_test.yml").write_text(yaml.safe_dump(case), encoding="utf-8")
+    tested = promtool("test", "rules", "open_test.yml", cwd=tmp_path)
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    assert OPEN_TOURNAMENTS in fill(page("operations.md"), "operations.md"), "docs/operations.md shows this query"

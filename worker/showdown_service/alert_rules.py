@@ -83,6 +83,18 @@ REFUSAL_REASONS = "OOM|MISCONF|BUSY"
 other reason is a fault that does not go away by itself (``showdown_redis_fault``)."""
 
 
+OPEN_TOURNAMENTS = """round(
+    sum by (shard) (increase(showdown_tournaments_opened_total[7d]))
+  - (
+      sum by (shard) (increase(showdown_tournaments_finished_total[7d]))
+    or
+      0 * sum by (shard) (increase(showdown_tournaments_opened_total[7d]))
+  )
+)"""
+"""Tournaments opened and not finished within 7 days, per shard: what stands in for an open-tournaments gauge
+(docs/operations.md, "Open tournaments", says when it is exact); tests/test_prometheus_rules.py evaluates it."""
+
+
 @dataclass(frozen=True, slots=True)
 class Case:
     """A ``promtool test rules`` case: input series (1-minute steps), when to evaluate, and the labels of the

@@ -36,6 +36,7 @@ class Sampler:
         self.metrics = metrics
         self.log = log
         self._refused = False
+        metrics.start_shards(shards)  # the per-shard counters exist (at 0) before the first sample is scraped
 
     def sample(self) -> None:
         """One sample of every shard (two round trips on one node; on a cluster, one more per node)."""
