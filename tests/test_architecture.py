@@ -112,8 +112,18 @@ def test_the_circle_finder_finds_a_circle() -> None:
     assert _a_circle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
 
 
-NO_REDIS = ("showdown_service.decide", "showdown_service.settling", "showdown_service.audit")
-"""The decision step and what it stands on: every replay runs them without a server, so they load no redis-py."""
+NO_REDIS = (
+    "showdown_service.decide",
+    "showdown_service.settling",
+    "showdown_service.audit",
+    "showdown_core.tournament",
+    "showdown_messages.protocol",
+)
+"""The decision step, what it stands on and the tournament rules: every replay runs them without a server, so they
+load no redis-py."""
+NO_PYDANTIC = ("showdown_core", "showdown_core.tournament", "showdown_core.tournament_messages", "showdown_core.batch")
+"""The rules (tournament rules included) and the rest of the core take core values only: the contract converts at
+the edge, so they load no pydantic either."""
 
 
 def _loaded_by(module: str) -> set[str]:
@@ -121,8 +131,19 @@ def _loaded_by(module: str) -> set[str]:
     return set(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split())
 
 
-def test_the_decision_step_loads_no_redis_client() -> None:
+def _of(loaded: set[str], package: str) -> set[str]:
+    return {name for name in loaded if name == package or name.startswith(f"{package}.")}
+
+
+def test_the_decision_step_and_the_rules_load_no_redis_client() -> None:
     for module in NO_REDIS:
         loaded = _loaded_by(module)
         assert module in loaded, "the probe imported it"
-        assert not {name for name in loaded if name == "redis" or name.startswith("redis.")}, module
+        assert not _of(loaded, "redis"), module
+
+
+def test_the_rules_and_the_core_load_no_pydantic() -> None:
+    for module in NO_PYDANTIC:
+        loaded = _loaded_by(module)
+        assert module in loaded, "the probe imported it"
+        assert not _of(loaded, "pydantic") | _of(loaded, "pydantic_core") | _of(loaded, "showdown_messages"), module

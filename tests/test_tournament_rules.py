@@ -1,4 +1,4 @@
-"""The tournament floor's rulings (showdown_service.tournament.book): every rule of docs/tournaments.md, one test
+"""The tournament floor's rulings (showdown_core.tournament): every rule of docs/tournaments.md, one test
 each, through the in-process replay the auditors run (the worker applies the same book in its commit)."""
 
 from __future__ import annotations

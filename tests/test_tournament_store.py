@@ -10,9 +10,9 @@ import orjson
 import pytest
 
 from showdown_core import settle
+from showdown_core.tournament import Book, Ledger
 from showdown_messages.tournaments import parse_tournament_message
-from showdown_service.intake import parse_event, to_showdown
-from showdown_service.tournament.book import Book, Ledger
+from showdown_service.intake import parse_event, to_showdown, to_tournament_message
 from showdown_service.tournament.simulate import Simulation, simulate
 from showdown_service.tournament.store import decode_ledger, writes
 
@@ -20,7 +20,7 @@ from showdown_service.tournament.store import decode_ledger, writes
 def _apply(book: Book, line: bytes) -> None:
     ((kind, body),) = orjson.loads(line).items()
     if kind == "tournament":
-        applied = book.apply_message(parse_tournament_message(orjson.dumps(body)))
+        applied = book.apply_message(to_tournament_message(parse_tournament_message(orjson.dumps(body))))
     else:
         event = parse_event(orjson.dumps(body))
         drawn = None if event.mystery_bounties is None else [(d.seat, d.amount) for d in event.mystery_bounties]

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from string import Template
 from typing import Any, Final, NamedTuple
 
+from showdown_core.tournament import Book
 from showdown_messages.protocol import (
     AUDIT_FIELD,
     DEAD_LETTER_FIELDS,
@@ -44,7 +45,6 @@ from showdown_service.audit import Head
 from showdown_service.config import ShardKeys
 from showdown_service.decide import Decided, Decision, LedgerInvariant, decide
 from showdown_service.settling import Prepared
-from showdown_service.tournament.book import Book
 from showdown_service.tournament.store import writes
 
 __all__ = ["COMMIT_LUA", "Conflict", "Decision", "EntryArgs", "Header", "LedgerInvariant", "Plan", "plan", "read_reply"]

@@ -41,9 +41,9 @@ from typing import Any, Final, NamedTuple
 import orjson
 
 from showdown_core import InvariantViolation, Settlement
+from showdown_core.tournament import SETTLED, Applied, Book
 from showdown_service.audit import Head, make_record, sha256_hex
 from showdown_service.settling import Prepared
-from showdown_service.tournament.book import SETTLED, Applied, Book
 from showdown_service.wire import encode_result
 
 

@@ -13,8 +13,10 @@ from typing import Final
 from pydantic import ValidationError
 
 from showdown_core import BY_TEXT, DECK, VARIANTS, Card, InvalidEvent, SeatHand, Showdown
+from showdown_core import tournament_messages as core
 from showdown_core.model import from_fields
 from showdown_messages import ShowdownEvent, rejections
+from showdown_messages import tournaments as contract
 from showdown_messages.events import player_fields
 from showdown_rules import PPM
 
@@ -101,3 +103,28 @@ def to_showdown(event: ShowdownEvent) -> Showdown:
             known["bounty_cash_ppm"] if known["bounty_cash_ppm"] is not None else PPM,
         ),
     )
+
+
+def to_tournament_message(message: contract.AnyTournamentMessage) -> core.TournamentMessage:
+    """The core's view of a validated tournament message (:mod:`showdown_core.tournament_messages`)."""
+    tid = message.tournament_id
+    if isinstance(message, contract.TournamentOpened):
+        stage = message.mystery_bounties
+        mystery = None
+        if stage is not None:
+            pool = tuple(core.MysteryEnvelopes(e.amount, e.count) for e in stage.envelopes)
+            mystery = core.MysteryBounties(stage.from_entries_left, pool)
+        return core.TournamentOpened(tid, tuple(message.payouts), message.bounty_cash_ppm, message.equal_stacks,
+                                     message.hand_for_hand, message.satellite, mystery)  # fmt: skip
+    if isinstance(message, contract.DealAgreed):
+        entries = tuple(core.DealEntry(e.player_id, e.entry, e.amount) for e in message.entries)
+        return core.DealAgreed(tid, message.method, entries, message.left_to_play_for)
+    if isinstance(message, contract.EntryRegistered):
+        return core.EntryRegistered(tid, message.player_id, message.entry, message.stack, message.bounty)
+    if isinstance(message, contract.ChipsBought):
+        return core.ChipsBought(tid, message.player_id, message.entry, message.purchase, message.kind, message.chips,
+                                message.bounty)  # fmt: skip
+    if isinstance(message, contract.RegistrationClosed):
+        payouts = None if message.payouts is None else tuple(message.payouts)
+        return core.RegistrationClosed(tid, payouts)
+    return core.RoundComplete(tid, message.round)

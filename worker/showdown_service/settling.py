@@ -19,6 +19,7 @@ import orjson
 from pydantic import ValidationError
 
 from showdown_core import InvalidEvent, InvariantViolation, Settlement, settle
+from showdown_core.tournament_messages import TournamentMessage
 from showdown_messages import ShowdownEvent, rejections
 from showdown_messages.events import MysteryBountyDrawn
 from showdown_messages.protocol import (
@@ -28,10 +29,10 @@ from showdown_messages.protocol import (
     TOURNAMENT_FIELD,
     entry_kind,
 )
-from showdown_messages.tournaments import AnyTournamentMessage, parse_tournament_message
+from showdown_messages.tournaments import parse_tournament_message
 from showdown_service.audit import sha256_hex
 from showdown_service.entry_fields import RepeatedFields
-from showdown_service.intake import parse_event, to_showdown
+from showdown_service.intake import parse_event, to_showdown, to_tournament_message
 from showdown_service.wire import encode_result
 
 _EVENT: Final = EVENT_FIELD.encode()
@@ -88,8 +89,8 @@ class Prepared:
     hand_for_hand_round: int | None = None
     bounties_given: bool = False
     """The event carried ``players[].bounty``."""
-    tournament_message: AnyTournamentMessage | None = None
-    """A tournament message (an entry whose field is ``tournament``)."""
+    tournament_message: TournamentMessage | None = None
+    """A tournament message (an entry whose field is ``tournament``), as the core's rules take it."""
     settled_at: datetime | None = None
     """The batch's clock, as given to :func:`prepare` (``result`` carries it): the decision step chains the audit
     record, and re-encodes a result whose bounties the ledger settled, with the same instant."""
@@ -257,7 +258,7 @@ def _tournament_message(  # noqa: PLR0917 - prepare()'s own arguments, passed on
         raw,
         started,
         message.tournament_id,
-        tournament_message=message,
+        tournament_message=to_tournament_message(message),
         settled_at=now,
     )
 

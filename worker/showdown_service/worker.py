@@ -54,6 +54,7 @@ from typing import Any, cast
 import redis
 from redis.cluster import RedisCluster
 
+from showdown_core.tournament import Book
 from showdown_core.variants import prepare_every_variant
 from showdown_messages.protocol import entry_order, queue_waits
 from showdown_messages.publish import Refusal, refusal
@@ -70,7 +71,6 @@ from showdown_service.routing import Router
 from showdown_service.sampling import Sampler
 from showdown_service.settling import Prepared, prepare
 from showdown_service.streams import Row, auto_claim, read_group
-from showdown_service.tournament.book import Book
 from showdown_service.tournament.store import LOAD_LUA, load_reply
 
 CONTENTION_WINDOW = 20

@@ -13,7 +13,7 @@ out right), and audits each tournament beside the per-hand report:
 * **the ledger**: when the hands cover the tournament (its first hand seats
   every entrant the summary counts, or, without a summary, one table from
   the first hand), the hands go through the service's own tournament ledger
-  (:class:`~showdown_service.tournament.book.Book`: places from the busts,
+  (:class:`~showdown_core.tournament.Book`: places from the busts,
   same-hand busts by starting stack, ties; prizes from the summary's
   payouts; bounties from the heads), and every place, prize and bounty the
   hands or the summary print is compared with it. Otherwise the tournament
@@ -50,7 +50,7 @@ from showdown_messages.tournaments import (
     RegistrationClosed,
     TournamentOpened,
 )
-from showdown_service.intake import to_showdown
+from showdown_service.intake import to_showdown, to_tournament_message
 from showdown_service.replay.compare import MATCH, MISMATCH, UNVERIFIABLE, Verdict, judge
 from showdown_service.replay.continuity import chip_differences, chips_messages, rebuy_after_a_bust
 from showdown_service.replay.errors import ReplayError
@@ -218,7 +218,7 @@ def _printed_places(group: list[tuple[HandRecord, Verdict]], result: TournamentA
 
 def _ledger(group: list[tuple[HandRecord, Verdict]], summary: Summary | None, result: TournamentAudit) -> bool:
     """Replay the tournament through the service's ledger and compare its places, prizes and bounties."""
-    from showdown_service.tournament.book import Book  # noqa: PLC0415 - only a tournament audit needs the ledger
+    from showdown_core.tournament import Book  # noqa: PLC0415 - only a tournament audit needs the ledger
 
     first = group[0][0].event
     assert first is not None
@@ -240,7 +240,7 @@ def _ledger(group: list[tuple[HandRecord, Verdict]], summary: Summary | None, re
         RegistrationClosed(schema_version=1, tournament_id=tournament_id, type="registration_closed"),
     ]  # fmt: skip
     for message in messages:
-        applied = book.apply_message(message)
+        applied = book.apply_message(to_tournament_message(message))  # the contract's, as the core takes it
         if applied.refused is not None:
             result.differ(
                 "ledger", None, f"the ledger refuses the tournament's {message.type!r}: {applied.refused.message}"

@@ -18,11 +18,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from showdown_core.tournament import Book, Deal, Entry
 from showdown_service.config import Settings
 from showdown_service.connection import connect
 from showdown_service.examples import file_lines
 from showdown_service.render import escaped
-from showdown_service.tournament.book import Book, Deal, Entry
 from showdown_service.tournament.replay import TournamentReplay
 from showdown_service.tournament.store import read_book
 

@@ -22,6 +22,7 @@ import orjson
 from pydantic import ValidationError
 
 from showdown_core import Settlement
+from showdown_core.tournament import Book
 from showdown_messages import rejections
 from showdown_messages.protocol import EVENT_FIELD, TOURNAMENT_FIELD
 from showdown_messages.repeats import refuse_repeated_keys
@@ -30,7 +31,6 @@ from showdown_service.decide import Decision, LedgerInvariant, decide, refuse_br
 from showdown_service.examples import documents
 from showdown_service.intake import tournament_body, unwrap_event
 from showdown_service.settling import Prepared, prepare
-from showdown_service.tournament.book import Book
 
 REPLAY_WORKER = "replay"
 """The ``worker`` of a replay's audit records."""

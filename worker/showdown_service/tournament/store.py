@@ -27,8 +27,8 @@ from typing import Any, Final
 
 import orjson
 
+from showdown_core.tournament import Book, Deal, Entry, Ledger, Rules
 from showdown_service.config import ShardKeys
-from showdown_service.tournament.book import Book, Deal, Entry, Ledger, Rules
 
 LOAD_LUA: Final = """
 local out = {redis.call('GET', KEYS[1]) or ''}

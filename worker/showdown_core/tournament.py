@@ -1,11 +1,15 @@
 """The tournament ledger: places, prizes and bounties, decided message by message and hand by hand.
 
-No I/O here: a :class:`Ledger` is one tournament's state; :class:`Book` holds
-ledgers and applies a tournament's messages and hands to them in stream
-order, copy-on-write (:meth:`Book.begin`), so that a commit Redis refuses is
-undone by dropping the copy. The worker keeps the ledgers in Redis beside the
-commit (:mod:`showdown_service.tournament.store`); ``showdown tournament
-replay`` keeps them in memory.
+Part of the pure core: no I/O, no pydantic. A :class:`Ledger` is one
+tournament's state; :class:`Book` holds ledgers and applies a tournament's
+messages (core values, :mod:`showdown_core.tournament_messages`, converted from
+the contract at the edge) and hands to them in stream order, copy-on-write
+(:meth:`Book.begin`), so that a decision abandoned is undone by dropping the
+copy. The decision step (:mod:`showdown_service.decide`) drives it for the
+worker and every replay; the worker keeps the ledgers in Redis beside the
+commit (:mod:`showdown_service.tournament.store`, which also decides which of
+a ledger's fields to write from the record of what changed that a book view
+keeps); ``showdown tournament replay`` keeps them in memory.
 
 The rules (each with a test named for it; sources in docs/tournaments.md):
 
@@ -65,13 +69,13 @@ from showdown_core import InvalidEvent, InvariantViolation, Settlement
 from showdown_core import mystery as envelopes
 from showdown_core.bounties import award_bounties
 from showdown_core.deals import deal_amounts
-from showdown_messages.tournaments import (
-    AnyTournamentMessage,
+from showdown_core.tournament_messages import (
     ChipsBought,
     DealAgreed,
     EntryRegistered,
     RegistrationClosed,
     RoundComplete,
+    TournamentMessage,
     TournamentOpened,
 )
 from showdown_rules import MAX_CHIPS, MAX_SEAT
@@ -366,7 +370,7 @@ class Book:
 
     # --- messages ------------------------------------------------------------------------
 
-    def apply_message(self, message: AnyTournamentMessage) -> Applied:
+    def apply_message(self, message: TournamentMessage) -> Applied:
         """Apply one tournament message; repeats of one already applied are ``duplicate``."""
         if isinstance(message, TournamentOpened):
             return self._open(message)
