@@ -14,7 +14,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from showdown_rules import MAX_CHIPS
-from showdown_service import worker as worker_module
+from showdown_service import worker_planning
 from showdown_service.streams import read_range
 from showdown_service.tournament.replay import TournamentReplay
 from showdown_service.worker import Worker
@@ -43,7 +43,7 @@ def test_item1_an_exception_while_planning_counts_like_one_while_preparing_then_
     the rest of its batch settles, and at `max_deliveries` it is dead-lettered `poison`."""
     settings = make_settings(claim_idle_ms=100, max_deliveries=3)
     keys = settings.keys("default")
-    real = worker_module.plan  # type: ignore[attr-defined]
+    real = worker_planning.plan
 
     def explode_on_cursed(*args: Any, **kwargs: Any) -> Any:
         batch = args[1]
@@ -51,7 +51,7 @@ def test_item1_an_exception_while_planning_counts_like_one_while_preparing_then_
             raise TypeError("Integer exceeds 64-bit range")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(worker_module, "plan", explode_on_cursed)
+    monkeypatch.setattr(worker_planning, "plan", explode_on_cursed)  # the worker's planning part plans
     hand = all_in("h1", [(1, "a", 1000, 100), (2, "b", 1000, 100)])
     for line in [opened(payouts=[100]), entry("a"), entry("b"), closed(), round_complete(1), hand]:
         ((field, body),) = orjson.loads(line).items()

@@ -31,11 +31,11 @@ from typing import Any
 
 import orjson
 
+from showdown_core.tournament import Book
 from showdown_service.audit import Head
 from showdown_service.config import Settings
 from showdown_service.decide import LedgerInvariant, decide, refuse_broken
 from showdown_service.settling import Prepared, prepare
-from showdown_service.tournament.book import Book
 
 
 def _at(text: str | None) -> datetime:

@@ -59,7 +59,7 @@ from showdown_service.replay.run import decode, find_files, read_file
 from showdown_service.replay.summaries import PLACE_ONLY, Summary, SummaryRow, read_summary, summary_room
 
 if TYPE_CHECKING:
-    from showdown_service.tournament.book import Book
+    from showdown_core.tournament import Book
 
 INCOMPLETE: Final = "incomplete"
 NOMINAL_PAYOUTS: Final = (1,)
@@ -311,7 +311,7 @@ def _buy(
 ) -> bool:
     """The hand's rebuys and add-ons (above its seats, or below them) as the ledger's ``chips`` messages."""
     for line, message in chips_messages(tournament_id, record, bought, before_seats=before_seats):
-        applied = book.apply_message(message)
+        applied = book.apply_message(to_tournament_message(message))  # the contract's, as the core takes it
         if applied.refused is not None:
             result.differ("ledger", record.hand_id, f"line {line}: {applied.refused.message}")
             return False
