@@ -5,10 +5,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import orjson
+import pytest
 
+from showdown_core.ranking import Ranking
+from showdown_core.variants import Variant
 from showdown_messages import ShowdownResult
 from showdown_service.wire import encode_result
-from tests.helpers import REAL_SHOWDOWNS, event, read_cases, seat, settle_doc
+from tests.helpers import REAL_SHOWDOWNS, VARIANT_SHOWDOWNS, event, read_cases, seat, settle_doc
 
 WHEN = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -68,3 +71,22 @@ def test_a_result_carries_pots_hands_awards_and_metadata() -> None:
     assert result["tournament_id"] == "MTT-77"
     assert result["settled_at"] == "2026-11-22T12:00:00Z"
     assert result["evaluator"].startswith("showdown/")
+
+
+def test_the_wire_only_formats_the_cards_the_settlement_carries(monkeypatch: pytest.MonkeyPatch) -> None:
+    cases = [case["event"] for path in (REAL_SHOWDOWNS, VARIANT_SHOWDOWNS) for case in read_cases(path)]
+    settled = [settle_doc(doc) for doc in cases]
+    assert len({s.showdown.variant.name for s in settled}) > 5, "hi-lo, Omaha, lows and runs among them"
+    expected = [encode_result(s, WHEN) for s in settled]
+    assert any(s.shown for s in settled)
+    for s, text in zip(settled, expected, strict=True):
+        hands = orjson.loads(text)["hands"]
+        assert [[c.text for c in shown.cards] for shown in s.shown] == [h["best_five"] for h in hands]
+
+    def decides(*_: object) -> None:
+        raise AssertionError("the wire worked out which cards play: the settlement should carry them")
+
+    monkeypatch.setattr(Ranking, "playing_cards", decides)
+    monkeypatch.setattr(Ranking, "omaha_playing_cards", decides)
+    monkeypatch.setattr(Variant, "playing_cards", decides)
+    assert [encode_result(s, WHEN) for s in settled] == expected

@@ -138,6 +138,10 @@ class Shown(NamedTuple):
     """The low hand, in a game with a low ranking; ``None`` there when no low qualifies."""
     run: int = 1
     """Which board (1 unless the hand was run again)."""
+    cards: tuple[Card, ...] = ()
+    """The cards that make :attr:`value`, most significant first (the result's ``best_five``)."""
+    low_cards: tuple[Card, ...] = ()
+    """In a game with both rankings: the cards that make :attr:`low` (empty when no low qualifies)."""
 
     @property
     def value(self) -> Value:

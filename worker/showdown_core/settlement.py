@@ -32,9 +32,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from operator import attrgetter
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from showdown_core.bounties import award_bounties
+from showdown_core.cards import Card
 from showdown_core.errors import InvalidEvent, InvariantViolation
 from showdown_core.model import (
     Bust,
@@ -51,6 +52,9 @@ from showdown_core.model import (
 from showdown_core.pots import build_pots
 from showdown_core.ranking import Ranking, Value
 from showdown_rules.limits import PPM
+
+if TYPE_CHECKING:
+    from showdown_core.variants import Variant
 
 ByRun = list[tuple[dict[int, Value | None] | None, dict[int, Value | None] | None]]
 """Per run: the high values by seat and the low values by seat (``None`` where the game has no such ranking)."""
@@ -127,12 +131,24 @@ def settle(showdown: Showdown) -> Settlement:
         )
     if not by_run:
         shown: tuple[Shown, ...] = ()
-    elif values is None:
-        shown = _shown(live, by_run)
+    elif values is None or variant.shape.omaha:
+        shown = _shown(variant, boards, live, by_run)
     elif variant.high is not None:  # the common case, without the general loop's dispatch
-        shown = tuple([from_fields(Shown, (s, values[s.seat], None, 1)) for s in sorted(live, key=_SEAT)])
-    else:
-        shown = tuple([from_fields(Shown, (s, None, values[s.seat], 1)) for s in sorted(live, key=_SEAT)])
+        play, board = variant.high.playing_cards, boards[0]
+        shown = tuple(
+            [
+                from_fields(Shown, (s, values[s.seat], None, 1, play(s.cards + board, values[s.seat]), ()))  # type: ignore[arg-type]
+                for s in sorted(live, key=_SEAT)
+            ]
+        )
+    else:  # one board, a low ranking alone (razz, deuce-to-seven): the cards that make each low
+        play, board = variant.low.playing_cards, boards[0]  # type: ignore[union-attr]
+        shown = tuple(
+            [
+                from_fields(Shown, (s, None, values[s.seat], 1, play(s.cards + board, values[s.seat]), ()))  # type: ignore[arg-type]
+                for s in sorted(live, key=_SEAT)
+            ]
+        )
     busts = _busts(seats, collected) if seats[0].stack is not None else ()
     bounties = (
         award_bounties(showdown, results, collected, shown, showdown.bounties, showdown.bounty_cash_ppm)
@@ -251,16 +267,26 @@ def _primary(by_run: ByRun, seat: int) -> Value | None:
     return (highs or {}).get(seat) or (lows or {}).get(seat)
 
 
-def _shown(live: list[SeatHand], by_run: ByRun) -> tuple[Shown, ...]:
-    """Every live hand on every board, by run then seat."""
+def _shown(
+    variant: Variant, boards: Sequence[Sequence[Card]], live: list[SeatHand], by_run: ByRun
+) -> tuple[Shown, ...]:
+    """Every live hand on every board, by run then seat, with the cards that make each of its hands."""
     ordered = sorted(live, key=_SEAT)
-    return tuple(
-        [
-            Shown(s, None if highs is None else highs[s.seat], None if lows is None else lows[s.seat], run)
-            for run, (highs, lows) in enumerate(by_run, start=1)
-            for s in ordered
-        ]
-    )
+    out: list[Shown] = []
+    for run, (highs, lows) in enumerate(by_run, start=1):
+        board = boards[run - 1]
+        for s in ordered:
+            high = None if highs is None else highs[s.seat]
+            low = None if lows is None else lows[s.seat]
+            main, ranking = (high, variant.high) if high is not None else (low, variant.low)
+            assert main is not None  # a low-only game's rankings always make a hand
+            assert ranking is not None
+            cards = variant.playing_cards(ranking, board, s.cards, main)
+            low_cards: tuple[Card, ...] = ()
+            if high is not None and low is not None and variant.low is not None:
+                low_cards = variant.playing_cards(variant.low, board, s.cards, low)
+            out.append(Shown(s, high, low, run, cards, low_cards))
+    return tuple(out)
 
 
 def rake_by_pot(amounts: Sequence[int], rake: int, rake_ppm: int | None = None) -> tuple[int, ...]:

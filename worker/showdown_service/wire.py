@@ -1,5 +1,9 @@
 """Settlements out: the ShowdownResult document, built straight from core values.
 
+The wire only formats: the settlement carries everything the result says
+(the pots, the hands shown and the cards that make each), and nothing here
+calls back into the core to work anything out.
+
 This is the hot path's serialiser, so it builds plain dicts for orjson
 rather than validating pydantic models; the contract tests check that
 every document it writes validates against
@@ -9,7 +13,6 @@ every document it writes validates against
 from __future__ import annotations
 
 from datetime import datetime
-from operator import attrgetter
 from typing import Any, Final
 
 import orjson
@@ -105,28 +108,20 @@ def category_name(ranking: Ranking, value: Value) -> str:
     return _CATEGORY[number]
 
 
-_HIGH: Final = attrgetter("high")
-_LOW: Final = attrgetter("low")
-
-
 def _hands(variant: Variant, boards: tuple[tuple[Card, ...], ...], shown: tuple[Shown, ...]) -> list[dict[str, Any]]:
-    """The hands shown down; the common case (one board, one ranking, any cards) without per-hand dispatch."""
-    if len(boards) > 1 or variant.shape.omaha or (variant.high is not None and variant.low is not None):
+    """The hands shown down, as the settlement gives them (with the cards that make each); the common case (one
+    board, one high ranking) without per-hand dispatch."""
+    if len(boards) > 1 or (variant.high is not None and variant.low is not None) or variant.high is None:
         return [_shown(variant, boards, s) for s in shown]
-    ranking = variant.high or variant.low
-    assert ranking is not None
-    if ranking.name in _LOW_RANKINGS:
-        return [_shown(variant, boards, s) for s in shown]
-    play, board, category = ranking.playing_cards, boards[0], _CATEGORY
-    value_of = _HIGH if variant.high is not None else _LOW
+    category = _CATEGORY
     return [
         {
             "seat": s.seat.seat,
             "player_id": s.seat.player_id,
-            "category": category[(value := value_of(s)).category],
-            "best_five": [c.text for c in play(s.seat.cards + board, value)],
-            "description": value.description,
-            "strength": value.strength,
+            "category": category[(value := s.high).category],  # type: ignore[union-attr]
+            "best_five": [c.text for c in s.cards],
+            "description": value.description,  # type: ignore[union-attr]
+            "strength": value.strength,  # type: ignore[union-attr]
         }
         for s in shown
     ]
@@ -135,29 +130,23 @@ def _hands(variant: Variant, boards: tuple[tuple[Card, ...], ...], shown: tuple[
 def _shown(variant: Variant, boards: tuple[tuple[Card, ...], ...], shown: Shown) -> dict[str, Any]:
     """One seat's hand on one board: the main hand's fields, ``run`` when run again, ``high``/``low`` in hi-lo."""
     seat = shown.seat
-    board = boards[shown.run - 1]
     main = shown.value
     ranking = variant.high if shown.high is not None else variant.low
     assert ranking is not None
-    cards = variant.playing_cards(ranking, board, seat.cards, main)
     out: dict[str, Any] = {
         "seat": seat.seat,
         "player_id": seat.player_id,
         "category": category_name(ranking, main),
-        "best_five": [c.text for c in cards],
+        "best_five": [c.text for c in shown.cards],
         "description": main.description,
         "strength": main.strength,
     }
     if len(boards) > 1:
         out["run"] = shown.run
     if variant.high is not None and variant.low is not None:
-        out["high"] = _ranked(variant.high, main, cards)
+        out["high"] = _ranked(variant.high, main, shown.cards)
         low = shown.low
-        out["low"] = (
-            None
-            if low is None
-            else _ranked(variant.low, low, variant.playing_cards(variant.low, board, seat.cards, low))
-        )
+        out["low"] = None if low is None else _ranked(variant.low, low, shown.low_cards)
     return out
 
 
