@@ -147,3 +147,15 @@ def test_the_rules_and_the_core_load_no_pydantic() -> None:
         loaded = _loaded_by(module)
         assert module in loaded, "the probe imported it"
         assert not _of(loaded, "pydantic") | _of(loaded, "pydantic_core") | _of(loaded, "showdown_messages"), module
+
+
+LONG_MODULE_REASON = "Why over 400 lines:"
+
+
+def test_no_module_of_the_shell_is_over_400_lines_without_a_reason_at_its_top() -> None:
+    for root in (REPO / "worker" / "showdown_service", REPO / "shared" / "showdown_messages"):
+        for path in root.rglob("*.py"):
+            text = path.read_text(encoding="utf-8")
+            if text.count("\n") > 400:
+                docstring = ast.get_docstring(ast.parse(text)) or ""
+                assert LONG_MODULE_REASON in docstring, f"{path.relative_to(REPO)}: {text.count(chr(10))} lines"

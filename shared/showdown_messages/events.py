@@ -1,5 +1,8 @@
 """ShowdownEvent: what a game server publishes when a hand ends.
 
+Why over 400 lines: the event contract is one model a producer reads, with every field and every rule
+a worker enforces beside it.
+
 Field names are the wire contract. Chips are whole numbers of the table's
 smallest unit (cash games: cents; tournaments: chips). Every rule a worker
 enforces is enforced here too, so a producer that validates before

