@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
+from showdown_messages.protocol import AUDIT_FIELD, EVENT_FIELD, RESULT_FIELD
 from showdown_service import audit
 from showdown_service.config import Settings, ShardKeys
 from showdown_service.connection import Client, connect
@@ -97,9 +98,9 @@ def run(out: IO[str] = sys.stdout) -> int:
         extras = bad_events(hands)
         pipe = client.pipeline(transaction=False)
         for hand in hands:
-            pipe.xadd(keys.events, {"event": orjson.dumps(hand)})
+            pipe.xadd(keys.events, {EVENT_FIELD: orjson.dumps(hand)})
         for _, payload in extras:
-            pipe.xadd(keys.events, {"event": payload})
+            pipe.xadd(keys.events, {EVENT_FIELD: payload})
         started = time.monotonic()
         pipe.execute()
         total = len(hands) + len(extras)
@@ -140,9 +141,9 @@ def _summary(
 ) -> int:
     results = {}
     for _, fields in read_range(client, keys.results):
-        result = orjson.loads(fields[b"result"])
+        result = orjson.loads(fields[RESULT_FIELD.encode()])
         results[result["hand_id"]] = result
-    records = [orjson.loads(fields[b"audit"]) for _, fields in read_range(client, keys.audit)]
+    records = [orjson.loads(fields[AUDIT_FIELD.encode()]) for _, fields in read_range(client, keys.audit)]
     outcomes = Counter(r["outcome"] for r in records)
     print(
         f"\nHandled {len(records)} entries in {elapsed:.2f} s ({len(records) / elapsed:.0f}/s): "
