@@ -325,13 +325,15 @@ class Book:
         self.in_place = in_place
         self._copied: set[str] = set()
         self._owned: set[tuple[str, tuple[str, int]]] = set()
+        # What this view changed: the rules' record of it, nothing more. How a store writes it (which fields,
+        # each entry once) is the store's (showdown_service.tournament.store.writes).
         self.changed: dict[str, set[tuple[str, int]]] = {}
-        """Entries this view changed, by tournament (what a store writes)."""
+        """Entries this view changed beyond their chips (status, place, bounty, purchases...), by tournament."""
         self.meta_changed: set[str] = set()
         """Tournaments whose settings or counters this view changed."""
         self.chips_changed: dict[str, list[Entry]] = {}
-        """In place: the entries whose chips this view changed, by tournament, in the order of their hands (an
-        entry once per hand it played: a store writes each once, and only those ``changed`` does not write whole)."""
+        """In place: the entries whose chips this view's hands moved, by tournament, in the order of their hands
+        (an entry once per hand it played)."""
 
     def begin(self) -> Book:
         """A copy-on-write view whose changes leave this book as it is; in place, this book with a fresh record
