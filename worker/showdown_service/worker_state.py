@@ -95,7 +95,8 @@ class WorkerState(ABC):
         self._stopping = threading.Event()
         self._next_claim = 0.0
         self._claiming = False
-        """True while claiming: a batch that must wait for an earlier entry does not wait then (no nesting)."""
+        """True while claiming: a batch that must wait for an earlier entry does not wait then (it is left pending and
+        claimed again later, rather than hold the claim up)."""
         self._next_trim = 0.0
         self._archived: dict[str, bool] = {}
         """Per shard: an archiver keeps it (the streams are trimmed by the archiver, once archived, not by MAXLEN)."""
