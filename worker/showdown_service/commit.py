@@ -115,6 +115,9 @@ local ttl = tonumber(ARGV[H.dedupe_ttl_s])
 local results_maxlen = tonumber(ARGV[H.results_maxlen])
 local audit_maxlen, dead_maxlen = tonumber(ARGV[H.audit_maxlen]), tonumber(ARGV[H.dead_maxlen])
 local first_id, last_id, worker, at = ARGV[H.first_id], ARGV[H.last_id], ARGV[H.worker], ARGV[H.at]
+-- each entry's offsets as locals (read per entry: a local is a register, a table field a lookup)
+local E_ID, E_SEEN, E_DIGEST, E_RESULT, E_RECORD = E.entry_id, E.seen_index, E.digest, E.result, E.record
+local E_CODE, E_MESSAGE, E_RAW, E_RAW_BYTES, E_HAND = E.code, E.message, E.raw, E.raw_bytes, E.hand_id
 local NH, NK = $nheader, $nkeys
 local nseen = tonumber(ARGV[NH + 1])
 local base = NH + 1 + nseen
@@ -135,7 +138,7 @@ end
 local gone = {}
 local inbatch = {}
 for i = 0, n - 1 do
-  local id = ARGV[base + 2 + i * F + E.entry_id]
+  local id = ARGV[base + 2 + i * F + E_ID]
   inbatch[id] = true
   if not pending[id] then gone[#gone + 1] = id end
 end
@@ -168,17 +171,17 @@ end
 local ids = {}
 for i = 0, n - 1 do
   local o = base + 2 + i * F
-  local id, seen_index, result, record, code = ARGV[o + E.entry_id], tonumber(ARGV[o + E.seen_index]),
-    ARGV[o + E.result], ARGV[o + E.record], ARGV[o + E.code]
+  local id, seen_index, result, record, code = ARGV[o + E_ID], tonumber(ARGV[o + E_SEEN]),
+    ARGV[o + E_RESULT], ARGV[o + E_RECORD], ARGV[o + E_CODE]
   if seen_index > 0 then
-    redis.call('SET', KEYS[NK + seen_index], ARGV[o + E.digest], 'EX', ttl)
+    redis.call('SET', KEYS[NK + seen_index], ARGV[o + E_DIGEST], 'EX', ttl)
   end
   if result ~= '' then
     xadd(results, results_maxlen, '$result', result, '$entry_id', id)
   end
   if code ~= '' then
-    xadd(dead, dead_maxlen, '$d_code', code, '$d_message', ARGV[o + E.message], '$d_entry_id', id,
-         '$d_raw', ARGV[o + E.raw], '$d_raw_bytes', ARGV[o + E.raw_bytes], '$d_hand_id', ARGV[o + E.hand_id],
+    xadd(dead, dead_maxlen, '$d_code', code, '$d_message', ARGV[o + E_MESSAGE], '$d_entry_id', id,
+         '$d_raw', ARGV[o + E_RAW], '$d_raw_bytes', ARGV[o + E_RAW_BYTES], '$d_hand_id', ARGV[o + E_HAND],
          '$d_worker', worker, '$d_at', at)
   end
   xadd(audit, audit_maxlen, '$audit', record)
