@@ -26,11 +26,13 @@ class Housekeeping(WorkerState):
         if now >= self._next_gauges:
             self._next_gauges = now + 5.0
             self._refresh_gauges()
+            self._sampler.sample()
 
     def _beat(self) -> None:
         """Touch the heartbeat file that `showdown health` reads."""
         self._last_beat = time.monotonic()
         self.settings.heartbeat_file.touch()
+        self.metrics.heartbeat.set_to_current_time()
 
     def _write_heartbeat(self) -> None:
         """Write the heartbeat file (see :mod:`showdown_service.heartbeat`): empty while working; what the worker
@@ -42,6 +44,7 @@ class Housekeeping(WorkerState):
                 state["fault"] = fault_action(self._waiting.code)
         heartbeat.write(self.settings.heartbeat_file, state)
         self._last_beat = time.monotonic()
+        self.metrics.heartbeat.set_to_current_time()
 
     def trim(self, keys: ShardKeys) -> str | None:
         """Trim the events stream below every group's oldest pending or unread entry; returns the MINID used.

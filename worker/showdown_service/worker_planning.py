@@ -224,6 +224,7 @@ class Planning(WorkerState):
         outcomes = Counter([d.outcome for d in decisions])
         for outcome, count in outcomes.items():
             self.metrics.entries.labels(keys.shard, outcome).inc(count)
+        self.metrics.count(keys.shard, decisions, outcomes, tournaments=planned.book is not None)  # dead letters, ...
         self.metrics.batch.observe(len(decisions))
         observe_many(  # from each event's XADD (its entry id's milliseconds) to now
             self.metrics.latency.labels(keys.shard),

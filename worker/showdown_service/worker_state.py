@@ -29,6 +29,7 @@ from showdown_service.ingress import Ingress
 from showdown_service.logs import get_logger
 from showdown_service.metrics import Metrics
 from showdown_service.routing import Router
+from showdown_service.sampling import Sampler
 from showdown_service.settling import Prepared
 from showdown_service.streams import Row
 from showdown_service.tournament.store import LOAD_LUA
@@ -112,6 +113,8 @@ class WorkerState(ABC):
         self.log = get_logger(worker=settings.consumer)
         self._per_entry_lines = settings.log_level == "debug"
         """One line per entry (DEBUG); at INFO a line per batch, and the audit stream has every entry."""
+        self._sampler = Sampler(client, self.shards, self.metrics, self.log)
+        """Stream lengths and Redis memory, sampled with the pending and lag gauges."""
 
     @property
     def stopping(self) -> bool:
