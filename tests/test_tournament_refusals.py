@@ -43,7 +43,7 @@ def test_item1_an_exception_while_planning_counts_like_one_while_preparing_then_
     the rest of its batch settles, and at `max_deliveries` it is dead-lettered `poison`."""
     settings = make_settings(claim_idle_ms=100, max_deliveries=3)
     keys = settings.keys("default")
-    real = worker_planning.plan
+    real = worker_planning.plan  # type: ignore[attr-defined]
 
     def explode_on_cursed(*args: Any, **kwargs: Any) -> Any:
         batch = args[1]
