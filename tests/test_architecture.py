@@ -149,7 +149,8 @@ def test_the_rules_and_the_core_load_no_pydantic() -> None:
         assert not _of(loaded, "pydantic") | _of(loaded, "pydantic_core") | _of(loaded, "showdown_messages"), module
 
 
-LONG_MODULE_REASON = "Why over 400 lines:"
+LONG_MODULE_REASON = "400 lines"
+"""What a long module's docstring says, with why ("Why over 400 lines: ...", "Over 400 lines, deliberately: ...")."""
 
 
 def test_no_module_of_the_shell_is_over_400_lines_without_a_reason_at_its_top() -> None:
