@@ -1,8 +1,5 @@
 """Settle a replayed hand with the worker's own settlement and compare it with what the history recorded.
 
-Why over 400 lines: every recorded field (pots, side pots, hi-lo halves, boards run again, rake,
-cash-outs) compared with its verdict and the words that explain it, kept together as one table of cases.
-
 There is one settlement: ``settle(to_showdown(event))``. This module only
 reads its result next to the recorded outcome and says ``match``,
 ``mismatch`` (the recorded payout differs from the rules) or
