@@ -79,7 +79,7 @@ class Planning(WorkerState):
         except REDIS_ERRORS:  # Redis refused a read (the head, a ledger; a cluster failover): the loop's wait
             raise
         except Exception as exc:  # a bug, not bad input (refused while preparing): counted as settling's are
-            self._later += [(keys, again) for again in self._unplannable(keys, batch, exc)]
+            self._later[:0] = [(keys, again) for again in self._unplannable(keys, batch, exc)]  # first: stream order
             return None
         self._heads[keys.shard] = planned.head  # the next batch chains on; a conflict resets it
         return planned
