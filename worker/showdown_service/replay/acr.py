@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterator
 from typing import Final
 
-from showdown_service.replay.builder import HandBuilder
+from showdown_service.replay.builder import HandBuilder, split_hands, starting_with
 from showdown_service.replay.errors import (
     ChipsDoNotAddUp,
     HandSyntaxError,
@@ -55,17 +55,7 @@ def starts_acr(line: str) -> bool:
 
 def read_acr(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
     """Each hand of a current WPN (ACR) hand history file's ``text``, read, or the error that stopped it."""
-    lines = [line.strip().replace("\xa0", " ") for line in text.replace("\ufeff", "").splitlines()]
-    starts = [k for k, line in enumerate(lines) if line.startswith(("Game Hand #", "Hand #")) and _START.match(line)]
-    first = next((k for k, line in enumerate(lines) if line), 0)
-    if not starts or first < starts[0]:
-        yield HandSyntaxError(source, None, first + 1, "text before the first 'Game Hand #' line")
-    for n, start in enumerate(starts):
-        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
-        try:
-            yield _read(lines, start, end, source)
-        except ReplayError as exc:
-            yield exc
+    return split_hands(text, source, starting_with(("Game Hand #", "Hand #"), _START), "Game Hand #", _read)
 
 
 def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Final
 
-from showdown_service.replay.builder import HandBuilder, no_flop_no_drop
+from showdown_service.replay.builder import HandBuilder, no_flop_no_drop, numbered_or_banner, split_hands
 from showdown_service.replay.errors import HandSyntaxError, ImpossibleAction, ReplayError, UnsupportedHand
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
@@ -65,20 +65,7 @@ def starts_hand(line: str) -> bool:
 
 def read_pacific(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
     """Each hand of an 888poker hand history file's ``text``, read, or the error that stopped it."""
-    lines = [line.strip().replace("\xa0", " ") for line in text.replace("\ufeff", "").splitlines()]
-    starts: list[int] = []
-    for k, line in enumerate(lines):
-        if _GAME_NO.match(line) or (_BANNER.match(line) and not (k and _GAME_NO.match(lines[k - 1]))):
-            starts.append(k)
-    first = next((k for k, line in enumerate(lines) if line), 0)
-    if not starts or first < starts[0]:
-        yield HandSyntaxError(source, None, first + 1, "text before the first '#Game No :' line")
-    for n, start in enumerate(starts):
-        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
-        try:
-            yield _read(lines, start, end, source)
-        except ReplayError as exc:
-            yield exc
+    return split_hands(text, source, numbered_or_banner(_GAME_NO, _BANNER), "#Game No :", _read)
 
 
 def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:

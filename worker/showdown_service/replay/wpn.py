@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterator
 from typing import Final
 
-from showdown_service.replay.builder import HandBuilder
+from showdown_service.replay.builder import HandBuilder, split_hands, starting_with
 from showdown_service.replay.errors import ChipsDoNotAddUp, HandSyntaxError, ReplayError, UnsupportedHand
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
@@ -58,17 +58,7 @@ _QUIET: Final = (
 
 def read_wpn(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
     """Each hand of a WPN hand history file's ``text``, read, or the error that stopped it."""
-    lines = [line.strip().replace("\xa0", " ") for line in text.replace("\ufeff", "").splitlines()]
-    starts = [k for k, line in enumerate(lines) if line.startswith(START)]
-    first = next((k for k, line in enumerate(lines) if line), 0)
-    if not starts or first < starts[0]:
-        yield HandSyntaxError(source, None, first + 1, "text before the first 'Game started at:' line")
-    for n, start in enumerate(starts):
-        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
-        try:
-            yield _read(lines, start, end, source)
-        except ReplayError as exc:
-            yield exc
+    return split_hands(text, source, starting_with(START), "Game started at:", _read)
 
 
 def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
