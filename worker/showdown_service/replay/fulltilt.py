@@ -28,7 +28,7 @@ from functools import reduce
 from math import gcd
 from typing import Final
 
-from showdown_service.replay.builder import HandBuilder, split_hands, starting_with
+from showdown_service.replay.builder import HandBuilder
 from showdown_service.replay.errors import (
     ChipsDoNotAddUp,
     HandSyntaxError,
@@ -38,6 +38,7 @@ from showdown_service.replay.errors import (
 )
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
+from showdown_service.replay.reading import split_hands, starting_with
 
 _START = re.compile(r"^Full Tilt Poker Game #(\d+):\s*(.*)$")
 _TOURNAMENT = re.compile(r"\((\d+)\), Table", re.I)

@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterator
 from typing import Final
 
-from showdown_service.replay.builder import HandBuilder, split_hands, starting_with
+from showdown_service.replay.builder import HandBuilder
 from showdown_service.replay.errors import (
     ChipsDoNotAddUp,
     HandSyntaxError,
@@ -37,6 +37,7 @@ from showdown_service.replay.errors import (
 )
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
+from showdown_service.replay.reading import split_hands, starting_with
 
 START: Final = "Poker Hand #"
 _HEADER = re.compile(r"^Poker Hand #(\w+):\s*(.*?)\s*(?:\(([^()]*/[^()]*)\))?\s*-\s*[\d/]+ [\d:]+\s*$")

@@ -24,10 +24,11 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Final
 
-from showdown_service.replay.builder import HandBuilder, no_flop_no_drop, numbered_or_banner, split_hands
+from showdown_service.replay.builder import HandBuilder, no_flop_no_drop
 from showdown_service.replay.errors import HandSyntaxError, ImpossibleAction, ReplayError, UnsupportedHand
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
+from showdown_service.replay.reading import numbered_or_banner, split_hands
 
 _GAME_NO = re.compile(r"^#Game No\s*:\s*(\d+)\s*$")
 _BANNER = re.compile(

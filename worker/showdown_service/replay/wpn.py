@@ -25,10 +25,11 @@ import re
 from collections.abc import Iterator
 from typing import Final
 
-from showdown_service.replay.builder import HandBuilder, split_hands, starting_with
+from showdown_service.replay.builder import HandBuilder
 from showdown_service.replay.errors import ChipsDoNotAddUp, HandSyntaxError, ReplayError, UnsupportedHand
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
+from showdown_service.replay.reading import split_hands, starting_with
 
 START: Final = "Game started at: "
 _GAME = re.compile(r"^Game ID: (\d+) (\S+) (.*)\(([^()]+)\)\s*$")
