@@ -33,7 +33,7 @@ from showdown_service.replay.errors import (
 )
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.reading import split_hands, starting_with
+from showdown_service.replay.reading import act, split_hands, starting_with
 
 _START = re.compile(r"^(?:Game )?Hand #(\d+) - (.*)$")
 _TOURNAMENT = re.compile(r"^Tournament #(\d+)$")
@@ -158,32 +158,10 @@ def _seated(hand: HandBuilder, seat: int) -> str | None:
 
 def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
     """One action of ``name``."""
-    if action.endswith(" and is all-in"):
-        action = action[: -len(" and is all-in")]
-    verb, _, rest = action.partition(" ")
-    if action.startswith(("posts the small blind ", "posts the big blind ", "posts small blind ", "posts big blind ")):
-        hand.pay(name, hand.chips(action.rsplit(" ", 1)[1], k), k)
-    elif action.startswith(("posts ante ", "posts the ante ")):
-        hand.pay(name, hand.chips(action.rsplit(" ", 1)[1], k), k, to_bet=False)
-    elif action.startswith("posts dead "):
-        hand.pay(name, hand.chips(action.rsplit(" ", 1)[1], k), k, to_bet=False, is_dead=True)
-    elif verb == "calls":
-        hand.call(name, hand.chips(rest, k), k)
-    elif verb == "bets":
-        hand.pay(name, hand.chips(rest, k), k)
-    elif verb == "raises":
-        _, sep, to = rest.partition(" to ")
-        if not sep:
-            raise hand.error(HandSyntaxError, k, "expected 'raises X to Y'")
-        hand.raise_to(name, hand.chips(to, k), k)
-    elif verb == "checks":
-        hand.check(name, k)
-    elif verb == "folds":
-        hand.fold(name, k)
-    elif verb in ("shows", "mucks"):
-        if shown := _CARDS.findall(rest):
-            hand.show(name, hand.card_list(shown[0], k), k)
-        if verb == "mucks":
-            hand.muck(name, k)
-    elif not action.startswith(("does not show", "doesn't show", "sits out", "is sitting out")):
-        raise hand.error(HandSyntaxError, k, "not a WPN action")
+    act(
+        hand, name, action, k, room="WPN",
+        blinds=("posts the small blind ", "posts the big blind ", "posts small blind ", "posts big blind "),
+        antes=("posts ante ", "posts the ante "),
+        dead=("posts dead ",),
+        quiet=("does not show", "doesn't show", "sits out", "is sitting out"),
+    )  # fmt: skip

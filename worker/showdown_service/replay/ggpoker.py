@@ -37,7 +37,7 @@ from showdown_service.replay.errors import (
 )
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.reading import split_hands, starting_with
+from showdown_service.replay.reading import act, split_hands, starting_with
 
 START: Final = "Poker Hand #"
 _HEADER = re.compile(r"^Poker Hand #(\w+):\s*(.*?)\s*(?:\(([^()]*/[^()]*)\))?\s*-\s*[\d/]+ [\d:]+\s*$")
@@ -165,30 +165,9 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
 
 def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
     """One action of ``name``."""
-    if action.endswith(" and is all-in"):
-        action = action[: -len(" and is all-in")]
-    verb, _, rest = action.partition(" ")
-    if action.startswith(("posts small blind ", "posts big blind ", "posts straddle ")):
-        hand.pay(name, hand.chips(action.rsplit(" ", 1)[1], k), k)
-    elif action.startswith(("posts the ante ", "posts ante ")):
-        hand.pay(name, hand.chips(action.rsplit(" ", 1)[1], k), k, to_bet=False)
-    elif verb == "calls":
-        hand.call(name, hand.chips(rest, k), k)
-    elif verb == "bets":
-        hand.pay(name, hand.chips(rest, k), k)
-    elif verb == "raises":
-        _, sep, to = rest.partition(" to ")
-        if not sep:
-            raise hand.error(HandSyntaxError, k, "expected 'raises X to Y'")
-        hand.raise_to(name, hand.chips(to, k), k)
-    elif verb == "checks":
-        hand.check(name, k)
-    elif verb == "folds":
-        hand.fold(name, k)
-    elif verb in ("shows", "mucks"):
-        if shown := _CARDS.findall(rest):
-            hand.show(name, hand.card_list(shown[0], k), k)
-        if verb == "mucks":
-            hand.muck(name, k)
-    elif not action.startswith(("doesn't show", "sits out", "is sitting out")):
-        raise hand.error(HandSyntaxError, k, "not a GGPoker action")
+    act(
+        hand, name, action, k, room="GGPoker",
+        blinds=("posts small blind ", "posts big blind ", "posts straddle "),
+        antes=("posts the ante ", "posts ante "),
+        quiet=("doesn't show", "sits out", "is sitting out"),
+    )  # fmt: skip

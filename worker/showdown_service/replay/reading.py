@@ -1,14 +1,19 @@
 """What the text room readers share beyond the :class:`~.builder.HandBuilder`: one way to split a file into hands
-(:func:`split_hands`), each room giving only its own test of a hand's first line.
+(:func:`split_hands`, each room giving its own test of a hand's first line) and one reading of the actions the rooms
+that write after PokerStars' fashion write alike (:func:`act`: GGPoker, Winamax, ACR), each room giving its words.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from typing import Final
 
+from showdown_service.replay.builder import HandBuilder
 from showdown_service.replay.errors import HandSyntaxError, ReplayError
 from showdown_service.replay.hands import HandRecord
+
+_CARDS: Final = re.compile(r"\[([^\]]*)\]")
 
 
 def split_hands(
@@ -51,3 +56,56 @@ def numbered_or_banner(game_no: re.Pattern[str], banner: re.Pattern[str]) -> Cal
     return lambda lines, k: bool(
         game_no.match(lines[k]) or (banner.match(lines[k]) and not (k and game_no.match(lines[k - 1])))
     )
+
+
+def act(
+    hand: HandBuilder,
+    name: str,
+    action: str,
+    k: int,
+    *,
+    room: str,
+    blinds: tuple[str, ...],
+    antes: tuple[str, ...],
+    dead: tuple[str, ...] = (),
+    suffixes: tuple[str, ...] = (" and is all-in",),
+    quiet: tuple[str, ...] = (),
+    quiet_lines: tuple[str, ...] = (),
+) -> None:
+    """One action of ``name`` as the rooms that write after PokerStars' fashion write it: ``calls X``, ``bets X``,
+    ``raises X to Y``, ``checks``, ``folds``, ``shows [cards]``, ``mucks [cards]``.
+
+    The room gives its words: the ``suffixes`` cut off the end, in turn (``and is all-in``); how a blind, an ante
+    (not in the street's bet) and a dead blind (not live) begin, the amount last; how an action that moves no chips
+    begins (``quiet``) or reads whole (``quiet_lines``). Any other action is an error naming the ``room``.
+    """
+    for suffix in suffixes:
+        if action.endswith(suffix):
+            action = action[: -len(suffix)]
+    verb, _, rest = action.partition(" ")
+    if action.startswith(blinds):
+        hand.pay(name, hand.chips(action.rsplit(" ", 1)[1], k), k)
+    elif action.startswith(antes):
+        hand.pay(name, hand.chips(action.rsplit(" ", 1)[1], k), k, to_bet=False)
+    elif action.startswith(dead):
+        hand.pay(name, hand.chips(action.rsplit(" ", 1)[1], k), k, to_bet=False, is_dead=True)
+    elif verb == "calls":
+        hand.call(name, hand.chips(rest, k), k)
+    elif verb == "bets":
+        hand.pay(name, hand.chips(rest, k), k)
+    elif verb == "raises":
+        _, sep, to = rest.partition(" to ")
+        if not sep:
+            raise hand.error(HandSyntaxError, k, "expected 'raises X to Y'")
+        hand.raise_to(name, hand.chips(to, k), k)
+    elif verb == "checks":
+        hand.check(name, k)
+    elif verb == "folds":
+        hand.fold(name, k)
+    elif verb in ("shows", "mucks"):
+        if shown := _CARDS.findall(rest):
+            hand.show(name, hand.card_list(shown[0], k), k)
+        if verb == "mucks":
+            hand.muck(name, k)
+    elif not (action in quiet_lines or action.startswith(quiet)):
+        raise hand.error(HandSyntaxError, k, f"not a {room} action")

@@ -32,7 +32,7 @@ from showdown_service.replay.errors import (
 )
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.reading import split_hands, starting_with
+from showdown_service.replay.reading import act, split_hands, starting_with
 
 START: Final = "Winamax Poker - "
 _HEADER = re.compile(r"^Winamax Poker - (.*?)\s*-?\s*HandId: #([\w-]+) - (.+?) \(([^()]*)\) - ")
@@ -140,35 +140,11 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
 
 def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
     """One action of ``name``: a blind, an ante, a bet, a call, a raise, a check, a fold, cards shown."""
-    for suffix in (" and is all-in", " out of position"):  # a big blind posted out of position is live
-        if action.endswith(suffix):
-            action = action[: -len(suffix)]
-    verb, _, rest = action.partition(" ")
-    if action.startswith(("posts small blind ", "posts big blind ", "posts straddle ")):
-        hand.pay(name, hand.chips(action.rsplit(" ", 1)[1], k), k)
-    elif action.startswith("posts ante "):
-        hand.pay(name, hand.chips(action.rsplit(" ", 1)[1], k), k, to_bet=False)
-    elif action.startswith("posts small & big blinds "):
-        hand.pay(name, hand.chips(action.rsplit(" ", 1)[1], k), k)
-    elif verb == "calls":
-        hand.call(name, hand.chips(rest, k), k)
-    elif verb == "bets":
-        hand.pay(name, hand.chips(rest, k), k)
-    elif verb == "raises":
-        _, sep, to = rest.partition(" to ")
-        if not sep:
-            raise hand.error(HandSyntaxError, k, "expected 'raises X to Y'")
-        hand.raise_to(name, hand.chips(to, k), k)
-    elif verb == "checks":
-        hand.check(name, k)
-    elif verb == "folds":
-        hand.fold(name, k)
-    elif verb in ("shows", "mucks"):
-        if shown := _CARDS.findall(rest):
-            hand.show(name, hand.card_list(shown[0], k), k)
-        if verb == "mucks":
-            hand.muck(name, k)
-    elif action == "is all-in" or action.startswith(("doesn't show", "sits out", "is sitting out")):
-        pass
-    else:
-        raise hand.error(HandSyntaxError, k, "not a Winamax action")
+    act(
+        hand, name, action, k, room="Winamax",
+        blinds=("posts small blind ", "posts big blind ", "posts straddle ", "posts small & big blinds "),
+        antes=("posts ante ",),
+        suffixes=(" and is all-in", " out of position"),  # a big blind posted out of position is live
+        quiet=("doesn't show", "sits out", "is sitting out"),
+        quiet_lines=("is all-in",),
+    )  # fmt: skip
