@@ -27,13 +27,12 @@ from showdown_service.replay.builder import HandBuilder
 from showdown_service.replay.errors import (
     ChipsDoNotAddUp,
     HandSyntaxError,
-    ImpossibleAction,
     ReplayError,
     UnsupportedHand,
 )
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.reading import act, split_hands, starting_with
+from showdown_service.replay.reading import act, dealt, split_hands, starting_with
 
 _START = re.compile(r"^(?:Game )?Hand #(\d+) - (.*)$")
 _TOURNAMENT = re.compile(r"^Tournament #(\d+)$")
@@ -117,11 +116,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             hand.give_back(m.group(2), hand.chips(m.group(1), k), k)
             continue
         if line.startswith("Dealt to "):
-            rest = line[len("Dealt to ") :]
-            who = hand.speaker(rest, " [")
-            if who is None:
-                raise hand.error(ImpossibleAction, k, "cards dealt to a player with no seat")
-            hand.show(who, hand.card_list(" ".join(_CARDS.findall(rest[len(who) :])), k), k)
+            dealt(hand, line, k)
             continue
         who = hand.speaker(line)
         if who is None:

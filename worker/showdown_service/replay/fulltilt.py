@@ -32,13 +32,12 @@ from showdown_service.replay.builder import HandBuilder
 from showdown_service.replay.errors import (
     ChipsDoNotAddUp,
     HandSyntaxError,
-    ImpossibleAction,
     ReplayError,
     UnsupportedHand,
 )
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.reading import split_hands, starting_with
+from showdown_service.replay.reading import dealt, seats, split_hands, starting_with
 
 _START = re.compile(r"^Full Tilt Poker Game #(\d+):\s*(.*)$")
 _TOURNAMENT = re.compile(r"\((\d+)\), Table", re.I)
@@ -98,11 +97,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     hand.scale = 100 if currency and not tournament else 1
     table = _TABLE.search(title)
     k = start + 1
-    while k < end and (seat := _SEAT.match(lines[k])):
-        hand.seat(int(seat.group(1)), seat.group(2), hand.chips(seat.group(3), k), k)
-        k += 1
-    if len(hand.players) < 2:
-        raise hand.error(HandSyntaxError, min(k, end - 1), "a hand needs two seats; seat lines expected")
+    k = seats(hand, k, end, _SEAT)
     names = sorted(hand.players, key=len, reverse=True)
     button = None
     total = rake = None
@@ -152,11 +147,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             collected_any = True
             continue
         if line.startswith("Dealt to "):
-            rest = line[len("Dealt to ") :]
-            who = hand.speaker(rest, " [")
-            if who is None:
-                raise hand.error(ImpossibleAction, k, "cards dealt to a player with no seat")
-            hand.show(who, hand.card_list(" ".join(_CARDS.findall(rest[len(who) :])), k), k)
+            dealt(hand, line, k)
             continue
         who = hand.speaker(line)
         if who is None:

@@ -37,7 +37,7 @@ from showdown_service.replay.errors import (
 )
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.reading import act, split_hands, starting_with
+from showdown_service.replay.reading import act, seats, split_hands, starting_with
 
 START: Final = "Poker Hand #"
 _HEADER = re.compile(r"^Poker Hand #(\w+):\s*(.*?)\s*(?:\(([^()]*/[^()]*)\))?\s*-\s*[\d/]+ [\d:]+\s*$")
@@ -84,12 +84,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         raise hand.error(HandSyntaxError, min(k, end - 1), "expected \"Table 'NAME' ... Seat #N is the button\"")
     button = int(table.group(2)) if table.group(2) else None
     k += 1
-    while k < end and (seat := _SEAT.match(lines[k])):
-        hand.seat(int(seat.group(1)), seat.group(2), hand.chips(seat.group(3), k), k,
-                  sitting_out="sitting out" in seat.group(5))  # fmt: skip
-        k += 1
-    if len(hand.players) < 2:
-        raise hand.error(HandSyntaxError, min(k, end - 1), "a hand needs two seats; seat lines expected")
+    k = seats(hand, k, end, _SEAT, sitting_out=5)
     total = rake = None
     taken: list[str] = []
     run = 0

@@ -28,7 +28,7 @@ from showdown_service.replay.builder import HandBuilder, no_flop_no_drop
 from showdown_service.replay.errors import HandSyntaxError, ImpossibleAction, ReplayError, UnsupportedHand
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.reading import numbered_or_banner, split_hands
+from showdown_service.replay.reading import button_before_seats, dealt, numbered_or_banner, seats, split_hands
 
 _GAME_NO = re.compile(r"^#Game No\s*:\s*(\d+)\s*$")
 _BANNER = re.compile(
@@ -92,19 +92,8 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     table_line = _TABLE.match(lines[k]) if k < end else None
     if table_line is None:
         raise hand.error(HandSyntaxError, min(k, end - 1), "expected 'Table NAME'")
-    button = None
-    k += 1
-    while k < end and not _SEAT.match(lines[k]):
-        if b := _BUTTON.match(lines[k]):
-            button = int(b.group(1))
-        elif lines[k] and not lines[k].startswith(_INFO):
-            raise hand.error(HandSyntaxError, k, "expected 'Seat N is the button' or the seats")
-        k += 1
-    while k < end and (seat := _SEAT.match(lines[k])):
-        hand.seat(int(seat.group(1)), seat.group(2), hand.chips(seat.group(3), k), k)
-        k += 1
-    if len(hand.players) < 2:
-        raise hand.error(HandSyntaxError, min(k, end - 1), "a hand needs two seats; seat lines expected")
+    button, k = button_before_seats(hand, k + 1, end, _SEAT, _BUTTON, info=_INFO)
+    k = seats(hand, k, end, _SEAT)
     if button is None and not game.stud:
         raise hand.error(HandSyntaxError, start, "no 'Seat N is the button' line")
     names = sorted(hand.players, key=len, reverse=True)
@@ -136,11 +125,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
                 hand.pay(name, chips, k)
             continue
         if line.startswith("Dealt to "):
-            rest = line[len("Dealt to ") :]
-            name = hand.speaker(rest, " [")
-            if name is None:
-                raise hand.error(ImpossibleAction, k, "cards dealt to a player with no seat")
-            hand.show(name, hand.card_list(rest[len(name) :].strip(" []"), k), k)
+            dealt(hand, line, k, one_bracket=True)
             continue
         if m := _COLLECTED.match(line):
             hand.collect(m.group(1), hand.chips(m.group(2), k), k)

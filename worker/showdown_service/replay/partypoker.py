@@ -27,10 +27,10 @@ from functools import partial
 from typing import Final
 
 from showdown_service.replay.builder import HandBuilder, no_flop_no_drop
-from showdown_service.replay.errors import HandSyntaxError, ImpossibleAction, ReplayError, UnsupportedHand
+from showdown_service.replay.errors import HandSyntaxError, ReplayError, UnsupportedHand
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.reading import numbered_or_banner, split_hands
+from showdown_service.replay.reading import button_before_seats, dealt, numbered_or_banner, seats, split_hands
 
 _BANNER = re.compile(r"^\*{5} Hand History for Game (\d+) \*{5}$")
 _GAME_NO = re.compile(r"^#Game No\s*:\s*(\d+)\s*$")
@@ -88,19 +88,8 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     table = _TABLE.match(lines[k]) if k < end else None
     if table is None:
         raise hand.error(HandSyntaxError, min(k, end - 1), "expected 'Table NAME (Real Money)'")
-    button = None
-    k += 1
-    while k < end and not _SEAT.match(lines[k]):
-        if b := _BUTTON.match(lines[k]):
-            button = int(b.group(1))
-        elif lines[k] and not lines[k].startswith(_INFO):
-            raise hand.error(HandSyntaxError, k, "expected 'Seat N is the button' or the seats")
-        k += 1
-    while k < end and (seat := _SEAT.match(lines[k])):
-        hand.seat(int(seat.group(1)), seat.group(2), hand.chips(seat.group(3), k), k)
-        k += 1
-    if len(hand.players) < 2:
-        raise hand.error(HandSyntaxError, min(k, end - 1), "a hand needs two seats; seat lines expected")
+    button, k = button_before_seats(hand, k + 1, end, _SEAT, _BUTTON, info=_INFO)
+    k = seats(hand, k, end, _SEAT)
     if button is None:
         raise hand.error(HandSyntaxError, start, "no 'Seat N is the button' line")
     names = sorted(hand.players, key=len, reverse=True)
@@ -134,11 +123,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             hand.show(m.group(1), hand.card_list(m.group(3), k), k)
             continue
         if line.startswith("Dealt to "):
-            rest = line[len("Dealt to ") :]
-            who = hand.speaker(rest, " [")
-            if who is None:
-                raise hand.error(ImpossibleAction, k, "cards dealt to a player with no seat")
-            hand.show(who, hand.card_list(rest[len(who) :].strip(" []"), k), k)
+            dealt(hand, line, k, one_bracket=True)
             continue
         if (m := _WINS.match(line)) and m.group(1) in hand.players:
             index = 0 if m.group(3) in (None, "main pot") else int(m.group(4))

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import Final
 
 from showdown_service.replay.builder import HandBuilder
-from showdown_service.replay.errors import HandSyntaxError, ReplayError
+from showdown_service.replay.errors import HandSyntaxError, ImpossibleAction, ReplayError
 from showdown_service.replay.hands import HandRecord
 
 _CARDS: Final = re.compile(r"\[([^\]]*)\]")
@@ -109,3 +109,42 @@ def act(
             hand.muck(name, k)
     elif not (action in quiet_lines or action.startswith(quiet)):
         raise hand.error(HandSyntaxError, k, f"not a {room} action")
+
+
+def seats(hand: HandBuilder, k: int, end: int, pattern: re.Pattern[str], *, sitting_out: int = 0) -> int:
+    """The seat lines from line ``k`` on, as long as they match ``pattern`` (group 1 the seat, 2 the name, 3 the
+    stack; group ``sitting_out``, when given, says ``sitting out`` of a seat sitting out): the line after them.
+    Fewer than two seats is an error."""
+    while k < end and (seat := pattern.match(hand.lines[k])):
+        out = bool(sitting_out) and "sitting out" in seat.group(sitting_out)
+        hand.seat(int(seat.group(1)), seat.group(2), hand.chips(seat.group(3), k), k, sitting_out=out)
+        k += 1
+    if len(hand.players) < 2:
+        raise hand.error(HandSyntaxError, min(k, end - 1), "a hand needs two seats; seat lines expected")
+    return k
+
+
+def button_before_seats(
+    hand: HandBuilder, k: int, end: int, seat: re.Pattern[str], button: re.Pattern[str], *, info: tuple[str, ...]
+) -> tuple[int | None, int]:
+    """888poker's and partypoker's lines between the table and the seats: ``Seat N is the button`` (its group 1) or
+    table news (``info`` openings): the button (``None``: not written) and the first seat line's index."""
+    found = None
+    while k < end and not seat.match(hand.lines[k]):
+        if b := button.match(hand.lines[k]):
+            found = int(b.group(1))
+        elif hand.lines[k] and not hand.lines[k].startswith(info):
+            raise hand.error(HandSyntaxError, k, "expected 'Seat N is the button' or the seats")
+        k += 1
+    return found, k
+
+
+def dealt(hand: HandBuilder, line: str, k: int, *, one_bracket: bool = False) -> None:
+    """``Dealt to NAME [cards]``: the seat's own cards (every bracket's, or ``one_bracket``: the text after the name
+    stripped of spaces and brackets); a name with no seat is an error."""
+    rest = line[len("Dealt to ") :]
+    who = hand.speaker(rest, " [")
+    if who is None:
+        raise hand.error(ImpossibleAction, k, "cards dealt to a player with no seat")
+    cards = rest[len(who) :].strip(" []") if one_bracket else " ".join(_CARDS.findall(rest[len(who) :]))
+    hand.show(who, hand.card_list(cards, k), k)

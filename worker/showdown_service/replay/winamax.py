@@ -26,13 +26,12 @@ from showdown_service.replay.builder import HandBuilder
 from showdown_service.replay.errors import (
     ChipsDoNotAddUp,
     HandSyntaxError,
-    ImpossibleAction,
     ReplayError,
     UnsupportedHand,
 )
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.reading import act, split_hands, starting_with
+from showdown_service.replay.reading import act, dealt, seats, split_hands, starting_with
 
 START: Final = "Winamax Poker - "
 _HEADER = re.compile(r"^Winamax Poker - (.*?)\s*-?\s*HandId: #([\w-]+) - (.+?) \(([^()]*)\) - ")
@@ -75,11 +74,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         raise hand.error(HandSyntaxError, min(k, end - 1), "expected \"Table: 'NAME' ... Seat #N is the button\"")
     button = int(table.group(2)) if table.group(2) else None
     k += 1
-    while k < end and (seat := _SEAT.match(lines[k])):
-        hand.seat(int(seat.group(1)), seat.group(2), hand.chips(seat.group(3), k), k)
-        k += 1
-    if len(hand.players) < 2:
-        raise hand.error(HandSyntaxError, min(k, end - 1), "a hand needs two seats; seat lines expected")
+    k = seats(hand, k, end, _SEAT)
     total = rake = None
     collected = 0
     in_summary = False
@@ -114,11 +109,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             hand.give_back(m.group(2), hand.chips(m.group(1), k), k)
             continue
         if line.startswith("Dealt to "):
-            rest = line[len("Dealt to ") :]
-            who = hand.speaker(rest, " [")
-            if who is None:
-                raise hand.error(ImpossibleAction, k, "cards dealt to a player with no seat")
-            hand.show(who, hand.card_list(" ".join(_CARDS.findall(rest[len(who) :])), k), k)
+            dealt(hand, line, k)
             continue
         who = hand.speaker(line)
         if who is None:
