@@ -25,14 +25,13 @@ from typing import Final
 
 from showdown_service.replay.builder import HandBuilder
 from showdown_service.replay.errors import (
-    ChipsDoNotAddUp,
     HandSyntaxError,
     ReplayError,
     UnsupportedHand,
 )
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.reading import act, dealt, split_hands, starting_with
+from showdown_service.replay.reading import act, check_total, dealt, split_hands, starting_with
 
 _START = re.compile(r"^(?:Game )?Hand #(\d+) - (.*)$")
 _TOURNAMENT = re.compile(r"^Tournament #(\d+)$")
@@ -133,14 +132,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         hand.summary = {hand.players[who].seat: chips for who, chips in summary_wins.items()}
     if rake is None and tournament:
         rake = 0  # a tournament hand is not raked
-    in_pots = sum(hand.put.values()) + sum(hand.dead.values())
-    if in_pots != total:
-        raise ChipsDoNotAddUp(
-            source,
-            hand.hand_id,
-            hand.total_line,
-            f"the pots hold {in_pots} by the actions but 'Total pot' says {total}",
-        )
+    check_total(hand, total)
     return hand.finish(
         game, int(table.group(2)), table.group(1), total=total, rake=rake,
         tournament=tournament, currency=currency, room="WPN",

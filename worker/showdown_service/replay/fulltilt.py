@@ -30,14 +30,13 @@ from typing import Final
 
 from showdown_service.replay.builder import HandBuilder
 from showdown_service.replay.errors import (
-    ChipsDoNotAddUp,
     HandSyntaxError,
     ReplayError,
     UnsupportedHand,
 )
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.reading import dealt, seats, split_hands, starting_with
+from showdown_service.replay.reading import check_total, dealt, seats, split_hands, starting_with
 
 _START = re.compile(r"^Full Tilt Poker Game #(\d+):\s*(.*)$")
 _TOURNAMENT = re.compile(r"\((\d+)\), Table", re.I)
@@ -159,14 +158,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         raise HandSyntaxError(source, hand.hand_id, end, "the hand has no 'Total pot ... | Rake' line", game.name)
     if not collected_any:
         raise HandSyntaxError(source, hand.hand_id, end, "the hand pays no pot ('wins the pot')", game.name)
-    in_pots = sum(hand.put.values()) + sum(hand.dead.values())
-    if in_pots != total:
-        raise ChipsDoNotAddUp(
-            source,
-            hand.hand_id,
-            hand.total_line,
-            f"the pots hold {in_pots} by the actions but 'Total pot' says {total}",
-        )
+    check_total(hand, total)
     return hand.finish(
         game, button, table.group(1) if table else "fulltilt", total=total, rake=rake,
         tournament=tournament.group(1) if tournament else None, currency=currency, room="Full Tilt",

@@ -29,7 +29,6 @@ from typing import Final
 
 from showdown_service.replay.builder import HandBuilder
 from showdown_service.replay.errors import (
-    ChipsDoNotAddUp,
     HandSyntaxError,
     ImpossibleAction,
     ReplayError,
@@ -37,7 +36,7 @@ from showdown_service.replay.errors import (
 )
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.reading import act, seats, split_hands, starting_with
+from showdown_service.replay.reading import act, check_total, seats, split_hands, starting_with
 
 START: Final = "Poker Hand #"
 _HEADER = re.compile(r"^Poker Hand #(\w+):\s*(.*?)\s*(?:\(([^()]*/[^()]*)\))?\s*-\s*[\d/]+ [\d:]+\s*$")
@@ -143,14 +142,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         _act(hand, who, line[len(who) + 2 :], k)
     if total is None or rake is None:
         raise HandSyntaxError(source, hand.hand_id, end, "the hand has no 'Total pot ... | Rake' line", game.name)
-    in_pots = sum(hand.put.values()) + sum(hand.dead.values())
-    if in_pots != total:
-        raise ChipsDoNotAddUp(
-            source,
-            hand.hand_id,
-            hand.total_line,
-            f"the pots hold {in_pots} by the actions but 'Total pot' says {total}",
-        )
+    check_total(hand, total)
     note = f"taken from the pot beside the rake: {', '.join(taken)}" if taken else ""
     return hand.finish(
         game, button, table.group(1), total=total, rake=rake, tournament=tournament.group(1) if tournament else None,

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import Final
 
 from showdown_service.replay.builder import HandBuilder
-from showdown_service.replay.errors import HandSyntaxError, ImpossibleAction, ReplayError
+from showdown_service.replay.errors import ChipsDoNotAddUp, HandSyntaxError, ImpossibleAction, ReplayError
 from showdown_service.replay.hands import HandRecord
 
 _CARDS: Final = re.compile(r"\[([^\]]*)\]")
@@ -148,3 +148,16 @@ def dealt(hand: HandBuilder, line: str, k: int, *, one_bracket: bool = False) ->
         raise hand.error(ImpossibleAction, k, "cards dealt to a player with no seat")
     cards = rest[len(who) :].strip(" []") if one_bracket else " ".join(_CARDS.findall(rest[len(who) :]))
     hand.show(who, hand.card_list(cards, k), k)
+
+
+def check_total(hand: HandBuilder, total: int) -> None:
+    """The room's ``Total pot`` is every chip the actions put in (live and dead, uncalled bets returned): else an
+    error at the summary's line."""
+    in_pots = sum(hand.put.values()) + sum(hand.dead.values())
+    if in_pots != total:
+        raise ChipsDoNotAddUp(
+            hand.source,
+            hand.hand_id,
+            hand.total_line,
+            f"the pots hold {in_pots} by the actions but 'Total pot' says {total}",
+        )
