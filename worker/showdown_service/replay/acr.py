@@ -31,7 +31,7 @@ from showdown_service.replay.errors import (
 )
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.reading import act, check_total, dealt, split_hands, starting_with
+from showdown_service.replay.reading import act, actor, check_total, dealt, returned, split_hands, starting_with
 
 _START = re.compile(r"^(?:Game )?Hand #(\d+) - (.*)$")
 _TOURNAMENT = re.compile(r"^Tournament #(\d+)$")
@@ -111,18 +111,13 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             hand.collect(m.group(1), hand.chips(m.group(2), k), k, index)
             collected_any = True
             continue
-        if line.startswith("Uncalled") and (m := _UNCALLED.match(line)):
-            hand.give_back(m.group(2), hand.chips(m.group(1), k), k)
+        if returned(hand, line, k, _UNCALLED):
             continue
         if line.startswith("Dealt to "):
             dealt(hand, line, k)
             continue
-        who = hand.speaker(line)
-        if who is None:
-            if any(marker in line for marker in _INFO):
-                continue
-            raise hand.error(HandSyntaxError, k, "not a line of a WPN hand")
-        _act(hand, who, line[len(who) + 1 :], k)
+        if (who := actor(hand, line, k, info=_INFO, room="WPN")) is not None:
+            _act(hand, who, line[len(who) + 1 :], k)
     if total is None:
         raise HandSyntaxError(source, hand.hand_id, end, "the hand has no 'Total pot' line", game.name)
     if not collected_any:  # everybody folded to one player: the summary's 'did not show and won' is the award

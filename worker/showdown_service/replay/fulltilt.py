@@ -36,7 +36,7 @@ from showdown_service.replay.errors import (
 )
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.reading import check_total, dealt, seats, split_hands, starting_with
+from showdown_service.replay.reading import check_total, dealt, returned, seats, split_hands, starting_with
 
 _START = re.compile(r"^Full Tilt Poker Game #(\d+):\s*(.*)$")
 _TOURNAMENT = re.compile(r"\((\d+)\), Table", re.I)
@@ -133,8 +133,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         if line.startswith("The button") and (b := _BUTTON.match(line)):
             button = int(b.group(1))
             continue
-        if line.startswith("Uncalled") and (m := _UNCALLED.match(line)):
-            hand.give_back(m.group(2), hand.chips(m.group(1), k), k)
+        if returned(hand, line, k, _UNCALLED):
             continue
         if (" wins " in line or " ties for " in line) and (m := _WINS.match(line)):
             index = int(m.group(3) or m.group(5) or ("side pot" in m.group(2)))  # 'the side pot': the first

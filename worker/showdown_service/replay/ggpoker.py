@@ -36,7 +36,7 @@ from showdown_service.replay.errors import (
 )
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.reading import act, check_total, seats, split_hands, starting_with
+from showdown_service.replay.reading import act, actor, check_total, returned, seats, split_hands, starting_with
 
 START: Final = "Poker Hand #"
 _HEADER = re.compile(r"^Poker Hand #(\w+):\s*(.*?)\s*(?:\(([^()]*/[^()]*)\))?\s*-\s*[\d/]+ [\d:]+\s*$")
@@ -123,8 +123,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             index = 0 if m.group(3) in ("pot", "main pot") else int(m.group(4) or 1)
             hand.collect(m.group(1), hand.chips(m.group(2), k), k, index, run)
             continue
-        if m := _UNCALLED.match(line):
-            hand.give_back(m.group(2), hand.chips(m.group(1), k), k)
+        if returned(hand, line, k, _UNCALLED):
             continue
         if line.startswith("Dealt to "):
             rest = line[len("Dealt to ") :]
@@ -134,12 +133,8 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             if dealt := _CARDS.findall(rest[len(who) :]):
                 hand.show(who, hand.card_list(" ".join(dealt), k), k)
             continue
-        who = hand.speaker(line, ": ")
-        if who is None:
-            if any(marker in line for marker in _INFO):
-                continue
-            raise hand.error(HandSyntaxError, k, "not a line of a GGPoker hand")
-        _act(hand, who, line[len(who) + 2 :], k)
+        if (who := actor(hand, line, k, info=_INFO, room="GGPoker", after=": ")) is not None:
+            _act(hand, who, line[len(who) + 2 :], k)
     if total is None or rake is None:
         raise HandSyntaxError(source, hand.hand_id, end, "the hand has no 'Total pot ... | Rake' line", game.name)
     check_total(hand, total)

@@ -161,3 +161,20 @@ def check_total(hand: HandBuilder, total: int) -> None:
             hand.total_line,
             f"the pots hold {in_pots} by the actions but 'Total pot' says {total}",
         )
+
+
+def returned(hand: HandBuilder, line: str, k: int, pattern: re.Pattern[str]) -> bool:
+    """Whether ``line`` returns an uncalled bet (``pattern``: group 1 the chips, group 2 the name); given back."""
+    if m := pattern.match(line):
+        hand.give_back(m.group(2), hand.chips(m.group(1), k), k)
+        return True
+    return False
+
+
+def actor(hand: HandBuilder, line: str, k: int, *, info: tuple[str, ...], room: str, after: str = " ") -> str | None:
+    """The seated player whose action ``line`` is (the name, then ``after``), or ``None`` for table news (a line
+    holding one of ``info``); any other line is an error naming the ``room``."""
+    who = hand.speaker(line, after)
+    if who is None and not any(marker in line for marker in info):
+        raise hand.error(HandSyntaxError, k, f"not a line of a {room} hand")
+    return who

@@ -31,7 +31,7 @@ from showdown_service.replay.errors import (
 )
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.reading import act, dealt, seats, split_hands, starting_with
+from showdown_service.replay.reading import act, actor, dealt, returned, seats, split_hands, starting_with
 
 START: Final = "Winamax Poker - "
 _HEADER = re.compile(r"^Winamax Poker - (.*?)\s*-?\s*HandId: #([\w-]+) - (.+?) \(([^()]*)\) - ")
@@ -105,18 +105,13 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             index = 0 if m.group(3) in ("pot", "main pot") else int(m.group(4) or 1)
             hand.collect(m.group(1), chips, k, index)
             continue
-        if m := _UNCALLED.match(line):
-            hand.give_back(m.group(2), hand.chips(m.group(1), k), k)
+        if returned(hand, line, k, _UNCALLED):
             continue
         if line.startswith("Dealt to "):
             dealt(hand, line, k)
             continue
-        who = hand.speaker(line)
-        if who is None:
-            if any(marker in line for marker in _INFO):
-                continue
-            raise hand.error(HandSyntaxError, k, "not a line of a Winamax hand")
-        _act(hand, who, line[len(who) + 1 :], k)
+        if (who := actor(hand, line, k, info=_INFO, room="Winamax")) is not None:
+            _act(hand, who, line[len(who) + 1 :], k)
     if total is None or rake is None:
         raise HandSyntaxError(source, hand.hand_id, end, "the hand has no 'Total pot ... | Rake' line", game.name)
     if total != collected:

@@ -29,7 +29,7 @@ from showdown_service.replay.builder import HandBuilder
 from showdown_service.replay.errors import ChipsDoNotAddUp, HandSyntaxError, ReplayError, UnsupportedHand
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.reading import split_hands, starting_with
+from showdown_service.replay.reading import returned, split_hands, starting_with
 
 START: Final = "Game started at: "
 _GAME = re.compile(r"^Game ID: (\d+) (\S+) (.*)\(([^()]+)\)\s*$")
@@ -100,8 +100,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             if game.board:
                 hand.deal(hand.card_list(" ".join(_CARDS.findall(m.group(2))), k), _STREETS[m.group(1)], k)
             continue
-        if m := _UNCALLED.match(line):
-            hand.give_back(m.group(2), hand.chips(m.group(1), k), k)
+        if returned(hand, line, k, _UNCALLED):
             continue
         if m := _POT.match(line):
             pot, rake = hand.chips(m.group(1), k), hand.chips(m.group(2), k)
