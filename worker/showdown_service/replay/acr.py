@@ -31,7 +31,16 @@ from showdown_service.replay.errors import (
 )
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.reading import act, actor, check_total, dealt, returned, split_hands, starting_with
+from showdown_service.replay.reading import (
+    act,
+    actor,
+    check_total,
+    collect_line,
+    dealt,
+    returned,
+    split_hands,
+    starting_with,
+)
 
 _START = re.compile(r"^(?:Game )?Hand #(\d+) - (.*)$")
 _TOURNAMENT = re.compile(r"^Tournament #(\d+)$")
@@ -106,9 +115,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             elif (m := _WON.match(line)) and (who := _seated(hand, int(m.group(1)))):
                 summary_wins[who] = summary_wins.get(who, 0) + hand.chips(m.group(2), k)
             continue
-        if m := _COLLECTED.match(line):
-            index = 0 if m.group(3) in ("main pot", "pot") else int(m.group(4) or 1)
-            hand.collect(m.group(1), hand.chips(m.group(2), k), k, index)
+        if collect_line(hand, line, k, _COLLECTED) is not None:
             collected_any = True
             continue
         if returned(hand, line, k, _UNCALLED):

@@ -36,7 +36,16 @@ from showdown_service.replay.errors import (
 )
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.reading import act, actor, check_total, returned, seats, split_hands, starting_with
+from showdown_service.replay.reading import (
+    act,
+    actor,
+    check_total,
+    collect_line,
+    returned,
+    seats,
+    split_hands,
+    starting_with,
+)
 
 START: Final = "Poker Hand #"
 _HEADER = re.compile(r"^Poker Hand #(\w+):\s*(.*?)\s*(?:\(([^()]*/[^()]*)\))?\s*-\s*[\d/]+ [\d:]+\s*$")
@@ -119,9 +128,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
                         rake += chips
                         taken.append(f"{label} {chips}")
             continue
-        if m := _COLLECTED.match(line):
-            index = 0 if m.group(3) in ("pot", "main pot") else int(m.group(4) or 1)
-            hand.collect(m.group(1), hand.chips(m.group(2), k), k, index, run)
+        if collect_line(hand, line, k, _COLLECTED, run) is not None:
             continue
         if returned(hand, line, k, _UNCALLED):
             continue

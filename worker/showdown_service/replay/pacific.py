@@ -24,11 +24,18 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Final
 
-from showdown_service.replay.builder import HandBuilder, no_flop_no_drop
+from showdown_service.replay.builder import no_flop_no_drop
 from showdown_service.replay.errors import HandSyntaxError, ImpossibleAction, ReplayError, UnsupportedHand
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.reading import button_before_seats, dealt, numbered_or_banner, seats, split_hands
+from showdown_service.replay.reading import (
+    button_before_seats,
+    dealt,
+    numbered_hand,
+    numbered_or_banner,
+    seats,
+    split_hands,
+)
 
 _GAME_NO = re.compile(r"^#Game No\s*:\s*(\d+)\s*$")
 _BANNER = re.compile(
@@ -70,9 +77,7 @@ def read_pacific(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
 
 
 def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
-    m = _GAME_NO.match(lines[start]) or _BANNER.match(lines[start])
-    assert m is not None
-    hand = HandBuilder(lines, source, f"888poker:{m.group(1)}", start)
+    hand = numbered_hand(lines, start, source, prefix="888poker", game_no=_GAME_NO, banner=_BANNER)
     k = start + 1
     if k < end and _BANNER.match(lines[k]):
         k += 1

@@ -30,7 +30,14 @@ from showdown_service.replay.builder import HandBuilder, no_flop_no_drop
 from showdown_service.replay.errors import HandSyntaxError, ReplayError, UnsupportedHand
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.reading import button_before_seats, dealt, numbered_or_banner, seats, split_hands
+from showdown_service.replay.reading import (
+    button_before_seats,
+    dealt,
+    numbered_hand,
+    numbered_or_banner,
+    seats,
+    split_hands,
+)
 
 _BANNER = re.compile(r"^\*{5} Hand History for Game (\d+) \*{5}$")
 _GAME_NO = re.compile(r"^#Game No\s*:\s*(\d+)\s*$")
@@ -69,9 +76,7 @@ def read_partypoker(text: str, source: str) -> Iterator[HandRecord | ReplayError
 
 
 def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
-    m = _GAME_NO.match(lines[start]) or _BANNER.match(lines[start])
-    assert m is not None
-    hand = HandBuilder(lines, source, f"partypoker:{m.group(1)}", start)
+    hand = numbered_hand(lines, start, source, prefix="partypoker", game_no=_GAME_NO, banner=_BANNER)
     k = start + 1
     while k < end and (_BANNER.match(lines[k]) or lines[k].startswith("Game #")):
         k += 1

@@ -1,6 +1,13 @@
-"""What the text room readers share beyond the :class:`~.builder.HandBuilder`: one way to split a file into hands
-(:func:`split_hands`, each room giving its own test of a hand's first line) and one reading of the actions the rooms
-that write after PokerStars' fashion write alike (:func:`act`: GGPoker, Winamax, ACR), each room giving its words.
+"""What the text room readers share beyond the :class:`~.builder.HandBuilder`, written once, each room giving only
+its words (its strings and regular expressions):
+
+* :func:`split_hands`: a file split into hands at each room's first line (:func:`starting_with`,
+  :func:`numbered_or_banner`), text before the first hand an error naming that line;
+* the lines most rooms write alike: the seats (:func:`seats`, 888poker's and partypoker's button before them:
+  :func:`button_before_seats`), ``Dealt to`` (:func:`dealt`), an uncalled bet returned (:func:`returned`), what a
+  seat collected (:func:`collect_line`), the seated player a line is about or table news (:func:`actor`), the
+  ``Total pot`` against the chips put in (:func:`check_total`);
+* :func:`act`: the actions the rooms that write after PokerStars' fashion write alike (GGPoker, Winamax, ACR).
 """
 
 from __future__ import annotations
@@ -178,3 +185,26 @@ def actor(hand: HandBuilder, line: str, k: int, *, info: tuple[str, ...], room: 
     if who is None and not any(marker in line for marker in info):
         raise hand.error(HandSyntaxError, k, f"not a line of a {room} hand")
     return who
+
+
+def collect_line(hand: HandBuilder, line: str, k: int, pattern: re.Pattern[str], run: int = 0) -> int | None:
+    """``NAME collected X from pot`` (``pattern``: group 1 the name, 2 the chips, 3 the pot: ``pot`` or ``main pot``
+    the main pot, else a side pot numbered by group 4 from 1), of run ``run``: collected; the chips, or ``None`` when
+    ``line`` is no such line."""
+    m = pattern.match(line)
+    if m is None:
+        return None
+    chips = hand.chips(m.group(2), k)
+    index = 0 if m.group(3) in ("pot", "main pot") else int(m.group(4) or 1)
+    hand.collect(m.group(1), chips, k, index, run)
+    return chips
+
+
+def numbered_hand(
+    lines: list[str], start: int, source: str, *, prefix: str, game_no: re.Pattern[str], banner: re.Pattern[str]
+) -> HandBuilder:
+    """888poker's and partypoker's hand starting at line ``start`` (its ``#Game No : N`` line or its banner, as
+    :func:`numbered_or_banner` found it), named ``prefix:N``."""
+    m = game_no.match(lines[start]) or banner.match(lines[start])
+    assert m is not None  # split_hands starts a hand only at such a line
+    return HandBuilder(lines, source, f"{prefix}:{m.group(1)}", start)

@@ -31,7 +31,7 @@ from showdown_service.replay.errors import (
 )
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.reading import act, actor, dealt, returned, seats, split_hands, starting_with
+from showdown_service.replay.reading import act, actor, collect_line, dealt, returned, seats, split_hands, starting_with
 
 START: Final = "Winamax Poker - "
 _HEADER = re.compile(r"^Winamax Poker - (.*?)\s*-?\s*HandId: #([\w-]+) - (.+?) \(([^()]*)\) - ")
@@ -99,11 +99,8 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             elif not line.startswith(("Board:", "Seat ")):
                 raise hand.error(HandSyntaxError, k, "not a line of a Winamax summary")
             continue
-        if m := _COLLECTED.match(line):
-            chips = hand.chips(m.group(2), k)
+        if (chips := collect_line(hand, line, k, _COLLECTED)) is not None:
             collected += chips
-            index = 0 if m.group(3) in ("pot", "main pot") else int(m.group(4) or 1)
-            hand.collect(m.group(1), chips, k, index)
             continue
         if returned(hand, line, k, _UNCALLED):
             continue
