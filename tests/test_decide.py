@@ -13,9 +13,10 @@ import orjson
 import pytest
 import redis
 
+from showdown_core.tournament import Book
 from showdown_messages.protocol import ENTRY_ID_FIELD, EVENT_FIELD, TOURNAMENT_FIELD
 from showdown_service import audit
-from showdown_service.commit import COMMIT_LUA, EntryArgs, Header, ScriptKeys, plan
+from showdown_service.commit import COMMIT_LUA, EntryArgs, Header, LedgerArgs, ScriptKeys, plan
 from showdown_service.decide import decide, utc_text
 from showdown_service.intake import tournament_body, unwrap_event
 from showdown_service.settling import prepare
@@ -208,3 +209,26 @@ def test_the_commit_packs_each_entry_in_the_named_layout_the_script_reads(make_s
     assert planned.keys[len(ScriptKeys._fields)] == keys.seen("x")
     assert "KEYS[K.events]" in COMMIT_LUA
     assert "local E = {entry_id = 0, seen_index = 1" in COMMIT_LUA
+
+
+def test_each_ledger_is_packed_with_its_open_flag_and_the_open_set_is_a_key_of_the_script(make_settings: Any) -> None:
+    """A ledger written while its tournament is open goes with ``open="1"`` (the script SADDs its id to the shard's
+    ``tournaments:open`` set), one whose winner is placed with ``"0"`` (SREM; on a real server:
+    tests/test_metrics.py's two tournaments, one finished): the open-tournaments gauge."""
+    keys = make_settings().keys("default")
+    now = datetime(2026, 11, 25, tzinfo=UTC)
+    batch = [
+        prepare(f"1-{i}", {TOURNAMENT_FIELD.encode(): tournament_body(line).encode()}, failures=0,  # type: ignore[union-attr]
+                max_deliveries=5, max_payload_bytes=65536, now=now, started=0.0)
+        for i, line in enumerate([opened("T"), entry("a"), entry("b")])
+    ]  # fmt: skip
+    planned = plan(keys, batch, {}, audit.EMPTY, group="g", consumer="w", at=utc_text(now), dedupe_ttl_s=9,
+                   maxlens=(0, 0, 0), dead_raw_max_bytes=1, book=Book())  # fmt: skip
+    assert [(d.outcome, d.code) for d in planned.decisions] == [("settled", None)] * 3
+    w = len(Header._fields) + 1 + len(planned.seen_keys) + 1 + len(planned.decisions) * len(EntryArgs._fields)
+    assert planned.args[w] == 1, "one ledger"
+    assert planned.keys[planned.args[w + 1] - 1] == keys.tournaments_open == "showdown:{default}:tournaments:open"
+    ledger = LedgerArgs(*planned.args[w + 2 : w + 2 + len(LedgerArgs._fields)])
+    assert planned.keys[ledger.key_index - 1] == keys.tournament("T")
+    assert (ledger.open, ledger.tournament_id) == ("1", "T")
+    assert "local L = {key_index = 0, fields = 1, open = 2, tournament_id = 3}" in COMMIT_LUA

@@ -22,6 +22,7 @@ from showdown_service.tournament.simulate import simulate
 from showdown_service.worker import Worker
 from tests.helpers import xadd_events
 from tests.test_tournament_worker import drain, publish
+from tests.tournament_builders import opened
 
 REFUSED = ["{not json", '{"hand_id": 7}', "[]"]
 
@@ -150,10 +151,45 @@ def test_a_workers_tournament_counters_exist_at_zero_for_its_shards_before_any_t
             assert metrics.registry.get_sample_value(name, {"shard": shard}) == 0, (name, shard)
 
 
+def test_two_tournaments_opened_and_one_finished_leave_one_in_the_open_set_and_the_gauge(
+    client: redis.Redis, redis_url: str, make_settings: Any
+) -> None:
+    """The exact open-tournaments gauge (docs/operations.md, "Open tournaments"): the commit script SADDs a ledger's
+    tournament while open and SREMs it once the winner is placed; the sampler reads SCARD. A commit sent again (a
+    client re-send, a re-delivery) changes nothing: the set is idempotent and the script refuses entries no longer
+    pending."""
+    settings = make_settings(redis_url)
+    keys = settings.keys("default")
+    finished = simulate(4, tournament_id="MTT-DONE", players=9, stack=500)
+    publish(client, keys, [*finished.lines, opened("MTT-OPEN")])
+    metrics = Metrics()
+    worker = Worker(settings, redis.Redis.from_url(redis_url, protocol=2), metrics=metrics)
+    drain(worker, rounds=len(finished.lines) // 50 + 5)
+    assert client.xlen(keys.audit) == len(finished.lines) + 1, "every line committed"
+    assert client.smembers(keys.tournaments_open) == {b"MTT-OPEN"}
+    Sampler(client, {"default": keys}, metrics, structlog.get_logger()).sample()
+    assert value(metrics, "showdown_tournaments_open", shard="default") == 1
+    assert value(metrics, "showdown_tournaments_opened_total", shard="default") == 2
+    assert value(metrics, "showdown_tournaments_finished_total", shard="default") == 1
+
+    again = [opened("MTT-LATE")]
+    publish(client, keys, again)
+    worker.prepare_groups()
+    worker.step()
+    ((_, planned),) = worker._inflight
+    worker.flush()
+    assert client.smembers(keys.tournaments_open) == {b"MTT-OPEN", b"MTT-LATE"}
+    resent = worker._commit_script(keys=planned.keys, args=planned.args)  # as a redis-py re-send would
+    assert resent[0] == 0, "the entry is no longer pending: nothing written twice"
+    assert client.smembers(keys.tournaments_open) == {b"MTT-OPEN", b"MTT-LATE"}
+    Sampler(client, {"default": keys}, metrics, structlog.get_logger()).sample()
+    assert value(metrics, "showdown_tournaments_open", shard="default") == 2
+
+
 def test_a_sample_redis_refuses_is_counted_and_the_worker_goes_on(
     client: redis.Redis, redis_url: str, make_settings: Any
 ) -> None:
-    """A worker user without +xlen/+llen/+info (an ACL file older than this version): the gauges stay unset, the sample
+    """A worker user without +xlen/+llen/+scard/+info (an ACL file older than this version): the gauges stay unset, the sample
     counts as refused, and the worker settles all the same."""
     client.acl_setuser(
         "old-worker",

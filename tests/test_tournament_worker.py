@@ -239,6 +239,7 @@ def test_two_workers_one_killed_mid_run_settle_a_large_tournament_exactly_once(
     assert json.loads(out.stdout) == expected
     assert client.xlen(keys.dead) == 0
     assert client.xlen(keys.results) == sim.hands
+    assert client.exists(keys.tournaments_open) == 0, "the finished tournament left the open set (killed: no stale id)"
     verdict = audit.verify(audit.read_stream(client, keys.audit), audit.Head.decode(client.get(keys.audit_head)))
     assert verdict.holds, verdict.first_break
 

@@ -48,6 +48,9 @@ AUDIT: Final = "audit"
 DEAD: Final = "dead"
 STANDINGS: Final = "standings"
 """The default names of a shard's streams (``SHOWDOWN_*_NAME`` may rename the first four)."""
+OPEN_TOURNAMENTS: Final = "tournaments:open"
+"""A shard's set of the tournaments open now (opened, winner not yet placed), kept by the commit script beside each
+ledger; its SCARD is the ``showdown_tournaments_open`` gauge."""
 INBOX: Final = "inbox"
 """The default name of a shard's inbox: the list producers RPUSH to (one element per message, ``event <JSON>`` or
 ``tournament <JSON>``), which the workers move into the events stream (``SHOWDOWN_INBOX_NAME`` may rename it)."""

@@ -47,12 +47,15 @@ from showdown_service.decide import Decided, Decision, LedgerInvariant, decide
 from showdown_service.settling import Prepared
 from showdown_service.tournament.store import writes
 
-__all__ = ["COMMIT_LUA", "Conflict", "Decision", "EntryArgs", "Header", "LedgerInvariant", "Plan", "plan", "read_reply"]
+__all__ = [
+    "COMMIT_LUA", "Conflict", "Decision", "EntryArgs", "Header", "LedgerArgs", "LedgerInvariant", "Plan", "plan",
+    "read_reply",
+]  # fmt: skip
 
 
 class ScriptKeys(NamedTuple):
     """The script's first keys, in order; then each hand's dedupe key, then (with tournaments) the standings
-    stream and each ledger's hash."""
+    stream, the shard's open-tournaments set and each ledger's hash."""
 
     events: str
     results: str
@@ -98,6 +101,19 @@ class EntryArgs(NamedTuple):
     hand_id: str
 
 
+class LedgerArgs(NamedTuple):
+    """One ledger's arguments, in order (after the ledgers' count and the open set's key index)."""
+
+    key_index: int
+    """1-based index of the ledger's hash among the script's keys."""
+    fields: bytes
+    """The fields it takes: one JSON array of strings ``[field, value, ...]`` (:func:`writes`)."""
+    open: str
+    """``"1"`` while the tournament is open (the script SADDs its id to the shard's ``tournaments:open`` set),
+    ``"0"`` once its winner is placed (SREM): the set is what the ``showdown_tournaments_open`` gauge counts."""
+    tournament_id: str
+
+
 def _offsets(names: Sequence[str], first: int) -> str:
     return "{" + ", ".join(f"{name} = {first + i}" for i, name in enumerate(names)) + "}"
 
@@ -107,6 +123,8 @@ local K = $keys
 local H = $header
 local E = $entry
 local F = $width
+local L = $ledger
+local LW = $lwidth
 local events, results, audit, dead = KEYS[K.events], KEYS[K.results], KEYS[K.audit], KEYS[K.dead]
 local head_key = KEYS[K.head]
 local group, consumer = ARGV[H.group], ARGV[H.consumer]
@@ -143,7 +161,7 @@ for i = 0, n - 1 do
   if not pending[id] then gone[#gone + 1] = id end
 end
 local w = base + 2 + n * F
-local s = w + 1 + tonumber(ARGV[w]) * 2
+local s = w + 2 + tonumber(ARGV[w]) * LW
 local order_id = ARGV[s + 2 + tonumber(ARGV[s])]
 if order_id ~= '' then
   -- a tournament's entries apply in stream order: none below the batch's last one may be pending elsewhere
@@ -196,11 +214,20 @@ if #ids > 0 then
 end
 
 -- 3. tournaments: each ledger's fields (one argument: a JSON array of strings field, value, ...; HSET 200 at a
---    time), then the placements on the standings stream
-for g = 0, tonumber(ARGV[w]) - 1 do
-  local key, fields = KEYS[tonumber(ARGV[w + 1 + g * 2])], cjson.decode(ARGV[w + 2 + g * 2])
+--    time) and its membership of the shard's open set (SADD while open, SREM once finished: a set, so a
+--    re-applied commit counts nothing twice), then the placements on the standings stream
+local nledgers = tonumber(ARGV[w])
+local open_set = nledgers > 0 and KEYS[tonumber(ARGV[w + 1])] or nil
+for g = 0, nledgers - 1 do
+  local o = w + 2 + g * LW
+  local key, fields = KEYS[tonumber(ARGV[o + L.key_index])], cjson.decode(ARGV[o + L.fields])
   for i = 1, #fields, 400 do
     redis.call('HSET', key, unpack(fields, i, math.min(i + 399, #fields)))
+  end
+  if ARGV[o + L.open] == '1' then
+    redis.call('SADD', open_set, ARGV[o + L.tournament_id])
+  else
+    redis.call('SREM', open_set, ARGV[o + L.tournament_id])
   end
 end
 local nplaced, standings = tonumber(ARGV[s]), tonumber(ARGV[s + 1])
@@ -216,6 +243,8 @@ COMMIT_LUA: Final = _LUA.substitute(
     header=_offsets(Header._fields, 1),
     entry=_offsets(EntryArgs._fields, 0),
     width=len(EntryArgs._fields),
+    ledger=_offsets(LedgerArgs._fields, 0),
+    lwidth=len(LedgerArgs._fields),
     nheader=len(Header._fields),
     nkeys=len(ScriptKeys._fields),
     result=RESULT_FIELD,
@@ -225,10 +254,10 @@ COMMIT_LUA: Final = _LUA.substitute(
     **{f"d_{name}": name for name in DEAD_LETTER_FIELDS},
 )
 """The commit script. Arguments: :class:`Header`; the count of dedupe keys and the value each must still hold;
-the count of entries and each entry's :class:`EntryArgs`; the count of ledgers and, per ledger, its key's
-index and its fields; the count of placements, the standings key's index and each placement; the id a
+the count of entries and each entry's :class:`EntryArgs`; the count of ledgers, the open set's key index and
+each ledger's :class:`LedgerArgs`; the count of placements, the standings key's index and each placement; the id a
 tournament's order is checked below (``""``: none). Keys: :class:`ScriptKeys`, the dedupe keys, then (with
-tournaments) the standings stream and the ledgers."""
+tournaments) the standings stream, the shard's open set and the ledgers."""
 
 
 @dataclass(slots=True)
@@ -348,14 +377,16 @@ def pack(
     placed = [text for d in decisions for text in d.placement_texts]
     if ledgers or placed:
         standings = len(script_keys) + 1  # KEYS are numbered from 1 in Lua
-        script_keys.append(keys.standings)
-        args.append(len(ledgers))
-        for tournament_id, fields in ledgers:  # one argument per ledger: redis-py packs each argument
+        script_keys += (keys.standings, keys.tournaments_open)
+        args += (len(ledgers), len(script_keys))
+        for tournament_id, fields in ledgers:  # one argument per field list: redis-py packs each argument
             script_keys.append(keys.tournament(tournament_id))
-            args += (len(script_keys), fields)
+            ledger = view.ledgers[tournament_id] if view is not None else None
+            assert ledger is not None  # writes() lists only a view's ledgers
+            args += LedgerArgs(len(script_keys), fields, "0" if ledger.over else "1", tournament_id)
         args += (len(placed), standings, *placed, decided.order_id)
     else:
-        args += (0, 0, 0, decided.order_id)
+        args += (0, 0, 0, 0, decided.order_id)
     return Plan(keys=script_keys, args=args, decisions=decisions, head=decided.head, seen_keys=seen_keys, book=view)
 
 

@@ -17,7 +17,7 @@ from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from redis.connection import parse_url
 
-from showdown_messages.protocol import STANDINGS, key
+from showdown_messages.protocol import OPEN_TOURNAMENTS, STANDINGS, key
 
 _SECONDS_PER_DAY = 86_400
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
@@ -252,6 +252,9 @@ class ShardKeys:
     """The standings stream: one ``placement`` per tournament entry that finishes."""
     tournament_prefix: str = ""
     """``tournament:<tournament id>`` hashes hold each tournament's ledger."""
+    tournaments_open: str = ""
+    """``tournaments:open``: the set of the shard's tournaments not finished (the commit script SADDs a ledger it
+    writes while open, SREMs it once its winner is placed)."""
     inbox: str = ""
     """The producers' list (``RPUSH`` only): the workers move it into ``events`` (:mod:`showdown_service.ingress`)."""
     archive: str = ""
@@ -274,6 +277,7 @@ class ShardKeys:
             failures_prefix=named("failures:"),
             standings=named(STANDINGS),
             tournament_prefix=named("tournament:"),
+            tournaments_open=named(OPEN_TOURNAMENTS),
             inbox=named(settings.inbox_name),
             archive=named("archive"),
         )

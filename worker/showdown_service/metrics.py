@@ -128,6 +128,12 @@ class Metrics:
         self.tournaments_finished = Counter(
             "showdown_tournaments_finished", "Tournaments finished (their winner placed)", shard, registry=r
         )
+        self.tournaments_open = Gauge(
+            "showdown_tournaments_open",
+            "Tournaments open now: SCARD of the shard's tournaments:open set, kept by the commit script (sampled)",
+            shard,
+            registry=r,
+        )
         self.stream_length = Gauge(
             "showdown_stream_length_entries",
             "XLEN of each of the shard's streams (sampled by the worker's housekeeping)",

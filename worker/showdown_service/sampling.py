@@ -1,10 +1,11 @@
-"""What the worker's housekeeping samples for the metrics: each shard's stream lengths, its producers' inbox and its
-Redis node's memory.
+"""What the worker's housekeeping samples for the metrics: each shard's stream lengths, its producers' inbox, its
+open tournaments and its Redis node's memory.
 
 Sampled every few seconds (with the pending and lag gauges), never per entry: one pipeline of ``XLEN`` per
 stream and ``LLEN`` of the inbox list (showdown_service.ingress; ``stream="inbox"``: what the workers have not yet
-moved into the events stream), and one ``INFO memory`` per node. A sample Redis refuses (a worker user without
-``+xlen``, ``+llen`` or ``+info``: see deploy/redis/users.acl) is counted as
+moved into the events stream), ``SCARD`` of the shard's ``tournaments:open`` set (the commit script keeps it:
+showdown_service.commit), and one ``INFO memory`` per node. A sample Redis refuses (a worker user without
+``+xlen``, ``+llen``, ``+scard`` or ``+info``: see deploy/redis/users.acl) is counted as
 ``showdown_samples_total{outcome="refused"}`` and logged once; it never stops the worker.
 A connection error is raised, as any Redis error of the loop is (the worker waits and retries).
 """
@@ -25,6 +26,8 @@ STREAMS = ("events", "results", "audit", "dead", "standings")
 """The streams of a shard whose lengths are sampled (the ``stream`` label)."""
 LISTS = ("inbox",)
 """The lists of a shard whose lengths are sampled under the same metric (``stream="inbox"``): the producers' inbox."""
+_OPEN = "tournaments_open"
+"""The sampled set: ``showdown_tournaments_open``."""
 
 
 class Sampler:
@@ -46,18 +49,21 @@ class Sampler:
                 pipe.xlen(getattr(keys, stream))
             for name in LISTS:
                 pipe.llen(getattr(keys, name))
+            pipe.scard(keys.tournaments_open)
         replies = pipe.execute(raise_on_error=False)
         refused: list[str] = []
         i = 0
         for keys in self.shards.values():
-            for stream in (*STREAMS, *LISTS):
+            for stream in (*STREAMS, *LISTS, _OPEN):
                 reply = replies[i]
                 i += 1
                 if isinstance(reply, redis.ResponseError):
-                    command = "XLEN" if stream in STREAMS else "LLEN"
+                    command = "XLEN" if stream in STREAMS else "LLEN" if stream in LISTS else "SCARD"
                     refused.append(f"{command} {getattr(keys, stream)}: {reply}")
                 elif isinstance(reply, Exception):
                     raise reply
+                elif stream == _OPEN:
+                    self.metrics.tournaments_open.labels(keys.shard).set(int(reply))
                 else:
                     self.metrics.stream_length.labels(keys.shard, stream).set(int(reply))
         for shard, memory in self._memory(refused).items():
@@ -65,7 +71,7 @@ class Sampler:
             self.metrics.redis_max.labels(shard).set(int(memory.get("maxmemory", 0)))
         self.metrics.samples.labels("refused" if refused else "ok").inc()
         if refused and not self._refused:
-            then = "those gauges stay unset; grant +xlen/+llen/+info"
+            then = "those gauges stay unset; grant +xlen/+llen/+scard/+info"
             self.log.warning("sample_refused", refused=refused[:3], then=then)
         self._refused = bool(refused)
 
