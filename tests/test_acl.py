@@ -357,10 +357,12 @@ def test_a_real_worker_process_needs_exactly_the_commands_the_worker_user_is_gra
     raw.write_text("\n".join(["{not json", json.dumps(EXAMPLES[1]), json.dumps(conflicting)]) + "\n")
     run(["publish", "--raw", str(raw)], acl.env("producer", tmp_path))
     tournament = [json.loads(line)["tournament"] for line in (opened(payouts=[10, 5]), entry("a"), entry("b"),
-                                                              entry("c"), closed())]  # fmt: skip
+                                                              entry("c"), closed(), opened("T2"))]  # fmt: skip
     publish(acl, tournament, "tournament")  # its ledger is read and written inside the worker's scripts
-    publish(acl, [json.dumps(json.loads(all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)]))["event"])])
-    total = len(EXAMPLES) + 3 + 6
+    hands = [all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)]),
+             all_in("h2", [(1, "a", 2000, 1000), (2, "c", 1000, 1000)])]  # the winner placed: SREM of the open set
+    publish(acl, [json.dumps(json.loads(hand)["event"]) for hand in hands])
+    total = len(EXAMPLES) + 3 + len(tournament) + len(hands)  # T2 stays open: SADD; T finishes: SREM
     move(acl)
     crashed = acl.client("worker")  # a worker that read five entries and died before committing them
     crashed.xgroup_create(KEYS.events, "adjudicators", id="0", mkstream=True)
@@ -388,8 +390,9 @@ def test_a_real_worker_process_needs_exactly_the_commands_the_worker_user_is_gra
     )
     admin = acl.admin()
     assert admin.xlen(KEYS.audit) == total
-    assert admin.xlen(KEYS.results) == len(EXAMPLES) + 1
-    assert admin.xlen(KEYS.standings) == 1
+    assert admin.xlen(KEYS.results) == len(EXAMPLES) + len(hands)
+    assert admin.xlen(KEYS.standings) == 3, "b, then c and the winner a"
+    assert admin.smembers(KEYS.tournaments_open) == {b"T2"}, "T finished, T2 open"
     assert admin.xlen(KEYS.dead) == 2
     assert admin.xpending(KEYS.events, "adjudicators")["pending"] == 0
 

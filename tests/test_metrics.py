@@ -161,7 +161,7 @@ def test_two_tournaments_opened_and_one_finished_leave_one_in_the_open_set_and_t
     settings = make_settings(redis_url)
     keys = settings.keys("default")
     finished = simulate(4, tournament_id="MTT-DONE", players=9, stack=500)
-    publish(client, keys, [*finished.lines, opened("MTT-OPEN")])
+    publish(client, keys, [*finished.lines, opened("MTT-OPEN").encode()])
     metrics = Metrics()
     worker = Worker(settings, redis.Redis.from_url(redis_url, protocol=2), metrics=metrics)
     drain(worker, rounds=len(finished.lines) // 50 + 5)
@@ -172,7 +172,7 @@ def test_two_tournaments_opened_and_one_finished_leave_one_in_the_open_set_and_t
     assert value(metrics, "showdown_tournaments_opened_total", shard="default") == 2
     assert value(metrics, "showdown_tournaments_finished_total", shard="default") == 1
 
-    again = [opened("MTT-LATE")]
+    again = [opened("MTT-LATE").encode()]
     publish(client, keys, again)
     worker.prepare_groups()
     worker.step()
@@ -189,14 +189,14 @@ def test_two_tournaments_opened_and_one_finished_leave_one_in_the_open_set_and_t
 def test_a_sample_redis_refuses_is_counted_and_the_worker_goes_on(
     client: redis.Redis, redis_url: str, make_settings: Any
 ) -> None:
-    """A worker user without +xlen/+llen/+scard/+info (an ACL file older than this version): the gauges stay unset, the sample
-    counts as refused, and the worker settles all the same."""
+    """A worker user without +xlen/+llen/+scard/+info (an ACL file older than this version): the gauges stay unset,
+    the sample counts as refused, and the worker settles all the same."""
     client.acl_setuser(
         "old-worker",
         enabled=True,
         passwords=["+pw"],
         keys=["showdown:*"],
-        commands=["+@all", "-xlen", "-llen", "-info"],
+        commands=["+@all", "-xlen", "-llen", "-scard", "-info"],
     )
     try:
         settings = make_settings(redis_url, redis_username="old-worker", redis_password="pw")
@@ -210,6 +210,7 @@ def test_a_sample_redis_refuses_is_counted_and_the_worker_goes_on(
         assert value(metrics, "showdown_samples_total", outcome="ok") == 0
         assert samples(metrics, "showdown_stream_length_entries") == {}
         assert samples(metrics, "showdown_redis_memory_used_bytes") == {}
+        assert samples(metrics, "showdown_tournaments_open") == {}
     finally:
         client.acl_deluser("old-worker")
 

@@ -91,8 +91,9 @@ OPEN_TOURNAMENTS = """round(
       0 * sum by (shard) (increase(showdown_tournaments_opened_total[7d]))
   )
 )"""
-"""Tournaments opened and not finished within 7 days, per shard: what stands in for an open-tournaments gauge
-(docs/operations.md, "Open tournaments", says when it is exact); tests/test_prometheus_rules.py evaluates it."""
+"""Tournaments opened and not finished within 7 days, per shard, from the counters: a cross-check of the exact
+``showdown_tournaments_open`` gauge (docs/operations.md, "Open tournaments", says when they agree);
+tests/test_prometheus_rules.py evaluates it."""
 
 
 @dataclass(frozen=True, slots=True)

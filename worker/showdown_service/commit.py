@@ -23,6 +23,10 @@ once, by name (:class:`Header`, :class:`EntryArgs`), and the script reads
 them by those names: a new output is one name added here and used there.
 Audit hashes are sha256 computed in Python, because Redis Lua has no sha256;
 that is why the head is a precondition.
+
+Over 400 lines because the script and the Python that packs its arguments
+must change together (one named layout each side reads); splitting them
+would put the two halves of one contract in two files.
 """
 
 from __future__ import annotations

@@ -83,14 +83,16 @@ PANELS: tuple[Panel, ...] = (
         ),
     ),
     Panel(
-        "Tournaments opened and finished, entries placed",
+        "Tournaments open now; opened and finished, entries placed",
         "short",
         (
+            ("{{shard}} open now", f"max by (shard) (showdown_tournaments_open{{{S}}})"),
             ("opened", f"sum(increase(showdown_tournaments_opened_total{{{S}}}[$__range]))"),
             ("finished", f"sum(increase(showdown_tournaments_finished_total{{{S}}}[$__range]))"),
             ("placed", f"sum(increase(showdown_placements_total{{{S}}}[$__range]))"),
         ),
-        "Over the dashboard's time range.",
+        "Open now: each shard's set of open tournaments, exact (every worker of a shard samples the same set, hence "
+        "max). The rest over the dashboard's time range.",
     ),
     Panel(
         "Prize and bounty money paid (smallest currency unit)",

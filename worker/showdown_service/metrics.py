@@ -200,7 +200,7 @@ class Metrics:
     def start_shards(self, shards: Iterable[str]) -> None:
         """Export each shard's tournament counters at 0 from the start: Prometheus's ``increase()`` counts nothing
         for a series' first sample, so a counter first seen at 1 (its first tournament) would lose that one
-        (the open-tournaments PromQL of docs/operations.md subtracts two of them)."""
+        (the open-tournaments cross-check of docs/operations.md subtracts two of them)."""
         for shard in shards:
             for counter in (self.tournaments_opened, self.tournaments_finished, self.placements, self.prizes_paid,
                             self.bounties_paid, self.mystery_paid):  # fmt: skip
