@@ -359,8 +359,10 @@ def test_a_real_worker_process_needs_exactly_the_commands_the_worker_user_is_gra
     tournament = [json.loads(line)["tournament"] for line in (opened(payouts=[10, 5]), entry("a"), entry("b"),
                                                               entry("c"), closed(), opened("T2"))]  # fmt: skip
     publish(acl, tournament, "tournament")  # its ledger is read and written inside the worker's scripts
-    hands = [all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)]),
-             all_in("h2", [(1, "a", 2000, 1000), (2, "c", 1000, 1000)])]  # the winner placed: SREM of the open set
+    hands = [
+        all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)]),
+        all_in("h2", [(1, "a", 2000, 1000), (2, "c", 1000, 1000)]),
+    ]  # the winner placed: SREM of the open set
     publish(acl, [json.dumps(json.loads(hand)["event"]) for hand in hands])
     total = len(EXAMPLES) + 3 + len(tournament) + len(hands)  # T2 stays open: SADD; T finishes: SREM
     move(acl)
