@@ -220,8 +220,9 @@ def test_a_real_worker_process_and_its_health_check_need_exactly_the_worker_gran
     raw.write_text("{not json\n", encoding="utf-8")  # a dead letter
     run(["publish", "--raw", str(raw)], env(fresh, "producer", tmp_path))
     tournament = tmp_path / "tournament.jsonl"  # its ledger is read and written inside the worker's scripts
-    lines = [opened(payouts=[10, 5]), entry("a"), entry("b"), entry("c"), closed(),
-             all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)])]  # fmt: skip
+    lines = [opened(payouts=[10, 5]), entry("a"), entry("b"), entry("c"), closed(), opened("T2"),
+             all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)]),
+             all_in("h2", [(1, "a", 2000, 1000), (2, "c", 1000, 1000)])]  # fmt: skip  # T finishes: SREM; T2: SADD
     tournament.write_text("\n".join(lines) + "\n", encoding="utf-8")
     run(["publish", str(tournament)], env(fresh, "producer", tmp_path))
     variables = env(fresh, "worker", tmp_path, SHOWDOWN_CONSUMER="settler")
@@ -233,10 +234,11 @@ def test_a_real_worker_process_and_its_health_check_need_exactly_the_worker_gran
     assert "info" in granted(fresh, "worker"), "the worker samples INFO memory for its metrics"
     assert used == expected, f"unused grants: {expected - used}; missing: {used - expected}"
     admin = admin_cluster(fresh)
-    assert total == len(EXAMPLES) + 1 + 6
+    assert total == len(EXAMPLES) + 1 + 8
     assert sum(int(admin.xlen(keys(s).audit)) for s in SHARDS if admin.exists(keys(s).audit)) == total
-    assert sum(int(admin.xlen(keys(s).results)) for s in SHARDS if admin.exists(keys(s).results)) == len(EXAMPLES) + 1
-    assert sum(int(admin.xlen(keys(s).standings)) for s in SHARDS if admin.exists(keys(s).standings)) == 1
+    assert sum(int(admin.xlen(keys(s).results)) for s in SHARDS if admin.exists(keys(s).results)) == len(EXAMPLES) + 2
+    assert sum(int(admin.xlen(keys(s).standings)) for s in SHARDS if admin.exists(keys(s).standings)) == 3
+    assert {t for s in SHARDS for t in admin.smembers(keys(s).tournaments_open)} == {b"T2"}, "T finished, T2 open"
     assert sum(int(admin.xlen(keys(s).dead)) for s in SHARDS if admin.exists(keys(s).dead)) == 1
     admin.close()
 
