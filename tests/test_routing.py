@@ -147,3 +147,28 @@ def test_the_registry_has_a_hash_tag_of_its_own(prefix: str) -> None:
     key = registry_key(prefix)
     assert key == f"{prefix}:{{registry}}:tournaments"
     assert key_slot(key.encode()) == key_slot(b"registry"), "its slot is its tag's, whatever the prefix"
+
+
+def test_the_audit_replay_of_a_shard_that_refused_wrong_shard_proves_it_as_the_worker_decided(
+    redis_url: str, make_settings: Any, client: redis.Redis, tmp_path: Any
+) -> None:
+    """The registry is read at read time, which an archive does not keep: the replay takes the holder from the
+    refusal the chain recorded (its hashes prove it), and decides the entry as the worker did."""
+    from showdown_service.archive.archiver import Archiver
+    from showdown_service.archive.layout import open_store
+    from showdown_service.archive.replay import Difference, replay
+    from showdown_service.connection import connect
+
+    workers = two_shards(make_settings, redis_url)
+    held, other = workers[HOLDER], workers[OTHER]
+    archived = make_settings(redis_url, shards=",".join(SHARDS), archive_url=str(tmp_path / "archive"))
+    publish_lines(client, held.keys(HOLDER).events, knockout())
+    commit(held)
+    publish_lines(client, other.keys(OTHER).events, second_bust())
+    commit(other)
+    assert [f[b"code"] for f in dead(client, other, OTHER)] == [b"wrong_shard"]
+    Archiver(archived, connect(archived), open_store(archived.archive_url, archived)).drain()
+    differences: list[Difference] = []
+    totals = replay(open_store(archived.archive_url, archived), archived, differences.append, client=connect(archived))
+    assert differences == []
+    assert totals.entries == len(knockout()) + len(second_bust())

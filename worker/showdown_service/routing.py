@@ -26,6 +26,7 @@ committing the ``open`` stays with its shard, where the ``open`` is delivered ag
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -36,6 +37,8 @@ REGISTRY_TAG = "registry"
 """The registry's hash tag (its own slot on Redis Cluster, apart from every shard's)."""
 
 WRONG_SHARD = "wrong_shard"
+_HELD_BY = re.compile(r" is held by shard '([^']*)', not ")
+"""What :func:`misrouted` writes before the holder (shard names hold no quote: config refuses them)."""
 HOLDERS_KEPT = 100_000
 """Tournaments whose holder a worker remembers (a holder never changes, so it need not be read again)."""
 
@@ -51,6 +54,13 @@ def _opens(entry: Prepared) -> bool:
     if message is None:
         return False
     return getattr(message, "type", None) == "open" or type(message).__name__ == "TournamentOpened"
+
+
+def holder_named(message: str) -> str | None:
+    """The shard a ``wrong_shard`` refusal's message names as the tournament's holder (see :func:`misrouted`), or
+    None. The audit replay reads it back: the registry was read at read time, and an archive does not keep it."""
+    found = _HELD_BY.search(message)
+    return found.group(1) if found else None
 
 
 def misrouted(shard: str, batch: Sequence[Prepared], holders: Mapping[str, str]) -> list[Prepared]:

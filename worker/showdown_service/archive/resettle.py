@@ -18,7 +18,10 @@ What re-settling takes from the archive rather than reproducing:
 * the audit record's ``at`` and ``worker``: the batch's clock and consumer;
 * ``poison``: settling raised ``SHOWDOWN_MAX_DELIVERIES`` times in the worker
   (a bug, or a fault of the moment): a record saying ``poison`` is re-decided as
-  poison; its dead letter's message names the count.
+  poison; its dead letter's message names the count;
+* ``wrong_shard``: the holder a worker read from the registry when it refused
+  the entry (the registry is not archived): taken from the refusal the chain
+  recorded, and the entry routed as the worker routed it.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from showdown_core.tournament import Book
 from showdown_service.audit import Head
 from showdown_service.config import Settings
 from showdown_service.decide import LedgerInvariant, decide, refuse_broken
+from showdown_service.routing import WRONG_SHARD, holder_named, misrouted
 from showdown_service.settling import Prepared, prepare
 
 
@@ -62,7 +66,7 @@ def prepare_row(row: dict[str, Any], record: dict[str, Any], settings: Settings)
         with contextlib.suppress(orjson.JSONDecodeError):
             settled_at = str(orjson.loads(row["result"]).get("settled_at") or settled_at)
     poison = record.get("code") == "poison"
-    return prepare(
+    prepared = prepare(
         str(record.get("entry_id") or row.get("entry_id")),
         entry_fields(row),
         failures=settings.max_deliveries if poison else 0,
@@ -71,6 +75,19 @@ def prepare_row(row: dict[str, Any], record: dict[str, Any], settings: Settings)
         now=_at(settled_at),
         started=time.perf_counter(),
     )
+    if record.get("code") == WRONG_SHARD and prepared.tournament_id is not None:
+        holder = holder_named(str(record.get("message") or _dead_letter(row).get("message") or ""))
+        if holder is not None:  # routed as the worker routed it, by the holder the chain recorded
+            prepared = misrouted(str(row.get("shard")), [prepared], {prepared.tournament_id: holder})[0]
+    return prepared
+
+
+def _dead_letter(row: dict[str, Any]) -> dict[str, Any]:
+    with contextlib.suppress(orjson.JSONDecodeError, TypeError):
+        letter = orjson.loads(row.get("dead_letter") or b"{}")
+        if isinstance(letter, dict):
+            return letter
+    return {}
 
 
 @dataclass(frozen=True, slots=True)
