@@ -4,6 +4,8 @@ SHOWDOWN_METRICS_PORT is left at its default; a port set explicitly and taken is
 
 from __future__ import annotations
 
+import json
+import os
 import signal
 import socket
 import subprocess
@@ -90,3 +92,57 @@ def test_metrics_move_up_from_a_taken_port_when_the_port_is_left_at_its_default(
             assert b"# TYPE showdown_heartbeat_timestamp_seconds gauge" in reply.read()
         with pytest.raises(MetricsPortTaken, match=f"the metrics port {port} is already in use"):
             Metrics().serve(port)
+
+
+def test_a_group_whose_child_cannot_serve_its_explicit_metrics_port_stops_instead_of_restarting_it_forever(
+    worker_env: dict[str, str],
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {**worker_env, "SHOWDOWN_METRICS_PORT": str(port), "SHOWDOWN_CONSUMER": "box"}
+        group = subprocess.run([*WORKER, "--processes", "2"], env=env, capture_output=True, text=True, timeout=90,
+                               check=False)  # fmt: skip
+    assert group.returncode == 2
+    refusals = [line for line in group.stderr.splitlines() if f"the metrics port {port} is already in use" in line]
+    assert len(refusals) == 1, "child 0 started once, not restarted in a loop"
+    exits = [json.loads(line) for line in group.stdout.splitlines() if '"worker_process_exited"' in line]
+    assert [(e["index"], e["status"], e["action"]) for e in exits] == [(0, 2, "stopping the group")]
+
+
+def environ(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:  # gone (or a zombie's, unreadable): not a live child
+        return b""
+
+
+def test_a_child_that_keeps_dying_is_restarted_after_doubling_delays(
+    worker_env: dict[str, str], tmp_path: Path
+) -> None:
+    log = tmp_path / "group.log"
+    env = {**worker_env, "SHOWDOWN_METRICS_PORT": "0", "SHOWDOWN_CONSUMER": "box"}
+    with log.open("wb") as out:
+        group = subprocess.Popen([*WORKER, "--processes", "2"], env=env, stdout=out, stderr=subprocess.STDOUT)
+    killed: list[int] = []
+
+    def new_child() -> bool:
+        pids = [int(p) for p in Path(f"/proc/{group.pid}/task/{group.pid}/children").read_text().split()]
+        fresh = [pid for pid in pids if pid not in killed and b"SHOWDOWN_CONSUMER=box-0\0" in environ(pid)]
+        killed.extend(fresh[:1])
+        return bool(fresh)
+
+    try:
+        for _ in range(3):
+            wait_until(new_child, "the group's (next) child", timeout=60)
+            os.kill(killed[-1], signal.SIGKILL)
+        wait_until(new_child, "the child started a fourth time", timeout=60)
+        exits = [json.loads(line) for line in log.read_text().splitlines() if '"worker_process_exited"' in line]
+        assert [(e["index"], e["status"], e["restart_in_s"]) for e in exits] == [
+            (0, -9, 0.5),
+            (0, -9, 1.0),
+            (0, -9, 2.0),
+        ]
+    finally:
+        assert stop(group) == 0

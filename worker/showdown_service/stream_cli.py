@@ -199,12 +199,22 @@ def metrics_ports_tried(settings: Settings) -> int:
     return 1 if "metrics_port" in settings.model_fields_set else PORTS_TRIED
 
 
+RESTART_FIRST_S, RESTART_MAX_S, RESTART_RESET_S = 0.5, 30.0, 60.0
+"""A dead child of ``worker --processes`` is started again after 0.5 s, then 1, 2, 4 ... up to 30 s while it keeps
+dying within 60 s of its start; a child that ran 60 s starts from 0.5 s again."""
+
+
 def _supervise(settings: Settings, processes: int) -> int:
     """Run ``processes`` workers as child processes of one group; restart any that dies; stop them all on a signal.
 
     Worker ``i`` beats in ``<SHOWDOWN_HEARTBEAT_FILE>.<i>``; the group's own file lists them all for
     ``showdown health`` (see :mod:`showdown_service.heartbeat`). 0 when every worker stopped cleanly; the
     workers are stopped whatever ends the loop.
+
+    A child that dies is restarted after :data:`RESTART_FIRST_S`, doubled at each death that follows a run shorter
+    than :data:`RESTART_RESET_S` (up to :data:`RESTART_MAX_S`), so a Redis outage is waited out without a restart
+    storm. A child that exits with status 2 (the CLI's "bad settings, or a file or port it cannot use": its
+    stderr says which) cannot be helped by restarting: the group stops and returns 2.
     """
     log = logs.get_logger(supervisor=settings.consumer)
     beats = [f"{settings.heartbeat_file}.{i}" for i in range(processes)]
@@ -222,13 +232,33 @@ def _supervise(settings: Settings, processes: int) -> int:
         for i in range(processes):
             children.append(spawn(i))  # noqa: PERF401 - one by one: those started are stopped if the next fails
         log.info("workers_started", processes=processes)
-        beaten = time.monotonic()
-        while not STOP_REQUESTED.is_set():
+        beaten = started = time.monotonic()
+        born = [started] * processes
+        delay = [RESTART_FIRST_S] * processes
+        due: dict[int, float] = {}  # index -> when a dead child is started again
+        unusable = False
+        while not STOP_REQUESTED.is_set() and not unusable:
             time.sleep(0.2)
+            now = time.monotonic()
             for i, child in enumerate(children):
-                if child.poll() is not None and not STOP_REQUESTED.is_set():
-                    log.error("worker_process_exited", index=i, status=child.returncode, action="restarting")
-                    children[i] = spawn(i)
+                if STOP_REQUESTED.is_set() or i in due or child.poll() is None:
+                    continue
+                if child.returncode == 2:  # bad settings, a file or a port it cannot use: the same next time
+                    log.error("worker_process_exited", index=i, status=2, action="stopping the group",
+                              reason="restarting cannot help: bad settings, or a file or port it cannot use "
+                                     "(its error is above)")  # fmt: skip
+                    unusable = True
+                    break
+                if now - born[i] >= RESTART_RESET_S:  # it ran a while: not a crash loop
+                    delay[i] = RESTART_FIRST_S
+                due[i] = now + delay[i]
+                log.error("worker_process_exited", index=i, status=child.returncode, action="restarting",
+                          restart_in_s=delay[i])  # fmt: skip
+                delay[i] = min(delay[i] * 2, RESTART_MAX_S)
+            for i, when in list(due.items()):
+                if now >= when and not STOP_REQUESTED.is_set() and not unusable:
+                    del due[i]
+                    children[i], born[i] = spawn(i), time.monotonic()
             if time.monotonic() - beaten >= heartbeat.BEAT_INTERVAL_S:
                 settings.heartbeat_file.touch()
                 beaten = time.monotonic()
@@ -240,6 +270,8 @@ def _supervise(settings: Settings, processes: int) -> int:
         heartbeat.write(settings.heartbeat_file, {"processes": beats, "stopped_at": time.time()})
     beating.close()
     log.info("workers_stopped", statuses=codes)
+    if unusable:
+        return 2
     return 1 if any(code not in (0, -signal.SIGTERM) for code in codes) else 0
 
 
