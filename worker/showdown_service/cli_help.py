@@ -1,7 +1,22 @@
 """The longer help of the commands a newcomer starts with (``showdown worker --help``, ...): what each does, the
-settings it reads, an example. Kept here so the modules that register the commands stay short."""
+settings it reads, an example; and the argument types the commands share. Kept here so the modules that register
+the commands stay short."""
 
 from __future__ import annotations
+
+import argparse
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of 1 or more (``--processes``, ``--count``), refused saying why."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: give 1 or more")
+    return value
+
 
 WORKER_HELP = """\
 Run a worker: read each shard's events stream as one consumer of the group, settle every entry

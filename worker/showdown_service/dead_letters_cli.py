@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import cast
 
+from showdown_service.cli_help import positive_int
 from showdown_service.config import Settings
 from showdown_service.connection import Client, connect
 from showdown_service.dead_letters import Letter, letter, resolved_key
@@ -38,7 +39,9 @@ SCAN_CHUNK = 1000
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``dead-letters`` to the ``showdown`` parser."""
     d = commands.add_parser("dead-letters", help="list refused entries (filtered), or send fixed ones back")
-    d.add_argument("--count", type=_positive, default=50, help="how many recent matching letters to list (default 50)")
+    d.add_argument(
+        "--count", type=positive_int, default=50, help="how many recent matching letters to list (default 50)"
+    )
     d.add_argument("--code", help="only letters with this code (wrong_shard, stack_mismatch, ...)")
     d.add_argument("--tournament", metavar="ID", help="only letters of this tournament (hands and messages)")
     d.add_argument("--hand", metavar="ID", help="only letters of this hand_id")
@@ -55,16 +58,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     d.add_argument("--shard", help="with --requeue: the shard of the dead letters (default: every configured shard)")
     d.set_defaults(run=run)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value}: give 1 or more")
-    return value
 
 
 def _entry_id(text: str) -> str:

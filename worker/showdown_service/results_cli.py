@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from showdown_messages.protocol import PLACEMENT_FIELD, RESULT_FIELD
+from showdown_service.cli_help import positive_int
 from showdown_service.config import Settings
 from showdown_service.connection import Client, connect
 from showdown_service.render import describe_result
@@ -29,23 +30,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     """Add ``results`` to the ``showdown`` parser."""
     r = commands.add_parser("results", help="show settled hands readably (places, bounties), filtered")
     r.add_argument("--follow", "-f", action="store_true", help="keep printing new results as they come")
-    r.add_argument("--count", type=_positive, default=20, help="how many recent results to show first (default 20)")
+    r.add_argument("--count", type=positive_int, default=20, help="how many recent results to show first (default 20)")
     r.add_argument("--json", action="store_true", help="print the ShowdownResult JSON")
     r.add_argument("--hand", metavar="ID", help="only this hand_id")
     r.add_argument("--player", metavar="ID", help="only hands this player_id sat in")
     r.add_argument("--table", metavar="ID", help="only hands of this table_id")
     r.add_argument("--tournament", metavar="ID", help="only hands of this tournament_id")
     r.set_defaults(run=run)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value}: give 1 or more")
-    return value
 
 
 def matches(result: Mapping[str, Any], args: argparse.Namespace) -> bool:

@@ -52,6 +52,7 @@ from showdown_service.cli_help import (
     VERIFY_HELP,
     WORKER_EXAMPLE,
     WORKER_HELP,
+    positive_int,
 )
 from showdown_service.config import Settings, settings_in_effect, settings_table
 from showdown_service.connection import REDIS_ERRORS, Client, connect
@@ -71,7 +72,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         epilog=WORKER_EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    w.add_argument("--processes", type=_positive, default=1, help="worker processes in this group (default 1)")
+    w.add_argument("--processes", type=positive_int, default=1, help="worker processes in this group (default 1)")
     w.set_defaults(run=_worker, finishes_on_stop=True)
 
     st = commands.add_parser(
@@ -138,16 +139,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     v.set_defaults(run=_audit_verify)
     register_audit(verbs)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value}: give 1 or more")
-    return value
 
 
 # --- worker --------------------------------------------------------------------------------
