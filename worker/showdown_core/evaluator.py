@@ -31,6 +31,7 @@ from typing import Final
 
 from showdown_core.cards import RANK_KEYS, RANK_LANES, SUIT_KEYS, SUIT_LANES, TALLY_SHIFT, Card, mask_of, take_ranks
 from showdown_core.errors import InvalidEvent
+from showdown_core.ordering import ByStrength
 
 
 class Category(IntEnum):
@@ -85,7 +86,7 @@ def describe(category: Category, r: tuple[int, ...]) -> str:
 
 
 @dataclass(frozen=True, slots=True, eq=False, repr=False)
-class HandValue:
+class HandValue(ByStrength):
     """The value of a poker hand: one of 7,462 interned classes.
 
     Ordered by ``strength``: ``max()`` finds the winner, ``==`` finds ties.
@@ -107,18 +108,6 @@ class HandValue:
         if _SEALED:
             raise TypeError("HandValue is interned: use value_of(strength) or an evaluation, not the constructor")
         object.__setattr__(self, "description", describe(self.category, self.ranks))
-
-    def __lt__(self, other: HandValue) -> bool:
-        return self.strength < other.strength
-
-    def __le__(self, other: HandValue) -> bool:
-        return self.strength <= other.strength
-
-    def __gt__(self, other: HandValue) -> bool:
-        return self.strength > other.strength
-
-    def __ge__(self, other: HandValue) -> bool:
-        return self.strength >= other.strength
 
     def __repr__(self) -> str:
         return f"HandValue({self.strength}, {self.description!r})"

@@ -33,6 +33,7 @@ from operator import attrgetter
 from typing import Final, Protocol
 
 from showdown_core.cards import Card, mask_of, take_ranks
+from showdown_core.ordering import ByStrength
 
 
 class WireCategory(Protocol):
@@ -91,7 +92,7 @@ class LowCategory(IntEnum):
 
 
 @dataclass(frozen=True, slots=True, eq=False, repr=False)
-class RankedValue:
+class RankedValue(ByStrength):
     """A value of any ranking other than standard high (which has the interned
     :class:`~showdown_core.evaluator.HandValue`).
 
@@ -107,18 +108,6 @@ class RankedValue:
     """A :class:`LowCategory`, or the high hands' :class:`~showdown_core.evaluator.Category` (short deck)."""
     ranks: tuple[int, ...]
     description: str
-
-    def __lt__(self, other: RankedValue) -> bool:
-        return self.strength < other.strength
-
-    def __le__(self, other: RankedValue) -> bool:
-        return self.strength <= other.strength
-
-    def __gt__(self, other: RankedValue) -> bool:
-        return self.strength > other.strength
-
-    def __ge__(self, other: RankedValue) -> bool:
-        return self.strength >= other.strength
 
     def __repr__(self) -> str:
         return f"RankedValue({self.ranking}, {self.strength}, {self.description!r})"
