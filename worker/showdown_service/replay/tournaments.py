@@ -25,7 +25,7 @@ out right), and audits each tournament beside the per-hand report:
 * a hand the per-hand comparison finds wrong (a bounty to a player who
   folded, a pot to the wrong player) is a difference of its tournament too.
 
-Just over 400 lines: the audit and its comparisons with the ledger and the summaries read as one story; the chips
+Over 400 lines: the audit and its comparisons with the ledger and the summaries read as one story; the chips
 between hands are in :mod:`.continuity`, the summaries' reading in :mod:`.summaries`.
 
 The report (``--tournament-report FILE``) is one JSON line per tournament:
@@ -55,6 +55,7 @@ from showdown_service.replay.compare import MATCH, MISMATCH, UNVERIFIABLE, Verdi
 from showdown_service.replay.continuity import chip_differences, chips_messages, rebuy_after_a_bust
 from showdown_service.replay.errors import ReplayError
 from showdown_service.replay.hands import HandRecord
+from showdown_service.replay.pairing import HANDS_ROOM, pair
 from showdown_service.replay.run import decode, find_files, read_file
 from showdown_service.replay.summaries import PLACE_ONLY, Summary, SummaryRow, read_summary, summary_room
 
@@ -120,17 +121,17 @@ def audit_paths(paths: Iterable[str]) -> list[TournamentAudit]:
     """Read every file under ``paths`` and audit each tournament found (with its summary when among them)."""
     files, _ = find_files(list(paths))
     hands: list[tuple[HandRecord, Verdict]] = []
-    summaries: dict[str, Summary] = {}
+    summaries: list[Summary] = []
     audits: list[TournamentAudit] = []
     for source in files:
         raw = Path(source).read_bytes()
         text = decode(raw)[0]
         summary = read_summary(text, source)
         if isinstance(summary, Summary):
-            summaries[summary.tournament_id] = summary
+            summaries.append(summary)
             continue
         if isinstance(summary, ReplayError):
-            bad = TournamentAudit(summary_room(text), "?")
+            bad = TournamentAudit(HANDS_ROOM[summary_room(text)], "?")
             bad.differences.append(Difference("summary unreadable", None, str(summary)))
             audits.append(bad)
             continue
@@ -148,20 +149,37 @@ def _hand_number(record: HandRecord) -> tuple[int, str]:
     return (int(digits) if digits else 0, record.hand_id)
 
 
-def audit(hands: Sequence[tuple[HandRecord, Verdict]], summaries: dict[str, Summary]) -> list[TournamentAudit]:
-    """Each tournament of ``hands`` audited, in the order of their tournament ids; a summary is matched by id."""
+def audit(hands: Sequence[tuple[HandRecord, Verdict]], summaries: Iterable[Summary]) -> list[TournamentAudit]:
+    """Each tournament of ``hands`` audited, in the order of their rooms and ids, with the summary of the same room
+    and id (:mod:`.pairing`); a summary with no hands of its room and id, on a line of its own."""
     groups: dict[tuple[str, str], list[tuple[HandRecord, Verdict]]] = {}
     for record, verdict in hands:
         assert record.event is not None
         assert record.event.tournament_id is not None
         room = record.hand_id.partition(":")[0]
         groups.setdefault((room, record.event.tournament_id), []).append((record, verdict))
-    out = []
-    for (room, tournament_id), group in sorted(groups.items()):
+    paired, conflicts = pair(summaries)
+    out = {}
+    for (room, tournament_id), group in groups.items():
         group.sort(key=lambda pair: _hand_number(pair[0]))
-        summary = summaries.get(tournament_id)
-        out.append(_audit_one(room, tournament_id, group, summary))
-    return out
+        out[room, tournament_id] = _audit_one(room, tournament_id, group, paired.get((room, tournament_id)))
+    for key, summary in paired.items():
+        if key not in out:
+            out[key] = _summary_alone(summary, key, [room for room, number in groups if number == key[1]])
+    for conflict in conflicts:
+        key = (conflict.room, conflict.tournament_id)
+        out.setdefault(key, TournamentAudit(*key)).differ("summary conflict", None, conflict.detail())
+    return [out[key] for key in sorted(out)]
+
+
+def _summary_alone(summary: Summary, key: tuple[str, str], rooms: list[str]) -> TournamentAudit:
+    """A summary whose tournament has no hands among the paths: its own checks only (never another room's hands)."""
+    result = TournamentAudit(*key)
+    others = f" (the hands of {', '.join(sorted(rooms))} tournament {key[1]} are another room's)" if rooms else ""
+    result.checked.append(f"no hands of this tournament among the paths{others}: the summary alone")
+    _summary_finishes(summary, result)
+    _summary_table(summary, result)
+    return result
 
 
 def _audit_one(

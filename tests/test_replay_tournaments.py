@@ -1,0 +1,135 @@
+"""Whole tournaments (issue 27, item 2): summaries paired by room and tournament id, a knockout rebuy's bounty,
+and the bounty checks that run when a history gives no bounty on the heads.
+
+Fixtures: ``tests/fixtures/replay/tournament/`` (PokerStars, written from the format), the Full Tilt sit & go
+(``tests/fixtures/replay/fulltilt/``), and ``tests/fixtures/replay/tournament/pko_rebuy.txt`` (a progressive
+knockout with a rebuy, written from PokerStars' format for this file).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from showdown_service.cli import main
+
+FIXTURES = Path(__file__).parent / "fixtures" / "replay"
+STARS = FIXTURES / "tournament"
+TILT = FIXTURES / "fulltilt"
+
+
+def _report(tmp_path: Path, files: dict[str, str]) -> tuple[int, dict[tuple[str, str], dict[str, Any]]]:
+    """Write ``files`` into a folder, audit it, and return the exit status and the report's lines by (room, id)."""
+    folder = tmp_path / "paths"
+    folder.mkdir(exist_ok=True)
+    for old in folder.iterdir():
+        old.unlink()
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    report = tmp_path / "tournaments.jsonl"
+    status = main(["replay", "--tournaments", str(folder), "--tournament-report", str(report)])
+    lines = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
+    return status, {(line["room"], line["tournament_id"]): line for line in lines}
+
+
+def _tilt(name: str) -> str:
+    """A Full Tilt fixture renumbered to PokerStars' tournament id 80000001."""
+    return (TILT / name).read_text(encoding="utf-8").replace("600000001", "80000001")
+
+
+def _stars(name: str) -> str:
+    return (STARS / name).read_text(encoding="utf-8")
+
+
+# -- summaries are paired by room and tournament id ---------------------------------------------------
+
+
+def test_two_rooms_tournaments_with_the_same_id_each_audited_against_its_own_summary(tmp_path: Path) -> None:
+    status, audits = _report(tmp_path, {
+        "stars_hands.txt": _stars("hands.txt"), "stars_summary.txt": _stars("summary.txt"),
+        "tilt_hands.txt": _tilt("sit_and_go.txt"), "tilt_summary.txt": _tilt("sit_and_go_summary.txt"),
+    })  # fmt: skip
+    assert status == 0
+    assert set(audits) == {("fulltilt", "80000001"), ("pokerstars", "80000001")}
+    stars, tilt = audits["pokerstars", "80000001"], audits["fulltilt", "80000001"]
+    assert (stars["status"], stars["differences"]) == ("match", [])
+    assert [(p["player"], p["place"], p["prize"]) for p in stars["places"]] == [
+        ("Ada", 1, 1040), ("Ben", 2, 560), ("Cal", 3, 0), ("Dee", 4, 0)
+    ]  # fmt: skip
+    assert (tilt["status"], tilt["differences"]) == ("match", [])
+    assert [(p["player"], p["place"], p["prize"]) for p in tilt["places"]] == [
+        ("Ann", 1, 1050), ("Bob", 2, 450), ("Cid", 3, 0)
+    ]  # fmt: skip
+    assert "the summary's payout table and prize pool" in stars["checked"]
+    assert "the summary's payout table and prize pool" in tilt["checked"]
+
+
+def test_a_pokerstars_summary_is_never_paired_with_full_tilt_hands_of_the_same_id(tmp_path: Path) -> None:
+    # by the id alone, PokerStars' summary (Ada, Ben, Cal, Dee; 4 players) would audit Full Tilt's Ann, Bob and Cid
+    status, audits = _report(tmp_path, {"stars_summary.txt": _stars("summary.txt"),
+                                        "tilt_hands.txt": _tilt("sit_and_go.txt")})  # fmt: skip
+    assert status == 0
+    tilt, stars = audits["fulltilt", "80000001"], audits["pokerstars", "80000001"]
+    assert (tilt["status"], tilt["differences"]) == ("match", [])  # placed from its hands, no prize known
+    assert [(p["player"], p["place"], p["prize"]) for p in tilt["places"]] == [
+        ("Ann", 1, None), ("Bob", 2, None), ("Cid", 3, None)
+    ]  # fmt: skip
+    assert "the summary's payout table and prize pool" not in tilt["checked"]
+    # the summary is not lost: its own line, its own checks, and the other room's hands named
+    assert (stars["hands"], stars["status"], stars["places"], stars["differences"]) == (0, "incomplete", [], [])
+    assert stars["checked"] == [
+        "no hands of this tournament among the paths (the hands of fulltilt tournament 80000001 are another "
+        "room's): the summary alone",
+        "the summary's payout table and prize pool",
+    ]
+    # the other way round: Full Tilt's summary and PokerStars' hands
+    status, audits = _report(tmp_path, {"stars_hands.txt": _stars("hands.txt"),
+                                        "tilt_summary.txt": _tilt("sit_and_go_summary.txt")})  # fmt: skip
+    assert status == 0
+    stars, tilt = audits["pokerstars", "80000001"], audits["fulltilt", "80000001"]
+    assert (stars["status"], stars["differences"]) == ("match", [])
+    assert [p["prize"] for p in stars["places"]] == [1040, 560, 0, 0]  # the prizes the hands print
+    assert (tilt["hands"], tilt["status"]) == (0, "incomplete")
+
+
+def test_a_summary_alone_still_has_its_payout_table_checked(tmp_path: Path) -> None:
+    off = _stars("summary.txt").replace("$5.60 (35%)", "$5.00 (35%)")
+    status, audits = _report(tmp_path, {"summary.txt": off})
+    assert status == 1
+    [alone] = audits.values()
+    assert (alone["room"], alone["hands"], alone["status"]) == ("pokerstars", 0, "mismatch")
+    assert {d["kind"] for d in alone["differences"]} == {"payout table", "prize pool"}
+
+
+def test_two_summaries_of_one_room_and_id_that_disagree_are_a_difference_naming_both_files(tmp_path: Path) -> None:
+    swapped = (
+        _stars("summary.txt")
+        .replace("3: Cal (France),", "3: Dee (Spain),X")
+        .replace("4: Dee (Spain),", "4: Cal (France),")
+    )
+    status, audits = _report(tmp_path, {"hands.txt": _stars("hands.txt"), "a_summary.txt": _stars("summary.txt"),
+                                        "b_summary.txt": swapped.replace("X", "")})  # fmt: skip
+    assert status == 1
+    [audit] = audits.values()
+    folder = tmp_path / "paths"
+    assert audit["status"] == "mismatch"
+    assert audit["differences"] == [{
+        "kind": "summary conflict", "hand_id": None,
+        "detail": f"two summaries of pokerstars tournament 80000001 disagree: {folder / 'a_summary.txt'} (line 1) "
+        f"and {folder / 'b_summary.txt'} (line 1); neither is used",
+    }]  # fmt: skip
+    assert [p["prize"] for p in audit["places"]] == [1040, 560, 0, 0]  # the hands' printed prizes, no summary
+    # the same summary in two files is one summary
+    status, audits = _report(tmp_path, {"hands.txt": _stars("hands.txt"), "a_summary.txt": _stars("summary.txt"),
+                                        "b_summary.txt": _stars("summary.txt")})  # fmt: skip
+    assert status == 0
+    [audit] = audits.values()
+    assert (audit["status"], audit["differences"]) == ("match", [])
+    assert "the summary's payout table and prize pool" in audit["checked"]
+    # two disagreeing summaries without hands: still a difference, on the summaries' own line
+    status, audits = _report(tmp_path, {"a_summary.txt": _stars("summary.txt"),
+                                        "b_summary.txt": swapped.replace("X", "")})  # fmt: skip
+    assert status == 1
+    [audit] = audits.values()
+    assert [d["kind"] for d in audit["differences"]] == ["summary conflict"]
