@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from showdown_service.cli import main
+from showdown_service.replay.hands import HandRecord, Purchase
+from showdown_service.replay.run import read_file
 
 FIXTURES = Path(__file__).parent / "fixtures" / "replay"
 STARS = FIXTURES / "tournament"
@@ -133,3 +135,74 @@ def test_two_summaries_of_one_room_and_id_that_disagree_are_a_difference_naming_
     assert status == 1
     [audit] = audits.values()
     assert [d["kind"] for d in audit["differences"]] == ["summary conflict"]
+
+
+# -- a progressive knockout's rebuy buys a bounty -------------------------------------------------------
+
+
+def _pko(tmp_path: Path, hands: str | None = None) -> tuple[int, dict[str, Any]]:
+    status, audits = _report(tmp_path, {
+        "hands.txt": hands if hands is not None else _stars("pko_rebuy.txt"),
+        "summary.txt": _stars("pko_rebuy_summary.txt"),
+    })  # fmt: skip
+    return status, audits["pokerstars", "80000002"]
+
+
+def test_pko_rebuy_buys_a_fresh_bounty_and_the_awards_after_it_are_checked(tmp_path: Path) -> None:
+    [rebought] = [r for r in read_file(str(STARS / "pko_rebuy.txt"))[1] if isinstance(r, HandRecord) and r.purchases]
+    # $2.00+$2.00+$0.40: a rebuy for $4.00 is the prize and the bounty: a fresh $2 bounty on Ben's head
+    assert rebought.purchases == (Purchase("Ben", "rebuy", 1500, "$4.00", 36, True, 200),)
+    status, audit = _pko(tmp_path)
+    assert status == 0
+    assert (audit["status"], audit["differences"]) == ("match", [])
+    assert "places, prizes and bounties through the tournament ledger" in audit["checked"]
+    assert audit["places"] == [
+        # Ben's $4 head (his $2 and the rebuy's $2): $2 cash; Cal's $2: $1 cash; then her own $5 head
+        {"player": "Ada", "place": 1, "prize": 520, "bounty": 800},
+        {"player": "Cal", "place": 2, "prize": 280, "bounty": 0},
+        {"player": "Ben", "place": 3, "prize": 0, "bounty": 0},
+    ]  # the bounty money put up (3 x $2 + the rebuy's $2) is the bounty money paid
+
+
+def test_pko_rebuy_a_doctored_award_after_the_rebuy_is_a_difference(tmp_path: Path) -> None:
+    # paid as if the rebuy had bought no bounty: half of $2, not half of $4
+    doctored = _stars("pko_rebuy.txt").replace(
+        "Ada wins $2 for eliminating Ben and their own bounty increases by $2 to $4",
+        "Ada wins $1 for eliminating Ben and their own bounty increases by $1 to $3",
+    )
+    status, audit = _pko(tmp_path, doctored)
+    assert status == 1
+    assert audit["status"] == "mismatch"
+    [hand] = [d for d in audit["differences"] if d["kind"] == "hand"]
+    assert hand["hand_id"] == "pokerstars:400000000002"
+    assert "bounty for eliminating Ben" in hand["detail"]
+    assert {"kind": "bounty", "hand_id": None,
+            "detail": "Ada's bounty lines add up to 200; the rules pay 300 for knockouts (800 in all, their own "
+            "bounty included when they win)"} in audit["differences"]  # fmt: skip
+    # a head that did not grow by the rebuy's bounty: the ledger, which added it, refuses the hand
+    unchanged = _stars("pko_rebuy.txt").replace("Ben (2000 in chips, $4 bounty)", "Ben (2000 in chips, $2 bounty)")
+    status, audit = _pko(tmp_path, unchanged)
+    assert status == 1
+    [ledger] = [d for d in audit["differences"] if d["kind"] == "ledger"]
+    assert ledger["hand_id"] == "pokerstars:400000000002"
+    assert "bounty" in ledger["detail"]
+
+
+def test_pko_rebuy_whose_cost_does_not_tell_its_bounty_is_followed_without_the_ledger(tmp_path: Path) -> None:
+    coins = _stars("pko_rebuy.txt").replace("for $4.00", "for 400 StarsCoin")
+    status, audit = _pko(tmp_path, coins)
+    assert status == 0
+    assert (audit["status"], audit["differences"]) == ("incomplete", [])
+    assert (
+        "not the places and bounties through the ledger: the bounty Ben's purchase for 400 StarsCoin buys cannot be "
+        "told from the buy-in (line 36 of hand pokerstars:400000000002)"
+    ) in audit["checked"]
+    prize_only = _stars("pko_rebuy.txt").replace("for $4.00", "for $2.40")  # the prize and the fee: no bounty
+    [rebought] = [r for r in _records(prize_only, tmp_path) if r.purchases]
+    assert rebought.purchases[0].bounty == 0
+
+
+def _records(text: str, tmp_path: Path) -> list[HandRecord]:
+    path = tmp_path / "records.txt"
+    path.write_text(text, encoding="utf-8")
+    return [r for r in read_file(str(path))[1] if isinstance(r, HandRecord)]

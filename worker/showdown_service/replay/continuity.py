@@ -81,11 +81,28 @@ def rebuy_after_a_bust(hands: list[HandRecord]) -> str:
     return ""
 
 
+def untold_bounty(hands: list[HandRecord]) -> str:
+    """Why a progressive knockout cannot go through the ledger: a purchase whose cost does not tell the bounty it
+    buys (a cost in StarsCoin, a price that is neither the buy-in's prize and bounty nor its prize alone); ``""``
+    when none."""
+    for record in hands:
+        for purchase in record.purchases:
+            if purchase.bounty is None:
+                return (
+                    f"not the places and bounties through the ledger: the bounty {purchase.player}'s purchase for "
+                    f"{purchase.cost} buys cannot be told from the buy-in (line {purchase.line} of hand "
+                    f"{record.hand_id})"
+                )
+    return ""
+
+
 def chips_messages(
-    tournament_id: str, record: HandRecord, numbers: dict[str, int], *, before_seats: bool
+    tournament_id: str, record: HandRecord, numbers: dict[str, int], *, before_seats: bool, progressive: bool
 ) -> Iterator[tuple[int, ChipsBought]]:
     """``(line, message)``: each purchase of ``record`` above (or below) its seats as a ``chips`` message, numbered
-    per player from ``numbers`` (updated)."""
+    per player from ``numbers`` (updated); in a progressive knockout with the bounty it buys (the ledger adds it to
+    the head). A fixed knockout's head is the buy-in's bounty whatever was bought: there a purchase buys chips, and
+    the ledger checks every head against the hands'."""
     for purchase in record.purchases:
         if purchase.before_seats != before_seats:
             continue
@@ -93,4 +110,5 @@ def chips_messages(
         kind = "rebuy" if purchase.kind == "rebuy" else "add_on"
         yield purchase.line, ChipsBought(schema_version=1, tournament_id=tournament_id, type="chips",
                                          player_id=purchase.player, entry=1, purchase=number, kind=kind,
-                                         chips=purchase.chips)  # fmt: skip
+                                         chips=purchase.chips,
+                                         bounty=(purchase.bounty or None) if progressive else None)  # fmt: skip

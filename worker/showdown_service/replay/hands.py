@@ -139,6 +139,9 @@ class Purchase(NamedTuple):
     before_seats: bool
     """Written above the hand's seat lines: bought before this hand (its seat line holds the chips); else after the
     hand, for the table's next hand."""
+    bounty: int | None = None
+    """In a knockout, the bounty (cents) the purchase adds to the buyer's head, told from its cost by the buy-in
+    (PokerStars: a fresh starting bounty when it costs prize + bounty); ``None`` when the cost does not tell."""
 
 
 class HandRecord(NamedTuple):

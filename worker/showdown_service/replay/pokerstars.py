@@ -192,6 +192,8 @@ class _Hand:
         self.scale = 1
         self.buy_in_bounty: tuple[str, int] | None = None
         """The header's bounty as written and its line (0-based), when the buy-in has three amounts."""
+        self.buy_in: tuple[str, str, str] | None = None
+        """The header's prize, bounty and fee as written, when the buy-in has three amounts."""
         self.currency = ""
 
     def _error(self, kind: type[ReplayError], k: int, reason: str) -> ReplayError:
@@ -217,6 +219,7 @@ class _Hand:
         tournament = _TOURNAMENT.search(title)
         if tournament and (buy_in := _BUY_IN.search(title)):
             self.buy_in_bounty = (buy_in.group(2), k)
+            self.buy_in = (buy_in.group(1), buy_in.group(2), buy_in.group(3))
         self.currency = next((c for c in title if c in _SYMBOLS), "")
         stakes = _stakes(title, named.fixed_limit)
         money = any(c in text for text in stakes for c in _SYMBOLS) or any("." in text for text in stakes)
@@ -551,7 +554,21 @@ class _Hand:
         chips = int(m.group(3).replace(",", ""))
         if chips < 1:
             raise self._error(HandSyntaxError, k, "a purchase of no chips")
-        return Purchase(m.group(1), kind, chips, m.group(4), k + 1, before_seats)
+        return Purchase(m.group(1), kind, chips, m.group(4), k + 1, before_seats, self._bought_bounty(m.group(4)))
+
+    def _bought_bounty(self, cost: str) -> int | None:
+        """The bounty (cents) a purchase costing ``cost`` buys, by the buy-in's prize + bounty + fee: the buy-in's
+        bounty (a fresh starting bounty) when it costs prize + bounty (with the fee or without), 0 when it costs
+        the prize alone (with the fee or without); ``None`` when that cannot be told (no three-amount buy-in, a
+        cost in StarsCoin, any other price)."""
+        if self.buy_in is None:
+            return None
+        try:
+            prize, bounty, fee = (self._money(text, self.start) for text in self.buy_in)
+            paid = self._money(cost.split(maxsplit=1)[0], self.start)
+        except ReplayError:
+            return None
+        return bounty if paid in (prize + bounty, prize + bounty + fee) else 0 if paid in (prize, prize + fee) else None
 
     def _street(self, street: str, rest: str, current: list[str], k: int, game: Game) -> list[str]:
         """The board after ``*** FLOP *** [..] [..]`` (every bracket: the board so far), checked against ``current``."""

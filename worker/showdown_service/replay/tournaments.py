@@ -50,9 +50,10 @@ from showdown_messages.tournaments import (
     RegistrationClosed,
     TournamentOpened,
 )
+from showdown_rules.limits import PPM
 from showdown_service.intake import to_showdown, to_tournament_message
 from showdown_service.replay.compare import MATCH, MISMATCH, UNVERIFIABLE, Verdict, judge
-from showdown_service.replay.continuity import chip_differences, chips_messages, rebuy_after_a_bust
+from showdown_service.replay.continuity import chip_differences, chips_messages, rebuy_after_a_bust, untold_bounty
 from showdown_service.replay.errors import ReplayError
 from showdown_service.replay.hands import HandRecord
 from showdown_service.replay.pairing import HANDS_ROOM, pair
@@ -61,6 +62,7 @@ from showdown_service.replay.summaries import PLACE_ONLY, Summary, SummaryRow, r
 
 if TYPE_CHECKING:
     from showdown_core.tournament import Book
+    from showdown_messages import ShowdownEvent
 
 INCOMPLETE: Final = "incomplete"
 NOMINAL_PAYOUTS: Final = (1,)
@@ -197,6 +199,8 @@ def _audit_one(
         summary is None and len({r.event.table_id for r, _ in group if r.event is not None}) == 1
     )
     after_a_bust = rebuy_after_a_bust([record for record, _ in group])
+    if not after_a_bust and _progressive(first):
+        after_a_bust = untold_bounty([record for record, _ in group])
     if complete and all(v.status != UNVERIFIABLE for _, v in group) and not after_a_bust:
         result.complete = _ledger(group, summary, result)
     else:
@@ -241,7 +245,7 @@ def _ledger(group: list[tuple[HandRecord, Verdict]], summary: Summary | None, re
     first = group[0][0].event
     assert first is not None
     tournament_id = result.tournament_id
-    knockout = first.bounty_cash_ppm is not None and first.players[0].bounty is not None
+    knockout, progressive = _knockout(first), _progressive(first)
     payouts = _payouts(summary) or _printed_payouts(group)
     if list(payouts) != sorted(payouts, reverse=True):
         result.differ("payout table", None, f"the prizes by place {list(payouts)} pay a lower place more")
@@ -266,9 +270,11 @@ def _ledger(group: list[tuple[HandRecord, Verdict]], summary: Summary | None, re
             return False
     placements: list[dict[str, Any]] = []
     bought: dict[str, int] = {}
+    cash: dict[str, int] = {}
+    """Bounty cash each player won by the rules, hand by hand (a winner's own bounty, paid at the end, apart)."""
     for record, _ in group:
         assert record.event is not None
-        if not _buy(book, tournament_id, record, bought, before_seats=True, result=result):
+        if not _buy(book, tournament_id, record, bought, before_seats=True, progressive=progressive, result=result):
             return False
         try:
             settlement = settle(to_showdown(record.event))
@@ -280,7 +286,11 @@ def _ledger(group: list[tuple[HandRecord, Verdict]], summary: Summary | None, re
             result.differ("ledger", record.hand_id, applied.refused.message)
             return False
         placements += applied.placements
-        if not _buy(book, tournament_id, record, bought, before_seats=False, result=result):
+        players = {p.seat: p.player_id for p in record.event.players}
+        for award in (applied.settlement or settlement).bounties:
+            for share in award.winners:
+                cash[players[share.seat]] = cash.get(players[share.seat], 0) + share.cash
+        if not _buy(book, tournament_id, record, bought, before_seats=False, progressive=progressive, result=result):
             return False
     printed = {p.player: (p, r.hand_id) for r, _ in group for p in r.places}
     lines = _bounty_lines(group)
@@ -304,12 +314,12 @@ def _ledger(group: list[tuple[HandRecord, Verdict]], summary: Summary | None, re
                     hand_id,
                     f"the history pays {player} {place.received}; the payouts give {placement['prize']}",
                 )
-        if knockout and lines.get(player, 0) != entry.bounty_cash - (entry.bounty_in if placement["place"] == 1 else 0):
+        if knockout and lines.get(player, 0) != cash.get(player, 0):
             result.differ(
                 "bounty",
                 None,
-                f"{player}'s bounty lines add up to {lines.get(player, 0)}; the rules pay "
-                f"{entry.bounty_cash} (their own bounty included when they win)",
+                f"{player}'s bounty lines add up to {lines.get(player, 0)}; the rules pay {cash.get(player, 0)} for "
+                f"knockouts ({entry.bounty_cash} in all, their own bounty included when they win)",
             )
     result.places.sort(key=lambda p: (p["place"] is None, p["place"] or 0, p["player"]))
     for row in summary.rows if summary is not None else ():
@@ -325,15 +335,27 @@ def _buy(
     bought: dict[str, int],
     *,
     before_seats: bool,
+    progressive: bool,
     result: TournamentAudit,
 ) -> bool:
     """The hand's rebuys and add-ons (above its seats, or below them) as the ledger's ``chips`` messages."""
-    for line, message in chips_messages(tournament_id, record, bought, before_seats=before_seats):
+    messages = chips_messages(tournament_id, record, bought, before_seats=before_seats, progressive=progressive)
+    for line, message in messages:
         applied = book.apply_message(to_tournament_message(message))  # the contract's, as the core takes it
         if applied.refused is not None:
             result.differ("ledger", record.hand_id, f"line {line}: {applied.refused.message}")
             return False
     return True
+
+
+def _knockout(first: ShowdownEvent) -> bool:
+    """Whether the tournament pays bounties the ledger can follow: its first hand gives the heads and the cash part."""
+    return first.bounty_cash_ppm is not None and first.players[0].bounty is not None
+
+
+def _progressive(first: ShowdownEvent) -> bool:
+    """A knockout that pays part of a bounty in cash and adds the rest to the winner's head."""
+    return _knockout(first) and (first.bounty_cash_ppm or 0) < PPM
 
 
 def _payouts(summary: Summary | None) -> tuple[int, ...]:
