@@ -246,15 +246,19 @@ def test_an_unreadable_knockout_or_finish_line_names_the_file_the_line_and_the_r
     assert reason in str(error)
 
 
-def test_a_progressive_knockout_without_seat_bounties_reads_its_lines_but_leaves_them_unchecked() -> None:
+def test_a_progressive_knockout_without_seat_bounties_checks_its_lines_as_far_as_they_go() -> None:
     text = KNOCKOUTS
     for bounty in (", $3.70 bounty", ", $0.61 bounty", ", $2.26 bounty"):
         text = text.replace(bounty, "")
     hand = knockout(2, text)
     assert heads(hand) == ({1: None, 2: None, 3: None}, None)
-    verdict = matched(hand)
-    assert verdict.kind == "bounties not checked"
-    assert "no seat bounties" in verdict.reason
+    assert hand.buy_in_bounty == 460  # $4.60+$4.60+$0.80
+    verdict = judge(hand)  # Ben's head by the lines ($0.31 + $0.30) is below the $4.60 every entry starts with
+    assert (verdict.status, verdict.kind) == ("mismatch", "bounty award")
+    assert verdict.reason == (
+        "the bounty for eliminating Ben adds up to $0.61 in the history's lines, below the buy-in's $4.60 (a head "
+        "starts with it and only grows)"
+    )  # the lines' other checks: tests/test_replay_tournaments.py
 
 
 def test_a_tournament_whose_buy_in_has_no_bounty_is_no_knockout() -> None:

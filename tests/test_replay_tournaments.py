@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from showdown_service.cli import main
+from showdown_service.replay.compare import Verdict, judge
 from showdown_service.replay.hands import HandRecord, Purchase
 from showdown_service.replay.run import read_file
 
@@ -206,3 +207,136 @@ def _records(text: str, tmp_path: Path) -> list[HandRecord]:
     path = tmp_path / "records.txt"
     path.write_text(text, encoding="utf-8")
     return [r for r in read_file(str(path))[1] if isinstance(r, HandRecord)]
+
+
+# -- knockout lines without the bounties on the heads -----------------------------------------------------
+
+HEADLESS = """\
+PokerStars Hand #400000000101: Tournament #80000003, $2.00+$2.00+$0.40 USD Hold'em No Limit - Level V (50/100) - \
+2026/11/25 14:00:00 ET
+Table '80000003 1' 9-max Seat #4 is the button
+Seat 1: Ada (1000 in chips)
+Seat 2: Ben (3000 in chips)
+Seat 3: Cal (5000 in chips)
+Seat 4: Dee (5000 in chips)
+Ada: posts small blind 50
+Ben: posts big blind 100
+*** HOLE CARDS ***
+Cal: raises 200 to 300
+Dee: folds
+Ada: raises 700 to 1000 and is all-in
+Ben: raises 2000 to 3000 and is all-in
+Cal: calls 2700
+*** FLOP *** [2c 7d 9s]
+*** TURN *** [2c 7d 9s] [3h]
+*** RIVER *** [2c 7d 9s 3h] [4c]
+*** SHOW DOWN ***
+Ada: shows [Ah Ad] (a pair of Aces)
+Ben: shows [Qs Qh] (a pair of Queens)
+Cal: shows [Kc Kd] (a pair of Kings)
+Cal collected 4000 from side pot
+Ada collected 3000 from main pot
+Cal wins $1.26 for eliminating Ben and their own bounty increases by $1.25 to $3.25
+Ben finished the tournament in 12th place
+*** SUMMARY ***
+Total pot 7000 Main pot 3000. Side pot 4000. | Rake 0
+Board [2c 7d 9s 3h 4c]
+Seat 1: Ada (small blind) showed [Ah Ad] and won (3000) with a pair of Aces
+Seat 2: Ben (big blind) showed [Qs Qh] and lost with a pair of Queens
+Seat 3: Cal showed [Kc Kd] and won (4000) with a pair of Kings
+Seat 4: Dee (button) folded before Flop (didn't bet)
+"""
+"""A progressive knockout written as PokerStars writes one without seat bounties (the Wikipedia article "Hand
+history" shows one of 2016: ``$2.00+$2.00+$0.40``, ``wins $1 for eliminating Hero and their own bounty increases by
+$1 to $6``); Ada wins the main pot, Cal the side pot that held Ben's last chips."""
+
+CAL_LINE = "Cal wins $1.26 for eliminating Ben and their own bounty increases by $1.25 to $3.25"
+
+
+def _judged(tmp_path: Path, text: str) -> Verdict:
+    [record] = _records(text, tmp_path)
+    assert record.event is not None
+    assert record.event.players[0].bounty is None  # no bounty on the heads
+    return judge(record)
+
+
+def test_knockout_lines_without_heads_are_checked_against_the_relevant_pot_and_the_halves(tmp_path: Path) -> None:
+    verdict = _judged(tmp_path, HEADLESS)
+    assert (verdict.status, verdict.kind) == ("match", "bounties without heads")
+    assert verdict.reason == (
+        "knockout lines checked without the bounties on the heads (the history gives none): the winners are the "
+        "relevant pot's, the division and the cash and added parts the rules' for the bounty the lines add up to, "
+        "no head below the buy-in's $2.00"
+    )
+
+
+def test_knockout_lines_without_heads_a_bounty_to_a_player_who_won_another_pot_or_folded(tmp_path: Path) -> None:
+    for winner in ("Ada", "Dee"):  # Ada won the main pot only; Dee folded
+        verdict = _judged(tmp_path, HEADLESS.replace(CAL_LINE, CAL_LINE.replace("Cal wins", f"{winner} wins")))
+        assert (verdict.status, verdict.kind) == ("mismatch", "bounty award")
+        assert verdict.reason == (
+            f"bounty for eliminating Ben: the history pays {winner}; {winner} won no part of the pot that held "
+            "Ben's last chips (the rules' winners of that pot: Cal)"
+        )
+    verdict = _judged(tmp_path, HEADLESS.replace(CAL_LINE, CAL_LINE.replace("eliminating Ben", "eliminating Ada")))
+    assert verdict.status == "mismatch"
+    assert verdict.reason == "the history pays a bounty for eliminating Ada; the rules do not eliminate Ada"
+
+
+def test_knockout_lines_without_heads_the_odd_cent_and_the_buy_in_floor(tmp_path: Path) -> None:
+    odd_cent = "Cal wins $1.25 for eliminating Ben and their own bounty increases by $1.26 to $3.26"
+    verdict = _judged(tmp_path, HEADLESS.replace(CAL_LINE, odd_cent))
+    assert (verdict.status, verdict.kind) == ("mismatch", "bounty award")
+    assert verdict.reason == (
+        "bounty for eliminating Ben: recorded Cal $1.25 cash + $1.26 added; of the $2.51 the lines add up to, the "
+        "rules give $1.26 cash + $1.25 added"
+    )  # PokerStars' odd cent is on the cash side
+    below = "Cal wins $0.76 for eliminating Ben and their own bounty increases by $0.75 to $2.75"
+    verdict = _judged(tmp_path, HEADLESS.replace(CAL_LINE, below))
+    assert verdict.reason == (
+        "the bounty for eliminating Ben adds up to $1.51 in the history's lines, below the buy-in's $2.00 (a head "
+        "starts with it and only grows)"
+    )
+    poor = "Cal wins $1.26 for eliminating Ben and their own bounty increases by $1.25 to $2.75"
+    verdict = _judged(tmp_path, HEADLESS.replace(CAL_LINE, poor))
+    assert verdict.reason == "Cal's own bounty before eliminating Ben was $1.50 by line 24, below the buy-in's $2.00"
+    # a buy-in of two amounts states no bounty: the floor is not checked, the rest is
+    two = HEADLESS.replace("$2.00+$2.00+$0.40 USD", "$4.00+$0.40 USD").replace(CAL_LINE, below)
+    verdict = _judged(tmp_path, two)
+    assert verdict.status == "match", verdict.reason
+    assert "no head below" not in verdict.reason
+
+
+# -- GGPoker: no bounty on the heads, no knockout lines ---------------------------------------------------
+
+GG_BOUNTY = FIXTURES / "ggpoker" / "bounty_tournament.txt"
+
+
+def test_ggpoker_bounty_tournament_prints_no_bounty_and_is_audited_from_its_chips(tmp_path: Path) -> None:
+    records = _records(GG_BOUNTY.read_text(encoding="utf-8"), tmp_path)
+    assert [r.hand_id for r in records] == ["ggpoker:TM2003", "ggpoker:TM2002", "ggpoker:TM2001"]  # newest first
+    for record in records:
+        assert record.event is not None
+        assert (record.bounties, record.event.bounty_cash_ppm, record.event.players[0].bounty) == ((), None, None)
+        verdict = judge(record)
+        assert verdict.status == "match", verdict.reason
+        assert "bounty_awards" not in verdict.expected  # nothing written to check ...
+    assert [b["player"] for r in records for b in judge(r).computed["places"]] == ["7a13c8e8", "626f7725"]
+    status, audits = _report(tmp_path, {"gg.txt": GG_BOUNTY.read_text(encoding="utf-8")})
+    assert status == 0
+    audit = audits["ggpoker", "900001"]
+    assert (audit["hands"], audit["status"], audit["differences"]) == (3, "match", [])
+    assert audit["places"] == [  # ... but the eliminations and places are the rules', from the stacks
+        {"player": "Hero", "place": 1, "prize": None, "bounty": None},
+        {"player": "7a13c8e8", "place": 2, "prize": None, "bounty": None},
+        {"player": "626f7725", "place": 3, "prize": None, "bounty": None},
+    ]
+    assert "no bounties: the hands give no bounty on the heads and write no knockout line" in audit["checked"]
+    # a chip that appears between two GGPoker hands is still a difference
+    doctored = GG_BOUNTY.read_text(encoding="utf-8").replace("Hero (4,030 in chips)", "Hero (4,130 in chips)")
+    status, audits = _report(tmp_path, {"gg.txt": doctored})
+    assert status == 1
+    chips = [d["detail"] for d in audits["ggpoker", "900001"]["differences"] if d["kind"] == "chips"]
+    assert chips[0] == (
+        "Hero starts hand ggpoker:TM2003 with 4130 chips but ended hand ggpoker:TM2002 at this table with 4030"
+    )

@@ -39,6 +39,7 @@ from showdown_rules.limits import PPM
 from showdown_service.intake import to_showdown
 from showdown_service.replay.errors import ReplayError
 from showdown_service.replay.hands import Bounty, HandRecord, PhhOutcome, Place, StarsOutcome
+from showdown_service.replay.headless import check_without_heads, note_without_heads
 
 MATCH, MISMATCH, UNVERIFIABLE, ERROR = "match", "mismatch", "unverifiable", "error"
 
@@ -634,10 +635,12 @@ def _compare_tournament(record: HandRecord, settlement: Settlement, kind: str, r
                     f"bounty for eliminating {name}: recorded {written}; the rules give "
                     f"{_describe(rule, currency, progressive=progressive)}"
                 )  # fmt: skip
-    elif record.bounties:
-        note = "knockout lines read, not checked: the history gives no bounty on the heads (no seat bounties, no "
-        note += "bounty in the buy-in)"
-        kind, reason = kind or "bounties not checked", f"{reason}; {note}" if reason else note
+    elif record.bounties:  # no bounty on the heads: what the lines say is checked as far as it can be
+        why = check_without_heads(record, settlement)
+        if why is not None:
+            return MISMATCH, "bounty award", why
+        note = note_without_heads(record)
+        kind, reason = kind or "bounties without heads", f"{reason}; {note}" if reason else note
     if record.places:
         verdict = _compare_places(record.places, settlement, busts)
         if verdict is not None:

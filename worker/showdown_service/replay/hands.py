@@ -170,6 +170,9 @@ class HandRecord(NamedTuple):
     """The symbol the hand's money is written with (``$``), for the report's reasons; ``""`` when none."""
     purchases: tuple[Purchase, ...] = ()
     """Rebuys and add-ons written in this hand (whole tournaments account for them between hands)."""
+    buy_in_bounty: int | None = None
+    """The bounty (cents) the tournament's buy-in states (PokerStars' ``$12.30+$12.25+$2.45``: the middle amount),
+    every entry's starting bounty; ``None`` when the buy-in states none."""
 
 
 def validated_event(doc: dict[str, Any], source: str, hand_id: str, line: int | Callable[[], int]) -> ShowdownEvent:

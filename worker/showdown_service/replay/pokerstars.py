@@ -541,7 +541,11 @@ class _Hand:
             if purchase.player not in players:
                 raise self._error(ImpossibleAction, purchase.line - 1, f"{purchase.player!r} has no seat in this hand")
         read = record(hand, Where(self.source, self.hand_id, self.line, self.total_line, self.table, self.currency))
-        return read._replace(purchases=tuple(purchases)) if purchases else read
+        if purchases:
+            read = read._replace(purchases=tuple(purchases))
+        if self.buy_in_bounty is not None:
+            read = read._replace(buy_in_bounty=self._money(*self.buy_in_bounty))
+        return read
 
     def _purchase(self, line: str, k: int, *, before_seats: bool) -> Purchase:
         """``X re-buys and receives N chips for $C`` or ``X takes the add-on and receives N chips for $C``."""

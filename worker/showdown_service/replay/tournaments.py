@@ -208,6 +208,8 @@ def _audit_one(
             result.checked.append(after_a_bust)
         result.checked.append("the chips between hands; each hand; the order of the places printed")
         _printed_places(group, result)
+    if not _knockout(first) and not any(record.bounties for record, _ in group):
+        result.checked.append("no bounties: the hands give no bounty on the heads and write no knockout line")
     if summary is not None:
         _summary_finishes(summary, result)
         _summary_table(summary, result)
