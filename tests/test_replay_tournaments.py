@@ -14,6 +14,7 @@ from typing import Any
 
 from showdown_service.cli import main
 from showdown_service.replay.compare import Verdict, judge
+from showdown_service.replay.errors import ReplayError
 from showdown_service.replay.hands import HandRecord, Purchase
 from showdown_service.replay.run import read_file
 
@@ -339,4 +340,21 @@ def test_ggpoker_bounty_tournament_prints_no_bounty_and_is_audited_from_its_chip
     chips = [d["detail"] for d in audits["ggpoker", "900001"]["differences"] if d["kind"] == "chips"]
     assert chips[0] == (
         "Hero starts hand ggpoker:TM2003 with 4130 chips but ended hand ggpoker:TM2002 at this table with 4030"
+    )
+
+
+KNOCKOUT_LINE = "Hero wins $2 for eliminating 626f7725 and their own bounty increases by $2 to $4"
+
+
+def test_ggpoker_a_knockout_line_ggpoker_does_not_write_is_refused_naming_the_line(tmp_path: Path) -> None:
+    text = GG_BOUNTY.read_text(encoding="utf-8").replace(
+        "Hero collected 2,990 from pot\n",
+        "Hero collected 2,990 from pot\n" + KNOCKOUT_LINE + "\n",
+    )
+    path = tmp_path / "gg.txt"
+    path.write_text(text, encoding="utf-8")
+    [refused] = [r for r in read_file(str(path))[1] if isinstance(r, ReplayError)]
+    assert str(refused) == (
+        f"{path}:46: hand ggpoker:TM2002: not a line of a GGPoker hand: 'Hero wins $2 for eliminating 626f7725 and "
+        "their own bounty increases by $2 to $4'"
     )

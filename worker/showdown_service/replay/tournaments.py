@@ -19,14 +19,17 @@ out right), and audits each tournament beside the per-hand report:
   hands or the summary print is compared with it. Otherwise the tournament
   is ``incomplete``: the chips, the hands' own checks and the order of the
   printed places are still checked.
-* **the summary** (PokerStars ``Tournament #N ... summary`` text, Full Tilt's, ``.ots``): each row's
+* **the summary** of the same room and tournament id (:mod:`.pairing`: never another room's of the same number;
+  two that disagree are a difference naming both files) (PokerStars ``Tournament #N ... summary`` text, Full
+  Tilt's, ``.ots``): each row's
   place and prize against the ledger, each prize against the payout table it
   states (``(65%)`` of the prize pool) and the prizes against the prize pool.
 * a hand the per-hand comparison finds wrong (a bounty to a player who
   folded, a pot to the wrong player) is a difference of its tournament too.
 
 Over 400 lines: the audit and its comparisons with the ledger and the summaries read as one story; the chips
-between hands are in :mod:`.continuity`, the summaries' reading in :mod:`.summaries`.
+between hands are in :mod:`.continuity`, the summaries' reading in :mod:`.summaries`, their pairing with the hands
+in :mod:`.pairing`.
 
 The report (``--tournament-report FILE``) is one JSON line per tournament:
 ``{"room", "tournament_id", "hands", "status", "places", "differences"}``
