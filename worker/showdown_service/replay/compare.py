@@ -636,9 +636,9 @@ def _compare_tournament(record: HandRecord, settlement: Settlement, kind: str, r
                     f"{_describe(rule, currency, progressive=progressive)}"
                 )  # fmt: skip
     elif record.bounties:  # no bounty on the heads: what the lines say is checked as far as it can be
-        why = check_without_heads(record, settlement)
-        if why is not None:
-            return MISMATCH, "bounty award", why
+        wrong = check_without_heads(record, settlement)
+        if wrong is not None:
+            return MISMATCH, "bounty award", wrong
         note = note_without_heads(record)
         kind, reason = kind or "bounties without heads", f"{reason}; {note}" if reason else note
     if record.places:
