@@ -595,6 +595,8 @@ def test_whole_tournament_bounty_paid_to_a_player_who_folded_is_a_difference(tmp
 
 def test_player_side_history_of_a_bigger_field_is_incomplete(tmp_path: Path) -> None:
     summary = (TOURNAMENT / "summary.txt").read_text(encoding="utf-8").replace("4 players", "180 players")
+    # (a $16 pool for 180 entries is a $0.08 buy-in: the $4.00 one would be a field the pool does not hold)
+    summary = summary.replace("Buy-In: $4.00/$1.00/$0.50 USD", "Buy-In: $0.08/$0.01 USD")
     [audit] = _audit(tmp_path, summary=summary)
     assert audit["status"] == "incomplete"
     assert audit["differences"] == []

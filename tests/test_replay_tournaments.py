@@ -358,3 +358,29 @@ def test_ggpoker_a_knockout_line_ggpoker_does_not_write_is_refused_naming_the_li
         f"{path}:46: hand ggpoker:TM2002: not a line of a GGPoker hand: 'Hero wins $2 for eliminating 626f7725 and "
         "their own bounty increases by $2 to $4'"
     )
+
+
+# -- the field against the prize pool -------------------------------------------------------------------
+
+
+def test_a_field_that_does_not_add_up_to_the_prize_pool_is_a_difference(tmp_path: Path) -> None:
+    # 4 entries at a $4.00 prize part put $16.00 in: a $15.00 pool lost a dollar of the field's money
+    short = _stars("summary.txt").replace("Total Prize Pool: $16.00 USD", "Total Prize Pool: $15.00 USD")
+    status, audits = _report(tmp_path, {"hands.txt": _stars("hands.txt"), "summary.txt": short})
+    assert status == 1
+    audit = audits["pokerstars", "80000001"]
+    short_pool = "4 entries at 400 prize each put 1600 in; the prize pool is 1500"
+    assert {"kind": "prize pool", "hand_id": None, "detail": short_pool} in audit["differences"]
+    # Full Tilt's 'Buy-In: $5 + $0.50' and '3 Entries': the same check
+    tilt = _tilt("sit_and_go_summary.txt").replace("3 Entries", "4 Entries")
+    status, audits = _report(tmp_path, {"hands.txt": _tilt("sit_and_go.txt"), "summary.txt": tilt})
+    tilt_pool = "4 entries at 500 prize each put 2000 in; the prize pool is 1500"
+    assert {"kind": "prize pool", "hand_id": None, "detail": tilt_pool} in audits["fulltilt", "80000001"]["differences"]
+    # more in the pool than the field put in (a rebuy's prize part here): noted, not a difference
+    status, audits = _report(tmp_path, {"hands.txt": _stars("pko_rebuy.txt"),
+                                        "summary.txt": _stars("pko_rebuy_summary.txt")})  # fmt: skip
+    assert status == 0
+    assert (
+        "the prize pool (800) is 200 more than the 3 entries' prize money (600): a guarantee's overlay, or rebuys "
+        "and add-ons"
+    ) in audits["pokerstars", "80000002"]["checked"]

@@ -104,6 +104,27 @@ class Summary(NamedTuple):
     """The room whose format the summary is in (``pokerstars``, ``fulltilt``, ``ots``)."""
     finishes: tuple[SummaryRow, ...] = ()
     """Full Tilt's ``NAME finished in Nth place`` lines (place only), each checked against the rows."""
+    buy_in: int | None = None
+    """The prize part of one buy-in (cents: ``Buy-In: $4.00/$1.00/$0.50`` -> 400, Full Tilt's ``$5 + $0.50`` ->
+    500), when the summary states it: the field's entries times it is the prize money they put in."""
+
+    def field(self) -> tuple[str, str] | None:
+        """The field against the prize pool: ``("prize pool", why)`` when the pool holds less than the entries' prize
+        money, ``("checked", note)`` when it holds more (a guarantee's overlay, rebuys, add-ons: not told apart),
+        ``None`` when they agree or the summary does not state them."""
+        if self.buy_in is None or self.players is None or self.pool is None:
+            return None
+        put_in = self.players * self.buy_in
+        if self.pool < put_in:
+            return "prize pool", (
+                f"{self.players} entries at {self.buy_in} prize each put {put_in} in; the prize pool is {self.pool}"
+            )
+        if self.pool > put_in:
+            return "checked", (
+                f"the prize pool ({self.pool}) is {self.pool - put_in} more than the {self.players} entries' prize "
+                f"money ({put_in}): a guarantee's overlay, or rebuys and add-ons"
+            )
+        return None
 
 
 def read_summary(text: str, source: str) -> Summary | ReplayError | None:
@@ -118,12 +139,14 @@ def read_summary(text: str, source: str) -> Summary | ReplayError | None:
         return _read_fulltilt(lines, start, source)
     if start is None or not (head := _SUMMARY_HEAD.match(lines[start])):
         return None
-    players = pool = None
+    players = pool = buy_in = None
     rows: list[SummaryRow] = []
     for k in range(start + 1, len(lines)):
         line = lines[k]
         if m := _PLAYERS.match(line):
             players = int(m.group(1))
+        elif m := _BUY_IN.match(line):
+            buy_in = _cents(m.group(1).split("/")[0].split()[0])
         elif m := _POOL.match(line):
             pool = _cents(m.group(1))
             if pool is None:
@@ -137,7 +160,7 @@ def read_summary(text: str, source: str) -> Summary | ReplayError | None:
                 )
             rows.append(SummaryRow(int(row.group(1)), row.group(2), int(row.group(3) or 1), prize,
                                    row.group(6) or "", bool(row.group(7)), k + 1))  # fmt: skip
-    return Summary(source, head.group(1), players, pool, tuple(rows), start + 1)
+    return Summary(source, head.group(1), players, pool, tuple(rows), start + 1, buy_in=buy_in)
 
 
 def summary_room(text: str) -> str:
@@ -153,13 +176,15 @@ def _read_fulltilt(lines: list[str], start: int, source: str) -> Summary | Repla
         return HandSyntaxError(
             source, None, start + 1, "expected 'Full Tilt Poker Tournament Summary NAME (NUMBER) GAME'"
         )
-    players = pool = None
+    players = pool = buy_in = None
     rows: list[SummaryRow] = []
     finishes: list[SummaryRow] = []
     for k in range(start + 1, len(lines)):
         line = lines[k]
         if m := _FT_ENTRIES.match(line):
             players = int(m.group(1))
+        elif m := _BUY_IN.match(line):
+            buy_in = _ft_amount(m.group(1).split("+")[0])
         elif line.startswith("Total Prize Pool:"):
             pool = _ft_amount(line[len("Total Prize Pool:") :])
             if pool is None:
@@ -179,7 +204,7 @@ def _read_fulltilt(lines: list[str], start: int, source: str) -> Summary | Repla
             finishes.append(SummaryRow(int(m.group(2)), m.group(1), 1, None, "", False, k + 1, PLACE_ONLY))
     if not rows:  # an export with only its player's 'finished in' line: that line is the row
         rows, finishes = finishes, []
-    return Summary(source, head.group(2), players, pool, tuple(rows), start + 1, "fulltilt", tuple(finishes))
+    return Summary(source, head.group(2), players, pool, tuple(rows), start + 1, "fulltilt", tuple(finishes), buy_in)
 
 
 def _ft_amount(text: str) -> int | None:

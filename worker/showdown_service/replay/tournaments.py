@@ -450,6 +450,11 @@ def _summary_table(summary: Summary, result: TournamentAudit) -> None:
     what is no money: a ticket)."""
     if summary.pool is None:
         return
+    if (field := summary.field()) is not None:
+        if field[0] == "checked":
+            result.checked.append(field[1])
+        else:
+            result.differ(field[0], None, field[1])
     if any(row.award for row in summary.rows):
         result.checked.append("not the prize pool: the summary's rows pay tickets or give no prizes")
         return
