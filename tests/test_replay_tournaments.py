@@ -384,3 +384,46 @@ def test_a_field_that_does_not_add_up_to_the_prize_pool_is_a_difference(tmp_path
         "the prize pool (800) is 200 more than the 3 entries' prize money (600): a guarantee's overlay, or rebuys "
         "and add-ons"
     ) in audits["pokerstars", "80000002"]["checked"]
+
+
+# -- a tournament over several tables ---------------------------------------------------------------------
+
+
+def _two_tables(tmp_path: Path, hands: str | None = None) -> dict[str, Any]:
+    _, audits = _report(tmp_path, {
+        "hands.txt": hands if hands is not None else _stars("two_tables.txt"),
+        "summary.txt": _stars("two_tables_summary.txt"),
+    })  # fmt: skip
+    return audits["pokerstars", "80000004"]
+
+
+def test_a_tournament_over_two_tables_goes_through_the_ledger_across_tables(tmp_path: Path) -> None:
+    audit = _two_tables(tmp_path)  # Ben busts at table 1, Dee at table 2, Cal moves to table 1 for the final
+    assert (audit["status"], audit["differences"]) == ("match", [])
+    assert "places, prizes and bounties through the tournament ledger" in audit["checked"]
+    assert [(p["player"], p["place"], p["prize"]) for p in audit["places"]] == [
+        ("Ada", 1, 1040), ("Cal", 2, 560), ("Dee", 3, 0), ("Ben", 4, 0)
+    ]  # fmt: skip
+    # a chip that appears as Cal moves tables: no table sees it (Cal is new at table 1), the ledger does
+    moved = _stars("two_tables.txt").replace("Seat 3: Cal (3000 in chips)", "Seat 3: Cal (3100 in chips)")
+    moved = moved.replace("Cal: raises 2970 to 3000 and is all-in", "Cal: raises 3070 to 3100 and is all-in")
+    moved = moved.replace("Ada: calls 2970", "Ada: calls 2970 and is all-in")
+    moved = moved.replace("*** FLOP *** [2c", "Uncalled bet (100) returned to Cal\n*** FLOP *** [2c")
+    audit = _two_tables(tmp_path, moved)
+    assert audit["status"] == "mismatch"
+    assert {
+        "kind": "ledger",
+        "hand_id": "pokerstars:500000000003",
+        "detail": "players[1] (seat 3): 'Cal' (entry 1) starts the hand with 3100 chips here but the ledger has 3000 "
+        "after their previous hand",
+    } in audit["differences"]
+    assert not [d for d in audit["differences"] if d["kind"] == "chips"]
+
+
+def test_a_tournament_over_two_tables_missing_a_tables_first_hands_is_incomplete(tmp_path: Path) -> None:
+    text = _stars("two_tables.txt")
+    without_table_2 = (
+        text[: text.index("PokerStars Hand #500000000002")] + text[text.index("PokerStars Hand #500000000003") :]
+    )
+    audit = _two_tables(tmp_path, without_table_2)  # Cal first seen at table 1's third hand, Dee never
+    assert (audit["status"], audit["differences"]) == ("incomplete", [])

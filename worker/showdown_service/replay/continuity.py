@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from showdown_messages import PlayerIn
 from showdown_messages.tournaments import ChipsBought
 from showdown_service.replay.hands import HandRecord, StarsOutcome
 
@@ -59,6 +60,27 @@ def chip_differences(hands: list[HandRecord]) -> list[tuple[str, str]]:
             after[player] = after.get(player, 0) + chips
         last[table] = (record.hand_id, after)
     return out
+
+
+def entrants(hands: list[HandRecord]) -> list[PlayerIn]:
+    """The tournament's entries as the hands show them: the first hand's seats; for a tournament over several
+    tables, every table's first hand's seats, when every player of the hands sits in their table's first hand and
+    all of them start it with one stack (the tournament's start at every table, no hand of a table missing before);
+    else the first hand's seats alone (a field the hands do not cover: the summary's count then tells)."""
+    first: dict[str, HandRecord] = {}
+    for record in hands:
+        assert record.event is not None
+        first.setdefault(record.event.table_id, record)
+    head = hands[0].event
+    assert head is not None
+    if len(first) == 1:
+        return list(head.players)
+    seated = [p for record in first.values() if record.event is not None for p in record.event.players]
+    names = {p.player_id for p in seated}
+    everyone = {p.player_id for record in hands if record.event is not None for p in record.event.players}
+    if everyone != names or len(names) != len(seated) or len({p.stack for p in seated}) != 1:
+        return list(head.players)
+    return seated
 
 
 def rebuy_after_a_bust(hands: list[HandRecord]) -> str:

@@ -11,8 +11,9 @@ out right), and audits each tournament beside the per-hand report:
   player-side history sees one table: a player who was not in the previous
   hand of the table is not compared across the gap.
 * **the ledger**: when the hands cover the tournament (its first hand seats
-  every entrant the summary counts, or, without a summary, one table from
-  the first hand), the hands go through the service's own tournament ledger
+  every entrant the summary counts, or every table's first hand does:
+  :func:`.continuity.entrants`; without a summary, one table from the first
+  hand), the hands go through the service's own tournament ledger
   (:class:`~showdown_core.tournament.Book`: places from the busts,
   same-hand busts by starting stack, ties; prizes from the summary's
   payouts; bounties from the heads), and every place, prize and bounty the
@@ -56,7 +57,13 @@ from showdown_messages.tournaments import (
 from showdown_rules.limits import PPM
 from showdown_service.intake import to_showdown, to_tournament_message
 from showdown_service.replay.compare import MATCH, MISMATCH, UNVERIFIABLE, Verdict, judge
-from showdown_service.replay.continuity import chip_differences, chips_messages, rebuy_after_a_bust, untold_bounty
+from showdown_service.replay.continuity import (
+    chip_differences,
+    chips_messages,
+    entrants,
+    rebuy_after_a_bust,
+    untold_bounty,
+)
 from showdown_service.replay.errors import ReplayError
 from showdown_service.replay.hands import HandRecord
 from showdown_service.replay.pairing import HANDS_ROOM, pair
@@ -65,7 +72,7 @@ from showdown_service.replay.summaries import PLACE_ONLY, Summary, SummaryRow, r
 
 if TYPE_CHECKING:
     from showdown_core.tournament import Book
-    from showdown_messages import ShowdownEvent
+    from showdown_messages import PlayerIn, ShowdownEvent
 
 INCOMPLETE: Final = "incomplete"
 NOMINAL_PAYOUTS: Final = (1,)
@@ -197,15 +204,15 @@ def _audit_one(
     _chips_between_hands(group, result)
     first = group[0][0].event
     assert first is not None
-    entrants = {p.player_id for p in first.players}
-    complete = (summary is not None and summary.players == len(entrants)) or (
+    seated = entrants([record for record, _ in group])
+    complete = (summary is not None and summary.players == len(seated)) or (
         summary is None and len({r.event.table_id for r, _ in group if r.event is not None}) == 1
     )
     after_a_bust = rebuy_after_a_bust([record for record, _ in group])
     if not after_a_bust and _progressive(first):
         after_a_bust = untold_bounty([record for record, _ in group])
     if complete and all(v.status != UNVERIFIABLE for _, v in group) and not after_a_bust:
-        result.complete = _ledger(group, summary, result)
+        result.complete = _ledger(group, seated, summary, result)
     else:
         if after_a_bust:
             result.checked.append(after_a_bust)
@@ -243,8 +250,11 @@ def _printed_places(group: list[tuple[HandRecord, Verdict]], result: TournamentA
                                   "bounty": None})  # fmt: skip
 
 
-def _ledger(group: list[tuple[HandRecord, Verdict]], summary: Summary | None, result: TournamentAudit) -> bool:
-    """Replay the tournament through the service's ledger and compare its places, prizes and bounties."""
+def _ledger(
+    group: list[tuple[HandRecord, Verdict]], seated: list[PlayerIn], summary: Summary | None, result: TournamentAudit
+) -> bool:
+    """Replay the tournament through the service's ledger (``seated``: its entries, every table's) and compare its
+    places, prizes and bounties."""
     from showdown_core.tournament import Book  # noqa: PLC0415 - only a tournament audit needs the ledger
 
     first = group[0][0].event
@@ -257,13 +267,13 @@ def _ledger(group: list[tuple[HandRecord, Verdict]], summary: Summary | None, re
         payouts = tuple(sorted(payouts, reverse=True))
     # the ledger takes no tournament without a prize: with none known, a nominal cent for 1st place (the places do
     # not depend on it; the report's prizes are then null); a table paying more places than entrants is cut to them
-    table = (payouts or NOMINAL_PAYOUTS)[: len(first.players)]
+    table = (payouts or NOMINAL_PAYOUTS)[: len(seated)]
     book = Book()
     messages: list[AnyTournamentMessage] = [
         TournamentOpened(schema_version=1, tournament_id=tournament_id, type="open", payouts=table,
                          bounty_cash_ppm=first.bounty_cash_ppm if knockout else None),
         *(EntryRegistered(schema_version=1, tournament_id=tournament_id, type="entry", player_id=p.player_id,
-                          entry=1, stack=p.stack or 1, bounty=p.bounty if knockout else None) for p in first.players),
+                          entry=1, stack=p.stack or 1, bounty=p.bounty if knockout else None) for p in seated),
         RegistrationClosed(schema_version=1, tournament_id=tournament_id, type="registration_closed"),
     ]  # fmt: skip
     for message in messages:
