@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from showdown_service.cli import main
 from showdown_service.replay.compare import Verdict, judge
 from showdown_service.replay.errors import ReplayError
@@ -427,3 +429,72 @@ def test_a_tournament_over_two_tables_missing_a_tables_first_hands_is_incomplete
     )
     audit = _two_tables(tmp_path, without_table_2)  # Cal first seen at table 1's third hand, Dee never
     assert (audit["status"], audit["differences"]) == ("incomplete", [])
+
+
+# -- the open formats: the room is the site they name ------------------------------------------------------
+
+OHH = FIXTURES / "ohh"
+
+
+def _open(site: str | None, text: str) -> str:
+    """``text`` (an .ohh or .ots document) naming ``site`` as its site_name, or no site at all (``None``)."""
+    if site is None:
+        return text.replace('"site_name": "Example Room", "network_name": "Example Network", ', "")
+    return text.replace('"site_name": "Example Room"', f'"site_name": "{site}"')
+
+
+def _open_audits(tmp_path: Path, files: dict[str, str]) -> tuple[int, list[dict[str, Any]]]:
+    folder = tmp_path / "open"
+    folder.mkdir(exist_ok=True)
+    for old in folder.iterdir():
+        old.unlink()
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    report = tmp_path / "open.jsonl"
+    status = main(["replay", "--tournaments", str(folder), "--tournament-report", str(report)])
+    return status, [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
+
+
+def test_open_hand_histories_of_two_sites_with_one_tournament_number_are_two_tournaments(tmp_path: Path) -> None:
+    hands = (OHH / "two_hands.ohh").read_text(encoding="utf-8")
+    summary = (OHH / "knockout_777.ots").read_text(encoding="utf-8")
+    status, audits = _open_audits(tmp_path, {
+        "a.ohh": hands, "a.ots": summary,
+        "b.ohh": _open("Other Room", hands),  # tournament 777 of another site, and no summary of it
+    })  # fmt: skip
+    assert status == 0
+    assert [(a["room"], a.get("site"), a["tournament_id"], a["status"]) for a in audits] == [
+        ("ohh", "Example Room", "777", "match"),
+        ("ohh", "Other Room", "777", "match"),
+    ]
+    assert "the summary's payout table and prize pool" in audits[0]["checked"]  # Example Room's summary ...
+    assert [p["prize"] for p in audits[1]["places"]] == [None, None]  # ... is not Other Room's
+
+
+def test_an_open_summary_whose_site_cannot_be_told_is_a_difference_naming_both_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hands = (OHH / "two_hands.ohh").read_text(encoding="utf-8")
+    summary = (OHH / "knockout_777.ots").read_text(encoding="utf-8")
+    status, audits = _open_audits(tmp_path, {"a.ohh": hands, "a.ots": _open(None, summary)})
+    assert status == 1
+    summary_line, hands_line = audits  # the key without a site sorts first
+    out = capsys.readouterr().out
+    assert "  ohh 777: mismatch (0 hands, 0 places)\n    summary room: " in out
+    assert "  ohh (Example Room) 777: match (1 hands, 2 places)\n" in out
+    assert (hands_line.get("site"), hands_line["status"]) == ("Example Room", "match")  # audited without it
+    assert "the summary's payout table and prize pool" not in hands_line["checked"]
+    assert (summary_line.get("site"), summary_line["hands"], summary_line["status"]) == (None, 0, "mismatch")
+    folder = tmp_path / "open"
+    assert summary_line["differences"] == [{
+        "kind": "summary room", "hand_id": None,
+        "detail": f"{folder / 'a.ots'} (line 1) names no site; the ohh hands of tournament 777 in "
+        f"{folder / 'a.ohh'} name site 'Example Room': whose tournament the summary is cannot be told, and it is "
+        "paired with none",
+    }]  # fmt: skip
+    # neither names a site: nothing contradicts the pairing
+    status, audits = _open_audits(tmp_path, {"a.ohh": _open(None, hands), "a.ots": _open(None, summary)})
+    assert status == 0
+    [audit] = audits
+    assert (audit["status"], "site" in audit) == ("match", False)
+    assert "the summary's payout table and prize pool" in audit["checked"]

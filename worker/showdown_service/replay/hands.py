@@ -170,6 +170,9 @@ class HandRecord(NamedTuple):
     """The symbol the hand's money is written with (``$``), for the report's reasons; ``""`` when none."""
     purchases: tuple[Purchase, ...] = ()
     """Rebuys and add-ons written in this hand (whole tournaments account for them between hands)."""
+    site: str = ""
+    """The site an Open Hand History hand names (``site_name``, else ``network_name``): the room of a format many
+    rooms export; ``""`` for a room's own format (its room is the hand id's prefix) or an OHH hand naming none."""
     buy_in_bounty: int | None = None
     """The bounty (cents) the tournament's buy-in states (PokerStars' ``$12.30+$12.25+$2.45``: the middle amount),
     every entry's starting bounty; ``None`` when the buy-in states none."""

@@ -68,7 +68,9 @@ def read_ohh(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
             continue
         hand = HandBuilder(lines, source, f"ohh:{hand_doc.get('game_number', line + 1)}", line)
         try:
-            yield _read(hand, hand_doc)
+            read = _read(hand, hand_doc)
+            site = str(hand_doc.get("site_name") or hand_doc.get("network_name") or "").strip()
+            yield read._replace(site=site) if site else read
         except ReplayError as exc:
             yield exc
 

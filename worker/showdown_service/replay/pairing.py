@@ -2,13 +2,17 @@
 
 Tournament numbers are each room's own: PokerStars' tournament 80000001 and Full Tilt's 80000001 are two
 tournaments. A summary is paired with the hands of its room (:data:`HANDS_ROOM`: the room its format is, the Open
-Tournament Summary with the Open Hand History hands) and its tournament id (docs/replay.md, Whole tournaments):
+Tournament Summary with the Open Hand History hands of the same site) and its tournament id (docs/replay.md, Whole
+tournaments). The key is ``(room, site, tournament id)``: the site is ``""`` but for the open formats, which many
+rooms export (their room is the ``site_name`` they name):
 
 * two summaries of the same room and id that do not say the same (places, prizes, prize pool, field) cannot both
   be right: neither is used, and the difference names both files;
 * the same summary twice (the same rows in two files) is one summary;
 * a summary with no hands of its room and id among the paths is reported on its own line (its payout table and
-  prize pool still checked), with the rooms whose hands carry the same id named: it is never paired with them.
+  prize pool still checked), with the rooms whose hands carry the same id named: it is never paired with them;
+* an open summary and open hands of the same number of which one names its site and the other none: whose
+  tournament the summary is cannot be told, and that is a difference naming both files (:func:`untold_room`).
 """
 
 from __future__ import annotations
@@ -18,6 +22,9 @@ from typing import Final, NamedTuple
 
 from showdown_service.replay.summaries import Summary
 
+Key = tuple[str, str, str]
+"""``(room of the hands, site, tournament id)``."""
+
 HANDS_ROOM: Final = {"pokerstars": "pokerstars", "fulltilt": "fulltilt", "ots": "ohh"}
 """A summary format's room (``Summary.room``) -> the room of the hands it describes (the hand ids' prefix)."""
 
@@ -25,21 +32,37 @@ HANDS_ROOM: Final = {"pokerstars": "pokerstars", "fulltilt": "fulltilt", "ots": 
 class Conflict(NamedTuple):
     """Two summaries of one room and tournament id that disagree."""
 
-    room: str
-    tournament_id: str
+    key: Key
     first: Summary
     second: Summary
 
     def detail(self) -> str:
+        room, site, number = self.key
         return (
-            f"two summaries of {self.room} tournament {self.tournament_id} disagree: {self.first.source} (line "
-            f"{self.first.line}) and {self.second.source} (line {self.second.line}); neither is used"
+            f"two summaries of {room}{f' ({site})' if site else ''} tournament {number} disagree: {self.first.source} "
+            f"(line {self.first.line}) and {self.second.source} (line {self.second.line}); neither is used"
         )
 
 
-def hands_room(summary: Summary) -> str:
-    """The room whose hands ``summary`` describes."""
-    return HANDS_ROOM[summary.room]
+def key(summary: Summary) -> Key:
+    """The room, site and tournament id of the hands ``summary`` describes."""
+    return HANDS_ROOM[summary.room], summary.site, summary.tournament_id
+
+
+def untold_room(summary: Summary, hands: dict[Key, list[str]]) -> str | None:
+    """Why the room of ``summary`` cannot be told against the hands of its number (``hands``: each key's files):
+    of an open summary and open hands of one number, one names its site and the other none; else ``None``."""
+    room, site, number = key(summary)
+    for (other_room, other_site, other_number), files in sorted(hands.items()):
+        if (other_room, other_number) == (room, number) and bool(site) != bool(other_site):
+            return (
+                f"{summary.source} (line {summary.line}) "
+                + (f"names site {site!r}" if site else "names no site")
+                + f"; the {room} hands of tournament {number} in {', '.join(sorted(set(files)))} "
+                + (f"name site {other_site!r}" if other_site else "name none")
+                + ": whose tournament the summary is cannot be told, and it is paired with none"
+            )
+    return None
 
 
 def _content(summary: Summary) -> tuple[object, ...]:
@@ -48,18 +71,18 @@ def _content(summary: Summary) -> tuple[object, ...]:
     return summary.players, summary.pool, tuple(rows)
 
 
-def pair(summaries: Iterable[Summary]) -> tuple[dict[tuple[str, str], Summary], list[Conflict]]:
-    """The summaries by (hands' room, tournament id), and the conflicts (whose keys are left out)."""
-    by_key: dict[tuple[str, str], Summary] = {}
-    conflicts: dict[tuple[str, str], Conflict] = {}
+def pair(summaries: Iterable[Summary]) -> tuple[dict[Key, Summary], list[Conflict]]:
+    """The summaries by (hands' room, site, tournament id), and the conflicts (whose keys are left out)."""
+    by_key: dict[Key, Summary] = {}
+    conflicts: dict[Key, Conflict] = {}
     for summary in summaries:
-        key = (hands_room(summary), summary.tournament_id)
-        known = by_key.get(key)
+        at = key(summary)
+        known = by_key.get(at)
         if known is None:
-            if key not in conflicts:
-                by_key[key] = summary
+            if at not in conflicts:
+                by_key[at] = summary
             continue
         if _content(known) != _content(summary):
-            conflicts[key] = Conflict(*key, known, summary)
-            del by_key[key]
+            conflicts[at] = Conflict(at, known, summary)
+            del by_key[at]
     return by_key, list(conflicts.values())

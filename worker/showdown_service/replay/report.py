@@ -144,9 +144,8 @@ def write_tournaments(audits: list[TournamentAudit], out: IO[str]) -> None:
     if not audits:
         out.write("  none found among the --tournaments paths\n")
     for audit in audits:
-        out.write(
-            f"  {audit.room} {audit.tournament_id}: {audit.status} ({audit.hands} hands, {len(audit.places)} places)\n"
-        )
+        room = f"{audit.room} ({audit.site})" if audit.site else audit.room
+        out.write(f"  {room} {audit.tournament_id}: {audit.status} ({audit.hands} hands, {len(audit.places)} places)\n")
         for difference in audit.differences[:MISMATCHES_LISTED]:
             where = f"hand {difference.hand_id}: " if difference.hand_id else ""
             out.write(f"    {difference.kind}: {where}{difference.detail}\n")

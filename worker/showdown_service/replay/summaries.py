@@ -104,6 +104,9 @@ class Summary(NamedTuple):
     """The room whose format the summary is in (``pokerstars``, ``fulltilt``, ``ots``)."""
     finishes: tuple[SummaryRow, ...] = ()
     """Full Tilt's ``NAME finished in Nth place`` lines (place only), each checked against the rows."""
+    site: str = ""
+    """An Open Tournament Summary's ``site_name`` (else ``network_name``): the site whose Open Hand History hands it
+    describes; ``""`` for a room's own format, or an ``.ots`` naming none."""
     buy_in: int | None = None
     """The prize part of one buy-in (cents: ``Buy-In: $4.00/$1.00/$0.50`` -> 400, Full Tilt's ``$5 + $0.50`` ->
     500), when the summary states it: the field's entries times it is the prize money they put in."""
@@ -204,7 +207,9 @@ def _read_fulltilt(lines: list[str], start: int, source: str) -> Summary | Repla
             finishes.append(SummaryRow(int(m.group(2)), m.group(1), 1, None, "", False, k + 1, PLACE_ONLY))
     if not rows:  # an export with only its player's 'finished in' line: that line is the row
         rows, finishes = finishes, []
-    return Summary(source, head.group(2), players, pool, tuple(rows), start + 1, "fulltilt", tuple(finishes), buy_in)
+    return Summary(
+        source, head.group(2), players, pool, tuple(rows), start + 1, "fulltilt", tuple(finishes), buy_in=buy_in
+    )
 
 
 def _ft_amount(text: str) -> int | None:
@@ -244,8 +249,9 @@ def _read_ots(text: str, source: str) -> Summary | ReplayError:
     except ValueError as exc:
         return HandSyntaxError(source, None, 1, str(exc))
     count = ots.get("player_count")
+    site = str(ots.get("site_name") or ots.get("network_name") or "").strip()
     return Summary(source, str(ots.get("tournament_number")), count if isinstance(count, int) else None, pool,
-                   tuple(rows), 1, "ots")  # fmt: skip
+                   tuple(rows), 1, "ots", site=site)  # fmt: skip
 
 
 def _money(value: Any, field: str) -> int | None:

@@ -66,7 +66,7 @@ from showdown_service.replay.continuity import (
 )
 from showdown_service.replay.errors import ReplayError
 from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.pairing import HANDS_ROOM, pair
+from showdown_service.replay.pairing import HANDS_ROOM, Key, pair, untold_room
 from showdown_service.replay.run import decode, find_files, read_file
 from showdown_service.replay.summaries import PLACE_ONLY, Summary, SummaryRow, read_summary, summary_room
 
@@ -103,6 +103,8 @@ class TournamentAudit:
     differences: list[Difference] = field(default_factory=list)
     checked: list[str] = field(default_factory=list)
     """What was checked (for an incomplete tournament: what could be)."""
+    site: str = ""
+    """The site the hands (Open Hand History) or the summary (``.ots``) name, ``""`` for a room's own format."""
 
     @property
     def status(self) -> str:
@@ -123,7 +125,7 @@ class TournamentAudit:
             "places": self.places,
             "differences": [d.document() for d in self.differences],
             "checked": self.checked,
-        }
+        } | ({"site": self.site} if self.site else {})
 
     def line(self) -> bytes:
         return orjson.dumps(self.document()) + b"\n"
@@ -164,40 +166,47 @@ def _hand_number(record: HandRecord) -> tuple[int, str]:
 def audit(hands: Sequence[tuple[HandRecord, Verdict]], summaries: Iterable[Summary]) -> list[TournamentAudit]:
     """Each tournament of ``hands`` audited, in the order of their rooms and ids, with the summary of the same room
     and id (:mod:`.pairing`); a summary with no hands of its room and id, on a line of its own."""
-    groups: dict[tuple[str, str], list[tuple[HandRecord, Verdict]]] = {}
+    groups: dict[Key, list[tuple[HandRecord, Verdict]]] = {}
     for record, verdict in hands:
         assert record.event is not None
         assert record.event.tournament_id is not None
         room = record.hand_id.partition(":")[0]
-        groups.setdefault((room, record.event.tournament_id), []).append((record, verdict))
+        groups.setdefault((room, record.site, record.event.tournament_id), []).append((record, verdict))
     paired, conflicts = pair(summaries)
     out = {}
-    for (room, tournament_id), group in groups.items():
+    for key, group in groups.items():
         group.sort(key=lambda pair: _hand_number(pair[0]))
-        out[room, tournament_id] = _audit_one(room, tournament_id, group, paired.get((room, tournament_id)))
+        out[key] = _audit_one(key, group, paired.get(key))
+    files = {key: [record.source for record, _ in group] for key, group in groups.items()}
     for key, summary in paired.items():
         if key not in out:
-            out[key] = _summary_alone(summary, key, [room for room, number in groups if number == key[1]])
+            out[key] = _summary_alone(summary, key, files)
     for conflict in conflicts:
-        key = (conflict.room, conflict.tournament_id)
-        out.setdefault(key, TournamentAudit(*key)).differ("summary conflict", None, conflict.detail())
+        out.setdefault(conflict.key, _audit(conflict.key)).differ("summary conflict", None, conflict.detail())
     return [out[key] for key in sorted(out)]
 
 
-def _summary_alone(summary: Summary, key: tuple[str, str], rooms: list[str]) -> TournamentAudit:
-    """A summary whose tournament has no hands among the paths: its own checks only (never another room's hands)."""
-    result = TournamentAudit(*key)
-    others = f" (the hands of {', '.join(sorted(rooms))} tournament {key[1]} are another room's)" if rooms else ""
+def _audit(key: Key, hands: int = 0) -> TournamentAudit:
+    room, site, tournament_id = key
+    return TournamentAudit(room, tournament_id, hands, site=site)
+
+
+def _summary_alone(summary: Summary, key: Key, files: dict[Key, list[str]]) -> TournamentAudit:
+    """A summary whose tournament has no hands among the paths: its own checks only (never another room's hands);
+    a difference when whose tournament it is cannot be told (:func:`.pairing.untold_room`)."""
+    result = _audit(key)
+    rooms = sorted({f"{room} ({site})" if site else room for room, site, number in files if number == key[2]})
+    others = f" (the hands of {', '.join(rooms)} tournament {key[2]} are another room's)" if rooms else ""
     result.checked.append(f"no hands of this tournament among the paths{others}: the summary alone")
+    if (untold := untold_room(summary, files)) is not None:
+        result.differ("summary room", None, untold)
     _summary_finishes(summary, result)
     _summary_table(summary, result)
     return result
 
 
-def _audit_one(
-    room: str, tournament_id: str, group: list[tuple[HandRecord, Verdict]], summary: Summary | None
-) -> TournamentAudit:
-    result = TournamentAudit(room, tournament_id, len(group))
+def _audit_one(key: Key, group: list[tuple[HandRecord, Verdict]], summary: Summary | None) -> TournamentAudit:
+    result = _audit(key, len(group))
     for record, verdict in group:
         if verdict.status == MISMATCH:
             result.differ("hand", record.hand_id, verdict.reason)
