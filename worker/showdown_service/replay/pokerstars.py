@@ -543,9 +543,20 @@ class _Hand:
         read = record(hand, Where(self.source, self.hand_id, self.line, self.total_line, self.table, self.currency))
         if purchases:
             read = read._replace(purchases=tuple(purchases))
-        if self.buy_in_bounty is not None:
-            read = read._replace(buy_in_bounty=self._money(*self.buy_in_bounty))
+        if (amounts := self._buy_in_amounts()) is not None:
+            read = read._replace(buy_in_bounty=amounts[1])
         return read
+
+    def _buy_in_amounts(self) -> tuple[int, int, int] | None:
+        """The header's prize, bounty and fee in cents; ``None`` without a three-amount buy-in (or one that does
+        not read as money: it is then no knockout's, and what needs it says so)."""
+        if self.buy_in is None:
+            return None
+        try:
+            prize, bounty, fee = (self._money(text, self.start) for text in self.buy_in)
+        except ReplayError:
+            return None
+        return prize, bounty, fee
 
     def _purchase(self, line: str, k: int, *, before_seats: bool) -> Purchase:
         """``X re-buys and receives N chips for $C`` or ``X takes the add-on and receives N chips for $C``."""
@@ -565,10 +576,11 @@ class _Hand:
         bounty (a fresh starting bounty) when it costs prize + bounty (with the fee or without), 0 when it costs
         the prize alone (with the fee or without); ``None`` when that cannot be told (no three-amount buy-in, a
         cost in StarsCoin, any other price)."""
-        if self.buy_in is None:
+        amounts = self._buy_in_amounts()
+        if amounts is None:
             return None
+        prize, bounty, fee = amounts
         try:
-            prize, bounty, fee = (self._money(text, self.start) for text in self.buy_in)
             paid = self._money(cost.split(maxsplit=1)[0], self.start)
         except ReplayError:
             return None
