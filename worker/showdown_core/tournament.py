@@ -203,6 +203,9 @@ class Ledger:
     deal: Deal | None = None
     envelopes_left: dict[int, int] = field(default_factory=dict)
     """Mystery-bounty envelopes not yet drawn, by amount (replaced, never changed in place: views share it)."""
+    expired: bool = False
+    """A finished ledger kept only as far as late messages need (each entry's figures at entry and purchases: no
+    places, prizes or stacks); its standings are the placements written when it finished, not its entries."""
 
     def in_play(self) -> int:
         """Entries in play (playing, not held in a hand-for-hand round)."""

@@ -52,6 +52,14 @@ def run_standings(args: argparse.Namespace) -> int:
     for shard in settings.shards:
         book = read_book(client, settings.keys(shard), args.tournament_id)
         if book is not None:
+            ledger = book.ledgers.get(args.tournament_id)
+            if ledger is not None and ledger.expired:  # its entries' places are gone from Redis: not guessed
+                sys.stderr.write(
+                    f"showdown tournament standings: tournament {args.tournament_id!r} finished and its ledger "
+                    "expired: its placements are in the archive (showdown archive query \"SELECT placement FROM "
+                    f"placements WHERE tournament_id = '{args.tournament_id}' ORDER BY seq\")\n"
+                )
+                return 1
             _print(book, args.tournament_id, as_json=args.json)
             return 0
     shards = ", ".join(settings.shards)

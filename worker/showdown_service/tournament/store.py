@@ -13,6 +13,14 @@
   fields (the array is written again when anything else of the entry moves,
   with its ``c:`` field beside it).
 
+A finished tournament's ledger may be *expired* (:func:`expired_fields`,
+:data:`EXPIRE_LUA`): its ``e:``/``c:`` fields give way to one short
+``f:<entry>:<player_id>`` field per entry (JSON array: stack at entry, bounty
+put up, purchases as ``[chips, bounty]`` pairs), all a finished ledger reads
+to decide a late message (a repeated ``entry`` or ``chips`` message is a
+duplicate or a conflict by these figures; every other late line is refused
+from ``rules`` alone): the decisions stay the same, byte for byte.
+
 The worker writes these fields only inside its commit script (with the
 hand or message that changed them) and reads them together with the audit
 chain's head (:data:`LOAD_LUA`), so a ledger it plans on is exactly the one
@@ -42,6 +50,35 @@ return out
 RULES_FIELD: Final = "rules"
 _STATUS: Final = {"playing": 0, "held": 1, "finished": 2}
 _STATUS_NAME: Final = {v: k for k, v in _STATUS.items()}
+
+
+EXPIRE_LUA: Final = """
+if redis.call('HGET', KEYS[1], 'rules') ~= ARGV[1] then
+  return 0
+end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+return 1
+"""
+"""KEYS: a tournament's hash; ARGV: its ``rules`` field as read, then the expired ledger's fields and values (from
+:func:`expired_fields`). Replaces the hash by them, atomically, only if ``rules`` is still the one read (a finished
+ledger's never changes: a ledger that moved meanwhile is left whole). Returns 1 if replaced, else 0."""
+
+
+def figures_field(player_id: str, entry: int) -> str:
+    return f"f:{entry}:{player_id}"
+
+
+def expired_fields(fields: dict[str, bytes]) -> list[tuple[str, bytes]] | None:
+    """The fields of a finished ledger once expired (``rules`` first, then one ``f:`` field per entry), from its
+    hash's fields; ``None`` when it is not finished (or not there): only a finished ledger expires."""
+    ledger = decode_ledger(fields)
+    if ledger is None or not ledger.over:
+        return None
+    out = [(RULES_FIELD, fields[RULES_FIELD])]
+    for e in ledger.entries.values():
+        out.append((figures_field(e.player_id, e.entry), orjson.dumps([e.stack_in, e.bounty_in, e.bought])))
+    return out
 
 
 def entry_field(player_id: str, entry: int) -> str:
@@ -161,6 +198,14 @@ def decode_ledger(fields: dict[str, bytes]) -> Ledger | None:
             if e.status != "finished":
                 ledger.live[e.player_id] = e
             ledger.entered[e.player_id] = max(ledger.entered.get(e.player_id, 0), e.entry)
+        elif name.startswith("f:"):  # an expired ledger's entry: finished, its figures at entry and purchases only
+            _, number, player_id = name.split(":", 2)
+            stack_in, bounty_in, bought = orjson.loads(value)
+            e = Entry(player_id, int(number), 0, 0, 0, bounty_in, stack_in, status="finished",
+                      bought=tuple((c, b) for c, b in bought))  # fmt: skip
+            ledger.entries[e.key] = e
+            ledger.entered[player_id] = max(ledger.entered.get(player_id, 0), e.entry)
+            ledger.expired = True
     for name, value in fields.items():
         if name.startswith("c:"):
             _, number, player_id = name.split(":", 2)
