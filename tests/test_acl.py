@@ -522,7 +522,11 @@ def test_the_auditor_verifies_the_chain_and_lists_dead_letters_with_exactly_its_
 
 def test_the_archiver_archives_and_trims_with_exactly_its_grants(acl: AclServer, tmp_path: Path) -> None:
     publish(acl, [*EXAMPLES[:5], "{not json"])
-    settle(acl, tmp_path)
+    tournament = [json.loads(line)["tournament"] for line in (opened(payouts=[10, 5]), entry("a"), entry("b"),
+                                                               closed())]  # fmt: skip
+    publish(acl, [json.dumps(doc) for doc in tournament], field="tournament")
+    publish(acl, [json.dumps(json.loads(all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)]))["event"])])
+    settle(acl, tmp_path)  # T finished: once archived, its ledger expires
     publish(acl, EXAMPLES[5:6])
     acl.admin().xreadgroup("adjudicators", "elsewhere", {KEYS.events: ">"})  # pending: below it nothing is trimmed
     start_counting(acl)
@@ -531,14 +535,15 @@ def test_the_archiver_archives_and_trims_with_exactly_its_grants(acl: AclServer,
     archiver = subprocess.Popen([*SHOWDOWN, "archiver"], env=env, stdout=subprocess.DEVNULL)
     admin = acl.admin()
     try:
-        wait_for(lambda: admin.hget(KEYS.archive, "seq") == b"6", "every entry archived")
+        wait_for(lambda: admin.hget(KEYS.archive, "seq") == b"11", "every entry archived")
+        wait_for(lambda: sorted(admin.hkeys(KEYS.tournament("T"))) == [b"f:1:a", b"f:1:b", b"rules"], "T expired")
         wait_for(lambda: admin.xlen(KEYS.audit) == 0, "the archived streams trimmed (SHOWDOWN_ARCHIVE_KEEP=0)")
         wait_for(lambda: "pexpire" in commands_counted(acl), "the lock renewed")
     finally:
         archiver.send_signal(signal.SIGTERM)
         assert archiver.wait(30) == 0
     assert not admin.exists(KEYS.archive + ":lock"), "released at stop"
-    used = used_since_reset(acl) - {"xlen", "info", "exists"}  # the test admin's, waiting (not granted)
+    used = used_since_reset(acl) - {"xlen", "info", "exists", "hkeys"}  # the test admin's, waiting (not granted)
     assert admin.hget(KEYS.archive, "events_floor") == read_range(admin, KEYS.events)[-1][0], "the pending entry's id"
     assert used == granted(acl, "archiver"), (
         f"unused grants: {granted(acl, 'archiver') - used}; missing: {used - granted(acl, 'archiver')}"
@@ -639,7 +644,8 @@ FORBIDDEN: list[tuple[str, tuple[str, ...]]] = [
     ("archiver", ("XTRIM", E, "MAXLEN", "0")),
     ("archiver", ("SET", H, "1:x")),
     ("archiver", ("XACK", E, "adjudicators", "1-1")),
-    ("archiver", ("HSET", KEYS.tournament("T"), "x", "1")),
+    ("archiver", ("HDEL", KEYS.tournament("T"), "x")),
+    ("archiver", ("HSET", KEYS.results, "x", "1")),
     ("archiver", ("DEL", KEYS.archive)),
     ("auditor", ("FLUSHALL",)),
     ("operator", ("XRANGE", A, "-", "+")),

@@ -58,6 +58,7 @@ from showdown_service.config import Settings, ShardKeys
 from showdown_service.connection import REDIS_ERRORS, Client
 from showdown_service.logs import get_logger
 from showdown_service.streams import read_range
+from showdown_service.tournament.store import expire
 
 READ_COUNT = 1000
 """Audit records read per round trip."""
@@ -274,8 +275,9 @@ class Archiver:
         self.metrics.entries.labels(keys.shard).inc(len(rows))
         self._progress(keys, state, file=relative)
         trimmed = self._trim(keys, state)
+        expired = expire(self.client, keys, {p["tournament_id"] for p in _placements(rows) if p.get("place") == 1})
         self.log.info("archived", shard=keys.shard, file=relative, entries=len(rows), first_seq=first["seq"],
-                      last_seq=last["seq"], bytes=len(data), trimmed_to=trimmed)  # fmt: skip
+                      last_seq=last["seq"], bytes=len(data), trimmed_to=trimmed, ledgers_expired=len(expired))  # fmt: skip
 
     def _checkpoint(  # noqa: PLR0917 - the run a file holds, as _write has it
         self, keys: ShardKeys, first: int, last: int, last_hash: str, relative: str, data: bytes
@@ -350,6 +352,11 @@ class Archiver:
             if nxt:
                 age = _age(orjson.loads(nxt[0][1][b"audit"]).get("at"))
         self.metrics.lag_seconds.labels(keys.shard).set(age)
+
+
+def _placements(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The placement records the rows' entries wrote (place 1: the entry that finished its tournament)."""
+    return [p for row in rows if row.get("standings") for p in orjson.loads(row["standings"])]
 
 
 def _day(row: dict[str, Any]) -> str:

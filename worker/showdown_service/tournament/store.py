@@ -65,6 +65,22 @@ return 1
 ledger's never changes: a ledger that moved meanwhile is left whole). Returns 1 if replaced, else 0."""
 
 
+def expire(client: Any, keys: ShardKeys, tournament_ids: Iterable[str]) -> list[str]:
+    """Expire each finished ledger of ``tournament_ids`` (one HGETALL, then :data:`EXPIRE_LUA`); returns those
+    expired. The archiver calls it once the entry that finished them is archived."""
+    script = client.register_script(EXPIRE_LUA)
+    done = []
+    for tournament_id in sorted(tournament_ids):
+        key = keys.tournament(tournament_id)
+        fields = {name.decode(): value for name, value in client.hgetall(key).items()}
+        if any(name.startswith("f:") for name in fields):
+            continue  # expired already
+        kept = expired_fields(fields)
+        if kept is not None and script(keys=[key], args=[fields[RULES_FIELD], *(x for pair in kept for x in pair)]):
+            done.append(tournament_id)
+    return done
+
+
 def figures_field(player_id: str, entry: int) -> str:
     return f"f:{entry}:{player_id}"
 
