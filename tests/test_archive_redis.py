@@ -29,8 +29,11 @@ from showdown_service.config import Settings
 from showdown_service.connection import connect
 from showdown_service.localredis import free_port
 from showdown_service.streams import read_range
+from showdown_service.tournament import store
+from showdown_service.tournament.replay import TournamentReplay
 from showdown_service.worker import Worker
 from tests.helpers import REAL_SHOWDOWNS, read_cases, wait_until, xadd_events
+from tests.tournament_builders import all_in, chips, closed, entry, opened
 
 CASES = list(read_cases(REAL_SHOWDOWNS))
 SHOWDOWN = [sys.executable, "-m", "showdown_service"]
@@ -330,3 +333,71 @@ def test_asking_an_archive_that_was_never_written_finds_nothing_and_creates_noth
     assert lookup(settings)("h-1") is None
     assert settled_in_archive(settings, "default", "h-1") is None
     assert not (tmp_path / "no-archive-here").exists()
+
+
+def test_a_finished_tournament_s_ledger_expires_once_archived_and_late_lines_are_decided_as_before(
+    client: redis.Redis, worker_env: dict[str, str], tmp_path: Path, showdown: Showdown
+) -> None:
+    """Issue 25 item 2: T finishes, the archiver archives the hand that finished it and expires T's ledger (its
+    e:/c: fields give way to one short f: field per entry); late lines are then decided exactly as the full
+    ledger decides them (the in-memory replay below), and ``audit replay`` proves the whole archive."""
+    played = [opened(payouts=[700, 300]), entry("a"), entry("b"), entry("c"), chips("a", 500), closed(),
+              all_in("h1", [(1, "a", 1500, 1000), (2, "b", 1000, 1000)]),
+              all_in("h2", [(1, "a", 2500, 1000), (3, "c", 1000, 1000)])]  # fmt: skip
+    late = [all_in("h9", [(1, "a", 3500, 1000), (2, "b", 1000, 1000)]), entry("d"), entry("a"), entry("a", 999),
+            chips("a", 500), chips("a", 400), chips("a", 500, purchase=2)]  # fmt: skip
+    expected = TournamentReplay()
+    expected.feed(played)
+    full = {name.encode(): value for name, value in _ledger_hash(expected).items()}
+    decided = [expected.feed_line(line) for line in late]
+    env = {**worker_env, "SHOWDOWN_ARCHIVE_URL": str(tmp_path / "archive"), "SHOWDOWN_ARCHIVE_KEEP": "0",
+           "SHOWDOWN_ARCHIVE_INTERVAL_S": "0.1"}  # fmt: skip
+    keys = Settings(redis_url=worker_env["SHOWDOWN_REDIS_URL"]).keys("default")
+    archiver = subprocess.Popen([*SHOWDOWN, "archiver"], env=env, stdout=subprocess.DEVNULL)
+    worker = subprocess.Popen([*SHOWDOWN, "worker"], env=env, stdout=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: client.exists(keys.archive) == 1, what="the archiver to register")
+        _send(client, keys.events, played)
+        wait_until(lambda: int(client.hget(keys.archive, "seq") or 0) == len(played), what="T archived")
+        wait_until(lambda: any(k.startswith(b"f:") for k in client.hkeys(keys.tournament("T"))), what="T expired")
+        kept = client.hgetall(keys.tournament("T"))
+        assert sorted(kept) == [b"f:1:a", b"f:1:b", b"f:1:c", b"rules"]
+        assert kept[b"rules"] == full[b"rules"]
+        assert sum(map(len, kept.values())) < sum(map(len, full.values()))
+        _send(client, keys.events, late)
+        wait_until(lambda: head_seq(client, keys.audit_head) == len(played) + len(late), what="late lines decided")
+        wait_until(lambda: int(client.hget(keys.archive, "seq") or 0) == len(played) + len(late), what="archived")
+    finally:
+        for process in (worker, archiver):
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(30) == 0
+    rows = sorted(archived_rows(env["SHOWDOWN_ARCHIVE_URL"]), key=lambda row: row["seq"])[-len(late) :]
+    assert [(row["outcome"], row["code"]) for row in rows] == [(d.outcome, d.code) for d in decided if d is not None]
+    messages = [orjson.loads(row["dead_letter"])["message"] if row["dead_letter"] else None for row in rows]
+    assert messages == [d.message for d in decided if d is not None], "the same words, byte for byte"
+    assert sorted(client.hkeys(keys.tournament("T"))) == [b"f:1:a", b"f:1:b", b"f:1:c", b"rules"], "still expired"
+    refused = showdown(["tournament", "standings", "T"], env, code=1)
+    assert "expired" in refused.err and "showdown archive query" in refused.err
+    _, placed = query(open_store(env["SHOWDOWN_ARCHIVE_URL"]), "SELECT placement FROM placements ORDER BY seq")
+    assert [json.loads(row[0])["place"] for row in placed] == [3, 2, 1]
+    total = len(played) + len(late)
+    proven = showdown(["audit", "replay", str(tmp_path / "archive"), "--offline"], env)
+    assert f"{total} entries, {total} re-settled: every entry holds" in proven.out
+
+
+def _send(client: redis.Redis, stream: str, lines: list[str]) -> None:
+    """XADD each builder line as the stream entry it stands for (``tournament`` or ``event`` field)."""
+    for line in lines:
+        ((name, body),) = json.loads(line).items()
+        client.xadd(stream, {name: json.dumps(body)})
+
+
+def _ledger_hash(run: TournamentReplay) -> dict[str, bytes]:
+    """T's hash as the worker writes it, from an in-memory replay's ledger."""
+    ledger = run.book.ledgers["T"]
+    assert ledger is not None
+    fields = {store.RULES_FIELD: store.encode_rules(ledger)}
+    for e in ledger.entries.values():
+        fields[store.entry_field(e.player_id, e.entry)] = store.encode_entry(e)
+        fields[store.chips_field(e.player_id, e.entry)] = str(e.chips).encode()
+    return fields
