@@ -33,13 +33,17 @@ def finished() -> TournamentReplay:
         all_in("h1", [(1, "a", 1500, 1000), (2, "b", 1000, 1000)]),
         all_in("h2", [(1, "a", 2500, 1000), (3, "c", 1000, 1000)]),
     )
-    assert not run.refused and run.book.ledgers["T"].over
+    assert not run.refused
+    ledger = run.book.ledgers["T"]
+    assert ledger is not None
+    assert ledger.over
     return run
 
 
 def ledger_fields(run: TournamentReplay, kept: str) -> dict[str, bytes]:
     """The ledger's hash as the worker writes it (``kept``: "all"), expired ("expired") or its ``rules`` alone."""
     ledger = run.book.ledgers["T"]
+    assert ledger is not None
     fields = {store.RULES_FIELD: store.encode_rules(ledger)}
     for e in ledger.entries.values() if kept != "rules" else ():
         fields[store.entry_field(e.player_id, e.entry)] = store.encode_entry(e)
@@ -111,7 +115,11 @@ READ_ENTRIES = {
     "chips purchase sent again": (chips("a", 500), ("duplicate", None, None)),
     "chips purchase again with other figures": (
         chips("a", 400),
-        ("rejected", "purchase_conflict", "purchase 1 of entry 1 of 'a' was applied already with other figures (500 chips)"),
+        (
+            "rejected",
+            "purchase_conflict",
+            "purchase 1 of entry 1 of 'a' was applied already with other figures (500 chips)",
+        ),
     ),
 }
 """Late lines a finished ledger decides from the entry they name (its figures at registration, its purchases):
@@ -145,7 +153,8 @@ def test_an_expired_ledger_keeps_no_entry_state_and_is_smaller() -> None:
     per_entry = [sum(len(k) + len(v) for k, v in fields.items() if k != "rules") for fields in (expired, full)]
     assert per_entry[0] * 2 < per_entry[1]  # the entries' part shrinks to under half
     ledger = store.decode_ledger(expired)
-    assert ledger is not None and ledger.expired and ledger.over and not ledger.live
+    assert ledger is not None
+    assert (ledger.expired, ledger.over, ledger.live) == (True, True, {})
     assert (ledger.chips_in_play, ledger.bounties_put_up) == (3500, 0)
 
 

@@ -275,9 +275,10 @@ class Archiver:
         self.metrics.entries.labels(keys.shard).inc(len(rows))
         self._progress(keys, state, file=relative)
         trimmed = self._trim(keys, state)
-        expired = expire(self.client, keys, {p["tournament_id"] for p in _placements(rows) if p.get("place") == 1})
+        finished = {p["tournament_id"] for p in _placements(rows) if p.get("place") == 1}
+        expired = len(expire(self.client, keys, finished))
         self.log.info("archived", shard=keys.shard, file=relative, entries=len(rows), first_seq=first["seq"],
-                      last_seq=last["seq"], bytes=len(data), trimmed_to=trimmed, ledgers_expired=len(expired))  # fmt: skip
+                      last_seq=last["seq"], bytes=len(data), trimmed_to=trimmed, ledgers_expired=expired)  # fmt: skip
 
     def _checkpoint(  # noqa: PLR0917 - the run a file holds, as _write has it
         self, keys: ShardKeys, first: int, last: int, last_hash: str, relative: str, data: bytes

@@ -56,8 +56,7 @@ def run_standings(args: argparse.Namespace) -> int:
             if ledger is not None and ledger.expired:  # its entries' places are gone from Redis: not guessed
                 sys.stderr.write(
                     f"showdown tournament standings: tournament {args.tournament_id!r} finished and its ledger "
-                    "expired: its placements are in the archive (showdown archive query \"SELECT placement FROM "
-                    f"placements WHERE tournament_id = '{args.tournament_id}' ORDER BY seq\")\n"
+                    "expired: its placements are in the archive (the placements view of showdown archive query)\n"
                 )
                 return 1
             _print(book, args.tournament_id, as_json=args.json)

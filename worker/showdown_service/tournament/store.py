@@ -91,10 +91,11 @@ def expired_fields(fields: dict[str, bytes]) -> list[tuple[str, bytes]] | None:
     ledger = decode_ledger(fields)
     if ledger is None or not ledger.over:
         return None
-    out = [(RULES_FIELD, fields[RULES_FIELD])]
-    for e in ledger.entries.values():
-        out.append((figures_field(e.player_id, e.entry), orjson.dumps([e.stack_in, e.bounty_in, e.bought])))
-    return out
+    figures = [
+        (figures_field(e.player_id, e.entry), orjson.dumps([e.stack_in, e.bounty_in, e.bought]))
+        for e in ledger.entries.values()
+    ]
+    return [(RULES_FIELD, fields[RULES_FIELD]), *figures]
 
 
 def entry_field(player_id: str, entry: int) -> str:
