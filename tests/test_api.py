@@ -14,6 +14,7 @@ from showdown_service.api.cli import openapi_document
 from showdown_service.api.index import HandIndex
 from showdown_service.api.settings import ApiSettings
 from showdown_service.config import Settings
+from showdown_service.tournament import store
 from showdown_service.tournament.store import read_book
 from tests.api_support import (
     EVERYTHING,
@@ -28,6 +29,7 @@ from tests.api_support import (
     sse_events,
 )
 from tests.helpers import REPO, event, seat, wait_until
+from tests.tournament_builders import all_in, closed, entry, opened, replay
 
 OPENAPI = REPO / "docs" / "openapi.json"
 
@@ -196,6 +198,27 @@ def test_the_standings_are_the_ledgers(settled: Settings, client: redis.Redis) -
     assert body["prize_pool"] == 4000
     assert missing.status_code == 404
     assert missing.json()["code"] == "unknown_tournament"
+
+
+def test_the_standings_of_an_expired_ledger_point_at_the_archive(settled: Settings, client: redis.Redis) -> None:
+    key = settled.keys("default").tournament("X")
+    hand = all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)], tid="X")
+    run = replay(opened("X", payouts=[10]), entry("a", tid="X"), entry("b", tid="X"), closed("X"), hand)
+    finished = run.book.ledgers["X"]
+    assert finished is not None
+    assert finished.over
+    full = {store.RULES_FIELD: store.encode_rules(finished)}
+    full |= {store.entry_field(e.player_id, e.entry): store.encode_entry(e) for e in finished.entries.values()}
+    expired = store.expired_fields(full)
+    assert expired is not None
+    client.hset(key, mapping=dict(expired))
+    with serving(settled) as url:
+        reply = httpx.get(f"{url}/v1/tournaments/X/standings", headers=bearer())
+    assert reply.status_code == 404
+    assert reply.json() == {
+        "code": "tournament_expired",
+        "message": "tournament 'X' finished and its ledger expired: its placements are in the archive",
+    }
 
 
 def test_results_filter_and_page_without_repeats_or_gaps(settled: Settings, client: redis.Redis) -> None:

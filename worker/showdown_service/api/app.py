@@ -124,6 +124,9 @@ class Api:
         ledger = book.ledgers.get(tournament_id) if book is not None else None
         if book is None or ledger is None:  # gone between the two reads
             raise Refused(404, "unknown_tournament", f"no shard holds tournament {tournament_id!r}")
+        if ledger.expired:  # its entries' places are gone from Redis (docs/archive.md): not guessed
+            why = f"tournament {tournament_id!r} finished and its ledger expired: its placements are in the archive"
+            raise Refused(404, "tournament_expired", why)
         finished, playing = book.standings(tournament_id)
         return {
             "tournament_id": tournament_id,
