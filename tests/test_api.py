@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -200,7 +201,11 @@ def test_the_standings_are_the_ledgers(settled: Settings, client: redis.Redis) -
     assert missing.json()["code"] == "unknown_tournament"
 
 
-def test_the_standings_of_an_expired_ledger_point_at_the_archive(settled: Settings, client: redis.Redis) -> None:
+def test_the_standings_of_an_expired_ledger_without_its_archive_are_a_503_naming_why(
+    settled: Settings, client: redis.Redis, tmp_path: Path
+) -> None:
+    """An expired ledger keeps no places: with no archive at SHOWDOWN_ARCHIVE_URL the API says so (503), never
+    answering from the ledger's figures (tests/test_archive_redis.py serves them from a real archive)."""
     key = settled.keys("default").tournament("X")
     hand = all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)], tid="X")
     run = replay(opened("X", payouts=[10]), entry("a", tid="X"), entry("b", tid="X"), closed("X"), hand)
@@ -212,12 +217,14 @@ def test_the_standings_of_an_expired_ledger_point_at_the_archive(settled: Settin
     expired = store.expired_fields(full)
     assert expired is not None
     client.hset(key, mapping=dict(expired))
-    with serving(settled) as url:
+    nowhere = str(tmp_path / "no-archive")
+    with serving(settled.model_copy(update={"archive_url": nowhere})) as url:
         reply = httpx.get(f"{url}/v1/tournaments/X/standings", headers=bearer())
-    assert reply.status_code == 404
+    assert reply.status_code == 503
     assert reply.json() == {
-        "code": "tournament_expired",
-        "message": "tournament 'X' finished and its ledger expired: its placements are in the archive",
+        "code": "archive_unavailable",
+        "message": f"tournament 'X' finished and its ledger expired (its places are kept in the archive), but there "
+        f"is no archive at SHOWDOWN_ARCHIVE_URL={nowhere!r}: point it at the archiver's archive",
     }
 
 

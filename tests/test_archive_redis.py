@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
+import httpx
 import orjson
 import pyarrow.parquet as pq
 import pytest
@@ -32,8 +33,9 @@ from showdown_service.streams import read_range
 from showdown_service.tournament import store
 from showdown_service.tournament.replay import TournamentReplay
 from showdown_service.worker import Worker
+from tests.api_support import bearer, serving
 from tests.helpers import REAL_SHOWDOWNS, read_cases, wait_until, xadd_events
-from tests.tournament_builders import all_in, chips, closed, entry, opened
+from tests.tournament_builders import all_in, chips, closed, deal, entry, opened
 
 CASES = list(read_cases(REAL_SHOWDOWNS))
 SHOWDOWN = [sys.executable, "-m", "showdown_service"]
@@ -340,7 +342,8 @@ def test_a_finished_tournament_s_ledger_expires_once_archived_and_late_lines_are
 ) -> None:
     """Issue 25 item 2: T finishes, the archiver archives the hand that finished it and expires T's ledger (its
     e:/c: fields give way to one short f: field per entry); late lines are then decided exactly as the full
-    ledger decides them (the in-memory replay below), and ``audit replay`` proves the whole archive."""
+    ledger decides them (the in-memory replay below), the standings are the same, and ``audit replay`` proves the
+    whole archive."""
     played = [opened(payouts=[700, 300]), entry("a"), entry("b"), entry("c"), chips("a", 500), closed(),
               all_in("h1", [(1, "a", 1500, 1000), (2, "b", 1000, 1000)]),
               all_in("h2", [(1, "a", 2500, 1000), (3, "c", 1000, 1000)])]  # fmt: skip
@@ -350,40 +353,148 @@ def test_a_finished_tournament_s_ledger_expires_once_archived_and_late_lines_are
     expected.feed(played)
     full = {name.encode(): value for name, value in _ledger_hash(expected).items()}
     decided = [expected.feed_line(line) for line in late]
-    env = {**worker_env, "SHOWDOWN_ARCHIVE_URL": str(tmp_path / "archive"), "SHOWDOWN_ARCHIVE_KEEP": "0",
+    env = {**worker_env, "SHOWDOWN_ARCHIVE_URL": str(tmp_path / "archive"), "SHOWDOWN_ARCHIVE_KEEP": "5",
            "SHOWDOWN_ARCHIVE_INTERVAL_S": "0.1"}  # fmt: skip
     keys = Settings(redis_url=worker_env["SHOWDOWN_REDIS_URL"]).keys("default")
-    archiver = subprocess.Popen([*SHOWDOWN, "archiver"], env=env, stdout=subprocess.DEVNULL)
     worker = subprocess.Popen([*SHOWDOWN, "worker"], env=env, stdout=subprocess.DEVNULL)
+    archiver = None
     try:
-        wait_until(lambda: client.exists(keys.archive) == 1, what="the archiver to register")
         _send(client, keys.events, played)
+        wait_until(lambda: head_seq(client, keys.audit_head) == len(played), what="T settled")
+        before = _standings(showdown, env)
+        archiver = subprocess.Popen([*SHOWDOWN, "archiver"], env=env, stdout=subprocess.DEVNULL)
         wait_until(lambda: int(client.hget(keys.archive, "seq") or 0) == len(played), what="T archived")
         wait_until(lambda: client.hlen(keys.tournament("T")) == 4, what="T expired (7 fields before)")
         kept = client.hgetall(keys.tournament("T"))
         assert sorted(kept) == [b"f:1:a", b"f:1:b", b"f:1:c", b"rules"]
         assert kept[b"rules"] == full[b"rules"]
         assert sum(map(len, kept.values())) < sum(map(len, full.values()))
+        assert _standings(showdown, env) == before, "the standings of the expired ledger, from the archive"
         _send(client, keys.events, late)
         wait_until(lambda: head_seq(client, keys.audit_head) == len(played) + len(late), what="late lines decided")
         wait_until(lambda: int(client.hget(keys.archive, "seq") or 0) == len(played) + len(late), what="archived")
+        healthy = showdown(["health"], env)
+        assert f"shard default: archive lag 0 entries (archived to seq {len(played) + len(late)}" in healthy.out
     finally:
         for process in (worker, archiver):
-            process.send_signal(signal.SIGTERM)
-            assert process.wait(30) == 0
+            if process is not None:
+                process.send_signal(signal.SIGTERM)
+                assert process.wait(30) == 0
     rows = sorted(archived_rows(env["SHOWDOWN_ARCHIVE_URL"]), key=lambda row: row["seq"])[-len(late) :]
     assert [(row["outcome"], row["code"]) for row in rows] == [(d.outcome, d.code) for d in decided if d is not None]
     messages = [orjson.loads(row["dead_letter"])["message"] if row["dead_letter"] else None for row in rows]
     assert messages == [d.message for d in decided if d is not None], "the same words, byte for byte"
     assert sorted(client.hkeys(keys.tournament("T"))) == [b"f:1:a", b"f:1:b", b"f:1:c", b"rules"], "still expired"
-    refused = showdown(["tournament", "standings", "T"], env, code=1)
-    assert "expired" in refused.err
-    assert "showdown archive query" in refused.err
-    _, placed = query(open_store(env["SHOWDOWN_ARCHIVE_URL"]), "SELECT placement FROM placements ORDER BY seq")
-    assert [json.loads(row[0])["place"] for row in placed] == [3, 2, 1]
+    assert _standings(showdown, env) == before, "late lines change nothing"
+    assert client.scard(keys.tournaments_open) == 0, "the open-tournaments gauge's set: T finished, never reopened"
+    assert json.loads(before[0]) == [
+        {"tournament_id": "T", "player_id": p, "entry": 1, "place": n, "tied": 1, "prize": prize, "bounty_cash": 0}
+        for p, n, prize in (("a", 1, 700), ("c", 2, 300), ("b", 3, 0))
+    ]
     total = len(played) + len(late)
     proven = showdown(["audit", "replay", str(tmp_path / "archive"), "--offline"], env)
     assert f"{total} entries, {total} re-settled: every entry holds" in proven.out
+    verified = showdown(["audit", "verify"], env)
+    assert "the chain holds" in verified.out
+
+
+def test_expired_standings_with_re_entries_ties_a_deal_and_bounties_are_the_ledger_s_byte_for_byte(
+    client: redis.Redis, worker_env: dict[str, str], tmp_path: Path, showdown: Showdown
+) -> None:
+    """Entries out while registration was open (no place; written in seat order c, b, listed in registration
+    order b, c), their re-entries, two entries tied for 4th, a deal, bounty cash: the standings of the expired
+    ledger, read from the archive, are the full ledger's (CLI ``--json``, CLI text with the deal, the API)."""
+    lines = [
+        opened(payouts=[3000, 2000, 1000, 500], bounty_cash_ppm=500_000),
+        *(entry(p, bounty=100) for p in "bcade"),
+        all_in("h1", [(1, "a", 1000, 1000), (2, "c", 1000, 1000), (3, "b", 1000, 1000)]),
+        entry("b", number=2, bounty=100), entry("c", number=2, bounty=100),
+        chips("d", 500, bounty=50), chips("e", 500, bounty=50),
+        closed(),
+        all_in("h2", [(1, "a", 3000, 1500), (2, "d", 1500, 1500), (3, "e", 1500, 1500)]),
+        deal("equal", [("a", 1), ("b", 2), ("c", 2)], 600),
+        all_in("h3", [(1, "a", 6000, 1000), (2, "b", 1000, 1000)]),
+        all_in("h4", [(1, "a", 7000, 1000), (3, "c", 1000, 1000)]),
+    ]  # fmt: skip
+    env = {**worker_env, "SHOWDOWN_ARCHIVE_URL": str(tmp_path / "archive"), "SHOWDOWN_ARCHIVE_KEEP": "0",
+           "SHOWDOWN_ARCHIVE_INTERVAL_S": "0.1", "SHOWDOWN_ARCHIVE_FILE_ROWS": "4"}  # fmt: skip
+    keys = Settings(redis_url=worker_env["SHOWDOWN_REDIS_URL"]).keys("default")
+    worker = subprocess.Popen([*SHOWDOWN, "worker"], env=env, stdout=subprocess.DEVNULL)
+    archiver = None
+    try:
+        _send(client, keys.events, lines)
+        wait_until(lambda: head_seq(client, keys.audit_head) == len(lines), what="T settled")
+        full = sum(map(len, client.hgetall(keys.tournament("T")).values()))
+        before = _standings(showdown, env)
+        archiver = subprocess.Popen([*SHOWDOWN, "archiver"], env=env, stdout=subprocess.DEVNULL)
+        wait_until(lambda: _expired(client, keys.tournament("T")), what="T expired")
+    finally:
+        for process in (worker, archiver):
+            if process is not None:
+                process.send_signal(signal.SIGTERM)
+                assert process.wait(30) == 0
+    assert sum(map(len, client.hgetall(keys.tournament("T")).values())) < full
+    assert _standings(showdown, env) == before
+    listed = [(p["player_id"], p["entry"], p["place"], p["tied"], p["prize"]) for p in json.loads(before[0])]
+    assert listed == [("a", 1, 1, 1, 2400), ("c", 2, 2, 1, 1800), ("b", 2, 3, 1, 1800), ("d", 1, 4, 2, 250),
+                      ("e", 1, 4, 2, 250), ("b", 1, None, 1, 0), ("c", 1, None, 1, 0)]  # fmt: skip
+    assert "deal (equal, 600 left to play for): a#1 1800, b#2 1800, c#2 1800" in before[1]
+    assert json.loads(before[2])["placements"] == json.loads(before[0])
+
+
+def test_expired_standings_without_their_archive_are_an_error_naming_why_never_a_guess(
+    client: redis.Redis, worker_env: dict[str, str], tmp_path: Path, showdown: Showdown
+) -> None:
+    """No archive at SHOWDOWN_ARCHIVE_URL: ``archive_unavailable`` (CLI exit 1, API 503); an archive missing the
+    file with the tournament's registrations: ``archive_incomplete``. Neither answers with the expired ledger's
+    figures."""
+    lines = [opened(payouts=[100]), entry("a"), entry("b"), closed(), all_in("h1", [(1, "a", 1000, 1000),
+             (2, "b", 1000, 1000)])]  # fmt: skip
+    archive = tmp_path / "archive"
+    env = {**worker_env, "SHOWDOWN_ARCHIVE_URL": str(archive), "SHOWDOWN_ARCHIVE_KEEP": "0",
+           "SHOWDOWN_ARCHIVE_INTERVAL_S": "0.1", "SHOWDOWN_ARCHIVE_FILE_ROWS": "2"}  # fmt: skip
+    keys = Settings(redis_url=worker_env["SHOWDOWN_REDIS_URL"]).keys("default")
+    archiver = subprocess.Popen([*SHOWDOWN, "archiver"], env=env, stdout=subprocess.DEVNULL)
+    worker = subprocess.Popen([*SHOWDOWN, "worker"], env=env, stdout=subprocess.DEVNULL)
+    try:
+        _send(client, keys.events, lines)
+        wait_until(lambda: _expired(client, keys.tournament("T")), what="T expired")
+    finally:
+        for process in (worker, archiver):
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(30) == 0
+    elsewhere = {**env, "SHOWDOWN_ARCHIVE_URL": str(tmp_path / "not-the-archive")}
+    refused = showdown(["tournament", "standings", "T", "--json"], elsewhere, code=1)
+    assert refused.out == ""
+    assert "archive_unavailable" in refused.err
+    assert f"no archive at SHOWDOWN_ARCHIVE_URL={str(tmp_path / 'not-the-archive')!r}" in refused.err
+    with serving(Settings(redis_url=env["SHOWDOWN_REDIS_URL"], archive_url=elsewhere["SHOWDOWN_ARCHIVE_URL"])) as url:
+        reply = httpx.get(f"{url}/v1/tournaments/T/standings", headers=bearer())
+    assert (reply.status_code, reply.json()["code"]) == (503, "archive_unavailable")
+    first = min(all_files(open_store(str(archive))))[2]  # open, a's and b's registrations (2 rows a file)
+    Path(first).unlink()
+    gap = showdown(["tournament", "standings", "T"], env, code=1)
+    assert gap.out == ""
+    assert "archive_incomplete" in gap.err
+    assert "lacks the settled entry message of entry 1 of 'a'" in gap.err
+
+
+def _expired(client: redis.Redis, key: str) -> bool:
+    names = client.hkeys(key)
+    return bool(names) and all(name == b"rules" or name.startswith(b"f:") for name in names)
+
+
+def _standings(showdown: Showdown, env: dict[str, str]) -> tuple[str, str, bytes, bytes]:
+    """T's standings: ``showdown tournament standings T --json``, the same as text, the API's body and the floor
+    page's (what its screen draws)."""
+    as_json = showdown(["tournament", "standings", "T", "--json"], env).out
+    as_text = showdown(["tournament", "standings", "T"], env).out
+    settings = Settings(redis_url=env["SHOWDOWN_REDIS_URL"], archive_url=env["SHOWDOWN_ARCHIVE_URL"])
+    with serving(settings) as url:
+        reply = httpx.get(f"{url}/v1/tournaments/T/standings", headers=bearer())
+        floor = httpx.get(f"{url}/floor/T/standings")
+    assert (reply.status_code, floor.status_code) == (200, 200), (reply.text, floor.text)
+    return as_json, as_text, reply.content, floor.content
 
 
 def _send(client: redis.Redis, stream: str, lines: list[str]) -> None:

@@ -22,6 +22,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Res
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from showdown_core.tournament import Entry, Ledger
 from showdown_rules.limits import ID_PATTERN, MAX_ID_LENGTH
 from showdown_service import __version__
 from showdown_service.api import events as sse
@@ -30,6 +31,7 @@ from showdown_service.api.index import ArchiveLookup, HandIndex, no_archive
 from showdown_service.api.models import Error, Hand, Page, Standings
 from showdown_service.api.pages import dead_letters_page, results_page
 from showdown_service.api.settings import ApiSettings
+from showdown_service.archive.standings import StandingsUnavailable, archived_standings
 from showdown_service.config import Settings
 from showdown_service.connection import Client
 from showdown_service.routing import registry_key
@@ -40,12 +42,20 @@ IdPath = Annotated[str, Path(min_length=1, max_length=MAX_ID_LENGTH, pattern=ID_
 """An id as the contract has it (showdown_rules.limits): 1-200 characters, none a control or format character."""
 IdQuery = Annotated[str | None, Query(min_length=1, max_length=MAX_ID_LENGTH, pattern=ID_PATTERN)]
 KEEPALIVE_S = 15.0
+ARCHIVED_KEPT = 256
+"""Expired tournaments whose standings read from the archive the API keeps in memory (a floor page polls)."""
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": Error, "description": "A malformed path or query."},
     401: {"model": Error, "description": "No bearer token, or one this API does not know."},
     403: {"model": Error, "description": "The token lacks the route's scope."},
     429: {"model": Error, "description": "Over the request limit (or too many event streams open)."},
 }
+
+
+ARCHIVE_503 = (
+    "The tournament finished and its ledger expired, and the archive (SHOWDOWN_ARCHIVE_URL) cannot answer: "
+    "archive_unavailable (none there, or unreadable) or archive_incomplete (it lacks an entry's records)."
+)
 
 
 class Measured:
@@ -85,6 +95,8 @@ class Api:
         self.tokens = Tokens(api.tokens)
         self.limit = RateLimit(api.rate_per_s, api.burst)
         self.streams_open = 0
+        self.archived: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        """Expired tournaments' placement objects read from the archive, by (shard, tournament id)."""
         self.registry = CollectorRegistry()
         self.requests = Counter(
             "showdown_api_requests", "Requests served, by route and status.", ["route", "status"],
@@ -124,10 +136,11 @@ class Api:
         ledger = book.ledgers.get(tournament_id) if book is not None else None
         if book is None or ledger is None:  # gone between the two reads
             raise Refused(404, "unknown_tournament", f"no shard holds tournament {tournament_id!r}")
-        if ledger.expired:  # its entries' places are gone from Redis (docs/archive.md): not guessed
-            why = f"tournament {tournament_id!r} finished and its ledger expired: its placements are in the archive"
-            raise Refused(404, "tournament_expired", why)
-        finished, playing = book.standings(tournament_id)
+        playing: list[Entry] = []
+        if ledger.expired:  # its places are in the archive (docs/archive.md): read there, never guessed
+            finished = self.archived_standings(shard, tournament_id, ledger)
+        else:
+            finished, playing = book.standings(tournament_id)
         return {
             "tournament_id": tournament_id,
             "shard": shard,
@@ -146,6 +159,20 @@ class Api:
                 for e in playing
             ],
         }
+
+    def archived_standings(self, shard: str, tournament_id: str, ledger: Ledger) -> list[dict[str, Any]]:
+        """The placement objects of an expired ledger, from the archive (kept once read: they never change)."""
+        key = (shard, tournament_id)
+        found = self.archived.get(key)
+        if found is None:
+            try:
+                found = archived_standings(self.settings, shard, tournament_id, ledger)
+            except StandingsUnavailable as exc:
+                raise Refused(503, exc.code, exc.message) from exc
+            if len(self.archived) >= ARCHIVED_KEPT:
+                del self.archived[next(iter(self.archived))]  # the oldest read
+            self.archived[key] = found
+        return found
 
     async def events(self, request: Request, tournament_id: str, last_event_id: str | None) -> StreamingResponse:
         cursor = sse.Cursor.parse(last_event_id)
@@ -279,11 +306,11 @@ def create_app(
         )  # fmt: skip
 
     @app.get("/v1/tournaments/{tournament_id}/standings", response_model=Standings,
-             responses={**ERRORS, 404: {"model": Error}}, dependencies=[tournaments],
-             summary="A tournament's standings")  # fmt: skip
+             responses={**ERRORS, 404: {"model": Error}, 503: {"model": Error, "description": ARCHIVE_503}},
+             dependencies=[tournaments], summary="A tournament's standings")  # fmt: skip
     def get_standings(tournament_id: IdPath) -> Any:
         """The placement objects (as ``showdown tournament standings --json``), the entries still playing, the
-        prize pool."""
+        prize pool. A finished tournament whose ledger expired is answered from the archive, the same."""
         return state.standings(tournament_id)
 
     @app.get("/v1/tournaments/{tournament_id}/events", responses={**ERRORS, 404: {"model": Error},

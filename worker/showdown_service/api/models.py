@@ -11,7 +11,8 @@ class Error(BaseModel):
     """Every refusal's body: a code and a sentence."""
 
     code: str = Field(description="unauthenticated, invalid_token, insufficient_scope, bad_query, "
-                      "unknown_tournament, tournament_expired, too_many_requests, too_many_streams")  # fmt: skip
+                      "unknown_tournament, archive_unavailable, archive_incomplete, too_many_requests, "
+                      "too_many_streams")  # fmt: skip
     message: str
 
 

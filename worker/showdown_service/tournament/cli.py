@@ -5,8 +5,14 @@ open last, without a place), then the entries still playing by chips.
 ``--json`` prints exactly the placement objects (the standings stream's
 records) of the finished entries, in that order.
 
-Exit status: 0 done; 1 the tournament is on no configured shard, or (replay)
-some line was refused; 2 a file cannot be read.
+A finished tournament whose ledger expired (docs/archive.md) is answered from
+the archive at ``SHOWDOWN_ARCHIVE_URL`` (its placement records), exactly as
+the full ledger answered.
+
+Exit status: 0 done; 1 the tournament is on no configured shard, its ledger
+expired and the archive cannot answer (named on stderr: ``archive_unavailable``
+or ``archive_incomplete``), or (replay) some line was refused; 2 a file cannot
+be read.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from showdown_core.tournament import Book, Deal, Entry
+from showdown_service.archive.standings import StandingsUnavailable, archived_standings
 from showdown_service.config import Settings
 from showdown_service.connection import connect
 from showdown_service.examples import file_lines
@@ -53,13 +60,14 @@ def run_standings(args: argparse.Namespace) -> int:
         book = read_book(client, settings.keys(shard), args.tournament_id)
         if book is not None:
             ledger = book.ledgers.get(args.tournament_id)
-            if ledger is not None and ledger.expired:  # its entries' places are gone from Redis: not guessed
-                sys.stderr.write(
-                    f"showdown tournament standings: tournament {args.tournament_id!r} finished and its ledger "
-                    "expired: its placements are in the archive (the placements view of showdown archive query)\n"
-                )
-                return 1
-            _print(book, args.tournament_id, as_json=args.json)
+            finished = None
+            if ledger is not None and ledger.expired:  # its places are in the archive: read there, never guessed
+                try:
+                    finished = archived_standings(settings, shard, args.tournament_id, ledger)
+                except StandingsUnavailable as exc:
+                    sys.stderr.write(f"showdown tournament standings: {exc.code}: {exc.message}\n")
+                    return 1
+            _print(book, args.tournament_id, as_json=args.json, finished=finished)
             return 0
     shards = ", ".join(settings.shards)
     sys.stderr.write(f"showdown tournament standings: no tournament {args.tournament_id!r} on shards {shards}\n")
@@ -84,8 +92,20 @@ def run_replay(args: argparse.Namespace) -> int:
     return 1 if run.refused else 0
 
 
-def _print(book: Book, tournament_id: str, *, as_json: bool, heading: bool = False) -> None:
-    finished, playing = book.standings(tournament_id)
+def _print(
+    book: Book,
+    tournament_id: str,
+    *,
+    as_json: bool,
+    heading: bool = False,
+    finished: list[dict[str, Any]] | None = None,
+) -> None:
+    """Print the standings; ``finished``: the placement objects read from the archive (an expired ledger: every
+    entry finished, none playing), else the book's."""
+    if finished is None:
+        finished, playing = book.standings(tournament_id)
+    else:
+        playing = []
     if as_json:
         sys.stdout.write(json.dumps(finished) + "\n")
         return
