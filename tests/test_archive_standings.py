@@ -115,3 +115,23 @@ def test_an_archive_missing_a_registration_or_a_placement_is_incomplete_never_a_
         ordered(tid, ledger, [*rows, rows[placing]], where="rows")
     with pytest.raises(StandingsUnavailable, match="registered twice"):
         ordered(tid, ledger, [*rows, rows[registration]], where="rows")
+
+
+@pytest.mark.parametrize("sim", [SIMULATIONS[0], SIMULATIONS[4]], ids=["knockout", "deal-and-mystery"])
+def test_an_expired_ledger_keeps_under_half_the_bytes_of_its_entries(sim: Simulation) -> None:
+    """docs/archive.md's table: each entry's fields (names and values) shrink from ~72 bytes to ~29."""
+    run, _ = archived(sim)
+    ledger = run.book.ledgers[sim.tournament_id]
+    assert ledger is not None
+    full = {store.RULES_FIELD: store.encode_rules(ledger)}
+    for e in ledger.entries.values():
+        full[store.entry_field(e.player_id, e.entry)] = store.encode_entry(e)
+        full[store.chips_field(e.player_id, e.entry)] = str(e.chips).encode()
+    kept = store.expired_fields(full)
+    assert kept is not None
+    assert kept[0] == (store.RULES_FIELD, full[store.RULES_FIELD]), "rules kept whole"
+    entries = len(ledger.entries)
+    before = sum(len(name) + len(value) for name, value in full.items() if name != store.RULES_FIELD) / entries
+    after = sum(len(name) + len(value) for name, value in kept[1:]) / entries
+    assert len(kept) == 1 + entries
+    assert after < before / 2, (before, after)

@@ -494,7 +494,8 @@ def test_the_metrics_profile_scrapes_every_worker_and_the_archiver_on_their_metr
 
 
 def container_to_host(compose: dict[str, Any], service: str, path: str, tmp: Path) -> Path:
-    """Where a path inside a service's container comes from on this host: a secret, a bind mount or a tmpfs."""
+    """Where a path inside a service's container comes from on this host: a secret, a bind mount, a named volume
+    or a tmpfs."""
     spec = compose["services"][service]
     if path.startswith("/run/secrets/"):
         name = path.removeprefix("/run/secrets/")
@@ -504,6 +505,8 @@ def container_to_host(compose: dict[str, Any], service: str, path: str, tmp: Pat
         source, target = volume_parts(volume)[:2]
         if target == path and source.startswith("./"):
             return REPO / source
+        if target == path and source in compose.get("volumes", {}):  # a named volume: a directory of the test's
+            return tmp / source
     for mount in spec.get("tmpfs", []):
         root = mount.split(":")[0]
         if path.startswith(root + "/"):
