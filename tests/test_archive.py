@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 import redis
 
+from showdown_service.archive import archiver as archiver_module
 from showdown_service.archive.archiver import Archiver
 from showdown_service.archive.checkpoints import new_key_pair
 from showdown_service.archive.layout import SCHEMA, all_files, open_store, read_meta
@@ -572,3 +573,68 @@ def test_replay_with_jobs_proves_each_shard_in_a_process_of_its_own(
     assert [(d.shard, d.kind) for d in found] == [("west", "missing")]
     one = prove(settings)
     assert [(d.shard, d.kind, d.detail) for d in one] == [(d.shard, d.kind, d.detail) for d in found]
+
+
+# --- a finished tournament's ledger expires once archived ----------------------------------------------------
+
+
+def _settled_tournament(fake: fakeredis.FakeRedis, settings: Settings) -> tuple[str, dict[bytes, bytes]]:
+    """A small tournament settled to its end by a worker: its id and its full ledger hash."""
+    keys = settings.keys("default")
+    sim = simulate(5, players=6, reentries=1, stack=1000)
+    publish(fake, keys, [(field, orjson.dumps(body)) for line in sim.lines
+                         for field, body in orjson.loads(line).items()])  # fmt: skip
+    worker = Worker(settings, fake)
+    worker.prepare_groups()
+    for _ in range(len(sim.lines) // settings.batch_size + 5):
+        worker.step()
+    worker.flush()
+    full = fake.hgetall(keys.tournament(sim.tournament_id))
+    assert full
+    assert not any(name.startswith(b"f:") for name in full)
+    return sim.tournament_id, full
+
+
+def _is_expired(fake: fakeredis.FakeRedis, key: str) -> bool:
+    names = fake.hkeys(key)
+    return bool(names) and all(name == b"rules" or name.startswith(b"f:") for name in names)
+
+
+def test_a_ledger_an_archiver_stopped_before_expiring_it_expires_when_the_next_archiver_resumes(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path
+) -> None:
+    settings = make_settings(batch_size=20, archive_url=str(tmp_path / "a"))
+    keys = settings.keys("default")
+    tournament_id, full = _settled_tournament(fake, settings)
+    Archiver(settings, fake, open_store(settings.archive_url)).drain()
+    key = keys.tournament(tournament_id)
+    assert _is_expired(fake, key)
+    fake.delete(key)
+    fake.hset(key, mapping=full)  # as if it had been stopped (SIGKILL) between writing the file and expiring
+    fake.delete(keys.archive + ":lock")  # and its lease had run out
+    Archiver(settings, fake, open_store(settings.archive_url)).step(keys)
+    assert _is_expired(fake, key), "the newest file's finished tournaments expired again on resuming"
+    assert prove(settings) == []
+
+
+def test_a_redis_error_while_expiring_leaves_the_ledger_to_the_next_turn(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = make_settings(batch_size=20, archive_url=str(tmp_path / "a"))
+    keys = settings.keys("default")
+    tournament_id, _ = _settled_tournament(fake, settings)
+    archiver = Archiver(settings, fake, open_store(settings.archive_url))
+    real = archiver_module.expire
+
+    def down_once(*args: Any) -> list[str]:
+        monkeypatch.setattr(archiver_module, "expire", real)
+        raise redis.ConnectionError("Redis went away")
+
+    monkeypatch.setattr(archiver_module, "expire", down_once)
+    with pytest.raises(redis.ConnectionError):
+        archiver.drain()
+    key = keys.tournament(tournament_id)
+    assert not _is_expired(fake, key)
+    assert len(all_files(open_store(settings.archive_url))) == 1, "the file was written before"
+    archiver.step(keys)
+    assert _is_expired(fake, key)

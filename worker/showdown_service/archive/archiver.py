@@ -18,7 +18,9 @@ Per shard, in a loop until SIGTERM:
    (``<prefix>:{shard}:archive``: ``seq``, ``hash``, the cursors, and
    ``events_floor``, below which the workers may trim the events stream),
    and trim the results, audit, dead-letter and standings streams to about
-   ``archive_keep`` archived entries (never an entry not yet archived).
+   ``archive_keep`` archived entries (never an entry not yet archived);
+   then expire the ledgers of the tournaments the file finished (retried the
+   next turn after a Redis error, and for the newest file at a restart).
 
 A store that cannot be written (a full disk, an unreachable object store) or
 a Redis that does not answer makes it wait and retry, logged once when the
@@ -51,6 +53,7 @@ from showdown_service.archive.layout import (
     file_name,
     newest_file,
     put_file,
+    read_rows,
 )
 from showdown_service.archive.metrics import ArchiveMetrics
 from showdown_service.audit import GENESIS, Head
@@ -94,6 +97,8 @@ class ShardState:
         """Below this the workers may trim the events stream (as last computed; "0-0" until then)."""
         self.kept: deque[tuple[int, Cursors]] = deque()
         """(last seq, cursors) after each file written since start: where trimming to archive_keep may cut."""
+        self.to_expire: set[str] = set()
+        """Tournaments finished in a written file whose ledgers are not yet expired (tried again each turn)."""
 
 
 class Archiver:
@@ -199,6 +204,8 @@ class Archiver:
         state = self._states.get(keys.shard)
         if state is None:
             state = self._states[keys.shard] = self._resume(keys)
+        if state.to_expire:
+            self._expire(keys, state)
         settings = self.settings
         room = settings.archive_file_rows - len(state.buffer)
         rows, cursors = collect(self.client, keys, state.read_cursors, min(READ_COUNT, room))
@@ -232,6 +239,8 @@ class Archiver:
             state.events_floor = known.decode() if isinstance(known, bytes) else str(known)
         self.log.info("archive_resumed_from", shard=keys.shard, seq=state.head.seq, file=meta.path if meta else None)
         self._progress(keys, state, file=meta.path if meta else "")
+        if meta is not None:  # a stop (even SIGKILL) after writing it may have come before its ledgers expired
+            state.to_expire = _finished(read_rows(self.store, meta.path, columns=["standings"]).to_pylist())
         return state
 
     def _write(self, keys: ShardKeys, state: ShardState) -> None:
@@ -275,10 +284,19 @@ class Archiver:
         self.metrics.entries.labels(keys.shard).inc(len(rows))
         self._progress(keys, state, file=relative)
         trimmed = self._trim(keys, state)
-        finished = {p["tournament_id"] for p in _placements(rows) if p.get("place") == 1}
-        expired = len(expire(self.client, keys, finished))
+        state.to_expire |= _finished(rows)
         self.log.info("archived", shard=keys.shard, file=relative, entries=len(rows), first_seq=first["seq"],
-                      last_seq=last["seq"], bytes=len(data), trimmed_to=trimmed, ledgers_expired=expired)  # fmt: skip
+                      last_seq=last["seq"], bytes=len(data), trimmed_to=trimmed)  # fmt: skip
+        self._expire(keys, state)
+
+    def _expire(self, keys: ShardKeys, state: ShardState) -> None:
+        """Expire the ledgers of the tournaments finished in the files written (docs/archive.md); a Redis error
+        leaves them to the next turn."""
+        if not state.to_expire:
+            return
+        expired = expire(self.client, keys, state.to_expire)
+        self.log.info("ledgers_expired", shard=keys.shard, tournaments=len(state.to_expire), expired=len(expired))
+        state.to_expire = set()
 
     def _checkpoint(  # noqa: PLR0917 - the run a file holds, as _write has it
         self, keys: ShardKeys, first: int, last: int, last_hash: str, relative: str, data: bytes
@@ -355,9 +373,10 @@ class Archiver:
         self.metrics.lag_seconds.labels(keys.shard).set(age)
 
 
-def _placements(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The placement records the rows' entries wrote (place 1: the entry that finished its tournament)."""
-    return [p for row in rows if row.get("standings") for p in orjson.loads(row["standings"])]
+def _finished(rows: list[dict[str, Any]]) -> set[str]:
+    """The tournaments the rows' entries finished: those with a 1st-place placement record among them."""
+    placements = [p for row in rows if row.get("standings") for p in orjson.loads(row["standings"])]
+    return {str(p["tournament_id"]) for p in placements if p.get("place") == 1}
 
 
 def _day(row: dict[str, Any]) -> str:

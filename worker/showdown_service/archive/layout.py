@@ -221,11 +221,11 @@ def put_file(store: Store, path: str, data: bytes) -> None:
         out.write(data)
 
 
-def read_rows(store: Store, path: str) -> pa.Table:
-    """The rows of one file; an unreadable one raises :class:`ArchiveError` naming it."""
+def read_rows(store: Store, path: str, columns: list[str] | None = None) -> pa.Table:
+    """The rows of one file (``columns``: only those); an unreadable one raises :class:`ArchiveError` naming it."""
     try:
         with store.fs.open_input_file(path) as handle:
-            return pq.read_table(handle)
+            return pq.read_table(handle, columns=columns)
     except (ArrowException, OSError) as exc:
         raise ArchiveError(f"archive file {path}: cannot be read: {exc}") from exc
 
