@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import fakeredis
 import orjson
@@ -25,6 +25,7 @@ from showdown_service.archive.verify import verify_texts
 from showdown_service.config import Settings, ShardKeys
 from showdown_service.streams import read_range
 from showdown_service.tournament.simulate import simulate
+from showdown_service.tournament.store import expire
 from showdown_service.worker import Worker
 from tests.helpers import REAL_SHOWDOWNS, read_cases
 
@@ -578,7 +579,7 @@ def test_replay_with_jobs_proves_each_shard_in_a_process_of_its_own(
 # --- a finished tournament's ledger expires once archived ----------------------------------------------------
 
 
-def _settled_tournament(fake: fakeredis.FakeRedis, settings: Settings) -> tuple[str, dict[bytes, bytes]]:
+def _settled_tournament(fake: fakeredis.FakeRedis, settings: Settings) -> tuple[str, dict[Any, Any]]:
     """A small tournament settled to its end by a worker: its id and its full ledger hash."""
     keys = settings.keys("default")
     sim = simulate(5, players=6, reentries=1, stack=1000)
@@ -589,14 +590,14 @@ def _settled_tournament(fake: fakeredis.FakeRedis, settings: Settings) -> tuple[
     for _ in range(len(sim.lines) // settings.batch_size + 5):
         worker.step()
     worker.flush()
-    full = fake.hgetall(keys.tournament(sim.tournament_id))
+    full = cast(dict[bytes, bytes], fake.hgetall(keys.tournament(sim.tournament_id)))
     assert full
     assert not any(name.startswith(b"f:") for name in full)
     return sim.tournament_id, full
 
 
 def _is_expired(fake: fakeredis.FakeRedis, key: str) -> bool:
-    names = fake.hkeys(key)
+    names = cast(list[bytes], fake.hkeys(key))
     return bool(names) and all(name == b"rules" or name.startswith(b"f:") for name in names)
 
 
@@ -624,7 +625,7 @@ def test_a_redis_error_while_expiring_leaves_the_ledger_to_the_next_turn(
     keys = settings.keys("default")
     tournament_id, _ = _settled_tournament(fake, settings)
     archiver = Archiver(settings, fake, open_store(settings.archive_url))
-    real = archiver_module.expire
+    real = expire
 
     def down_once(*args: Any) -> list[str]:
         monkeypatch.setattr(archiver_module, "expire", real)

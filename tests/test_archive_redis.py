@@ -12,7 +12,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import httpx
 import orjson
@@ -480,7 +480,7 @@ def test_expired_standings_without_their_archive_are_an_error_naming_why_never_a
 
 
 def _expired(client: redis.Redis, key: str) -> bool:
-    names = client.hkeys(key)
+    names = cast(list[bytes], client.hkeys(key))
     return bool(names) and all(name == b"rules" or name.startswith(b"f:") for name in names)
 
 
