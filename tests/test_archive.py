@@ -639,3 +639,32 @@ def test_a_redis_error_while_expiring_leaves_the_ledger_to_the_next_turn(
     assert len(all_files(open_store(settings.archive_url))) == 1, "the file was written before"
     archiver.step(keys)
     assert _is_expired(fake, key)
+
+
+def test_a_ledger_redis_refuses_to_expire_stays_whole_and_archiving_goes_on(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A refusal (an ACL without the grants, a script error) is not an outage: retrying would stall the archive."""
+    settings = make_settings(batch_size=20, archive_url=str(tmp_path / "a"))
+    keys = settings.keys("default")
+    tournament_id, full = _settled_tournament(fake, settings)
+    tried: list[str] = []
+
+    def refused(_client: Any, _keys: ShardKeys, tournament_ids: Any) -> list[str]:
+        tried.extend(tournament_ids)
+        raise redis.ResponseError("NOPERM this user has no permissions to run the 'evalsha' command")
+
+    monkeypatch.setattr(archiver_module, "expire", refused)
+    archiver = Archiver(settings, fake, open_store(settings.archive_url))
+    archiver.drain()
+    assert tried == [tournament_id]
+    assert fake.hgetall(keys.tournament(tournament_id)) == full, "left whole"
+    publish(fake, keys, [("event", json.dumps(doc)) for doc in hands(3, "after")])
+    worker = Worker(settings, fake)
+    worker.prepare_groups()
+    worker.step()
+    worker.flush()
+    archiver.drain()
+    assert tried == [tournament_id], "not tried again"
+    assert len(all_files(open_store(settings.archive_url))) == 2, "archiving went on"
+    assert prove(settings) == []

@@ -20,7 +20,9 @@ import pyarrow.parquet as pq
 import pytest
 import redis
 from _pytest.capture import CaptureResult
+from redis.typing import EncodableT, FieldT
 
+from showdown_core.tournament import Entry, Ledger, Rules
 from showdown_service.archive.archiver import Archiver
 from showdown_service.archive.layout import all_files, open_store
 from showdown_service.archive.recall import find_hand, query
@@ -477,6 +479,26 @@ def test_expired_standings_without_their_archive_are_an_error_naming_why_never_a
     assert gap.out == ""
     assert "archive_incomplete" in gap.err
     assert "lacks the settled entry message of entry 1 of 'a'" in gap.err
+
+
+def test_a_finished_ledger_of_ten_thousand_entries_expires_in_one_script(client: redis.Redis, redis_url: str) -> None:
+    """EXPIRE_LUA sets the fields 500 at a time: Lua's unpack refuses ~8,000 values (4,000 entries) at once."""
+    keys = Settings(redis_url=redis_url).keys("default")
+    entries = 10_000
+    rules = Rules("BIG", (100,), None, "tie", "by_stack", False, None, ())
+    fields: dict[FieldT, EncodableT] = {
+        store.RULES_FIELD: store.encode_rules(Ledger(rules, False, entries + 1, over=True))
+    }
+    for i in range(entries):
+        e = Entry(f"p{i}", 1, i + 1, 0, 0, 0, 1000, status="finished", place=entries - i, prize=100 * (i == 0))
+        fields[store.entry_field(e.player_id, 1)] = store.encode_entry(e)
+        fields[store.chips_field(e.player_id, 1)] = b"0"
+    client.hset(keys.tournament("BIG"), mapping=fields)
+    assert store.expire(client, keys, ["BIG"]) == ["BIG"]
+    kept = cast(dict[bytes, bytes], client.hgetall(keys.tournament("BIG")))
+    assert len(kept) == entries + 1
+    assert kept[b"f:1:p9999"] == b"[1000,0,[]]"
+    assert kept[b"rules"] == fields[store.RULES_FIELD]
 
 
 def _expired(client: redis.Redis, key: str) -> bool:

@@ -40,6 +40,7 @@ from typing import Any, cast
 
 import orjson
 import pyarrow as pa
+import redis
 from pyarrow.lib import ArrowException
 
 from showdown_service import heartbeat
@@ -290,13 +291,16 @@ class Archiver:
         self._expire(keys, state)
 
     def _expire(self, keys: ShardKeys, state: ShardState) -> None:
-        """Expire the ledgers of the tournaments finished in the files written (docs/archive.md); a Redis error
-        leaves them to the next turn."""
-        if not state.to_expire:
-            return
-        expired = expire(self.client, keys, state.to_expire)
-        self.log.info("ledgers_expired", shard=keys.shard, tournaments=len(state.to_expire), expired=len(expired))
-        state.to_expire = set()
+        """Expire the ledgers the written files finished (docs/archive.md); an outage leaves them to the next turn."""
+        expired = 0
+        for tournament_id in sorted(state.to_expire):
+            try:
+                expired += len(expire(self.client, keys, [tournament_id]))
+            except redis.ResponseError as exc:  # refused, not an outage: that ledger stays whole, archiving goes on
+                self.log.warning("ledger_not_expired", shard=keys.shard, tournament_id=tournament_id, error=str(exc))
+            state.to_expire.discard(tournament_id)
+        if expired:
+            self.log.info("ledgers_expired", shard=keys.shard, expired=expired)
 
     def _checkpoint(  # noqa: PLR0917 - the run a file holds, as _write has it
         self, keys: ShardKeys, first: int, last: int, last_hash: str, relative: str, data: bytes
