@@ -535,3 +535,30 @@ def _ledger_hash(run: TournamentReplay) -> dict[str, bytes]:
         fields[store.entry_field(e.player_id, e.entry)] = store.encode_entry(e)
         fields[store.chips_field(e.player_id, e.entry)] = str(e.chips).encode()
     return fields
+
+
+def test_audit_verify_holds_for_a_chain_the_archiver_trimmed_to_nothing_and_still_catches_a_lost_record(
+    client: redis.Redis, worker_env: dict[str, str], tmp_path: Path, showdown: Showdown
+) -> None:
+    """SHOWDOWN_ARCHIVE_KEEP=0: once archived, the audit stream keeps no record, only the head. ``audit verify``
+    ends the chain where the archive goes (the archiver's progress in Redis) instead of calling it truncated; a head
+    past that point (a record neither in Redis nor in the archive) is still a break."""
+    env = {**worker_env, "SHOWDOWN_ARCHIVE_URL": str(tmp_path / "archive"), "SHOWDOWN_ARCHIVE_KEEP": "0",
+           "SHOWDOWN_ARCHIVE_INTERVAL_S": "0.1"}  # fmt: skip
+    keys = Settings(redis_url=worker_env["SHOWDOWN_REDIS_URL"]).keys("default")
+    xadd_events(client, keys.events, hands(12))
+    worker = subprocess.Popen([*SHOWDOWN, "worker"], env=env, stdout=subprocess.DEVNULL)
+    archiver = subprocess.Popen([*SHOWDOWN, "archiver"], env=env, stdout=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: int(client.hget(keys.archive, "seq") or 0) == 12, what="every hand archived")
+        wait_until(lambda: client.xlen(keys.audit) == 0, what="the audit stream trimmed to nothing")
+    finally:
+        for process in (worker, archiver):
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(30) == 0
+    verified = showdown(["audit", "verify"], env)
+    assert verified.out.startswith("shard default: 0 records, the chain holds (head seq 12, archived to seq 12 ")
+    client.set(keys.audit_head, f"13:{'0' * 64}")  # a 13th record the head names, kept nowhere
+    broken = showdown(["audit", "verify"], env, code=1)
+    assert "BROKEN" in broken.out
+    assert "truncated: the stored head is seq 13 but the stream ends at seq 12" in broken.out

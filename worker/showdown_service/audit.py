@@ -131,12 +131,15 @@ class Verdict(NamedTuple):
         return self.first_break is None
 
 
-def verify(entries: Iterable[tuple[str, bytes]], stored_head: Head | None) -> Verdict:
+def verify(entries: Iterable[tuple[str, bytes]], stored_head: Head | None, archived: Head | None = None) -> Verdict:
     """Walk ``(stream id, record JSON)`` pairs in stream order; report the first break.
 
     ``stored_head`` is the head kept in Redis (``None`` to skip that check).
-    A chain trimmed at the front (``audit_maxlen``) is checked from its first
-    remaining record.
+    A chain trimmed at the front (``audit_maxlen``, or the archiver) is checked
+    from its first remaining record. ``archived``: the last record the archive
+    holds, as the archiver recorded it in Redis; a stream the archiver trimmed
+    to nothing (``SHOWDOWN_ARCHIVE_KEEP=0``) then ends there, and the stored
+    head must be that record (``audit replay`` proves the archive itself).
     """
     previous: Head | None = None
     count = 0
@@ -160,7 +163,7 @@ def verify(entries: Iterable[tuple[str, bytes]], stored_head: Head | None) -> Ve
         if previous is None and seq == 1 and prev_hash != GENESIS:
             return Verdict(count, EMPTY, Break(seq, stream_id, "inserted", "the first record does not start the chain"))
         previous = Head(seq, claimed)
-    last = previous or EMPTY
+    last = previous or archived or EMPTY
     if stored_head is not None and stored_head != last:
         detail = f"the stored head is seq {stored_head.seq} but the stream ends at seq {last.seq}"
         return Verdict(count, last, Break(last.seq, "", "truncated", detail))

@@ -515,7 +515,9 @@ def _audit_verify(args: argparse.Namespace) -> int:
     for shard in settings.shards:
         keys = settings.keys(shard)
         stored = client.get(keys.audit_head)
-        verdict = audit.verify(audit.read_stream(client, keys.audit), audit.Head.decode(stored))
+        seq, digest = (cast(bytes | None, client.hget(keys.archive, f)) for f in ("seq", "hash"))  # auditor: +hget
+        floor = audit.Head(int(seq), digest.decode()) if seq and digest else None  # how far the archive goes
+        verdict = audit.verify(audit.read_stream(client, keys.audit), audit.Head.decode(stored), floor)
         if verdict.records == 0 and not stored:
             broken += 1
             verdicts.add(shard, holds=False)
@@ -535,8 +537,9 @@ def _audit_verify(args: argparse.Namespace) -> int:
         if forged:
             broken += 1
             continue
+        archived_only = f", archived to seq {floor.seq} (`showdown audit replay` proves the archive)" if floor else ""
         print(
-            f"shard {shard}: {verdict.records} records, the chain holds (head seq {verdict.head.seq}); "
+            f"shard {shard}: {verdict.records} records, the chain holds (head seq {verdict.head.seq}{archived_only}); "
             f"{checked} results, dead letters and placements match their digests"
         )
     if args.metrics_file is not None:
