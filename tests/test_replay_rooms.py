@@ -536,16 +536,20 @@ def test_whole_tournament_chip_appearing_without_a_rebuy_line_is_still_a_differe
     ]  # fmt: skip
 
 
-def test_whole_tournament_rebuy_after_a_bust_is_followed_without_the_ledger(tmp_path: Path) -> None:
+def test_whole_tournament_rebuy_after_a_bust_keeps_the_player_in_play(tmp_path: Path) -> None:
+    # Dee loses every chip in hand 2 and re-buys: not out (tests/test_replay_reentries.py follows one who plays on)
     hands = (
         (TOURNAMENT / "hands.txt")
         .read_text(encoding="utf-8")
         .replace("Dee finished the tournament in 4th place\n", "Dee re-buys and receives 1500 chips for $5.00\n")
     )
     [audit] = _audit(tmp_path, hands=hands)
-    assert audit["status"] == "incomplete", audit["differences"]
-    assert audit["differences"] == []
-    assert any("Dee re-bought with no chips (line " in c for c in audit["checked"])
+    assert audit["status"] == "mismatch"
+    details = [d["detail"] for d in audit["differences"]]
+    # still in play, with four entries in play at hand 3: its busts are 3rd and 4th, not the 2nd and 3rd printed
+    assert "line 10: the summary places Dee 4; the hands leave them still playing" in details
+    assert "the history places Ben 2; the rules give 3" in details
+    assert "Dee" not in [p["player"] for p in audit["places"]]
 
 
 def test_unreadable_purchase_line_names_file_line_and_hand(tmp_path: Path) -> None:
@@ -800,7 +804,7 @@ def test_summary_rows_ties_re_entries_and_still_playing_are_read_and_compared(tm
     assert rows["Ada", 1].percent == "65"
     [audit] = _audit(tmp_path, summary=edited)
     details = {d["detail"] for d in audit["differences"]}
-    assert "line 10: the summary places Dee 4; the hands leave them never finishing" in details  # Dee's entry 2
+    assert "line 10: the summary places Dee [2] 4; the hands leave them never finishing" in details
     assert "line 11: the summary places Eve 3; the hands leave them never finishing" in details
     bad = read_summary(text.replace("  2: Ben (Germany), $5.60 (35%)", "  2: Ben (Germany), five dollars"), "s.txt")
     assert isinstance(bad, ReplayError)

@@ -49,6 +49,8 @@ def chip_differences(hands: list[HandRecord]) -> list[tuple[str, str]]:
             previous, was = before
             extra = bought(record, before_seats=True)
             for p in event.players:
+                if was.get(p.player_id) == 0 and not extra.get(p.player_id):
+                    continue  # out of chips at the last hand: a re-entry, not chips carried over (entries.py)
                 if p.player_id in was and p.stack != was[p.player_id] + extra.get(p.player_id, 0):
                     since = extra.get(p.player_id, 0)
                     out.append((record.hand_id,
@@ -83,26 +85,6 @@ def entrants(hands: list[HandRecord]) -> list[PlayerIn]:
     return seated
 
 
-def rebuy_after_a_bust(hands: list[HandRecord]) -> str:
-    """Why the ledger cannot follow the tournament: a player bought chips after busting (a rebuy at no chips: the
-    ledger's ``chips`` message buys for an entry in play only); ``""`` when none did."""
-    last: dict[str, dict[str, int]] = {}
-    for record in hands:
-        assert record.event is not None
-        after = ended(record)
-        previous = last.get(record.event.table_id, {})
-        for purchase in record.purchases:
-            busted = previous if purchase.before_seats else after
-            if busted.get(purchase.player) == 0:
-                return (
-                    f"not the places through the ledger: {purchase.player} re-bought with no chips (line "
-                    f"{purchase.line} of hand {record.hand_id}), which the ledger's purchases (entries in play) do "
-                    "not model"
-                )
-        last[record.event.table_id] = after
-    return ""
-
-
 def untold_bounty(hands: list[HandRecord]) -> str:
     """Why a progressive knockout cannot go through the ledger: a purchase whose cost does not tell the bounty it
     buys (a cost in StarsCoin, a price that is neither the buy-in's prize and bounty nor its prize alone); ``""``
@@ -119,18 +101,28 @@ def untold_bounty(hands: list[HandRecord]) -> str:
 
 
 def chips_messages(
-    tournament_id: str, record: HandRecord, numbers: dict[str, int], *, before_seats: bool, progressive: bool
+    tournament_id: str,
+    record: HandRecord,
+    numbers: dict[tuple[str, int], int],
+    *,
+    before_seats: bool,
+    progressive: bool,
+    entries: dict[str, int] | None = None,
+    skip: frozenset[int] = frozenset(),
 ) -> Iterator[tuple[int, ChipsBought]]:
-    """``(line, message)``: each purchase of ``record`` above (or below) its seats as a ``chips`` message, numbered
-    per player from ``numbers`` (updated); in a progressive knockout with the bounty it buys (the ledger adds it to
-    the head). A fixed knockout's head is the buy-in's bounty whatever was bought: there a purchase buys chips, and
-    the ledger checks every head against the hands'."""
+    """``(line, message)``: each purchase of ``record`` above (or below) its seats as a ``chips`` message for the
+    buyer's entry in play (``entries``: each player's ledger entry, 1 when not given), numbered per entry from
+    ``numbers`` (updated); in a progressive knockout with the bounty it buys (the ledger adds it to the head). A
+    fixed knockout's head is the buy-in's bounty whatever was bought: there a purchase buys chips, and the ledger
+    checks every head against the hands'. The purchases at the lines ``skip`` are left out (a rebuy after a bust
+    is a new entry of the ledger's: :mod:`.entries`)."""
     for purchase in record.purchases:
-        if purchase.before_seats != before_seats:
+        if purchase.before_seats != before_seats or purchase.line in skip:
             continue
-        numbers[purchase.player] = number = numbers.get(purchase.player, 0) + 1
+        entry = (entries or {}).get(purchase.player, 1)
+        numbers[purchase.player, entry] = number = numbers.get((purchase.player, entry), 0) + 1
         kind = "rebuy" if purchase.kind == "rebuy" else "add_on"
         yield purchase.line, ChipsBought(schema_version=1, tournament_id=tournament_id, type="chips",
-                                         player_id=purchase.player, entry=1, purchase=number, kind=kind,
+                                         player_id=purchase.player, entry=entry, purchase=number, kind=kind,
                                          chips=purchase.chips,
                                          bounty=(purchase.bounty or None) if progressive else None)  # fmt: skip

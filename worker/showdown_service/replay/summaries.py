@@ -111,20 +111,27 @@ class Summary(NamedTuple):
     """The prize part of one buy-in (cents: ``Buy-In: $4.00/$1.00/$0.50`` -> 400, Full Tilt's ``$5 + $0.50`` ->
     500), when the summary states it: the field's entries times it is the prize money they put in."""
 
+    def entries(self) -> int | None:
+        """The field in entries, re-entries included (each puts a buy-in's prize in the pool): the count line, which
+        counts entries (PokerStars' ``N players``: a player and their re-entry ``[2]`` are two, each with a row of
+        its own; Full Tilt's ``N Entries``); ``None`` when the summary states none."""
+        return self.players
+
     def field(self) -> tuple[str, str] | None:
         """The field against the prize pool: ``("prize pool", why)`` when the pool holds less than the entries' prize
         money, ``("checked", note)`` when it holds more (a guarantee's overlay, rebuys, add-ons: not told apart),
         ``None`` when they agree or the summary does not state them."""
-        if self.buy_in is None or self.players is None or self.pool is None:
+        entries = self.entries()
+        if self.buy_in is None or entries is None or self.pool is None:
             return None
-        put_in = self.players * self.buy_in
+        put_in = entries * self.buy_in
         if self.pool < put_in:
             return "prize pool", (
-                f"{self.players} entries at {self.buy_in} prize each put {put_in} in; the prize pool is {self.pool}"
+                f"{entries} entries at {self.buy_in} prize each put {put_in} in; the prize pool is {self.pool}"
             )
         if self.pool > put_in:
             return "checked", (
-                f"the prize pool ({self.pool}) is {self.pool - put_in} more than the {self.players} entries' prize "
+                f"the prize pool ({self.pool}) is {self.pool - put_in} more than the {entries} entries' prize "
                 f"money ({put_in}): a guarantee's overlay, or rebuys and add-ons"
             )
         return None

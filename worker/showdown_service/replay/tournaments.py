@@ -57,15 +57,10 @@ from showdown_messages.tournaments import (
 from showdown_rules.limits import PPM
 from showdown_service.intake import to_showdown, to_tournament_message
 from showdown_service.replay.compare import MATCH, MISMATCH, UNVERIFIABLE, Verdict, judge
-from showdown_service.replay.continuity import (
-    chip_differences,
-    chips_messages,
-    entrants,
-    rebuy_after_a_bust,
-    untold_bounty,
-)
+from showdown_service.replay.continuity import chip_differences, chips_messages, entrants, untold_bounty
+from showdown_service.replay.entries import Chains, LateBust, NewEntry, name, new_entries
 from showdown_service.replay.errors import ReplayError
-from showdown_service.replay.hands import HandRecord
+from showdown_service.replay.hands import HandRecord, Place
 from showdown_service.replay.pairing import HANDS_ROOM, Key, pair, untold_room
 from showdown_service.replay.run import decode, find_files, read_file
 from showdown_service.replay.summaries import PLACE_ONLY, Summary, SummaryRow, read_summary, summary_room
@@ -210,21 +205,21 @@ def _audit_one(key: Key, group: list[tuple[HandRecord, Verdict]], summary: Summa
     for record, verdict in group:
         if verdict.status == MISMATCH:
             result.differ("hand", record.hand_id, verdict.reason)
-    _chips_between_hands(group, result)
     first = group[0][0].event
     assert first is not None
     seated = entrants([record for record, _ in group])
-    complete = (summary is not None and summary.players == len(seated)) or (
+    new, restarts = new_entries([record for record, _ in group], _one({p.stack for p in seated}))
+    _chips_between_hands(group, result, restarts)
+    reentries = sum(1 for n in new if n.kind == "re-entry")
+    complete = (summary is not None and summary.entries() == len(seated) + reentries) or (
         summary is None and len({r.event.table_id for r, _ in group if r.event is not None}) == 1
     )
-    after_a_bust = rebuy_after_a_bust([record for record, _ in group])
-    if not after_a_bust and _progressive(first):
-        after_a_bust = untold_bounty([record for record, _ in group])
-    if complete and all(v.status != UNVERIFIABLE for _, v in group) and not after_a_bust:
-        result.complete = _ledger(group, seated, summary, result)
+    untold = untold_bounty([record for record, _ in group]) if _progressive(first) else ""
+    if complete and all(v.status != UNVERIFIABLE for _, v in group) and not untold:
+        result.complete = _ledger(group, seated, new, summary, result)
     else:
-        if after_a_bust:
-            result.checked.append(after_a_bust)
+        if untold:
+            result.checked.append(untold)
         result.checked.append("the chips between hands; each hand; the order of the places printed")
         _printed_places(group, result)
     if not _knockout(first) and not any(record.bounties for record, _ in group):
@@ -235,10 +230,24 @@ def _audit_one(key: Key, group: list[tuple[HandRecord, Verdict]], summary: Summa
     return result
 
 
-def _chips_between_hands(group: list[tuple[HandRecord, Verdict]], result: TournamentAudit) -> None:
-    for hand_id, detail in chip_differences([record for record, _ in group]):
+def _one(values: set[int | None]) -> int | None:
+    """The one value of ``values``, or ``None`` when there are several (or none)."""
+    return next(iter(values)) if len(values) == 1 else None
+
+
+def _chips_between_hands(
+    group: list[tuple[HandRecord, Verdict]], result: TournamentAudit, restarts: list[tuple[str, str]]
+) -> None:
+    """The chips between hands at each table, and every re-entry's starting stack (``restarts``: those that do not
+    bring it, :func:`.entries.new_entries`)."""
+    for hand_id, detail in sorted(chip_differences([record for record, _ in group]) + restarts, key=_by_hand):
         result.differ("chips", hand_id, detail)
     result.checked.append("the chips between hands at each table")
+
+
+def _by_hand(difference: tuple[str, str]) -> int:
+    digits = re.sub(r"\D", "", difference[0].partition(":")[2])
+    return int(digits) if digits else 0
 
 
 def _printed_places(group: list[tuple[HandRecord, Verdict]], result: TournamentAudit) -> None:
@@ -260,10 +269,15 @@ def _printed_places(group: list[tuple[HandRecord, Verdict]], result: TournamentA
 
 
 def _ledger(
-    group: list[tuple[HandRecord, Verdict]], seated: list[PlayerIn], summary: Summary | None, result: TournamentAudit
+    group: list[tuple[HandRecord, Verdict]],
+    seated: list[PlayerIn],
+    new: list[NewEntry],
+    summary: Summary | None,
+    result: TournamentAudit,
 ) -> bool:
-    """Replay the tournament through the service's ledger (``seated``: its entries, every table's) and compare its
-    places, prizes and bounties."""
+    """Replay the tournament through the service's ledger (``seated``: its entries, every table's; ``new``: the
+    re-entries and rebuys after a bust the hands add, registration held open until the last) and compare its
+    places, prizes and bounties, entry by entry of the room (:mod:`.entries`)."""
     from showdown_core.tournament import Book  # noqa: PLC0415 - only a tournament audit needs the ledger
 
     first = group[0][0].event
@@ -275,100 +289,134 @@ def _ledger(
         result.differ("payout table", None, f"the prizes by place {list(payouts)} pay a lower place more")
         payouts = tuple(sorted(payouts, reverse=True))
     # the ledger takes no tournament without a prize: with none known, a nominal cent for 1st place (the places do
-    # not depend on it; the report's prizes are then null); a table paying more places than entrants is cut to them
-    table = (payouts or NOMINAL_PAYOUTS)[: len(seated)]
+    # not depend on it; the report's prizes are then null); registration closes with the places the field at the
+    # close has (the busts before it are placed below them: entries.late_places)
+    table = payouts or NOMINAL_PAYOUTS
     book = Book()
+    chains = Chains([p.player_id for p in seated])
+    left = len(new)
     messages: list[AnyTournamentMessage] = [
         TournamentOpened(schema_version=1, tournament_id=tournament_id, type="open", payouts=table,
                          bounty_cash_ppm=first.bounty_cash_ppm if knockout else None),
         *(EntryRegistered(schema_version=1, tournament_id=tournament_id, type="entry", player_id=p.player_id,
                           entry=1, stack=p.stack or 1, bounty=p.bounty if knockout else None) for p in seated),
-        RegistrationClosed(schema_version=1, tournament_id=tournament_id, type="registration_closed"),
     ]  # fmt: skip
-    for message in messages:
-        applied = book.apply_message(to_tournament_message(message))  # the contract's, as the core takes it
-        if applied.refused is not None:
-            result.differ(
-                "ledger", None, f"the ledger refuses the tournament's {message.type!r}: {applied.refused.message}"
-            )
-            return False
+    if not _send(book, messages, None, result) or not (left or _close(book, tournament_id, table, result)):
+        return False
     placements: list[dict[str, Any]] = []
-    bought: dict[str, int] = {}
+    late: list[LateBust] = []
+    bought: dict[tuple[str, int], int] = {}
     cash: dict[str, int] = {}
     """Bounty cash each player won by the rules, hand by hand (a winner's own bounty, paid at the end, apart)."""
-    for record, _ in group:
+    printed: dict[tuple[str, int], tuple[Place, str]] = {}
+    skip = frozenset(n.purchase.line for n in new if n.purchase is not None)
+    for k, (record, _) in enumerate(group):
         assert record.event is not None
-        if not _buy(book, tournament_id, record, bought, before_seats=True, progressive=progressive, result=result):
-            return False
-        try:
-            settlement = settle(to_showdown(record.event))
-        except (InvalidEvent, InvariantViolation) as exc:
-            result.differ("ledger", record.hand_id, f"the hand cannot be settled: {exc}")
-            return False
-        applied = book.apply_hand(settlement, None, record.event.players[0].bounty is not None)
-        if applied.refused is not None:
-            result.differ("ledger", record.hand_id, applied.refused.message)
-            return False
-        placements += applied.placements
-        players = {p.seat: p.player_id for p in record.event.players}
-        for award in (applied.settlement or settlement).bounties:
-            for share in award.winners:
-                cash[players[share.seat]] = cash.get(players[share.seat], 0) + share.cash
-        if not _buy(book, tournament_id, record, bought, before_seats=False, progressive=progressive, result=result):
-            return False
-    printed = {p.player: (p, r.hand_id) for r, _ in group for p in r.places}
-    lines = _bounty_lines(group)
+        for before in (True, False):
+            if not before:
+                try:
+                    settlement = settle(to_showdown(record.event))
+                except (InvalidEvent, InvariantViolation) as exc:
+                    result.differ("ledger", record.hand_id, f"the hand cannot be settled: {exc}")
+                    return False
+                applied = book.apply_hand(settlement, None, record.event.players[0].bounty is not None)
+                if applied.refused is not None:
+                    result.differ("ledger", record.hand_id, applied.refused.message)
+                    return False
+                placements += applied.placements
+                stacks = {p.player_id: p.stack or 0 for p in record.event.players}
+                late += [LateBust(k, (p["player_id"], p["entry"]), stacks[p["player_id"]], 0)
+                         for p in applied.placements if p["place"] is None]  # fmt: skip
+                players = {p.seat: p.player_id for p in record.event.players}
+                for award in (applied.settlement or settlement).bounties:
+                    for share in award.winners:
+                        cash[players[share.seat]] = cash.get(players[share.seat], 0) + share.cash
+                printed |= {chains.room_entry(p.player): (p, record.hand_id) for p in record.places}
+            entering = [n for n in new if (n.hand, n.before_seats) == (k, before)]
+            if entering:
+                if not _send(book, [chains.entry(tournament_id, n, knockout, book) for n in entering],
+                             record.hand_id, result):  # fmt: skip
+                    return False
+                left -= len(entering)
+                if not left and not _close(book, tournament_id, table, result, placements):
+                    return False
+            purchases = list(chips_messages(tournament_id, record, bought, before_seats=before,
+                                            progressive=progressive, entries=chains.ledger, skip=skip))  # fmt: skip
+            if not _send(book, [m for _, m in purchases], record.hand_id, result, [line for line, _ in purchases]):
+                return False
     ledger = book.ledgers[tournament_id]
     assert ledger is not None
-    for placement in placements:
-        player = placement["player_id"]
-        entry = ledger.entries[(player, placement["entry"])]
-        result.places.append({"player": player, "place": placement["place"],
-                              "prize": placement["prize"] if payouts else None,
-                              "bounty": entry.bounty_cash if knockout else None})  # fmt: skip
-        if player in printed:
-            place, hand_id = printed[player]
-            if place.place != placement["place"]:
-                result.differ(
-                    "place", hand_id, f"the history places {player} {place.place}; the rules give {placement['place']}"
-                )
-            if place.received is not None and payouts and place.received != placement["prize"]:
-                result.differ(
-                    "prize",
-                    hand_id,
-                    f"the history pays {player} {place.received}; the payouts give {placement['prize']}",
-                )
-        if knockout and lines.get(player, 0) != cash.get(player, 0):
+    rows = chains.placed(ledger, placements, late, table)
+    lines = _bounty_lines(group)
+    for placed in rows:
+        key = (placed["player_id"], placed["entry"])
+        got, prize = placed["place"], placed["prize"]
+        result.places.append({"player": name(key), "place": got, "prize": prize if payouts else None,
+                              "bounty": placed["bounty_cash"] if knockout else None})  # fmt: skip
+        if key in printed:
+            place, hand_id = printed[key]
+            if place.place != got:
+                result.differ("place", hand_id, f"the history places {name(key)} {place.place}; the rules give {got}")
+            if place.received is not None and payouts and place.received != prize:
+                detail = f"the history pays {name(key)} {place.received}; the payouts give {prize}"
+                result.differ("prize", hand_id, detail)
+    for player in sorted(chains.ledger) if knockout else ():
+        if lines.get(player, 0) != cash.get(player, 0):
+            won = sum(e.bounty_cash for e in ledger.entries.values() if e.player_id == player)
             result.differ(
                 "bounty",
                 None,
                 f"{player}'s bounty lines add up to {lines.get(player, 0)}; the rules pay {cash.get(player, 0)} for "
-                f"knockouts ({entry.bounty_cash} in all, their own bounty included when they win)",
+                f"knockouts ({won} in all, their own bounty included when they win)",
             )
     result.places.sort(key=lambda p: (p["place"] is None, p["place"] or 0, p["player"]))
+    live = {chains.of[entry.key] for entry in ledger.live.values()}
     for row in summary.rows if summary is not None else ():
-        _summary_row(row, placements, ledger.live, result)
+        _summary_row(row, rows, live, result)
     result.checked.append("places, prizes and bounties through the tournament ledger")
-    return bool(placements) and not ledger.live
+    if new:
+        kinds = sorted({"re-entries" if n.kind == "re-entry" else "rebuys after a bust" for n in new})
+        result.checked.append(f"the {' and '.join(kinds)} as the ledger's entries (registration held open until the "
+                              "last; the busts before it placed below the field at its close)")  # fmt: skip
+    return bool(rows) and not ledger.live
 
 
-def _buy(
+def _send(
+    book: Book,
+    messages: Sequence[AnyTournamentMessage],
+    hand_id: str | None,
+    result: TournamentAudit,
+    lines: Sequence[int] = (),
+) -> bool:
+    """Apply ``messages`` (the contract's, as the core takes them); a refusal is a ``ledger`` difference."""
+    for k, message in enumerate(messages):
+        applied = book.apply_message(to_tournament_message(message))
+        if applied.refused is not None:
+            where = f"line {lines[k]}" if k < len(lines) else f"the ledger refuses the tournament's {message.type!r}"
+            result.differ("ledger", hand_id, f"{where}: {applied.refused.message}")
+            return False
+    return True
+
+
+def _close(
     book: Book,
     tournament_id: str,
-    record: HandRecord,
-    bought: dict[str, int],
-    *,
-    before_seats: bool,
-    progressive: bool,
+    table: tuple[int, ...],
     result: TournamentAudit,
+    placements: list[dict[str, Any]] | None = None,
 ) -> bool:
-    """The hand's rebuys and add-ons (above its seats, or below them) as the ledger's ``chips`` messages."""
-    messages = chips_messages(tournament_id, record, bought, before_seats=before_seats, progressive=progressive)
-    for line, message in messages:
-        applied = book.apply_message(to_tournament_message(message))  # the contract's, as the core takes it
-        if applied.refused is not None:
-            result.differ("ledger", record.hand_id, f"line {line}: {applied.refused.message}")
-            return False
+    """Registration closed, with the places the field in play has (a table paying more places is cut to them)."""
+    ledger = book.ledgers[tournament_id]
+    assert ledger is not None
+    message = RegistrationClosed(schema_version=1, tournament_id=tournament_id, type="registration_closed",
+                                 payouts=table[: max(1, len(ledger.live))])  # fmt: skip
+    applied = book.apply_message(to_tournament_message(message))
+    if applied.refused is not None:
+        result.differ("ledger", None, f"the ledger refuses the tournament's 'registration_closed': "
+                                      f"{applied.refused.message}")  # fmt: skip
+        return False
+    if placements is not None:
+        placements += applied.placements
     return True
 
 
@@ -417,36 +465,37 @@ def _bounty_lines(group: list[tuple[HandRecord, Verdict]]) -> dict[str, int]:
 
 
 def _summary_row(
-    row: SummaryRow, placements: list[dict[str, Any]], live: dict[str, Any], result: TournamentAudit
+    row: SummaryRow, placements: list[dict[str, Any]], live: set[tuple[str, int]], result: TournamentAudit
 ) -> None:
+    who = name((row.player, row.entry))
     ours = next((p for p in placements if p["player_id"] == row.player and p["entry"] == row.entry), None)
     if row.playing:
         if ours is not None:
             result.differ(
                 "summary place",
                 None,
-                f"line {row.line}: the summary has {row.player} still playing; the hands finish them {ours['place']}",
+                f"line {row.line}: the summary has {who} still playing; the hands finish them {ours['place']}",
             )
         return
     if ours is None:
-        why = "still playing" if row.player in live else "never finishing"
+        why = "still playing" if (row.player, row.entry) in live else "never finishing"
         result.differ(
             "summary place",
             None,
-            f"line {row.line}: the summary places {row.player} {row.place}; the hands leave them {why}",
+            f"line {row.line}: the summary places {who} {row.place}; the hands leave them {why}",
         )
         return
     if ours["place"] != row.place:
         result.differ(
             "summary place",
             None,
-            f"line {row.line}: the summary places {row.player} {row.place}; the hands give {ours['place']}",
+            f"line {row.line}: the summary places {who} {row.place}; the hands give {ours['place']}",
         )
     if row.award != PLACE_ONLY and (row.prize or 0) != ours["prize"]:
         result.differ(
             "summary prize",
             None,
-            f"line {row.line}: the summary pays {row.player} {row.prize or 0}; the rules give {ours['prize']}",
+            f"line {row.line}: the summary pays {who} {row.prize or 0}; the rules give {ours['prize']}",
         )
 
 
