@@ -28,9 +28,12 @@ out right), and audits each tournament beside the per-hand report:
 * a hand the per-hand comparison finds wrong (a bounty to a player who
   folded, a pot to the wrong player) is a difference of its tournament too.
 
+* **re-entries and rebuys after a bust** (:mod:`.entries`): a player out of chips who sits down again is the
+  ledger's next entry (the summary's ``Ben [2]``); one who re-buys goes on as the same entry, with no place.
+
 Over 400 lines: the audit and its comparisons with the ledger and the summaries read as one story; the chips
-between hands are in :mod:`.continuity`, the summaries' reading in :mod:`.summaries`, their pairing with the hands
-in :mod:`.pairing`.
+between hands are in :mod:`.continuity`, the entries the hands add in :mod:`.entries`, the summaries' reading in
+:mod:`.summaries`, their pairing with the hands in :mod:`.pairing`.
 
 The report (``--tournament-report FILE``) is one JSON line per tournament:
 ``{"room", "tournament_id", "hands", "status", "places", "differences"}``
