@@ -199,3 +199,40 @@ def test_a_rebuy_after_a_bust_buying_fewer_chips_than_the_seat_shows_is_a_chips_
     assert {"kind": "chips", "hand_id": "pokerstars:600000000002",
             "detail": "Ben starts hand pokerstars:600000000002 with 1500 chips but ended hand pokerstars:600000000001 "
             "at this table with 0 and bought 1000 since"} in audit["differences"]  # fmt: skip
+
+
+def _knockout(hands: str) -> str:
+    """The re-entry tournament as a progressive knockout ($2.00+$2.00+$0.40: a $2 head on every entry, the
+    re-entry's included; half of a head won in cash, half onto the winner's)."""
+    heads = iter(["$2", "$2", "$2", "$3", "$2", "$2", "$4", "$2"])  # the seat lines, in order
+    lines = []
+    for line in hands.replace("$4.00+$0.40 USD", "$2.00+$2.00+$0.40 USD").splitlines():
+        seat = line.startswith("Seat ") and line.endswith(" in chips)")
+        lines.append(f"{line[:-1]}, {next(heads)} bounty)" if seat else line)
+        for collected, out, now in (("3020", "Ben", 3), ("2970", "Cal", 4), ("2980", "Ben", 5)):
+            if line == f"Ada collected {collected} from pot":
+                lines.append(f"Ada wins $1 for eliminating {out} and their own bounty increases by $1 to ${now}")
+    return "\n".join(lines).replace("$5.60", "$2.80").replace("$10.40", "$5.20") + "\n"
+
+
+def test_a_reentry_in_a_progressive_knockout_puts_up_a_fresh_bounty(tmp_path: Path) -> None:
+    summary = (
+        _stars("reentry_summary.txt")
+        .replace("Buy-In: $4.00/$0.40 USD", "Buy-In: $2.00/$2.00/$0.40 USD")
+        .replace("$16.00", "$8.00")
+        .replace("$10.40", "$5.20")
+        .replace("$5.60", "$2.80")
+    )
+    status, audit = _reentry(tmp_path, hands=_knockout(_stars("reentry.txt")), summary=summary)
+    assert (status, audit["status"], audit["differences"]) == (0, "match", [])
+    # Ada took three heads of $2 ($1 cash each) and her own grown $5 at the end: the 4 entries' $8 put up
+    assert [(p["player"], p["place"], p["prize"], p["bounty"]) for p in audit["places"]] == [
+        ("Ada", 1, 520, 800), ("Ben [2]", 2, 280, 0), ("Cal", 3, 0, 0), ("Ben", 4, 0, 0)
+    ]  # fmt: skip
+    # the knockout of Ben's re-entry left unwritten: Ada's lines fall short of what the rules paid her
+    doctored = _knockout(_stars("reentry.txt")).replace("Ada wins $1 for eliminating Ben and their own bounty "
+                                                        "increases by $1 to $5", "")  # fmt: skip
+    status, audit = _reentry(tmp_path, hands=doctored, summary=summary)
+    assert status == 1
+    assert {"kind": "bounty", "hand_id": None, "detail": "Ada's bounty lines add up to 200; the rules pay 300 for "
+            "knockouts (800 in all, their own bounty included when they win)"} in audit["differences"]  # fmt: skip
