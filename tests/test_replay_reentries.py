@@ -83,10 +83,10 @@ def test_a_reentry_without_a_bust_before_it_is_a_chips_difference(tmp_path: Path
     assert status == 1
     assert audit["status"] == "mismatch"
     chips = [(d["hand_id"], d["detail"]) for d in audit["differences"] if d["kind"] == "chips"]
-    assert chips[0] == ("pokerstars:500000000002", "Cal starts hand pokerstars:500000000002 with 1500 chips but ended "
-                        "hand pokerstars:500000000001 at this table with 1480")  # fmt: skip
+    assert chips[0] == ("pokerstars:700000000002", "Cal starts hand pokerstars:700000000002 with 1500 chips but ended "
+                        "hand pokerstars:700000000001 at this table with 1480")  # fmt: skip
     # through the ledger, the seat's chips are not the entry's: refused, naming the hand
-    assert any(d["kind"] == "ledger" and d["hand_id"] == "pokerstars:500000000002" for d in audit["differences"])
+    assert any(d["kind"] == "ledger" and d["hand_id"] == "pokerstars:700000000002" for d in audit["differences"])
 
 
 def test_a_reentry_that_does_not_bring_the_starting_stack_is_a_chips_difference(tmp_path: Path) -> None:
@@ -98,9 +98,9 @@ def test_a_reentry_that_does_not_bring_the_starting_stack_is_a_chips_difference(
     )
     status, audit = _reentry(tmp_path, hands=doctored)
     assert status == 1
-    assert {"kind": "chips", "hand_id": "pokerstars:500000000002",
-            "detail": "Ben went out in hand pokerstars:500000000001 and sits down again in hand "
-            "pokerstars:500000000002 with 2500 chips: a re-entry starts with the starting stack, 1500"} in (
+    assert {"kind": "chips", "hand_id": "pokerstars:700000000002",
+            "detail": "Ben went out in hand pokerstars:700000000001 and sits down again in hand "
+            "pokerstars:700000000002 with 2500 chips: a re-entry starts with the starting stack, 1500"} in (
         audit["differences"]
     )  # fmt: skip
 
@@ -133,7 +133,7 @@ def test_a_reentry_bust_the_hands_place_is_compared_entry_by_entry(tmp_path: Pat
     status, audit = _reentry(tmp_path, hands=wrong)
     assert status == 1
     assert [(d["kind"], d["hand_id"], d["detail"]) for d in audit["differences"]] == [
-        ("place", "pokerstars:500000000001", "the history places Ben 3; the rules give 4")
+        ("place", "pokerstars:700000000001", "the history places Ben 3; the rules give 4")
     ]  # his first entry's bust; his re-entry's printed 2nd place is his re-entry's
 
 

@@ -388,6 +388,28 @@ def test_a_field_that_does_not_add_up_to_the_prize_pool_is_a_difference(tmp_path
     ) in audits["pokerstars", "80000002"]["checked"]
 
 
+def test_an_open_tournament_summary_buy_in_is_checked_against_its_prize_pool(tmp_path: Path) -> None:
+    hands, summary = (OHH / "two_hands.ohh").read_text(encoding="utf-8"), (OHH / "knockout_777.ots").read_text("utf-8")
+    # "buyin_amount": 10 (the prize part; "fee_amount" and "bounty_fee_amount" apart), "player_count": 2, pool 20
+    status, audits = _open_audits(tmp_path, {"a.ohh": hands, "a.ots": summary})
+    assert (status, audits[0]["status"], audits[0]["differences"]) == (0, "match", [])
+    short = summary.replace('"buyin_amount": 10,', '"buyin_amount": 12,')
+    status, audits = _open_audits(tmp_path, {"a.ohh": hands, "a.ots": short})
+    assert status == 1
+    field = "2 entries at 1200 prize each put 2400 in; the prize pool is 2000"
+    assert {"kind": "prize pool", "hand_id": None, "detail": field} in audits[0]["differences"]
+    over = summary.replace('"buyin_amount": 10,', '"buyin_amount": 8,')
+    status, audits = _open_audits(tmp_path, {"a.ohh": hands, "a.ots": over})
+    assert (status, audits[0]["status"]) == (0, "match")
+    assert any(c.startswith("the prize pool (2000) is 400 more than the 2 entries' prize money (1600)")
+               for c in audits[0]["checked"])  # fmt: skip
+    bad = summary.replace('"buyin_amount": 10,', '"buyin_amount": "ten",')
+    status, audits = _open_audits(tmp_path, {"a.ohh": hands, "a.ots": bad})
+    assert status == 1
+    [unreadable] = [d for a in audits for d in a["differences"] if d["kind"] == "summary unreadable"]
+    assert "buyin_amount: 'ten' is not an amount" in unreadable["detail"]
+
+
 # -- a tournament over several tables ---------------------------------------------------------------------
 
 

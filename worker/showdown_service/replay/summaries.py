@@ -36,9 +36,11 @@ tournament writes ``1,500 Play Chips``; the player whose summary it is gets a
 ``NAME finished in Nth place`` line (some exports have only that line).
 
 Open Tournament Summary (``.ots``, ts-specs.handhistory.org; WPN and others
-export it): ``{"ots": {"tournament_number", "currency", "prize_pool",
-"player_count", "tournament_finishes_and_winnings": [{"player_name",
-"finish_position", "still_playing", "prize"}]}}``, amounts in the currency.
+export it): ``{"ots": {"tournament_number", "currency", "buyin_amount",
+"fee_amount", "bounty_fee_amount", "prize_pool", "player_count",
+"tournament_finishes_and_winnings": [{"player_name", "finish_position",
+"still_playing", "prize"}]}}``, amounts in the currency (``buyin_amount``:
+the prize part of one buy-in, the fee and the bounty in their own fields).
 
 :mod:`.tournaments` compares each row with the hands.
 """
@@ -109,7 +111,8 @@ class Summary(NamedTuple):
     describes; ``""`` for a room's own format, or an ``.ots`` naming none."""
     buy_in: int | None = None
     """The prize part of one buy-in (cents: ``Buy-In: $4.00/$1.00/$0.50`` -> 400, Full Tilt's ``$5 + $0.50`` ->
-    500), when the summary states it: the field's entries times it is the prize money they put in."""
+    500, an ``.ots``'s ``"buyin_amount": 10`` -> 1000), when the summary states it: the field's entries times it
+    is the prize money they put in."""
 
     def entries(self) -> int | None:
         """The field in entries, re-entries included (each puts a buy-in's prize in the pool): the count line, which
@@ -253,12 +256,13 @@ def _read_ots(text: str, source: str) -> Summary | ReplayError:
             prize = _money(finish.get("prize"), f"tournament_finishes_and_winnings[{n}].prize")
             rows.append(SummaryRow(place, str(finish.get("player_name")), 1, prize, "", playing, 1))
         pool = _money(ots.get("prize_pool"), "prize_pool")
+        buy_in = _money(ots.get("buyin_amount"), "buyin_amount")  # the prize part: the fee and bounty are apart
     except ValueError as exc:
         return HandSyntaxError(source, None, 1, str(exc))
     count = ots.get("player_count")
     site = str(ots.get("site_name") or ots.get("network_name") or "").strip()
     return Summary(source, str(ots.get("tournament_number")), count if isinstance(count, int) else None, pool,
-                   tuple(rows), 1, "ots", site=site)  # fmt: skip
+                   tuple(rows), 1, "ots", site=site, buy_in=buy_in)  # fmt: skip
 
 
 def _money(value: Any, field: str) -> int | None:
