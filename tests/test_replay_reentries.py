@@ -201,28 +201,33 @@ def test_a_rebuy_after_a_bust_buying_fewer_chips_than_the_seat_shows_is_a_chips_
             "at this table with 0 and bought 1000 since"} in audit["differences"]  # fmt: skip
 
 
-def _knockout(hands: str) -> str:
-    """The re-entry tournament as a progressive knockout ($2.00+$2.00+$0.40: a $2 head on every entry, the
-    re-entry's included; half of a head won in cash, half onto the winner's)."""
+def _knockout(hands: str, knockouts: tuple[tuple[str, str, int], ...] = (("3020", "Ben", 3), ("2970", "Cal", 4),
+                                                                        ("2980", "Ben", 5))) -> str:  # fmt: skip
+    """A fixture's tournament as a progressive knockout ($2.00+$2.00+$0.40: a $2 head on every entry, a re-entry's or
+    a rebuy's included; half of a head won in cash, half onto the winner's): ``knockouts``, Ada's, by the pot she
+    collected, whom she knocked out and her head after it."""
     heads = iter(["$2", "$2", "$2", "$3", "$2", "$2", "$4", "$2"])  # the seat lines, in order
     lines = []
     for line in hands.replace("$4.00+$0.40 USD", "$2.00+$2.00+$0.40 USD").splitlines():
         seat = line.startswith("Seat ") and line.endswith(" in chips)")
         lines.append(f"{line[:-1]}, {next(heads)} bounty)" if seat else line)
-        for collected, out, now in (("3020", "Ben", 3), ("2970", "Cal", 4), ("2980", "Ben", 5)):
+        for collected, out, now in knockouts:
             if line == f"Ada collected {collected} from pot":
                 lines.append(f"Ada wins $1 for eliminating {out} and their own bounty increases by $1 to ${now}")
     return "\n".join(lines).replace("$5.60", "$2.80").replace("$10.40", "$5.20") + "\n"
 
 
-def test_a_reentry_in_a_progressive_knockout_puts_up_a_fresh_bounty(tmp_path: Path) -> None:
-    summary = (
-        _stars("reentry_summary.txt")
-        .replace("Buy-In: $4.00/$0.40 USD", "Buy-In: $2.00/$2.00/$0.40 USD")
+def _knockout_summary(text: str) -> str:
+    return (
+        text.replace("Buy-In: $4.00/$0.40 USD", "Buy-In: $2.00/$2.00/$0.40 USD")
         .replace("$16.00", "$8.00")
         .replace("$10.40", "$5.20")
         .replace("$5.60", "$2.80")
     )
+
+
+def test_a_reentry_in_a_progressive_knockout_puts_up_a_fresh_bounty(tmp_path: Path) -> None:
+    summary = _knockout_summary(_stars("reentry_summary.txt"))
     status, audit = _reentry(tmp_path, hands=_knockout(_stars("reentry.txt")), summary=summary)
     assert (status, audit["status"], audit["differences"]) == (0, "match", [])
     # Ada took three heads of $2 ($1 cash each) and her own grown $5 at the end: the 4 entries' $8 put up
@@ -236,3 +241,21 @@ def test_a_reentry_in_a_progressive_knockout_puts_up_a_fresh_bounty(tmp_path: Pa
     assert status == 1
     assert {"kind": "bounty", "hand_id": None, "detail": "Ada's bounty lines add up to 200; the rules pay 300 for "
             "knockouts (800 in all, their own bounty included when they win)"} in audit["differences"]  # fmt: skip
+
+
+def test_a_rebuy_after_a_bust_in_a_progressive_knockout_buys_a_fresh_bounty(tmp_path: Path) -> None:
+    # Ben's $2 head goes to Ada in hand 1; his rebuy for $4.00 (prize + bounty) puts a fresh $2 one on him
+    hands = _knockout(_stars("rebuy_after_a_bust.txt"), (("3020", "Ben", 3), ("2980", "Cal", 4), ("2960", "Ben", 5)))
+    summary = _knockout_summary(_stars("rebuy_after_a_bust_summary.txt"))
+    status, audit = _audit(tmp_path, hands, summary)
+    assert (status, audit["status"], audit["differences"]) == (0, "match", [])
+    # Ada: three $1 cash halves and her own $5 head: the $6 three entries put up and the rebuy's $2
+    assert [(p["player"], p["place"], p["prize"], p["bounty"]) for p in audit["places"]] == [
+        ("Ada", 1, 520, 800), ("Ben", 2, 280, 0), ("Cal", 3, 0, 0)
+    ]  # fmt: skip
+    # a rebuy whose cost buys no bounty (the prize alone): Ben's next seat line's $2 head is none the ledger holds
+    prize_only = hands.replace("re-buys and receives 1500 chips for $4.00", "re-buys and receives 1500 chips for $2.00")
+    status, audit = _audit(tmp_path, prize_only, summary)
+    assert status == 1
+    [ledger] = [d for d in audit["differences"] if d["kind"] == "ledger"]
+    assert (ledger["hand_id"], "bounty" in ledger["detail"]) == ("pokerstars:600000000002", True)

@@ -151,16 +151,20 @@ class Chains:
             self.of[player, number] = (player, self.room[player])
         return number
 
-    def entry(self, tournament_id: str, new: NewEntry, knockout: bool, book: Book) -> EntryRegistered:
+    def entry(
+        self, tournament_id: str, new: NewEntry, book: Book, *, knockout: bool, progressive: bool
+    ) -> EntryRegistered:
         """``new`` as the ledger's ``entry`` message: the player's next ledger entry (followed from here on); in a
-        knockout with the bounty it puts up (the seat's, the purchase's, else the player's first entry's: the
-        buy-in's)."""
+        knockout with the bounty it puts up: a re-entry's seat line's; a rebuy's, in a progressive knockout, the
+        bounty its cost buys (docs/replay.md); else (a fixed knockout's head is the buy-in's whatever was bought,
+        or a seat that gives none) the player's first entry's, the buy-in's."""
         ledger = book.ledgers[tournament_id]
         assert ledger is not None
         bounty = None
         if knockout:
             first = ledger.entries.get((new.player, 1))
-            bounty = new.bounty if new.bounty is not None else first.bounty_in if first is not None else 0
+            told = new.bounty if new.kind == "re-entry" or progressive else None
+            bounty = told if told is not None else first.bounty_in if first is not None else 0
         return EntryRegistered(schema_version=1, tournament_id=tournament_id, type="entry", player_id=new.player,
                                entry=self.add(new), stack=max(1, new.stack), bounty=bounty)  # fmt: skip
 

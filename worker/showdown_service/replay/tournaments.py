@@ -27,7 +27,6 @@ out right), and audits each tournament beside the per-hand report:
   states (``(65%)`` of the prize pool) and the prizes against the prize pool.
 * a hand the per-hand comparison finds wrong (a bounty to a player who
   folded, a pot to the wrong player) is a difference of its tournament too.
-
 * **re-entries and rebuys after a bust** (:mod:`.entries`): a player out of chips who sits down again is the
   ledger's next entry (the summary's ``Ben [2]``); one who re-buys goes on as the same entry, with no place.
 
@@ -337,8 +336,9 @@ def _ledger(
                 printed |= {chains.room_entry(p.player): (p, record.hand_id) for p in record.places}
             entering = [n for n in new if (n.hand, n.before_seats) == (k, before)]
             if entering:
-                if not _send(book, [chains.entry(tournament_id, n, knockout, book) for n in entering],
-                             record.hand_id, result):  # fmt: skip
+                entries = [chains.entry(tournament_id, n, book, knockout=knockout, progressive=progressive)
+                           for n in entering]  # fmt: skip
+                if not _send(book, entries, record.hand_id, result):
                     return False
                 left -= len(entering)
                 if not left and not _close(book, tournament_id, table, result, placements):
