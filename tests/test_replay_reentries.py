@@ -3,8 +3,8 @@
 Fixtures, written from PokerStars' format for these tests: ``tests/fixtures/replay/tournament/reentry.txt`` (Ben
 busts in hand 1, the bare ``finished the tournament`` PokerStars writes while late registration is open, and
 re-enters at seat 4 with a fresh 1500 for hand 2; his summary rows ``Ben`` and ``Ben [2]``), and
-``rebuy_after_a_bust.txt`` (Ben busts in hand 1 and re-buys 1500 chips above hand 2's seats: the same player, the
-same entry).
+``reentry_two_tables.txt`` (Ben out at table 1, re-entering in table 2's first hand), and ``rebuy_after_a_bust.txt``
+(Ben busts in hand 1 and re-buys 1500 chips above hand 2's seats: the same player, the same entry).
 """
 
 from __future__ import annotations
@@ -65,6 +65,30 @@ def test_a_reentry_without_the_summary_is_placed_from_the_hands(tmp_path: Path) 
     assert (status, audit["status"], audit["differences"]) == (0, "match", [])
     # the prizes the hands print (1st and 2nd) are the payouts
     assert _places(audit) == [("Ada", 1, 1040), ("Ben [2]", 2, 560), ("Cal", 3, 0), ("Ben", 4, 0)]
+
+
+def test_a_reentry_at_another_table_is_followed_across_tables(tmp_path: Path) -> None:
+    # Ben goes out at table 1 and re-enters in table 2's first hand (a table opened for the late field): he is not
+    # one of the four entries the tournament started with, but their fifth
+    status, audit = _audit(tmp_path, _stars("reentry_two_tables.txt"), _stars("reentry_two_tables_summary.txt"))
+    assert (status, audit["status"], audit["differences"]) == (0, "match", [])
+    assert _places(audit) == [("Cal", 1, 1300), ("Ada", 2, 700), ("Ben [2]", 3, 0), ("Dee", 4, 0), ("Ben", 5, 0)]
+    # a re-entry with 100 chips too many: the starting stack is a difference, and so is the hand after, where the
+    # history has him back at 1500
+    more = _stars("reentry_two_tables.txt").replace(
+        "Seat 3: Ben (1500 in chips)\nCal: posts small blind 10\nDee",
+        "Seat 3: Ben (1600 in chips)\nCal: posts small blind 10\nDee",
+    )
+    status, audit = _audit(tmp_path, more, _stars("reentry_two_tables_summary.txt"))
+    assert status == 1
+    assert [(d["kind"], d["hand_id"]) for d in audit["differences"]] == [
+        ("chips", "pokerstars:720000000002"), ("chips", "pokerstars:720000000003"),
+        ("ledger", "pokerstars:720000000003"),
+    ]  # fmt: skip
+    assert audit["differences"][0]["detail"] == (
+        "Ben went out in hand pokerstars:720000000001 and sits down again in hand pokerstars:720000000002 with 1600 "
+        "chips: a re-entry starts with the starting stack, 1500"
+    )
 
 
 def test_a_reentry_without_a_bust_before_it_is_a_chips_difference(tmp_path: Path) -> None:

@@ -68,16 +68,26 @@ def entrants(hands: list[HandRecord]) -> list[PlayerIn]:
     """The tournament's entries as the hands show them: the first hand's seats; for a tournament over several
     tables, every table's first hand's seats, when every player of the hands sits in their table's first hand and
     all of them start it with one stack (the tournament's start at every table, no hand of a table missing before);
-    else the first hand's seats alone (a field the hands do not cover: the summary's count then tells)."""
-    first: dict[str, HandRecord] = {}
+    else the first hand's seats alone (a field the hands do not cover: the summary's count then tells). A player
+    whose chips ran out before a table's first hand and who sits in it is a re-entry there (:mod:`.entries`), not
+    one of the entries the tournament started with."""
+    first: dict[str, tuple[HandRecord, frozenset[str]]] = {}
+    out: set[str] = set()
+    """Players whose chips ran out at their last hand (and bought none after it)."""
     for record in hands:
         assert record.event is not None
-        first.setdefault(record.event.table_id, record)
+        first.setdefault(record.event.table_id, (record, frozenset(out)))
+        after = ended(record)
+        for player, chips in bought(record, before_seats=False).items():
+            after[player] = after.get(player, 0) + chips
+        out.difference_update(player for player, chips in after.items() if chips)
+        out.update(player for player, chips in after.items() if not chips)
     head = hands[0].event
     assert head is not None
     if len(first) == 1:
         return list(head.players)
-    seated = [p for record in first.values() if record.event is not None for p in record.event.players]
+    seated = [p for record, gone in first.values() if record.event is not None for p in record.event.players
+              if p.player_id not in gone]  # fmt: skip
     names = {p.player_id for p in seated}
     everyone = {p.player_id for record in hands if record.event is not None for p in record.event.players}
     if everyone != names or len(names) != len(seated) or len({p.stack for p in seated}) != 1:
