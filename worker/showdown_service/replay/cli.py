@@ -20,8 +20,10 @@ from rich.console import Console
 from rich.progress import Progress, TaskID
 
 from showdown_service.replay.compare import MISMATCH
+from showdown_service.replay.ohh import starts_ohh
 from showdown_service.replay.report import Summary, report_line, write_tournaments
 from showdown_service.replay.run import FileResult, cpu_count, decode, find_files, replay_files
+from showdown_service.replay.summaries import is_ots
 from showdown_service.replay.tournaments import audit_paths
 
 
@@ -112,8 +114,11 @@ def _is_summary(source: str) -> bool:
     except OSError:
         return False
     text = decode(head)[0].lstrip("\ufeff \t\r\n")
+    if text.startswith("{") and not starts_ohh(text) and not is_ots(text):  # WPN's bare .ots: its finishes may
+        # come after the first 400 bytes
+        text = decode(Path(source).read_bytes())[0].lstrip("\ufeff \t\r\n")
     return text.startswith(("PokerStars Tournament #", "Full Tilt Poker Tournament Summary")) or (
-        text.startswith("{") and '"ots"' in text[:200]
+        text.startswith("{") and is_ots(text)
     )
 
 

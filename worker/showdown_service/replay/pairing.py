@@ -4,7 +4,9 @@ Tournament numbers are each room's own: PokerStars' tournament 80000001 and Full
 tournaments. A summary is paired with the hands of its room (:data:`HANDS_ROOM`: the room its format is, the Open
 Tournament Summary with the Open Hand History hands of the same site) and its tournament id (docs/replay.md, Whole
 tournaments). The key is ``(room, site, tournament id)``: the site is ``""`` but for the open formats, which many
-rooms export (their room is the ``site_name`` they name):
+rooms export (their room is the ``site_name`` they name). The Winning Poker Network's client writes its hands in
+its own text (the ``acr`` reader) and its summaries as ``.ots``: an ``.ots`` naming WPN (:func:`wpn`) goes with the
+``acr`` hands of its number, or, when there are none among the paths, with the Open Hand History hands of its site.
 
 * two summaries of the same room and id that do not say the same (places, prizes, prize pool, field) cannot both
   be right: neither is used, and the difference names both files;
@@ -17,7 +19,7 @@ rooms export (their room is the ``site_name`` they name):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Final, NamedTuple
 
 from showdown_service.replay.summaries import Summary
@@ -44,15 +46,38 @@ class Conflict(NamedTuple):
         )
 
 
-def key(summary: Summary) -> Key:
-    """The room, site and tournament id of the hands ``summary`` describes."""
-    return HANDS_ROOM[summary.room], summary.site, summary.tournament_id
+WPN_NAMES: Final = frozenset({"winningpokernetwork", "wpn", "americascardroom", "acr"})
+"""The names (lower case, letters only) by which an ``.ots`` says it is the Winning Poker Network's: its real
+exports write ``"network_name": "WinningPokerNetwork"`` and ``"site_name": "AmericasCardroom"``."""
+
+
+def wpn(summary: Summary) -> bool:
+    """Whether ``summary`` is an ``.ots`` that names the Winning Poker Network (or its site ACR) as its network or
+    site."""
+    names = (summary.network, summary.site)
+    return summary.room == "ots" and any("".join(c for c in n.lower() if c.isalpha()) in WPN_NAMES for n in names)
+
+
+def keys(summary: Summary) -> tuple[Key, ...]:
+    """The keys of the hands ``summary`` may describe, the likeliest first: a WPN ``.ots`` the ``acr`` text hands of
+    its number, then the Open Hand History hands of its site; any other summary its one key."""
+    own = HANDS_ROOM[summary.room], summary.site, summary.tournament_id
+    return (("acr", "", summary.tournament_id), own) if wpn(summary) else (own,)
+
+
+def key(summary: Summary, hands: Collection[Key] = ()) -> Key:
+    """The room, site and tournament id of the hands ``summary`` describes: the first of :func:`keys` whose hands are
+    among ``hands``, else the first."""
+    candidates = keys(summary)
+    return next((k for k in candidates if k in hands), candidates[0])
 
 
 def untold_room(summary: Summary, hands: dict[Key, list[str]]) -> str | None:
     """Why the room of ``summary`` cannot be told against the hands of its number (``hands``: each key's files):
     of an open summary and open hands of one number, one names its site and the other none; else ``None``."""
-    room, site, number = key(summary)
+    room, site, number = key(summary, hands)
+    if room != HANDS_ROOM["ots"]:
+        return None
     for (other_room, other_site, other_number), files in sorted(hands.items()):
         if (other_room, other_number) == (room, number) and bool(site) != bool(other_site):
             return (
@@ -71,12 +96,13 @@ def _content(summary: Summary) -> tuple[object, ...]:
     return summary.players, summary.pool, tuple(rows)
 
 
-def pair(summaries: Iterable[Summary]) -> tuple[dict[Key, Summary], list[Conflict]]:
-    """The summaries by (hands' room, site, tournament id), and the conflicts (whose keys are left out)."""
+def pair(summaries: Iterable[Summary], hands: Collection[Key] = ()) -> tuple[dict[Key, Summary], list[Conflict]]:
+    """The summaries by (hands' room, site, tournament id), ``hands`` the keys of the hands among the paths
+    (:func:`key`), and the conflicts (whose keys are left out)."""
     by_key: dict[Key, Summary] = {}
     conflicts: dict[Key, Conflict] = {}
     for summary in summaries:
-        at = key(summary)
+        at = key(summary, hands)
         known = by_key.get(at)
         if known is None:
             if at not in conflicts:

@@ -39,8 +39,15 @@ Open Tournament Summary (``.ots``, ts-specs.handhistory.org; WPN and others
 export it): ``{"ots": {"tournament_number", "currency", "buyin_amount",
 "fee_amount", "bounty_fee_amount", "prize_pool", "player_count",
 "tournament_finishes_and_winnings": [{"player_name", "finish_position",
-"still_playing", "prize"}]}}``, amounts in the currency (``buyin_amount``:
-the prize part of one buy-in, the fee and the bounty in their own fields).
+"still_playing", "prize", "ticket_value"}]}}``, amounts in the currency
+(``buyin_amount``: the prize part of one buy-in, the fee and the bounty in
+their own fields; ``ticket_value``: a ticket's worth, a prize that is no
+money). The Winning Poker Network's client (ACR) writes the same fields on one
+line without the ``{"ots": ...}`` wrapper, its ``tournament_number`` written
+``"T#36074377"`` (the hands' ``Tournament #36074377``), with
+``"network_name": "WinningPokerNetwork"``, ``"site_name": "AmericasCardroom"``:
+both forms are read alike, the number as its digits (docs/replay.md, Open
+Tournament Summaries).
 
 :mod:`.tournaments` compares each row with the hands.
 """
@@ -109,6 +116,8 @@ class Summary(NamedTuple):
     site: str = ""
     """An Open Tournament Summary's ``site_name`` (else ``network_name``): the site whose Open Hand History hands it
     describes; ``""`` for a room's own format, or an ``.ots`` naming none."""
+    network: str = ""
+    """An Open Tournament Summary's ``network_name`` (``WinningPokerNetwork``), ``""`` when it names none."""
     buy_in: int | None = None
     """The prize part of one buy-in (cents: ``Buy-In: $4.00/$1.00/$0.50`` -> 400, Full Tilt's ``$5 + $0.50`` ->
     500, an ``.ots``'s ``"buyin_amount": 10`` -> 1000), when the summary states it: the field's entries times it
@@ -144,7 +153,7 @@ def read_summary(text: str, source: str) -> Summary | ReplayError | None:
     """A tournament summary in ``text`` (PokerStars text or Open Tournament Summary JSON); ``None`` when ``text`` is
     no summary; an error naming the line."""
     body = text.lstrip("\ufeff \t\r\n")
-    if body.startswith("{") and '"ots"' in body[:200]:
+    if body.startswith("{") and is_ots(body):
         return _read_ots(body, source)
     lines = [line.strip() for line in text.replace("\ufeff", "").splitlines()]
     start = next((k for k, line in enumerate(lines) if line), None)
@@ -238,31 +247,52 @@ def _cents(text: str) -> int | None:
     return int(whole) * 100 + (int(part.ljust(2, "0")) if dot else 0)
 
 
+def is_ots(body: str) -> bool:
+    """Whether the JSON ``body`` is an Open Tournament Summary: the standard's ``{"ots": ...}`` object, or WPN's
+    unwrapped one (the summary's own field ``tournament_finishes_and_winnings``); never an Open Hand History."""
+    head = "".join(body[:200].split())
+    if head.startswith('{"ohh"'):
+        return False
+    return '"ots"' in body[:200] or '"tournament_finishes_and_winnings"' in body
+
+
+_WPN_NUMBER = re.compile(r"^T#(\d+)$")
+"""WPN's ``tournament_number`` (``T#36074377``): the number its hands write ``Tournament #36074377``."""
+
+
 def _read_ots(text: str, source: str) -> Summary | ReplayError:
     try:
         doc = json.loads(text, parse_float=Decimal)
     except json.JSONDecodeError as exc:
         return HandSyntaxError(source, None, exc.lineno, f"not JSON at column {exc.colno}: {exc.msg}")
-    ots = doc.get("ots") if isinstance(doc, dict) else None
+    ots = doc.get("ots", doc) if isinstance(doc, dict) else None  # the standard's wrapper, or WPN's bare object
     if not isinstance(ots, dict) or not isinstance(ots.get("tournament_finishes_and_winnings"), list):
-        return HandSyntaxError(source, None, 1, 'expected {"ots": {... "tournament_finishes_and_winnings": [...]}}')
+        return HandSyntaxError(
+            source, None, 1, 'expected {"ots": {... "tournament_finishes_and_winnings": [...]}} or the object bare'
+        )
     rows: list[SummaryRow] = []
     try:
         for n, finish in enumerate(ots["tournament_finishes_and_winnings"]):
+            if not isinstance(finish, dict):
+                raise ValueError(f"tournament_finishes_and_winnings[{n}] is not an object")
             playing = bool(finish.get("still_playing"))
             if finish.get("finish_position") is None and not playing:
                 raise ValueError(f"tournament_finishes_and_winnings[{n}] has no finish_position")
             place = int(finish.get("finish_position") or 0)
             prize = _money(finish.get("prize"), f"tournament_finishes_and_winnings[{n}].prize")
-            rows.append(SummaryRow(place, str(finish.get("player_name")), 1, prize, "", playing, 1))
+            ticket = _money(finish.get("ticket_value"), f"tournament_finishes_and_winnings[{n}].ticket_value")
+            award = f"a ticket worth {ticket}" if ticket else ""
+            rows.append(SummaryRow(place, str(finish.get("player_name")), 1, prize, "", playing, 1, award))
         pool = _money(ots.get("prize_pool"), "prize_pool")
         buy_in = _money(ots.get("buyin_amount"), "buyin_amount")  # the prize part: the fee and bounty are apart
     except ValueError as exc:
         return HandSyntaxError(source, None, 1, str(exc))
     count = ots.get("player_count")
     site = str(ots.get("site_name") or ots.get("network_name") or "").strip()
-    return Summary(source, str(ots.get("tournament_number")), count if isinstance(count, int) else None, pool,
-                   tuple(rows), 1, "ots", site=site, buy_in=buy_in)  # fmt: skip
+    number = str(ots.get("tournament_number")).strip()
+    number = m.group(1) if (m := _WPN_NUMBER.match(number)) else number
+    return Summary(source, number, count if isinstance(count, int) else None, pool, tuple(rows), 1, "ots",
+                   site=site, network=str(ots.get("network_name") or "").strip(), buy_in=buy_in)  # fmt: skip
 
 
 def _money(value: Any, field: str) -> int | None:

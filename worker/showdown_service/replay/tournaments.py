@@ -169,7 +169,7 @@ def audit(hands: Sequence[tuple[HandRecord, Verdict]], summaries: Iterable[Summa
         assert record.event.tournament_id is not None
         room = record.hand_id.partition(":")[0]
         groups.setdefault((room, record.site, record.event.tournament_id), []).append((record, verdict))
-    paired, conflicts = pair(summaries)
+    paired, conflicts = pair(summaries, groups.keys())
     out = {}
     for key, group in groups.items():
         group.sort(key=lambda pair: _hand_number(pair[0]))
