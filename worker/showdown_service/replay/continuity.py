@@ -7,7 +7,7 @@ written after the hand's actions is the player's for the table's next hand (docs
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 from showdown_messages import PlayerIn
 from showdown_messages.tournaments import ChipsBought
@@ -35,9 +35,11 @@ def bought(record: HandRecord, *, before_seats: bool) -> dict[str, int]:
     return out
 
 
-def chip_differences(hands: list[HandRecord]) -> list[tuple[str, str]]:
+def chip_differences(hands: list[HandRecord], unread: Collection[int] = ()) -> list[tuple[str, str]]:
     """``(hand_id, detail)`` for each player whose starting stack is not what they ended the previous hand of the
-    table with, plus the chips they bought in between (rebuys and add-ons written in the hands)."""
+    table with, plus the chips they bought in between (rebuys and add-ons written in the hands); never across a hand
+    not replayed (``unread``: the numbers of the tournament's hands that could not be, :mod:`.unread`), which may
+    have been dealt at the table in between."""
     out: list[tuple[str, str]] = []
     last: dict[str, tuple[str, dict[str, int]]] = {}
     for record in hands:
@@ -45,6 +47,8 @@ def chip_differences(hands: list[HandRecord]) -> list[tuple[str, str]]:
         assert event is not None
         table = event.table_id
         before = last.get(table)
+        if before is not None and any(number(before[0]) < n < number(record.hand_id) for n in unread):
+            before = None
         if before is not None:
             previous, was = before
             extra = bought(record, before_seats=True)
@@ -62,6 +66,12 @@ def chip_differences(hands: list[HandRecord]) -> list[tuple[str, str]]:
             after[player] = after.get(player, 0) + chips
         last[table] = (record.hand_id, after)
     return out
+
+
+def number(hand_id: str) -> int:
+    """The hand's number (the digits of its id after the room: ``ggpoker:TM5000001`` -> 5000001), 0 when none."""
+    digits = "".join(c for c in hand_id.partition(":")[2] if c.isdigit())
+    return int(digits) if digits else 0
 
 
 def entrants(hands: list[HandRecord]) -> list[PlayerIn]:

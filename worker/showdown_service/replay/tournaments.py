@@ -27,6 +27,8 @@ out right), and audits each tournament beside the per-hand report:
   states (``(65%)`` of the prize pool) and the prizes against the prize pool.
 * a hand the per-hand comparison finds wrong (a bounty to a player who
   folded, a pot to the wrong player) is a difference of its tournament too.
+* a hand that could not be replayed, whose tournament its header still tells (:mod:`.unread`), is a gap: the
+  tournament is taken through no ledger, and a hand the reader refused is an ``unread hand`` difference.
 * **re-entries and rebuys after a bust** (:mod:`.entries`): a player out of chips who sits down again is the
   ledger's next entry (the summary's ``Ben [2]``); one who re-buys goes on as the same entry, with no place.
 
@@ -59,13 +61,14 @@ from showdown_messages.tournaments import (
 from showdown_rules.limits import PPM
 from showdown_service.intake import to_showdown, to_tournament_message
 from showdown_service.replay.compare import MATCH, MISMATCH, UNVERIFIABLE, Verdict, judge
-from showdown_service.replay.continuity import chip_differences, chips_messages, entrants, untold_bounty
+from showdown_service.replay.continuity import chip_differences, chips_messages, entrants, number, untold_bounty
 from showdown_service.replay.entries import Chains, LateBust, NewEntry, name, new_entries
 from showdown_service.replay.errors import ReplayError
 from showdown_service.replay.hands import HandRecord, Place
 from showdown_service.replay.pairing import HANDS_ROOM, Key, pair, untold_room
 from showdown_service.replay.run import decode, find_files, read_file
 from showdown_service.replay.summaries import PLACE_ONLY, Summary, SummaryRow, read_summary, summary_room
+from showdown_service.replay.unread import Unread, unread
 
 if TYPE_CHECKING:
     from showdown_core.tournament import Book
@@ -133,6 +136,7 @@ def audit_paths(paths: Iterable[str]) -> list[TournamentAudit]:
     files, _ = find_files(list(paths))
     hands: list[tuple[HandRecord, Verdict]] = []
     summaries: list[Summary] = []
+    gaps: list[Unread] = []
     audits: list[TournamentAudit] = []
     for source in files:
         raw = Path(source).read_bytes()
@@ -147,12 +151,16 @@ def audit_paths(paths: Iterable[str]) -> list[TournamentAudit]:
             audits.append(bad)
             continue
         _, records, _ = read_file(source)
-        hands += [
-            (record, judge(record))
-            for record in records
-            if isinstance(record, HandRecord) and record.event is not None and record.event.tournament_id
-        ]
-    return audits + audit(hands, summaries)
+        lines: list[str] | None = None
+        for record in records:
+            if isinstance(record, HandRecord) and record.event is not None:
+                if record.event.tournament_id:
+                    hands.append((record, judge(record)))
+                continue
+            lines = text.splitlines() if lines is None else lines
+            if (gap := unread(record, lines)) is not None:
+                gaps.append(gap)
+    return audits + audit(hands, summaries, gaps)
 
 
 def _hand_number(record: HandRecord) -> tuple[int, str]:
@@ -160,24 +168,33 @@ def _hand_number(record: HandRecord) -> tuple[int, str]:
     return (int(digits) if digits else 0, record.hand_id)
 
 
-def audit(hands: Sequence[tuple[HandRecord, Verdict]], summaries: Iterable[Summary]) -> list[TournamentAudit]:
+def audit(
+    hands: Sequence[tuple[HandRecord, Verdict]], summaries: Iterable[Summary], gaps: Iterable[Unread] = ()
+) -> list[TournamentAudit]:
     """Each tournament of ``hands`` audited, in the order of their rooms and ids, with the summary of the same room
-    and id (:mod:`.pairing`); a summary with no hands of its room and id, on a line of its own."""
+    and id (:mod:`.pairing`) and its hands that could not be replayed (``gaps``); a summary with no hands of its room
+    and id, on a line of its own."""
     groups: dict[Key, list[tuple[HandRecord, Verdict]]] = {}
     for record, verdict in hands:
         assert record.event is not None
         assert record.event.tournament_id is not None
         room = record.hand_id.partition(":")[0]
         groups.setdefault((room, record.site, record.event.tournament_id), []).append((record, verdict))
-    paired, conflicts = pair(summaries, groups.keys())
+    missing: dict[Key, list[Unread]] = {}
+    for gap in gaps:
+        missing.setdefault(gap.key, []).append(gap)
+    paired, conflicts = pair(summaries, set(groups) | set(missing))
     out = {}
     for key, group in groups.items():
         group.sort(key=lambda pair: _hand_number(pair[0]))
-        out[key] = _audit_one(key, group, paired.get(key))
+        out[key] = _audit_one(key, group, paired.get(key), missing.get(key, []))
     files = {key: [record.source for record, _ in group] for key, group in groups.items()}
     for key, summary in paired.items():
         if key not in out:
             out[key] = _summary_alone(summary, key, files)
+    for key, unread_hands in missing.items():
+        if key not in groups:  # not one hand of the tournament could be replayed
+            _gaps(out.setdefault(key, _audit(key)), unread_hands)
     for conflict in conflicts:
         out.setdefault(conflict.key, _audit(conflict.key)).differ("summary conflict", None, conflict.detail())
     return [out[key] for key in sorted(out)]
@@ -202,22 +219,25 @@ def _summary_alone(summary: Summary, key: Key, files: dict[Key, list[str]]) -> T
     return result
 
 
-def _audit_one(key: Key, group: list[tuple[HandRecord, Verdict]], summary: Summary | None) -> TournamentAudit:
+def _audit_one(
+    key: Key, group: list[tuple[HandRecord, Verdict]], summary: Summary | None, gaps: list[Unread]
+) -> TournamentAudit:
     result = _audit(key, len(group))
     for record, verdict in group:
         if verdict.status == MISMATCH:
             result.differ("hand", record.hand_id, verdict.reason)
+    _gaps(result, gaps)
     first = group[0][0].event
     assert first is not None
     seated = entrants([record for record, _ in group])
     new, restarts = new_entries([record for record, _ in group], _one({p.stack for p in seated}))
-    _chips_between_hands(group, result, restarts)
+    _chips_between_hands(group, result, restarts, gaps)
     reentries = sum(1 for n in new if n.kind == "re-entry")
     complete = (summary is not None and summary.entries() == len(seated) + reentries) or (
         summary is None and len({r.event.table_id for r, _ in group if r.event is not None}) == 1
     )
     untold = untold_bounty([record for record, _ in group]) if _progressive(first) else ""
-    if complete and all(v.status != UNVERIFIABLE for _, v in group) and not untold:
+    if complete and all(v.status != UNVERIFIABLE for _, v in group) and not untold and not gaps:
         result.complete = _ledger(group, seated, new, summary, result)
     else:
         if untold:
@@ -232,17 +252,37 @@ def _audit_one(key: Key, group: list[tuple[HandRecord, Verdict]], summary: Summa
     return result
 
 
+def _gaps(result: TournamentAudit, gaps: list[Unread]) -> None:
+    """The tournament's hands that could not be replayed: each refused one an ``unread hand`` difference, each read
+    but not settled as recorded a note; with any, the tournament is not taken through the ledger."""
+    for gap in sorted(gaps, key=lambda g: (g.source, g.line)):
+        if gap.refused:
+            detail = f"{gap.where()}: not read ({gap.reason}): a gap in the tournament, taken through no ledger"
+            result.differ("unread hand", gap.hand_id, detail)
+        else:
+            result.checked.append(f"hand {gap.hand_id} ({gap.where()}) is not settled as recorded: {gap.reason}")
+    if gaps:
+        result.checked.append(
+            f"not through the ledger: {len(gaps)} hand(s) of the tournament not replayed (the chips between hands "
+            "not compared across them)"
+        )
+
+
 def _one(values: set[int | None]) -> int | None:
     """The one value of ``values``, or ``None`` when there are several (or none)."""
     return next(iter(values)) if len(values) == 1 else None
 
 
 def _chips_between_hands(
-    group: list[tuple[HandRecord, Verdict]], result: TournamentAudit, restarts: list[tuple[str, str]]
+    group: list[tuple[HandRecord, Verdict]],
+    result: TournamentAudit,
+    restarts: list[tuple[str, str]],
+    gaps: list[Unread],
 ) -> None:
-    """The chips between hands at each table, and every re-entry's starting stack (``restarts``: those that do not
-    bring it, :func:`.entries.new_entries`)."""
-    for hand_id, detail in sorted(chip_differences([record for record, _ in group]) + restarts, key=_by_hand):
+    """The chips between hands at each table (never across a hand not replayed: ``gaps``), and every re-entry's
+    starting stack (``restarts``: those that do not bring it, :func:`.entries.new_entries`)."""
+    unread = {number(gap.hand_id) for gap in gaps}
+    for hand_id, detail in sorted(chip_differences([r for r, _ in group], unread) + restarts, key=_by_hand):
         result.differ("chips", hand_id, detail)
     result.checked.append("the chips between hands at each table")
 
