@@ -36,8 +36,9 @@ def _audits(tmp_path: Path, files: dict[str, str]) -> tuple[int, Path, list[dict
     return status, folder, [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
 
 
-def _line(text: str, needle: str) -> int:
-    return next(n for n, line in enumerate(text.splitlines(), 1) if needle in line)
+def _line(text: str, needle: str, nth: int = 1) -> int:
+    """The 1-based number of the ``nth`` line of ``text`` holding ``needle``."""
+    return [n for n, line in enumerate(text.splitlines(), 1) if needle in line][nth - 1]
 
 
 def test_an_acr_hand_that_cannot_be_read_is_an_unread_hand_difference_of_its_tournament(tmp_path: Path) -> None:
@@ -118,3 +119,24 @@ def test_an_unread_hand_whose_header_names_no_tournament_is_in_no_tournament(tmp
     assert gap.key == ("fulltilt", "", "600000001")
     assert unread(HandSyntaxError("t.txt", "fulltilt:30000000002", 2, "bad"), tilt) is None  # no header of its own
     assert unread(HandSyntaxError("t.txt", None, 2, "text before the first hand"), tilt) is None
+
+
+def test_an_open_hand_history_tournament_hand_that_cannot_be_read_is_told_by_its_tournament_info(
+    tmp_path: Path,
+) -> None:
+    hands = (FIXTURES / "ohh" / "two_hands.ohh").read_text(encoding="utf-8")
+    summary = (FIXTURES / "ohh" / "knockout_777.ots").read_text(encoding="utf-8")
+    broken = hands.replace('"name": "Bob", "starting_stack": 700,', '"name": "Bob", "starting_stack": "lots",')
+    status, folder, audits = _audits(tmp_path, {"a.ohh": broken, "a.ots": summary})
+    assert status == 1
+    [audit] = audits  # the tournament of the site and number its tournament_info names, with its summary
+    assert (audit["room"], audit.get("site"), audit["tournament_id"], audit["hands"]) == (
+        "ohh",
+        "Example Room",
+        "777",
+        0,
+    )
+    [gap] = audit["differences"]
+    assert (gap["kind"], gap["hand_id"]) == ("unread hand", "ohh:1002")
+    start = _line(broken, '{"ohh": {', 2)  # the hand's document
+    assert gap["detail"].startswith(f"{folder / 'a.ohh'}:{start}: not read (")

@@ -29,6 +29,9 @@ class ReplayError(ShowdownError):
         self.reason = reason
         self.game = game
         """The hand's game (``Omaha Hi/Lo``) when the reader got that far, else ``""``."""
+        self.tournament: tuple[str, str] | None = None
+        """``(site, tournament number)`` of a hand whose format writes its tournament apart from its header (Open
+        Hand History's ``tournament_info``), when the reader read it before it stopped (:mod:`.unread`)."""
         where = source if line is None else f"{source}:{line}"
         super().__init__(f"{where}: {'hand ' + hand + ': ' if hand else ''}{reason}")
 

@@ -67,11 +67,14 @@ def read_ohh(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
             yield HandSyntaxError(source, None, line + 1, 'expected an object {"ohh": {...}}')
             continue
         hand = HandBuilder(lines, source, f"ohh:{hand_doc.get('game_number', line + 1)}", line)
+        site = str(hand_doc.get("site_name") or hand_doc.get("network_name") or "").strip()
         try:
             read = _read(hand, hand_doc)
-            site = str(hand_doc.get("site_name") or hand_doc.get("network_name") or "").strip()
             yield read._replace(site=site) if site else read
         except ReplayError as exc:
+            info = hand_doc.get("tournament_info")
+            if hand_doc.get("tournament") and isinstance(info, dict) and info.get("tournament_number") is not None:
+                exc.tournament = (site, str(info["tournament_number"]))
             yield exc
 
 

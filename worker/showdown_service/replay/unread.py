@@ -11,9 +11,11 @@ Tournament #M, ...``, ``Game Hand #N - Tournament #M - ...``, ``Poker Hand
 #TMN: Tournament #M, ...``, ``Full Tilt Poker Game #N: ... (M), Table ...``),
 the hand is a gap of that tournament (docs/replay.md, Whole tournaments):
 :mod:`.tournaments` makes a refused hand an ``unread hand`` difference and
-takes a tournament with a gap through no ledger. A room whose tournament is not
-on the header line (888poker, Winamax, iPoker, Open Hand History) is not told,
-and the hand stays in the per-hand report only.
+takes a tournament with a gap through no ledger. An Open Hand History hand
+is told by the ``tournament_info`` its reader read before it stopped
+(``ReplayError.tournament``). A room whose tournament is not on the header
+line (888poker, Winamax, iPoker) is not told, and the hand stays in the
+per-hand report only.
 """
 
 from __future__ import annotations
@@ -54,13 +56,17 @@ class Unread(NamedTuple):
 def unread(item: ReplayError | HandRecord, lines: list[str]) -> Unread | None:
     """The tournament hand ``item`` (an error, or a hand read without an event) of the file whose ``lines`` (the text's
     lines) it names, or ``None`` when it is neither a hand nor one whose tournament its header tells."""
+    told: tuple[str, str] | None = None
     if isinstance(item, ReplayError):
-        hand, line, reason = item.hand, item.line, item.reason
+        hand, line, reason, told = item.hand, item.line, item.reason, item.tournament
     else:
         hand, line, reason = item.hand_id, item.line, item.unverifiable
     if hand is None or line is None:
         return None
     room, _, number = hand.partition(":")
+    refused = isinstance(item, ReplayError)
+    if told is not None:  # told apart from the header (Open Hand History's tournament_info)
+        return Unread((room, *told), item.source, line, hand, reason, refused)
     pattern = _TOURNAMENT.get(room)
     if pattern is None:
         return None
@@ -71,5 +77,5 @@ def unread(item: ReplayError | HandRecord, lines: list[str]) -> Unread | None:
             if found is None:
                 return None  # a cash game's hand, or a header that does not say
             tournament = next(group for group in found.groups() if group)
-            return Unread((room, "", tournament), item.source, line, hand, reason, isinstance(item, ReplayError))
+            return Unread((room, "", tournament), item.source, line, hand, reason, refused)
     return None
