@@ -49,6 +49,20 @@ line without the ``{"ots": ...}`` wrapper, its ``tournament_number`` written
 both forms are read alike, the number as its digits (docs/replay.md, Open
 Tournament Summaries).
 
+GGPoker writes (its client's tournament summary: the player's own row only; public parsers' tests show it)::
+
+    Tournament #900001, Bounty Hunters $5.25, Hold'em No Limit
+    Buy-in: $2.50+$0.25+$2.50
+    3 Players
+    Total Prize Pool: $7.50
+    Tournament started 2026/11/25 13:00:00
+    1st : Hero, $7.50
+    You finished the tournament in 1st place.
+    You received a total of $7.50.
+
+(the buy-in's prize part first; a ticket ``5th : Hero, $50 Entry``; ``You made 1 re-entries and received a total
+of ...``): a summary of one player, ``partial``, whose rows cannot give the payout table nor add up to the pool.
+
 :mod:`.tournaments` compares each row with the hands.
 """
 
@@ -75,6 +89,11 @@ _FT_ENTRIES = re.compile(r"^(\d+) Entries\s*$")
 _FT_ROW = re.compile(r"^(?:(\d+): |Still Playing(?: -|:) )([^,]+?)(?:, (.+?))?\s*$")
 _FT_FINISHED = re.compile(r"^(.+) finished in (\d+)(?:st|nd|rd|th) place\s*$")
 _FT_PLAY_CHIPS = re.compile(r"^([\d,]+) Play Chips$")
+
+_GG_HEAD = re.compile(r"^Tournament #(\d+),\s*(.*)$")
+_GG_PLAYERS = re.compile(r"^([\d,]+) Players?\s*$")
+_GG_ROW = re.compile(r"^(\d+)(?:st|nd|rd|th) : (.+), (\S.*?)\s*$")
+_GG_FINISHED = re.compile(r"^You finished the tournament in (\d+)(?:st|nd|rd|th) place\.?\s*$")
 
 
 PLACE_ONLY: Final = "place only"
@@ -118,6 +137,8 @@ class Summary(NamedTuple):
     describes; ``""`` for a room's own format, or an ``.ots`` naming none."""
     network: str = ""
     """An Open Tournament Summary's ``network_name`` (``WinningPokerNetwork``), ``""`` when it names none."""
+    partial: bool = False
+    """The summary lists its own player's rows only (GGPoker's): no payout table from them, no sum to the pool."""
     buy_in: int | None = None
     """The prize part of one buy-in (cents: ``Buy-In: $4.00/$1.00/$0.50`` -> 400, Full Tilt's ``$5 + $0.50`` ->
     500, an ``.ots``'s ``"buyin_amount": 10`` -> 1000), when the summary states it: the field's entries times it
@@ -159,6 +180,8 @@ def read_summary(text: str, source: str) -> Summary | ReplayError | None:
     start = next((k for k, line in enumerate(lines) if line), None)
     if start is not None and lines[start].startswith("Full Tilt Poker Tournament Summary"):
         return _read_fulltilt(lines, start, source)
+    if start is not None and lines[start].startswith("Tournament #"):
+        return _read_ggpoker(lines, start, source)
     if start is None or not (head := _SUMMARY_HEAD.match(lines[start])):
         return None
     players = pool = buy_in = None
@@ -188,6 +211,8 @@ def read_summary(text: str, source: str) -> Summary | ReplayError | None:
 def summary_room(text: str) -> str:
     """The room whose summary format ``text`` is in, by its first characters (for naming an unreadable one)."""
     body = text.lstrip("\ufeff \t\r\n")
+    if body.startswith("Tournament #"):
+        return "ggpoker"
     return "fulltilt" if body.startswith("Full Tilt") else "ots" if body.startswith("{") else "pokerstars"
 
 
@@ -229,6 +254,44 @@ def _read_fulltilt(lines: list[str], start: int, source: str) -> Summary | Repla
     return Summary(
         source, head.group(2), players, pool, tuple(rows), start + 1, "fulltilt", tuple(finishes), buy_in=buy_in
     )
+
+
+def _read_ggpoker(lines: list[str], start: int, source: str) -> Summary | ReplayError:
+    """A GGPoker tournament summary from its head line ``lines[start]``; an error naming the line."""
+    head = _GG_HEAD.match(lines[start])
+    if head is None:
+        return HandSyntaxError(source, None, start + 1, "expected 'Tournament #NUMBER, NAME, GAME'")
+    players = pool = buy_in = None
+    rows: list[SummaryRow] = []
+    finished: list[tuple[int, int]] = []
+    for k in range(start + 1, len(lines)):
+        line = lines[k]
+        if m := _GG_PLAYERS.match(line):
+            players = int(m.group(1).replace(",", ""))
+        elif line.startswith("Buy-in:"):
+            buy_in = _cents(re.split(r"\s*\+\s*", line[len("Buy-in:") :].strip())[0])
+        elif line.startswith("Total Prize Pool:"):
+            pool = _cents(line[len("Total Prize Pool:") :])
+            if pool is None:
+                return HandSyntaxError(source, None, k + 1, f"{line!r}: the prize pool is not an amount")
+        elif line[:1].isdigit() and " : " in line:
+            row = _GG_ROW.match(line)
+            if row is None:
+                return HandSyntaxError(source, None, k + 1, f"not a summary row ('Nth : NAME, $PRIZE'): {line!r}")
+            written = row.group(3)
+            prize = _cents(written)
+            if prize is None and " " not in written:  # one word that is no amount; '$50 Entry' is a ticket
+                return HandSyntaxError(source, None, k + 1, f"{written!r} is not an amount (row {line!r})")
+            award = written if prize is None else ""
+            rows.append(SummaryRow(int(row.group(1)), row.group(2), 1, prize, "", False, k + 1, award))
+        elif m := _GG_FINISHED.match(line):
+            finished.append((int(m.group(1)), k + 1))
+    # 'You finished ... in Nth place' is the summary's own player: its row's, when it has one row
+    finishes = tuple(
+        SummaryRow(place, rows[0].player, 1, None, "", False, line, PLACE_ONLY) for place, line in finished
+    ) if len(rows) == 1 else ()  # fmt: skip
+    return Summary(source, head.group(1), players, pool, tuple(rows), start + 1, "ggpoker", finishes, partial=True,
+                   buy_in=buy_in)  # fmt: skip
 
 
 def _ft_amount(text: str) -> int | None:

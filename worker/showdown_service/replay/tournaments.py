@@ -22,7 +22,7 @@ out right), and audits each tournament beside the per-hand report:
   printed places are still checked.
 * **the summary** of the same room and tournament id (:mod:`.pairing`: never another room's of the same number;
   two that disagree are a difference naming both files) (PokerStars ``Tournament #N ... summary`` text, Full
-  Tilt's, ``.ots``): each row's
+  Tilt's, GGPoker's, ``.ots``): each row's
   place and prize against the ledger, each prize against the payout table it
   states (``(65%)`` of the prize pool) and the prizes against the prize pool.
 * a hand the per-hand comparison finds wrong (a bounty to a player who
@@ -415,7 +415,7 @@ def _ledger(
     result.places.sort(key=lambda p: (p["place"] is None, p["place"] or 0, p["player"]))
     live = {chains.of[entry.key] for entry in ledger.live.values()}
     for row in summary.rows if summary is not None else ():
-        _summary_row(row, rows, live, result)
+        _summary_row(row, rows, live, result, prizes=bool(payouts))
     result.checked.append("places, prizes and bounties through the tournament ledger")
     if new:
         kinds = sorted({"re-entries" if n.kind == "re-entry" else "rebuys after a bust" for n in new})
@@ -475,7 +475,7 @@ def _progressive(first: ShowdownEvent) -> bool:
 
 def _payouts(summary: Summary | None) -> tuple[int, ...]:
     """The payouts the summary's rows pay, by place (ties: each tied row's prize, as paid), or ``()``."""
-    if summary is None:
+    if summary is None or summary.partial:  # one player's rows (GGPoker's) are not the table
         return ()
     by_place: dict[int, int] = {}
     for row in summary.rows:
@@ -508,8 +508,14 @@ def _bounty_lines(group: list[tuple[HandRecord, Verdict]]) -> dict[str, int]:
 
 
 def _summary_row(
-    row: SummaryRow, placements: list[dict[str, Any]], live: set[tuple[str, int]], result: TournamentAudit
+    row: SummaryRow,
+    placements: list[dict[str, Any]],
+    live: set[tuple[str, int]],
+    result: TournamentAudit,
+    *,
+    prizes: bool,
 ) -> None:
+    """A summary's row against the ledger's place (and prize, when the payouts are known: ``prizes``)."""
     who = name((row.player, row.entry))
     ours = next((p for p in placements if p["player_id"] == row.player and p["entry"] == row.entry), None)
     if row.playing:
@@ -534,7 +540,7 @@ def _summary_row(
             None,
             f"line {row.line}: the summary places {who} {row.place}; the hands give {ours['place']}",
         )
-    if row.award != PLACE_ONLY and (row.prize or 0) != ours["prize"]:
+    if prizes and row.award != PLACE_ONLY and (row.prize or 0) != ours["prize"]:
         result.differ(
             "summary prize",
             None,
@@ -568,6 +574,9 @@ def _summary_table(summary: Summary, result: TournamentAudit) -> None:
             result.differ(field[0], None, field[1])
     if any(row.award for row in summary.rows):
         result.checked.append("not the prize pool: the summary's rows pay tickets or give no prizes")
+        return
+    if summary.partial:
+        result.checked.append("not the prizes against the prize pool: the summary lists its own player's rows only")
         return
     paid = 0
     for row in summary.rows:
