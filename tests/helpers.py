@@ -134,3 +134,19 @@ def tls_redis_server() -> str:
         make_target = os.path.relpath(TLS_REDIS, REPO)
         pytest.fail(f"no {TLS_REDIS}: run `make {make_target}` (make test does it first)", pytrace=False)
     return str(TLS_REDIS)
+
+
+def audit_tournaments(tmp_path: Path, files: Mapping[str, str]) -> tuple[int, Path, list[dict[str, Any]]]:
+    """Write ``files`` (name -> text) into the folder ``tmp_path / "paths"`` (emptied first), run ``showdown replay
+    --tournaments`` on each file by name, and return the exit status, the folder and the tournament report's lines."""
+    from showdown_service.cli import main
+
+    folder = tmp_path / "paths"
+    folder.mkdir(exist_ok=True)
+    for old in folder.iterdir():
+        old.unlink()
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    report = tmp_path / "tournaments.jsonl"
+    status = main(["replay", "--tournaments", *(str(folder / n) for n in files), "--tournament-report", str(report)])
+    return status, folder, [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]

@@ -9,28 +9,14 @@ tournament in ``bounty_tournament.txt`` (Hero wins a three-player sit & go).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
-from showdown_service.cli import main
 from showdown_service.replay.summaries import PLACE_ONLY, Summary, read_summary
+from tests.helpers import audit_tournaments
 
 GG = Path(__file__).parent / "fixtures" / "replay" / "ggpoker"
 HANDS = (GG / "bounty_tournament.txt").read_text(encoding="utf-8")
 SUMMARY = (GG / "bounty_tournament_summary.txt").read_text(encoding="utf-8")
-
-
-def _audits(tmp_path: Path, files: dict[str, str]) -> tuple[int, list[dict[str, Any]]]:
-    folder = tmp_path / "paths"
-    folder.mkdir(exist_ok=True)
-    for old in folder.iterdir():
-        old.unlink()
-    for name, text in files.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    report = tmp_path / "tournaments.jsonl"
-    status = main(["replay", "--tournaments", *(str(folder / n) for n in files), "--tournament-report", str(report)])
-    return status, [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
 
 
 def test_a_ggpoker_summary_is_read_as_one_players_rows() -> None:
@@ -50,7 +36,7 @@ def test_a_ggpoker_summary_is_read_as_one_players_rows() -> None:
 
 
 def test_a_ggpoker_tournament_is_audited_against_its_summary(tmp_path: Path) -> None:
-    status, audits = _audits(tmp_path, {"hands.txt": HANDS, "summary.txt": SUMMARY})
+    status, _, audits = audit_tournaments(tmp_path, {"hands.txt": HANDS, "summary.txt": SUMMARY})
     assert status == 0  # the summary given by name is no file of unknown format
     [audit] = audits
     assert (audit["room"], audit["tournament_id"], audit["status"], audit["differences"]) == (
@@ -64,14 +50,16 @@ def test_a_ggpoker_tournament_is_audited_against_its_summary(tmp_path: Path) -> 
 
 
 def test_a_ggpoker_summary_with_a_doctored_place_or_pool_is_a_difference(tmp_path: Path) -> None:
-    status, audits = _audits(tmp_path, {"hands.txt": HANDS, "summary.txt": SUMMARY.replace("1st : Hero", "2nd : Hero")})
+    status, _, audits = audit_tournaments(
+        tmp_path, {"hands.txt": HANDS, "summary.txt": SUMMARY.replace("1st : Hero", "2nd : Hero")}
+    )
     assert status == 1
     assert [(d["kind"], d["detail"]) for d in audits[0]["differences"]] == [
         ("summary place", "line 6: the summary places Hero 2; the hands give 1"),
         ("summary place", "line 7: the summary says Hero finished 1; it gives them row 2 at line 6"),
     ]
     short = SUMMARY.replace("Total Prize Pool: $7.50", "Total Prize Pool: $7.00")
-    status, audits = _audits(tmp_path, {"hands.txt": HANDS, "summary.txt": short})
+    status, _, audits = audit_tournaments(tmp_path, {"hands.txt": HANDS, "summary.txt": short})
     assert status == 1
     field = "3 entries at 250 prize each put 750 in; the prize pool is 700"
     assert {"kind": "prize pool", "hand_id": None, "detail": field} in audits[0]["differences"]
@@ -79,7 +67,7 @@ def test_a_ggpoker_summary_with_a_doctored_place_or_pool_is_a_difference(tmp_pat
 
 def test_a_ggpoker_summary_is_never_paired_with_another_rooms_hands_of_its_number(tmp_path: Path) -> None:
     stars = (GG.parent / "tournament" / "hands.txt").read_text(encoding="utf-8").replace("80000001", "900001")
-    status, audits = _audits(tmp_path, {"stars.txt": stars, "summary.txt": SUMMARY})
+    status, _, audits = audit_tournaments(tmp_path, {"stars.txt": stars, "summary.txt": SUMMARY})
     assert status == 0
     assert [(a["room"], a["hands"], a["status"]) for a in audits] == [
         ("ggpoker", 0, "incomplete"), ("pokerstars", 3, "match")

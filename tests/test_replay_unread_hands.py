@@ -9,13 +9,11 @@ written from the format), ``tests/fixtures/replay/tournament/`` (PokerStars, wri
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
-from showdown_service.cli import main
 from showdown_service.replay.errors import HandSyntaxError
 from showdown_service.replay.unread import unread
+from tests.helpers import audit_tournaments
 
 FIXTURES = Path(__file__).parent / "fixtures" / "replay"
 ACR_HANDS = (FIXTURES / "acr" / "sit_and_go.txt").read_text(encoding="utf-8")
@@ -24,28 +22,16 @@ STARS_HANDS = (FIXTURES / "tournament" / "hands.txt").read_text(encoding="utf-8"
 STARS_SUMMARY = (FIXTURES / "tournament" / "summary.txt").read_text(encoding="utf-8")
 
 
-def _audits(tmp_path: Path, files: dict[str, str]) -> tuple[int, Path, list[dict[str, Any]]]:
-    folder = tmp_path / "paths"
-    folder.mkdir(exist_ok=True)
-    for old in folder.iterdir():
-        old.unlink()
-    for name, text in files.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    report = tmp_path / "tournaments.jsonl"
-    status = main(["replay", "--tournaments", str(folder), "--tournament-report", str(report)])
-    return status, folder, [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
-
-
 def _line(text: str, needle: str, nth: int = 1) -> int:
     """The 1-based number of the ``nth`` line of ``text`` holding ``needle``."""
     return [n for n, line in enumerate(text.splitlines(), 1) if needle in line][nth - 1]
 
 
 def test_an_acr_hand_that_cannot_be_read_is_an_unread_hand_difference_of_its_tournament(tmp_path: Path) -> None:
-    status, _, audits = _audits(tmp_path, {"hands.txt": ACR_HANDS, "summary.ots": ACR_OTS})
+    status, _, audits = audit_tournaments(tmp_path, {"hands.txt": ACR_HANDS, "summary.ots": ACR_OTS})
     assert (status, [a["status"] for a in audits]) == (0, ["match"])  # the fixture whole: a match
     broken = ACR_HANDS.replace("Ann calls 1480.00 and is all-in", "Ann calls lots and is all-in")
-    status, folder, audits = _audits(tmp_path, {"hands.txt": broken, "summary.ots": ACR_OTS})
+    status, folder, audits = audit_tournaments(tmp_path, {"hands.txt": broken, "summary.ots": ACR_OTS})
     assert status == 1
     [audit] = audits
     assert (audit["room"], audit["tournament_id"], audit["hands"], audit["status"]) == (
@@ -66,10 +52,10 @@ def test_an_acr_hand_that_cannot_be_read_is_an_unread_hand_difference_of_its_tou
 
 
 def test_a_pokerstars_tournament_with_an_unread_hand_cannot_match(tmp_path: Path) -> None:
-    status, _, audits = _audits(tmp_path, {"hands.txt": STARS_HANDS, "summary.txt": STARS_SUMMARY})
+    status, _, audits = audit_tournaments(tmp_path, {"hands.txt": STARS_HANDS, "summary.txt": STARS_SUMMARY})
     assert (status, [a["status"] for a in audits]) == (0, ["match"])
     broken = STARS_HANDS.replace("Dee: raises 1400 to 1500 and is all-in", "Dee: raises to the moon")
-    status, folder, audits = _audits(tmp_path, {"hands.txt": broken, "summary.txt": STARS_SUMMARY})
+    status, folder, audits = audit_tournaments(tmp_path, {"hands.txt": broken, "summary.txt": STARS_SUMMARY})
     assert status == 1
     [audit] = audits
     assert audit["status"] == "mismatch"
@@ -81,7 +67,7 @@ def test_a_pokerstars_tournament_with_an_unread_hand_cannot_match(tmp_path: Path
 
 def test_a_tournament_none_of_whose_hands_could_be_read_still_has_its_line(tmp_path: Path) -> None:
     first = ACR_HANDS[: ACR_HANDS.index("Game Hand #910000002")].replace("Cid calls 1480.00", "Cid calls many")
-    status, _, audits = _audits(tmp_path, {"hands.txt": first, "summary.ots": ACR_OTS})
+    status, _, audits = audit_tournaments(tmp_path, {"hands.txt": first, "summary.ots": ACR_OTS})
     assert status == 1
     [audit] = audits  # the summary's tournament: its own checks, and the gap
     assert (audit["room"], audit["tournament_id"], audit["hands"], audit["status"]) == (
@@ -101,7 +87,7 @@ def test_an_unread_hand_whose_header_names_no_tournament_is_in_no_tournament(tmp
         "Seat 1: Ann ($10.00)\nSeat 2: Bob ($10.00)\n"
         "Ann posts the small blind lots\n"
     )
-    status, _, audits = _audits(tmp_path, {"cash.txt": cash})
+    status, _, audits = audit_tournaments(tmp_path, {"cash.txt": cash})
     assert (status, audits) == (1, [])  # the hand is malformed in the per-hand report, and of no tournament
     # the tournament is the one the hand's own header names, never another hand's above it
     lines = ACR_HANDS.splitlines()
@@ -127,7 +113,7 @@ def test_an_open_hand_history_tournament_hand_that_cannot_be_read_is_told_by_its
     hands = (FIXTURES / "ohh" / "two_hands.ohh").read_text(encoding="utf-8")
     summary = (FIXTURES / "ohh" / "knockout_777.ots").read_text(encoding="utf-8")
     broken = hands.replace('"name": "Bob", "starting_stack": 700,', '"name": "Bob", "starting_stack": "lots",')
-    status, folder, audits = _audits(tmp_path, {"a.ohh": broken, "a.ots": summary})
+    status, folder, audits = audit_tournaments(tmp_path, {"a.ohh": broken, "a.ots": summary})
     assert status == 1
     [audit] = audits  # the tournament of the site and number its tournament_info names, with its summary
     assert (audit["room"], audit.get("site"), audit["tournament_id"], audit["hands"]) == (

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
-from showdown_service.cli import main
 from showdown_service.replay.summaries import Summary, read_summary
+from tests.helpers import audit_tournaments
 
 FIXTURES = Path(__file__).parent / "fixtures" / "replay"
 ACR = FIXTURES / "acr"
@@ -23,27 +22,13 @@ HANDS = (ACR / "sit_and_go.txt").read_text(encoding="utf-8")
 OTS = (ACR / "sit_and_go.ots").read_text(encoding="utf-8")
 
 
-def _audits(tmp_path: Path, files: dict[str, str]) -> tuple[int, list[dict[str, Any]]]:
-    """Write ``files``, audit them (each file given by name), and return the exit status and the report's lines."""
-    folder = tmp_path / "paths"
-    folder.mkdir(exist_ok=True)
-    for old in folder.iterdir():
-        old.unlink()
-    for name, text in files.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    report = tmp_path / "tournaments.jsonl"
-    paths = [str(folder / name) for name in files]
-    status = main(["replay", "--tournaments", *paths, "--tournament-report", str(report)])
-    return status, [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
-
-
 def _rows(summary: Summary | object) -> Summary:
     assert isinstance(summary, Summary)
     return summary
 
 
 def test_an_acr_tournament_is_audited_against_its_real_form_ots_places_and_prizes(tmp_path: Path) -> None:
-    status, audits = _audits(tmp_path, {"hands.txt": HANDS, "summary.ots": OTS})
+    status, _, audits = audit_tournaments(tmp_path, {"hands.txt": HANDS, "summary.ots": OTS})
     assert status == 0  # the .ots given by name is a summary, not a file of unknown format
     [audit] = audits  # one line: the summary is the ACR tournament's, not a line of its own
     assert (audit["room"], audit["tournament_id"], audit["hands"], audit["status"]) == ("acr", "36000001", 3, "match")
@@ -59,7 +44,7 @@ def test_an_acr_ots_with_a_doctored_place_or_prize_is_a_difference(tmp_path: Pat
     swapped = OTS.replace('"Bob","finish_position":2', '"Bob","finish_position":3').replace(
         '"Cid","finish_position":3', '"Cid","finish_position":2'
     )
-    status, audits = _audits(tmp_path, {"hands.txt": HANDS, "summary.ots": swapped})
+    status, _, audits = audit_tournaments(tmp_path, {"hands.txt": HANDS, "summary.ots": swapped})
     assert status == 1
     [audit] = audits
     assert audit["status"] == "mismatch"
@@ -70,7 +55,7 @@ def test_an_acr_ots_with_a_doctored_place_or_prize_is_a_difference(tmp_path: Pat
     # row's prize is not what the places the hands give pay
     moved = OTS.replace('"prize":10.50', '"prize":4.50').replace('"Bob","finish_position":2,"prize":4.50',
                                                                  '"Bob","finish_position":2,"prize":10.50')  # fmt: skip
-    status, audits = _audits(tmp_path, {"hands.txt": HANDS, "summary.ots": moved})
+    status, _, audits = audit_tournaments(tmp_path, {"hands.txt": HANDS, "summary.ots": moved})
     assert status == 1
     assert [(d["kind"], d["detail"]) for d in audits[0]["differences"]] == [
         ("payout table", "the prizes by place [450, 1050, 0] pay a lower place more"),
@@ -93,7 +78,7 @@ def test_the_wrapped_and_unwrapped_ots_read_alike(tmp_path: Path) -> None:
     ]  # fmt: skip
     # the spec's own number (no "T#") is the same tournament
     assert _rows(read_summary(OTS.replace('"T#36000001"', '"36000001"'), "plain.ots")).tournament_id == "36000001"
-    status, audits = _audits(tmp_path, {"hands.txt": HANDS, "summary.ots": '{"ots": ' + OTS.strip() + "}"})
+    status, _, audits = audit_tournaments(tmp_path, {"hands.txt": HANDS, "summary.ots": '{"ots": ' + OTS.strip() + "}"})
     assert (status, [(a["room"], a["status"]) for a in audits]) == (0, [("acr", "match")])
     # a ticket is a prize that is no money: the row says so, and the pool is not added up
     ticket = _rows(read_summary(OTS.replace('"prize":0,"ticket_value":0', '"prize":0,"ticket_value":2.20'), "t"))
@@ -106,7 +91,7 @@ def test_an_ots_of_another_room_or_site_is_never_paired_with_acr_hands(tmp_path:
     )
     nameless = OTS.replace('"network_name":"WinningPokerNetwork",', "").replace(',"site_name":"AmericasCardroom"', "")
     for summary, site in ((other, "Example Room"), (nameless, None)):
-        status, audits = _audits(tmp_path, {"hands.txt": HANDS, "summary.ots": summary})
+        status, _, audits = audit_tournaments(tmp_path, {"hands.txt": HANDS, "summary.ots": summary})
         assert status == 0
         hands_line, summary_line = sorted(audits, key=lambda a: a["room"])
         assert (hands_line["room"], hands_line["status"]) == ("acr", "match")
@@ -120,7 +105,7 @@ def test_a_wpn_ots_without_acr_hands_goes_with_the_open_hand_histories_of_its_si
     hands = (OHH / "two_hands.ohh").read_text(encoding="utf-8")
     summary = (OHH / "knockout_777.ots").read_text(encoding="utf-8")
     wpn = '"site_name": "AmericasCardroom", "network_name": "WinningPokerNetwork"'
-    status, audits = _audits(tmp_path, {
+    status, _, audits = audit_tournaments(tmp_path, {
         "a.ohh": hands.replace('"site_name": "Example Room", "network_name": "Example Network"', wpn),
         "a.ots": summary.replace('"site_name": "Example Room", "network_name": "Example Network"', wpn),
     })  # fmt: skip
