@@ -113,3 +113,20 @@ def test_a_wpn_ots_without_acr_hands_goes_with_the_open_hand_histories_of_its_si
     [audit] = audits
     assert (audit["room"], audit.get("site"), audit["status"]) == ("ohh", "AmericasCardroom", "match")
     assert "the summary's payout table and prize pool" in audit["checked"]
+
+
+def test_an_ots_listing_fewer_rows_than_its_player_count_gives_no_payout_table(tmp_path: Path) -> None:
+    # the specification (1.1.3) lists every entrant; an export of its player's row alone cannot be the payouts
+    only_ann = OTS.replace(',{"player_name":"Bob","finish_position":2,"prize":4.50,"ticket_value":0}', "").replace(
+        ',{"player_name":"Cid","finish_position":3,"prize":0,"ticket_value":0}', ""
+    )
+    summary = _rows(read_summary(only_ann, "ann.ots"))
+    assert (len(summary.rows), summary.players, summary.partial) == (1, 3, True)
+    assert not _rows(read_summary(OTS, "all.ots")).partial
+    status, _, audits = audit_tournaments(tmp_path, {"hands.txt": HANDS, "summary.ots": only_ann})
+    assert (status, audits[0]["status"], audits[0]["differences"]) == (0, "match", [])
+    assert "not the prizes against the prize pool: the summary lists its own player's rows only" in audits[0]["checked"]
+    status, _, audits = audit_tournaments(tmp_path, {"hands.txt": HANDS, "summary.ots": only_ann.replace(
+        '"finish_position":1', '"finish_position":2')})  # fmt: skip
+    assert status == 1
+    assert [d["detail"] for d in audits[0]["differences"]] == ["line 1: the summary places Ann 2; the hands give 1"]

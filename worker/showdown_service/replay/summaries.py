@@ -97,7 +97,8 @@ _GG_FINISHED = re.compile(r"^You finished the tournament in (\d+)(?:st|nd|rd|th)
 
 
 PLACE_ONLY: Final = "place only"
-"""The ``award`` of a row read from a line that gives a place and no prize (Full Tilt's ``finished in``)."""
+"""The ``award`` of a row read from a line that gives a place and no prize (Full Tilt's ``finished in``,
+GGPoker's ``You finished the tournament in``)."""
 
 
 class SummaryRow(NamedTuple):
@@ -138,7 +139,8 @@ class Summary(NamedTuple):
     network: str = ""
     """An Open Tournament Summary's ``network_name`` (``WinningPokerNetwork``), ``""`` when it names none."""
     partial: bool = False
-    """The summary lists its own player's rows only (GGPoker's): no payout table from them, no sum to the pool."""
+    """The summary lists its own player's rows only (GGPoker's; an ``.ots`` with fewer rows than its
+    ``player_count``): no payout table from them, no sum to the pool."""
     buy_in: int | None = None
     """The prize part of one buy-in (cents: ``Buy-In: $4.00/$1.00/$0.50`` -> 400, Full Tilt's ``$5 + $0.50`` ->
     500, an ``.ots``'s ``"buyin_amount": 10`` -> 1000), when the summary states it: the field's entries times it
@@ -171,8 +173,8 @@ class Summary(NamedTuple):
 
 
 def read_summary(text: str, source: str) -> Summary | ReplayError | None:
-    """A tournament summary in ``text`` (PokerStars text or Open Tournament Summary JSON); ``None`` when ``text`` is
-    no summary; an error naming the line."""
+    """A tournament summary in ``text`` (PokerStars', Full Tilt's or GGPoker's text, Open Tournament Summary JSON);
+    ``None`` when ``text`` is no summary; an error naming the line."""
     body = text.lstrip("\ufeff \t\r\n")
     if body.startswith("{") and is_ots(body):
         return _read_ots(body, source)
@@ -350,12 +352,13 @@ def _read_ots(text: str, source: str) -> Summary | ReplayError:
         buy_in = _money(ots.get("buyin_amount"), "buyin_amount")  # the prize part: the fee and bounty are apart
     except ValueError as exc:
         return HandSyntaxError(source, None, 1, str(exc))
-    count = ots.get("player_count")
+    count = ots.get("player_count") if isinstance(ots.get("player_count"), int) else None
     site = str(ots.get("site_name") or ots.get("network_name") or "").strip()
     number = str(ots.get("tournament_number")).strip()
     number = m.group(1) if (m := _WPN_NUMBER.match(number)) else number
-    return Summary(source, number, count if isinstance(count, int) else None, pool, tuple(rows), 1, "ots",
-                   site=site, network=str(ots.get("network_name") or "").strip(), buy_in=buy_in)  # fmt: skip
+    partial = count is not None and len(rows) < count  # the specification lists every entrant; this one does not
+    return Summary(source, number, count, pool, tuple(rows), 1, "ots", site=site, partial=partial,
+                   network=str(ots.get("network_name") or "").strip(), buy_in=buy_in)  # fmt: skip
 
 
 def _money(value: Any, field: str) -> int | None:
