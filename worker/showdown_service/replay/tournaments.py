@@ -43,7 +43,6 @@ The report (``--tournament-report FILE``) is one JSON line per tournament:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -164,8 +163,7 @@ def audit_paths(paths: Iterable[str]) -> list[TournamentAudit]:
 
 
 def _hand_number(record: HandRecord) -> tuple[int, str]:
-    digits = re.sub(r"\D", "", record.hand_id.partition(":")[2])
-    return (int(digits) if digits else 0, record.hand_id)
+    return number(record.hand_id), record.hand_id
 
 
 def audit(
@@ -288,8 +286,7 @@ def _chips_between_hands(
 
 
 def _by_hand(difference: tuple[str, str]) -> int:
-    digits = re.sub(r"\D", "", difference[0].partition(":")[2])
-    return int(digits) if digits else 0
+    return number(difference[0])
 
 
 def _printed_places(group: list[tuple[HandRecord, Verdict]], result: TournamentAudit) -> None:
