@@ -8,17 +8,16 @@ knockout with a rebuy, written from PokerStars' format for this file).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from showdown_service.cli import main
 from showdown_service.replay.compare import Verdict, judge
 from showdown_service.replay.errors import ReplayError
 from showdown_service.replay.hands import HandRecord, Purchase
 from showdown_service.replay.run import read_file
+from tests.helpers import audit_tournaments
 
 FIXTURES = Path(__file__).parent / "fixtures" / "replay"
 STARS = FIXTURES / "tournament"
@@ -26,16 +25,8 @@ TILT = FIXTURES / "fulltilt"
 
 
 def _report(tmp_path: Path, files: dict[str, str]) -> tuple[int, dict[tuple[str, str], dict[str, Any]]]:
-    """Write ``files`` into a folder, audit it, and return the exit status and the report's lines by (room, id)."""
-    folder = tmp_path / "paths"
-    folder.mkdir(exist_ok=True)
-    for old in folder.iterdir():
-        old.unlink()
-    for name, text in files.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    report = tmp_path / "tournaments.jsonl"
-    status = main(["replay", "--tournaments", str(folder), "--tournament-report", str(report)])
-    lines = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
+    """Write ``files`` into a folder, audit them, and return the exit status and the report's lines by (room, id)."""
+    status, _, lines = audit_tournaments(tmp_path, files)
     return status, {(line["room"], line["tournament_id"]): line for line in lines}
 
 
@@ -466,15 +457,8 @@ def _open(site: str | None, text: str) -> str:
 
 
 def _open_audits(tmp_path: Path, files: dict[str, str]) -> tuple[int, list[dict[str, Any]]]:
-    folder = tmp_path / "open"
-    folder.mkdir(exist_ok=True)
-    for old in folder.iterdir():
-        old.unlink()
-    for name, text in files.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    report = tmp_path / "open.jsonl"
-    status = main(["replay", "--tournaments", str(folder), "--tournament-report", str(report)])
-    return status, [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
+    status, _, lines = audit_tournaments(tmp_path, files)
+    return status, lines
 
 
 def test_open_hand_histories_of_two_sites_with_one_tournament_number_are_two_tournaments(tmp_path: Path) -> None:
@@ -507,7 +491,7 @@ def test_an_open_summary_whose_site_cannot_be_told_is_a_difference_naming_both_f
     assert (hands_line.get("site"), hands_line["status"]) == ("Example Room", "match")  # audited without it
     assert "the summary's payout table and prize pool" not in hands_line["checked"]
     assert (summary_line.get("site"), summary_line["hands"], summary_line["status"]) == (None, 0, "mismatch")
-    folder = tmp_path / "open"
+    folder = tmp_path / "paths"
     assert summary_line["differences"] == [{
         "kind": "summary room", "hand_id": None,
         "detail": f"{folder / 'a.ots'} (line 1) names no site; the ohh hands of tournament 777 in "
