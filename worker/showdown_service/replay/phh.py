@@ -137,13 +137,22 @@ def _flat_fields(text: str) -> dict[str, Any]:
     ``key = value`` line (a bare key, a value on the line with no ``#``) is read, anything else is not flat.
     """
     fields: dict[str, Any] = {}
-    known = _KNOWN_KEYS.get
+    known, seen = _KNOWN_KEYS.get, _LINES.get
     for line in text.split("\n"):
+        hit = seen(line, _NEW)
+        if hit is not _NEW:  # a line read before: the same key and value (a list copied: the hand's own)
+            if hit is not None:
+                key, value = hit
+                if key in fields:
+                    raise _NotFlat  # a repeated key: tomllib explains it
+                fields[key] = value.copy() if type(value) is list else value
+            continue
         written, eq, value = line.partition("=")
         key = known(written)
         if key is None:
             bare = line.lstrip(" \t")
             if not bare or bare[0] == "#":
+                _keep(line, None)
                 continue  # a blank line or a comment ('# a = b' too)
             key = written.strip(" \t")
             if not eq or not _BARE_KEY.match(key):
@@ -153,8 +162,23 @@ def _flat_fields(text: str) -> dict[str, Any]:
         if key in fields:
             raise _NotFlat  # a repeated key: tomllib explains it
         value = value.lstrip(" \t").rstrip()
-        fields[key] = _array(value) if value[:1] == "[" else _scalar(value)
+        read = fields[key] = _array(value) if value[:1] == "[" else _scalar(value)
+        if key != "actions":  # a hand's own (the other lines repeat from hand to hand: the stakes, the seats...)
+            _keep(line, (key, read.copy() if type(read) is list else read))
     return fields
+
+
+def _keep(line: str, read: tuple[str, Any] | None) -> None:
+    if len(_LINES) >= _LINES_KEPT:
+        _LINES.clear()
+    _LINES[line] = read
+
+
+_LINES: dict[str, tuple[str, Any] | None] = {}
+"""Lines read so far, as ``(key, value)`` (``None``: nothing to read): the files of one collection write the same
+variant, stakes, stacks and players again and again, so most lines but ``actions`` were read in an earlier hand."""
+_LINES_KEPT: Final = 16_384
+_NEW: Final = object()
 
 
 _KNOWN_KEYS: Final = {
@@ -675,37 +699,23 @@ class _Betting:
                 raise self._error(ImpossibleAction, k, action, f"{card} was already dealt (action {first + 1})")
 
     def run(self, actions: list[Any]) -> None:
-        """Play every action. The common ones (deal hold'em hole cards, fold, check/call) are inlined: this loop is
-        the replay's hot path; anything else goes through :meth:`act`."""
-        index, hole, spelling, card_at, dealt_at = self.index, self.hole, _SPELLING, self.card_at, self.dealt_at
+        """Play every action. The common ones (deal hold'em hole cards and the board, fold, check/call, raise) are
+        inlined: this loop is the replay's hot path; anything else, and any of them that breaks a rule (for the
+        error), goes through :meth:`act`. Each action's words are read once per text (:func:`_step`)."""
+        hole, card_at, dealt_at, n = self.hole, self.card_at, self.dealt_at, self.n
         fast_deal, folded, active, after = self.fast_deal, self.folded, self.active, self.after  # never replaced
+        known = _STEPS.get
         for k, action in enumerate(actions):
             if type(action) is not str:
                 hand = self.hand
                 raise HandSyntaxError(hand.source, hand.hand_id, hand._at(k), f"action {action!r} is not text")
-            words = action.split()
-            if len(words) == 4 and words[0] == "d" and words[1] == "dh" and len(words[3]) == 4 and fast_deal:
-                i = index.get(words[2])
-                first, second = spelling.get(words[3][:2]), spelling.get(words[3][2:])
-                if (
-                    i is not None
-                    and dealt_at[i] is None
-                    and first is not None
-                    and second is not None
-                    and first not in card_at
-                    and second not in card_at
-                    and first != second
-                ):
-                    card_at[first] = card_at[second] = dealt_at[i] = k
-                    hole[i] = [first, second]
-                    continue
-            elif len(words) == 2 and words[1] in ("f", "cc"):
-                i = index.get(words[0])
+            kind, i, first, second = known(action) or _step(action)
+            if kind is _FOLD or kind is _CALL:
                 pending = self.pending
-                if i is not None and pending and pending[0] == i:
+                if i < n and pending and pending[0] == i:
                     del pending[0]
                     able = self.able
-                    if words[1] == "cc":
+                    if kind is _CALL:
                         if self.bet[i] < self.top:
                             self._pay(i, self.top - self.bet[i])
                     else:
@@ -716,20 +726,41 @@ class _Betting:
                     if self.live < 2 or self.able < 2 <= able:  # else nothing changes: see _after_action
                         self._after_action(pending, able)
                     continue
-            elif len(words) == 3 and words[1] == "cbr" and fast_deal and words[2].isdigit() and words[2].isascii():
-                i = index.get(words[0])
+            elif kind is _DEAL:
+                if fast_deal and i < n and dealt_at[i] is None and first not in card_at and second not in card_at:
+                    card_at[first] = card_at[second] = dealt_at[i] = k
+                    hole[i] = [first, second]
+                    continue
+            elif kind is _RAISE:
                 pending = self.pending
-                amount = int(words[2])
-                if i is not None and pending and pending[0] == i and amount > self.top:
+                if fast_deal and i < n and pending and pending[0] == i and first > self.top:
                     left, bet = self.left[i], self.bet[i]
-                    if left is None or amount - bet <= left:  # hold'em: no bring-in, no draw, no stud opening
+                    if left is None or first - bet <= left:  # hold'em: no bring-in, no draw, no stud opening
                         del pending[0]
                         able = self.able
-                        self._pay(i, amount - bet)
+                        self._pay(i, first - bet)
                         self.pending = pending = [j for j in after[i] if active[j]]
                         if self.live < 2 or self.able < 2 <= able:  # else nothing changes: see _after_action
                             self._after_action(pending, able)
                         continue
+            elif kind is _BOARD:
+                board = self.board
+                if (
+                    fast_deal
+                    and not self.pending
+                    and not self.runs
+                    and _STREET_CARDS.get(len(board)) == len(first)
+                    and not any(card in card_at for card in first)
+                ):
+                    if self.able < 2 and self.runout_from is None:  # nobody can bet any more: the runout starts here
+                        self.runout_from = len(board)
+                    for card in first:
+                        card_at[card] = k
+                    board += first
+                    self.bet = [0] * n  # a new betting round
+                    self.top = 0
+                    self.pending = self._round_from(0)
+                    continue
             self.act(action, k)
         self.actions = len(actions)  # each action above set it as it was played (the hand is dropped on an error)
 
@@ -1043,3 +1074,42 @@ def _amount(text: str) -> int | None:
     except (ValueError, ZeroDivisionError):
         return None
     return int(value) if value.denominator == 1 and value >= 0 else None
+
+
+_DEAL, _FOLD, _CALL, _RAISE, _BOARD, _OTHER = "deal", "fold", "call", "raise", "board", "other"
+"""The kinds of action :meth:`_Betting.run` plays inline (compared by identity)."""
+_PLAYER: Final = {f"p{i + 1}": i for i in range(MAX_PLAYERS)}
+_STEPS: dict[str, tuple[str, int, Any, Any]] = {}
+"""Actions read so far (the text as written): the same folds, calls, raises and deals recur from hand to hand."""
+_STEPS_KEPT: Final = 65_536
+
+
+def _step(action: str) -> tuple[str, int, Any, Any]:
+    """``(kind, player index, a, b)`` for an action the hot path plays inline, as far as its words go (hold'em
+    hole cards: the two cards, distinct; a raise: the amount; a board: its cards, distinct), else ``(_OTHER, ...)``:
+    whether it may be played (whose turn, which chips, which deck) is the loop's to check, hand by hand."""
+    words = action.split()
+    step: tuple[str, int, Any, Any] = (_OTHER, -1, None, None)
+    count = len(words)
+    if count == 2 and words[1] in ("f", "cc"):
+        i = _PLAYER.get(words[0])
+        if i is not None:
+            step = (_FOLD if words[1] == "f" else _CALL, i, None, None)
+    elif count == 4 and words[0] == "d" and words[1] == "dh" and len(words[3]) == 4:
+        i = _PLAYER.get(words[2])
+        first, second = _SPELLING.get(words[3][:2]), _SPELLING.get(words[3][2:])
+        if i is not None and first is not None and second is not None and first != second:
+            step = (_DEAL, i, first, second)
+    elif count == 3 and words[1] == "cbr" and words[2].isdigit() and words[2].isascii():
+        i = _PLAYER.get(words[0])
+        if i is not None:
+            step = (_RAISE, i, int(words[2]), None)
+    elif count == 3 and words[0] == "d" and words[1] == "db" and len(words[2]) in (2, 6):
+        text = words[2]
+        cards = [_SPELLING.get(text[j : j + 2]) for j in range(0, len(text), 2)]
+        if None not in cards and len(set(cards)) == len(cards):
+            step = (_BOARD, -1, tuple(cards), None)
+    if len(_STEPS) >= _STEPS_KEPT:
+        _STEPS.clear()
+    _STEPS[action] = step
+    return step
