@@ -81,18 +81,20 @@ class Verdict(NamedTuple):
 
 
 class Lazy(Mapping[str, Any]):
-    """A report dictionary built the first time it is read: a replay that writes no report (the summary only)
-    never builds the ``expected`` and ``computed`` of its matches (a sixth of the replay's time per PHH hand)."""
+    """A report dictionary built the first time it is read (by ``build(arg)``): a replay that writes no report
+    (the summary only) never builds the ``expected`` and ``computed`` of its matches (a sixth of the replay's time
+    per PHH hand)."""
 
-    __slots__ = ("_build", "_doc")
+    __slots__ = ("_arg", "_build", "_doc")
 
-    def __init__(self, build: Callable[[], dict[str, Any]]) -> None:
-        self._build: Callable[[], dict[str, Any]] | None = build
+    def __init__(self, build: Callable[[Any], dict[str, Any]], arg: Any) -> None:
+        self._build: Callable[[Any], dict[str, Any]] | None = build
+        self._arg = arg
         self._doc: dict[str, Any] = {}
 
     def _built(self) -> dict[str, Any]:
         if self._build is not None:
-            self._doc, self._build = self._build(), None
+            self._doc, self._build, self._arg = self._build(self._arg), None, None
         return self._doc
 
     def __getitem__(self, key: str) -> Any:
@@ -114,40 +116,42 @@ class Lazy(Mapping[str, Any]):
 def judge(record: HandRecord) -> Verdict:
     """Settle ``record``'s event (if any) and compare it with the recorded outcome."""
     outcome = record.outcome
-    expected = Lazy(lambda: {**_expected(outcome), **_recorded_tournament(record)})
     event = record.event
-    rake = event.rake if event is not None else 0
-    variant = event.variant if event is not None else ""
-
-    def verdict(status: str, kind: str, reason: str, computed: Mapping[str, Any] | None = None) -> Verdict:
-        ours = {} if computed is None else computed  # not 'or': a Lazy's truth would build it
-        return Verdict(
-            record.source, record.hand_id, record.line, status, kind, reason, expected, ours,
-            record.contested, rake, record.game, variant, record.bounties,
-        )  # fmt: skip
-
+    computed: Mapping[str, Any] = {}
     if record.unverifiable:
-        return verdict(UNVERIFIABLE, _kind(record.unverifiable), record.unverifiable)
-    assert event is not None
-    try:
-        settlement = settle(to_showdown(event))
-    except (InvalidEvent, InvariantViolation) as exc:
-        return verdict(ERROR, "settlement refused", f"the service refuses to settle it: {exc}")
-    except Exception as exc:  # one hand must not stop a replay of years: say which and why
-        return verdict(ERROR, "settlement failed", f"settling it failed ({type(exc).__name__}: {exc})")
-    if outcome is None:
-        return verdict(UNVERIFIABLE, "no recorded outcome", "no recorded outcome", _phh_computed(settlement))
-    if isinstance(outcome, PhhOutcome):
-        status, kind, reason = _compare_phh(outcome, settlement)
-        return verdict(status, kind, reason, Lazy(lambda: _phh_computed(settlement)))
+        status, kind, reason = UNVERIFIABLE, _kind(record.unverifiable), record.unverifiable
     else:
-        names = _names(settlement)
-        computed = _stars_computed(settlement, outcome)
-        status, kind, reason = _compare_stars(outcome, settlement, names)
-        computed.update(_computed_tournament(record, settlement))
-        if status == MATCH:
-            status, kind, reason = _compare_tournament(record, settlement, kind, reason)
-    return verdict(status, kind, reason, computed)
+        assert event is not None
+        try:
+            settlement = settle(to_showdown(event))
+        except (InvalidEvent, InvariantViolation) as exc:
+            status, kind, reason = ERROR, "settlement refused", f"the service refuses to settle it: {exc}"
+        except Exception as exc:  # one hand must not stop a replay of years: say which and why
+            status, kind, reason = ERROR, "settlement failed", f"settling it failed ({type(exc).__name__}: {exc})"
+        else:
+            if outcome is None:
+                status, kind, reason = UNVERIFIABLE, "no recorded outcome", "no recorded outcome"
+                computed = _phh_computed(settlement)
+            elif isinstance(outcome, PhhOutcome):
+                status, kind, reason = _compare_phh(outcome, settlement)
+                computed = Lazy(_phh_computed, settlement)
+            else:
+                names = _names(settlement)
+                ours = _stars_computed(settlement, outcome)
+                status, kind, reason = _compare_stars(outcome, settlement, names)
+                ours.update(_computed_tournament(record, settlement))
+                computed = ours
+                if status == MATCH:
+                    status, kind, reason = _compare_tournament(record, settlement, kind, reason)
+    return Verdict(
+        record.source, record.hand_id, record.line, status, kind, reason, Lazy(_expected_of, record), computed,
+        record.contested, event.rake if event is not None else 0, record.game,
+        event.variant if event is not None else "", record.bounties,
+    )  # fmt: skip
+
+
+def _expected_of(record: HandRecord) -> dict[str, Any]:
+    return {**_expected(record.outcome), **_recorded_tournament(record)}
 
 
 def error_verdict(error: ReplayError) -> Verdict:

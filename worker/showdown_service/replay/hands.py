@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from pydantic import ValidationError
 
@@ -183,8 +183,12 @@ def validated_event(doc: dict[str, Any], source: str, hand_id: str, line: int | 
 
     ``line`` may be a function that finds it: called only when the event is refused."""
     try:
-        return ShowdownEvent.model_validate(doc)
+        return _VALIDATE(doc)  # type: ignore[no-any-return]  # ShowdownEvent.model_validate(doc), a microsecond less
     except ValidationError as exc:
         reasons = "; ".join(r.message for r in rejections(exc, doc))
         where = line if isinstance(line, int) else line()
         raise ImpossibleAction(source, hand_id, where, f"the hand is not a valid showdown: {reasons}") from None
+
+
+_VALIDATE: Final = ShowdownEvent.__pydantic_validator__.validate_python
+"""What ``ShowdownEvent.model_validate`` runs (every field and rule of the contract), without its Python wrapper."""

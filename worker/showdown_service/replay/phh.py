@@ -86,7 +86,14 @@ def phh_hand_id(path: str) -> tuple[str, str]:
     the same for a file however the replay was pointed at it. A file with
     no such folder above it is ``phh:<name>``.
     """
-    parts = [part for part in path.split(os.sep) if part and part != "."]  # PurePath(path).parts, a tenth the time
+    folder, _, name = path.rpartition(os.sep)
+    above = _FOLDERS.get(folder)
+    if above is None:  # PurePath(path).parts, a tenth the time, and once per folder
+        above = [part for part in folder.split(os.sep) if part and part != "."]
+        if len(_FOLDERS) >= _FOLDERS_KEPT:
+            _FOLDERS.clear()
+        _FOLDERS[folder] = above
+    parts = [*above, name] if name and name != "." else above
     last = len(parts) - 1
     while last >= 0 and parts[last] not in ("phh", "data"):
         last -= 1
@@ -94,6 +101,11 @@ def phh_hand_id(path: str) -> tuple[str, str]:
     if len(rest) >= 2:
         return f"{rest[0]}:data/{'/'.join(rest)}", rest[0]
     return f"phh:{'/'.join(rest)}", "phh"
+
+
+_FOLDERS: dict[str, list[str]] = {}
+"""The parts of each folder met (never changed: a path's parts are a new list)."""
+_FOLDERS_KEPT: Final = 4096
 
 
 def read_phh(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
@@ -139,20 +151,20 @@ def _flat_fields(text: str) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     known, seen = _KNOWN_KEYS.get, _LINES.get
     for line in text.split("\n"):
-        hit = seen(line, _NEW)
-        if hit is not _NEW:  # a line read before: the same key and value (a list copied: the hand's own)
-            if hit is not None:
-                key, value = hit
-                if key in fields:
+        hit = seen(line)
+        if hit is not None:  # a line read before: the same key and value (a list copied: the hand's own)
+            seen_key, read = hit
+            if seen_key:  # else a blank line or a comment
+                if seen_key in fields:
                     raise _NotFlat  # a repeated key: tomllib explains it
-                fields[key] = value.copy() if type(value) is list else value
+                fields[seen_key] = read.copy() if type(read) is list else read
             continue
         written, eq, value = line.partition("=")
         key = known(written)
         if key is None:
             bare = line.lstrip(" \t")
             if not bare or bare[0] == "#":
-                _keep(line, None)
+                _keep(line, ("", None))
                 continue  # a blank line or a comment ('# a = b' too)
             key = written.strip(" \t")
             if not eq or not _BARE_KEY.match(key):
@@ -168,17 +180,16 @@ def _flat_fields(text: str) -> dict[str, Any]:
     return fields
 
 
-def _keep(line: str, read: tuple[str, Any] | None) -> None:
+def _keep(line: str, read: tuple[str, Any]) -> None:
     if len(_LINES) >= _LINES_KEPT:
         _LINES.clear()
     _LINES[line] = read
 
 
-_LINES: dict[str, tuple[str, Any] | None] = {}
-"""Lines read so far, as ``(key, value)`` (``None``: nothing to read): the files of one collection write the same
+_LINES: dict[str, tuple[str, Any]] = {}
+"""Lines read so far, as ``(key, value)`` (key ``""``: nothing to read): the files of one collection write the same
 variant, stakes, stacks and players again and again, so most lines but ``actions`` were read in an earlier hand."""
 _LINES_KEPT: Final = 16_384
-_NEW: Final = object()
 
 
 _KNOWN_KEYS: Final = {
