@@ -351,6 +351,9 @@ class _Hand:
         return out
 
     def _recorded(self, key: str, count: int) -> dict[int, int | Fraction] | None:
+        values = self.fields.get(key)
+        if type(values) is list and len(values) == count and set(map(type, values)) <= _CHIP_TYPES:
+            return dict(enumerate(values, start=1))  # the usual case: every value a number of chips
         values = self._field(key, list, required=False)
         if values is None:
             return None
@@ -368,7 +371,12 @@ class _Hand:
     # -- the hand ---------------------------------------------------------------------
 
     def play(self) -> HandRecord:
-        code = self._field("variant", str)
+        # each field as the usual file writes it is taken at once (checked at C speed); anything else, and every
+        # error, goes through the general reading (_field, _chips_list, _recorded)
+        fields = self.fields
+        code = fields.get("variant")
+        if type(code) is not str:
+            code = self._field("variant", str)
         game = phh_game(code)
         if game is None:
             raise UnsupportedHand(
@@ -378,30 +386,45 @@ class _Hand:
                 f"variant {code!r} is not a game this reader settles ({phh_codes()})",
             )
         self.game, self.game_name = game, game.name
-        stacks = self._chips_list("starting_stacks", None, unknown=True)
+        stacks = fields.get("starting_stacks")
+        if not (type(stacks) is list and stacks and set(map(type, stacks)) == _INTS and min(stacks) >= 0):
+            stacks = self._chips_list("starting_stacks", None, unknown=True)
         n = len(stacks)
         if not 2 <= n <= MAX_PLAYERS:
             raise UnsupportedHand(
                 self.source, self.hand_id, self._line("starting_stacks"), f"{n} players; a hand has 2 to {MAX_PLAYERS}"
             )
-        antes = self._chips_list("antes", n)
+        antes = fields.get("antes")
+        if not (type(antes) is list and len(antes) == n and set(map(type, antes)) == _INTS and min(antes) >= 0):
+            antes = self._chips_list("antes", n)
         if game.stud:
-            blinds = self._chips_list("blinds_or_straddles", n) if "blinds_or_straddles" in self.fields else [0] * n
+            blinds = self._chips_list("blinds_or_straddles", n) if "blinds_or_straddles" in fields else [0] * n
             bring_in = self._field("bring_in", (int, Fraction))
             if bring_in != int(bring_in) or bring_in <= 0:
                 raise self._syntax("bring_in", f"bring_in = {bring_in} is not a positive whole number of chips")
         else:
-            blinds = self._chips_list("blinds_or_straddles", n)
+            blinds = fields.get("blinds_or_straddles")
+            if not (
+                type(blinds) is list and len(blinds) == n and set(map(type, blinds)) == _INTS and min(blinds) >= 0
+            ):
+                blinds = self._chips_list("blinds_or_straddles", n)
             bring_in = 0
-        actions = self._field("actions", list)
-        trimming = self._field("ante_trimming_status", bool, required=False) or False
-        names = self._field("players", list, required=False)
+        actions = fields.get("actions")
+        if type(actions) is not list:
+            actions = self._field("actions", list)
+        trimming = fields.get("ante_trimming_status", False)
+        if type(trimming) is not bool:
+            trimming = self._field("ante_trimming_status", bool)
+        names = fields.get("players")
         if names is not None and (
-            len(names) != n or (set(map(type, names)) != _STRS and not all(isinstance(x, str) for x in names))
+            type(names) is not list
+            or len(names) != n
+            or (set(map(type, names)) != _STRS and not all(isinstance(x, str) for x in names))
         ):
+            names = self._field("players", list)
             raise self._syntax("players", f"players must name each of the {n} players")
         finishing = self._recorded("finishing_stacks", n)
-        winnings = self._recorded("winnings", n)
+        winnings = self._recorded("winnings", n) if "winnings" in fields else None
 
         state = _Betting(self, game, stacks, antes, blinds, trimming, int(bring_in))
         state.run(actions)
