@@ -257,7 +257,8 @@ class ShowdownEvent(BaseModel):
             add_id(player_id)
             put_in = contributed + dead_money
             total += put_in
-            top = max(top, contributed)
+            if contributed > top:
+                top = contributed
             shown = 0
             if held:
                 cards += held
@@ -266,7 +267,8 @@ class ShowdownEvent(BaseModel):
                     too_many = True
             if not folded:
                 live += 1
-                live_top = max(live_top, contributed)
+                if contributed > live_top:
+                    live_top = contributed
                 if shown not in counts:
                     live_shows_wrong = True
                 if live_count != shown:

@@ -36,17 +36,31 @@ def build_pots(seats: Sequence[SeatHand]) -> tuple[list[Pot], list[Share]]:
     every seat's ``contributed + dead_money``.
 
     The usual showdown (every live seat put in the most anyone did) is one pot
-    open to every live seat, dead money included, and is made at once.
+    open to every live seat, dead money included, and is made at once; so is
+    the usual hand that nobody called (one live seat, which put in the most):
+    one pot open to it, and the part of its bet above everybody else's back.
 
     Levels are the distinct contributions, so no seat's contribution lies
     strictly between two consecutive levels: the slice from ``previous`` to
     ``level`` holds exactly ``level - previous`` from each seat that reached
     ``level``.
     """
-    live = [s.contributed for s in seats if not s.folded]
-    if len(live) > 1 and min(live) == max([s.contributed for s in seats]):  # the usual showdown: one pot
-        total = sum([s.contributed + s.dead_money for s in seats])
-        return [from_fields(Pot, (total, tuple(sorted([s.seat for s in seats if not s.folded]))))], []
+    live = [s for s in seats if not s.folded]
+    levels = [s.contributed for s in seats]
+    top = max(levels)
+    if len(live) > 1:
+        if min([s.contributed for s in live]) == top:  # the usual showdown: one pot
+            total = sum(levels) + sum([s.dead_money for s in seats])
+            return [from_fields(Pot, (total, tuple(sorted([s.seat for s in live]))))], []
+    elif live and live[0].contributed == top:  # everybody else folded: one pot, and the bet nobody matched back
+        seat = live[0].seat
+        total = sum(levels) + sum([s.dead_money for s in seats])
+        levels.remove(top)  # the live seat's: the next level is everybody else's most
+        back = top - max(levels, default=0)
+        return (
+            [from_fields(Pot, (total - back, (seat,)))] if total > back else [],
+            [from_fields(Share, (seat, back))] if back else [],
+        )
     pots: list[Pot] = []
     returned: list[Share] = []
     dead = 0

@@ -104,7 +104,7 @@ def settle(showdown: Showdown) -> Settlement:
         parts: tuple[PotPart, ...] = ()
         if len(eligible) == 1 or not by_run:
             seat = eligible[0]
-            winners: tuple[Share, ...] = (Share(seat, award),)
+            winners: tuple[Share, ...] = (from_fields(Share, (seat, award)),)
             hand = (values.get(seat) if values is not None else _primary(by_run, seat)) if by_run else None
         elif values is not None:
             best = max([values[seat].strength for seat in eligible])  # type: ignore[union-attr]
