@@ -404,9 +404,7 @@ class _Hand:
                 raise self._syntax("bring_in", f"bring_in = {bring_in} is not a positive whole number of chips")
         else:
             blinds = fields.get("blinds_or_straddles")
-            if not (
-                type(blinds) is list and len(blinds) == n and set(map(type, blinds)) == _INTS and min(blinds) >= 0
-            ):
+            if not (type(blinds) is list and len(blinds) == n and set(map(type, blinds)) == _INTS and min(blinds) >= 0):
                 blinds = self._chips_list("blinds_or_straddles", n)
             bring_in = 0
         actions = fields.get("actions")
