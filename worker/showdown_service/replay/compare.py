@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from showdown_core import InvalidEvent, InvariantViolation, PotResult, Settlement, settle
 from showdown_rules.limits import PPM
@@ -143,11 +143,15 @@ def judge(record: HandRecord) -> Verdict:
                 computed = ours
                 if status == MATCH:
                     status, kind, reason = _compare_tournament(record, settlement, kind, reason)
-    return Verdict(
+    return _verdict(Verdict, (
         record.source, record.hand_id, record.line, status, kind, reason, Lazy(_expected_of, record), computed,
         record.contested, event.rake if event is not None else 0, record.game,
         event.variant if event is not None else "", record.bounties,
-    )  # fmt: skip
+    ))  # fmt: skip
+
+
+_verdict: Final = tuple.__new__
+"""``_verdict(Verdict, (every field in order))``: a Verdict without the NamedTuple's keyword handling, per hand."""
 
 
 def _expected_of(record: HandRecord) -> dict[str, Any]:

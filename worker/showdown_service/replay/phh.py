@@ -39,6 +39,7 @@ import re
 import tomllib
 from collections.abc import Iterator
 from fractions import Fraction
+from operator import or_
 from typing import Any, Final
 
 from showdown_messages import SCHEMA_VERSION, ShowdownEvent, canonical_card
@@ -87,13 +88,18 @@ def phh_hand_id(path: str) -> tuple[str, str]:
     no such folder above it is ``phh:<name>``.
     """
     folder, _, name = path.rpartition(os.sep)
-    above = _FOLDERS.get(folder)
-    if above is None:  # PurePath(path).parts, a tenth the time, and once per folder
-        above = [part for part in folder.split(os.sep) if part and part != "."]
-        if len(_FOLDERS) >= _FOLDERS_KEPT:
+    known = _FOLDERS.get(folder)
+    if known is None:
+        known = _FOLDERS[folder] = _folder_ids(folder)
+        if len(_FOLDERS) > _FOLDERS_KEPT:
             _FOLDERS.clear()
-        _FOLDERS[folder] = above
-    parts = [*above, name] if name and name != "." else above
+    prefix, table, above = known
+    if name and name != ".":
+        if prefix and name not in ("phh", "data"):  # the usual file: <collection>:data/<collection>/.../<name>
+            return prefix + name, table
+        parts = [*above, name]
+    else:
+        parts = above
     last = len(parts) - 1
     while last >= 0 and parts[last] not in ("phh", "data"):
         last -= 1
@@ -103,8 +109,21 @@ def phh_hand_id(path: str) -> tuple[str, str]:
     return f"phh:{'/'.join(rest)}", "phh"
 
 
-_FOLDERS: dict[str, list[str]] = {}
-"""The parts of each folder met (never changed: a path's parts are a new list)."""
+def _folder_ids(folder: str) -> tuple[str, str, list[str]]:
+    """A folder's parts (PurePath(folder).parts, a tenth the time) and, when a file in it has a collection's id,
+    that id up to the file's name and the collection (the table): ``("pluribus:data/pluribus/30/", "pluribus")``."""
+    above = [part for part in folder.split(os.sep) if part and part != "."]
+    last = len(above) - 1
+    while last >= 0 and above[last] not in ("phh", "data"):
+        last -= 1
+    rest = above[last + 1 :]
+    if last < 0 or not rest:
+        return "", "", above
+    return f"{rest[0]}:data/{'/'.join(rest)}/", rest[0], above
+
+
+_FOLDERS: dict[str, tuple[str, str, list[str]]] = {}
+"""Each folder met: :func:`_folder_ids` (its parts are never changed: a path's parts are a new list)."""
 _FOLDERS_KEPT: Final = 4096
 
 
@@ -151,7 +170,7 @@ def _flat_fields(text: str) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     known, seen = _KNOWN_KEYS.get, _LINES.get
     for line in text.split("\n"):
-        hit = seen(line)
+        hit = None if line.startswith("actions") else seen(line)  # a hand's own actions: not hashed for nothing
         if hit is not None:  # a line read before: the same key and value (a list copied: the hand's own)
             seen_key, read = hit
             if seen_key:  # else a blank line or a comment
@@ -397,6 +416,7 @@ class _Hand:
         antes = fields.get("antes")
         if not (type(antes) is list and len(antes) == n and set(map(type, antes)) == _INTS and min(antes) >= 0):
             antes = self._chips_list("antes", n)
+        blinds: Any
         if game.stud:
             blinds = self._chips_list("blinds_or_straddles", n) if "blinds_or_straddles" in fields else [0] * n
             bring_in = self._field("bring_in", (int, Fraction))
@@ -448,11 +468,12 @@ class _Hand:
         if (state.drawing or state.opening) and state.live > 1 and (waiting := state.still_to_open()):
             raise ImpossibleAction(self.source, self.hand_id, last(), f"the actions end {waiting}")
         put = state.put
-        *_, second, top = sorted(put)
+        ranked = sorted(put)
+        top, second = ranked[-1], ranked[-2]
         if top > second:  # an uncalled bet goes back before the showdown
             put[put.index(top)] = second
-        in_showdown = [i for i, out in enumerate(state.folded) if not out]
-        contested = len(in_showdown) > 1
+        contested = state.folded.count(False) > 1
+        in_showdown = [i for i, out in enumerate(state.folded) if not out] if contested else []
         runs = state.runs
         boards = runs or [state.board]
         unverifiable = ""
@@ -517,7 +538,7 @@ class _Hand:
         holes: list[list[str] | None],
     ) -> ShowdownEvent:
         game = self.game
-        out = [folded or mucked for folded, mucked in zip(state.folded, state.mucked, strict=True)]
+        out = list(map(or_, state.folded, state.mucked))  # folded or mucked (both lists of the n seats' bools)
         players = [
             {
                 "seat": seat,
