@@ -207,6 +207,26 @@ def test_omaha_hands_of_two_own_and_three_board_cards_are_pokerkits_best_class(n
                 assert len(set(five) & set(board)) == 3
 
 
+@pytest.mark.parametrize("own", [4, 5, 6])
+def test_omaha_high_finds_the_cards_that_play_as_the_general_search_does(own: int) -> None:
+    # High values the fives from their tallies (showdown_core.evaluator.omaha_five): the same five, in the same
+    # search order, as Ranking's general search, flushes included (half the deals are mostly of one suit)
+    rng = random.Random(f"omaha five {own}")
+    rank = ranking("high")
+    for k in range(600):
+        if k % 2:
+            suit = rng.choice(DECK).suit
+            dealt = rng.sample([c for c in DECK if c.suit == suit], 5 + own - 2)
+            dealt += rng.sample([c for c in DECK if c.suit != suit], 2)
+            rng.shuffle(dealt)
+        else:
+            dealt = rng.sample(DECK, 5 + own)
+        board, hole = dealt[:5], dealt[5:]
+        (value,) = rank.omaha(board, [hole])
+        assert value is not None
+        assert rank.omaha_playing_cards(board, hole, value) == Ranking.omaha_playing_cards(rank, board, hole, value)
+
+
 # --- rules, descriptions, cards that play ---------------------------------------------------------------
 
 

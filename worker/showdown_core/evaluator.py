@@ -353,6 +353,30 @@ def _evaluate_five_or_six(cards: Sequence[Card]) -> HandValue:
     return PLAIN[n][t >> 8 & _RANK_SUM] if suit < 0 else _flush_value(cards, suit)
 
 
+def omaha_five(board: Sequence[Card], hole: Sequence[Card], value: HandValue) -> tuple[Card, ...] | None:
+    """The first five of two of ``hole`` and three of ``board`` (each taken highest card first, by rank then
+    suit; pairs outer, triples inner) whose value is ``value``; ``None`` if none is.
+
+    The fives :meth:`~showdown_core.ranking.Ranking.omaha_playing_cards` tries, in its order, each valued as
+    :func:`evaluate` values five cards (from the cards' tallies), without building the five it passes over.
+    """
+    triples = [(triple, sum([c.tally for c in triple])) for triple in combinations(sorted(board, reverse=True), 3)]
+    plain, flush_suit = _PLAIN5, FLUSH_SUIT[5]
+    for a, b in combinations(sorted(hole, reverse=True), 2):
+        pair = a.tally + b.tally
+        for triple, tally in triples:
+            t = pair + tally
+            if (t >> TALLY_SHIFT).bit_count() != 5:
+                raise _duplicates((a, b, *triple), "cards")
+            suit = flush_suit[t & 255]
+            if suit < 0:
+                if plain[t >> 8 & _RANK_SUM] is value:
+                    return (a, b, *triple)
+            elif _flush_value((a, b, *triple), suit) is value:
+                return (a, b, *triple)
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Board:
     """Community cards (0 to 5), prepared once and shared by several evaluations.

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from showdown_core.cards import Card
-from showdown_core.evaluator import VALUES, HandValue, best_five, evaluate, evaluate_showdown
+from showdown_core.evaluator import VALUES, HandValue, best_five, evaluate, evaluate_showdown, omaha_five
 from showdown_core.omaha import evaluate_omaha, prepare_omaha
 from showdown_core.ranking import Ranking, Value
 
@@ -40,6 +40,13 @@ class High(Ranking):
 
     def playing_cards(self, cards: Sequence[Card], value: Value) -> tuple[Card, ...]:
         return best_five(cards, value)  # type: ignore[arg-type]  # a value of this ranking is a HandValue
+
+    def omaha_playing_cards(self, board: Sequence[Card], hole: Sequence[Card], value: Value) -> tuple[Card, ...]:
+        """The general search's five (:meth:`Ranking.omaha_playing_cards`), found by :func:`omaha_five`."""
+        five = omaha_five(board, hole, value)  # type: ignore[arg-type]  # a value of this ranking is a HandValue
+        if five is None:
+            raise ValueError(f"{value!r} is not made by two of {hole} and three of {board}")
+        return self.playing_cards(five, value)
 
 
 HIGH: Final = High()
