@@ -122,7 +122,7 @@ def settle(showdown: Showdown) -> Settlement:
             won[share.seat] += share.amount
         results.append(from_fields(PotResult, (number, pot.amount, eligible, winners, hand, taken, parts)))
 
-    collected = tuple([won[s.seat] for s in seats])
+    collected = tuple(won.values()) if len(won) == len(seats) else tuple([won[s.seat] for s in seats])  # seat order
     put_in = sum([s.contributed + s.dead_money for s in seats])
     if sum(collected) + rake != put_in or (raked is not None and sum(raked) != rake):
         raise InvariantViolation(

@@ -240,6 +240,8 @@ def _names(settlement: Settlement) -> dict[int, str]:
 
 
 def _compare_phh(outcome: PhhOutcome, settlement: Settlement) -> tuple[str, str, str]:
+    if outcome.winnings is None and outcome.finishing is not None and outcome.finishing == _phh_finishing(settlement):
+        return MATCH, "", ""  # the usual case: every seat's stack as recorded, in whole chips, nothing else recorded
     notes: list[str] = []
     computed = None
     for field, recorded in (("finishing_stacks", outcome.finishing), ("winnings", outcome.winnings)):
