@@ -11,6 +11,7 @@ from showdown_service.replay import (
     HandRecord,
     HandSyntaxError,
     ImpossibleAction,
+    PhhOutcome,
     ReplayError,
     UnsupportedHand,
     judge,
@@ -136,3 +137,20 @@ def test_a_hand_with_stacks_unknown_is_read_with_its_stacks_unknown() -> None:
     assert isinstance(found, HandRecord), found
     assert found.event is not None
     assert [p.stack for p in found.event.players] == [None, None, None]
+
+
+def test_a_hand_record_built_without_keywords_holds_each_field_under_its_name() -> None:
+    found = twice(HAND)
+    assert isinstance(found, HandRecord), found
+    by_name = HandRecord(
+        source=SOURCE,
+        hand_id="fast:data/fast/1.phh",
+        line=1,
+        event=found.event,
+        outcome=PhhOutcome(finishing={1: 9950, 2: 10350, 3: 9700}, winnings=None),
+        unverifiable="",
+        contested=True,
+        game="Hold'em",
+    )
+    assert found == by_name
+    assert found._asdict() == by_name._asdict()

@@ -522,9 +522,12 @@ class _Hand:
         event = None
         if not unverifiable:
             event = self._event(state, names, put, stacks, boards, holes=holes)
-        outcome = PhhOutcome(finishing, winnings) if finishing is not None or winnings is not None else None
-        return HandRecord(
-            self.source, self.hand_id, self.first_line, event, outcome, unverifiable, contested, game.name
+        outcome = (
+            _record_of(PhhOutcome, (finishing, winnings)) if finishing is not None or winnings is not None else None
+        )
+        return _record_of(
+            HandRecord,
+            (self.source, self.hand_id, self.first_line, event, outcome, unverifiable, contested, game.name, *_REST),
         )
 
     def _event(
@@ -1094,6 +1097,10 @@ class _Betting:
         self.hole[i] = shown
 
 
+_record_of: Final = tuple.__new__
+"""``_record_of(HandRecord, (every field in order))``: a record without the NamedTuple's keyword handling."""
+_REST: Final = tuple(HandRecord._field_defaults[name] for name in HandRecord._fields[8:])
+"""A PHH hand's record past its first eight fields: the defaults (no bounties, places, currency, purchases)."""
 _INTS: Final = {int}
 _STRS: Final = {str}
 _CHIP_TYPES: Final = {int, Fraction}
