@@ -527,7 +527,7 @@ player_fields: Final = itemgetter(
     "seat", "player_id", "hole_cards", "contributed", "dead_money", "folded", "stack", "bounty"
 )
 """A :class:`PlayerIn`'s fields in order, from its ``__dict__`` at once: half the time of seven attribute
-loads on a model (the contract's check here, the service's view of the event)."""
+loads on a model (the contract's check)."""
 _CANONICAL: Final = frozenset(CANONICAL_CARDS)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from operator import attrgetter
 from typing import Final
 
 from pydantic import ValidationError
@@ -17,7 +18,6 @@ from showdown_core import tournament_messages as core
 from showdown_core.model import from_fields
 from showdown_messages import ShowdownEvent, rejections
 from showdown_messages import tournaments as contract
-from showdown_messages.events import player_fields
 from showdown_rules import PPM
 
 
@@ -72,6 +72,8 @@ _CARD_OF: Final = dict(BY_TEXT).__getitem__  # canonical text -> Card; a plain d
 _PAIRS: Final[dict[tuple[str, ...], tuple[Card, ...]]] = {
     (a.text, b.text): (a, b) for a in DECK for b in DECK if a is not b
 }
+_FIELDS_OF: Final = attrgetter("__dict__")
+"""A model's fields as a dict (an event's players' in :func:`to_showdown`)."""
 _TWO_CARDS: Final = _PAIRS.get
 """Two canonical card texts -> the two cards: a hold'em hand in one lookup (2,652 pairs)."""
 
@@ -80,11 +82,21 @@ def to_showdown(event: ShowdownEvent) -> Showdown:
     """The core's view of a validated event (its card text is canonical): no check is made again."""
     card, two, new = _CARD_OF, _TWO_CARDS, from_fields
     known = event.__dict__  # a model's fields, read as a dict: half the time of attribute loads
-    boards = known["boards"]
-    rows = [player_fields(p.__dict__) for p in known["players"]]
-    seats = [
-        new(SeatHand, (seat, player_id, (two(h) or tuple(map(card, h))) if h else (), contributed, dead, folded, stack))
-        for seat, player_id, h, contributed, dead, folded, stack, _ in rows
+    boards, players = known["boards"], known["players"]
+    seats = [  # each player's fields read off its __dict__, as above
+        new(
+            SeatHand,
+            (
+                d["seat"],
+                d["player_id"],
+                (two(h) or tuple(map(card, h))) if (h := d["hole_cards"]) else (),
+                d["contributed"],
+                d["dead_money"],
+                d["folded"],
+                d["stack"],
+            ),
+        )
+        for d in map(_FIELDS_OF, players)
     ]
     return new(
         Showdown,
@@ -99,7 +111,7 @@ def to_showdown(event: ShowdownEvent) -> Showdown:
             known["rake"],
             known["rake_ppm"],
             tuple([tuple(map(card, board)) for board in boards]) if boards else (),
-            tuple([row[7] for row in rows]) if rows[0][7] is not None else (),  # bounties: every seat's, or none
+            tuple([p.bounty for p in players]) if players[0].bounty is not None else (),  # every seat's, or none
             known["bounty_cash_ppm"] if known["bounty_cash_ppm"] is not None else PPM,
         ),
     )
