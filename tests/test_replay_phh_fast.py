@@ -84,6 +84,12 @@ def changed(old: str, new: str) -> str:
         ("'d db 3dQc2c'", "'d db 3d??2c'", HandSyntaxError, 7, "board cards cannot be unknown"),
         ("'p2 sm 8sQh'", "'p2 f'", ImpossibleAction, 7, "action 16 'p2 f': p2 acts but no betting is open"),
         ("min_bet = 100", "min_bet = 100\nmin_bet = 100", HandSyntaxError, 6, "not valid TOML"),
+        ("'p2 sm 8sQh'", "'p2 sm 8sQd'", ImpossibleAction, 7, "p2 shows 8sQd but was dealt 8sQh"),
+        ("'p2 sm 8sQh'", "'p2 sm 2sKh'", ImpossibleAction, 7, "p2 shows 2sKh but was dealt 8sQh"),
+        ("'p2 sm 8sQh'", "'p1 sm Ks7d'", ImpossibleAction, 7, "p1 folded and has nothing to show"),
+        ("'p2 sm 8sQh'", "'p1 sm'", ImpossibleAction, 7, "p1 folded and has nothing to show"),
+        ("'p3 cc', 'p2 sm 8sQh'", "'p2 sm 8sQh', 'p3 cc'", ImpossibleAction, 7, "p2 shows down while p3 is still"),
+        ("'p2 sm 8sQh'", "'p4 sm 8sQh'", HandSyntaxError, 7, "'p4' is not a player (p1 to p3)"),
     ],
 )
 def test_a_field_or_action_written_unusually_is_refused_naming_its_line_on_every_read(
@@ -106,6 +112,10 @@ def test_a_field_or_action_written_unusually_is_refused_naming_its_line_on_every
         ("'p1 f'", "'p1 f # a comment'"),
         ("'p1 f'", "'p1  f'"),
         ("min_bet = 100", "# a comment\nmin_bet = 100\n\n"),
+        ("'p2 sm 8sQh'", "'p2 sm 8sqh'"),
+        ("'p2 sm 8sQh'", "'p2 sm -'"),  # shows the cards dealt
+        ("'p2 sm 8sQh'", "'p2 sm ????'"),  # a partial show reveals nothing
+        ("'p2 sm 8sQh'", "'p2 sm 8sQh', 'p2 sm 8sQh'"),
     ],
 )
 def test_a_field_or_action_written_unusually_reads_as_the_usual_one(old: str, new: str) -> None:
@@ -154,3 +164,18 @@ def test_a_hand_record_built_without_keywords_holds_each_field_under_its_name() 
     )
     assert found == by_name
     assert found._asdict() == by_name._asdict()
+
+
+def test_cards_shown_in_another_order_are_the_seats_cards_in_that_order() -> None:
+    found = twice(changed("'p2 sm 8sQh'", "'p2 sm Qh8s'"))
+    assert isinstance(found, HandRecord), found
+    assert found.event is not None
+    assert found.event.players[1].hole_cards == ("Qh", "8s")
+
+
+def test_a_muck_at_the_showdown_forfeits_on_every_read() -> None:
+    found = twice(changed("'p2 sm 8sQh'", "'p2 sm'"))
+    assert isinstance(found, HandRecord), found
+    assert found.event is not None
+    assert found.event.players[1].folded
+    assert judge(found).status == "mismatch"  # the history pays p2, who mucked

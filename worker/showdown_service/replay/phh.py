@@ -799,6 +799,15 @@ class _Betting:
                         if self.live < 2 or self.able < 2 <= able:  # else nothing changes: see _after_action
                             self._after_action(pending, able)
                         continue
+            elif kind is _SHOW:  # 'pN sm' (a muck) or 'pN sm CARDS': the seat's own two cards, in any order
+                if fast_deal and i < n and not folded[i] and not self.pending:
+                    if first is None:
+                        self.mucked[i] = True
+                        continue
+                    held = hole[i]
+                    if len(held) == 2 and first in held and second in held:  # both known: nothing new is placed
+                        hole[i] = [first, second]
+                        continue
             elif kind is _BOARD:
                 board = self.board
                 if (
@@ -1136,8 +1145,10 @@ def _amount(text: str) -> int | None:
     return int(value) if value.denominator == 1 and value >= 0 else None
 
 
-_DEAL, _FOLD, _CALL, _RAISE, _BOARD, _OTHER = "deal", "fold", "call", "raise", "board", "other"
+_DEAL, _FOLD, _CALL, _RAISE, _BOARD, _SHOW, _OTHER = "deal", "fold", "call", "raise", "board", "show", "other"
 """The kinds of action :meth:`_Betting.run` plays inline (compared by identity)."""
+_BY_VERB: Final = {"f": _FOLD, "cc": _CALL, "sm": _SHOW}
+"""A player's action of one word: a fold, a check/call, a muck."""
 _PLAYER: Final = {f"p{i + 1}": i for i in range(MAX_PLAYERS)}
 _STEPS: dict[str, tuple[str, int, Any, Any]] = {}
 """Actions read so far (the text as written): the same folds, calls, raises and deals recur from hand to hand."""
@@ -1146,15 +1157,16 @@ _STEPS_KEPT: Final = 65_536
 
 def _step(action: str) -> tuple[str, int, Any, Any]:
     """``(kind, player index, a, b)`` for an action the hot path plays inline, as far as its words go (hold'em
-    hole cards: the two cards, distinct; a raise: the amount; a board: its cards, distinct), else ``(_OTHER, ...)``:
+    hole cards and a hold'em show: the two cards, distinct; a muck: none; a raise: the amount; a board: its cards,
+    distinct), else ``(_OTHER, ...)``:
     whether it may be played (whose turn, which chips, which deck) is the loop's to check, hand by hand."""
     words = action.split()
     step: tuple[str, int, Any, Any] = (_OTHER, -1, None, None)
     count = len(words)
-    if count == 2 and words[1] in ("f", "cc"):
+    if count == 2 and words[1] in ("f", "cc", "sm"):
         i = _PLAYER.get(words[0])
         if i is not None:
-            step = (_FOLD if words[1] == "f" else _CALL, i, None, None)
+            step = (_BY_VERB[words[1]], i, None, None)
     elif count == 4 and words[0] == "d" and words[1] == "dh" and len(words[3]) == 4:
         i = _PLAYER.get(words[2])
         first, second = _SPELLING.get(words[3][:2]), _SPELLING.get(words[3][2:])
@@ -1164,6 +1176,11 @@ def _step(action: str) -> tuple[str, int, Any, Any]:
         i = _PLAYER.get(words[0])
         if i is not None:
             step = (_RAISE, i, int(words[2]), None)
+    elif count == 3 and words[1] == "sm" and len(words[2]) == 4:
+        i = _PLAYER.get(words[0])
+        first, second = _SPELLING.get(words[2][:2]), _SPELLING.get(words[2][2:])
+        if i is not None and first is not None and second is not None and first != second:
+            step = (_SHOW, i, first, second)
     elif count == 3 and words[0] == "d" and words[1] == "db" and len(words[2]) in (2, 6):
         text = words[2]
         cards = [_SPELLING.get(text[j : j + 2]) for j in range(0, len(text), 2)]
