@@ -45,17 +45,16 @@ def build_pots(seats: Sequence[SeatHand]) -> tuple[list[Pot], list[Share]]:
     ``level`` holds exactly ``level - previous`` from each seat that reached
     ``level``.
     """
-    live = [s for s in seats if not s.folded]
+    live = [s.contributed for s in seats if not s.folded]
     levels = [s.contributed for s in seats]
     top = max(levels)
-    if len(live) > 1:
-        if min([s.contributed for s in live]) == top:  # the usual showdown: one pot
-            total = sum(levels) + sum([s.dead_money for s in seats])
-            return [from_fields(Pot, (total, tuple(sorted([s.seat for s in live]))))], []
-    elif live and live[0].contributed == top:  # everybody else folded: one pot, and the bet nobody matched back
-        seat = live[0].seat
+    if len(live) > 1 and min(live) == top:  # the usual showdown: one pot
         total = sum(levels) + sum([s.dead_money for s in seats])
-        levels.remove(top)  # the live seat's: the next level is everybody else's most
+        return [from_fields(Pot, (total, tuple(sorted([s.seat for s in seats if not s.folded]))))], []
+    if len(live) == 1 and live[0] == top:  # everybody else folded: one pot, and the bet nobody matched back
+        seat = seats[[s.folded for s in seats].index(False)].seat
+        total = sum(levels) + sum([s.dead_money for s in seats])
+        levels.remove(top)  # the live seat's (or another's as high): the next level is everybody else's most
         back = top - max(levels, default=0)
         return (
             [from_fields(Pot, (total - back, (seat,)))] if total > back else [],
