@@ -23,7 +23,11 @@ Every file is TOML, but parsing it with :mod:`tomllib` costs about three
 times everything else the replay does per hand; the flat ``key = value``
 lines PHH files are made of are parsed directly, and anything else (multi-line
 arrays, comments, escapes, dates) goes to :mod:`tomllib`. Both give the same
-values (a test checks it on every real hand).
+values (a test checks it on every real hand). The files of one collection write
+the same stakes, stacks, seats and actions again and again: a line or an
+action met before is taken from a bounded cache (a list value copied, so each
+hand owns its fields), and the usual hold'em actions are played inline, the
+general path kept for anything else and for every error.
 
 Over 400 lines: the field reader, the betting state machine of every game
 and the hand's record are the replay's hot path per PHH hand (its inlined
