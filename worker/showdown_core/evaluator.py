@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from itertools import combinations, combinations_with_replacement
+from operator import attrgetter
 from typing import Final
 
 from showdown_core.cards import RANK_KEYS, RANK_LANES, SUIT_KEYS, SUIT_LANES, TALLY_SHIFT, Card, mask_of, take_ranks
@@ -353,6 +354,11 @@ def _evaluate_five_or_six(cards: Sequence[Card]) -> HandValue:
     return PLAIN[n][t >> 8 & _RANK_SUM] if suit < 0 else _flush_value(cards, suit)
 
 
+_ORDER: Final = attrgetter("index")
+"""A card's place in the deck, (rank - 2) * 4 + suit: the order of :class:`Card` (by rank, then suit) as a sort key
+(a key read in C, not Card's own comparison in Python)."""
+
+
 def omaha_five(board: Sequence[Card], hole: Sequence[Card], value: HandValue) -> tuple[Card, ...] | None:
     """The first five of two of ``hole`` and three of ``board`` (each taken highest card first, by rank then
     suit; pairs outer, triples inner) whose value is ``value``; ``None`` if none is.
@@ -360,9 +366,11 @@ def omaha_five(board: Sequence[Card], hole: Sequence[Card], value: HandValue) ->
     The fives :meth:`~showdown_core.ranking.Ranking.omaha_playing_cards` tries, in its order, each valued as
     :func:`evaluate` values five cards (from the cards' tallies), without building the five it passes over.
     """
-    triples = [(triple, sum([c.tally for c in triple])) for triple in combinations(sorted(board, reverse=True), 3)]
+    triples = [
+        (triple, sum([c.tally for c in triple])) for triple in combinations(sorted(board, key=_ORDER, reverse=True), 3)
+    ]
     plain, flush_suit = _PLAIN5, FLUSH_SUIT[5]
-    for a, b in combinations(sorted(hole, reverse=True), 2):
+    for a, b in combinations(sorted(hole, key=_ORDER, reverse=True), 2):
         pair = a.tally + b.tally
         for triple, tally in triples:
             t = pair + tally

@@ -627,6 +627,7 @@ class _Betting:
         self.hand = hand
         self.game = game
         self.fast_deal = game is HOLDEM  # 'd dh pN AsKd', the replay's hot path
+        self.fast_own = not (game is HOLDEM or game.draw or game.missing_ranks)  # Omaha's and stud's own cards
         if bring_in:
             self.bring_in = bring_in
         self.stacks = stacks
@@ -764,6 +765,7 @@ class _Betting:
         error), goes through :meth:`act`. Each action's words are read once per text (:func:`_step`)."""
         hole, card_at, dealt_at, n = self.hole, self.card_at, self.dealt_at, self.n
         fast_deal, folded, active, after = self.fast_deal, self.folded, self.active, self.after  # never replaced
+        fast_own = self.fast_own
         known = _STEPS.get
         for k, action in enumerate(actions):
             if type(action) is not str:
@@ -793,15 +795,30 @@ class _Betting:
                     continue
             elif kind is _RAISE:
                 pending = self.pending
-                if fast_deal and i < n and pending and pending[0] == i and first > self.top:
+                if i < n and pending and pending[0] == i and first > self.top and not (self.opening or self.drawing):
                     left, bet = self.left[i], self.bet[i]
-                    if left is None or first - bet <= left:  # hold'em: no bring-in, no draw, no stud opening
+                    if left is None or first - bet <= left:  # no stud street to open, no draw under way
                         del pending[0]
                         able = self.able
                         self._pay(i, first - bet)
                         self.pending = pending = [j for j in after[i] if active[j]]
                         if self.live < 2 or self.able < 2 <= able:  # else nothing changes: see _after_action
                             self._after_action(pending, able)
+                        continue
+            elif kind is _OWN:  # Omaha's own cards, or a stud seat's cards of the street being dealt
+                if fast_own and i < n and not any(card in card_at for card in first):
+                    held = hole[i]
+                    if self.game.stud:
+                        if not folded[i] and len(held) + len(first) <= _STUD_DEALT[self.street]:
+                            for card in first:
+                                card_at[card] = k
+                            hole[i] = [*held, *first]
+                            continue
+                    elif dealt_at[i] is None and (len(first) == self.game.cards or len(first) in self.game.counts):
+                        for card in first:
+                            card_at[card] = k
+                        dealt_at[i] = k
+                        hole[i] = list(first)
                         continue
             elif kind is _SHOW:  # 'pN sm' (a muck) or 'pN sm CARDS': the seat's own two cards, in any order
                 if fast_deal and i < n and not folded[i] and not self.pending:
@@ -1149,7 +1166,10 @@ def _amount(text: str) -> int | None:
     return int(value) if value.denominator == 1 and value >= 0 else None
 
 
-_DEAL, _FOLD, _CALL, _RAISE, _BOARD, _SHOW, _OTHER = "deal", "fold", "call", "raise", "board", "show", "other"
+_DEAL, _OWN, _FOLD, _CALL, _RAISE, _BOARD, _SHOW, _OTHER = (
+    *("deal", "own", "fold", "call", "raise"),
+    *("board", "show", "other"),
+)
 """The kinds of action :meth:`_Betting.run` plays inline (compared by identity)."""
 _BY_VERB: Final = {"f": _FOLD, "cc": _CALL, "sm": _SHOW}
 """A player's action of one word: a fold, a check/call, a muck."""
@@ -1176,6 +1196,11 @@ def _step(action: str) -> tuple[str, int, Any, Any]:
         first, second = _SPELLING.get(words[3][:2]), _SPELLING.get(words[3][2:])
         if i is not None and first is not None and second is not None and first != second:
             step = (_DEAL, i, first, second)
+    elif count == 4 and words[0] == "d" and words[1] == "dh" and len(words[3]) in (2, 6, 8, 10, 12):
+        i, text = _PLAYER.get(words[2]), words[3]
+        cards = tuple(_SPELLING.get(text[j : j + 2]) for j in range(0, len(text), 2))
+        if i is not None and None not in cards and len(set(cards)) == len(cards):
+            step = (_OWN, i, cards, None)
     elif count == 3 and words[1] == "cbr" and words[2].isdigit() and words[2].isascii():
         i = _PLAYER.get(words[0])
         if i is not None:
