@@ -1212,9 +1212,9 @@ def _step(action: str) -> tuple[str, int, Any, Any]:
             step = (_SHOW, i, first, second)
     elif count == 3 and words[0] == "d" and words[1] == "db" and len(words[2]) in (2, 6):
         text = words[2]
-        cards = [_SPELLING.get(text[j : j + 2]) for j in range(0, len(text), 2)]
-        if None not in cards and len(set(cards)) == len(cards):
-            step = (_BOARD, -1, tuple(cards), None)
+        board = tuple(_SPELLING.get(text[j : j + 2]) for j in range(0, len(text), 2))
+        if None not in board and len(set(board)) == len(board):
+            step = (_BOARD, -1, board, None)
     if len(_STEPS) >= _STEPS_KEPT:
         _STEPS.clear()
     _STEPS[action] = step
