@@ -15,9 +15,11 @@ from showdown_service.replay import (
     ReplayError,
     UnsupportedHand,
     judge,
+    phh,
     read_phh,
 )
 from showdown_service.replay.phh import _flat_fields, _NotFlat
+from tests.helpers import REPO
 
 HAND = """variant = 'NT'
 ante_trimming_status = true
@@ -31,6 +33,7 @@ players = ['A', 'B', 'C']
 finishing_stacks = [9950, 10350, 9700]
 """
 SOURCE = "/x/phh/fast/1.phh"
+GAMES = REPO / "tests" / "fixtures" / "replay" / "phh" / "games"
 
 
 def twice(body: str) -> HandRecord | ReplayError:
@@ -179,3 +182,32 @@ def test_a_muck_at_the_showdown_forfeits_on_every_read() -> None:
     assert found.event is not None
     assert found.event.players[1].folded
     assert judge(found).status == "mismatch"  # the history pays p2, who mucked
+
+
+def _reading(body: str, source: str) -> list[object]:
+    out: list[object] = []
+    for found in read_phh(body, source):
+        if isinstance(found, HandRecord):
+            verdict = judge(found)
+            out.append((found.event, found.outcome, found.unverifiable, verdict.status, verdict.reason))
+        else:
+            out.append((type(found), found.line, str(found)))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(path.name for path in GAMES.glob("*.phh")))
+def test_every_action_dropped_repeated_or_swapped_reads_alike_with_empty_and_full_caches(name: str) -> None:
+    # a cache that read a line or an action otherwise than the general reading would tell the two reads apart
+    body = (GAMES / name).read_text(encoding="utf-8")
+    written = next(line for line in body.split("\n") if line.startswith("actions = ["))
+    actions = written.removeprefix("actions = [").removesuffix("]").split(", ")
+    variants = []
+    for k in range(len(actions)):
+        variants += [actions[:k] + actions[k + 1 :], actions[: k + 1] + actions[k:]]
+        if k + 1 < len(actions):
+            variants.append([*actions[:k], actions[k + 1], actions[k], *actions[k + 2 :]])
+    for changed_actions in variants:
+        changed_body = body.replace(written, f"actions = [{', '.join(changed_actions)}]")
+        for cache in (phh._LINES, phh._STEPS, phh._FOLDERS):
+            cache.clear()
+        assert _reading(changed_body, name) == _reading(changed_body, name), changed_actions
