@@ -28,7 +28,8 @@ middle of its work. And Redis refuses writes four times, about 1.5 s each:
 memory full under ``noeviction`` (OOM; the workers are paused for 0.3 s
 first, so that a backlog waits to be read while the commits are refused), a replica of an unreachable primary
 (READONLY), ``min-replicas-to-write 1`` without a replica (NOREPLICAS), and a
-long script (BUSY). The producer rides those out as a game server would,
+long script (BUSY; the workers are paused for 0.3 s first too, and resumed while it runs: a worker blocked in
+XREADGROUP when it starts would otherwise send nothing during it). The producer rides those out as a game server would,
 re-sending what was refused; the workers wait and must dead-letter nothing.
 They run with ``SHOWDOWN_MAX_DELIVERIES=1``: every re-delivery (a kill, a
 claim, a refused commit re-read) would be poison if deliveries counted; only
@@ -104,6 +105,8 @@ REFUSALS = {"oom": 0.25, "readonly": 0.42, "noreplicas": 0.58, "busy": 0.9}
 at 0.25 ends, with the backlog it built waiting to be settled."""
 REFUSAL_S = 1.5
 """How long (s) each refusal of writes lasts: several of the workers' retries (backoff up to 0.5 s)."""
+BUSY_RESUME_S = 0.3
+"""The workers paused before the long script (BUSY) are resumed this long after it starts, well inside it."""
 OOM_HEADROOM = 64 * 1024
 """Bytes left under maxmemory when memory is made full: a few XADDs, never a commit of a batch."""
 BUSY_SCRIPT = """
@@ -653,6 +656,17 @@ def run(
                 fleet.pause()
                 time.sleep(BACKLOG_S)
                 refuser.refuse(action, REFUSAL_S, then=fleet.resume)
+            elif action == "busy":
+                # A worker blocked in XREADGROUP when the script starts sends nothing while it runs (and a caught-up
+                # fleet is mostly blocked): pause them while a backlog forms, resume them once the script runs, so
+                # that their reads are answered and their commits meet BUSY.
+                proxy.wait_until_joined()
+                fleet.pause()
+                time.sleep(BACKLOG_S)
+                resuming = threading.Timer(BUSY_RESUME_S, fleet.resume)
+                resuming.start()
+                refuser.refuse(action, REFUSAL_S)
+                resuming.join()
             elif action in REFUSALS:
                 refuser.refuse(action, REFUSAL_S)
             elif action == "kill":
