@@ -21,6 +21,7 @@ null and the audit replay reports it; the cursor does not move past it.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
@@ -175,6 +176,21 @@ def _claimed(payload: bytes) -> tuple[str | None, str | None]:
     return (tournament if isinstance(tournament, str) else None, table if isinstance(table, str) else None)
 
 
+def _in_order(
+    found: list[tuple[bytes, Fields]], wanted: list[int], matches: Callable[[int, Fields], bool]
+) -> Iterator[tuple[int, bytes, Fields]]:
+    """For each record index of ``wanted``, in chain order, the first stream entry after the last one taken that
+    ``matches`` it: ``(index, stream id, fields)``. A record none matches is left out (its text is gone: archived as
+    null) and the next record's search starts where its own would have."""
+    at = 0
+    for i in wanted:
+        for j in range(at, len(found)):
+            if matches(i, found[j][1]):
+                yield i, *found[j]
+                at = j + 1
+                break
+
+
 def _join_results(
     client: Client, keys: ShardKeys, rows: list[dict[str, Any]], records: list[Any], cursors: Cursors
 ) -> Cursors:
@@ -182,17 +198,17 @@ def _join_results(
     if not wanted:
         return cursors
     found = read_range(client, keys.results, low=_after(cursors.results_id), count=len(wanted) + LOOKAHEAD)
-    digests = [(sid.decode(), f.get(b"result", b""), f.get(b"entry_id")) for sid, f in found]
-    at = 0
-    for i in wanted:
+
+    def hashes_to_it(i: int, fields: Fields) -> bool:  # its digest; its entry id too where the result names one
         body = records[i][2]
-        for j in range(at, len(digests)):
-            sid, text, entry_id = digests[j]
-            if sha256_hex(text) == body["result_sha256"] and entry_id in (None, str(body.get("entry_id")).encode()):
-                rows[i]["result"] = text.decode()
-                cursors = replace(cursors, results_id=sid)
-                at = j + 1
-                break
+        return sha256_hex(fields.get(b"result", b"")) == body["result_sha256"] and fields.get(b"entry_id") in (
+            None,
+            str(body.get("entry_id")).encode(),
+        )
+
+    for i, sid, fields in _in_order(found, wanted, hashes_to_it):
+        rows[i]["result"] = fields.get(b"result", b"").decode()
+        cursors = replace(cursors, results_id=sid.decode())
     return cursors
 
 
@@ -203,17 +219,14 @@ def _join_dead(
     if not wanted:
         return cursors
     found = read_range(client, keys.dead, low=_after(cursors.dead_id), count=len(wanted) + LOOKAHEAD)
-    at = 0
-    for i in wanted:
-        entry_id = str(records[i][2].get("entry_id")).encode()
-        for j in range(at, len(found)):
-            sid, fields = found[j]
-            if fields.get(b"entry_id") == entry_id:
-                shown = {k.decode(): v.decode(errors="replace") for k, v in fields.items() if k != b"raw"}
-                rows[i]["dead_letter"] = orjson.dumps(shown).decode()
-                cursors = replace(cursors, dead_id=sid.decode())
-                at = j + 1
-                break
+
+    def names_it(i: int, fields: Fields) -> bool:
+        return fields.get(b"entry_id") == str(records[i][2].get("entry_id")).encode()
+
+    for i, sid, fields in _in_order(found, wanted, names_it):
+        shown = {k.decode(): v.decode(errors="replace") for k, v in fields.items() if k != b"raw"}
+        rows[i]["dead_letter"] = orjson.dumps(shown).decode()
+        cursors = replace(cursors, dead_id=sid.decode())
     return cursors
 
 
