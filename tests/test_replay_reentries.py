@@ -283,18 +283,3 @@ def test_a_rebuy_after_a_bust_in_a_progressive_knockout_buys_a_fresh_bounty(tmp_
     assert status == 1
     [ledger] = [d for d in audit["differences"] if d["kind"] == "ledger"]
     assert (ledger["hand_id"], "bounty" in ledger["detail"]) == ("pokerstars:600000000002", True)
-
-
-def test_a_late_registration_is_not_taken_as_an_entry(tmp_path: Path) -> None:
-    # Ben's seat 4 taken by Eve, first seen in hand 2 with no bust before: no entry the hands can tell
-    first, *rest = _stars("reentry.txt").split("\n\n\n\n")
-    late = "\n\n\n\n".join([first, *(hand.replace("Ben", "Eve") for hand in rest)])
-    # with the summary, the hands do not seat its four entries: incomplete
-    summary = _stars("reentry_summary.txt").replace("  2: Ben [2] (Germany)", "  2: Eve (Italy)")
-    status, audit = _reentry(tmp_path, hands=late, summary=summary)
-    assert (status, audit["status"], audit["differences"]) == (0, "incomplete", [])
-    # without it, one table: through the ledger, which has no entry for Eve
-    status, audit = _audit(tmp_path, late, None)
-    assert status == 1
-    [ledger] = [d for d in audit["differences"] if d["kind"] == "ledger"]
-    assert (ledger["hand_id"], "'Eve'" in ledger["detail"]) == ("pokerstars:700000000002", True)

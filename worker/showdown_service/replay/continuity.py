@@ -76,11 +76,23 @@ def number(hand_id: str) -> int:
 
 def entrants(hands: list[HandRecord]) -> list[PlayerIn]:
     """The tournament's entries as the hands show them: the first hand's seats; for a tournament over several
-    tables, every table's first hand's seats, when every player of the hands sits in their table's first hand and
-    all of them start it with one stack (the tournament's start at every table, no hand of a table missing before);
-    else the first hand's seats alone (a field the hands do not cover: the summary's count then tells). A player
-    whose chips ran out before a table's first hand and who sits in it is a re-entry there (:mod:`.entries`), not
-    one of the entries the tournament started with."""
+    tables, every table's first hand's seats, when they all start it with one stack (the tournament's start at every
+    table, no hand of a table missing before: :func:`table_starts`); else the first hand's seats alone (a field the
+    hands do not cover: the summary's count then tells). A player whose chips ran out before a table's first hand
+    and who sits in it is a re-entry there (:mod:`.entries`), not one of the entries the tournament started with; a
+    player first seen after their table's first hand, a late registration (:func:`.entries.late_registrations`)."""
+    head = hands[0].event
+    assert head is not None
+    starts = table_starts(hands)
+    return list(head.players) if starts is None else starts
+
+
+def table_starts(hands: list[HandRecord]) -> list[PlayerIn] | None:
+    """The seats of every table's first hand, less the players whose chips ran out before it (re-entries there),
+    when those hands are the tournament's start at every table: one table (its first hand, taken as the start), or
+    several whose first hands seat each player once, all with one stack. ``None`` when they are not (a player-side
+    history that joins a table after its start): then a player first seen after the first hand cannot be told from
+    a player moved from a table the histories do not show."""
     first: dict[str, tuple[HandRecord, frozenset[str]]] = {}
     out: set[str] = set()
     """Players whose chips ran out at their last hand (and bought none after it)."""
@@ -99,9 +111,8 @@ def entrants(hands: list[HandRecord]) -> list[PlayerIn]:
     seated = [p for record, gone in first.values() if record.event is not None for p in record.event.players
               if p.player_id not in gone]  # fmt: skip
     names = {p.player_id for p in seated}
-    everyone = {p.player_id for record in hands if record.event is not None for p in record.event.players}
-    if everyone != names or len(names) != len(seated) or len({p.stack for p in seated}) != 1:
-        return list(head.players)
+    if len(names) != len(seated) or len({p.stack for p in seated}) != 1:
+        return None
     return seated
 
 

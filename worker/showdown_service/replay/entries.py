@@ -1,5 +1,5 @@
-"""A tournament's entries as its hands show them: re-entries, rebuys after a bust, and the places of the entries
-eliminated while the ledger's registration is held open (docs/replay.md, Whole tournaments).
+"""A tournament's entries as its hands show them: re-entries, rebuys after a bust, late registrations, and the places
+of the entries eliminated while the ledger's registration is held open (docs/replay.md, Whole tournaments).
 
 * **A re-entry** (PokerStars re-entry tournaments, summary rows ``Ben [2] (Germany)``): a player whose chips ran
   out (a hand ended them at 0, and no rebuy line followed) and who sits down again, at any table, is a new entry:
@@ -12,6 +12,12 @@ eliminated while the ledger's registration is held open (docs/replay.md, Whole t
   their chips go on from the rebuy. The ledger's purchases are an entry in play's, and an eliminated entry
   re-enters (docs/tournaments.md): the ledger is sent an ``entry`` for the bought chips, which continues the
   same entry of the room (one row of its summary, its place the last link's, its bounty cash the chain's).
+* **A late registration** (PokerStars tournaments take registrations for their first levels): a player first seen
+  after the first hand, with no bust before (a player never seen before cannot have gone out), at a table whose
+  hands are there from its start (:func:`.continuity.table_starts`), is a new entry registered before the hand
+  they first play: the ledger's ``entry`` message, their entry 1. It must bring the starting stack (every entry
+  starts with it). Where the tables' starts are not all there, such a player cannot be told from one moved from a
+  table the histories do not show: no late registration is taken (the tournament is then ``incomplete``).
 * **Places of the busts while registration is open**: the ledger takes a new entry only while registration is
   open, and leaves an entry eliminated before it closes without a place. The audit closes registration after
   the hands' last new entry, and places those busts itself below every entry in play at the close, the first out
@@ -22,7 +28,7 @@ eliminated while the ledger's registration is held open (docs/replay.md, Whole t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from showdown_messages.tournaments import EntryRegistered
@@ -34,19 +40,19 @@ if TYPE_CHECKING:
 
 
 class NewEntry(NamedTuple):
-    """A ledger entry the hands add after the start: a re-entry, or a rebuy after a bust."""
+    """A ledger entry the hands add after the start: a re-entry, a rebuy after a bust, or a late registration."""
 
     player: str
     hand: int
     """The index (in hand order) of the hand it is registered at."""
     before_seats: bool
     """Before that hand (its seat line holds the chips), or after it (a rebuy written below the hand's actions)."""
-    kind: Literal["re-entry", "rebuy"]
+    kind: Literal["re-entry", "rebuy", "late registration"]
     stack: int
     bounty: int | None
     """The seat line's bounty (a re-entry), the purchase's (a rebuy); ``None`` when unknown."""
     busted: str
-    """The hand id that took the player's last chip."""
+    """The hand id that took the player's last chip (``""`` for a late registration)."""
     purchase: Purchase | None = None
 
 
@@ -85,6 +91,33 @@ def new_entries(hands: Sequence[HandRecord], start: int | None) -> tuple[list[Ne
                 busted[player] = record.hand_id
             else:
                 busted.pop(player, None)
+    return out, wrong
+
+
+def late_registrations(
+    hands: Sequence[HandRecord], starters: Collection[str], start: int | None
+) -> tuple[list[NewEntry], list[tuple[str, str]]]:
+    """The late registrations of ``hands`` (in hand order): each player first seen after the first hand who is not
+    one of ``starters`` (the entries the tournament started with, every table's: :func:`.continuity.table_starts`),
+    registered before the hand they first sit in; and ``(hand_id, detail)`` for each that does not bring the
+    starting stack ``start`` (``None``: the entries started with different stacks, nothing to compare with)."""
+    out: list[NewEntry] = []
+    wrong: list[tuple[str, str]] = []
+    seen = set(starters)
+    for k, record in enumerate(hands):
+        event = record.event
+        assert event is not None
+        for p in event.players:
+            if p.player_id in seen:
+                continue
+            seen.add(p.player_id)
+            out.append(NewEntry(p.player_id, k, True, "late registration", p.stack or 0, p.bounty, ""))
+            if start is not None and p.stack != start:
+                detail = (
+                    f"{p.player_id} first sits down in hand {record.hand_id} with {p.stack} chips and did not go out "
+                    f"before: a late registration starts with the starting stack, {start}"
+                )
+                wrong.append((record.hand_id, detail))
     return out, wrong
 
 
@@ -141,6 +174,10 @@ class Chains:
     def add(self, new: NewEntry) -> int:
         """Follow ``new``; the ledger entry number to register it as."""
         player = new.player
+        if new.kind == "late registration":
+            self.room[player] = self.ledger[player] = 1
+            self.of[player, 1] = (player, 1)
+            return 1
         before = (player, self.ledger.get(player, 1))
         self.ledger[player] = number = before[1] + 1
         if new.kind == "rebuy":
@@ -154,16 +191,17 @@ class Chains:
     def entry(
         self, tournament_id: str, new: NewEntry, book: Book, *, knockout: bool, progressive: bool
     ) -> EntryRegistered:
-        """``new`` as the ledger's ``entry`` message: the player's next ledger entry (followed from here on); in a
-        knockout with the bounty it puts up: a re-entry's seat line's; a rebuy's, in a progressive knockout, the
-        bounty its cost buys (docs/replay.md); else (a fixed knockout's head is the buy-in's whatever was bought,
-        or a seat that gives none) the player's first entry's, the buy-in's."""
+        """``new`` as the ledger's ``entry`` message: the player's next ledger entry (followed from here on; a late
+        registration's is their first); in a knockout with the bounty it puts up: a re-entry's or a late
+        registration's seat line's; a rebuy's, in a progressive knockout, the bounty its cost buys (docs/replay.md);
+        else (a fixed knockout's head is the buy-in's whatever was bought, or a seat that gives none) the player's
+        first entry's, the buy-in's."""
         ledger = book.ledgers[tournament_id]
         assert ledger is not None
         bounty = None
         if knockout:
             first = ledger.entries.get((new.player, 1))
-            told = new.bounty if new.kind == "re-entry" or progressive else None
+            told = new.bounty if new.kind != "rebuy" or progressive else None
             bounty = told if told is not None else first.bounty_in if first is not None else 0
         return EntryRegistered(schema_version=1, tournament_id=tournament_id, type="entry", player_id=new.player,
                                entry=self.add(new), stack=max(1, new.stack), bounty=bounty)  # fmt: skip

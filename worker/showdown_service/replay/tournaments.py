@@ -31,6 +31,8 @@ out right), and audits each tournament beside the per-hand report:
   tournament is taken through no ledger, and a hand the reader refused is an ``unread hand`` difference.
 * **re-entries and rebuys after a bust** (:mod:`.entries`): a player out of chips who sits down again is the
   ledger's next entry (the summary's ``Ben [2]``); one who re-buys goes on as the same entry, with no place.
+* **late registrations** (:mod:`.entries`): a player first seen after the first hand, with no bust before, at a
+  table whose start the hands hold, is an entry registered before the hand they first play.
 
 Over 400 lines: the audit and its comparisons with the ledger and the summaries read as one story; the chips
 between hands are in :mod:`.continuity`, the entries the hands add in :mod:`.entries`, the summaries' reading in
@@ -60,8 +62,15 @@ from showdown_messages.tournaments import (
 from showdown_rules.limits import PPM
 from showdown_service.intake import to_showdown, to_tournament_message
 from showdown_service.replay.compare import MATCH, MISMATCH, UNVERIFIABLE, Verdict, judge
-from showdown_service.replay.continuity import chip_differences, chips_messages, entrants, number, untold_bounty
-from showdown_service.replay.entries import Chains, LateBust, NewEntry, name, new_entries
+from showdown_service.replay.continuity import (
+    chip_differences,
+    chips_messages,
+    entrants,
+    number,
+    table_starts,
+    untold_bounty,
+)
+from showdown_service.replay.entries import Chains, LateBust, NewEntry, late_registrations, name, new_entries
 from showdown_service.replay.errors import ReplayError
 from showdown_service.replay.hands import HandRecord, Place
 from showdown_service.replay.pairing import HANDS_ROOM, Key, pair, untold_room
@@ -227,13 +236,21 @@ def _audit_one(
     _gaps(result, gaps)
     first = group[0][0].event
     assert first is not None
-    seated = entrants([record for record, _ in group])
-    new, restarts = new_entries([record for record, _ in group], _one({p.stack for p in seated}))
-    _chips_between_hands(group, result, restarts, gaps)
+    records = [record for record, _ in group]
+    starts = table_starts(records)
+    seated = entrants(records)
+    start = _one({p.stack for p in seated})
+    new, restarts = new_entries(records, start)
+    late, wrong = late_registrations(records, {p.player_id for p in seated}, start)
     reentries = sum(1 for n in new if n.kind == "re-entry")
-    complete = (summary is not None and summary.entries() == len(seated) + reentries) or (
+    complete = (summary is not None and summary.entries() == len(seated) + reentries + len(late)) or (
         summary is None and len({r.event.table_id for r, _ in group if r.event is not None}) == 1
     )
+    if late and (starts is None or not complete):
+        result.checked.append(_late_untold(late, records, starts is None, summary, len(seated) + reentries))
+        late, wrong = [], []
+    new = sorted(new + late, key=lambda n: n.hand)
+    _chips_between_hands(group, result, restarts + wrong, gaps)
     untold = untold_bounty([record for record, _ in group]) if _progressive(first) else ""
     if complete and all(v.status != UNVERIFIABLE for _, v in group) and not untold and not gaps:
         result.complete = _ledger(group, seated, new, summary, result)
@@ -248,6 +265,26 @@ def _audit_one(
         _summary_finishes(summary, result)
         _summary_table(summary, result)
     return result
+
+
+def _late_untold(
+    late: list[NewEntry], records: list[HandRecord], untold: bool, summary: Summary | None, entries: int
+) -> str:
+    """Why the players first seen after the first hand (``late``) are not taken as late registrations: the tables'
+    starts are not all among the hands (``untold``), or the hands with them do not seat the field the summary counts
+    (or, over several tables, no summary counts it)."""
+    names = ", ".join(f"{n.player} (hand {records[n.hand].hand_id})" for n in late[:3])
+    more = f" and {len(late) - 3} more" if len(late) > 3 else ""
+    if untold:
+        why = "the hands do not hold every table's start"
+    elif summary is None:
+        why = "the hands are of several tables and no summary counts the field"
+    else:
+        why = f"with them the hands seat {entries + len(late)} entries, not the {summary.entries()} the summary counts"
+    return (
+        f"not taken as late registrations: {names}{more}, first seen after the first hand with no bust before: {why}, "
+        "and a late registration cannot be told from a player moved from a table the histories do not show"
+    )
 
 
 def _gaps(result: TournamentAudit, gaps: list[Unread]) -> None:
@@ -315,8 +352,8 @@ def _ledger(
     result: TournamentAudit,
 ) -> bool:
     """Replay the tournament through the service's ledger (``seated``: its entries, every table's; ``new``: the
-    re-entries and rebuys after a bust the hands add, registration held open until the last) and compare its
-    places, prizes and bounties, entry by entry of the room (:mod:`.entries`)."""
+    re-entries, rebuys after a bust and late registrations the hands add, registration held open until the last) and
+    compare its places, prizes and bounties, entry by entry of the room (:mod:`.entries`)."""
     from showdown_core.tournament import Book  # noqa: PLC0415 - only a tournament audit needs the ledger
 
     first = group[0][0].event
@@ -415,10 +452,13 @@ def _ledger(
         _summary_row(row, rows, live, result, prizes=bool(payouts))
     result.checked.append("places, prizes and bounties through the tournament ledger")
     if new:
-        kinds = sorted({"re-entries" if n.kind == "re-entry" else "rebuys after a bust" for n in new})
+        kinds = sorted({_KINDS[n.kind] for n in new})
         result.checked.append(f"the {' and '.join(kinds)} as the ledger's entries (registration held open until the "
                               "last; the busts before it placed below the field at its close)")  # fmt: skip
     return bool(rows) and not ledger.live
+
+
+_KINDS: Final = {"re-entry": "re-entries", "rebuy": "rebuys after a bust", "late registration": "late registrations"}
 
 
 def _send(
