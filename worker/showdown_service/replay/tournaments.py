@@ -243,7 +243,8 @@ def _audit_one(
     new, restarts = new_entries(records, start)
     late, wrong = late_registrations(records, {p.player_id for p in seated}, start)
     reentries = sum(1 for n in new if n.kind == "re-entry")
-    complete = (summary is not None and summary.entries() == len(seated) + reentries + len(late)) or (
+    counted = len(late) if starts is not None else 0  # where the tables' starts are not all there, none is an entry
+    complete = (summary is not None and summary.entries() == len(seated) + reentries + counted) or (
         summary is None and len({r.event.table_id for r, _ in group if r.event is not None}) == 1
     )
     if late and (starts is None or not complete):
