@@ -4,7 +4,8 @@ Fixtures, written from PokerStars' format for these tests: ``tests/fixtures/repl
 (Ada, Ben and Cal start at one table; Eve sits down at seat 4 for hand 2 with the starting 1500 and finishes 2nd; its
 summary counts 4 players and a $16.00 pool: 4 entries at $4.00), and ``late_registration_two_tables.txt`` (Ada and
 Ben at table 1, Cal and Dee at table 2, every table's first hand there; Eve sits down at table 2 in its second hand,
-Ben moves to table 2 for the last hands; 5 players, $20.00).
+Ben moves to table 2 for the last hands; 5 players, $20.00), and ``late_registration_pko.txt`` (the one-table
+fixture as a $2.00+$2.00 progressive knockout: $2 heads, Ada knocks out Ben, Cal and Eve for $1 each).
 """
 
 from __future__ import annotations
@@ -183,3 +184,21 @@ def test_a_late_registrant_over_two_tables_without_a_tables_start_is_incomplete_
     status, audit = _audit(tmp_path, _stars(TWO_TABLES), None)
     assert (status, audit["status"], audit["differences"]) == (0, "incomplete", [])
     assert any("several tables and no summary counts the field" in c for c in audit["checked"])
+
+
+def test_a_late_registrant_in_a_progressive_knockout_puts_up_the_bounty_of_their_seat_line(tmp_path: Path) -> None:
+    pko = "late_registration_pko.txt"
+    status, audit = _audit(tmp_path, _stars(pko), _summary(pko))
+    assert (status, audit["status"], audit["differences"]) == (0, "match", [])
+    # 4 heads of $2, Eve's among them: Ada's $1 for each of 3 knockouts and her own grown $5 head at the end
+    assert [(p["player"], p["place"], p["prize"], p["bounty"]) for p in audit["places"]] == [
+        ("Ada", 1, 520, 800),
+        ("Eve", 2, 280, 0),
+        ("Cal", 3, 0, 0),
+        ("Ben", 4, 0, 0),
+    ]
+    # a line paying more for knocking out the late registrant than her head holds is a difference
+    more = _stars(pko).replace("Ada wins $1 for eliminating Eve", "Ada wins $2 for eliminating Eve")
+    status, audit = _audit(tmp_path, more, _summary(pko))
+    assert status == 1
+    assert [d["kind"] for d in audit["differences"] if d["kind"] == "bounty"] == ["bounty"]
