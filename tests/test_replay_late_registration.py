@@ -176,8 +176,9 @@ def test_a_late_registrant_over_two_tables_without_a_tables_start_is_incomplete_
     assert (status, audit["status"], audit["differences"]) == (0, "incomplete", [])
     [reason] = [c for c in audit["checked"] if c.startswith("not taken as late registrations")]
     assert reason.endswith(
-        "first seen after the first hand with no bust before: the hands do not hold every table's start, and a late "
-        "registration cannot be told from a player moved from a table the histories do not show"
+        "first seen after the first hand with no bust before: the hands do not hold every table's start (its first "
+        "hand, every entry there with one stack), and a late registration cannot be told from a player moved from a "
+        "table the histories do not show"
     )
     assert "Eve (hand pokerstars:750000000003)" in reason
     # every table's start there but no summary to count the field: several tables, incomplete as before, the reason
@@ -202,3 +203,22 @@ def test_a_late_registrant_in_a_progressive_knockout_puts_up_the_bounty_of_their
     status, audit = _audit(tmp_path, more, _summary(pko))
     assert status == 1
     assert [d["kind"] for d in audit["differences"] if d["kind"] == "bounty"] == ["bounty"]
+
+
+def test_a_player_first_seen_at_a_table_whose_history_joins_it_after_its_start_is_no_late_registration(
+    tmp_path: Path,
+) -> None:
+    # table 2's hands from its second on: Cal 1490, Dee 1510 and Eve 1500 in the first one, no start; Ben, moved from
+    # table 1, first seen in hand 5 with 3000: no late registration (no starting stack to tell one by)
+    hands = _hands(_stars(TWO_TABLES))
+    joined = "\n\n\n\n".join([hands[2], hands[4], hands[5]])
+    status, audit = _audit(tmp_path, joined, _summary(TWO_TABLES))
+    assert (status, audit["status"], audit["differences"]) == (0, "incomplete", [])
+    [reason] = [c for c in audit["checked"] if c.startswith("not taken as late registrations")]
+    assert reason.startswith("not taken as late registrations: Ben (hand pokerstars:750000000005), first seen")
+    # without the summary, one table from its first hand goes through the ledger, which has no entry for Ben
+    status, audit = _audit(tmp_path, joined, None)
+    assert (status, audit["status"]) == (1, "mismatch")
+    [ledger] = [d for d in audit["differences"] if d["kind"] == "ledger"]
+    assert (ledger["hand_id"], "'Ben'" in ledger["detail"]) == ("pokerstars:750000000005", True)
+    assert not [d for d in audit["differences"] if d["kind"] == "chips"]

@@ -237,9 +237,10 @@ def _audit_one(
     first = group[0][0].event
     assert first is not None
     records = [record for record, _ in group]
-    starts = table_starts(records)
     seated = entrants(records)
     start = _one({p.stack for p in seated})
+    # a late registration is told where the hands hold every table's start, all with one stack (the one it brings)
+    starts = table_starts(records) if start is not None else None
     new, restarts = new_entries(records, start)
     late, wrong = late_registrations(records, {p.player_id for p in seated}, start)
     reentries = sum(1 for n in new if n.kind == "re-entry")
@@ -272,12 +273,12 @@ def _late_untold(
     late: list[NewEntry], records: list[HandRecord], untold: bool, summary: Summary | None, entries: int
 ) -> str:
     """Why the players first seen after the first hand (``late``) are not taken as late registrations: the tables'
-    starts are not all among the hands (``untold``), or the hands with them do not seat the field the summary counts
+    starts are not all among the hands, or the entries there start with different stacks (``untold``), or the hands with them do not seat the field the summary counts
     (or, over several tables, no summary counts it)."""
     names = ", ".join(f"{n.player} (hand {records[n.hand].hand_id})" for n in late[:3])
     more = f" and {len(late) - 3} more" if len(late) > 3 else ""
     if untold:
-        why = "the hands do not hold every table's start"
+        why = "the hands do not hold every table's start (its first hand, every entry there with one stack)"
     elif summary is None:
         why = "the hands are of several tables and no summary counts the field"
     else:
