@@ -273,8 +273,8 @@ def _late_untold(
     late: list[NewEntry], records: list[HandRecord], untold: bool, summary: Summary | None, entries: int
 ) -> str:
     """Why the players first seen after the first hand (``late``) are not taken as late registrations: the tables'
-    starts are not all among the hands, or the entries there start with different stacks (``untold``), or the hands with them do not seat the field the summary counts
-    (or, over several tables, no summary counts it)."""
+    starts are not all among the hands, or the entries there start with different stacks (``untold``), or the hands
+    with them do not seat the field the summary counts (or, over several tables, no summary counts it)."""
     names = ", ".join(f"{n.player} (hand {records[n.hand].hand_id})" for n in late[:3])
     more = f" and {len(late) - 3} more" if len(late) > 3 else ""
     if untold:
