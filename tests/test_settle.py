@@ -220,6 +220,28 @@ def test_pots_and_returns_add_up_to_every_chip_put_in_on_random_contributions() 
         assert all(a.eligible != b.eligible for a, b in itertools.pairwise(pots)), "equal neighbours merge"
 
 
+def test_the_usual_showdown_and_the_hand_nobody_called_make_the_pots_the_general_slicing_makes() -> None:
+    """build_pots makes two usual cases at once (every live seat at the top; one live seat at the top, everybody
+    else folded): on random tables of both, with dead money and folded seats as high as the top, the same pots
+    and returned bets as the general slicing (pots.sliced)."""
+    rng = random.Random(23)
+    quick = {"showdown": 0, "uncalled": 0, "uncalled with a bet back": 0}
+    for _ in range(5000):
+        n = rng.randint(2, 9)
+        top = rng.choice([0, 2, 100, 250])
+        alone = rng.random() < 0.5
+        live = {rng.randint(1, n)} if alone else set(rng.sample(range(1, n + 1), rng.randint(2, n)))
+        seats = []
+        for number in range(1, n + 1):
+            put_in = top if number in live else min(top, rng.choice([0, 1, 50, top]))
+            seats.append(SeatHand(number, f"p{number}", (), put_in, rng.choice([0, 0, 0, 3]), number not in live))
+        made = build_pots(seats)
+        assert made == pots_module.sliced(seats), seats
+        quick["uncalled" if alone else "showdown"] += 1
+        quick["uncalled with a bet back"] += bool(alone and made[1])
+    assert min(quick.values()) > 500, quick
+
+
 def test_random_full_settlements_pay_out_exactly_what_was_put_in() -> None:
     rng = random.Random(11)
     for _ in range(1000):

@@ -50,7 +50,8 @@ def build_pots(seats: Sequence[SeatHand]) -> tuple[list[Pot], list[Share]]:
     top = max(levels)
     if len(live) > 1 and min(live) == top:  # the usual showdown: one pot
         total = sum(levels) + sum([s.dead_money for s in seats])
-        return [from_fields(Pot, (total, tuple(sorted([s.seat for s in seats if not s.folded]))))], []
+        eligible = tuple(sorted([s.seat for s in seats if not s.folded]))
+        return ([from_fields(Pot, (total, eligible))] if total else []), []  # no chips at all: no pot, as sliced
     if len(live) == 1 and live[0] == top:  # everybody else folded: one pot, and the bet nobody matched back
         seat = seats[[s.folded for s in seats].index(False)].seat
         total = sum(levels) + sum([s.dead_money for s in seats])
@@ -60,6 +61,12 @@ def build_pots(seats: Sequence[SeatHand]) -> tuple[list[Pot], list[Share]]:
             [from_fields(Pot, (total - back, (seat,)))] if total > back else [],
             [from_fields(Share, (seat, back))] if back else [],
         )
+    return sliced(seats)
+
+
+def sliced(seats: Sequence[SeatHand]) -> tuple[list[Pot], list[Share]]:
+    """:func:`build_pots` by the general slicing alone (every case; the two usual ones are made at once there, and
+    a test holds them equal to this)."""
     pots: list[Pot] = []
     returned: list[Share] = []
     dead = 0
