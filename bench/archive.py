@@ -133,7 +133,7 @@ def generate(root: Path, hands: int, *, random_ids: bool, tournament: pa.Table |
 def _spread(hands: pa.Table, tournament: pa.Table) -> pa.Table:
     """``tournament``'s rows among ``hands``', each kept in its order, the tournament's evenly spaced."""
     n, t = hands.num_rows, tournament.num_rows
-    places = np.linspace(0, n + t - 1, t).round().astype(np.int64)  # distinct: n + t - 1 >= t - 1
+    places = np.arange(t, dtype=np.int64) * (n + t) // t  # rising by at least 1: (n + t) / t >= 1
     order = np.empty(n + t, dtype=np.int64)
     mask = np.zeros(n + t, dtype=bool)
     mask[places] = True
