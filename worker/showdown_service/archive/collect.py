@@ -206,10 +206,11 @@ def _join_results(
             str(body.get("entry_id")).encode(),
         )
 
+    last: bytes | None = None
     for i, sid, fields in _in_order(found, wanted, hashes_to_it):
         rows[i]["result"] = fields.get(b"result", b"").decode()
-        cursors = replace(cursors, results_id=sid.decode())
-    return cursors
+        last = sid
+    return cursors if last is None else replace(cursors, results_id=last.decode())  # after the last one joined
 
 
 def _join_dead(
@@ -223,11 +224,12 @@ def _join_dead(
     def names_it(i: int, fields: Fields) -> bool:
         return fields.get(b"entry_id") == str(records[i][2].get("entry_id")).encode()
 
+    last: bytes | None = None
     for i, sid, fields in _in_order(found, wanted, names_it):
         shown = {k.decode(): v.decode(errors="replace") for k, v in fields.items() if k != b"raw"}
         rows[i]["dead_letter"] = orjson.dumps(shown).decode()
-        cursors = replace(cursors, dead_id=sid.decode())
-    return cursors
+        last = sid
+    return cursors if last is None else replace(cursors, dead_id=last.decode())  # after the last one joined
 
 
 def _join_standings(
