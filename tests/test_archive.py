@@ -140,6 +140,27 @@ def test_every_entry_is_archived_once_with_its_exact_texts(archived: tuple[Setti
     assert {r["outcome"] for r in kept} >= {"settled", "duplicate", "rejected"}
 
 
+def test_results_and_dead_letters_no_record_names_are_skipped_and_every_record_still_gets_its_own(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path
+) -> None:
+    """The collector reads as many results (dead letters) as the records want, and looks further only when some
+    record found none among them: here a stray result and a stray dead letter no audit record names (written
+    before any, as a forger or an old tool might) push every batch's last text past the first read."""
+    settings = make_settings(batch_size=20, archive_url=str(tmp_path / "a"), archive_file_rows=10)
+    keys = settings.keys("default")
+    fake.xadd(keys.results, {"result": b'{"hand_id": "stray"}', "entry_id": b"0-1"})
+    fake.xadd(keys.dead, {"code": b"stray", "entry_id": b"0-1"})
+    entries: list[tuple[str, bytes | str]] = [("event", json.dumps(doc)) for doc in hands(24)]
+    entries += [("event", "{not json"), ("event", "{nor this")]
+    settle_and_archive(fake, settings, entries)
+    kept = rows(settings)
+    assert len(kept) == 26
+    results = [f[b"result"].decode() for _, f in read_range(fake, keys.results)][1:]
+    assert [r["result"] for r in kept[:24]] == results, "each hand's own result, the stray one in none"
+    assert [json.loads(r["dead_letter"])["code"] for r in kept[24:]] == ["malformed_json", "malformed_json"]
+    assert prove(settings) == []
+
+
 def test_files_chain_each_holds_a_contiguous_run_named_in_its_metadata(archived: tuple[Settings, Any]) -> None:
     settings, _ = archived
     store = open_store(settings.archive_url)

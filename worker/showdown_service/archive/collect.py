@@ -21,7 +21,7 @@ null and the audit replay reports it; the cursor does not move past it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
@@ -178,17 +178,33 @@ def _claimed(payload: bytes) -> tuple[str | None, str | None]:
 
 def _in_order(
     found: list[tuple[bytes, Fields]], wanted: list[int], matches: Callable[[int, Fields], bool]
-) -> Iterator[tuple[int, bytes, Fields]]:
+) -> list[tuple[int, bytes, Fields]]:
     """For each record index of ``wanted``, in chain order, the first stream entry after the last one taken that
     ``matches`` it: ``(index, stream id, fields)``. A record none matches is left out (its text is gone: archived as
     null) and the next record's search starts where its own would have."""
+    joined = []
     at = 0
     for i in wanted:
         for j in range(at, len(found)):
             if matches(i, found[j][1]):
-                yield i, *found[j]
+                joined.append((i, *found[j]))
                 at = j + 1
                 break
+    return joined
+
+
+def _join_stream(
+    client: Client, stream: str, after: str, wanted: list[int], matches: Callable[[int, Fields], bool]
+) -> list[tuple[int, bytes, Fields]]:
+    """:func:`_in_order` over the stream's entries after ``after``: as many as records want texts (the usual case:
+    the worker wrote one per record, in chain order), then, only when some record found none among them, again with
+    :data:`LOOKAHEAD` more (texts no record names in between, a text gone)."""
+    found = read_range(client, stream, low=_after(after), count=len(wanted))
+    joined = _in_order(found, wanted, matches)
+    if len(joined) < len(wanted) and len(found) == len(wanted):
+        found = read_range(client, stream, low=_after(after), count=len(wanted) + LOOKAHEAD)
+        joined = _in_order(found, wanted, matches)
+    return joined
 
 
 def _join_results(
@@ -197,7 +213,6 @@ def _join_results(
     wanted = [i for i, (_, _, body) in enumerate(records) if body.get("result_sha256")]
     if not wanted:
         return cursors
-    found = read_range(client, keys.results, low=_after(cursors.results_id), count=len(wanted) + LOOKAHEAD)
 
     def hashes_to_it(i: int, fields: Fields) -> bool:  # its digest; its entry id too where the result names one
         body = records[i][2]
@@ -206,11 +221,10 @@ def _join_results(
             str(body.get("entry_id")).encode(),
         )
 
-    last: bytes | None = None
-    for i, sid, fields in _in_order(found, wanted, hashes_to_it):
+    joined = _join_stream(client, keys.results, cursors.results_id, wanted, hashes_to_it)
+    for i, _, fields in joined:
         rows[i]["result"] = fields.get(b"result", b"").decode()
-        last = sid
-    return cursors if last is None else replace(cursors, results_id=last.decode())  # after the last one joined
+    return replace(cursors, results_id=joined[-1][1].decode()) if joined else cursors  # after the last one joined
 
 
 def _join_dead(
@@ -219,17 +233,15 @@ def _join_dead(
     wanted = [i for i, (_, _, body) in enumerate(records) if body.get("code")]
     if not wanted:
         return cursors
-    found = read_range(client, keys.dead, low=_after(cursors.dead_id), count=len(wanted) + LOOKAHEAD)
 
     def names_it(i: int, fields: Fields) -> bool:
         return fields.get(b"entry_id") == str(records[i][2].get("entry_id")).encode()
 
-    last: bytes | None = None
-    for i, sid, fields in _in_order(found, wanted, names_it):
+    joined = _join_stream(client, keys.dead, cursors.dead_id, wanted, names_it)
+    for i, _, fields in joined:
         shown = {k.decode(): v.decode(errors="replace") for k, v in fields.items() if k != b"raw"}
         rows[i]["dead_letter"] = orjson.dumps(shown).decode()
-        last = sid
-    return cursors if last is None else replace(cursors, dead_id=last.decode())  # after the last one joined
+    return replace(cursors, dead_id=joined[-1][1].decode()) if joined else cursors  # after the last one joined
 
 
 def _join_standings(
