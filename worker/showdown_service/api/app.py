@@ -33,7 +33,7 @@ from showdown_service.api.pages import dead_letters_page, results_page
 from showdown_service.api.settings import ApiSettings
 from showdown_service.archive.standings import StandingsUnavailable, archived_standings
 from showdown_service.config import Settings
-from showdown_service.connection import Client
+from showdown_service.connection import REDIS_ERRORS, Client
 from showdown_service.routing import registry_key
 from showdown_service.stream_cli import health
 from showdown_service.tournament.store import read_book
@@ -335,6 +335,21 @@ def create_app(
     @app.get("/metrics", response_class=PlainTextResponse, summary="Prometheus metrics of this API process")
     def metrics() -> Response:
         return Response(generate_latest(state.registry), media_type=CONTENT_TYPE_LATEST)
+
+    # The probes of this process for an orchestrator (compose's healthcheck, Kubernetes' probes: deploy/): /healthz
+    # judges the workers by their heartbeat file, which an API container does not share, so it cannot say whether
+    # this process is up. Not in the OpenAPI document: no client of the API calls them.
+    @app.get("/livez", response_class=PlainTextResponse, include_in_schema=False)
+    def livez() -> PlainTextResponse:
+        return PlainTextResponse("alive\n")  # answering at all is the point: no Redis asked, never restarted for it
+
+    @app.get("/readyz", response_class=PlainTextResponse, include_in_schema=False)
+    def readyz() -> PlainTextResponse:
+        try:
+            state.client.ping()
+        except REDIS_ERRORS as exc:
+            return PlainTextResponse(f"not ready: Redis does not answer: {type(exc).__name__}\n", 503)
+        return PlainTextResponse("ready: Redis answers\n")
 
     if api_settings.floor:
         page = files("showdown_service.api").joinpath("floor.html").read_text(encoding="utf-8")
