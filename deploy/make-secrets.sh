@@ -8,7 +8,9 @@
 # Writes DIR/<user>.password (64 random hex characters, no newline: a Kubernetes
 # Secret made with --from-file holds exactly the password) for every user of
 # deploy/redis/users.acl that has a password, and DIR/users.acl: that file with
-# each throwaway demo hash replaced by the sha256 of the new password. Then:
+# each throwaway demo hash replaced by the sha256 of the new password; and, for `showdown api`,
+# DIR/api.token (a fresh bearer token, every scope: give it to the API's first client) and
+# DIR/api-tokens.json (its SHOWDOWN_API_TOKENS: the token's sha256, never the token). Then:
 #   SHOWDOWN_SECRETS_DIR=DIR SHOWDOWN_REDIS_ACL_FILE=DIR/users.acl docker compose up -d
 # or, on Kubernetes, load DIR/users.acl into Redis and the passwords into Secrets.
 # DIR is created mode 0700 (its files are 0644, so that the non-root users inside the
@@ -51,4 +53,9 @@ for user in $users; do
 done
 printf '%s\n' "$acl" > "$dir/users.acl"
 chmod 0644 -- "$dir/users.acl"
-echo "wrote $(printf '%s\n' $users | wc -l | tr -d ' ') passwords and users.acl to $dir"
+token=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
+printf '%s' "$token" > "$dir/api.token"
+printf '[{"name": "default", "sha256": "%s", "scopes": ["hands:read", "tournaments:read", "dead-letters:read"]}]\n' \
+  "$(printf '%s' "$token" | sha256)" > "$dir/api-tokens.json"
+chmod 0644 -- "$dir/api.token" "$dir/api-tokens.json"
+echo "wrote $(printf '%s\n' $users | wc -l | tr -d ' ') passwords, users.acl and an API token (api.token, api-tokens.json) to $dir"
