@@ -182,6 +182,6 @@ def test_keda_logs_in_as_the_scaler_whose_cluster_grants_cover_a_cluster_client(
 def test_the_overlay_changes_only_what_a_cluster_needs() -> None:
     changed = {key for key, doc in RENDERED.items() if doc != BASE[key]}
     assert changed == {("ConfigMap", "showdown-worker"), ("ScaledObject", "showdown-worker"),
-                       ("NetworkPolicy", "showdown-worker")}  # fmt: skip
+                       ("NetworkPolicy", "showdown-worker"), ("NetworkPolicy", "showdown-api")}  # fmt: skip
     files = ("kustomization.yaml", "configmap-patch.yaml", "scaledobject-patch.yaml", "networkpolicy-patch.yaml")
     assert set(Path(OVERLAY).iterdir()) == {OVERLAY / name for name in files}
