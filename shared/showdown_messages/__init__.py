@@ -36,7 +36,8 @@ from showdown_rules import (
     canonical_card,
 )
 
-__version__ = "0.1.0"
+__version__ = "1.0.0"
+"""The contract's version: its major is :data:`SCHEMA_VERSION`, the ``schema_version`` it speaks (docs/release.md)."""
 
 __all__ = [
     "CANONICAL_CARDS",

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from redis.exceptions import RedisClusterException
 
 from showdown_core import InvalidEvent, InvariantViolation, best_five, evaluate, parse_cards, settle
+from showdown_messages import __version__ as contract_version
 from showdown_messages.schema import asyncapi_document, json_schemas
 from showdown_service import __version__
 from showdown_service.acl import register as register_acl
@@ -185,8 +186,9 @@ def _report(err: IO[str], line: int, code: str, field: str, message: str) -> Non
 
 
 def schema_files() -> dict[str, dict[str, Any]]:
-    """Every file ``showdown schema --out`` writes: one JSON Schema per message, and the AsyncAPI document."""
-    return {**json_schemas(), ASYNCAPI_FILE: asyncapi_document(__version__)}
+    """Every file ``showdown schema --out`` writes: one JSON Schema per message, and the AsyncAPI document (whose
+    version is the contract's, showdown-messages: docs/release.md)."""
+    return {**json_schemas(), ASYNCAPI_FILE: asyncapi_document(contract_version)}
 
 
 def _schema(args: argparse.Namespace) -> int:
