@@ -121,3 +121,11 @@ schema: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache site
+
+# A release (docs/release.md): every version checked to agree, the sdists and wheels of showdown-service and
+# showdown-messages built into dist/, `twine check`ed and each tried in a new virtualenv, and their SHA256SUMS; then
+# the commands that publish them (the tag, twine upload, the image with its OCI labels). Publishing happens elsewhere.
+# RELEASE_FLAGS=--offline tries the wheels on this virtualenv's dependencies (no index); --image builds the image.
+.PHONY: release
+release: $(STAMP)
+	$(BIN)/python scripts/release.py $(RELEASE_FLAGS)
