@@ -180,3 +180,40 @@ def test_the_api_service_runs_as_compose_runs_it_healthy_with_its_token_and_stop
     denied = [(entry["username"], entry["object"], entry["reason"]) for entry in admin.acl_log()]
     assert denied == [], "the API ran only what the api ACL user is granted"
     assert json.loads((DEMO_SECRETS / "api-tokens.json").read_text(encoding="utf-8"))[0]["name"] == "demo"
+
+
+def test_every_showdown_service_runs_the_one_image_built_here_or_the_release_s_given(compose: dict[str, Any]) -> None:
+    built = {name: spec for name, spec in compose["services"].items() if "build" in spec}
+    assert {"worker", "archiver", "api", "producer", "reader", "auditor", "operator"} <= set(built)
+    assert {spec["image"] for spec in built.values()} == {"showdown-worker:local"}, "built by hand: a local tag"
+    released = "registry.example.com/showdown/showdown-worker:0.1.0"
+    given = resolve(load_compose(), REPO, {**clean_env(), "SHOWDOWN_IMAGE": released})
+    assert {given["services"][name]["image"] for name in built} == {released}, "docs/release.md's variable"
+
+
+def entrypoint(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    shown = 'printf "%s|%s|%s" "$SHOWDOWN_API_TOKENS" "${SHOWDOWN_API_TOKENS_FILE-unset}" "$SHOWDOWN_REDIS_PASSWORD"'
+    return subprocess.run(["sh", str(ENTRYPOINT), "sh", "-c", shown], env={"PATH": os.environ["PATH"], **env},
+                          capture_output=True, text=True, timeout=30, check=False)  # fmt: skip
+
+
+def test_the_entrypoint_passes_the_tokens_file_as_the_tokens_beside_the_password(tmp_path: Path) -> None:
+    tokens = tmp_path / "api_tokens"
+    tokens.write_text('[{"name": "a b", "sha256": "00", "scopes": []}]\n', encoding="utf-8")
+    password = tmp_path / "api_password"
+    password.write_text("pw", encoding="utf-8")
+    both = entrypoint({"SHOWDOWN_API_TOKENS_FILE": str(tokens), "SHOWDOWN_REDIS_PASSWORD_FILE": str(password)})
+    assert (both.returncode, both.stdout) == (0, '[{"name": "a b", "sha256": "00", "scopes": []}]|unset|pw')
+    alone = entrypoint({"SHOWDOWN_API_TOKENS": "[]"})
+    assert (alone.returncode, alone.stdout) == (0, "[]|unset|"), "without a file, the environment as it is"
+    (tmp_path / "empty").write_text("", encoding="utf-8")
+    refusals = {
+        "cannot read SHOWDOWN_API_TOKENS_FILE": ({"SHOWDOWN_API_TOKENS_FILE": str(tmp_path / "none")}, 66),
+        "is empty": ({"SHOWDOWN_API_TOKENS_FILE": str(tmp_path / "empty")}, 66),
+        "set SHOWDOWN_API_TOKENS or SHOWDOWN_API_TOKENS_FILE, not both": (
+            {"SHOWDOWN_API_TOKENS_FILE": str(tokens), "SHOWDOWN_API_TOKENS": "[]"}, 64),
+    }  # fmt: skip
+    for message, (env, status) in refusals.items():
+        refused = entrypoint(env)
+        assert (refused.returncode, refused.stdout) == (status, ""), message
+        assert message in refused.stderr, refused.stderr
