@@ -14,6 +14,7 @@ import uvicorn
 from showdown_service.api.app import create_app
 from showdown_service.api.auth import token_digest
 from showdown_service.api.index import ArchiveLookup, no_archive
+from showdown_service.api.server import config
 from showdown_service.api.settings import ApiSettings, Token
 from showdown_service.config import Settings
 from showdown_service.connection import Client, connect
@@ -35,8 +36,9 @@ def bearer(token: str = EVERYTHING) -> dict[str, str]:
 @contextmanager
 def serving(settings: Settings, api: ApiSettings | None = None, archive: ArchiveLookup = no_archive) -> Iterator[str]:
     """The API for ``settings`` on 127.0.0.1 (a free port), in a thread; its base URL. Stopped on leaving."""
-    app = create_app(settings, api or ApiSettings(tokens=TOKENS, poll_s=0.05), connect(settings), archive=archive)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", access_log=False))
+    api = api or ApiSettings(tokens=TOKENS, poll_s=0.05)
+    app = create_app(settings, api, connect(settings), archive=archive)
+    server = uvicorn.Server(config(app, host="127.0.0.1", port=0, head_timeout_s=api.head_timeout_s))  # as served
     thread = threading.Thread(target=server.run, name="api", daemon=True)
     thread.start()
     deadline = time.monotonic() + 20

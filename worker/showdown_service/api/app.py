@@ -8,6 +8,7 @@ floor shows what a card room's screens show: standings and busts).
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -20,11 +21,12 @@ from fastapi import Depends, FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from showdown_core.tournament import Entry, Ledger
 from showdown_rules.limits import ID_PATTERN, MAX_ID_LENGTH
-from showdown_service import __version__
+from showdown_service import __version__, logs
 from showdown_service.api import events as sse
 from showdown_service.api.auth import Caller, RateLimit, Refused, Tokens, require
 from showdown_service.api.index import ArchiveLookup, HandIndex, no_archive
@@ -39,7 +41,8 @@ from showdown_service.stream_cli import health
 from showdown_service.tournament.store import read_book
 
 IdPath = Annotated[str, Path(min_length=1, max_length=MAX_ID_LENGTH, pattern=ID_PATTERN)]
-"""An id as the contract has it (showdown_rules.limits): 1-200 characters, none a control or format character."""
+"""An id as the contract has it (showdown_rules.limits): 1-200 characters, none a control or format character.
+Routed as ``{name:path}`` where the id may end the path, so an id holding ``/`` (sent as ``%2F``) is reachable."""
 IdQuery = Annotated[str | None, Query(min_length=1, max_length=MAX_ID_LENGTH, pattern=ID_PATTERN)]
 KEEPALIVE_S = 15.0
 ARCHIVED_KEPT = 256
@@ -50,6 +53,15 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     403: {"model": Error, "description": "The token lacks the route's scope."},
     429: {"model": Error, "description": "Over the request limit (or too many event streams open)."},
 }
+
+
+ABSOLUTE_PATH = re.compile(r"(?<![\w:/.~-])/[^\s:'\",;()]+")
+"""A file path in a health line (``/var/lib/showdown/heartbeat.json``): ``/healthz`` shows its last part only."""
+
+
+def without_paths(line: str) -> str:
+    """``line`` with each absolute file path cut to its file name: an open route shows no server layout."""
+    return ABSOLUTE_PATH.sub(lambda m: m[0].rstrip("/").rsplit("/", 1)[-1] or "/", line)
 
 
 ARCHIVE_503 = (
@@ -76,7 +88,8 @@ class Measured:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                label = getattr(scope.get("route"), "path", "unmatched")
+                route = scope.get("route")  # its template without converters: /v1/hands/{hand_id}
+                label = getattr(route, "path_format", None) or getattr(route, "path", "unmatched")
                 self.api.latency.labels(label).observe(time.perf_counter() - began)
                 self.api.requests.labels(label, str(status)).inc()
             await send(message)
@@ -95,6 +108,7 @@ class Api:
         self.tokens = Tokens(api.tokens)
         self.limit = RateLimit(api.rate_per_s, api.burst)
         self.streams_open = 0
+        self.log = logs.get_logger(component="api")
         self.archived: dict[tuple[str, str], list[dict[str, Any]]] = {}
         """Expired tournaments' placement objects read from the archive, by (shard, tournament id)."""
         self.registry = CollectorRegistry()
@@ -188,9 +202,13 @@ class Api:
             try:
                 yield b"retry: 1000\n\n"
                 while not await request.is_disconnected():
-                    found, cursor = await anyio.to_thread.run_sync(
-                        sse.news, self.client, keys.results, keys.standings, tournament_id, cursor
-                    )
+                    try:
+                        found, cursor = await anyio.to_thread.run_sync(
+                            sse.news, self.client, keys.results, keys.standings, tournament_id, cursor
+                        )
+                    except REDIS_ERRORS as exc:  # ended cleanly: the client comes back with its Last-Event-ID
+                        self.log.warning("api_stream_ended", error=f"{type(exc).__name__}: {exc}")
+                        return
                     for event_id, kind, data in found:
                         yield sse.frame(event_id, kind, data)
                     if found:
@@ -235,12 +253,26 @@ def create_app(
         description="What happened to a hand, a tournament's standings and news, dead letters and results: "
         "read-only, from Redis (and the archive). See docs/api.md.",
         lifespan=lifespan,
+        docs_url=None,  # no docs UI: FastAPI's loads its scripts from a CDN; docs/api.md and openapi.json suffice
+        redoc_url=None,
     )
     app.state.api = state
 
     @app.exception_handler(Refused)
     async def refused(_request: Request, exc: Refused) -> JSONResponse:
         return JSONResponse({"code": exc.code, "message": exc.message}, exc.status, headers=exc.headers)
+
+    @app.exception_handler(HTTPException)
+    async def not_routed(_request: Request, exc: HTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "bad_request")
+        message = {404: "no such route: see docs/api.md", 405: "this route answers GET only"}.get(
+            exc.status_code, str(exc.detail)
+        )
+        return JSONResponse({"code": code, "message": message}, exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(Exception)
+    async def failed(_request: Request, exc: Exception) -> JSONResponse:  # logged by the server with its traceback
+        return JSONResponse({"code": "internal_error", "message": f"the API failed: {type(exc).__name__}"}, 500)
 
     @app.exception_handler(RequestValidationError)
     async def malformed(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -261,11 +293,11 @@ def create_app(
     letters = Depends(scoped("dead-letters:read"))
     limit_query = Query(100, ge=1, le=api_settings.page_max, description="Most items on the page.")
 
-    @app.get("/v1/hands/{hand_id}", response_model=Hand, responses={**ERRORS, 404: {"model": Hand}},
+    @app.get("/v1/hands/{hand_id:path}", response_model=Hand, responses={**ERRORS, 404: {"model": Hand}},
              dependencies=[hands], summary="What happened to a hand")  # fmt: skip
     async def get_hand(hand_id: IdPath) -> Response:
         """``settled``, ``refused``, ``pending`` or ``unknown`` (404, same body), with the result, the dead
-        letter and the audit record (null when absent)."""
+        letter and the audit record (null when absent). An id holding ``/`` is sent with it as ``%2F``."""
         body = state.index.cached(hand_id)  # a settled hand: from memory, without a thread
         if body is not None:
             return Response(body, media_type="application/json")
@@ -305,7 +337,7 @@ def create_app(
             cursor=cursor, limit=limit, scan_max=api_settings.scan_max,
         )  # fmt: skip
 
-    @app.get("/v1/tournaments/{tournament_id}/standings", response_model=Standings,
+    @app.get("/v1/tournaments/{tournament_id:path}/standings", response_model=Standings,
              responses={**ERRORS, 404: {"model": Error}, 503: {"model": Error, "description": ARCHIVE_503}},
              dependencies=[tournaments], summary="A tournament's standings")  # fmt: skip
     def get_standings(tournament_id: IdPath) -> Any:
@@ -313,7 +345,7 @@ def create_app(
         prize pool. A finished tournament whose ledger expired is answered from the archive, the same."""
         return state.standings(tournament_id)
 
-    @app.get("/v1/tournaments/{tournament_id}/events", responses={**ERRORS, 404: {"model": Error},
+    @app.get("/v1/tournaments/{tournament_id:path}/events", responses={**ERRORS, 404: {"model": Error},
              200: {"content": {"text/event-stream": {}}, "description": "bust and placement events"}},
              response_class=StreamingResponse, dependencies=[tournaments],
              summary="A tournament's busts and placements, live (Server-Sent Events)")  # fmt: skip
@@ -330,7 +362,8 @@ def create_app(
         healthy, lines = health(
             settings, state.client, growth=False
         )  # the judgement; the archive lag is health's extra
-        return PlainTextResponse("\n".join(lines) + "\n", 200 if healthy else 503)
+        shown = [without_paths(line) for line in lines]  # open to all: no file paths of the server
+        return PlainTextResponse("\n".join(shown) + "\n", 200 if healthy else 503)
 
     @app.get("/metrics", response_class=PlainTextResponse, summary="Prometheus metrics of this API process")
     def metrics() -> Response:

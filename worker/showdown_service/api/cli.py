@@ -39,11 +39,13 @@ def run(args: argparse.Namespace) -> int:
 
     from showdown_service.api.app import create_app  # noqa: PLC0415 - see above
     from showdown_service.api.archive import lookup  # noqa: PLC0415 - see above
+    from showdown_service.api.server import config  # noqa: PLC0415 - see above
     from showdown_service.api.settings import ApiSettings  # noqa: PLC0415 - see above
     from showdown_service.connection import connect  # noqa: PLC0415 - see above
 
     settings = Settings()
+    api = ApiSettings()
     logs.configure(settings.log_level)
-    app = create_app(settings, ApiSettings(), connect(settings), archive=lookup(settings))
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False)
+    app = create_app(settings, api, connect(settings), archive=lookup(settings))
+    uvicorn.Server(config(app, host=args.host, port=args.port, head_timeout_s=api.head_timeout_s)).run()
     return 0

@@ -26,13 +26,15 @@ from typing import Any
 import orjson
 
 from showdown_service.api.auth import Refused
+from showdown_service.api.pages import parse_entry_id
 from showdown_service.connection import Client
 from showdown_service.streams import read_range
 
 READ_COUNT = 500
 """Entries of each stream read per poll."""
 
-_CURSOR = re.compile(r"(\d+-\d+):(\d+)/(\d+-\d+)")
+_CURSOR = re.compile(r"([0-9]+-[0-9]+):([0-9]{1,9})/([0-9]+-[0-9]+)")
+"""An event id (ASCII digits only: Redis refuses other scripts' digits, which ``re``'s ``\\d`` takes)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,9 +49,13 @@ class Cursor:
         if not text:
             return cls("0-0", 0, "0-0")
         match = _CURSOR.fullmatch(text.strip())
-        if match is None:
+        results = parse_entry_id(match[1]) if match else None
+        standings = parse_entry_id(match[3]) if match else None
+        if match is None or results is None or standings is None:
             raise Refused(400, "bad_query", f"Last-Event-ID {text!r} is not an event id this API gave")
-        return cls(match[1], int(match[2]), match[3])
+        return cls(
+            f"{results[0]}-{results[1]}", int(match[2]), f"{standings[0]}-{standings[1]}"
+        )  # as Redis writes them (no leading 0)
 
     def text(self) -> str:
         return f"{self.results}:{self.busts}/{self.standings}"

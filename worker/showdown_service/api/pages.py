@@ -27,7 +27,23 @@ from showdown_service.streams import Fields, read_range
 CHUNK = 1000
 """Entries read per XRANGE."""
 
-_ENTRY_ID = re.compile(r"\d+-\d+")
+_ENTRY_ID = re.compile(r"([0-9]+)-([0-9]+)")
+"""A stream entry id as text: ASCII digits only (``re``'s ``\\d`` also takes other scripts' digits, which Redis
+refuses)."""
+STREAM_ID_MAX = 2**64 - 1
+"""Redis's largest millisecond and sequence number in a stream entry id."""
+
+
+def parse_entry_id(text: str) -> tuple[int, int] | None:
+    """``text`` as a Redis stream entry id ``(ms, seq)``, or None when it is not one Redis takes as a range's
+    start (each part at most 2^64-1, and not the largest id of all, after which nothing can follow)."""
+    match = _ENTRY_ID.fullmatch(text)
+    if match is None:
+        return None
+    ms, seq = int(match[1]), int(match[2])
+    if ms > STREAM_ID_MAX or seq > STREAM_ID_MAX or (ms, seq) == (STREAM_ID_MAX, STREAM_ID_MAX):
+        return None
+    return ms, seq
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +60,10 @@ def since_id(since: str | None) -> str:
     if not since:
         return "-"
     if _ENTRY_ID.fullmatch(since):
-        return since
+        given = parse_entry_id(since)
+        if given is None:
+            raise Refused(400, "bad_query", f"since={since!r}: an entry id's parts are at most 2^64-1 each")
+        return f"{given[0]}-{given[1]}"  # as Redis writes it
     try:
         moment = datetime.fromisoformat(since)
     except ValueError:
@@ -53,7 +72,13 @@ def since_id(since: str | None) -> str:
         ) from None
     if moment.tzinfo is None:
         raise Refused(400, "bad_query", f"since={since!r}: give the time zone (2026-11-25T14:00:00Z)")
-    return f"{int(moment.timestamp() * 1000)}-0"
+    try:
+        ms = int(moment.timestamp() * 1000)
+    except (OverflowError, ValueError):  # a time the platform cannot count in seconds since 1970
+        ms = -1
+    if ms < 0:
+        raise Refused(400, "bad_query", f"since={since!r}: give a time from 1970-01-01T00:00:00Z on")
+    return f"{ms}-0"
 
 
 def start(shards: Sequence[str], cursor: str | None, since: str | None) -> Position:
@@ -61,10 +86,11 @@ def start(shards: Sequence[str], cursor: str | None, since: str | None) -> Posit
     low = since_id(since)
     if not cursor:
         return Position(0, low, low)
-    shard, _, entry_id = cursor.partition("/")
-    if shard not in shards or not _ENTRY_ID.fullmatch(entry_id):
+    shard, _, after = cursor.partition("/")
+    given = parse_entry_id(after)
+    if shard not in shards or given is None:
         raise Refused(400, "bad_query", f"cursor={cursor!r} is not a 'next' this API gave")
-    return Position(shards.index(shard), f"({entry_id}", low)
+    return Position(shards.index(shard), f"({given[0]}-{given[1]}", low)
 
 
 def scan(

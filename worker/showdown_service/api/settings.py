@@ -65,6 +65,12 @@ class ApiSettings(BaseSettings):
         default=True, description="Serve the floor pages (/floor/<tournament id>), which need no token."
     )
     poll_s: float = Field(default=0.2, gt=0, le=5, description="How often (s) an event stream looks for news.")
+    head_timeout_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="How long (s) a request's head (request line and headers) may take to arrive; then the "
+        "connection is closed.",
+    )
 
     @field_validator("tokens", mode="before")
     @classmethod
