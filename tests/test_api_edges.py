@@ -7,6 +7,8 @@ import json
 import re
 import socket
 import threading
+from collections.abc import Iterator
+from contextlib import ExitStack
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -25,7 +27,7 @@ from tests.api_support import (
     serving,
     sse_events,
 )
-from tests.helpers import event, seat
+from tests.helpers import REPO, event, seat
 
 SLASHED = "pluribus:data/pluribus/109/73.phh"
 """A hand id as `showdown replay` makes them: the contract allows a `/`."""
@@ -242,3 +244,53 @@ def test_a_whole_request_on_a_kept_alive_connection_is_still_answered(settled: S
         threading.Event().wait(1.0)  # longer than the head deadline, on the same connection
         second = http.get(f"{url}/v1/hands/T-h1", headers=bearer())
     assert (first.status_code, second.status_code) == (200, 200)
+
+
+# --- item 4: the floor's streams apart ---------------------------------------------------------
+
+
+def _open(stack: ExitStack, url: str, path: str, headers: dict[str, str], client: httpx.Client) -> int:
+    """Open an event stream and hold it till ``stack`` closes (its first event read); its status."""
+    reply = stack.enter_context(client.stream("GET", f"{url}{path}", headers=headers, timeout=20))
+    if reply.status_code == 200:
+        lines: Iterator[str] = reply.iter_lines()  # held by the callback: an iterator let go closes the stream
+        stack.callback(list, [lines])
+        sse_events(lines, 1)
+    else:
+        reply.read()
+    return reply.status_code
+
+
+def test_anonymous_floor_streams_cannot_take_the_token_holders_places(settled: Settings) -> None:
+    api = ApiSettings(tokens=TOKENS, max_streams=2, floor_max_streams=2, floor_streams_per_address=5, poll_s=0.05)
+    with serving(settled, api) as url, ExitStack() as stack, httpx.Client() as http:
+        floors = [_open(stack, url, "/floor/T/events", {}, http) for _ in range(3)]
+        tokens = [_open(stack, url, "/v1/tournaments/T/events", bearer(), http) for _ in range(2)]
+        over = http.get(f"{url}/v1/tournaments/T/events", headers=bearer())
+    assert floors == [200, 200, 429]
+    assert tokens == [200, 200], "the floor's streams are counted apart from the token holders'"
+    assert over.status_code == 429
+    assert over.json()["code"] == "too_many_streams"
+
+
+def test_one_address_may_hold_only_so_many_floor_streams(settled: Settings) -> None:
+    api = ApiSettings(tokens=TOKENS, floor_max_streams=10, floor_streams_per_address=2, poll_s=0.05)
+    other = httpx.HTTPTransport(local_address="127.0.0.2")
+    with serving(settled, api) as url, ExitStack() as stack, httpx.Client() as http:
+        elsewhere = stack.enter_context(httpx.Client(transport=other))
+        mine = [_open(stack, url, "/floor/T/events", {}, http) for _ in range(3)]
+        refused = http.get(f"{url}/floor/T/events")
+        theirs = _open(stack, url, "/floor/T/events", {}, elsewhere)
+    assert mine == [200, 200, 429]
+    assert refused.json()["code"] == "too_many_streams"
+    assert "address" in refused.json()["message"]
+    assert theirs == 200, "another address has its own streams"
+
+
+def test_docs_state_what_the_floor_serves_without_a_token() -> None:
+    text = (REPO / "docs" / "api.md").read_text(encoding="utf-8")
+    prose = " ".join(text.split())
+    for route in ("`GET /floor/{tournament_id}/standings`", "`GET /floor/{tournament_id}/events`"):
+        assert f"| {route} | none |" in text, route
+    assert "SHOWDOWN_API_FLOOR_STREAMS_PER_ADDRESS" in text
+    assert "serve, without a token, to anyone who can reach the API, exactly what" in prose

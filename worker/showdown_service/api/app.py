@@ -97,6 +97,21 @@ class Measured:
         await self.app(scope, receive, sent)
 
 
+class EventStream(StreamingResponse):
+    """A streaming response that frees its event stream's place when it ends, even one whose body never began
+    (the client gone before the first byte)."""
+
+    def __init__(self, content: AsyncIterator[bytes], free: Callable[[], None], **options: Any) -> None:
+        super().__init__(content, **options)
+        self.free = free
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.free()
+
+
 class Api:
     """What the routes share: settings, the Redis client, the hand index, the tokens, the limits, the metrics."""
 
@@ -108,6 +123,10 @@ class Api:
         self.tokens = Tokens(api.tokens)
         self.limit = RateLimit(api.rate_per_s, api.burst)
         self.streams_open = 0
+        """Event streams of token holders (/v1) open; the floor's are counted apart, so they cannot starve these."""
+        self.floor_streams_open = 0
+        self.floor_streams_of: dict[str, int] = {}
+        """Floor event streams open by client address."""
         self.log = logs.get_logger(component="api")
         self.archived: dict[tuple[str, str], list[dict[str, Any]]] = {}
         """Expired tournaments' placement objects read from the archive, by (shard, tournament id)."""
@@ -188,17 +207,58 @@ class Api:
             self.archived[key] = found
         return found
 
-    async def events(self, request: Request, tournament_id: str, last_event_id: str | None) -> StreamingResponse:
+    def reserve_stream(self, address: str | None) -> Callable[[], None]:
+        """A place for an event stream (``address``: a floor stream's client; None: a token holder's), and what
+        frees it (once, however often called); :class:`Refused` 429 when its budget is spent."""
+        if address is None:
+            if self.streams_open >= self.api.max_streams:
+                raise Refused(429, "too_many_streams", f"{self.api.max_streams} event streams are open already")
+            self.streams_open += 1
+        else:
+            if self.floor_streams_open >= self.api.floor_max_streams:
+                raise Refused(
+                    429, "too_many_streams", f"{self.api.floor_max_streams} floor event streams are open already"
+                )
+            mine = self.floor_streams_of.get(address, 0)
+            if mine >= self.api.floor_streams_per_address:
+                raise Refused(
+                    429, "too_many_streams",
+                    f"{self.api.floor_streams_per_address} floor event streams from this address are open already",
+                )  # fmt: skip
+            self.floor_streams_open += 1
+            self.floor_streams_of[address] = mine + 1
+        freed = False
+
+        def free() -> None:
+            nonlocal freed
+            if freed:
+                return
+            freed = True
+            if address is None:
+                self.streams_open -= 1
+                return
+            self.floor_streams_open -= 1
+            left = self.floor_streams_of[address] - 1
+            if left:
+                self.floor_streams_of[address] = left
+            else:
+                del self.floor_streams_of[address]
+
+        return free
+
+    async def events(
+        self, request: Request, tournament_id: str, last_event_id: str | None, *, floor: bool = False
+    ) -> StreamingResponse:
         cursor = sse.Cursor.parse(last_event_id)
         shard = await anyio.to_thread.run_sync(self.tournament_shard, tournament_id)
-        if self.streams_open >= self.api.max_streams:
-            raise Refused(429, "too_many_streams", f"{self.api.max_streams} event streams are open already")
         keys = self.settings.keys(shard)
+        # Reserved now (the event loop's one thread: no await between the check and the count), freed when the
+        # response ends, whether or not its body was ever started.
+        free = self.reserve_stream((request.client.host if request.client else "?") if floor else None)
 
         async def stream() -> AsyncIterator[bytes]:
             nonlocal cursor
             quiet_since = time.monotonic()
-            self.streams_open += 1  # here, not before: a stream never started is never counted
             try:
                 yield b"retry: 1000\n\n"
                 while not await request.is_disconnected():
@@ -219,10 +279,10 @@ class Api:
                     if not found:
                         await asyncio.sleep(self.api.poll_s)
             finally:
-                self.streams_open -= 1
+                free()
 
         headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-        return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
+        return EventStream(stream(), free, media_type="text/event-stream", headers=headers)
 
 
 def create_app(
@@ -403,6 +463,6 @@ def create_app(
             last_event_id: Annotated[str | None, Header(max_length=100)] = None,
         ) -> StreamingResponse:  # fmt: skip
             state.limit.take("addr:" + (request.client.host if request.client else "?"))
-            return await state.events(request, tournament_id, last_event_id)
+            return await state.events(request, tournament_id, last_event_id, floor=True)
 
     return app

@@ -54,7 +54,15 @@ class ApiSettings(BaseSettings):
         default=1000.0, gt=0, description="Requests a second each token (or, without one, each address) may make."
     )
     burst: int = Field(default=2000, ge=1, description="Requests a token may make at once above rate_per_s.")
-    max_streams: int = Field(default=64, ge=1, description="Server-sent event streams open at once; more: 429.")
+    max_streams: int = Field(
+        default=64, ge=1, description="Event streams token holders (/v1) may have open at once; more: 429."
+    )
+    floor_max_streams: int = Field(
+        default=32, ge=1, description="Event streams the floor pages (no token) may have open at once; more: 429."
+    )
+    floor_streams_per_address: int = Field(
+        default=4, ge=1, description="Floor event streams one client address may have open at once; more: 429."
+    )
     page_max: int = Field(
         default=500, ge=1, le=10_000, description="Most items a page of results or dead letters holds."
     )
