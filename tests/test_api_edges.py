@@ -19,6 +19,7 @@ import redis
 from showdown_service.api.settings import ApiSettings
 from showdown_service.config import Settings
 from tests.api_support import (
+    HANDS_ONLY,
     TOKENS,
     bearer,
     commit,
@@ -294,3 +295,75 @@ def test_docs_state_what_the_floor_serves_without_a_token() -> None:
         assert f"| {route} | none |" in text, route
     assert "SHOWDOWN_API_FLOOR_STREAMS_PER_ADDRESS" in text
     assert "serve, without a token, to anyone who can reach the API, exactly what" in prose
+
+
+# --- item 5: unknown hands and the archive ------------------------------------------------------
+
+
+class Archive:
+    """An archive lookup that counts its scans and holds none of the hands (or ``hold`` them while ``gate`` is
+    shut)."""
+
+    def __init__(self) -> None:
+        self.scans: list[str] = []
+        self.gate = threading.Event()
+        self.gate.set()
+        self.entered = threading.Event()
+
+    def __call__(self, hand_id: str) -> dict[str, Any] | None:
+        self.scans.append(hand_id)
+        self.entered.set()
+        assert self.gate.wait(20)
+        return None
+
+
+def test_an_unknown_hand_asked_again_and_again_scans_the_archive_once(settled: Settings, client: redis.Redis) -> None:
+    archive = Archive()
+    api = ApiSettings(tokens=TOKENS, unknown_ttl_s=60)
+    with serving(settled, api, archive=archive) as url:
+        polls = [httpx.get(f"{url}/v1/hands/in-the-inbox", headers=bearer()) for _ in range(10)]
+        settle(settled, client, "in-the-inbox")  # Redis is read first every time: the hand is found at once
+        found = httpx.get(f"{url}/v1/hands/in-the-inbox", headers=bearer())
+    assert [p.status_code for p in polls] == [404] * 10
+    assert {p.json()["status"] for p in polls} == {"unknown"}
+    assert archive.scans == ["in-the-inbox"]
+    assert found.status_code == 200
+    assert found.json()["status"] == "settled"
+
+
+def test_archive_lookups_have_each_tokens_own_budget_apart_from_its_requests(settled: Settings) -> None:
+    archive = Archive()
+    api = ApiSettings(tokens=TOKENS, archive_rate_per_s=0.001, archive_burst=3, unknown_ttl_s=0)
+    with serving(settled, api, archive=archive) as url:
+        unknown = [httpx.get(f"{url}/v1/hands/nope-{i}", headers=bearer()) for i in range(5)]
+        known = httpx.get(f"{url}/v1/hands/T-h1", headers=bearer())
+        other = httpx.get(f"{url}/v1/hands/nope-9", headers=bearer(HANDS_ONLY))
+    assert [r.status_code for r in unknown] == [404, 404, 404, 429, 429]
+    assert unknown[-1].json()["code"] == "too_many_archive_lookups"
+    assert int(unknown[-1].headers["retry-after"]) >= 1
+    assert known.status_code == 200, "a hand Redis holds needs no archive budget"
+    assert other.status_code == 404, "each token has its own archive budget"
+    assert archive.scans == ["nope-0", "nope-1", "nope-2", "nope-9"]
+
+
+def test_archive_lookups_beyond_the_concurrency_are_refused_not_queued(settled: Settings) -> None:
+    archive = Archive()
+    archive.gate.clear()
+    api = ApiSettings(tokens=TOKENS, archive_concurrency=1, unknown_ttl_s=0)
+    replies: list[httpx.Response] = []
+    with serving(settled, api, archive=archive) as url:
+        first = threading.Thread(target=lambda: replies.append(httpx.get(f"{url}/v1/hands/slow", headers=bearer(),
+                                                                          timeout=30)))  # fmt: skip
+        first.start()
+        try:
+            assert archive.entered.wait(20)
+            second = httpx.get(f"{url}/v1/hands/other", headers=bearer(), timeout=10)
+            settled_hand = httpx.get(f"{url}/v1/hands/T-h1", headers=bearer(), timeout=10)
+        finally:
+            archive.gate.set()
+            first.join(timeout=30)
+    assert second.status_code == 429
+    assert second.json()["code"] == "archive_busy"
+    assert settled_hand.status_code == 200
+    assert [r.status_code for r in replies] == [404]
+    assert archive.scans == ["slow"]

@@ -119,9 +119,13 @@ class Api:
         self.settings = settings
         self.api = api
         self.client = client
-        self.index = HandIndex(settings, client, archive)
+        self.index = HandIndex(
+            settings, client, archive, unknown_ttl_s=api.unknown_ttl_s, archive_concurrency=api.archive_concurrency
+        )
         self.tokens = Tokens(api.tokens)
         self.limit = RateLimit(api.rate_per_s, api.burst)
+        self.archive_limit = RateLimit(api.archive_rate_per_s, api.archive_burst)
+        """Each token's archive lookups (a scan each), apart from its requests."""
         self.streams_open = 0
         """Event streams of token holders (/v1) open; the floor's are counted apart, so they cannot starve these."""
         self.floor_streams_open = 0
@@ -140,6 +144,21 @@ class Api:
             ["route"], registry=self.registry,
             buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0),
         )  # fmt: skip
+
+    def archive_permit(self, caller: Caller) -> Callable[[], None]:
+        """What a hand lookup calls before it asks the archive: the caller's archive budget (429 beyond)."""
+
+        def take() -> None:
+            try:
+                self.archive_limit.take("token:" + caller.name)
+            except Refused as exc:
+                raise Refused(
+                    429, "too_many_archive_lookups",
+                    f"over {self.api.archive_rate_per_s:g} archive lookups a second (hands Redis does not hold)",
+                    exc.headers,
+                ) from None  # fmt: skip
+
+        return take
 
     def caller(self, request: Request, scope: str) -> Caller:
         try:
@@ -354,14 +373,14 @@ def create_app(
     limit_query = Query(100, ge=1, le=api_settings.page_max, description="Most items on the page.")
 
     @app.get("/v1/hands/{hand_id:path}", response_model=Hand, responses={**ERRORS, 404: {"model": Hand}},
-             dependencies=[hands], summary="What happened to a hand")  # fmt: skip
-    async def get_hand(hand_id: IdPath) -> Response:
+             summary="What happened to a hand")  # fmt: skip
+    async def get_hand(hand_id: IdPath, caller: Caller = hands) -> Response:
         """``settled``, ``refused``, ``pending`` or ``unknown`` (404, same body), with the result, the dead
         letter and the audit record (null when absent). An id holding ``/`` is sent with it as ``%2F``."""
         body = state.index.cached(hand_id)  # a settled hand: from memory, without a thread
         if body is not None:
             return Response(body, media_type="application/json")
-        status, body = await anyio.to_thread.run_sync(state.index.answer, hand_id)
+        status, body = await anyio.to_thread.run_sync(state.index.answer, hand_id, state.archive_permit(caller))
         return Response(body, status, media_type="application/json")
 
     @app.get("/v1/results", response_model=Page, responses=ERRORS, dependencies=[hands],

@@ -18,6 +18,13 @@ Status of a hand (:meth:`HandIndex.lookup`):
   requeued after a refusal, and not yet committed);
 * ``refused``: a dead letter names it and nothing newer is pending;
 * ``unknown``: none of these streams names it (nor the archive).
+
+The archive is asked only for a hand Redis does not know (or knows only by an
+audit record), and it costs a scan: an unknown answer is kept
+``unknown_ttl_s`` (Redis is still read first every time, so a hand that
+arrives meanwhile is found), each caller has its own budget of archive
+lookups (``permit``), and at most ``archive_concurrency`` run at once; over
+either: :class:`~showdown_service.api.auth.Refused` 429, never a guess.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from typing import Any, cast
 import orjson
 from redis.cluster import RedisCluster
 
+from showdown_service.api.auth import Refused
 from showdown_service.config import Settings
 from showdown_service.connection import REDIS_ERRORS, Client
 from showdown_service.dead_letters import letter, resolved_key
@@ -44,6 +52,8 @@ FOLLOW_IDLE_S = 0.05
 """How long the follower waits after a read that found nothing new."""
 PRUNE_S = 60.0
 """How often (s) the follower forgets what Redis trimmed."""
+ABSENT_KEPT = 100_000
+"""Hand ids answered unknown by the archive kept (all dropped at once when full)."""
 
 Where = tuple[str, bytes]
 """(shard, entry id)."""
@@ -100,10 +110,22 @@ def read_after(
 class HandIndex:
     """Hand id -> the newest entry naming it in each of the events, results, dead-letter and audit streams."""
 
-    def __init__(self, settings: Settings, client: Client, archive: ArchiveLookup = no_archive) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        client: Client,
+        archive: ArchiveLookup = no_archive,
+        *,
+        unknown_ttl_s: float = 2.0,
+        archive_concurrency: int = 2,
+    ) -> None:
         self.settings = settings
         self.client = client
         self.archive = archive
+        self.unknown_ttl_s = unknown_ttl_s
+        self._absent: dict[str, float] = {}
+        """hand id -> until when (monotonic) the archive's "not here" stands."""
+        self._scans = threading.BoundedSemaphore(archive_concurrency)
         keys: dict[str, tuple[str, str]] = {}
         for shard in settings.shards:
             k = settings.keys(shard)
@@ -178,11 +200,11 @@ class HandIndex:
             return None
         return found[1]
 
-    def answer(self, hand_id: str) -> tuple[int, bytes]:
+    def answer(self, hand_id: str, permit: Callable[[], None] = lambda: None) -> tuple[int, bytes]:
         """HTTP status (200, or 404 for an unknown hand) and the JSON body of :meth:`lookup`; a settled hand's
         body is kept for :meth:`cached`."""
         positions = self._positions(hand_id)
-        found = self.lookup(hand_id)
+        found = self.lookup(hand_id, permit)
         body = orjson.dumps(found)
         if found["status"] == "settled" and positions == self._positions(hand_id):
             if len(self._bodies) >= BODIES_KEPT:
@@ -233,16 +255,40 @@ class HandIndex:
             dropped += len(stale)
         return dropped
 
-    def lookup(self, hand_id: str) -> dict[str, Any]:
-        """``{"hand_id", "status", "result", "dead_letter", "audit"}`` (see the module's docstring)."""
+    def lookup(self, hand_id: str, permit: Callable[[], None] = lambda: None) -> dict[str, Any]:
+        """``{"hand_id", "status", "result", "dead_letter", "audit"}`` (see the module's docstring). ``permit``:
+        called before the archive is asked; it raises to refuse (the caller's archive budget)."""
         if hand_id not in self.results:
             self.catch_up(since=time.monotonic())
         found = self._fetch(hand_id)
         if found["status"] == "unknown" or (found["status"] != "pending" and found["result"] is None
                                               and found["dead_letter"] is None):  # fmt: skip
-            archived = self.archive(hand_id)
+            archived = self._archived(hand_id, permit)
             if archived is not None:
                 return archived
+        return found
+
+    def _archived(self, hand_id: str, permit: Callable[[], None]) -> dict[str, Any] | None:
+        """The archive's answer for a hand Redis does not hold, unless it said "not here" within
+        ``unknown_ttl_s``."""
+        if self.archive is no_archive:
+            return None
+        if self._absent.get(hand_id, 0.0) > time.monotonic():
+            return None
+        permit()
+        if not self._scans.acquire(blocking=False):
+            raise Refused(
+                429, "archive_busy", "the archive is answering as many lookups as it may at once: ask again",
+                {"Retry-After": "1"},
+            )  # fmt: skip
+        try:
+            found = self.archive(hand_id)
+        finally:
+            self._scans.release()
+        if found is None and self.unknown_ttl_s > 0:
+            if len(self._absent) >= ABSENT_KEPT:
+                self._absent.clear()
+            self._absent[hand_id] = time.monotonic() + self.unknown_ttl_s
         return found
 
     def _fetch(self, hand_id: str) -> dict[str, Any]:

@@ -73,6 +73,20 @@ class ApiSettings(BaseSettings):
         default=True, description="Serve the floor pages (/floor/<tournament id>), which need no token."
     )
     poll_s: float = Field(default=0.2, gt=0, le=5, description="How often (s) an event stream looks for news.")
+    archive_rate_per_s: float = Field(
+        default=10.0, gt=0, description="Archive lookups (hands Redis does not know) a second each token may cause."
+    )
+    archive_burst: int = Field(default=20, ge=1, description="Archive lookups a token may cause at once.")
+    archive_concurrency: int = Field(
+        default=2, ge=1, description="Archive lookups running at once, all tokens together; more: 429."
+    )
+    unknown_ttl_s: float = Field(
+        default=2.0,
+        ge=0,
+        le=60,
+        description="How long (s) a hand neither Redis nor the archive holds is answered unknown without asking "
+        "the archive again (Redis is always asked).",
+    )
     head_timeout_s: float = Field(
         default=10.0,
         gt=0,
