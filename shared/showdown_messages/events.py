@@ -227,7 +227,8 @@ class ShowdownEvent(BaseModel):
         description="Tournaments in a mystery-bounty stage (a hand that starts with at most "
         "`open.mystery_bounties.from_entries_left` entries in play): one envelope per seat eliminated in this "
         "hand, as the room drew it; paid as cash to the winner(s) of that seat's relevant pot, divided as a "
-        "knockout bounty is. `[]` or absent when nobody is eliminated; refused outside the stage.",
+        "knockout bounty is. `[]` or absent when nobody is eliminated; refused outside the stage, and on a hand "
+        "with no `tournament_id` (`mystery_bounty_not_expected`).",
     )
 
     @model_validator(mode="after")
@@ -362,6 +363,13 @@ class ShowdownEvent(BaseModel):
             _check_rake(self.rake, self.rake_ppm, players)
         if bountied:
             self._check_bounties(bountied, stacked)
+        if self.mystery_bounties is not None and self.tournament_id is None:
+            raise reject(
+                "mystery_bounty_not_expected",
+                "mystery_bounties",
+                "are given on a hand with no tournament_id: mystery bounties are paid only in a tournament's "
+                "mystery-bounty stage (send the hand with its tournament_id, or without envelopes)",
+            )
         if self.mystery_bounties:
             _check_mystery(self.mystery_bounties, seats, stacked)
         return self

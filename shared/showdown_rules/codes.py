@@ -95,7 +95,7 @@ CODES: dict[str, str] = {
     "mystery_bounty_envelope": "A mystery bounty of an amount not in the tournament's pool, or whose envelopes are "
     "all drawn.",
     "mystery_bounty_not_expected": "mystery_bounties on a hand outside the tournament's mystery-bounty stage (or of "
-    "a tournament without one).",
+    "a tournament without one, or of no tournament at all: a hand with no tournament_id).",
     "bad_stacks": "A stack given to ICM is not a positive whole number of chips.",
 }
 """Every rejection code with what it means and how to fix the event."""
