@@ -23,7 +23,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, TypeA
 from showdown_messages.events import Chips, Id, Ordinal, _supported_version
 from showdown_messages.rejections import reject
 from showdown_messages.repeats import could_repeat, refuse_repeated_keys
-from showdown_rules import MAX_CHIPS, PPM
+from showdown_rules import MAX_CHIPS, MAX_ICM_DEAL_ENTRIES, PPM
 
 __all__ = [
     "AnyTournamentMessage",
@@ -236,7 +236,7 @@ class DealAgreed(_Message):
     method: Literal["icm", "chip_chop", "equal", "custom"] = Field(
         description="`icm`: Malmuth-Harville over the unpaid prizes (`left_to_play_for` off first prize); "
         "`chip_chop`: in proportion to chips; `equal`: the same for each; `custom`: the `amount` of each entry. "
-        "The stacks are the ledger's, not the message's."
+        "The stacks are the ledger's, not the message's. An `icm` deal names at most 20 entries (`deal_too_large`)."
     )
     entries: Annotated[tuple[DealEntry, ...], Field(min_length=2, max_length=10_000)] = Field(
         description="Every entry still in play, and no other."
@@ -249,6 +249,13 @@ class DealAgreed(_Message):
 
     @model_validator(mode="after")
     def _check(self) -> Self:
+        if self.method == "icm" and len(self.entries) > MAX_ICM_DEAL_ENTRIES:
+            raise reject(
+                "deal_too_large",
+                "entries",
+                f"{len(self.entries)} entries: an icm deal is shared between at most {MAX_ICM_DEAL_ENTRIES} (its Monte "
+                "Carlo's work grows with the field); agree it as chip_chop, equal or custom",
+            )
         custom = self.method == "custom"
         for i, e in enumerate(self.entries):
             if custom and e.amount is None:

@@ -90,6 +90,8 @@ CODES: dict[str, str] = {
     "deal_entries": "A `deal` that leaves out an entry in play, names one busted, never registered or twice.",
     "deal_amounts": "A `deal` whose amounts do not add up to the unpaid prizes less left_to_play_for, gives amounts "
     "without method custom (or none with it), or keeps back more than first prize minus second.",
+    "deal_too_large": "An `icm` deal between more than 20 entries (MAX_ICM_DEAL_ENTRIES: its Monte Carlo's work "
+    "grows with the field): agree it as chip_chop, equal or custom.",
     "mystery_bounty_seat": "A hand's mystery_bounties miss an eliminated seat, name a seat not eliminated (or not "
     "in the hand), or one twice; or are given without starting stacks.",
     "mystery_bounty_envelope": "A mystery bounty of an amount not in the tournament's pool, or whose envelopes are "

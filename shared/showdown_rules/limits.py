@@ -17,6 +17,11 @@ MAX_ORDINAL: Final = 2**53 - 1
 """Largest entry, purchase or hand-for-hand round number: exact as a double, like every amount of a result (and
 well inside the 64 bits every ledger and JSON encoder holds)."""
 MAX_ID_LENGTH: Final = 200
+MAX_ICM_DEAL_ENTRIES: Final = 20
+"""Most entries an ``icm`` deal shares the prizes between (``deal_too_large`` beyond): over 10 stacks the values
+are a Monte Carlo of 100,000 finishing orders, whose work grows with the field (20 entries: 2,000,000 draws, once
+per deal: about 3 s on one free core of a 2-core machine, 8-10 s with that machine's load average at 7). A larger
+table agrees a ``chip_chop``, ``equal`` or ``custom`` deal."""
 INVISIBLE_RANGES: Final = (
     (0x00, 0x1F), (0x7F, 0x9F), (0xAD, 0xAD), (0x600, 0x605), (0x61C, 0x61C), (0x6DD, 0x6DD), (0x70F, 0x70F),
     (0x890, 0x891), (0x8E2, 0x8E2), (0x180E, 0x180E), (0x200B, 0x200F), (0x2028, 0x202E), (0x2060, 0x2064),

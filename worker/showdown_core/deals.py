@@ -9,7 +9,10 @@ choice, ours), each with a test named for it:
   involve the regular prize pool and not include the bounty amount").
 * **ICM** (PokerStars, GGPoker): Malmuth-Harville (:mod:`showdown_core.icm`)
   over the unpaid prizes with L taken off first prize first; L may not exceed
-  first prize minus second (it would make 1st pay less than 2nd).
+  first prize minus second (it would make 1st pay less than 2nd). At most
+  ``MAX_ICM_DEAL_ENTRIES`` (20) entries (``deal_too_large`` beyond): the
+  values of a field over 10 stacks are a Monte Carlo whose work grows with
+  the field, and a deal is decided inside a worker's commit.
 * **Chip chop**: (unpaid prizes - L) x stack / chips in play.
 * **Equal split** (PokerStars): (unpaid prizes - L) / entries.
 * **Custom**: the amounts given, which must add up to unpaid prizes - L exactly.
@@ -30,6 +33,7 @@ from typing import Final, Literal
 
 from showdown_core.errors import InvalidEvent, InvariantViolation
 from showdown_core.icm import icm
+from showdown_rules import MAX_ICM_DEAL_ENTRIES
 
 Method = Literal["icm", "chip_chop", "equal", "custom"]
 METHODS: Final = ("icm", "chip_chop", "equal", "custom")
@@ -93,6 +97,13 @@ def deal_values(
     if custom is not None:
         raise InvalidEvent.of("deal_amounts", "entries", f"amounts are given only with method 'custom', not {method!r}")
     if method == "icm":
+        if n > MAX_ICM_DEAL_ENTRIES:
+            raise InvalidEvent.of(
+                "deal_too_large",
+                "entries",
+                f"{n} entries: an icm deal is shared between at most {MAX_ICM_DEAL_ENTRIES} (its Monte Carlo's work "
+                "grows with the field); agree it as chip_chop, equal or custom",
+            )
         return icm(stacks, (unpaid[0] - kept, *unpaid[1:]))
     if method == "chip_chop":
         chips = sum(stacks)

@@ -118,28 +118,42 @@ def icm_monte_carlo(
     _check(stacks, prizes)
     if trials < 1:
         raise ValueError(f"trials {trials} is not at least 1")
-    uniform = _splitmix64(seed)
     n, paid = len(stacks), len(prizes)
     rates = [float(s) for s in stacks]
     won = [0] * n
     """Prize money each stack won over all trials."""
+    order = range(n)
+    whole = paid == n  # every place paid: the whole order, by a sort (nsmallest(n) is that sort, documented so)
+    mask, golden, mix1, mix2, unit = _MASK, _GOLDEN, _MIX1, _MIX2, _UNIT  # locals: read once per draw
+    state = seed & mask
     for _ in range(trials):
-        race = [-log(next(uniform)) / rate for rate in rates]  # Exp(1) / stack
-        for place, i in enumerate(heapq.nsmallest(paid, range(n), key=race.__getitem__)):
+        race: list[float] = []
+        draw = race.append
+        for rate in rates:  # Exp(1) / stack, each uniform from SplitMix64 inline (as _splitmix64 draws it)
+            state = (state + golden) & mask
+            z = ((state ^ (state >> 30)) * mix1) & mask
+            z = ((z ^ (z >> 27)) * mix2) & mask
+            draw(-log((((z ^ (z >> 31)) >> 11) + 1) / unit) / rate)
+        placed = sorted(order, key=race.__getitem__) if whole else heapq.nsmallest(paid, order, key=race.__getitem__)
+        for place, i in enumerate(placed):
             won[i] += prizes[place]
     return tuple(Fraction(w, trials) for w in won)
 
 
 _MASK: Final = (1 << 64) - 1
+_GOLDEN: Final = 0x9E3779B97F4A7C15
+_MIX1: Final = 0xBF58476D1CE4E5B9
+_MIX2: Final = 0x94D049BB133111EB
+_UNIT: Final = float(1 << 53)
 
 
 def _splitmix64(seed: int) -> Iterator[float]:
     """Uniform numbers in (0, 1] from SplitMix64 (Steele, Lea and Flood 2014; 53 bits each)."""
     state = seed & _MASK
     while True:
-        state = (state + 0x9E3779B97F4A7C15) & _MASK
+        state = (state + _GOLDEN) & _MASK
         z = state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        z = ((z ^ (z >> 30)) * _MIX1) & _MASK
+        z = ((z ^ (z >> 27)) * _MIX2) & _MASK
         z ^= z >> 31
         yield ((z >> 11) + 1) / (1 << 53)
