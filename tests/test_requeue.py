@@ -87,7 +87,7 @@ def test_item4_the_archive_hook_is_asked_when_the_results_no_longer_hold_the_han
     ((dead_id, _),) = dead(fake)
     asked: list[tuple[str, str]] = []
 
-    def archived(_settings: Settings, shard: str, hand_id: str) -> str:
+    def archived(_settings: Settings, shard: str, hand_id: str, *_registered: object) -> str:
         asked.append((shard, hand_id))
         return "archive row 7 of 2026-11-24.parquet"
 

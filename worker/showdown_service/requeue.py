@@ -9,6 +9,12 @@ Refused, with the reason named:
   (or by :func:`settled_in_archive`, the archive's hook). Past the dedupe TTL
   the worker no longer remembers a hand, so a requeued ``conflicting_duplicate``
   would settle it a second time with other awards;
+* a hand that cannot be checked: the shard has a registered archiver (its
+  archive hash is in Redis, so results past ``SHOWDOWN_ARCHIVE_KEEP`` are only
+  in the archive) but ``SHOWDOWN_ARCHIVE_URL`` does not lead this shell to a
+  readable archive holding the archiver's newest file
+  (:class:`~showdown_service.archive.lookup.ArchiveUnreadable`): refused,
+  naming the setting, never taken as "not settled";
 * a payload a worker would refuse again;
 * a dead letter of an entry that held several fields (kept whole in its
   ``raw``: see :func:`showdown_service.settling.all_fields_raw`) without
@@ -22,6 +28,7 @@ into the entry's audit record.
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import cast
 
@@ -31,7 +38,7 @@ from pydantic import ValidationError
 from showdown_messages import ShowdownEvent, rejections
 from showdown_messages.protocol import BODY_CHANGED_FIELD, EVENT_FIELD, REQUEUED_FROM_FIELD, TOURNAMENT_FIELD
 from showdown_messages.tournaments import parse_tournament_message
-from showdown_service.archive.lookup import find_archived
+from showdown_service.archive.lookup import ArchiveUnreadable, find_archived, registered_archives
 from showdown_service.config import Settings, ShardKeys
 from showdown_service.connection import REDIS_ERRORS, Client
 from showdown_service.dead_letters import CLAIMED
@@ -51,12 +58,16 @@ def resolved_key(keys: ShardKeys) -> str:
     return dead_letter_marks(keys.dead)
 
 
-def settled_in_archive(settings: Settings, shard: str, hand_id: str) -> str | None:
+def settled_in_archive(
+    settings: Settings, shard: str, hand_id: str, registered: Mapping[str, str] | None = None
+) -> str | None:
     """Where the shard's archive (``SHOWDOWN_ARCHIVE_URL``) records ``hand_id`` as settled, in words, or None.
 
     The results stream keeps about ``SHOWDOWN_ARCHIVE_KEEP`` (or ``SHOWDOWN_RESULTS_MAXLEN``) results; a hand
-    settled before those were trimmed is found only in the archive (docs/archive.md)."""
-    found = find_archived(settings, hand_id)
+    settled before those were trimmed is found only in the archive (docs/archive.md). ``registered``: the
+    shard's registered archiver, if any (:func:`~showdown_service.archive.lookup.registered_archives`): then
+    an archive that cannot be read raises :class:`~showdown_service.archive.lookup.ArchiveUnreadable`."""
+    found = find_archived(settings, hand_id, registered=registered)
     if found is None or found.shard != shard or not isinstance(found.result, dict):
         return None
     return f"archived result {found.entry_id} (seq {found.seq}): {describe_result(found.result)}"
@@ -122,7 +133,13 @@ def attempt(client: Client, settings: Settings, dead_id: str, shard: str, edited
         why = rejections(exc, payload)[0].message
         return 1, f"not requeued: dead letter {dead_id}: the {what} is still invalid: {why}"
     if hand_id is not None:
-        settled = settled_result(client, keys, hand_id) or settled_in_archive(settings, shard, hand_id)
+        settled = settled_result(client, keys, hand_id)
+        if settled is None:
+            try:
+                settled = settled_in_archive(settings, shard, hand_id, registered_archives(client, [keys]))
+            except ArchiveUnreadable as exc:
+                return 1, (f"not requeued: dead letter {dead_id}: whether hand {hand_id!r} was settled cannot be "
+                           f"told: {exc}")  # fmt: skip
         if settled is not None:
             return 1, (f"not requeued: hand {hand_id!r} was settled already ({settled}); sent again after its "
                        "dedupe key expired, it would be paid a second time")  # fmt: skip
