@@ -64,7 +64,8 @@ CODES: dict[str, str] = {
     "tournament_not_open": "A tournament message for a tournament with no `open` message on this shard before it.",
     "tournament_exists": "An `open` message for a tournament opened already with other settings.",
     "wrong_shard": "A hand or tournament message naming a tournament another shard holds (its message names the "
-    "shard): route by tournament_id, shard_for(tournament_id, shards).",
+    "shard): route by tournament_id, shard_for(tournament_id, shards). Or a hand whose hand_id another shard took "
+    "first: a hand settles on one shard only, whatever the route.",
     "registration_closed": "An `entry` after registration closed (or a second close with other payouts).",
     "entry_conflict": "An `entry` that repeats one with other figures, skips an entry number, or whose player still "
     "has an entry in play.",

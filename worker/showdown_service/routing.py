@@ -22,6 +22,24 @@ tournament was claimed is never settled as a plain hand there. A hand read befor
 tournament (its ``open`` not yet read anywhere) settles as a plain hand, as a hand of a tournament no shard has
 opened always did: the order is that of the claim and the read. A claim made by a worker that crashed before
 committing the ``open`` stays with its shard, where the ``open`` is delivered again.
+
+**Hands, whatever the route.** Each shard's dedupe key (``seen:<hand_id>``) lives in its shard's slot, so on its
+own it holds per shard: a hand that reached a second shard (re-sent with a corrected ``table_id``, sent to both
+shards around a change of the shard list, a tournament hand re-sent without its ``tournament_id``) would be
+paid there too. So every hand is also claimed in the registry's slot: ``<prefix>:{registry}:hand:<hand_id>``
+names the shard that took it (``SET NX``, with the dedupe TTL), before its batch is planned. A hand whose key
+names another shard is refused ``wrong_shard``, naming that shard, and is never settled here; a hand claimed by
+this shard goes on to its shard's dedupe key (``duplicate``, ``conflicting_duplicate``) as before.
+
+Crash safety: a claim is made before the commit and never released, so of two shards exactly one ever takes a
+hand (``SET NX`` is atomic) and the other refuses every copy it reads after the claim. A worker that dies
+between its claim and its commit leaves the entry pending on its own shard, whose workers claim the entry,
+find the hand theirs and commit it: the claim waits for that commit, never for a shard that will not settle
+the hand. A claim whose hand that shard then refuses (the tournament ledger says no) holds for the dedupe TTL,
+as the hand's dedupe key would have: its copies are for that shard (a tournament hand routes there by its
+tournament). The claim is not read again inside the commit script: on Redis Cluster the registry's slot is
+not the shard's, and a script's keys share one slot. It need not be, since it never changes once made; what it
+cannot survive is the loss of the registry's own writes (a failover that drops acknowledged writes).
 """
 
 from __future__ import annotations
@@ -46,6 +64,42 @@ HOLDERS_KEPT = 100_000
 def registry_key(prefix: str = "showdown") -> str:
     """``showdown:{registry}:tournaments``: tournament id -> the shard that opened it."""
     return f"{prefix}:{{{REGISTRY_TAG}}}:tournaments"
+
+
+def hand_key(hand_id: str, prefix: str = "showdown") -> str:
+    """``showdown:{registry}:hand:<hand_id>``: the shard that took the hand (the registry's slot)."""
+    return f"{prefix}:{{{REGISTRY_TAG}}}:hand:{hand_id}"
+
+
+def hand_elsewhere(shard: str, batch: Sequence[Prepared], holders: Mapping[str, str]) -> list[Prepared]:
+    """``batch`` with each valid hand another shard took (``holders``: hand id -> shard) refused ``wrong_shard``
+    (pure)."""
+    out = []
+    for entry in batch:
+        holder = holders.get(entry.hand_id) if entry.hand_id is not None and entry.tournament_message is None else None
+        if not entry.valid or holder is None or holder == shard:
+            out.append(entry)
+            continue
+        message = (
+            f"hand_id {entry.hand_id!r} is held by shard {holder!r}, not {shard!r}: a hand settles on the one "
+            f"shard that took it first, whatever the route (its table_id or tournament_id changed, or the shard "
+            f"list did); this copy is not settled: look for the hand on shard {holder!r}"
+        )
+        out.append(replace(entry, code=WRONG_SHARD, message=message, result=None, result_sha256=None, settlement=None))
+    return out
+
+
+def as_recorded(shard: str, entry: Prepared, message: str) -> Prepared:
+    """``entry`` refused ``wrong_shard`` as a worker's recorded refusal ``message`` says (a tournament another
+    shard held, or a hand another shard took): how an audit replay, which has no registry, routes it again."""
+    holder = holder_named(message)
+    if holder is None:
+        return entry
+    if message.startswith("hand_id ") and entry.hand_id is not None:
+        return hand_elsewhere(shard, [entry], {entry.hand_id: holder})[0]
+    if entry.tournament_id is not None:
+        return misrouted(shard, [entry], {entry.tournament_id: holder})[0]
+    return entry
 
 
 def _opens(entry: Prepared) -> bool:
@@ -85,6 +139,7 @@ class Router:
 
     def __init__(self, client: Any, prefix: str = "showdown") -> None:
         self.client = client
+        self.prefix = prefix
         self.key = registry_key(prefix)
         self.holders: dict[str, str] = {}
         """Holders read or claimed so far (final: a claim never changes)."""
@@ -120,3 +175,25 @@ class Router:
         for tid, holder in zip(ids, held, strict=True):
             if holder is not None:
                 self.holders[tid] = holder.decode() if isinstance(holder, bytes) else str(holder)
+
+    def claim_hands(self, shard: str, batch: list[Prepared], ttl_s: int) -> list[Prepared]:
+        """``batch`` with each valid hand another shard took refused ``wrong_shard``; each hand no shard held is
+        claimed for ``shard`` (for ``ttl_s``, the dedupe TTL) first. One round trip (two commands a hand), none
+        for a batch without a valid hand."""
+        hands = list(dict.fromkeys(e.hand_id for e in batch if e.valid and e.hand_id is not None
+                                   and e.tournament_message is None))  # fmt: skip
+        if not hands:
+            return batch
+        pipe = self.client.pipeline(transaction=False)
+        for hand_id in hands:
+            key = hand_key(hand_id, self.prefix)
+            pipe.set(key, shard, nx=True, ex=ttl_s)
+            pipe.get(key)
+        replies = pipe.execute()
+        holders = {}
+        for hand_id, holder in zip(hands, replies[1::2], strict=True):
+            if holder is not None:  # None: the key expired between the SET and the GET (a TTL of seconds): ours
+                holders[hand_id] = holder.decode() if isinstance(holder, bytes) else str(holder)
+        if all(holder == shard for holder in holders.values()):
+            return batch
+        return hand_elsewhere(shard, batch, holders)

@@ -69,7 +69,8 @@ class Planning(WorkerState):
                 self.log.error("entry_failed", failures=failures, limit=settings.max_deliveries, then=then, **context)
                 if poison:  # judged with its count: poison, without settling it again
                     batch.append(judge(eid, fields, failures=failures))
-        return self._router.route(keys.shard, keys.tournament, batch)
+        routed = self._router.route(keys.shard, keys.tournament, batch)
+        return self._router.claim_hands(keys.shard, routed, settings.dedupe_ttl_s)  # one shard a hand, across shards
 
     def _plan_batch(self, keys: ShardKeys, batch: list[Prepared]) -> Plan | None:
         """The batch's plan; ``None`` when planning raised (see :meth:`_unplannable`: what is left of it waits in

@@ -21,7 +21,8 @@ What re-settling takes from the archive rather than reproducing:
   poison; its dead letter's message names the count;
 * ``wrong_shard``: the holder a worker read from the registry when it refused
   the entry (the registry is not archived): taken from the refusal the chain
-  recorded, and the entry routed as the worker routed it.
+  recorded (a tournament another shard held, or a hand another shard took),
+  and the entry routed as the worker routed it.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from showdown_core.tournament import Book
 from showdown_service.audit import Head
 from showdown_service.config import Settings
 from showdown_service.decide import LedgerInvariant, decide, refuse_broken
-from showdown_service.routing import WRONG_SHARD, holder_named, misrouted
+from showdown_service.routing import WRONG_SHARD, as_recorded
 from showdown_service.settling import Prepared, prepare
 
 
@@ -75,10 +76,9 @@ def prepare_row(row: dict[str, Any], record: dict[str, Any], settings: Settings)
         now=_at(settled_at),
         started=time.perf_counter(),
     )
-    if record.get("code") == WRONG_SHARD and prepared.tournament_id is not None:
-        holder = holder_named(str(record.get("message") or _dead_letter(row).get("message") or ""))
-        if holder is not None:  # routed as the worker routed it, by the holder the chain recorded
-            prepared = misrouted(str(row.get("shard")), [prepared], {prepared.tournament_id: holder})[0]
+    if record.get("code") == WRONG_SHARD:  # routed as the worker routed it, by the holder the chain recorded
+        message = str(record.get("message") or _dead_letter(row).get("message") or "")
+        prepared = as_recorded(str(row.get("shard")), prepared, message)
     return prepared
 
 
