@@ -386,10 +386,9 @@ def test_a_real_worker_process_needs_exactly_the_commands_the_worker_user_is_gra
             worker.send_signal(signal.SIGTERM)
             assert worker.wait(30) == 0
     used = used_since_reset(acl)
-
-    assert used == granted(acl, "worker"), (
-        f"unused grants: {granted(acl, 'worker') - used}; missing: {used - granted(acl, 'worker')}"
-    )
+    # XCLAIM keeps a deal's entries while a plan longer than claim_idle_ms / 3 runs: granted, not used here
+    expected = granted(acl, "worker") - {"xclaim"}
+    assert used == expected, f"unused grants: {expected - used}; missing: {used - expected}"
     admin = acl.admin()
     assert admin.xlen(KEYS.audit) == total
     assert admin.xlen(KEYS.results) == len(EXAMPLES) + len(hands)

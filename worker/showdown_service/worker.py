@@ -21,11 +21,12 @@ The loop, per iteration:
 * touch the heartbeat file; trim the events stream below its oldest pending
   entry every ``trim_interval_s``; refresh the pending/lag gauges.
 
-``poison`` means one thing: settling the entry raised ``max_deliveries``
-times. Only that is counted, and the count lives in Redis, so it survives
-restarts and claims by other workers. Delivery counts are not used: a
-commit Redis refused re-delivers its entries without anything having gone
-wrong with them.
+``poison`` means the entry failed ``max_deliveries`` times without a
+commit: settling or planning it raised, or a worker lost its commit to
+another's claim (claimed back and forth, it would never settle). Only that is
+counted, and the count lives in Redis, so it survives restarts and claims by
+other workers. Delivery counts are not used: a commit Redis refused
+re-delivers its entries without anything having gone wrong with them.
 
 Redis errors never end the loop: it waits (exponential backoff with jitter,
 capped at ``backoff_max_s``), reconnects, re-reads its own pending entries
@@ -310,8 +311,9 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
                 self._contended[keys.shard] = CONTENTION_WINDOW
                 seen.update(conflict.seen)
                 batch = [d.prepared for d in planned.decisions if d.prepared.entry_id not in conflict.gone]
-                if conflict.gone:
+                if conflict.gone:  # claimed by another worker (or committed by it): a lost commit counts
                     self.log.info("entries_gone", shard=keys.shard, entry_ids=sorted(conflict.gone))
+                    self._count_lost(keys, sorted(conflict.gone))
                 if batch:
                     if replans == MAX_REPLANS:  # left pending: the claim retries them later
                         self.log.warning("commit_gave_up", shard=keys.shard, entries=len(batch) + len(held),

@@ -16,7 +16,7 @@ import redis
 
 from showdown_service.config import ShardKeys
 from showdown_service.streams import auto_claim, read_group
-from showdown_service.worker_state import WorkerState
+from showdown_service.worker_state import Entry, WorkerState
 
 FAILURE_COUNT_TTL_S = 7 * 86_400
 """How long (s) a ``failures:<entry id>`` count outlives its last failure.
@@ -85,7 +85,7 @@ class GroupPlumbing(WorkerState):
                 if rows:
                     self.metrics.reclaimed.labels(keys.shard).inc(len(rows))
                     self.log.info("entries_reclaimed", shard=keys.shard, count=len(rows))
-                    self.process(keys, rows)
+                    self.process(keys, rows, failures=self._failures_of(keys, rows))
                     handled += len(rows)
                 if next_start == b"0-0":
                     break
@@ -104,6 +104,32 @@ class GroupPlumbing(WorkerState):
         failures = int(cast(bytes | None, self.client.get(key)) or 0) + 1
         self.client.set(key, failures, ex=FAILURE_COUNT_TTL_S)
         return failures
+
+    def _count_lost(self, keys: ShardKeys, entry_ids: list[str]) -> None:
+        """Add one to the failures of each entry whose commit this worker lost (another worker claimed it while
+        this one planned it): an entry claimed back and forth without ever committing reaches ``poison`` at the
+        ``max_deliveries``-th loss, read when it is claimed (:meth:`_failures_of`). One round trip to read, one to
+        write; an entry the other worker then committed keeps a count nothing reads (it expires)."""
+        failure_keys = [keys.failures(entry_id) for entry_id in entry_ids]
+        pipe = self.client.pipeline(transaction=False)
+        for key in failure_keys:
+            pipe.get(key)
+        counts = [int(cast(bytes | None, value) or 0) + 1 for value in pipe.execute()]
+        pipe = self.client.pipeline(transaction=False)
+        for key, count in zip(failure_keys, counts, strict=True):
+            pipe.set(key, count, ex=FAILURE_COUNT_TTL_S)
+        pipe.execute()
+        self.log.warning("commit_lost", shard=keys.shard, entry_ids=entry_ids, failures=max(counts),
+                         limit=self.settings.max_deliveries, then="claimed by another worker; counted")  # fmt: skip
+
+    def _failures_of(self, keys: ShardKeys, rows: list[Entry]) -> dict[str, int]:
+        """The failures counted so far (settling or planning raised, a commit lost) of each claimed entry that has
+        any: one round trip per claim."""
+        ids = [entry_id.decode() for entry_id, _ in rows]
+        pipe = self.client.pipeline(transaction=False)
+        for entry_id in ids:
+            pipe.get(keys.failures(entry_id))
+        return {entry_id: int(value) for entry_id, value in zip(ids, pipe.execute(), strict=True) if value}
 
     def _pending(self, keys: ShardKeys, entry_id: str) -> bool:
         """Whether ``entry_id`` is still pending in the group (read by a worker, not yet committed): one XPENDING,

@@ -4,16 +4,20 @@ commit (:func:`~showdown_service.commit.plan`) on the right chain head and ledge
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from functools import partial
+from typing import Any, cast
 
 import redis
 
 from showdown_core.tournament import Book
+from showdown_messages.protocol import entry_order
 from showdown_messages.publish import refusal
 from showdown_service.audit import Head
 from showdown_service.commit import LedgerInvariant, Plan, plan
@@ -26,16 +30,66 @@ from showdown_service.tournament.store import load_reply
 from showdown_service.worker_state import Entry, WorkerState
 
 
+def _deals(batch: list[Prepared]) -> bool:
+    """The batch holds a tournament's ``deal``: the one entry whose decision may take seconds (an ICM deal of up
+    to ``MAX_ICM_DEAL_ENTRIES`` entries: a Monte Carlo over 10 stacks)."""
+    return any(getattr(p.tournament_message, "type", None) == "deal" for p in batch)
+
+
 class Planning(WorkerState):
     """Judge, decide and pack batches; report committed ones."""
 
-    def process(self, keys: ShardKeys, entries: Iterable[Entry]) -> None:
+    @contextmanager
+    def _kept_alive(self, keys: ShardKeys, batch: list[Prepared]) -> Iterator[None]:
+        """While a batch with a deal is planned: every ``claim_idle_ms / 3`` the heartbeat is touched (``showdown
+        health`` sees a worker at work, not a stale one) and the batch's entries still pending for this consumer
+        are claimed again by it (``XCLAIM ... JUSTID``: their idle time starts again, no delivery counted), so no
+        other worker claims them back from a worker that is busy planning them. Any other batch: nothing (its
+        plan takes milliseconds)."""
+        if not _deals(batch):
+            yield
+            return
+        done = threading.Event()
+        ids = [p.entry_id for p in batch]
+        every = max(self.settings.claim_idle_ms / 3000, 0.01)
+
+        def keep() -> None:
+            while not done.wait(every):
+                self._beat()
+                try:
+                    self._keep_pending(keys, ids)
+                except REDIS_ERRORS as exc:  # the commit meets the same Redis; planning goes on
+                    self.log.warning("keepalive_failed", shard=keys.shard, error=f"{type(exc).__name__}: {exc}")
+
+        thread = threading.Thread(target=keep, name="showdown-keepalive", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            done.set()
+            thread.join()
+
+    def _keep_pending(self, keys: ShardKeys, ids: list[str]) -> None:
+        """Claim ``ids`` again for this consumer where they are still pending for it (idle time from now)."""
+        settings = self.settings
+        low, high = min(ids, key=entry_order), max(ids, key=entry_order)
+        wanted = set(ids)
+        rows = cast(list[dict[str, bytes]], self.client.xpending_range(
+            keys.events, settings.group, min=low, max=high, count=max(1000, 2 * len(ids)),
+            consumername=settings.consumer))  # fmt: skip
+        mine = [r["message_id"] for r in rows if _text(r["message_id"]) in wanted]
+        if mine:
+            self.client.xclaim(keys.events, settings.group, settings.consumer, 0, cast(Any, mine), justid=True)
+
+    def process(self, keys: ShardKeys, entries: Iterable[Entry], failures: Mapping[str, int] | None = None) -> None:
         """Settle a batch and commit it now (claims, recovery, flushing)."""
-        batch = self._prepare(keys, entries)
+        batch = self._prepare(keys, entries, counted=failures)
         if batch:
             self.process_prepared(keys, batch)
 
-    def _prepare(self, keys: ShardKeys, entries: Iterable[Entry]) -> list[Prepared]:
+    def _prepare(
+        self, keys: ShardKeys, entries: Iterable[Entry], counted: Mapping[str, int] | None = None
+    ) -> list[Prepared]:
         """Judge each entry, in stream order.
 
         One whose settling raises (a bug, not bad input) has the failure
@@ -43,6 +97,9 @@ class Planning(WorkerState):
         ``max_deliveries``-th failure it is ``poison`` instead. Should Redis
         refuse the count, the entry stays pending, uncounted (one more try
         later, never an early poison), and the rest of the batch goes on.
+        ``counted``: what claimed entries have counted already (a raise, or a
+        commit lost to another worker's claim); one counted ``max_deliveries``
+        times is ``poison`` without being settled again.
         """
         settings = self.settings
         started = time.perf_counter()
@@ -50,8 +107,12 @@ class Planning(WorkerState):
         batch: list[Prepared] = []
         judge = partial(prepare, failures=0, max_deliveries=settings.max_deliveries,
                         max_payload_bytes=settings.max_payload_bytes, now=now, started=started)  # fmt: skip
+        known = counted or {}
         for entry_id, fields in entries:
             eid = entry_id.decode()
+            if known.get(eid, 0) >= settings.max_deliveries:  # claimed back once too often: never committed
+                batch.append(self._given_up(keys, judge(eid, fields, failures=known[eid]), known[eid]))
+                continue
             try:  # 0 failures known: the count is read only when settling raises, never on the hot path
                 batch.append(judge(eid, fields))
             except Exception as exc:
@@ -71,6 +132,18 @@ class Planning(WorkerState):
                     batch.append(judge(eid, fields, failures=failures))
         routed = self._router.route(keys.shard, keys.tournament, batch)
         return self._router.claim_hands(keys.shard, routed, settings.dedupe_ttl_s)  # one shard a hand, across shards
+
+    def _given_up(self, keys: ShardKeys, poison: Prepared, failures: int) -> Prepared:
+        """A claimed entry that failed ``failures`` times without a commit, as its ``poison`` dead letter."""
+        limit = self.settings.max_deliveries
+        self.log.error("entry_failed", shard=keys.shard, entry_id=poison.entry_id, failures=failures, limit=limit,
+                       then="dead-lettered as poison")  # fmt: skip
+        reason = (
+            f"it failed {failures} times without a commit (limit {limit}, SHOWDOWN_MAX_DELIVERIES): settling or "
+            f"planning it raised, or a worker lost its commit to another's claim; see the worker's entry_failed "
+            f"and commit_lost lines for entry {poison.entry_id}"
+        )
+        return replace(poison, message=reason)
 
     def _plan_batch(self, keys: ShardKeys, batch: list[Prepared]) -> Plan | None:
         """The batch's plan; ``None`` when planning raised (see :meth:`_unplannable`: what is left of it waits in
@@ -189,21 +262,22 @@ class Planning(WorkerState):
         at = utc_text(batch[0].settled_at or datetime.now(UTC))  # the batch's clock, as its results have it
         while True:
             try:
-                return plan(
-                    keys,
-                    batch,
-                    seen,
-                    head,
-                    group=settings.group,
-                    consumer=settings.consumer,
-                    at=at,
-                    dedupe_ttl_s=settings.dedupe_ttl_s,
-                    maxlens=(0, 0, 0)
-                    if self._archived.get(keys.shard)
-                    else (settings.results_maxlen, settings.audit_maxlen, settings.dead_maxlen),
-                    dead_raw_max_bytes=settings.dead_raw_max_bytes,
-                    book=book,
-                )
+                with self._kept_alive(keys, batch):
+                    return plan(
+                        keys,
+                        batch,
+                        seen,
+                        head,
+                        group=settings.group,
+                        consumer=settings.consumer,
+                        at=at,
+                        dedupe_ttl_s=settings.dedupe_ttl_s,
+                        maxlens=(0, 0, 0)
+                        if self._archived.get(keys.shard)
+                        else (settings.results_maxlen, settings.audit_maxlen, settings.dead_maxlen),
+                        dead_raw_max_bytes=settings.dead_raw_max_bytes,
+                        book=book,
+                    )
             except LedgerInvariant as broken:  # a bug: that entry is refused, the rest planned again
                 self.log.critical("ledger_invariant", shard=keys.shard, entry_id=broken.entry_id, error=broken.reason)
                 book, head = self._book(keys, batch, head)  # the ledgers it left half changed are read again
@@ -253,3 +327,7 @@ class Planning(WorkerState):
             last=decisions[-1].prepared.entry_id,
             ms=round((done - decisions[0].prepared.started) * 1000, 3),
         )
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value

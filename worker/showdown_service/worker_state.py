@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -123,8 +123,9 @@ class WorkerState(ABC):
     # --- what one part calls in another ----------------------------------------------------
 
     @abstractmethod
-    def process(self, keys: ShardKeys, entries: Iterable[Entry]) -> None:
-        """Settle a batch and commit it now (:mod:`showdown_service.worker_planning`)."""
+    def process(self, keys: ShardKeys, entries: Iterable[Entry], failures: Mapping[str, int] | None = None) -> None:
+        """Settle a batch and commit it now (:mod:`showdown_service.worker_planning`); ``failures``: the failures
+        counted so far of claimed entries."""
 
     @abstractmethod
     def _commit_now(self, keys: ShardKeys, planned: Plan) -> Any:
@@ -141,6 +142,10 @@ class WorkerState(ABC):
     @abstractmethod
     def _commit_later(self) -> None:
         """Commit what a plan that raised left to plan again (:mod:`showdown_service.worker_planning`)."""
+
+    @abstractmethod
+    def _beat(self) -> None:
+        """Touch the heartbeat file (:mod:`showdown_service.worker_housekeeping`)."""
 
     @abstractmethod
     def _resume(self) -> None:
