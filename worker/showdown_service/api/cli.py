@@ -46,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings()
     api = ApiSettings()
     logs.configure(settings.log_level)
-    app = create_app(settings, api, connect(settings), archive=lookup(settings))
+    client = connect(settings)
+    app = create_app(settings, api, client, archive=lookup(settings, client))
     uvicorn.Server(config(app, host=args.host, port=args.port, head_timeout_s=api.head_timeout_s)).run()
     return 0
