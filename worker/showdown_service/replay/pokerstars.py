@@ -56,9 +56,10 @@ from showdown_service.replay.errors import (
     ImpossibleAction,
     ReplayError,
     UnsupportedHand,
+    unreadable,
 )
 from showdown_service.replay.games import Game, pokerstars_game
-from showdown_service.replay.hands import Bounty, HandRecord, Place, Purchase
+from showdown_service.replay.hands import MAX_AMOUNT, TOO_LARGE, Bounty, HandRecord, Place, Purchase, too_long
 from showdown_service.replay.record import Player as _Player
 from showdown_service.replay.record import Read, Where, fit_rake_ppm, record
 
@@ -170,6 +171,8 @@ def read_pokerstars(text: str, source: str) -> Iterator[HandRecord | ReplayError
         except ReplayError as exc:
             exc.game = exc.game or hand.game_name
             yield exc
+        except Exception as exc:  # hostile text the reader did not foresee: this hand's error
+            yield unreadable(exc, source, hand.hand_id, hand.line, hand.game_name)
 
 
 def _separator(line: str) -> bool:
@@ -714,7 +717,9 @@ class _Hand:
         whole, dot, cents = clean.partition(".")
         if not whole.isdigit() or (dot and not (cents.isdigit() and len(cents) <= 2)) or (dot and scale == 1):
             raise self._error(HandSyntaxError, k, f"{raw!r} is not an amount")
-        return int(whole) * scale + (int(cents.ljust(2, "0")) if dot else 0)
+        if too_long(whole) or (amount := int(whole) * scale + (int(cents.ljust(2, "0")) if dot else 0)) > MAX_AMOUNT:
+            raise self._error(HandSyntaxError, k, f"{raw!r} {TOO_LARGE}")
+        return amount
 
     def _cards(self, text: str, k: int) -> list[str]:
         out = []
