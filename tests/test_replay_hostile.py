@@ -23,6 +23,8 @@ from showdown_service.replay import reading
 from showdown_service.replay.errors import ReplayError
 from showdown_service.replay.ipoker import read_ipoker
 from showdown_service.replay.ohh import read_ohh
+from showdown_service.replay.summaries import Summary, read_summary
+from tests.helpers import audit_tournaments
 
 FIXTURES = Path(__file__).parent / "fixtures" / "replay"
 HUGE = "9" * 5000
@@ -127,6 +129,24 @@ def test_ohh_amounts_and_ids_written_with_a_huge_exponent_are_refused_never_expa
     assert sum(r["status"] == "match" for r in report) == 2  # each file's other hand
 
 
+def test_a_summary_numbered_beyond_reading_is_an_unreadable_summary_and_the_audit_goes_on(tmp_path: Path) -> None:
+    summary = _fixture("tournament/summary.txt")
+    prize = summary.replace("$10.40 (65%)", f"${HUGE} (65%)")
+    count = summary.replace("4 players", f"{HUGE} players")
+    for text, line in ((prize, 7), (count, 3)):
+        read = read_summary(text, "summary.txt")
+        assert isinstance(read, ReplayError)
+        assert read.line == line
+    status, _, lines = audit_tournaments(
+        tmp_path, {"a_summary.txt": prize, "hands.txt": _fixture("tournament/hands.txt")}
+    )
+    assert status == 1
+    unreadable = [d for line in lines for d in line["differences"] if d["kind"] == "summary unreadable"]
+    assert len(unreadable) == 1
+    assert "a_summary.txt:7" in unreadable[0]["detail"]
+    assert any(line["tournament_id"] == "80000001" and line["hands"] == 3 for line in lines)  # its hands still audited
+
+
 def test_a_pot_numbered_fifty_million_is_refused_never_a_list_of_fifty_million_pots(tmp_path: Path) -> None:
     stars = _fixture("pokerstars/heads_up_match.txt").replace("from pot", "from side pot-50000000", 1)
     status, report = _replay(tmp_path, {"stars.txt": stars})
@@ -156,6 +176,35 @@ def test_documents_nested_a_hundred_thousand_deep_are_errors_and_the_next_file_i
     assert by_file["b_deep.phh"]["status"] == "error"
     assert "nested too deeply to read" in by_file["b_deep.phh"]["reason"]
     assert by_file["c_good.phh"]["status"] == "match"
+
+
+def test_an_open_tournament_summary_nested_a_hundred_thousand_deep_is_an_unreadable_summary() -> None:
+    ots = _fixture("ohh/knockout_777.ots").replace('"flags": ["Bounty"]', '"flags": ' + "[" * 100_000 + "]" * 100_000)
+    read = read_summary(ots, "deep.ots")
+    assert isinstance(read, ReplayError)
+    assert str(read) == "deep.ots:1: nested too deeply to read"
+
+
+# -- item 7: a place of fifty million ---------------------------------------------------------------------------
+
+
+def test_a_place_of_fifty_million_is_a_difference_never_a_payout_table_of_fifty_million(tmp_path: Path) -> None:
+    fourth, far = "Dee finished the tournament in 4th place", "Dee finished the tournament in 50000000th place"
+    hands = _fixture("tournament/hands.txt").replace(fourth, f"{far} and received $1.00.")
+    status, _, [line] = audit_tournaments(tmp_path, {"hands.txt": hands})
+    assert status == 1
+    assert [d for d in line["differences"] if d["hand_id"] == "pokerstars:300000000002"] == [
+        {"kind": "place", "hand_id": "pokerstars:300000000002",
+         "detail": "the history places Dee 50000000; the rules give 4"},
+        {"kind": "prize", "hand_id": "pokerstars:300000000002",
+         "detail": "the history pays Dee 100; the payouts give 0"},
+    ]  # fmt: skip
+    assert [(p["player"], p["place"], p["prize"]) for p in line["places"]] == [
+        ("Ada", 1, 1040),
+        ("Ben", 2, 560),
+        ("Cal", 3, 0),
+        ("Dee", 4, 0),
+    ]  # the payouts the other places print; none for a place past the contract's 100,000
 
 
 # -- item 7: line numbers by a running count ----------------------------------------------------------------------
@@ -197,3 +246,34 @@ def test_a_hundred_thousand_ipoker_games_are_numbered_by_one_pass_over_the_file(
     ]
     assert [(e.hand, e.line) for e in errors if isinstance(e, ReplayError)] == expected
     assert sum(scanned) <= len(text)
+
+
+# -- item 8: no silently wrong match ---------------------------------------------------------------------------
+
+
+def _summary_without_pool(*rows: str) -> str:
+    """The tournament's summary without its prize pool line (nothing to add the prizes up to), and ``rows`` added."""
+    text = _fixture("tournament/summary.txt").replace("Total Prize Pool: $16.00 USD\n", "")
+    return text.replace("  4: Dee (Spain),\n", "  4: Dee (Spain),\n" + "".join(f"  {row}\n" for row in rows))
+
+
+def test_a_summary_row_placed_beyond_five_digits_is_read_and_a_difference(tmp_path: Path) -> None:
+    summary = _summary_without_pool("123456: Zed (Spain), $5.00")
+    read = read_summary(summary, "summary.txt")
+    assert isinstance(read, Summary)
+    assert [(r.place, r.player, r.prize) for r in read.rows][-1] == (123456, "Zed", 500)
+    status, _, [line] = audit_tournaments(tmp_path, {"hands.txt": _fixture("tournament/hands.txt"), "s.txt": summary})
+    assert status == 1
+    assert line["status"] == "mismatch"
+    details = [d["detail"] for d in line["differences"] if d["kind"] == "summary place"]
+    assert "line 10: the summary places Zed 123456, outside a field of 4 entries" in details
+    assert "line 10: the summary places Zed 123456; the hands leave them never finishing" in details
+
+
+def test_a_second_summary_row_of_one_entry_is_a_difference(tmp_path: Path) -> None:
+    summary = _summary_without_pool("2: Ben (Germany), $5.60 (35%)")
+    status, _, [line] = audit_tournaments(tmp_path, {"hands.txt": _fixture("tournament/hands.txt"), "s.txt": summary})
+    assert status == 1
+    assert line["differences"] == [
+        {"kind": "summary row", "hand_id": None, "detail": "line 10: a second row of Ben (the first at line 7)"}
+    ]
