@@ -277,3 +277,11 @@ def test_a_second_summary_row_of_one_entry_is_a_difference(tmp_path: Path) -> No
     assert line["differences"] == [
         {"kind": "summary row", "hand_id": None, "detail": "line 10: a second row of Ben (the first at line 7)"}
     ]
+
+
+def test_an_ipoker_game_with_a_negative_stack_is_malformed(tmp_path: Path) -> None:
+    status, report = _replay(tmp_path, {"negative.xml": _ipoker(_ipoker_game(7, "-$100"), _ipoker_game(8))})
+    assert status == 1
+    assert [(r["hand_id"], r["status"]) for r in report] == [("ipoker:7", "error"), ("ipoker:8", "match")]
+    assert "'-$100' is negative" in report[0]["reason"]
+    assert "negative.xml:4: " in report[0]["reason"]

@@ -106,6 +106,8 @@ class HandBuilder:
             cents = ""  # chips written with cents ('209570.00', WPN): whole chips
         if not whole.isdigit() or not (cents == "" or cents.isdigit()) or (cents and self.scale == 1):
             raise self.error(HandSyntaxError, k, f"{raw!r} is not an amount")
+        if "-" in raw:
+            raise self.error(HandSyntaxError, k, f"{raw!r} is negative: no stack or amount is below nothing")
         if too_long(whole) or (amount := int(whole) * self.scale + (int(cents.ljust(2, "0")) if cents else 0)) > (
             MAX_AMOUNT
         ):
