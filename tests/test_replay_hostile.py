@@ -270,6 +270,20 @@ def test_a_summary_row_placed_beyond_five_digits_is_read_and_a_difference(tmp_pa
     assert "line 10: the summary places Zed 123456; the hands leave them never finishing" in details
 
 
+def test_full_tilt_and_ggpoker_rows_of_any_place_are_read_or_refused_naming_the_line() -> None:
+    tilt = _fixture("fulltilt/sit_and_go_summary.txt")
+    read = read_summary(tilt.replace("3: Cid", "3000000: Cid"), "tilt.txt")
+    assert isinstance(read, Summary)
+    assert [(r.place, r.player) for r in read.rows] == [(1, "Ann"), (2, "Bob"), (3000000, "Cid")]
+    for text, line in (
+        (tilt.replace("3: Cid", f"{HUGE}: Cid"), 10),
+        (_fixture("ggpoker/bounty_tournament_summary.txt").replace("1st : Hero", f"{HUGE}th : Hero"), 6),
+    ):
+        error = read_summary(text, "summary.txt")
+        assert isinstance(error, ReplayError)
+        assert str(error) == f"summary.txt:{line}: place {'9' * 24}... (5000 digits) is more than any field (2^53-1)"
+
+
 def test_a_second_summary_row_of_one_entry_is_a_difference(tmp_path: Path) -> None:
     summary = _summary_without_pool("2: Ben (Germany), $5.60 (35%)")
     status, _, [line] = audit_tournaments(tmp_path, {"hands.txt": _fixture("tournament/hands.txt"), "s.txt": summary})

@@ -210,11 +210,16 @@ def _long_number_line(text: str) -> int:
 _LONG_NUMBER: Final = re.compile(rf"\d{{{sys.get_int_max_str_digits() + 1}}}")
 
 
+_SHOWN: Final = 24
+"""Digits of a place or count too long to read that its error quotes."""
+
+
 def _ordinal(text: str, source: str, k: int, what: str) -> int:
     """A place or a count as written at 0-based line ``k`` (``what`` it is): more digits than any field has (the
     contract's 2^53-1) is an error naming the line, never a number of thousands of digits."""
     if too_long(text) or (number := int(text)) > MAX_AMOUNT:
-        raise _Refused(HandSyntaxError(source, None, k + 1, f"{what} {text} is more than any field (2^53-1)"))
+        written = text if len(text) <= _SHOWN else f"{text[:_SHOWN]}... ({len(text)} digits)"
+        raise _Refused(HandSyntaxError(source, None, k + 1, f"{what} {written} is more than any field (2^53-1)"))
     return number
 
 
