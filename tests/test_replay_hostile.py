@@ -207,6 +207,17 @@ def test_a_place_of_fifty_million_is_a_difference_never_a_payout_table_of_fifty_
     ]  # the payouts the other places print; none for a place past the contract's 100,000
 
 
+def test_a_place_past_64_bits_is_that_hands_error_never_a_report_that_cannot_be_written(tmp_path: Path) -> None:
+    far = "Dee finished the tournament in 99999999999999999999999th place"
+    hands = _fixture("tournament/hands.txt").replace("Dee finished the tournament in 4th place", far)
+    status, report = _replay(tmp_path, {"hands.txt": hands})
+    assert status == 1
+    [error] = [r for r in report if r["status"] == "error"]
+    assert (error["hand_id"], error["line"]) == ("pokerstars:300000000002", 53)
+    assert f"a place beyond any field (2^53-1): '{far}'" in error["reason"]
+    assert sum(r["status"] == "match" for r in report) == 2
+
+
 # -- item 7: line numbers by a running count ----------------------------------------------------------------------
 
 

@@ -416,6 +416,8 @@ class _Hand:
                 elif m := _FINISHED.match(line):
                     name = player_of(m.group(1), k)
                     prize = self._money(m.group(3), k) if m.group(3) else None
+                    if too_long(m.group(2)) or int(m.group(2)) > MAX_AMOUNT:  # the report's JSON holds 64 bits
+                        raise self._error(HandSyntaxError, k, "a place beyond any field (2^53-1)")
                     places.append(Place(name, players[name].seat, int(m.group(2)), prize, k + 1))
                 elif m := _WINS_TOURNAMENT.match(line):
                     name = player_of(m.group(1), k)
@@ -569,7 +571,7 @@ class _Hand:
                 HandSyntaxError, k, "expected 'NAME re-buys (or takes the add-on) and receives N chips for COST'"
             )
         kind = "rebuy" if m.group(2) == "re-buys" else "add_on"
-        chips = int(m.group(3).replace(",", ""))
+        chips = self._amount(m.group(3), k, 1)
         if chips < 1:
             raise self._error(HandSyntaxError, k, "a purchase of no chips")
         return Purchase(m.group(1), kind, chips, m.group(4), k + 1, before_seats, self._bought_bounty(m.group(4)))
