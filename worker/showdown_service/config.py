@@ -11,7 +11,7 @@ import os
 import socket
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -136,6 +136,18 @@ class Settings(BaseSettings):
     archive_s3_region: str | None = Field(default=None, description="S3 region of an s3:// archive.")
     archive_s3_access_key: str | None = Field(default=None, description="S3 access key id (none: AWS's defaults).")
     archive_s3_secret_key: SecretStr | None = Field(default=None, description="S3 secret key. Secret: never logged.")
+    archive_retention_days: int = Field(
+        default=0,
+        ge=0,
+        le=36_500,
+        description="S3 Object Lock: every archive file and checkpoint is written locked for this many days (the "
+        "bucket must have Object Lock enabled); 0: none. A local archive cannot be locked.",
+    )
+    archive_retention_mode: Literal["compliance", "governance"] = Field(
+        default="compliance",
+        description="Object Lock mode of SHOWDOWN_ARCHIVE_RETENTION_DAYS: compliance (no one may delete or overwrite "
+        "before the date) or governance (those granted s3:BypassGovernanceRetention may).",
+    )
     archive_signing_key: Path | None = Field(
         default=None,
         description="Ed25519 private key (PEM) the archiver signs each file's checkpoint with; none: unsigned.",
