@@ -1,10 +1,13 @@
-"""The archive never rewrites itself (issue 33): write-once files, locally and on S3 (Object Lock too)."""
+"""The archive never rewrites itself (issue 33): write-once files, locally and on S3 (Object Lock too); the newest
+file is the one with the highest seq whatever its day, and a run that does not continue its chain is never
+written; a chain that restarted (a Redis that lost its data) is archived beside the old one."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -17,14 +20,16 @@ import orjson
 import pyarrow.parquet as pq
 import pytest
 
+from showdown_service import heartbeat
+from showdown_service.archive import archiver as archiver_module
 from showdown_service.archive.archiver import Archiver
-from showdown_service.archive.layout import ArchiveError, all_files, open_store, put_file
+from showdown_service.archive.layout import ArchiveError, all_files, open_store, put_file, read_meta
 from showdown_service.archive.replay import Difference, replay
 from showdown_service.config import Settings, ShardKeys
 from showdown_service.localredis import free_port
 from showdown_service.streams import read_range
 from showdown_service.worker import Worker
-from tests.helpers import REAL_SHOWDOWNS, read_cases
+from tests.helpers import REAL_SHOWDOWNS, read_cases, wait_until
 
 CASES = list(read_cases(REAL_SHOWDOWNS))
 
@@ -89,6 +94,78 @@ def test_a_local_file_is_created_once_and_a_second_write_at_its_name_is_refused_
     assert type(refused.value).__name__ == "NameTaken"
     assert Path(path).read_bytes() == b"the first"
     assert [p.name for p in Path(path).parent.iterdir()] == [Path(path).name], "no temporary file left behind"
+
+
+def _run(archiver: Archiver) -> threading.Thread:
+    runner = threading.Thread(target=archiver.run)
+    runner.start()
+    return runner
+
+
+def _stop(archiver: Archiver, runner: threading.Thread) -> None:
+    archiver.stop()
+    runner.join(30)
+    assert not runner.is_alive()
+
+
+def test_an_archiver_whose_next_file_name_exists_refuses_loudly_and_writes_nothing_over_it(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file already at the name the next run goes to (its metadata saying the archive is empty, so every other
+    check passes): the write is refused, the file kept, the archiver says why (an error line, the metric, the
+    heartbeat) and looks again slowly, never in a busy loop."""
+    settings = make_settings(batch_size=20, archive_url=str(tmp_path / "a"), archive_file_rows=10,
+                             archive_interval_s=0.01, backoff_max_s=0.3)  # fmt: skip
+    keys = settings.keys("default")
+    settle(fake, settings, hands(10))
+    records = audit_records(fake, keys)
+    epoch = records[0]["hash"]
+    day = records[0]["at"][:10]
+    decoy = Path(
+        settings.archive_url, "shard=default", f"day={day}", f"default-{epoch[:16]}-000000000001-000000000010.parquet"
+    )
+    decoy.parent.mkdir(parents=True)
+    pq.write_table(pq.read_table(_one_file(fake, make_settings, tmp_path)).replace_schema_metadata({
+        "shard": "default", "first_seq": "0", "last_seq": "0", "first_prev_hash": "0" * 64, "last_hash": "0" * 64,
+        "epoch": epoch}), decoy)  # fmt: skip
+    before = decoy.read_bytes()
+    tries = _count_puts(monkeypatch)
+    archiver = Archiver(settings, fake, open_store(settings.archive_url))
+    runner = _run(archiver)
+    try:
+        wait_until(lambda: archiver.metrics.refused.labels("default", "name_taken")._value.get() == 1,
+                   what="the archiver refusing")  # fmt: skip
+        problems = heartbeat.problems(settings.heartbeat_file, 30)
+        assert any("refused" in p and "exists already" in p for p in problems), problems
+        time.sleep(1.0)
+    finally:
+        _stop(archiver, runner)
+    assert decoy.read_bytes() == before, "never written over"
+    assert 1 <= len(tries) <= 6, f"looked at again every backoff_max_s, not in a loop: {len(tries)} tries in ~1 s"
+    assert int(fake.hget(keys.archive, "seq") or 0) == 0, "no progress recorded"
+    assert fake.xlen(keys.audit) == 10, "nothing trimmed"
+
+
+def _count_puts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths the archiver writes, as it writes them."""
+    puts: list[str] = []
+    real = put_file
+
+    def counted(store: Any, path: str, data: bytes) -> None:
+        puts.append(path)
+        real(store, path, data)
+
+    monkeypatch.setattr(archiver_module, "put_file", counted)
+    return puts
+
+
+def _one_file(fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path) -> str:
+    """A well-formed archive file of another archive (its rows only serve as a body)."""
+    settings = make_settings(consumer="other", batch_size=20, archive_url=str(tmp_path / "other"),
+                             key_prefix="other")  # fmt: skip
+    settle(fake, settings, hands(2, "other"))
+    Archiver(settings, fake, open_store(settings.archive_url)).drain()
+    return all_files(open_store(settings.archive_url))[0][2]
 
 
 # --- S3: conditional put and Object Lock ----------------------------------------------------------
@@ -194,3 +271,195 @@ def test_with_a_retention_setting_files_and_checkpoints_are_locked_and_a_delete_
     assert s3.get_object(Bucket="locked", Key=data_key, VersionId=kept[0]["VersionId"])["Body"].read() == original
     with pytest.raises(ClientError, match="AccessDenied"):
         s3.delete_object(Bucket="locked", Key=data_key, VersionId=kept[0]["VersionId"])
+
+
+# --- 2. continuity: the newest file is the highest seq, whatever its day ------------------------------------------
+
+
+class Clock:
+    """The workers' clock (``datetime.now`` in their planning), set per step."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.at = datetime(2026, 11, 28, 23, 59, 59, 990_000, tzinfo=UTC)
+        clock = self
+
+        class Skewed(datetime):
+            @classmethod
+            def now(cls, tz: Any = None) -> Any:
+                return clock.at
+
+        from showdown_service import worker_planning
+
+        monkeypatch.setattr(worker_planning, "datetime", Skewed)
+
+
+def _copy_seen(seen: dict[str, bytes], settings: Settings) -> list[str]:
+    """Record every file's bytes; the names of those that changed since first seen."""
+    changed = []
+    for name, data in contents(settings).items():
+        if seen.setdefault(name, data) != data:
+            changed.append(name)
+    return changed
+
+
+def test_two_workers_with_clocks_skewed_across_midnight_archive_every_record_once_and_rewrite_nothing(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Worker a's clock is 20 ms behind b's across UTC midnight: records' ``at`` go back a day in seq order, again
+    and again, and files go under both days. Every record is archived once, no file is ever rewritten, and the
+    archiver keeps up in a bounded number of turns."""
+    clock = Clock(monkeypatch)
+    settings = make_settings(batch_size=3, archive_url=str(tmp_path / "a"), archive_file_rows=4,
+                             archive_interval_s=0.001)  # fmt: skip
+    keys = settings.keys("default")
+    a = Worker(settings, fake)
+    b = Worker(make_settings(consumer="w2", batch_size=3, archive_url=settings.archive_url), fake)
+    a.prepare_groups()
+    archiver = Archiver(settings, fake, open_store(settings.archive_url))
+    seen: dict[str, bytes] = {}
+    midnight = datetime(2026, 11, 29, tzinfo=UTC)
+    for turn in range(12):
+        publish(fake, keys, hands(3, f"t{turn}"))
+        worker, skew = (a, -timedelta(milliseconds=10)) if turn % 2 == 0 else (b, timedelta(milliseconds=10))
+        clock.at = midnight + skew + timedelta(microseconds=turn)
+        worker.step()
+        worker.flush()
+        for _ in range(3):
+            archiver.step(keys)
+        assert _copy_seen(seen, settings) == [], "no file rewritten"
+    archiver.drain(turns=20)
+    assert _copy_seen(seen, settings) == []
+    records = audit_records(fake, keys)
+    assert len(records) == 36
+    assert sorted({r["at"][:10] for r in records}) == ["2026-11-28", "2026-11-29"], "both days, back and forth"
+    assert archived_seqs(settings) == list(range(1, 37)), "every record once"
+    days = {Path(path).parent.name for _, _, path in all_files(open_store(settings.archive_url))}
+    assert days == {"day=2026-11-28", "day=2026-11-29"}
+    assert prove(settings, fake) == []
+
+
+def test_a_worker_clock_corrected_backwards_a_day_archives_the_next_files_under_the_earlier_day_once(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = Clock(monkeypatch)
+    settings = make_settings(batch_size=5, archive_url=str(tmp_path / "a"), archive_file_rows=5)
+    keys = settings.keys("default")
+    clock.at = datetime(2026, 11, 29, 0, 0, 5, tzinfo=UTC)  # running a day ahead
+    settle(fake, settings, hands(10, "ahead"))
+    archiver = Archiver(settings, fake, open_store(settings.archive_url))
+    archiver.drain()
+    before = contents(settings)
+    clock.at = datetime(2026, 11, 28, 0, 0, 6, tzinfo=UTC)  # corrected: a day back
+    settle(fake, settings, hands(10, "corrected"))
+    puts = _count_puts(monkeypatch)
+    for _ in range(30):  # bounded: a wedged archiver would rewrite the earlier day's file on every turn
+        archiver.step(keys)
+    archiver.flush()
+    assert unchanged(before, contents(settings)) == []
+    assert archived_seqs(settings) == list(range(1, 21))
+    data_puts = [p for p in puts if p.endswith(".parquet")]
+    assert len(data_puts) == len(set(data_puts)) == 2, data_puts
+    assert all("day=2026-11-28" in p for p in data_puts)
+    fake.delete(keys.archive + ":lock")  # as if the first had stopped
+    restarted = Archiver(settings, fake, open_store(settings.archive_url))  # resumes from the highest seq
+    settle(fake, settings, hands(5, "later"))
+    restarted.drain()
+    assert archived_seqs(settings) == list(range(1, 26))
+    assert prove(settings, fake) == []
+
+
+# --- 3. a chain that restarted: epochs side by side --------------------------------------------------------------
+
+
+def test_a_redis_that_lost_its_data_starts_a_new_epoch_archived_beside_the_old_which_stays_byte_for_byte(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path
+) -> None:
+    """The reproduction of issue 33 (1) and the red team's (5): the archiver caught up, Redis restarted empty, new
+    entries published. The old chain's files stay as they were; the new chain's go beside them, each record once;
+    the restart is said (the log, the metric, the heartbeat's alerts, the progress hash); the loop is bounded."""
+    settings = make_settings(batch_size=10, archive_url=str(tmp_path / "a"), archive_file_rows=10)
+    keys = settings.keys("default")
+    settle(fake, settings, hands(25, "old"))
+    old_epoch = audit_records(fake, keys)[0]["hash"]
+    running = Archiver(settings, fake, open_store(settings.archive_url))
+    running.drain()
+    settle(fake, settings, hands(3, "tail"))  # settled, not yet archived: lost with Redis
+    running.step(keys)  # sees Redis's head at 28
+    running._states[keys.shard].buffer.clear()  # as if the tail had not been read before the loss
+    before = contents(settings)
+    fake.flushall()  # Redis restarted without its data
+    settle(fake, settings, hands(11, "new"))
+    new_epoch = audit_records(fake, keys)[0]["hash"]
+    assert new_epoch != old_epoch
+    for _ in range(5):  # bounded: the old code looped rewriting seq 1 on every turn
+        running.step(keys)
+    running.flush()
+    assert unchanged(before, contents(settings)) == [], "the old chain's files byte for byte"
+    store = open_store(settings.archive_url)
+    files = all_files(store)
+    new = [path for _, _, path in files if f"-{new_epoch[:16]}-" in Path(path).name]
+    old = [path for _, _, path in files if f"-{old_epoch[:16]}-" in Path(path).name]
+    assert len(old) == 3
+    assert [r["seq"] for path in new for r in pq.read_table(path).to_pylist()] == list(range(1, 12))
+    assert {read_meta(store, path).epoch for path in new} == {new_epoch}
+    progress = {k.decode(): v.decode() for k, v in cast(dict[bytes, bytes], fake.hgetall(keys.archive)).items()}
+    assert progress["epoch"] == new_epoch
+    assert progress["seq"] == "11"
+    assert progress["previous_epoch"] == old_epoch
+    assert progress["previous_epoch_seq"] == "25"
+    assert progress["previous_epoch_lost"] == "seq 26-28 (3 entries)"
+    assert running.metrics.chain_restarts.labels("default")._value.get() == 1
+    running._heartbeat(force=True)
+    alerts = heartbeat.alerts(settings.heartbeat_file)
+    assert any(f"epoch {old_epoch[:16]} archived to seq 25, epoch {new_epoch[:16]} began" in a for a in alerts)
+
+    # a new archiver (the old one restarted too) resumes the new chain, and more of it is archived once
+    settle(fake, settings, hands(4, "more"))
+    fake.delete(keys.archive + ":lock")  # as if the first had stopped
+    again = Archiver(settings, fake, open_store(settings.archive_url))
+    again.drain()
+    assert unchanged(before, contents(settings)) == []
+    new = [p for _, _, p in all_files(store) if f"-{new_epoch[:16]}-" in Path(p).name]
+    assert [r["seq"] for path in new for r in pq.read_table(path).to_pylist()] == list(range(1, 16))
+    assert again.metrics.chain_restarts.labels("default")._value.get() == 0, "said once, when the chain began"
+
+
+def test_an_archiver_started_after_the_loss_says_the_lost_tail_is_unknown(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path
+) -> None:
+    settings = make_settings(batch_size=10, archive_url=str(tmp_path / "a"), archive_file_rows=10)
+    keys = settings.keys("default")
+    settle(fake, settings, hands(12, "old"))
+    Archiver(settings, fake, open_store(settings.archive_url)).drain()
+    before = contents(settings)
+    fake.flushall()
+    settle(fake, settings, hands(3, "new"))
+    Archiver(settings, fake, open_store(settings.archive_url)).drain()
+    assert unchanged(before, contents(settings)) == []
+    assert fake.hget(keys.archive, "previous_epoch_lost") == b"unknown"
+    assert fake.hget(keys.archive, "previous_epoch_seq") == b"12"
+    assert sorted(archived_seqs(settings)) == sorted([*range(1, 13), *range(1, 4)])
+
+
+def test_a_restored_redis_behind_the_archive_is_refused_never_written_over_and_never_looped_on(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path
+) -> None:
+    """Redis restored from a snapshot taken at seq 10 while the archive holds the chain to seq 20: its next records
+    (seq 11 on) fork the chain the archive holds. Refused, loudly; nothing written over."""
+    settings = make_settings(batch_size=10, archive_url=str(tmp_path / "a"), archive_file_rows=5)
+    settle(fake, settings, hands(10, "one"))
+    snapshot = {name: cast(bytes, fake.dump(name)) for name in fake.keys("*")}
+    settle(fake, settings, hands(10, "two"))
+    Archiver(settings, fake, open_store(settings.archive_url)).drain()
+    before = contents(settings)
+    fake.flushall()
+    for name, dumped in snapshot.items():
+        fake.restore(name, 0, dumped)
+    settle(fake, settings, hands(5, "fork"))
+    from showdown_service.archive.layout import ArchiveRefused
+
+    archiver = Archiver(settings, fake, open_store(settings.archive_url))
+    with pytest.raises(ArchiveRefused, match=r"seq 15, behind the archive's seq 20|begins at seq 11"):
+        archiver.drain(turns=50)
+    assert unchanged(before, contents(settings)) == []
+    assert archived_seqs(settings) == list(range(1, 21))
