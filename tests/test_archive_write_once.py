@@ -1,9 +1,11 @@
 """The archive never rewrites itself (issue 33): write-once files, locally and on S3 (Object Lock too); the newest
 file is the one with the highest seq whatever its day, and a run that does not continue its chain is never
-written; a chain that restarted (a Redis that lost its data) is archived beside the old one."""
+written; a chain that restarted (a Redis that lost its data) is archived beside the old one; a checkpoint copy
+that cannot be written is waited for, never skipped."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -463,3 +465,100 @@ def test_a_restored_redis_behind_the_archive_is_refused_never_written_over_and_n
         archiver.drain(turns=50)
     assert unchanged(before, contents(settings)) == []
     assert archived_seqs(settings) == list(range(1, 21))
+
+
+# --- 4. a checkpoint copy that cannot be written -----------------------------------------------------------------
+
+
+def test_a_checkpoint_copy_that_cannot_be_written_is_waited_for_and_every_file_gets_its_checkpoint(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path
+) -> None:
+    """The copy's directory is a file at first (every append fails, as on a full or unmounted volume): the archiver
+    writes one file, then waits (metric, heartbeat) without writing another or recording progress; once the copy
+    can be written, every file has exactly one checkpoint in it, in order."""
+    from showdown_service.archive.checkpoints import new_key_pair
+
+    private, public = tmp_path / "k.pem", tmp_path / "k.pub"
+    new_key_pair(private, public)
+    blocker = tmp_path / "copies"
+    blocker.write_text("not a directory yet")
+    settings = make_settings(batch_size=10, archive_url=str(tmp_path / "a"), archive_file_rows=10, archive_keep=0,
+                             archive_interval_s=0.01, backoff_max_s=0.05, archive_signing_key=private,
+                             archive_checkpoints_copy=blocker / "checkpoints.jsonl")  # fmt: skip
+    keys = settings.keys("default")
+    settle(fake, settings, hands(40))
+    archiver = Archiver(settings, fake, open_store(settings.archive_url))
+    runner = _run(archiver)
+    try:
+        wait_until(lambda: archiver.metrics.waiting.labels("default")._value.get() == 1, what="the archiver waiting")
+        time.sleep(0.5)  # it keeps trying meanwhile
+        assert len(all_files(open_store(settings.archive_url))) == 1, "no second file while the copy fails"
+        assert int(fake.hget(keys.archive, "seq") or 0) == 0, "no progress without the checkpoint copied"
+        assert fake.xlen(keys.audit) == 40, "nothing trimmed"
+        assert any("the archive" in p for p in heartbeat.problems(settings.heartbeat_file, 30))
+        blocker.unlink()
+        blocker.mkdir()
+        wait_until(lambda: int(fake.hget(keys.archive, "seq") or 0) == 40, what="archived once the copy works")
+    finally:
+        _stop(archiver, runner)
+    files = all_files(open_store(settings.archive_url))
+    lines = [orjson.loads(line) for line in (blocker / "checkpoints.jsonl").read_bytes().splitlines()]
+    root = Path(settings.archive_url)
+    assert [line["file"] for line in lines] == [str(Path(path).relative_to(root)) for _, _, path in files]
+    assert [line["sha256"] for line in lines] == [hashlib.sha256(Path(p).read_bytes()).hexdigest() for _, _, p in files]
+    found: list[Difference] = []
+    replay(open_store(settings.archive_url), settings, found.append, checkpoints=blocker / "checkpoints.jsonl",
+           public_key=public)  # fmt: skip
+    assert found == []
+
+
+def test_a_copy_failing_three_times_then_a_progress_write_failing_leaves_each_checkpoint_once_in_the_copy(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The copy refuses three appends, then works; then Redis fails once just after a checkpoint was copied (before
+    progress): the restarted turn finds the checkpoint already in the copy and appends it no second time."""
+    import redis
+
+    from showdown_service.archive.checkpoints import append_copy, new_key_pair
+
+    private, public = tmp_path / "k.pem", tmp_path / "k.pub"
+    new_key_pair(private, public)
+    copy = tmp_path / "checkpoints.jsonl"
+    settings = make_settings(batch_size=10, archive_url=str(tmp_path / "a"), archive_file_rows=10,
+                             archive_interval_s=0.01, backoff_max_s=0.05, archive_signing_key=private,
+                             archive_checkpoints_copy=copy)  # fmt: skip
+    keys = settings.keys("default")
+    settle(fake, settings, hands(30))
+    failures = {"copy": 3, "progress": 0}
+
+    def flaky_copy(path: Path, line: bytes) -> None:
+        if failures["copy"] > 0:
+            failures["copy"] -= 1
+            if failures["copy"] == 0:
+                failures["progress"] = 1  # once the copy works, the next progress write fails once
+            raise OSError("No space left on device")
+        append_copy(path, line)
+
+    archiver = Archiver(settings, fake, open_store(settings.archive_url))
+    real_progress = archiver._progress
+
+    def flaky_progress(keys: ShardKeys, state: Any, *, file: str) -> None:
+        if failures["progress"] and file:
+            failures["progress"] = 0
+            raise redis.ConnectionError("Redis went away")
+        real_progress(keys, state, file=file)
+
+    monkeypatch.setattr(archiver_module, "append_copy", flaky_copy)
+    monkeypatch.setattr(archiver, "_progress", flaky_progress)
+    runner = _run(archiver)
+    try:
+        wait_until(lambda: int(fake.hget(keys.archive, "seq") or 0) == 30, what="everything archived")
+    finally:
+        _stop(archiver, runner)
+    files = all_files(open_store(settings.archive_url))
+    lines = [orjson.loads(line) for line in copy.read_bytes().splitlines()]
+    assert len(files) == 3
+    assert [line["last_seq"] for line in lines] == [last for _, last, _ in files], "each file once, in order"
+    found: list[Difference] = []
+    replay(open_store(settings.archive_url), settings, found.append, checkpoints=copy, public_key=public)
+    assert found == []

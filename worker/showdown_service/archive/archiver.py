@@ -24,7 +24,10 @@ Per shard, in a loop until SIGTERM:
    a name that exists, is refused: the archiver stops writing, says why (an
    ``archive_refused`` error line, ``showdown_archive_refused``, the heartbeat
    for ``showdown health``) and looks again every ``backoff_max_s``;
-4. after each file: sign its checkpoint, record progress in Redis
+4. after each file: sign its checkpoint and write it into the archive and its
+   copy (a copy that cannot be written is retried, waiting, before anything
+   else; a restarted archiver writes its newest file's checkpoint first if it
+   is missing), record progress in Redis
    (``<prefix>:{shard}:archive``: ``seq``, ``hash``, the cursors, and
    ``events_floor``, below which the workers may trim the events stream),
    and trim the results, audit, dead-letter and standings streams to about
@@ -54,7 +57,7 @@ import redis
 from pyarrow.lib import ArrowException
 
 from showdown_service import heartbeat
-from showdown_service.archive.checkpoints import load_private_key, sign
+from showdown_service.archive.checkpoints import append_copy, copy_holds, load_private_key, sign
 from showdown_service.archive.collect import Cursors, collect, events_floor
 from showdown_service.archive.layout import (
     EPOCH,
@@ -353,6 +356,8 @@ class Archiver:
             state.events_floor = known.decode() if isinstance(known, bytes) else str(known)
         self.log.info("archive_resumed_from", shard=keys.shard, seq=state.head.seq, file=meta.path if meta else None,
                       epoch=state.epoch or None, other_epochs=sorted(state.others) or None)  # fmt: skip
+        if meta is not None:  # its checkpoint before anything else: a failure after the file may have lost it
+            self._ensure_checkpoint(keys, meta)
         self._progress(keys, state, file=meta.path if meta else "")
         if meta is not None:  # a stop (even SIGKILL) after writing it may have come before its ledgers expired
             state.to_expire = _finished(read_rows(self.store, meta.path, columns=["standings"]).to_pylist())
@@ -535,6 +540,8 @@ class Archiver:
     def _checkpoint(  # noqa: PLR0917 - the run a file holds, as _write has it
         self, keys: ShardKeys, epoch: str, first: int, last: int, last_hash: str, relative: str, data: bytes
     ) -> None:
+        """Sign the file's checkpoint, write it into the archive (once) and append it to the copy: before the
+        file's progress is recorded. A failure raises: the archiver waits, and on resuming writes it first."""
         assert self._signing_key is not None
         fields: dict[str, Any] = {
             "shard": keys.shard,
@@ -551,8 +558,30 @@ class Archiver:
         put_file(self.store, self.store.path(*checkpoint_path(keys.shard, last, epoch)), line)
         copy = self.settings.archive_checkpoints_copy
         if copy is not None:
-            with copy.open("ab") as out:
-                out.write(line)
+            append_copy(copy, line)
+
+    def _ensure_checkpoint(self, keys: ShardKeys, meta: FileMeta) -> None:
+        """The newest file's checkpoint, in the archive and in the copy, written now if a failure lost it."""
+        if self._signing_key is None:
+            return
+        relative = meta.path.removeprefix(self.store.root.rstrip("/") + "/") if self.store.root else meta.path
+        path = self.store.path(*checkpoint_path(keys.shard, meta.last_seq, meta.epoch))
+        try:
+            with self.store.fs.open_input_stream(path) as handle:
+                line = bytes(handle.read())
+        except FileNotFoundError:
+            line = b""
+        copy = self.settings.archive_checkpoints_copy
+        if line:
+            sha256 = str(orjson.loads(line).get("sha256", ""))
+            if copy is not None and not copy_holds(copy, relative, sha256):
+                append_copy(copy, line)
+                self.log.info("checkpoint_copied_again", shard=keys.shard, file=relative)
+            return
+        with self.store.fs.open_input_stream(meta.path) as handle:
+            data = bytes(handle.read())
+        self._checkpoint(keys, meta.epoch, meta.first_seq, meta.last_seq, meta.last_hash, relative, data)
+        self.log.info("checkpoint_written_again", shard=keys.shard, file=relative)
 
     def _progress(self, keys: ShardKeys, state: ShardState, *, file: str) -> None:
         """Record in Redis how far the archive goes, and how far the events stream may be trimmed."""
