@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -266,6 +267,10 @@ def test_with_a_retention_setting_files_and_checkpoints_are_locked_and_a_delete_
         assert abs((head["ObjectLockRetainUntilDate"] - soon).total_seconds()) < 120
         with pytest.raises(ClientError, match="AccessDenied"):
             s3.delete_object(Bucket="locked", Key=version["Key"], VersionId=version["VersionId"])
+    fake.delete(settings.keys("default").archive + ":lock")
+    settle(fake, settings, hands(5, "more"))
+    Archiver(settings, fake, open_store(settings.archive_url, settings)).drain()  # resumes: reads its checkpoint
+    assert len(s3.list_object_versions(Bucket="locked", Prefix="prod/")["Versions"]) == 6
     data_key = next(o["Key"] for o in objects if "/shard=" in o["Key"])
     original = s3.get_object(Bucket="locked", Key=data_key)["Body"].read()
     s3.put_object(Bucket="locked", Key=data_key, Body=b"forged")  # an unconditional overwrite: a new version only
@@ -367,6 +372,39 @@ def test_a_worker_clock_corrected_backwards_a_day_archives_the_next_files_under_
     settle(fake, settings, hands(5, "later"))
     restarted.drain()
     assert archived_seqs(settings) == list(range(1, 26))
+    assert prove(settings, fake) == []
+
+
+def test_an_archive_written_before_epochs_is_continued_under_the_new_names_and_left_as_it_was(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from showdown_service.archive import layout
+
+    settings = make_settings(batch_size=10, archive_url=str(tmp_path / "a"), archive_file_rows=10)
+    keys = settings.keys("default")
+    settle(fake, settings, hands(20, "old"))
+
+    def old_name(shard: str, first: int, last: int, epoch: str = "") -> str:
+        return layout.file_name(shard, first, last)
+
+    monkeypatch.setattr(archiver_module, "file_name", old_name)
+    Archiver(settings, fake, open_store(settings.archive_url)).drain()
+    monkeypatch.undo()
+    for _, _, path in all_files(open_store(settings.archive_url)):  # as the archiver wrote them before epochs
+        table = pq.read_table(path)
+        meta = {k: v for k, v in (table.schema.metadata or {}).items() if k != b"epoch"}
+        Path(path).unlink()
+        pq.write_table(table.replace_schema_metadata(meta), path, compression="zstd")
+    before = contents(settings)
+    assert all(re.fullmatch(r"default-\d{12}-\d{12}\.parquet", Path(name).name) for name in before), before
+    settle(fake, settings, hands(10, "new"))
+    fake.delete(keys.archive + ":lock")
+    Archiver(settings, fake, open_store(settings.archive_url)).drain()
+    assert unchanged(before, contents(settings)) == []
+    epoch = audit_records(fake, keys)[0]["hash"]
+    names = [Path(path).name for _, _, path in all_files(open_store(settings.archive_url))]
+    assert names[2] == f"default-{epoch[:16]}-000000000021-000000000030.parquet"
+    assert archived_seqs(settings) == list(range(1, 31))
     assert prove(settings, fake) == []
 
 

@@ -343,12 +343,23 @@ def epoch_runs(store: Store, shard: str) -> dict[str, list[Run]]:
     return groups
 
 
+_LEGACY_EPOCHS: dict[tuple[str, str], str] = {}
+"""(archive URL, path) -> the epoch its file of seq 1 holds: files are never rewritten, so it is read once."""
+
+
 def legacy_epoch(store: Store, runs: list[Run]) -> str:
     """The epoch id of files named before epochs: the hash of the record at seq 1, in their file of seq 1."""
     first = [r for r in runs if r.first_seq == 1]
     if not first:
         return ""
-    table = read_rows(store, first[0].path, columns=["audit"])
+    cached = _LEGACY_EPOCHS.get((store.url, first[0].path))
+    if cached is None:
+        cached = _LEGACY_EPOCHS[store.url, first[0].path] = _seq_one_hash(store, first[0].path)
+    return cached
+
+
+def _seq_one_hash(store: Store, path: str) -> str:
+    table = read_rows(store, path, columns=["audit"])
     text = table.column("audit")[0].as_py() if table.num_rows else None
     try:
         record = orjson.loads(text or "null")
