@@ -398,6 +398,21 @@ ALERTS: tuple[Alert, ...] = (
         quiet=Case({f'up{{job="{ARCHIVER_JOB}",instance="a1"}}': "1 1 0 0 0 1 1 1 1 1 1 1 1 1 1"}, "12m"),
     ),
     Alert(
+        "ShowdownArchiveRefused",
+        "max by (shard, reason) (showdown_archive_refused) == 1",
+        "1m",
+        "critical",
+        "Shard {{ $labels.shard }}: the archiver refuses to write ({{ $labels.reason }}): nothing is archived or"
+        " trimmed, and nothing is written over",
+        "the-archiver-refuses-to-write",
+        fires=Case(
+            {'showdown_archive_refused{shard="default",reason="chain_broken"}': "0 1 1 1"},
+            "3m",
+            _labels(shard="default", reason="chain_broken"),
+        ),
+        quiet=Case({'showdown_archive_refused{shard="default",reason="chain_broken"}': "0 1 0 0"}, "3m"),
+    ),
+    Alert(
         "ShowdownInboxBacklog",
         f'max by (shard) (showdown_stream_length_entries{{stream="inbox"}}) > {INBOX_BACKLOG}'
         ' and max by (shard) (deriv(showdown_stream_length_entries{stream="inbox"}[10m])) > 0',
