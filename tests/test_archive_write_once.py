@@ -600,3 +600,41 @@ def test_a_copy_failing_three_times_then_a_progress_write_failing_leaves_each_ch
     found: list[Difference] = []
     replay(open_store(settings.archive_url), settings, found.append, checkpoints=copy, public_key=public)
     assert found == []
+
+
+def test_on_a_real_server_restarted_without_its_data_the_running_archiver_archives_the_new_chain_beside_the_old(
+    make_settings: Any, tmp_path: Path
+) -> None:
+    """Valkey without persistence, as docs/getting-started.md starts it; the archiver running (its own thread) and
+    caught up; the server killed and started again, empty; 11 entries settled. The old chain's files stay byte for
+    byte, the new chain's 11 records are archived once beside them, and the progress hash names the restart."""
+    from showdown_service.connection import connect
+    from showdown_service.localredis import LocalRedis
+
+    with LocalRedis(appendfsync=None) as server:
+        settings = make_settings(server.url, batch_size=10, archive_url=str(tmp_path / "a"), archive_file_rows=10,
+                                 archive_interval_s=0.05, backoff_max_s=0.2)  # fmt: skip
+        keys = settings.keys("default")
+        settle(connect(settings), settings, hands(30, "old"))
+        archiver = Archiver(settings, connect(settings), open_store(settings.archive_url))
+        runner = _run(archiver)
+        try:
+            client = connect(settings)
+            wait_until(lambda: client.hget(keys.archive, "seq") == b"30", what="the old chain archived")
+            before = contents(settings)
+            server.kill()
+            server.restart()  # no AOF, no snapshot: empty
+            client = connect(settings)
+            settle(client, settings, hands(11, "new"))
+            wait_until(lambda: client.hget(keys.archive, "seq") == b"11", what="the new chain archived")
+        finally:
+            _stop(archiver, runner)
+        assert unchanged(before, contents(settings)) == []
+        new_epoch = audit_records(client, keys)[0]["hash"]
+        store = open_store(settings.archive_url)
+        new = [path for _, _, path in all_files(store) if f"-{new_epoch[:16]}-" in Path(path).name]
+        assert [r["seq"] for path in new for r in pq.read_table(path).to_pylist()] == list(range(1, 12))
+        progress = cast(dict[bytes, bytes], client.hgetall(keys.archive))
+        assert (progress[b"epoch"].decode(), progress[b"previous_epoch_seq"]) == (new_epoch, b"30")
+        assert progress[b"previous_epoch_lost"] == b"none", "it had archived all the old chain settled"
+        assert archiver.metrics.chain_restarts.labels("default")._value.get() == 1
