@@ -481,6 +481,38 @@ def test_an_archiver_started_after_the_loss_says_the_lost_tail_is_unknown(
     assert sorted(archived_seqs(settings)) == sorted([*range(1, 13), *range(1, 4)])
 
 
+def test_a_restart_not_yet_said_when_the_new_chain_s_first_file_was_written_is_said_on_resuming(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import redis
+
+    settings = make_settings(batch_size=10, archive_url=str(tmp_path / "a"), archive_file_rows=10)
+    keys = settings.keys("default")
+    settle(fake, settings, hands(12, "old"))
+    Archiver(settings, fake, open_store(settings.archive_url)).drain()
+    fake.flushall()
+    settle(fake, settings, hands(3, "new"))
+    archiver = Archiver(settings, fake, open_store(settings.archive_url))
+    real = archiver._began
+
+    def down_once(*args: Any) -> None:
+        monkeypatch.setattr(archiver, "_began", real)
+        raise redis.ConnectionError("Redis went away")
+
+    monkeypatch.setattr(archiver, "_began", down_once)
+    with pytest.raises(redis.ConnectionError):
+        archiver.drain()
+    assert fake.hget(keys.archive, "previous_epoch") is None
+    archiver._states.clear()  # as the run loop does after an error
+    archiver.drain()
+    assert fake.hget(keys.archive, "previous_epoch_seq") == b"12"
+    assert archiver.metrics.chain_restarts.labels("default")._value.get() == 1
+    archiver._states.clear()
+    archiver.drain()
+    assert archiver.metrics.chain_restarts.labels("default")._value.get() == 1, "said once"
+    assert sorted(archived_seqs(settings)) == sorted([*range(1, 13), *range(1, 4)])
+
+
 def test_a_restored_redis_behind_the_archive_is_refused_never_written_over_and_never_looped_on(
     fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path
 ) -> None:

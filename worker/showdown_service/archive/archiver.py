@@ -358,6 +358,9 @@ class Archiver:
                       epoch=state.epoch or None, other_epochs=sorted(state.others) or None)  # fmt: skip
         if meta is not None:  # its checkpoint before anything else: a failure after the file may have lost it
             self._ensure_checkpoint(keys, meta)
+        said = _text(self.client.hget(keys.archive, "previous_epoch"))[:16]
+        if meta is not None and state.others and said not in state.others:
+            self._began(keys, state, state.epoch, {})  # its chain's first file is written, the restart not yet said
         self._progress(keys, state, file=meta.path if meta else "")
         if meta is not None:  # a stop (even SIGKILL) after writing it may have come before its ledgers expired
             state.to_expire = _finished(read_rows(self.store, meta.path, columns=["standings"]).to_pylist())
@@ -522,7 +525,8 @@ class Archiver:
         self.metrics.chain_restarts.labels(keys.shard).inc()
         self._alerts.append(f"shard {keys.shard}: {message}")
         self.client.hset(keys.archive, mapping={"previous_epoch": old_epoch, "previous_epoch_seq": old.last_seq,
-                                                "previous_epoch_lost": lost, "epoch_began_at": began_at})  # fmt: skip
+                                                "previous_epoch_lost": lost, "epoch_began_at": began_at,
+                                                "epoch": epoch})  # fmt: skip
         self._heartbeat()
 
     def _expire(self, keys: ShardKeys, state: ShardState) -> None:
