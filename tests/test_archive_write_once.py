@@ -6,6 +6,7 @@ that cannot be written is waited for, never skipped."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 import subprocess
@@ -132,7 +133,14 @@ def test_an_archiver_whose_next_file_name_exists_refuses_loudly_and_writes_nothi
         "shard": "default", "first_seq": "0", "last_seq": "0", "first_prev_hash": "0" * 64, "last_hash": "0" * 64,
         "epoch": epoch}), decoy)  # fmt: skip
     before = decoy.read_bytes()
-    tries = _count_puts(monkeypatch)
+    tries: list[float] = []
+    real_put = put_file
+
+    def timed(store: Any, path: str, data: bytes) -> None:
+        tries.append(time.monotonic())
+        real_put(store, path, data)
+
+    monkeypatch.setattr(archiver_module, "put_file", timed)
     archiver = Archiver(settings, fake, open_store(settings.archive_url))
     runner = _run(archiver)
     try:
@@ -140,11 +148,12 @@ def test_an_archiver_whose_next_file_name_exists_refuses_loudly_and_writes_nothi
                    what="the archiver refusing")  # fmt: skip
         problems = heartbeat.problems(settings.heartbeat_file, 30)
         assert any("refused" in p and "exists already" in p for p in problems), problems
-        time.sleep(1.0)
+        wait_until(lambda: len(tries) >= 3, what="two more tries")
     finally:
         _stop(archiver, runner)
     assert decoy.read_bytes() == before, "never written over"
-    assert 1 <= len(tries) <= 6, f"looked at again every backoff_max_s, not in a loop: {len(tries)} tries in ~1 s"
+    gaps = [later - earlier for earlier, later in itertools.pairwise(tries)]
+    assert min(gaps) >= 0.3, f"each try waits backoff_max_s (0.3 s) after the last, never a busy loop: {gaps}"
     assert int(fake.hget(keys.archive, "seq") or 0) == 0, "no progress recorded"
     assert fake.xlen(keys.audit) == 10, "nothing trimmed"
 
@@ -670,3 +679,19 @@ def test_on_a_real_server_restarted_without_its_data_the_running_archiver_archiv
         assert (progress[b"epoch"].decode(), progress[b"previous_epoch_seq"]) == (new_epoch, b"30")
         assert progress[b"previous_epoch_lost"] == b"none", "it had archived all the old chain settled"
         assert archiver.metrics.chain_restarts.labels("default")._value.get() == 1
+
+
+def test_a_shard_whose_name_ends_like_an_epoch_still_lists_its_files(tmp_path: Path) -> None:
+    from showdown_service.archive.layout import shard_files, shard_runs
+
+    store = open_store(str(tmp_path / "a"))
+    shard = "eu-0123456789abcdef"
+    old = store.path(f"shard={shard}", "day=2026-11-27", f"{shard}-000000000001-000000000002.parquet")
+    new = store.path(f"shard={shard}", "day=2026-11-28", f"{shard}-fedcba9876543210-000000000003-000000000004.parquet")
+    put_file(store, old, b"x")
+    put_file(store, new, b"y")
+    assert shard_files(store, shard) == [(1, 2, old), (3, 4, new)]
+    assert [(r.epoch16, r.first_seq, r.day) for r in shard_runs(store, shard)] == [
+        ("", 1, "2026-11-27"),
+        ("fedcba9876543210", 3, "2026-11-28"),
+    ]

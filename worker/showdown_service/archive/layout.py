@@ -297,9 +297,11 @@ def day_files(store: Store, shard: str, day: str) -> list[tuple[int, int, str]]:
     """``(first seq, last seq, path)`` of every file of one shard's day, in seq order."""
     selector = pafs.FileSelector(store.path(f"shard={shard}", f"day={day}"), allow_not_found=True)
     found = []
-    for info in store.fs.get_file_info(selector):
-        match = FILE_NAME.match(info.base_name)
-        if info.type == pafs.FileType.File and match and match["shard"] == shard:
+    for info in store.fs.get_file_info(selector):  # the shard's own prefix first: a shard's name may hold dashes
+        if not info.base_name.startswith(f"{shard}-"):
+            continue
+        match = RUN_NAME.match(info.base_name[len(shard) + 1 :])
+        if info.type == pafs.FileType.File and match:
             found.append((int(match["first"]), int(match["last"]), info.path))
     return sorted(found)
 
