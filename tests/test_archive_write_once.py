@@ -158,6 +158,31 @@ def test_an_archiver_whose_next_file_name_exists_refuses_loudly_and_writes_nothi
     assert fake.xlen(keys.audit) == 10, "nothing trimmed"
 
 
+def test_a_shard_refused_does_not_hold_up_the_other_shards(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path
+) -> None:
+    settings = make_settings(batch_size=20, archive_url=str(tmp_path / "a"), archive_file_rows=10, shards="east,west",
+                             archive_interval_s=0.01, backoff_max_s=0.3)  # fmt: skip
+    for shard in ("east", "west"):
+        publish(fake, settings.keys(shard), hands(10, shard))
+    worker = Worker(settings, fake)
+    worker.prepare_groups()
+    for _ in range(4):
+        worker.step()
+    worker.flush()
+    fake.set(settings.keys("east").audit + ":epoch", "f" * 64)  # Redis says another chain than its records hold
+    archiver = Archiver(settings, fake, open_store(settings.archive_url))
+    runner = _run(archiver)
+    try:
+        wait_until(
+            lambda: archiver.metrics.refused.labels("east", "chain_broken")._value.get() == 1, what="east refused"
+        )
+        wait_until(lambda: fake.hget(settings.keys("west").archive, "seq") == b"10", what="west archived meanwhile")
+    finally:
+        _stop(archiver, runner)
+    assert fake.hget(settings.keys("east").archive, "seq") in (None, b"0")
+
+
 def _count_puts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The paths the archiver writes, as it writes them."""
     puts: list[str] = []

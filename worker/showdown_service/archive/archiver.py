@@ -152,6 +152,8 @@ class Archiver:
         self._stopping = threading.Event()
         self._waiting: str | None = None
         self._since = 0.0
+        self._refused_until: dict[str, float] = {}
+        """Shard -> when (monotonic) a refused shard is looked at again."""
         self._refusals: dict[str, str] = {}
         """Shard -> why the archiver refuses to write it (until a file of that shard is written)."""
         self._alerts: list[str] = []
@@ -178,14 +180,9 @@ class Archiver:
             try:
                 if failures or not self._states:
                     self.client.ping()  # Redis answers (and takes these credentials) before anything else
-                busy = [self.step(keys) for keys in self.shards.values()].count(True) > 0  # every shard, each turn
+                busy = [self._turn(keys) for keys in self.shards.values()].count(True) > 0  # every shard, each turn
                 failures = 0
                 self._resumed()
-            except ArchiveRefused as exc:
-                self._states.clear()
-                self._refused(exc)
-                self._stopping.wait(self.settings.backoff_max_s)  # looked at again, slowly: never a busy loop
-                continue
             except (*REDIS_ERRORS, OSError, ArrowException, ArchiveError) as exc:
                 failures += 1
                 self._states.clear()  # resume from the archive: what was buffered is collected again
@@ -204,6 +201,19 @@ class Archiver:
             self.log.warning("unwritten_at_stop", error=f"{type(exc).__name__}: {exc}")
         heartbeat.write(self.settings.heartbeat_file, {"stopped_at": time.time()} | self._alert_state())
         self.log.info("archiver_stopped")
+
+    def _turn(self, keys: ShardKeys) -> bool:
+        """One turn of one shard in :meth:`run`: a shard refused is looked at again every ``backoff_max_s`` (never
+        in a busy loop) while the other shards go on."""
+        if time.monotonic() < self._refused_until.get(keys.shard, 0.0):
+            return False
+        try:
+            return self.step(keys)
+        except ArchiveRefused as exc:
+            self._states.pop(keys.shard, None)  # resumed from the archive next time: nothing written meanwhile
+            self._refused(exc)
+            self._refused_until[keys.shard] = time.monotonic() + self.settings.backoff_max_s
+            return False
 
     def flush(self) -> None:
         """Write every shard's buffer now (at stop; and in tests)."""
