@@ -40,7 +40,7 @@ from showdown_messages.publish import (
 from showdown_messages.tournaments import parse_tournament_message
 from showdown_service import audit, heartbeat, logs
 from showdown_service.archive.cli import register_audit
-from showdown_service.archive.verify import verify_texts
+from showdown_service.archive.verify import archive_beyond, verify_texts
 from showdown_service.cli_help import (
     DEMO_EXAMPLE,
     DEMO_HELP,
@@ -531,10 +531,13 @@ def _audit_verify(args: argparse.Namespace) -> int:
             print(f"shard {shard}: BROKEN at {where} (stream id {b.stream_id or '-'}): {b.kind}: {b.detail}")
             continue
         checked, forged = verify_texts(client, keys)
-        verdicts.add(shard, holds=not forged)
+        past = archive_beyond(client, settings, keys)  # a file appended after the last: past the head, or progress
+        verdicts.add(shard, holds=not forged and not past)
         for forgery in forged:
             print(f"shard {shard}: FORGED {forgery.stream} {forgery.stream_id}: {forgery.detail}")
-        if forged:
+        for line in past:
+            print(f"shard {shard}: ARCHIVE {line}")
+        if forged or past:
             broken += 1
             continue
         archived_only = f", archived to seq {floor.seq} (`showdown audit replay` proves the archive)" if floor else ""
