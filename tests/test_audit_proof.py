@@ -315,6 +315,18 @@ def test_each_edited_field_of_a_dead_letter_is_a_difference_naming_it(
     assert f"{name!r}" in found[0].detail or f"'s {name} says" in found[0].detail
 
 
+def test_an_audit_id_edited_in_order_is_caught_against_the_record_redis_still_holds(
+    archived: tuple[Settings, Any],
+) -> None:
+    settings, client = archived
+    path = files(settings.archive_url)[0]
+    rewrite(path, lambda rows: [{**rows[0], "audit_id": "0-1"}, *rows[1:]])  # still before the next row's
+    assert prove(settings) == [], "offline, an audit_id still in order cannot be told"
+    found = prove(settings, client=client)
+    assert [(d.kind, d.file, d.row, d.seq) for d in found] == [("edited_column", path, 0, 1)], found
+    assert found[0].detail.startswith("the audit_id column says '0-1', Redis's audit stream holds it at ")
+
+
 def _meta(path: str) -> dict[str, str]:
     return {k.decode(): v.decode() for k, v in (pq.read_metadata(path).metadata or {}).items()}
 
@@ -448,7 +460,7 @@ def test_an_epoch_in_a_file_s_name_is_read_beside_names_without_one() -> None:
 
 def test_every_kind_audit_replay_reports_is_in_the_table_of_docs_archive_md() -> None:
     archive = Path(__file__).resolve().parents[1] / "worker" / "showdown_service" / "archive"
-    code = "\n".join((archive / name).read_text() for name in ("replay.py", "chains.py", "columns.py"))
+    code = "\n".join((archive / name).read_text() for name in ("replay.py", "chains.py", "columns.py", "live.py"))
     reported = set(re.findall(r'(?:Difference\(\s*[\w"]*,\s*|diff\(\s*)"([a-z_]+)"', code))
     reported |= {"file_metadata", "resettled_differs", "other_version"}  # a helper's kind, and chosen ones
     new = {"edited_column", "beyond_head", "beyond_progress", "uncheckpointed", "epoch_mismatch", "reset"}

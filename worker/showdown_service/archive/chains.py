@@ -60,6 +60,8 @@ class ChainEnd:
     """Its newest file ("" for none)."""
     cursors: dict[str, str] = field(default_factory=dict)
     """The cursor metadata of that file."""
+    files: tuple[tuple[int, int, str], ...] = ()
+    """The chain's files: ``(first seq, last seq, path)``, in seq order (what :func:`archived_ends` does not list)."""
 
 
 Sink = Callable[[Difference], None]

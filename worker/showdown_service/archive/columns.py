@@ -58,7 +58,7 @@ def file_meta(shard: str, file: ChainFile, rows: list[dict[str, Any]], walk: Wal
     contiguous = rows[-1]["seq"] - rows[0]["seq"] + 1 == len(rows)  # else the rows' own differences say why
     if "rows" in meta and meta["rows"] != str(len(rows)) and contiguous:
         diff(f"its metadata says rows {meta['rows']}, the file holds {len(rows)}")
-    ends = (_record(rows[0]).get("prev_hash"), _record(rows[-1]).get("hash"))
+    ends = (record_of(rows[0]).get("prev_hash"), record_of(rows[-1]).get("hash"))
     for key, value in zip(("first_prev_hash", "last_hash"), ends, strict=True):
         if key in meta and value is not None and meta[key] != value:
             diff(f"its metadata's {key} is not its {'first' if key[0] == 'f' else 'last'} record's")
@@ -76,7 +76,7 @@ def file_meta(shard: str, file: ChainFile, rows: list[dict[str, Any]], walk: Wal
         walk.cursors[name] = at
 
 
-def _record(row: dict[str, Any]) -> dict[str, Any]:
+def record_of(row: dict[str, Any]) -> dict[str, Any]:
     try:
         record = orjson.loads(row.get("audit") or "null")
     except orjson.JSONDecodeError:

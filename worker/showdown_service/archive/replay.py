@@ -48,7 +48,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import orjson
 
@@ -60,7 +60,6 @@ from showdown_service.archive.chains import (
     ChainFile,
     Difference,
     Sink,
-    beyond,
     chains,
     name_epoch,
     raw_meta,
@@ -68,8 +67,9 @@ from showdown_service.archive.chains import (
 from showdown_service.archive.checkpoints import load_public_key, read_checkpoints, signature_holds
 from showdown_service.archive.columns import Walk, columns, dead_letter_fields, digests, file_meta
 from showdown_service.archive.layout import CURSORS, ArchiveError, Store, open_store, read_rows, shard_files, shards
+from showdown_service.archive.live import prove_live
 from showdown_service.archive.resettle import Resettler, prepare_row
-from showdown_service.audit import GENESIS, Head, read_stream, record_hash
+from showdown_service.audit import GENESIS, Head, record_hash
 from showdown_service.config import Settings
 from showdown_service.connection import REDIS_ERRORS, Client
 from showdown_service.settling import Prepared
@@ -118,7 +118,7 @@ def replay(
     if client is not None:
         try:
             for shard, chain_ends in ends.items():
-                _live(client, settings, shard, chain_ends, report)
+                prove_live(client, store, settings.keys(shard), chain_ends, report)
         except REDIS_ERRORS as exc:  # not reachable: the archive is proven on its own
             totals.live_unchecked = f"{type(exc).__name__}: {exc}"
     if checkpoints is not None and public_key is not None:
@@ -242,7 +242,8 @@ def _replay_chain(  # noqa: PLR0917
         totals.resettled -= resettler.skipped
     meta = (newest.meta if newest is not None else None) or {}
     return ChainEnd(chain.epoch, walk.previous.seq, walk.previous.hash, chain.began, newest.path if newest else "",
-                    {name: meta.get(name, "") for name in CURSORS})  # fmt: skip
+                    {name: meta.get(name, "") for name in CURSORS},
+                    tuple((f.first, f.last, f.path) for f in chain.files))  # fmt: skip
 
 
 def _prove_row(  # noqa: PLR0917 - one check after another, each reported
@@ -322,42 +323,6 @@ def _other_version(row: dict[str, Any]) -> bool:
         return bool(row.get("result")) and orjson.loads(row["result"]).get("evaluator") != EVALUATOR
     except orjson.JSONDecodeError:
         return False
-
-
-def _live(client: Client, settings: Settings, shard: str, ends: list[ChainEnd], report: Sink) -> None:
-    """The archive's end against Redis's live chain and the archiver's recorded progress."""
-    keys = settings.keys(shard)
-    end, found = beyond(client, keys, ends)
-    for difference in found:
-        report(difference)
-    if end is None:
-        return
-    seq, last_hash = end.seq, end.hash
-    recorded = int(cast(bytes | None, client.hget(keys.archive, "seq")) or 0)
-    if recorded > seq:
-        detail = f"the archiver recorded seq {recorded} archived, the archive ends at seq {seq}"
-        report(Difference(shard, "missing", detail, seq=seq + 1))
-    elif recorded == seq and end.file:  # the newest file's cursors are where a restarted archiver resumes
-        for name in CURSORS:
-            kept = cast(bytes | None, client.hget(keys.archive, name))
-            if kept is not None and end.cursors.get(name) is not None and kept.decode() != end.cursors[name]:
-                detail = f"its metadata's {name} {end.cursors[name]!r} is not the archiver's recorded {kept.decode()!r}"
-                report(Difference(shard, "file_metadata", detail, seq=seq, file=end.file))
-    for stream_id, raw in read_stream(client, keys.audit):
-        try:
-            body = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            continue
-        live_seq = int(body.get("seq", 0))
-        if live_seq == seq and body.get("hash") != last_hash:
-            report(
-                Difference(shard, "live_chain", f"Redis's record seq {seq} ({stream_id}) is not the archive's", seq=seq)
-            )
-        if live_seq == seq + 1 and body.get("prev_hash") != last_hash:
-            detail = f"Redis's record seq {seq + 1} ({stream_id}) does not follow the archive's last hash"
-            report(Difference(shard, "live_chain", detail, seq=seq + 1))
-        if live_seq > seq:
-            return
 
 
 def _checkpoints(store: Store, path: Path, public_key: Path, report: Sink) -> None:
