@@ -10,7 +10,10 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Callable
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +31,10 @@ from showdown_service.archive.recall import find_hand
 from showdown_service.archive.replay import Difference, name_epoch, replay
 from showdown_service.cli import main as showdown_main
 from showdown_service.config import Settings
+from showdown_service.localredis import free_port
 from showdown_service.tournament.simulate import simulate
 from showdown_service.worker import Worker
-from tests.helpers import BUNDLED_SHOWDOWNS, read_cases
+from tests.helpers import BUNDLED_SHOWDOWNS, read_cases, wait_until
 
 CASES = list(read_cases(BUNDLED_SHOWDOWNS))
 FORGED_PAYOUT = 2 * 10**15
@@ -183,6 +187,59 @@ def test_a_checkpoints_copy_that_lost_a_line_leaves_its_file_uncheckpointed(
     copy.write_text("\n".join(lines[:1] + lines[2:]) + "\n")
     found = prove(settings, checkpoints=copy, public_key=tmp_path / "archiver.pub")
     assert [(d.kind, d.file) for d in found] == [("uncheckpointed", str(tmp_path / "archive" / lost))]
+
+
+@pytest.fixture
+def s3_endpoint() -> Iterator[str]:
+    """A real S3-compatible server (moto's server mode) on a free 127.0.0.1 port, with the bucket
+    ``showdown-archive`` (as tests/test_archive_redis.py starts it)."""
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    endpoint = f"http://127.0.0.1:{port}"
+    try:
+        wait_until(lambda: _answers(endpoint) or server.poll() is not None, what="moto to answer", timeout=30)
+        assert server.poll() is None
+        urllib.request.urlopen(urllib.request.Request(f"{endpoint}/showdown-archive", method="PUT"), timeout=10).close()
+        yield endpoint
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def _answers(endpoint: str) -> bool:
+    try:
+        urllib.request.urlopen(endpoint, timeout=1).close()
+    except OSError:
+        return False
+    return True
+
+
+def test_on_s3_every_file_is_matched_to_its_checkpoint_and_one_without_is_named(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path, s3_endpoint: str
+) -> None:
+    private, public = tmp_path / "archiver.pem", tmp_path / "archiver.pub"
+    new_key_pair(private, public)
+    settings = make_settings(batch_size=10, archive_url="s3://showdown-archive/prod", archive_s3_endpoint=s3_endpoint,
+                             archive_s3_region="us-east-1", archive_s3_access_key="testing",
+                             archive_s3_secret_key="testing", archive_file_rows=8, archive_signing_key=private,
+                             archive_checkpoints_copy=tmp_path / "checkpoints.jsonl")  # fmt: skip
+    settle_and_archive(fake, settings, entries_of(hands(20)))
+    store = open_store(settings.archive_url, settings)
+    listed = [path for _, _, path in all_files(store)]
+    assert len(listed) == 3
+    assert listed[0].startswith("showdown-archive/prod/shard=default/day=")
+
+    def proven(copy: Path) -> list[Difference]:
+        found: list[Difference] = []
+        replay(store, settings, found.append, checkpoints=copy, public_key=public)
+        return found
+
+    copy = tmp_path / "checkpoints.jsonl"
+    assert proven(copy) == []
+    lines = copy.read_text().splitlines()
+    copy.write_text("\n".join(lines[:-1]) + "\n")
+    assert [(d.kind, d.file) for d in proven(copy)] == [("uncheckpointed", listed[-1])]
 
 
 def test_audit_verify_and_audit_replay_online_say_the_archive_goes_past_redis_head(
