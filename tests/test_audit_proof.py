@@ -436,15 +436,24 @@ def two_epochs(
     beside the first: names that do not collide)."""
     first = make_settings(batch_size=10, archive_url=str(tmp_path / "archive"), archive_file_rows=7)
     settle_and_archive(fake, first, entries_of(hands(20)))
-    again = fakeredis.FakeRedis(server=fakeredis.FakeServer(), protocol=2)
-    second = make_settings(batch_size=10, archive_url=str(tmp_path / "second"), archive_file_rows=4)
-    settle_and_archive(again, second, entries_of(hands(10, "after")))
-    for path in files(second.archive_url):
-        relative = Path(path).relative_to(tmp_path / "second")
-        (tmp_path / "archive" / relative).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, tmp_path / "archive" / relative)
+    again = restarted_beside(first, make_settings, tmp_path, entries_of(hands(10, "after")))
     assert len(files(first.archive_url)) == 3 + 3
     return first, fake, again
+
+
+def restarted_beside(
+    settings: Settings, make_settings: Any, tmp_path: Path, entries: list[tuple[str, bytes | str]]
+) -> fakeredis.FakeRedis:
+    """A Redis that lost everything settles ``entries`` (a new chain from seq 1), archived apart in files of 4 and
+    copied in beside ``settings``' archive (names that do not collide with files of 7); returns that Redis."""
+    again = fakeredis.FakeRedis(server=fakeredis.FakeServer(), protocol=2)
+    second = make_settings(batch_size=10, archive_url=str(tmp_path / "second"), archive_file_rows=4)
+    settle_and_archive(again, second, entries)
+    for path in files(second.archive_url):
+        target = Path(settings.archive_url) / Path(path).relative_to(tmp_path / "second")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+    return again
 
 
 def _epoch_of(path: str) -> str:
@@ -485,6 +494,19 @@ def test_each_epoch_is_compared_with_the_redis_that_runs_it(two_epochs: tuple[Se
     found = prove(settings, client=empty)
     assert kinds(found) == ["reset", "reset"]
     assert found[1].detail.startswith("Redis holds no chain of the shard (no head)")
+
+
+def test_a_hand_settled_again_by_the_new_chain_after_a_loss_is_a_difference(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path
+) -> None:
+    """The new chain is re-settled with the dedupe the old one left (what the workers restore from the archive):
+    a hand settled before the loss and settled again after it, within the dedupe window, was paid twice."""
+    settings = make_settings(batch_size=10, archive_url=str(tmp_path / "archive"), archive_file_rows=7)
+    settle_and_archive(fake, settings, entries_of(hands(20)))
+    restarted_beside(settings, make_settings, tmp_path, entries_of([*hands(3, "after"), hands(20)[5]]))
+    found = prove(settings)
+    assert [(d.kind, d.hand_id, d.seq) for d in found] == [("reset", None, 1), ("resettled_differs", "h-5", 4)]
+    assert found[1].detail == "re-settled, the audit record differs in: hash, outcome, result_sha256"
 
 
 def test_a_file_whose_epoch_metadata_is_not_its_chain_s_is_a_difference(
