@@ -282,6 +282,30 @@ def test_audit_verify_and_audit_replay_online_say_the_archive_goes_past_redis_he
     client.close()
 
 
+def test_audit_verify_says_an_archive_it_cannot_read_and_still_verifies_the_chain(
+    redis_url: str,
+    make_settings: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    client = redis.Redis.from_url(redis_url, protocol=2)
+    settle(client, make_settings(redis_url, batch_size=10), entries_of(hands(5)))
+    client.close()
+    for key in [k for k in os.environ if k.startswith("SHOWDOWN_")]:
+        monkeypatch.delenv(key)
+    unreachable = {"SHOWDOWN_REDIS_URL": redis_url, "SHOWDOWN_ARCHIVE_URL": "s3://showdown-archive/prod",
+                   "SHOWDOWN_ARCHIVE_S3_ENDPOINT": f"http://127.0.0.1:{free_port()}",
+                   "SHOWDOWN_ARCHIVE_S3_REGION": "us-east-1", "SHOWDOWN_ARCHIVE_S3_ACCESS_KEY": "testing",
+                   "SHOWDOWN_ARCHIVE_S3_SECRET_KEY": "testing"}  # fmt: skip
+    for key, value in unreachable.items():
+        monkeypatch.setenv(key, value)
+    capsys.readouterr()
+    assert showdown_main(["audit", "verify"]) == 0
+    done = capsys.readouterr()
+    assert done.out.startswith("shard default: 5 records, the chain holds (head seq 5)")
+    assert done.err.startswith("shard default: the archive (s3://showdown-archive/prod) was not read: OSError: ")
+
+
 # --- red-team 8: every copied column is proven -----------------------------------------------------------------
 
 

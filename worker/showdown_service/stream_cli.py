@@ -531,7 +531,9 @@ def _audit_verify(args: argparse.Namespace) -> int:
             print(f"shard {shard}: BROKEN at {where} (stream id {b.stream_id or '-'}): {b.kind}: {b.detail}")
             continue
         checked, forged = verify_texts(client, keys)
-        past = archive_beyond(client, settings, keys)  # a file appended after the last: past the head, or progress
+        past, unread = archive_beyond(client, settings, keys)  # a file appended after the last: past the head
+        if unread:
+            print(f"shard {shard}: the archive ({settings.archive_url}) was not read: {unread}", file=sys.stderr)
         verdicts.add(shard, holds=not forged and not past)
         for forgery in forged:
             print(f"shard {shard}: FORGED {forgery.stream} {forgery.stream_id}: {forgery.detail}")

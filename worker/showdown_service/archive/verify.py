@@ -104,13 +104,20 @@ def _hand_of(result: bytes) -> str:
         return "?"
 
 
-def archive_beyond(client: Client, settings: Settings, keys: ShardKeys) -> list[str]:
+def archive_beyond(client: Client, settings: Settings, keys: ShardKeys) -> tuple[list[str], str]:
     """Where ``SHOWDOWN_ARCHIVE_URL``'s archive of the shard goes past Redis's head or the archiver's recorded
-    progress (a forged tail): one line each; none when no archive was written there."""
+    progress (a forged tail): one line each, none when no archive was written there; and why the archive could
+    not be read ("" when it was)."""
     if not archive_exists(settings.archive_url):
-        return []
-    from showdown_service.archive.chains import NOTICES, archived_ends, beyond  # noqa: PLC0415 - pyarrow on use
-    from showdown_service.archive.layout import open_store  # noqa: PLC0415
+        return [], ""
+    from pyarrow.lib import ArrowException  # noqa: PLC0415 - pyarrow only when there is an archive
 
-    _, found = beyond(client, keys, archived_ends(open_store(settings.archive_url, settings), keys.shard))
-    return [f"{d.kind}: {d.detail}" for d in found if d.kind not in NOTICES]
+    from showdown_service.archive.chains import NOTICES, archived_ends, beyond  # noqa: PLC0415
+    from showdown_service.archive.layout import ArchiveError, open_store  # noqa: PLC0415
+
+    try:
+        ends = archived_ends(open_store(settings.archive_url, settings), keys.shard)
+    except (OSError, ArrowException, ArchiveError) as exc:  # the store unreachable, or not ours to read
+        return [], f"{type(exc).__name__}: {exc}"
+    _, found = beyond(client, keys, ends)
+    return [f"{d.kind}: {d.detail}" for d in found if d.kind not in NOTICES], ""
