@@ -272,6 +272,17 @@ class ShardKeys:
     archive: str = ""
     """The archiver's progress (a hash: ``seq``, ``hash``, ``audit_id``, ``events_floor``, ...) and, beside it,
     ``archive:lock`` (the one archiver of the shard)."""
+    audit_epoch: str = ""
+    """The chain's epoch id: the ``hash`` of its first record (seq 1), written by the commit script with that
+    record (:func:`showdown_service.audit.read_epoch`)."""
+    audit_reset: str = ""
+    """``audit:reset``: a hash the worker writes when it finds the chain empty while the archive holds a chain of
+    the shard (Redis lost its data): what the archive held (``archived_epoch``, ``archived_seq``,
+    ``archived_hash``), what it restored (``restored_at``, ``hands``, ``tournaments``) and, written by the commit
+    script with the new chain's first record, ``epoch`` and ``began_at`` (:mod:`showdown_service.restore`)."""
+    tournaments_lost: str = ""
+    """``tournaments:lost``: the set of the shard's tournaments the archive knows whose ledgers Redis lost: their
+    entries are refused (``ledger_lost``) until ``showdown tournament restore`` rebuilds the ledger."""
 
     @classmethod
     def of(cls, settings: Settings, shard: str) -> ShardKeys:
@@ -292,6 +303,9 @@ class ShardKeys:
             tournaments_open=named(OPEN_TOURNAMENTS),
             inbox=named(settings.inbox_name),
             archive=named("archive"),
+            audit_epoch=named(f"{settings.audit_name}:epoch"),
+            audit_reset=named(f"{settings.audit_name}:reset"),
+            tournaments_lost=named("tournaments:lost"),
         )
 
     def seen(self, hand_id: str) -> str:
