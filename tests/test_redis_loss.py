@@ -16,7 +16,7 @@ import pytest
 import redis
 
 from showdown_messages.publish import Refusal
-from showdown_service import audit
+from showdown_service import audit, heartbeat
 from showdown_service.archive.archiver import Archiver
 from showdown_service.archive.layout import open_store
 from showdown_service.cli import main as showdown_main
@@ -24,6 +24,7 @@ from showdown_service.config import Settings, ShardKeys
 from showdown_service.examples import example_lines
 from showdown_service.localredis import LocalRedis
 from showdown_service.restore import ArchiveUnreadable, read_reset
+from showdown_service.stream_cli import health
 from showdown_service.streams import read_range
 from showdown_service.tournament.replay import TournamentReplay
 from showdown_service.tournament.simulate import Simulation, simulate
@@ -199,6 +200,10 @@ def test_a_running_knockout_tournament_is_refused_ledger_lost_restored_byte_for_
     assert {(r["outcome"], r["code"]) for r in refused} == {("rejected", "ledger_lost")}, "never a plain hand"
     assert client.xlen(keys.results) == 0
     assert client.smembers(keys.tournaments_lost) == {tid.encode()}
+    heartbeat.write(tmp_path / "hb")
+    ok, lines = health(settings.model_copy(update={"heartbeat_file": tmp_path / "hb"}), client)
+    assert not ok
+    assert any("1 tournaments lost their ledgers" in line and tid in line for line in lines)
     capsys.readouterr()
     assert showdown_main(["tournament", "restore", tid]) == 0
     assert "now requeue" in capsys.readouterr().out
@@ -236,6 +241,41 @@ def test_a_finished_tournament_s_standings_are_read_from_the_archive_when_redis_
     capsys.readouterr()
     assert showdown_main(["tournament", "standings", sim.tournament_id, "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == _uninterrupted(sim.lines, sim.tournament_id)
+
+
+def test_health_audit_verify_and_the_gauge_name_the_reset_until_acknowledged(
+    client: redis.Redis, env: Settings, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = env.model_copy(update={"consumer": "w1", "block_ms": 20, "heartbeat_file": tmp_path / "hb"})
+    keys = settings.keys("default")
+    xadd_events(client, keys.events, hands(4))
+    drain(settings, client)
+    archive_all(settings, client)
+    client.flushall()
+    xadd_events(client, keys.events, hands(2, tag="new"))
+    worker = drain(settings, client)
+    reset = read_reset(client, keys)
+    assert reset is not None
+    assert reset.epoch is not None
+    heartbeat.write(settings.heartbeat_file)
+    ok, lines = health(settings, client)
+    assert not ok
+    assert (
+        lines[0] == f"degraded: shard default: {reset.text()}; 4 dedupe keys restored from the archive; what the "
+        "old epoch settled after its archived seq is lost (acknowledge: `showdown audit verify --acknowledge-reset`)"
+    )
+    worker._sampler.sample()
+    assert worker.metrics.chain_restarted.labels("default")._value.get() == 1
+    capsys.readouterr()
+    assert showdown_main(["audit", "verify"]) == 0
+    out = capsys.readouterr().out
+    assert f"shard default: RESTARTED: {reset.text()} (not acknowledged)" in out
+    assert showdown_main(["audit", "verify", "--acknowledge-reset"]) == 0
+    assert "shard default: chain restart acknowledged" in capsys.readouterr().out
+    ok, lines = health(settings, client)
+    assert ok, lines
+    worker._sampler.sample()
+    assert worker.metrics.chain_restarted.labels("default")._value.get() == 0
 
 
 def test_a_real_restart_without_data_under_a_running_worker_restores_the_dedupe_before_the_new_chain_settles(

@@ -449,6 +449,32 @@ ALERTS: tuple[Alert, ...] = (
         quiet=Case({'showdown_events_deleted_unread_total{shard="default",instance="w1"}': "2x5"}, "4m"),
     ),
     Alert(
+        "ShowdownChainRestarted",
+        "max by (shard) (showdown_chain_restarted) > 0",
+        "0m",
+        "critical",
+        "Shard {{ $labels.shard }}: the audit chain restarted after Redis lost its data (`showdown health` names the "
+        "epochs and how far the archive holds the old one): what the old chain settled after that is lost",
+        "the-chain-restarted",
+        fires=Case(
+            {'showdown_chain_restarted{shard="default",instance="w1"}': "0 1 1 1"}, "3m", _labels(shard="default")
+        ),
+        quiet=Case({'showdown_chain_restarted{shard="default",instance="w1"}': "0x3"}, "3m"),
+    ),
+    Alert(
+        "ShowdownLedgerLost",
+        "max by (shard) (showdown_tournaments_lost) > 0",
+        "0m",
+        "critical",
+        "Shard {{ $labels.shard }}: tournaments lost their ledgers with Redis's data: their entries are "
+        "refused (ledger_lost) until `showdown tournament restore ID`",
+        "the-chain-restarted",
+        fires=Case(
+            {'showdown_tournaments_lost{shard="default",instance="w1"}': "0 2 2 2"}, "3m", _labels(shard="default")
+        ),
+        quiet=Case({'showdown_tournaments_lost{shard="default",instance="w1"}': "2 0 0 0"}, "3m"),
+    ),
+    Alert(
         "ShowdownRedisFault",
         "max by (reason) (showdown_redis_fault) > 0",
         "1m",

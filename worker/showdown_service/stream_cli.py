@@ -59,6 +59,7 @@ from showdown_service.connection import REDIS_ERRORS, Client, connect
 from showdown_service.examples import UNDECODED, documents, example_counts, example_lines, file_lines
 from showdown_service.intake import tournament_body, unwrap_event
 from showdown_service.metrics import PORTS_TRIED, AuditVerdicts, Metrics
+from showdown_service.restore import acknowledge, lost_tournaments, read_reset
 from showdown_service.stops import STOP_REQUESTED, catch_stop_signals
 from showdown_service.worker import GC_THRESHOLDS, GIL_SWITCH_INTERVAL_S, Worker
 
@@ -136,6 +137,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="FILE",
         help="also write the verdict for node exporter's textfile collector (FILE ending .prom): "
         "showdown_audit_last_verified_timestamp_seconds and showdown_audit_chain_broken, by shard",
+    )
+    v.add_argument(
+        "--acknowledge-reset",
+        action="store_true",
+        help="mark each shard's chain restart (after a Redis loss) as seen: health and the showdown_chain_restarted "
+        "gauge stop reporting it",
     )
     v.set_defaults(run=_audit_verify)
     register_audit(verbs)
@@ -295,7 +302,36 @@ def health(settings: Settings, client: Client | None = None, *, growth: bool = T
     lines = [f"alert: {alert}" for alert in heartbeat.alerts(settings.heartbeat_file)]  # shown, not failed
     plural = "s" if workers > 1 else ""
     lines.append(f"healthy: {workers} worker{plural}, every heartbeat fresh, Redis answers")
-    return True, lines + (_what_grows(client or connect(settings), settings) if growth else [])
+    if not growth:
+        return True, lines
+    client = client or connect(settings)
+    degraded = _resets(client, settings)  # the data's state, not the process's: /healthz (no growth) leaves it out
+    if degraded:
+        lines[-1] = lines[-1].removeprefix("healthy: ")
+    return not degraded, degraded + lines + _what_grows(client, settings)
+
+
+def _resets(client: Client, settings: Settings) -> list[str]:
+    """Per shard: a chain that restarted after Redis lost its data (until acknowledged), and the tournaments whose
+    ledgers it lost (until restored): ``degraded: ...`` lines (:mod:`showdown_service.restore`)."""
+    lines: list[str] = []
+    for shard in settings.shards:
+        keys = settings.keys(shard)
+        try:
+            reset = read_reset(client, keys)
+            lost = lost_tournaments(client, keys)
+        except REDIS_ERRORS:  # a user that may not read them: health is about the process, say nothing more
+            return lines
+        if reset is not None and reset.acknowledged_at is None:
+            lines.append(f"degraded: shard {shard}: {reset.text()}; {reset.hands} dedupe keys restored from the "
+                         "archive; what the old epoch settled after its archived seq is lost (acknowledge: "
+                         "`showdown audit verify --acknowledge-reset`)")  # fmt: skip
+        if lost:
+            named = ", ".join(lost[:5]) + (f" and {len(lost) - 5} more" if len(lost) > 5 else "")
+            lines.append(f"degraded: shard {shard}: {len(lost)} tournaments lost their ledgers with Redis's data "
+                         f"and are refused (ledger_lost) until restored: {named} (`showdown tournament restore "
+                         "ID`)")  # fmt: skip
+    return lines
 
 
 def _what_grows(client: Client, settings: Settings) -> list[str]:
@@ -514,6 +550,10 @@ def _audit_verify(args: argparse.Namespace) -> int:
     verdicts = AuditVerdicts()
     for shard in settings.shards:
         keys = settings.keys(shard)
+        reset = read_reset(client, keys)
+        if reset is not None:  # named whatever the chain's verdict: the chain below is the new epoch's
+            seen = f"acknowledged at {reset.acknowledged_at}" if reset.acknowledged_at else "not acknowledged"
+            print(f"shard {shard}: RESTARTED: {reset.text()} ({seen})")
         stored = client.get(keys.audit_head)
         seq, digest = (cast(bytes | None, client.hget(keys.archive, f)) for f in ("seq", "hash"))  # auditor: +hget
         floor = audit.Head(int(seq), digest.decode()) if seq and digest else None  # how far the archive goes
@@ -549,4 +589,7 @@ def _audit_verify(args: argparse.Namespace) -> int:
         )
     if args.metrics_file is not None:
         verdicts.write(args.metrics_file)
+    if args.acknowledge_reset:
+        for shard in acknowledge(client, [settings.keys(shard) for shard in settings.shards]):
+            print(f"shard {shard}: chain restart acknowledged")
     return 1 if broken else 0
