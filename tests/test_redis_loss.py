@@ -9,7 +9,7 @@ import itertools
 import json
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 import pytest
@@ -241,6 +241,35 @@ def test_a_finished_tournament_s_standings_are_read_from_the_archive_when_redis_
     capsys.readouterr()
     assert showdown_main(["tournament", "standings", sim.tournament_id, "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == _uninterrupted(sim.lines, sim.tournament_id)
+
+
+def test_restore_all_rebuilds_every_lost_ledger_a_finished_and_a_running_tournament_s_each_as_it_stood(
+    client: redis.Redis, env: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = env.model_copy(update={"consumer": "w1", "block_ms": 20})
+    keys = settings.keys("default")
+    done = simulate(6, tournament_id="DONE", players=12, reentries=2, stack=2000, quiet_hands=0)
+    running = simulate(7, tournament_id="RUNNING", players=12, reentries=2, stack=2000, quiet_hands=0)
+    archiver = archive_all(settings, client)  # from the start: the workers trim no event it has not read
+    publish(client, keys, [*done.lines, *running.lines[: len(running.lines) // 2]])
+    drain(settings, client, rounds=10)
+    before = {tid: client.hgetall(keys.tournament(tid)) for tid in ("RUNNING",)}
+    archiver.drain()  # expires the finished tournament's ledger: Redis keeps only its short form
+    short = cast(dict[bytes, bytes], client.hgetall(keys.tournament("DONE")))
+    assert any(name.startswith(b"f:") for name in short)
+    client.flushall()
+    xadd_events(client, keys.events, hands(1))
+    drain(settings, client)  # the new chain's first commit: the archive's tournaments are marked lost
+    assert client.smembers(keys.tournaments_lost) == {b"DONE", b"RUNNING"}
+    assert showdown_main(["tournament", "restore"]) == 2
+    capsys.readouterr()
+    assert showdown_main(["tournament", "restore", "--all"]) == 0
+    assert capsys.readouterr().out.endswith("2 tournaments restored\n")
+    assert client.smembers(keys.tournaments_lost) == set()
+    assert client.hgetall(keys.tournament("RUNNING")) == before["RUNNING"]
+    book = read_book(client, keys, "DONE")
+    assert book is not None
+    assert orjson.dumps(book.standings("DONE")[0]) == orjson.dumps(_uninterrupted(done.lines, "DONE"))
 
 
 def test_health_audit_verify_and_the_gauge_name_the_reset_until_acknowledged(

@@ -37,6 +37,7 @@ from showdown_service.config import Settings
 from showdown_service.connection import connect
 from showdown_service.examples import file_lines
 from showdown_service.render import escaped
+from showdown_service.restore import lost_tournaments
 from showdown_service.tournament.replay import TournamentReplay
 from showdown_service.tournament.restore import RestoreError, rebuild, restore
 from showdown_service.tournament.store import read_book
@@ -62,7 +63,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     restore = verbs.add_parser(
         "restore", help="rebuild a tournament's ledger Redis lost (ledger_lost) from the archive, and write it back"
     )
-    restore.add_argument("tournament_id", metavar="ID")
+    restore.add_argument("tournament_id", metavar="ID", nargs="?")
+    restore.add_argument("--all", action="store_true", help="every tournament lost on the configured shards")
     restore.set_defaults(run=run_restore, finishes_on_stop=False)
 
 
@@ -99,23 +101,31 @@ def run_standings(args: argparse.Namespace) -> int:
 
 
 def run_restore(args: argparse.Namespace) -> int:
+    """Rebuild and write each lost ledger asked for: ``ID`` (on every shard where it is lost) or ``--all``; 1 at
+    the first that cannot be restored (those before it are), 2 for neither or both."""
+    if (args.tournament_id is None) == (not args.all):
+        sys.stderr.write("showdown tournament restore: give a tournament ID, or --all\n")
+        return 2
     settings = Settings()
     client = connect(settings)
-    tid = args.tournament_id
-    lost = [shard for shard in settings.shards if client.sismember(settings.keys(shard).tournaments_lost, tid)]
-    if not lost:
+    wanted = [
+        (shard, tid)
+        for shard in settings.shards
+        for tid in lost_tournaments(client, settings.keys(shard))
+        if args.all or tid == args.tournament_id
+    ]
+    if not wanted and not args.all:
         shards = ", ".join(settings.shards)
-        sys.stderr.write(f"showdown tournament restore: tournament {tid!r} is not lost on shards {shards} (its "
-                         "ledger is in Redis, or the archive never knew it)\n")  # fmt: skip
+        sys.stderr.write(f"showdown tournament restore: tournament {args.tournament_id!r} is not lost on shards "
+                         f"{shards} (its ledger is in Redis, or the archive never knew it)\n")  # fmt: skip
         return 1
-    for shard in lost:
-        keys = settings.keys(shard)
+    for shard, tid in wanted:
         try:
             rebuilt = rebuild(settings, shard, tid)
         except RestoreError as exc:
-            sys.stderr.write(f"showdown tournament restore: not restored: {exc}\n")
+            sys.stderr.write(f"showdown tournament restore: tournament {tid!r} not restored: {exc}\n")
             return 1
-        if not restore(client, keys, rebuilt, tid):
+        if not restore(client, settings.keys(shard), rebuilt, tid):
             sys.stderr.write(f"showdown tournament restore: tournament {tid!r} has a ledger on shard {shard!r} now: "
                              "nothing written\n")  # fmt: skip
             return 1
@@ -124,6 +134,8 @@ def run_restore(args: argparse.Namespace) -> int:
             f"{rebuilt.last_seq}); now requeue its refused entries, in order: showdown dead-letters --code "
             f"ledger_lost --tournament {tid} --requeue\n"
         )
+    if args.all:
+        sys.stdout.write(f"{len(wanted)} tournaments restored\n")
     return 0
 
 

@@ -111,6 +111,7 @@ def replay_rows(settings: Settings, tournament_id: str, rows: list[dict[str, Any
     fields: dict[str, str] = {}
     seen: dict[str, tuple[str, float]] = {}
     replayed, last_seq = 0, 0
+    commit = Commit(book)
     for row in rows:
         record = orjson.loads(row["audit"]) if row.get("audit") else None
         if not isinstance(record, dict) or record.get("code") == LEDGER_LOST:
@@ -126,6 +127,9 @@ def replay_rows(settings: Settings, tournament_id: str, rows: list[dict[str, Any
             prepared = replace(prepared, code="invariant_violation", message=str(record.get("message") or ""),
                                result=None, result_sha256=None, settlement=None)  # fmt: skip
         at = str(record.get("at") or "")
+        if (str(record.get("worker", "")), at) != commit.batch:  # the worker's next commit: its writes as it wrote them
+            fields.update(commit.written())
+            commit.batch = (str(record.get("worker", "")), at)
         hand_id = prepared.hand_id or ""
         held = seen.get(hand_id)
         now = _instant(at)
@@ -147,17 +151,52 @@ def replay_rows(settings: Settings, tournament_id: str, rows: list[dict[str, Any
         if decision.remembers:
             seen[hand_id] = (prepared.event_sha256, now)
         if decided.book is not None:
-            for _, written in writes(decided.book):
-                flat = orjson.loads(written)
-                fields.update(zip(flat[::2], flat[1::2], strict=True))
+            commit.add(decided.book)
         replayed += 1
         last_seq = seq
+    fields.update(commit.written())
     ledger = book.ledgers.get(tournament_id)
     if ledger is None:
         raise RestoreError(f"the archive holds no ledger of tournament {tournament_id!r} (no `open` it took)")
     decoded = decode_ledger({name: value.encode() for name, value in fields.items()})
     assert decoded is not None
     return Rebuilt(fields, ledger, replayed, last_seq)
+
+
+class Commit:
+    """What one of the worker's commits changed in the ledgers: the changes of its entries' decisions, together.
+
+    The commit script writes each changed entry once, as the commit leaves it (:func:`writes`): an entry's ``e:``
+    array carries its chips at the end of the commit (its ``c:`` field wins over them when read). So the entries of
+    one commit (one batch: the same ``worker`` and ``at`` in their records) are written together, and the hash is
+    the worker's byte for byte.
+    """
+
+    def __init__(self, book: Book) -> None:
+        self.book = book
+        self.batch: tuple[str, str] | None = None
+        self.changed: dict[str, set[tuple[str, int]]] = {}
+        self.meta: set[str] = set()
+        self.chips: dict[str, list[Any]] = {}
+
+    def add(self, view: Book) -> None:
+        """One decision's changes (``view``: the in-place book, its record of changes since its ``begin``)."""
+        for tid, keys in view.changed.items():
+            self.changed.setdefault(tid, set()).update(keys)
+        self.meta |= view.meta_changed
+        for tid, entries in view.chips_changed.items():
+            self.chips.setdefault(tid, []).extend(entries)
+
+    def written(self) -> dict[str, str]:
+        """The fields the commit wrote (every tournament's: the rows are one tournament's); then a new commit."""
+        view = Book(self.book.ledgers)
+        view.changed, view.meta_changed, view.chips_changed = self.changed, self.meta, self.chips
+        out: dict[str, str] = {}
+        for _, text in writes(view):
+            flat = orjson.loads(text)
+            out.update(zip(flat[::2], flat[1::2], strict=True))
+        self.changed, self.meta, self.chips = {}, set(), {}
+        return out
 
 
 def restore(client: Any, keys: ShardKeys, rebuilt: Rebuilt, tournament_id: str) -> bool:
