@@ -27,6 +27,7 @@ from showdown_service.restore import ArchiveUnreadable, read_reset
 from showdown_service.stream_cli import health
 from showdown_service.streams import read_range
 from showdown_service.tournament.replay import TournamentReplay
+from showdown_service.tournament.restore import rebuild, restore
 from showdown_service.tournament.simulate import Simulation, simulate
 from showdown_service.tournament.store import read_book
 from showdown_service.worker import Worker
@@ -270,6 +271,25 @@ def test_restore_all_rebuilds_every_lost_ledger_a_finished_and_a_running_tournam
     book = read_book(client, keys, "DONE")
     assert book is not None
     assert orjson.dumps(book.standings("DONE")[0]) == orjson.dumps(_uninterrupted(done.lines, "DONE"))
+
+
+def test_a_tournament_whose_ledger_is_back_before_a_worker_restores_is_not_marked_lost(
+    client: redis.Redis, env: Settings
+) -> None:
+    settings = env.model_copy(update={"consumer": "w1", "block_ms": 20})
+    keys = settings.keys("default")
+    sim = _tournament_run()
+    archiver = archive_all(settings, client)  # from the start: the workers trim no event it has not read
+    publish(client, keys, sim.lines[:20])
+    drain(settings, client)
+    archiver.drain()
+    client.flushall()
+    rebuilt = rebuild(settings, "default", sim.tournament_id)  # restored by another hand before this worker's turn
+    assert restore(client, keys, rebuilt, sim.tournament_id)
+    xadd_events(client, keys.events, hands(1))
+    drain(settings, client)
+    assert read_reset(client, keys) is not None, "the worker restored the rest"
+    assert client.smembers(keys.tournaments_lost) == set()
 
 
 def test_health_audit_verify_and_the_gauge_name_the_reset_until_acknowledged(

@@ -58,7 +58,17 @@ ARCHIVE_WAIT: Final = "ARCHIVE"
 """The worker's wait (``showdown_redis_waiting{reason}``, health) while the archive it must restore from cannot be
 read."""
 RESTORE_CHUNK: Final = 1000
-"""Dedupe keys set per round trip."""
+"""Dedupe keys set (tournaments marked lost) per round trip."""
+MARK_LOST_LUA: Final = """
+for i = 1, #ARGV do
+  if redis.call('EXISTS', KEYS[i + 1]) == 0 then
+    redis.call('SADD', KEYS[1], ARGV[i])
+  end
+end
+return 0
+"""
+"""KEYS: the shard's ``tournaments:lost`` set, then each tournament's ledger; ARGV: their ids. Marks lost only those
+with no ledger (one restored meanwhile, by another worker's first commit or ``tournament restore``, stays)."""
 
 
 class ArchiveUnreadable(redis.RedisError):
@@ -162,8 +172,10 @@ def restore_after_loss(
             if left > 0:
                 pipe.set(keys.seen(hand_id), digest, ex=left, nx=True)
         pipe.execute()
-    if tournaments:
-        client.sadd(keys.tournaments_lost, *tournaments)
+    mark = client.register_script(MARK_LOST_LUA)
+    for start in range(0, len(tournaments), RESTORE_CHUNK):
+        chunk = tournaments[start : start + RESTORE_CHUNK]
+        mark(keys=[keys.tournaments_lost, *(keys.tournament(t) for t in chunk)], args=chunk)
     chain = chains[-1]
     client.hset(
         keys.audit_reset,
