@@ -203,8 +203,8 @@ def test_a_running_knockout_tournament_is_refused_ledger_lost_restored_byte_for_
     assert client.smembers(keys.tournaments_lost) == {tid.encode()}
     heartbeat.write(tmp_path / "hb")
     ok, lines = health(settings.model_copy(update={"heartbeat_file": tmp_path / "hb"}), client)
-    assert not ok
-    assert any("1 tournaments lost their ledgers" in line and tid in line for line in lines)
+    assert ok, "the processes are healthy: a probe must not restart them"
+    assert any(line.startswith("degraded: ") and "1 tournaments lost" in line and tid in line for line in lines)
     capsys.readouterr()
     assert showdown_main(["tournament", "restore", tid]) == 0
     assert "now requeue" in capsys.readouterr().out
@@ -308,11 +308,16 @@ def test_health_audit_verify_and_the_gauge_name_the_reset_until_acknowledged(
     assert reset.epoch is not None
     heartbeat.write(settings.heartbeat_file)
     ok, lines = health(settings, client)
-    assert not ok
+    assert ok, "the processes are healthy: a probe must not restart them"
     assert (
         lines[0] == f"degraded: shard default: {reset.text()}; 4 dedupe keys restored from the archive; what the "
         "old epoch settled after its archived seq is lost (acknowledge: `showdown audit verify --acknowledge-reset`)"
     )
+    assert lines[1] == "the processes are healthy: 1 worker, every heartbeat fresh, Redis answers"
+    heartbeat.write(env.heartbeat_file)
+    capsys.readouterr()
+    assert showdown_main(["health"]) == 0
+    assert capsys.readouterr().err.startswith(f"degraded: shard default: {reset.text()};")
     worker._sampler.sample()
     assert worker.metrics.chain_restarted.labels("default")._value.get() == 1
     capsys.readouterr()
@@ -323,6 +328,7 @@ def test_health_audit_verify_and_the_gauge_name_the_reset_until_acknowledged(
     assert "shard default: chain restart acknowledged" in capsys.readouterr().out
     ok, lines = health(settings, client)
     assert ok, lines
+    assert lines[0] == "healthy: 1 worker, every heartbeat fresh, Redis answers", "acknowledged: no longer degraded"
     worker._sampler.sample()
     assert worker.metrics.chain_restarted.labels("default")._value.get() == 0
 

@@ -282,8 +282,8 @@ def _health(_args: argparse.Namespace) -> int:
     """0 only if every worker the heartbeat file stands for (one, or each of a ``--processes`` group) beat
     within ``SHOWDOWN_HEALTH_MAX_AGE_S``, none stopped or waits, and Redis answers; else 1, a line per fault."""
     healthy, lines = health(Settings())
-    for line in lines:  # an alert (a past fault, not the worker's to fix) is shown on stderr, not failed
-        print(line, file=sys.stdout if healthy and not line.startswith("alert: ") else sys.stderr)
+    for line in lines:  # an alert or a degraded shard (not the worker's to fix) is shown on stderr, not failed
+        print(line, file=sys.stdout if healthy and not line.startswith(("alert: ", "degraded: ")) else sys.stderr)
     return 0 if healthy else 1
 
 
@@ -305,15 +305,16 @@ def health(settings: Settings, client: Client | None = None, *, growth: bool = T
     if not growth:
         return True, lines
     client = client or connect(settings)
-    degraded = _resets(client, settings)  # the data's state, not the process's: /healthz (no growth) leaves it out
-    if degraded:
-        lines[-1] = lines[-1].removeprefix("healthy: ")
-    return not degraded, degraded + lines + _what_grows(client, settings)
+    degraded = _resets(client, settings)  # the data's state, not the processes': shown, never failed (a probe that
+    if degraded:  # restarted the workers for it would stop the settling the new chain needs); /healthz leaves it out
+        lines[-1] = lines[-1].replace("healthy: ", "the processes are healthy: ", 1)
+    return True, degraded + lines + _what_grows(client, settings)
 
 
 def _resets(client: Client, settings: Settings) -> list[str]:
     """Per shard: a chain that restarted after Redis lost its data (until acknowledged), and the tournaments whose
-    ledgers it lost (until restored): ``degraded: ...`` lines (:mod:`showdown_service.restore`)."""
+    ledgers it lost (until restored): ``degraded: ...`` lines (:mod:`showdown_service.restore`), shown first and on
+    stderr, as alerts are; the exit status stays the processes' (the gauges and alerts page)."""
     lines: list[str] = []
     for shard in settings.shards:
         keys = settings.keys(shard)
