@@ -110,7 +110,8 @@ class Settings(BaseSettings):
     log_level: str = Field(default="info", description="debug, info, warning, error or critical.")
     archive_url: str = Field(
         default="archive",
-        description="Where `showdown archiver` writes Parquet files: a local directory, or s3://bucket/prefix.",
+        description="Where `showdown archiver` writes Parquet files: a local directory, or s3://bucket/prefix. A "
+        "worker that finds its chain empty restores from it (docs/durability.md); none there: it does not.",
     )
     archive_keep: int = Field(
         default=100_000,
