@@ -14,6 +14,7 @@ from showdown_service.archive.merkle import MerkleTree, leaf_hash, record_leaf
 from showdown_service.archive.note import Checkpoint, Signer, consistency_document, inclusion_document, sign
 from showdown_service.audit import EMPTY, make_record, sha256_hex
 from tests.helpers import REPO
+from tests.test_docs import _build_copy
 
 ORIGIN = "rooms.example/showdown/default"
 SEED = hashlib.sha256(b"docs/verify.md example key: published, so never a room's key").digest()
@@ -68,6 +69,13 @@ def test_the_standalone_verifier_accepts_the_worked_example(tmp_path: Path) -> N
     )
     (tmp_path / "proof.json").write_text(example["inclusion"], encoding="utf-8")
     assert verify_proof.main(["inclusion", str(tmp_path / "proof.json"), "--key", example["key"]]) == 0
+
+
+def test_the_site_publishes_the_standalone_verifier_byte_for_byte(tmp_path: Path) -> None:
+    built = _build_copy(tmp_path)
+    assert built.returncode == 0, built.stderr
+    assert (tmp_path / "site" / "verify_proof.py").read_bytes() == (REPO / "scripts" / "verify_proof.py").read_bytes()
+    assert 'href="verify_proof.py"' in (tmp_path / "site" / "verify.html").read_text(encoding="utf-8")
 
 
 if __name__ == "__main__":
