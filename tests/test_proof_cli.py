@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from scripts import verify_proof
 from showdown_service.archive.layout import all_files, open_store
 from showdown_service.archive.merkle import leaf_hash, record_leaf, tree_hash
 from showdown_service.cli import main
+from showdown_service.config import Settings
 from tests.test_archive import hands, settle_and_archive
 
 ENTRIES = 90
@@ -82,3 +84,17 @@ def test_what_the_archive_does_not_hold_is_named(archive: Path, capsys: pytest.C
     assert f"starts at seq {sorted(all_files_of(archive))[1][0]}, the run of shard default is at {second[0] - 1}" in err
     code, _, err = run(capsys, "--consistency", "3", str(second[0] - 1), "--archive", str(archive))
     assert (code, err) == (0, ""), "the run before the gap is still proven"
+
+
+def test_its_help_says_what_it_does_the_settings_it_reads_and_an_example(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["proof", "--help"])
+    assert done.value.code == 0
+    text = capsys.readouterr().out
+    usage, description, *_ = text.split("\n\n")
+    assert usage.startswith("usage: showdown proof")
+    assert len(description) > 150
+    named = set(re.findall(r"SHOWDOWN_[A-Z0-9_]*[A-Z0-9]", text))
+    assert "SHOWDOWN_ARCHIVE_URL" in named
+    assert named <= {f"SHOWDOWN_{name.upper()}" for name in Settings.model_fields}, named
+    assert "showdown proof --consistency" in text.split("\nexample:\n", 1)[1]

@@ -23,10 +23,28 @@ if TYPE_CHECKING:
 
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
+PROOF_HELP = """\
+Prove that a shard's Merkle log only grew: the tree of its first SIZE1 archived entries is the start
+of the tree of its first SIZE2 (RFC 9162 section 2.1.4). Prints both roots and the consistency path,
+computed from the archive's audit column (read-only); exit 1 naming the file where the archive's run
+from seq 1 breaks, or how far it goes. docs/verify.md says how anyone checks a proof.
+
+Reads: SHOWDOWN_ARCHIVE_URL (unless --archive is given), and for S3 SHOWDOWN_ARCHIVE_S3_ENDPOINT,
+SHOWDOWN_ARCHIVE_S3_REGION and the archive's S3 credentials."""
+PROOF_EXAMPLE = """\
+example:
+  showdown proof --consistency 1000 250000 --archive /srv/showdown-archive --shard default --json"""
+
 
 def register(commands: Commands) -> None:
     """Add ``proof`` to the ``showdown`` parser."""
-    p = commands.add_parser("proof", help="a Merkle consistency proof between two sizes of a shard's log")
+    p = commands.add_parser(
+        "proof",
+        help="a Merkle consistency proof between two sizes of a shard's log, from the archive",
+        description=PROOF_HELP,
+        epilog=PROOF_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument(
         "--consistency",
         nargs=2,
