@@ -237,3 +237,16 @@ def test_the_standalone_verifier_command(tmp_path: Path, capsys: pytest.CaptureF
     proof.write_text("[]", encoding="utf-8")
     assert verify_proof.main(["inclusion", str(proof), "--key", room.verifier.encode()]) == 1
     assert "JSON object" in capsys.readouterr().err
+
+
+def test_signing_again_replaces_the_signer_s_own_line_and_refuses_a_text_that_is_not_a_note() -> None:
+    """As note_test.go's TestSign: an existing line of the same key is replaced, a bad text refused."""
+    signer = Signer.parse(PETER_SKEY)
+    stale = TEXT + "\n" + "— PeterNeumann " + base64.b64encode(bytes.fromhex("c74f20a3") + b"BADSIGN").decode() + "\n"
+    assert cosign(stale, signer) == TEXT + "\n" + PETER_SIG
+    assert cosign(TEXT + "\n" + ENOCH_SIG, signer) == TEXT + "\n" + ENOCH_SIG + PETER_SIG
+    for text, why in (("abc", "ends in a newline"), ("a\x07b\n", "control character")):
+        with pytest.raises(NoteError, match=why):
+            sign(text, signer)
+    with pytest.raises(NoteError, match="at least one signature"):
+        sign(TEXT)
