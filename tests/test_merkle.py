@@ -20,6 +20,7 @@ from showdown_service.archive.merkle import (
     node_hash,
     record_leaf,
     root_of,
+    roots_at,
     tree_hash,
     verify_consistency,
     verify_inclusion,
@@ -266,3 +267,14 @@ def test_node_hash_orders_its_children() -> None:
     a, b = leaf_hash(b"a"), leaf_hash(b"b")
     assert node_hash(a, b) != node_hash(b, a)
     assert root_of([b"a", b"b"]) == node_hash(a, b)
+
+
+def test_roots_at_many_sizes_in_one_pass() -> None:
+    hashes = [leaf_hash(x) for x in records(random.Random(5), 300)]
+    sizes = [0, 1, 2, 3, 64, 65, 199, 300, 3]
+    assert roots_at(iter(hashes), sizes) == {size: tree_hash(hashes[:size]) for size in sizes}
+    assert roots_at(hashes, []) == {}
+    with pytest.raises(ProofError, match="no tree of 301 leaves: there are 300"):
+        roots_at(hashes, [5, 301])
+    with pytest.raises(ProofError, match="negative"):
+        roots_at(hashes, [-1])

@@ -152,6 +152,43 @@ class CompactRange:
         return cls(size, decoded)
 
 
+def roots_at(leaf_hashes: Iterable[bytes], sizes: Iterable[int]) -> dict[int, bytes]:
+    """The root of the tree at each of ``sizes``, in one pass over the leaves (a compact range, nothing kept).
+
+    What a replay needs to check every signed head it holds against the leaves it re-reads: a head whose root
+    is not the one at its size is a rewritten log, and two heads of one size cannot both hold. A size past the
+    last leaf raises :class:`ProofError` naming how many leaves there were.
+    """
+    wanted = sorted(set(sizes))
+    if wanted and wanted[0] < 0:
+        raise ProofError(f"a tree size is never negative, got {wanted[0]}")
+    roots: dict[int, bytes] = {}
+    pending = iter(wanted)
+    target = next(pending, None)
+    while target == 0:
+        roots[0] = EMPTY_ROOT
+        target = next(pending, None)
+    if target is None:
+        return roots
+    stack: list[bytes] = []
+    size = 0
+    for given in leaf_hashes:
+        if len(given) != HASH_SIZE:
+            raise ValueError(f"a leaf hash is {HASH_SIZE} bytes, got {len(given)}")
+        merged, carry = given, size
+        while carry & 1:
+            merged = node_hash(stack.pop(), merged)
+            carry >>= 1
+        stack.append(merged)
+        size += 1
+        if size == target:
+            roots[size] = CompactRange(size, tuple(stack)).root()
+            target = next(pending, None)
+            if target is None:
+                return roots
+    raise ProofError(f"no tree of {target} leaves: there are {size}")
+
+
 @dataclass(frozen=True, slots=True)
 class InclusionProof:
     """The audit path of leaf ``leaf_index`` in the tree of ``tree_size`` leaves (RFC 9162 section 2.1.3)."""
