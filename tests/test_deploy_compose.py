@@ -484,7 +484,8 @@ def test_the_metrics_profile_scrapes_every_worker_and_the_archiver_on_their_metr
     for job_name, service in ((WORKER_JOB, "worker"), (ARCHIVER_JOB, "archiver")):
         job = jobs[job_name]
         (discovery,) = job["dns_sd_configs"]
-        port = int(compose["services"][service]["environment"]["SHOWDOWN_METRICS_PORT"])
+        setting = "SHOWDOWN_ARCHIVER_METRICS_PORT" if service == "archiver" else "SHOWDOWN_METRICS_PORT"
+        port = int(compose["services"][service]["environment"][setting])
         assert (discovery["names"], discovery["type"], discovery["port"]) == ([service], "A", port)
         assert str(port) in compose["services"][service]["expose"]
         assert job.get("metrics_path", "/metrics") == "/metrics"

@@ -55,8 +55,8 @@ def test_its_settings_parse_and_the_archive_is_the_claims_mount(monkeypatch: pyt
     assert ("PersistentVolumeClaim", claim) in ALL
     assert str(settings.archive_signing_key).startswith(mounts["signing"] + "/")
     assert volumes["signing"]["secret"]["defaultMode"] == 0o400
-    assert str(settings.heartbeat_file).startswith(mounts["tmp"] + "/")
-    assert CONTAINER["ports"][0]["containerPort"] == settings.metrics_port
+    assert str(settings.archiver_heartbeat).startswith(mounts["tmp"] + "/")
+    assert CONTAINER["ports"][0]["containerPort"] == settings.archiver_metrics_port
 
 
 def test_its_network_policy_allows_redis_dns_and_the_object_store_out_and_metrics_in() -> None:

@@ -45,6 +45,10 @@ HEALTH_HELP = """\
 Exit 0 if the worker (or every process of a --processes group) whose heartbeat file is
 SHOWDOWN_HEARTBEAT_FILE has beaten within SHOWDOWN_HEALTH_MAX_AGE_S, has not stopped, does not wait
 for Redis, and Redis answers PING; else exit 1 with one `unhealthy:` line per fault on stderr.
+The archiver and the read API on this host are checked too, each by its own heartbeat file
+(SHOWDOWN_ARCHIVER_HEARTBEAT_FILE, SHOWDOWN_API_HEARTBEAT_FILE; by default the worker's with
+.archiver and .api added) and named in its lines; one stopped on purpose beside running workers is
+a `note:` line, not a fault. An archive ahead of Redis's chain (Redis lost its data) is a fault.
 The container HEALTHCHECK and the Kubernetes probes run it.
 
 Reads: SHOWDOWN_HEARTBEAT_FILE and SHOWDOWN_HEALTH_MAX_AGE_S (the worker's own values: run it with

@@ -28,6 +28,16 @@ def default_consumer() -> str:
     return f"{socket.gethostname()}-{os.getpid()}"
 
 
+def default_heartbeat_file() -> Path:
+    """``$TMPDIR/showdown-worker.heartbeat`` (``/tmp`` without ``TMPDIR``): separate runs on one host that set their
+    own ``TMPDIR`` (a test run, a user's session) never read each other's files."""
+    return Path(os.environ.get("TMPDIR") or "/tmp") / "showdown-worker.heartbeat"  # noqa: S108 - see above
+
+
+ARCHIVER_METRICS_PORT = 9107
+"""The archiver's default /metrics port: below the workers' 9108-9123 (see metrics.PORTS_TRIED), never one of them."""
+
+
 class Settings(BaseSettings):
     """Everything a worker (and the CLI around it) can be told."""
 
@@ -100,8 +110,25 @@ class Settings(BaseSettings):
         default=9108, ge=0, le=65535, description="Prometheus /metrics port (process i of --processes adds i); 0: off."
     )
     heartbeat_file: Path = Field(
-        default=Path("/tmp/showdown-worker.heartbeat"),  # noqa: S108 - per-container, read by `showdown health`
-        description="Touched every loop; `showdown health` checks its age.",
+        default_factory=default_heartbeat_file,
+        description="The worker's heartbeat, touched every loop; `showdown health` checks its age (and that of the "
+        "archiver's and the API's, beside it). Default: in TMPDIR (else /tmp).",
+    )
+    archiver_heartbeat_file: Path | None = Field(
+        default=None,
+        description="The archiver's own heartbeat file (locked: one archiver a file); none: SHOWDOWN_HEARTBEAT_FILE "
+        "with .archiver added.",
+    )
+    api_heartbeat_file: Path | None = Field(
+        default=None,
+        description="The read API's own heartbeat file (locked: one `showdown api` a file); none: "
+        "SHOWDOWN_HEARTBEAT_FILE with .api added.",
+    )
+    archiver_metrics_port: int = Field(
+        default=ARCHIVER_METRICS_PORT,
+        ge=0,
+        le=65535,
+        description="The archiver's Prometheus /metrics port (never the workers' SHOWDOWN_METRICS_PORT); 0: off.",
     )
     health_max_age_s: float = Field(default=30.0, gt=0, description="Oldest heartbeat `showdown health` accepts (s).")
     backoff_max_s: float = Field(
@@ -193,9 +220,23 @@ class Settings(BaseSettings):
             raise ValueError(f"log level {value!r} is not one of {', '.join(LOG_LEVELS)}")
         return value.lower()
 
+    @property
+    def archiver_heartbeat(self) -> Path:
+        """The archiver's heartbeat file in effect: ``archiver_heartbeat_file``, else the worker's + ``.archiver``."""
+        return self.archiver_heartbeat_file or _beside(self.heartbeat_file, "archiver")
+
+    @property
+    def api_heartbeat(self) -> Path:
+        """The read API's heartbeat file in effect: ``api_heartbeat_file``, else the worker's with ``.api``."""
+        return self.api_heartbeat_file or _beside(self.heartbeat_file, "api")
+
     def keys(self, shard: str) -> ShardKeys:
         """The Redis keys of one shard."""
         return ShardKeys.of(self, shard)
+
+
+def _beside(path: Path, suffix: str) -> Path:
+    return path.with_name(f"{path.name}.{suffix}")
 
 
 def settings_problems(exc: ValidationError) -> list[str]:
@@ -239,7 +280,8 @@ def settings_in_effect(settings: Settings) -> str:
 
 def _default_text(name: str) -> str | None:
     info = Settings.model_fields[name]
-    default = "<host>-<pid>" if name == "consumer" else info.get_default(call_default_factory=False)
+    factory_texts = {"consumer": "<host>-<pid>", "heartbeat_file": "$TMPDIR/showdown-worker.heartbeat"}
+    default = factory_texts[name] if name in factory_texts else info.get_default(call_default_factory=False)
     if isinstance(default, tuple):
         return ",".join(default)
     return None if default is None else str(default)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import threading
+import time
 
-from showdown_service import logs
+from showdown_service import heartbeat, logs
 from showdown_service.config import Settings
 
 
@@ -46,7 +48,17 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings()
     api = ApiSettings()
     logs.configure(settings.log_level)
+    beat = settings.api_heartbeat  # its own heartbeat (never the workers'), held until it ends; its /metrics is
+    beating = heartbeat.claim(beat, heartbeat.API)  # served on its own port, beside the routes
     client = connect(settings)
     app = create_app(settings, api, client, archive=lookup(settings, client))
-    uvicorn.Server(config(app, host=args.host, port=args.port, head_timeout_s=api.head_timeout_s)).run()
+    heartbeat.write(beat)
+    stopping = threading.Event()
+    threading.Thread(target=heartbeat.keep_beating, args=(beat, stopping), name="heartbeat", daemon=True).start()
+    try:
+        uvicorn.Server(config(app, host=args.host, port=args.port, head_timeout_s=api.head_timeout_s)).run()
+    finally:
+        stopping.set()
+        heartbeat.write(beat, {"stopped_at": time.time()})
+        beating.close()
     return 0

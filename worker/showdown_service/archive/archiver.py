@@ -164,6 +164,8 @@ class Archiver:
         """Shard -> (epoch, seq) of the newest head seen in Redis: what a chain that restarts lost after the archive."""
         self._signing_key = load_private_key(settings.archive_signing_key) if settings.archive_signing_key else None
         self.log = get_logger(archiver=settings.consumer)
+        self.heartbeat_file = settings.archiver_heartbeat
+        """The archiver's own heartbeat (never the workers': see :mod:`showdown_service.heartbeat`)."""
 
     def stop(self) -> None:
         self._stopping.set()
@@ -199,7 +201,7 @@ class Archiver:
                 self._release(keys=[keys.archive + ":lock"], args=[self.token])
         except (*REDIS_ERRORS, OSError, ArrowException, ArchiveError) as exc:
             self.log.warning("unwritten_at_stop", error=f"{type(exc).__name__}: {exc}")
-        heartbeat.write(self.settings.heartbeat_file, {"stopped_at": time.time()} | self._alert_state())
+        heartbeat.write(self.heartbeat_file, {"stopped_at": time.time()} | self._alert_state())
         self.log.info("archiver_stopped")
 
     def _turn(self, keys: ShardKeys) -> bool:
@@ -288,10 +290,10 @@ class Archiver:
             state = {"waiting_for": f"the archive: {self._waiting}", "reason": "ARCHIVE", "since": self._since}
         state |= self._alert_state()
         if force or state != self._beat:
-            heartbeat.write(self.settings.heartbeat_file, state or None)
+            heartbeat.write(self.heartbeat_file, state or None)
             self._beat = state
         else:
-            self.settings.heartbeat_file.touch()
+            self.heartbeat_file.touch()
 
     # --- one turn ----------------------------------------------------------------------
 

@@ -80,16 +80,17 @@ def _day(text: str) -> str:
 
 
 def _archiver(_args: argparse.Namespace) -> int:
-    from showdown_service import logs  # noqa: PLC0415
+    from showdown_service import heartbeat, logs  # noqa: PLC0415
     from showdown_service.archive.archiver import Archiver  # noqa: PLC0415
     from showdown_service.archive.layout import open_store  # noqa: PLC0415
     from showdown_service.archive.metrics import ArchiveMetrics, serve_metrics  # noqa: PLC0415
 
     settings = Settings()
     logs.configure(settings.log_level)
+    beating = heartbeat.claim(settings.archiver_heartbeat, heartbeat.ARCHIVER)  # its own file, held until it ends
     metrics = ArchiveMetrics()
-    if settings.metrics_port:
-        serve_metrics(metrics, settings.metrics_port)
+    if settings.archiver_metrics_port:  # its own port: never the workers'
+        serve_metrics(metrics, settings.archiver_metrics_port)
     archiver = Archiver(settings, connect(settings, name=f"{settings.consumer}-archiver"), open_store(
         settings.archive_url, settings), metrics=metrics)  # fmt: skip
 
@@ -101,6 +102,7 @@ def _archiver(_args: argparse.Namespace) -> int:
     if STOP_REQUESTED.is_set():
         archiver.stop()
     archiver.run()
+    beating.close()
     return 0
 
 

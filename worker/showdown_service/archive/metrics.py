@@ -1,6 +1,8 @@
-"""The archiver's Prometheus metrics (its own registry; ``/metrics`` on ``SHOWDOWN_METRICS_PORT``)."""
+"""The archiver's Prometheus metrics (its own registry; ``/metrics`` on ``SHOWDOWN_ARCHIVER_METRICS_PORT``)."""
 
 from __future__ import annotations
+
+import errno
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, start_http_server
 
@@ -40,4 +42,12 @@ class ArchiveMetrics:
 
 
 def serve_metrics(metrics: ArchiveMetrics, port: int) -> None:
-    start_http_server(port, registry=metrics.registry)
+    """Serve ``/metrics`` on ``port`` (``SHOWDOWN_ARCHIVER_METRICS_PORT``); a port taken raises an error saying so."""
+    try:
+        start_http_server(port, registry=metrics.registry)
+    except OSError as exc:
+        if exc.errno != errno.EADDRINUSE:
+            raise
+        raise OSError(
+            f"the archiver's metrics port {port} is taken (SHOWDOWN_ARCHIVER_METRICS_PORT): set another, or 0 for none",
+        ) from None
