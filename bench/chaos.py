@@ -29,8 +29,10 @@ memory full under ``noeviction`` (OOM; the workers are paused for 0.3 s
 first, so that a backlog waits to be read while the commits are refused), a replica of an unreachable primary
 (READONLY), ``min-replicas-to-write 1`` without a replica (NOREPLICAS), and a
 long script (BUSY; the workers are paused for 0.3 s first too, and resumed while it runs: a worker blocked in
-XREADGROUP when it starts would otherwise send nothing during it). The producer rides those out as a game server would,
-re-sending what was refused; the workers wait and must dead-letter nothing.
+XREADGROUP when it starts would otherwise send nothing during it; the script runs on past its 1.5 s until a
+worker's command has met BUSY, up to a minute, so that a loaded machine cannot close the window first). The
+producer rides those out as a game server would, re-sending what was refused; the workers wait and must
+dead-letter nothing.
 They run with ``SHOWDOWN_MAX_DELIVERIES=1``: every re-delivery (a kill, a
 claim, a refused commit re-read) would be poison if deliveries counted; only
 a raise of settling may.
@@ -58,6 +60,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import random
 import signal
@@ -107,6 +110,8 @@ REFUSAL_S = 1.5
 """How long (s) each refusal of writes lasts: several of the workers' retries (backoff up to 0.5 s)."""
 BUSY_RESUME_S = 0.3
 """The workers paused before the long script (BUSY) are resumed this long after it starts, well inside it."""
+BUSY_MAX_S = 60.0
+"""The longest the script (BUSY) runs: past REFUSAL_S it goes on until a worker's command has met BUSY, or this."""
 OOM_HEADROOM = 64 * 1024
 """Bytes left under maxmemory when memory is made full: a few XADDs, never a commit of a batch."""
 BUSY_SCRIPT = """
@@ -301,9 +306,10 @@ class Fleet:
         self.names: dict[int, str] = {}
         self.generation = 0
 
-    def wait_until_up(self, timeout_s: float = 60.0) -> None:
+    def wait_until_up(self, timeout_s: float = 300.0) -> None:
         """Until every running worker has written its first heartbeat (its tables built, its loop started): on a
-        busy machine that takes seconds, and chaos aimed at workers still starting would test nothing."""
+        busy machine that takes seconds (over a minute for three at once on two shared cores under load), and chaos
+        aimed at workers still starting would test nothing."""
         deadline = time.monotonic() + timeout_s
         while not all((self.workdir / f"heartbeat-{self.names[slot]}").exists() for slot in self.procs):
             if time.monotonic() > deadline:
@@ -326,6 +332,8 @@ class Fleet:
             SHOWDOWN_LOG_LEVEL="info",
             **self.env,
         )
+        # a worker restarted under its old name beats in its predecessor's file: gone, until the new one is up
+        (self.workdir / f"heartbeat-{consumer}").unlink(missing_ok=True)
         with (self.workdir / f"{consumer}.jsonl").open("ab") as log:  # the child keeps its own handle
             self.procs[slot] = subprocess.Popen(
                 [sys.executable, "-m", "showdown_service", "worker"], env=env, stdout=log, stderr=subprocess.STDOUT
@@ -399,9 +407,17 @@ class Refuser:
         self.server = server
         self.report = report
 
-    def refuse(self, kind: str, seconds: float, *, then: Callable[[], None] = lambda: None) -> None:
-        """Refuse writes of ``kind`` for ``seconds``; ``then`` runs once writes are refused (OOM only)."""
-        admin = redis.Redis.from_url(self.server.url, protocol=2, socket_timeout=seconds + 30)
+    def refuse(
+        self,
+        kind: str,
+        seconds: float,
+        *,
+        then: Callable[[], None] = lambda: None,
+        until: Callable[[], bool] = lambda: True,
+    ) -> None:
+        """Refuse writes of ``kind`` for ``seconds``; ``then`` runs once writes are refused (OOM only); ``until``
+        (BUSY only): the refusal goes on past ``seconds`` until it is true (up to :data:`BUSY_MAX_S`)."""
+        admin = redis.Redis.from_url(self.server.url, protocol=2, socket_timeout=BUSY_MAX_S + 30)
         try:
             if kind == "oom":
                 admin.config_set("maxmemory-policy", "noeviction")
@@ -417,13 +433,50 @@ class Refuser:
                 admin.config_set("min-replicas-to-write", 1)
                 time.sleep(seconds)
                 admin.config_set("min-replicas-to-write", 0)
-            else:  # busy: the script runs its time and ends; meanwhile every other client gets BUSY
-                admin.config_set("lua-time-limit", 50)
-                admin.eval(BUSY_SCRIPT, 0, int(seconds * 1_000_000))
-                admin.config_set("lua-time-limit", 5000)
+            else:  # busy: every other client gets BUSY while the script runs (see _busy)
+                self._busy(admin, seconds, until)
         finally:
             admin.close()
         self.report.refusals[kind] += 1
+
+    def _busy(self, admin: redis.Redis, seconds: float, until: Callable[[], bool]) -> None:
+        """Run the long script for at least ``seconds`` and until ``until()`` says it was met (a worker's command
+        refused with BUSY), then end it with SCRIPT KILL (it writes nothing, so it may be killed); it ends by itself
+        after :data:`BUSY_MAX_S`. On a loaded machine a worker resumed inside a fixed window may not send a command
+        before the window closes: held until one has met it, the refusal is certain, not a matter of timing."""
+        admin.config_set("lua-time-limit", 50)
+        running = threading.Thread(target=_run_busy_script, args=(admin,), daemon=True)
+        started = time.monotonic()
+        running.start()
+        killer = redis.Redis.from_url(self.server.url, protocol=2, socket_timeout=30)
+        try:
+            while running.is_alive() and (time.monotonic() - started < seconds or not until()):
+                time.sleep(0.1)
+            # Once, and only while the script is surely still running: Redis runs one script at a time, so the one
+            # killed is this one (a second SCRIPT KILL could meet a worker's commit running past the threshold).
+            if running.is_alive() and time.monotonic() - started < BUSY_MAX_S - 5:
+                with contextlib.suppress(redis.ResponseError):  # NOTBUSY: it ended by itself meanwhile
+                    killer.script_kill()
+            running.join()
+        finally:
+            killer.close()
+        admin.config_set("lua-time-limit", 5000)
+
+
+def _busy_met(fleet: Fleet) -> int:
+    """How many times the workers have logged a command refused with BUSY (``redis_unavailable``, one line a wait)."""
+    return sum(line.get("reason") == "BUSY" for line in fleet.lines("redis_unavailable"))
+
+
+def _busy_met_since(fleet: Fleet, before: int) -> bool:
+    """Whether a worker has met BUSY since :func:`_busy_met` said ``before``."""
+    return _busy_met(fleet) > before
+
+
+def _run_busy_script(admin: redis.Redis) -> None:
+    """The long script, for :data:`BUSY_MAX_S` at most; ended sooner by SCRIPT KILL (its error is the point)."""
+    with contextlib.suppress(redis.ResponseError):  # killed by SCRIPT KILL, as meant
+        admin.eval(BUSY_SCRIPT, 0, int(BUSY_MAX_S * 1_000_000))
 
 
 def _watch_deliveries(url: str, events: str, report: ChaosReport, stop: threading.Event) -> None:
@@ -659,13 +712,17 @@ def run(
             elif action == "busy":
                 # A worker blocked in XREADGROUP when the script starts sends nothing while it runs (and a caught-up
                 # fleet is mostly blocked): pause them while a backlog forms, resume them once the script runs, so
-                # that their reads are answered and their commits meet BUSY.
+                # that their reads are answered and their commits meet BUSY. Workers restarted just before (a kill,
+                # the SIGTERM) are first let finish starting: on a loaded machine that takes longer than the script
+                # may run, and a fleet still building its tables sends Redis nothing to refuse.
+                fleet.wait_until_up()
                 proxy.wait_until_joined()
                 fleet.pause()
                 time.sleep(BACKLOG_S)
+                met = functools.partial(_busy_met_since, fleet, _busy_met(fleet))
                 resuming = threading.Timer(BUSY_RESUME_S, fleet.resume)
                 resuming.start()
-                refuser.refuse(action, REFUSAL_S)
+                refuser.refuse(action, REFUSAL_S, until=met)
                 resuming.join()
             elif action in REFUSALS:
                 refuser.refuse(action, REFUSAL_S)
