@@ -80,6 +80,7 @@ def worker_env(redis_url: str, tmp_path: Path) -> dict[str, str]:
         SHOWDOWN_REDIS_URL=redis_url,
         SHOWDOWN_BLOCK_MS="50",
         SHOWDOWN_METRICS_PORT="0",
+        SHOWDOWN_ARCHIVER_METRICS_PORT="0",
         SHOWDOWN_HEARTBEAT_FILE=str(tmp_path / "heartbeat"),
         SHOWDOWN_LOG_LEVEL="info",
     )

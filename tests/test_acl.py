@@ -153,6 +153,7 @@ class AclServer:
             SHOWDOWN_REDIS_USERNAME=user,
             SHOWDOWN_REDIS_PASSWORD=self.password(user),
             SHOWDOWN_METRICS_PORT="0",
+            SHOWDOWN_ARCHIVER_METRICS_PORT="0",
             SHOWDOWN_BLOCK_MS="50",
             SHOWDOWN_HEARTBEAT_FILE=str(tmp_path / f"heartbeat-{user}"),
             SHOWDOWN_LOG_LEVEL="info",

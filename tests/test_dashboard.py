@@ -105,7 +105,7 @@ def scraped_worker(
     client = redis.Redis.from_url(redis_url, protocol=2)
     archiver_port = free_port()
     archiver_env = {**worker_env, "SHOWDOWN_ARCHIVE_URL": str(tmp_path / "archive"), "SHOWDOWN_CONSUMER": "a1",
-                    "SHOWDOWN_METRICS_PORT": str(archiver_port), "SHOWDOWN_ARCHIVE_INTERVAL_S": "0.5",
+                    "SHOWDOWN_ARCHIVER_METRICS_PORT": str(archiver_port), "SHOWDOWN_ARCHIVE_INTERVAL_S": "0.5",
                     "SHOWDOWN_HEARTBEAT_FILE": str(tmp_path / "hb-archiver")}  # fmt: skip
     log = (tmp_path / "archiver.log").open("wb")
     archiver = subprocess.Popen(

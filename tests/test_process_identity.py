@@ -33,7 +33,8 @@ WORKER_METRICS_PORT = Settings.model_fields["metrics_port"].default
 def defaults_env(worker_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
     """The test server, and every other setting at its default: no heartbeat file, no metrics port set. TMPDIR is
     this test's own directory, where the default heartbeat files go."""
-    env = {k: v for k, v in worker_env.items() if k not in ("SHOWDOWN_HEARTBEAT_FILE", "SHOWDOWN_METRICS_PORT")}
+    own = ("SHOWDOWN_HEARTBEAT_FILE", "SHOWDOWN_METRICS_PORT", "SHOWDOWN_ARCHIVER_METRICS_PORT")
+    env = {k: v for k, v in worker_env.items() if k not in own}
     env.update(TMPDIR=str(tmp_path), SHOWDOWN_ARCHIVE_URL=str(tmp_path / "archive"))
     return env
 
@@ -128,7 +129,7 @@ def test_a_worker_group_started_after_an_archiver_with_every_default_starts_and_
 def test_a_second_archiver_on_the_same_heartbeat_file_stops_at_once_saying_what_to_set(
     defaults_env: dict[str, str], tmp_path: Path
 ) -> None:
-    env = {**defaults_env, "SHOWDOWN_ARCHIVER_METRICS_PORT": "0"}
+    env = {**defaults_env, "SHOWDOWN_ARCHIVER_METRICS_PORT": "0"}  # two archivers: the second must not stop on it
     beat = tmp_path / "showdown-worker.heartbeat.archiver"
     with running(["archiver"], env, tmp_path / "first.log") as first:
         wait_until(beat.exists, what="the first archiver's heartbeat", timeout=60)
