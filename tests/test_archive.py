@@ -561,7 +561,7 @@ def test_a_store_that_cannot_be_written_makes_the_archiver_wait_never_skip_or_tr
     runner.start()
     try:
         wait_until(lambda: archiver.metrics.waiting.labels("default")._value.get() == 1, what="the archiver waiting")
-        problems = heartbeat.problems(settings.heartbeat_file, 30)
+        problems = heartbeat.problems(settings.archiver_heartbeat, 30)
         assert any("the archive" in p for p in problems), problems
         assert (fake.xlen(keys.audit), fake.xlen(keys.results)) == (30, 30), "nothing trimmed while it waits"
         assert int(fake.hget(keys.archive, "seq") or 0) == 0

@@ -146,7 +146,7 @@ def test_an_archiver_whose_next_file_name_exists_refuses_loudly_and_writes_nothi
     try:
         wait_until(lambda: archiver.metrics.refused.labels("default", "name_taken")._value.get() == 1,
                    what="the archiver refusing")  # fmt: skip
-        problems = heartbeat.problems(settings.heartbeat_file, 30)
+        problems = heartbeat.problems(settings.archiver_heartbeat, 30)
         assert any("refused" in p and "exists already" in p for p in problems), problems
         wait_until(lambda: len(tries) >= 3, what="two more tries")
     finally:
@@ -484,7 +484,7 @@ def test_a_redis_that_lost_its_data_starts_a_new_epoch_archived_beside_the_old_w
     assert progress["previous_epoch_lost"] == "seq 26-28 (3 entries)"
     assert running.metrics.chain_restarts.labels("default")._value.get() == 1
     running._heartbeat(force=True)
-    alerts = heartbeat.alerts(settings.heartbeat_file)
+    alerts = heartbeat.alerts(settings.archiver_heartbeat)
     assert any(f"epoch {old_epoch[:16]} archived to seq 25, epoch {new_epoch[:16]} began" in a for a in alerts)
 
     # a new archiver (the old one restarted too) resumes the new chain, and more of it is archived once
@@ -599,7 +599,7 @@ def test_a_checkpoint_copy_that_cannot_be_written_is_waited_for_and_every_file_g
         assert len(all_files(open_store(settings.archive_url))) == 1, "no second file while the copy fails"
         assert int(fake.hget(keys.archive, "seq") or 0) == 0, "no progress without the checkpoint copied"
         assert fake.xlen(keys.audit) == 40, "nothing trimmed"
-        assert any("the archive" in p for p in heartbeat.problems(settings.heartbeat_file, 30))
+        assert any("the archive" in p for p in heartbeat.problems(settings.archiver_heartbeat, 30))
         blocker.unlink()
         blocker.mkdir()
         wait_until(lambda: int(fake.hget(keys.archive, "seq") or 0) == 40, what="archived once the copy works")
