@@ -17,10 +17,13 @@ from importlib.resources import files
 from typing import Annotated, Any, cast
 
 import anyio.to_thread
-from fastapi import Depends, FastAPI, Header, Path, Query, Request
+from fastapi import Depends, FastAPI, Header, Path, Query, Request, Security
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
+from fastapi.routing import APIRoute
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from pydantic_core import to_json
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -30,7 +33,7 @@ from showdown_service import __version__, logs
 from showdown_service.api import events as sse
 from showdown_service.api.auth import Caller, RateLimit, Refused, Tokens, require
 from showdown_service.api.index import ArchiveLookup, HandIndex, no_archive
-from showdown_service.api.models import Error, Hand, Page, Standings
+from showdown_service.api.models import DeadLettersPage, Error, Hand, ResultsPage, Standings, TournamentStandings
 from showdown_service.api.pages import dead_letters_page, results_page
 from showdown_service.api.settings import ApiSettings
 from showdown_service.archive.standings import StandingsUnavailable, archived_standings
@@ -53,6 +56,26 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     403: {"model": Error, "description": "The token lacks the route's scope."},
     429: {"model": Error, "description": "Over the request limit (or too many event streams open)."},
 }
+
+
+BEARER = HTTPBearer(
+    scheme_name="bearer",
+    description="A token from SHOWDOWN_API_TOKENS, sent as 'Authorization: Bearer <token>'. Each route needs a scope "
+    "its token holds: hands:read (/v1/hands, /v1/results), tournaments:read (/v1/tournaments), dead-letters:read "
+    "(/v1/dead-letters); 403 insufficient_scope without it.",
+    auto_error=False,  # only declared here (the OpenAPI document's securitySchemes): Api.caller checks the token
+)
+
+
+def operation_id(route: APIRoute) -> str:
+    """A route's OpenAPI operationId: its function's name (``get_hand``), what a generated client calls."""
+    return route.name
+
+
+def json_body(body: Any) -> Response:
+    """``body`` (plain JSON values) as the route's 200: serialised as FastAPI serialises a response model, never
+    validated through the typed models (they describe what is read, they do not judge it)."""
+    return Response(to_json(body), media_type="application/json")
 
 
 ABSOLUTE_PATH = re.compile(r"(?<![\w:/.~-])/[^\s:'\",;()]+")
@@ -334,8 +357,24 @@ def create_app(
         lifespan=lifespan,
         docs_url=None,  # no docs UI: FastAPI's loads its scripts from a CDN; docs/api.md and openapi.json suffice
         redoc_url=None,
+        generate_unique_id_function=operation_id,
     )
     app.state.api = state
+    described = app.openapi
+
+    def document() -> dict[str, Any]:
+        """FastAPI's document without its ``422``: a malformed path or query is answered 400 ``bad_query``
+        (``malformed`` below), which each route lists."""
+        if app.openapi_schema is None:
+            built = described()
+            for item in built["paths"].values():
+                for operation in item.values():
+                    operation["responses"].pop("422", None)
+            for name in ("HTTPValidationError", "ValidationError"):
+                built.get("components", {}).get("schemas", {}).pop(name, None)
+        return cast(dict[str, Any], app.openapi_schema)
+
+    app.openapi = document  # type: ignore[method-assign]
 
     @app.exception_handler(Refused)
     async def refused(_request: Request, exc: Refused) -> JSONResponse:
@@ -361,8 +400,10 @@ def create_app(
 
     app.add_middleware(Measured, api=state)
 
-    def scoped(scope: str) -> Callable[[Request], Caller]:
-        def check(request: Request) -> Caller:
+    def scoped(scope: str) -> Callable[..., Caller]:
+        def check(
+            request: Request, _bearer: Annotated[HTTPAuthorizationCredentials | None, Security(BEARER)]
+        ) -> Caller:
             return state.caller(request, scope)
 
         return check
@@ -383,8 +424,8 @@ def create_app(
         status, body = await anyio.to_thread.run_sync(state.index.answer, hand_id, state.archive_permit(caller))
         return Response(body, status, media_type="application/json")
 
-    @app.get("/v1/results", response_model=Page, responses=ERRORS, dependencies=[hands],
-             summary="Results, filtered and paged")  # fmt: skip
+    @app.get("/v1/results", response_model=None, responses={200: {"model": ResultsPage}, **ERRORS},
+             dependencies=[hands], summary="Results, filtered and paged")  # fmt: skip
     def get_results(  # noqa: PLR0917 - the filters
         player_id: IdQuery = None,
         table_id: IdQuery = None,
@@ -393,15 +434,15 @@ def create_app(
         since: Annotated[str | None, Query(max_length=40, description="An entry id or ISO-8601 time.")] = None,
         cursor: Annotated[str | None, Query(max_length=300, description="A page's `next`.")] = None,
         limit: int = limit_query,
-    ) -> Any:
+    ) -> Response:
         """Items ``{"shard", "id", "result"}`` in stream order, shard after shard; ``next``: the following page."""
-        return results_page(
+        return json_body(results_page(
             state.client, settings, hand_id=hand_id, player_id=player_id, table_id=table_id,
             tournament_id=tournament_id, since=since, cursor=cursor, limit=limit, scan_max=api_settings.scan_max,
-        )  # fmt: skip
+        ))  # fmt: skip
 
-    @app.get("/v1/dead-letters", response_model=Page, responses=ERRORS, dependencies=[letters],
-             summary="Dead letters, filtered and paged")  # fmt: skip
+    @app.get("/v1/dead-letters", response_model=None, responses={200: {"model": DeadLettersPage}, **ERRORS},
+             dependencies=[letters], summary="Dead letters, filtered and paged")  # fmt: skip
     def get_dead_letters(  # noqa: PLR0917 - the filters
         code: Annotated[str | None, Query(min_length=1, max_length=64, pattern=r"^[a-z_]+$")] = None,
         tournament_id: IdQuery = None,
@@ -409,20 +450,21 @@ def create_app(
         since: Annotated[str | None, Query(max_length=40, description="An entry id or ISO-8601 time.")] = None,
         cursor: Annotated[str | None, Query(max_length=300, description="A page's `next`.")] = None,
         limit: int = limit_query,
-    ) -> Any:
+    ) -> Response:
         """Each letter with its tournament and message type read from its payload, and ``requeued_as``."""
-        return dead_letters_page(
+        return json_body(dead_letters_page(
             state.client, settings, code=code, tournament_id=tournament_id, hand_id=hand_id, since=since,
             cursor=cursor, limit=limit, scan_max=api_settings.scan_max,
-        )  # fmt: skip
+        ))  # fmt: skip
 
-    @app.get("/v1/tournaments/{tournament_id:path}/standings", response_model=Standings,
-             responses={**ERRORS, 404: {"model": Error}, 503: {"model": Error, "description": ARCHIVE_503}},
+    @app.get("/v1/tournaments/{tournament_id:path}/standings", response_model=None,
+             responses={200: {"model": TournamentStandings}, **ERRORS, 404: {"model": Error},
+                        503: {"model": Error, "description": ARCHIVE_503}},
              dependencies=[tournaments], summary="A tournament's standings")  # fmt: skip
-    def get_standings(tournament_id: IdPath) -> Any:
+    def get_standings(tournament_id: IdPath) -> Response:
         """The placement objects (as ``showdown tournament standings --json``), the entries still playing, the
         prize pool. A finished tournament whose ledger expired is answered from the archive, the same."""
-        return state.standings(tournament_id)
+        return json_body(state.standings(tournament_id))
 
     @app.get("/v1/tournaments/{tournament_id:path}/events", responses={**ERRORS, 404: {"model": Error},
              200: {"content": {"text/event-stream": {}}, "description": "bust and placement events"}},
