@@ -401,9 +401,9 @@ def create_app(
     app.add_middleware(Measured, api=state)
 
     def scoped(scope: str) -> Callable[..., Caller]:
-        def check(
-            request: Request, _bearer: Annotated[HTTPAuthorizationCredentials | None, Security(BEARER)]
-        ) -> Caller:
+        declared = Security(BEARER, scopes=[scope])  # for the document (security: bearer, naming the scope)
+
+        def check(request: Request, _bearer: HTTPAuthorizationCredentials | None = declared) -> Caller:
             return state.caller(request, scope)
 
         return check
