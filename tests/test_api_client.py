@@ -210,7 +210,13 @@ def test_a_generated_client_reads_every_route_typed_end_to_end(
     archived_letter = {"code": "duplicate_card", "message": "As twice", "entry_id": "1-0", "raw_bytes": "312",
                        "hand_id": "old-1", "worker": "w1", "at": "2026-11-01T00:00:00Z"}  # fmt: skip
     archived = {"hand_id": "old-1", "status": "refused", "result": None, "dead_letter": archived_letter, "audit": None}
-    with serving(settings, archive=lambda hand_id: archived if hand_id == "old-1" else None) as url:
+
+    def archive(hand_id: str) -> dict[str, Any] | None:
+        if hand_id == "broken-1":
+            raise RuntimeError("the archive's store failed")
+        return archived if hand_id == "old-1" else None
+
+    with serving(settings, archive=archive) as url:
         package = generated(url)
         models = importlib.import_module(f"{PACKAGE}.models")
         ops = {name: importlib.import_module(f"{PACKAGE}.api.default.{name}") for name in OPERATIONS.values()}
@@ -276,3 +282,7 @@ def use(ops: dict[str, Any], models: Any, reader: Any, hands_only: Any, anonymou
     refused_401 = ops["get_hand"].sync_detailed(client=anonymous, hand_id="T-h1")
     assert refused_401.status_code == 401
     assert isinstance(refused_401.parsed, models.Error)
+    failed = ops["get_hand"].sync_detailed(client=reader, hand_id="broken-1")
+    assert failed.status_code == 500
+    assert isinstance(failed.parsed, models.Error)
+    assert failed.parsed.code == "internal_error"

@@ -55,6 +55,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"model": Error, "description": "No bearer token, or one this API does not know."},
     403: {"model": Error, "description": "The token lacks the route's scope."},
     429: {"model": Error, "description": "Over the request limit (or too many event streams open)."},
+    500: {"model": Error, "description": "The API failed (internal_error); the server logs why."},
 }
 
 

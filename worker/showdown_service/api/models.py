@@ -21,7 +21,7 @@ class Error(BaseModel):
 
     code: str = Field(description="unauthenticated, invalid_token, insufficient_scope, bad_query, "
                       "unknown_tournament, archive_unavailable, archive_incomplete, too_many_requests, "
-                      "too_many_streams")  # fmt: skip
+                      "too_many_streams, too_many_archive_lookups, archive_busy, internal_error")  # fmt: skip
     message: str
 
 
