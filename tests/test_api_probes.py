@@ -58,7 +58,12 @@ def test_showdown_api_logs_one_line_at_start_with_its_address_archive_and_auth(
         env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )  # fmt: skip
     lines: queue.Queue[str] = queue.Queue()
-    reader = threading.Thread(target=lambda: [lines.put(text) for text in api.stdout or ()], daemon=True)
+
+    def read() -> None:
+        for text in api.stdout or ():
+            lines.put(text)
+
+    reader = threading.Thread(target=read, daemon=True)
     reader.start()
     try:
         before: list[dict[str, Any]] = []
