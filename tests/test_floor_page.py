@@ -134,6 +134,7 @@ def test_the_floor_page_waits_for_its_tournament_shows_the_deal_and_the_envelope
         assert payouts[2][2] == "c"
         assert "mystery bounty €10.00 to a €10.00" in text(page, "li.bust[data-player='c']")
         assert "Playing" in text(page, "body")
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], "every column fits a phone"
 
         publish_lines(client, events, last)
         commit(settings)
