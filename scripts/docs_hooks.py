@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -27,6 +28,7 @@ from showdown_service.config import settings_table
 
 MARKER = re.compile(r"^<!-- generated: ([a-z-]+) -->$", re.MULTILINE)
 SCHEMAS_DIR = "schemas"
+VERIFIER = Path(__file__).with_name("verify_proof.py")
 
 
 def codes_table() -> str:
@@ -162,7 +164,9 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
-    """Publish the JSON Schemas and the AsyncAPI document with the site, as ``showdown schema`` writes them."""
+    """Publish the JSON Schemas and the AsyncAPI document with the site, as ``showdown schema`` writes them, and
+    the standalone proof verifier (``scripts/verify_proof.py``) beside docs/verify.md, byte for byte."""
     for name, document in schema_files().items():
         files.append(File.generated(config, f"{SCHEMAS_DIR}/{name}", content=json.dumps(document, indent=2) + "\n"))
+    files.append(File.generated(config, VERIFIER.name, content=VERIFIER.read_bytes()))
     return files

@@ -547,15 +547,15 @@ def test_a_store_that_cannot_be_written_makes_the_archiver_wait_never_skip_or_tr
     settings = make_settings(batch_size=20, archive_url=str(tmp_path / "a"), archive_file_rows=10, archive_keep=0,
                              archive_interval_s=0.01, backoff_max_s=0.05)  # fmt: skip
     keys = settings.keys("default")
-    blocker = tmp_path / "a" / "shard=default"
-    blocker.parent.mkdir()
-    blocker.write_text("a file where the shard's directory goes: every write fails, as on a full disk")
     publish(fake, keys, [("event", json.dumps(doc)) for doc in hands(30)])
     worker = Worker(settings, fake)
     worker.prepare_groups()
     for _ in range(3):
         worker.step()
     worker.flush()
+    blocker = tmp_path / "a" / "shard=default"  # after the first commit: at an empty chain a worker reads the archive
+    blocker.parent.mkdir()
+    blocker.write_text("a file where the shard's directory goes: every write fails, as on a full disk")
     archiver = Archiver(settings, fake, open_store(settings.archive_url))
     runner = threading.Thread(target=archiver.run)
     runner.start()

@@ -164,8 +164,17 @@ def test_a_reentry_bust_the_hands_place_is_compared_entry_by_entry(tmp_path: Pat
 def test_a_reentry_tournament_prize_pool_counts_entries_not_players(tmp_path: Path) -> None:
     three = _stars("reentry_summary.txt").replace("4 players", "3 players")
     status, audit = _reentry(tmp_path, summary=three)
-    # three entries would not seat Ada, Ben, Cal and Ben's re-entry: the hands do not cover that field
-    assert (status, audit["status"]) == (0, "incomplete")
+    # three entries would not seat Ada, Ben, Cal and Ben's re-entry: the hands do not cover that field (no ledger);
+    # and the summary's own row 4 is outside its field of three (issue 34: a row never passed over)
+    assert (status, audit["status"]) == (1, "mismatch")
+    assert audit["differences"] == [
+        {
+            "kind": "summary place",
+            "hand_id": None,
+            "detail": "line 10: the summary places Ben 4, outside a field of 3 entries",
+        }
+    ]
+    assert not any("through the tournament ledger" in line for line in audit["checked"])
     short = _stars("reentry_summary.txt").replace("Total Prize Pool: $16.00 USD", "Total Prize Pool: $12.00 USD")
     status, audit = _reentry(tmp_path, summary=short)
     assert status == 1

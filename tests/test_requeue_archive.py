@@ -102,3 +102,28 @@ def test_a_requeue_of_an_unsettled_hand_on_a_readable_archive_goes_through(
     new_dead = read_range(client, keys.dead)[-1][0].decode()
     code, text = attempt(client, settings, new_dead, "default", None)
     assert (code, text.split(" as ")[0]) == (0, f"requeued {new_dead} (event)")
+
+
+def test_the_read_api_that_cannot_read_a_registered_archiver_s_archive_answers_503_not_unknown(
+    client: redis.Redis, redis_url: str, make_settings: Any, tmp_path: Path
+) -> None:
+    """The read API fails closed as the requeue does: a hand Redis trimmed, asked where the archive is not, is a
+    503 naming SHOWDOWN_ARCHIVE_URL (a producer told "unknown" would send it again); with no archiver registered
+    the same lookup finds nothing; pointed at the archive it answers the settled result."""
+    from showdown_service.api.archive import lookup
+    from showdown_service.api.auth import Refused
+
+    settings = make_settings(redis_url, batch_size=25, archive_url=str(tmp_path / "archive"), archive_keep=5)
+    _settled_and_archived(client, settings)
+    elsewhere = make_settings(redis_url, archive_url=str(tmp_path / "not-the-archive"))
+    with pytest.raises(Refused) as refused:
+        lookup(elsewhere, connect(elsewhere))("h-2")
+    assert refused.value.status == 503
+    assert refused.value.code == "archive_unreadable"
+    assert "SHOWDOWN_ARCHIVE_URL" in refused.value.message
+    assert lookup(elsewhere)("h-2") is None, "without Redis to ask, as before: nothing found"
+    found = lookup(settings, connect(settings))("h-2")
+    assert found is not None
+    assert found["status"] == "settled"
+    client.delete(settings.keys("default").archive)  # no archiver registered: nothing to fail closed on
+    assert lookup(elsewhere, connect(elsewhere))("h-2") is None

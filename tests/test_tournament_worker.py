@@ -358,14 +358,14 @@ def test_a_tournament_new_to_the_worker_is_read_alone_the_ones_it_holds_are_not_
     read: list[list[str]] = []
     load = worker._load_script
 
-    def recorded(*, keys: list[str]) -> Any:
+    def recorded(*, keys: list[str], args: list[str]) -> Any:
         read.append(keys)
-        return load(keys=keys)
+        return load(keys=keys, args=args)
 
     worker._load_script = recorded  # type: ignore[assignment]
     publish(fake, keys, [opened(tid="U"), entry("x", tid="U"), entry("c")])
     drain(worker, rounds=2)
-    assert read == [[keys.audit_head, keys.tournament("U")]]
+    assert read == [[keys.audit_head, keys.tournaments_lost, keys.tournament("U")]]
     assert set(_held(worker)) == {"T", "U"}
     book = read_book(fake, keys, "T")
     assert book is not None

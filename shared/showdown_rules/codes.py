@@ -66,6 +66,9 @@ CODES: dict[str, str] = {
     "wrong_shard": "A hand or tournament message naming a tournament another shard holds (its message names the "
     "shard): route by tournament_id, shard_for(tournament_id, shards). Or a hand whose hand_id another shard took "
     "first: a hand settles on one shard only, whatever the route.",
+    "ledger_lost": "A hand or tournament message of a tournament the archive knows whose ledger Redis lost (it "
+    "came back without its data): refused until `showdown tournament restore ID` rebuilds the ledger from the "
+    "archive; then requeue these letters in order (`showdown dead-letters --code ledger_lost --requeue`).",
     "registration_closed": "An `entry` after registration closed (or a second close with other payouts).",
     "entry_conflict": "An `entry` that repeats one with other figures, skips an entry number, or whose player still "
     "has an entry in play.",

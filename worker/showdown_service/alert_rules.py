@@ -408,6 +408,21 @@ ALERTS: tuple[Alert, ...] = (
         quiet=Case({f'up{{job="{ARCHIVER_JOB}",instance="a1"}}': "1 1 0 0 0 1 1 1 1 1 1 1 1 1 1"}, "12m"),
     ),
     Alert(
+        "ShowdownArchiveRefused",
+        "max by (shard, reason) (showdown_archive_refused) == 1",
+        "1m",
+        "critical",
+        "Shard {{ $labels.shard }}: the archiver refuses to write ({{ $labels.reason }}): nothing is archived or"
+        " trimmed, and nothing is written over",
+        "the-archiver-refuses-to-write",
+        fires=Case(
+            {'showdown_archive_refused{shard="default",reason="chain_broken"}': "0 1 1 1"},
+            "3m",
+            _labels(shard="default", reason="chain_broken"),
+        ),
+        quiet=Case({'showdown_archive_refused{shard="default",reason="chain_broken"}': "0 1 0 0"}, "3m"),
+    ),
+    Alert(
         "ShowdownInboxBacklog",
         f'max by (shard) (showdown_stream_length_entries{{stream="inbox"}}) > {INBOX_BACKLOG}'
         ' and max by (shard) (deriv(showdown_stream_length_entries{stream="inbox"}[10m])) > 0',
@@ -442,6 +457,32 @@ ALERTS: tuple[Alert, ...] = (
             _labels(shard="default"),
         ),
         quiet=Case({'showdown_events_deleted_unread_total{shard="default",instance="w1"}': "2x5"}, "4m"),
+    ),
+    Alert(
+        "ShowdownChainRestarted",
+        "max by (shard) (showdown_chain_restarted) > 0",
+        "0m",
+        "critical",
+        "Shard {{ $labels.shard }}: the audit chain restarted after Redis lost its data (`showdown health` names the "
+        "epochs and how far the archive holds the old one): what the old chain settled after that is lost",
+        "the-chain-restarted",
+        fires=Case(
+            {'showdown_chain_restarted{shard="default",instance="w1"}': "0 1 1 1"}, "3m", _labels(shard="default")
+        ),
+        quiet=Case({'showdown_chain_restarted{shard="default",instance="w1"}': "0x3"}, "3m"),
+    ),
+    Alert(
+        "ShowdownLedgerLost",
+        "max by (shard) (showdown_tournaments_lost) > 0",
+        "0m",
+        "critical",
+        "Shard {{ $labels.shard }}: tournaments lost their ledgers with Redis's data: their entries are "
+        "refused (ledger_lost) until `showdown tournament restore ID`",
+        "the-chain-restarted",
+        fires=Case(
+            {'showdown_tournaments_lost{shard="default",instance="w1"}': "0 2 2 2"}, "3m", _labels(shard="default")
+        ),
+        quiet=Case({'showdown_tournaments_lost{shard="default",instance="w1"}': "2 0 0 0"}, "3m"),
     ),
     Alert(
         "ShowdownRedisFault",

@@ -173,6 +173,27 @@ def verify(entries: Iterable[tuple[str, bytes]], stored_head: Head | None, archi
 _AUDIT: Final = AUDIT_FIELD.encode()
 
 
+def read_epoch(client: Any, epoch_key: str, audit_key: str) -> str | None:
+    """The chain's epoch id (the ``hash`` of its seq 1 record, 64 hex digits), or None while it has no record.
+
+    Read from ``epoch_key`` (``showdown:{<shard>}:audit:epoch``, written by the commit script with the first
+    record); a chain begun before that key existed has none, and its epoch is read from its seq 1 record when the
+    audit stream still holds it (None otherwise: trimmed, see the archive).
+    """
+    raw = client.get(epoch_key)
+    if raw:
+        return str(raw.decode() if isinstance(raw, bytes) else raw)
+    rows = cast(list[tuple[bytes, dict[bytes, bytes]]], client.xrange(audit_key, min="-", max="+", count=1))
+    for _, fields in rows:
+        try:
+            body = orjson.loads(fields.get(_AUDIT, b""))
+        except orjson.JSONDecodeError:
+            return None
+        if isinstance(body, dict) and body.get("seq") == 1 and body.get("prev_hash") == GENESIS:
+            return str(body.get("hash"))
+    return None
+
+
 def read_stream(client: Any, key: str, page: int = 1000) -> Iterator[tuple[str, bytes]]:
     """``(id, audit JSON)`` of every record in an audit stream, oldest first, paged (a redis-py client: RESP2)."""
     start = "-"

@@ -27,6 +27,7 @@ from showdown_service import __version__
 from showdown_service.acl import register as register_acl
 from showdown_service.api.cli import register as register_api
 from showdown_service.archive.cli import register as register_archive
+from showdown_service.archive.proof_cli import register as register_proof
 from showdown_service.config import Settings, settings_problems
 from showdown_service.dead_letters_cli import register as register_dead_letters
 from showdown_service.examples import UNDECODED, documents, example_lines, file_lines
@@ -84,6 +85,7 @@ REGISTRARS: tuple[Callable[[Commands], None], ...] = (
     register_icm,
     register_acl,
     register_archive,
+    register_proof,
     register_api,
     register_dead_letters,
     register_results,

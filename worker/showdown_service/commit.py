@@ -66,6 +66,10 @@ class ScriptKeys(NamedTuple):
     audit: str
     dead: str
     head: str
+    epoch: str
+    """The chain's epoch id (written with the first record)."""
+    reset: str
+    """The shard's ``audit:reset`` hash: the first record of a chain restarted after a loss names itself there."""
 
 
 class Header(NamedTuple):
@@ -85,6 +89,9 @@ class Header(NamedTuple):
     """The batch's lowest and highest entry id (the XPENDING range its ownership is checked in)."""
     worker: str
     at: str
+    epoch: str
+    """The first record's hash when the batch starts the chain (``expected_head`` is ``""``): the chain's epoch id,
+    written to the shard's ``audit:epoch``; ``""`` otherwise."""
 
 
 class EntryArgs(NamedTuple):
@@ -238,6 +245,13 @@ local nplaced, standings = tonumber(ARGV[s]), tonumber(ARGV[s + 1])
 for i = 1, nplaced do
   xadd(KEYS[standings], 0, '$placement', ARGV[s + 1 + i])
 end
+if expected_head == '' then
+  -- the chain's first record: its hash is the chain's epoch id; a chain restarted after a loss says when it began
+  redis.call('SET', KEYS[K.epoch], ARGV[H.epoch])
+  if redis.call('EXISTS', KEYS[K.reset]) == 1 then
+    redis.call('HSET', KEYS[K.reset], 'epoch', ARGV[H.epoch], 'began_at', at)
+  end
+end
 redis.call('SET', head_key, new_head)
 return {1, n}
 """)
@@ -276,6 +290,9 @@ class Plan:
     seen_keys: list[str] = field(default_factory=list)
     book: Book | None = None
     """The tournament ledgers as this commit leaves them (a view of the worker's book), when it touched any."""
+    lost: frozenset[str] = frozenset()
+    """The batch's tournaments whose ledgers Redis lost (refused ``ledger_lost``): never held by the worker (their
+    ledgers are read again until restored)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,20 +322,23 @@ def plan(
     maxlens: tuple[int, int, int],
     dead_raw_max_bytes: int,
     book: Book | None = None,
+    lost: frozenset[str] = frozenset(),
 ) -> Plan:
     """Decide ``batch`` (:func:`showdown_service.decide.decide`) and pack the decision into a commit.
 
     ``batch`` must be non-empty and in stream order. ``seen`` maps dedupe
     keys to the digest they hold (None or missing: absent). ``book`` holds
     the ledgers of the batch's tournaments as they stand at ``head`` (None
-    when the batch has no tournament entry). Raises
+    when the batch has no tournament entry); ``lost``: the batch's tournaments whose ledgers Redis lost. Raises
     :class:`~showdown_service.decide.LedgerInvariant` as :func:`decide` does.
     """
     prefix = keys.seen_prefix
     by_hand = {name[len(prefix) :]: value for name, value in seen.items() if name.startswith(prefix)}
-    decided = decide(batch, by_hand, head, worker=consumer, at=at, book=book)
-    return pack(keys, decided, start=head, seen=by_hand, group=group, consumer=consumer, at=at,
-                dedupe_ttl_s=dedupe_ttl_s, maxlens=maxlens, dead_raw_max_bytes=dead_raw_max_bytes)  # fmt: skip
+    decided = decide(batch, by_hand, head, worker=consumer, at=at, book=book, lost=lost)
+    planned = pack(keys, decided, start=head, seen=by_hand, group=group, consumer=consumer, at=at,
+                   dedupe_ttl_s=dedupe_ttl_s, maxlens=maxlens, dead_raw_max_bytes=dead_raw_max_bytes)  # fmt: skip
+    planned.lost = lost
+    return planned
 
 
 def pack(
@@ -367,6 +387,7 @@ def pack(
         last_id,
         consumer,
         at,
+        str(decisions[0].record["hash"]) if start.seq == 0 else "",
     )
     args: list[Any] = [
         *header,
@@ -375,7 +396,11 @@ def pack(
         len(decisions),
         *entry_args,
     ]
-    script_keys = [*ScriptKeys(keys.events, keys.results, keys.audit, keys.dead, keys.audit_head), *seen_keys]
+    script_keys = [
+        *ScriptKeys(keys.events, keys.results, keys.audit, keys.dead, keys.audit_head, keys.audit_epoch,
+                    keys.audit_reset),
+        *seen_keys,
+    ]  # fmt: skip
     view = decided.book
     ledgers = writes(view) if view is not None else []
     placed = [text for d in decisions for text in d.placement_texts]

@@ -11,7 +11,7 @@ import os
 import socket
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -110,7 +110,8 @@ class Settings(BaseSettings):
     log_level: str = Field(default="info", description="debug, info, warning, error or critical.")
     archive_url: str = Field(
         default="archive",
-        description="Where `showdown archiver` writes Parquet files: a local directory, or s3://bucket/prefix.",
+        description="Where `showdown archiver` writes Parquet files: a local directory, or s3://bucket/prefix. A "
+        "worker that finds its chain empty restores from it (docs/durability.md); none there: it does not.",
     )
     archive_keep: int = Field(
         default=100_000,
@@ -136,6 +137,18 @@ class Settings(BaseSettings):
     archive_s3_region: str | None = Field(default=None, description="S3 region of an s3:// archive.")
     archive_s3_access_key: str | None = Field(default=None, description="S3 access key id (none: AWS's defaults).")
     archive_s3_secret_key: SecretStr | None = Field(default=None, description="S3 secret key. Secret: never logged.")
+    archive_retention_days: int = Field(
+        default=0,
+        ge=0,
+        le=36_500,
+        description="S3 Object Lock: every archive file and checkpoint is written locked for this many days (the "
+        "bucket must have Object Lock enabled); 0: none. A local archive cannot be locked.",
+    )
+    archive_retention_mode: Literal["compliance", "governance"] = Field(
+        default="compliance",
+        description="Object Lock mode of SHOWDOWN_ARCHIVE_RETENTION_DAYS: compliance (no one may delete or overwrite "
+        "before the date) or governance (those granted s3:BypassGovernanceRetention may).",
+    )
     archive_signing_key: Path | None = Field(
         default=None,
         description="Ed25519 private key (PEM) the archiver signs each file's checkpoint with; none: unsigned.",
@@ -260,6 +273,17 @@ class ShardKeys:
     archive: str = ""
     """The archiver's progress (a hash: ``seq``, ``hash``, ``audit_id``, ``events_floor``, ...) and, beside it,
     ``archive:lock`` (the one archiver of the shard)."""
+    audit_epoch: str = ""
+    """The chain's epoch id: the ``hash`` of its first record (seq 1), written by the commit script with that
+    record (:func:`showdown_service.audit.read_epoch`)."""
+    audit_reset: str = ""
+    """``audit:reset``: a hash the worker writes when it finds the chain empty while the archive holds a chain of
+    the shard (Redis lost its data): what the archive held (``archived_epoch``, ``archived_seq``,
+    ``archived_hash``), what it restored (``restored_at``, ``hands``, ``tournaments``) and, written by the commit
+    script with the new chain's first record, ``epoch`` and ``began_at`` (:mod:`showdown_service.restore`)."""
+    tournaments_lost: str = ""
+    """``tournaments:lost``: the set of the shard's tournaments the archive knows whose ledgers Redis lost: their
+    entries are refused (``ledger_lost``) until ``showdown tournament restore`` rebuilds the ledger."""
 
     @classmethod
     def of(cls, settings: Settings, shard: str) -> ShardKeys:
@@ -280,6 +304,9 @@ class ShardKeys:
             tournaments_open=named(OPEN_TOURNAMENTS),
             inbox=named(settings.inbox_name),
             archive=named("archive"),
+            audit_epoch=named(f"{settings.audit_name}:epoch"),
+            audit_reset=named(f"{settings.audit_name}:reset"),
+            tournaments_lost=named("tournaments:lost"),
         )
 
     def seen(self, hand_id: str) -> str:

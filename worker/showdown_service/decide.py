@@ -13,6 +13,10 @@ entries call :func:`decide` with:
 * the audit chain's head the batch chains on;
 * the tournament ledgers (a :class:`Book`) as they stand at that head, when
   the batch has a tournament entry;
+* ``lost``: the tournaments whose ledgers Redis lost (the archive knows them,
+  Redis came back without them): every hand and message of one is refused
+  ``ledger_lost`` until its ledger is restored (never settled as a plain
+  hand); empty but after a loss;
 * the worker's name and the batch's instant ``at`` (ISO 8601 UTC, ``Z``): the
   audit records' ``at``, and the ``settled_at`` of a result the ledger
   re-settles (bounties from its heads). :func:`showdown_service.settling.prepare`
@@ -33,7 +37,7 @@ within the batch see each other.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Final, NamedTuple
@@ -112,6 +116,16 @@ class Decided:
 
 
 _new: Final = tuple.__new__
+LEDGER_LOST: Final = "ledger_lost"
+
+
+def lost_message(tournament_id: str) -> str:
+    """A ``ledger_lost`` dead letter's message."""
+    return (
+        f"tournament {tournament_id!r}: its ledger was lost with Redis's data (the archive knows the tournament); "
+        f"`showdown tournament restore {tournament_id}` rebuilds it from the archive, then requeue this letter "
+        "with the tournament's others, in order"
+    )
 
 
 def utc_text(instant: datetime) -> str:
@@ -127,6 +141,7 @@ def decide(
     worker: str,
     at: str,
     book: Book | None = None,
+    lost: Set[str] = frozenset(),
 ) -> Decided:
     """Decide every entry of ``batch`` (stream order) and chain its audit record on ``head``.
 
@@ -145,7 +160,10 @@ def decide(
         code, message = p.code, p.message
         result, result_sha256, settlement = p.result, p.result_sha256, p.settlement
         placements: tuple[dict[str, Any], ...] = ()
-        if code is None and p.tournament_message is not None:
+        if code is None and lost and p.tournament_id in lost and p.tournament_message is not None:
+            outcome, code, message = "rejected", LEDGER_LOST, lost_message(str(p.tournament_id))
+            order_id = p.entry_id
+        elif code is None and p.tournament_message is not None:
             assert view is not None, "a batch with a tournament entry is decided with its book"
             try:
                 applied = view.apply_message(p.tournament_message)
@@ -163,7 +181,9 @@ def decide(
             else:
                 current = state[hand_id] = seen.get(hand_id)
                 hands.append(hand_id)
-            if current is None:
+            if current is None and lost and p.tournament_id in lost:  # never a plain hand: its ledger is not here
+                outcome, code, message = "rejected", LEDGER_LOST, lost_message(str(p.tournament_id))
+            elif current is None:
                 outcome = "settled"
                 if view is not None and p.settlement is not None:  # a tournament hand: the ledger may refuse it
                     try:

@@ -134,6 +134,20 @@ class Metrics:
             shard,
             registry=r,
         )
+        self.chain_restarted = Gauge(
+            "showdown_chain_restarted",
+            "1 while the shard's audit chain restarted after Redis lost its data (its audit:reset hash) and no "
+            "operator acknowledged it (`showdown audit verify --acknowledge-reset`); sampled",
+            shard,
+            registry=r,
+        )
+        self.tournaments_lost = Gauge(
+            "showdown_tournaments_lost",
+            "Tournaments whose ledgers Redis lost, refused (ledger_lost) until `showdown tournament restore`: SCARD of "
+            "the shard's tournaments:lost set (sampled)",
+            shard,
+            registry=r,
+        )
         self.stream_length = Gauge(
             "showdown_stream_length_entries",
             "XLEN of each of the shard's streams (sampled by the worker's housekeeping)",

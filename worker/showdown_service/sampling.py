@@ -4,7 +4,8 @@ open tournaments and its Redis node's memory.
 Sampled every few seconds (with the pending and lag gauges), never per entry: one pipeline of ``XLEN`` per
 stream and ``LLEN`` of the inbox list (showdown_service.ingress; ``stream="inbox"``: what the workers have not yet
 moved into the events stream), ``SCARD`` of the shard's ``tournaments:open`` set (the commit script keeps it:
-showdown_service.commit), and one ``INFO memory`` per node. A sample Redis refuses (a worker user without
+showdown_service.commit) and of its ``tournaments:lost`` set, ``HMGET`` of its ``audit:reset`` hash
+(showdown_service.restore), and one ``INFO memory`` per node. A sample Redis refuses (a worker user without
 ``+xlen``, ``+llen``, ``+scard`` or ``+info``: see deploy/redis/users.acl) is counted as
 ``showdown_samples_total{outcome="refused"}`` and logged once; it never stops the worker.
 A connection error is raised, as any Redis error of the loop is (the worker waits and retries).
@@ -28,6 +29,10 @@ LISTS = ("inbox",)
 """The lists of a shard whose lengths are sampled under the same metric (``stream="inbox"``): the producers' inbox."""
 _OPEN = "tournaments_open"
 """The sampled set: ``showdown_tournaments_open``."""
+_LOST = "tournaments_lost"
+"""The sampled set: ``showdown_tournaments_lost`` (tournaments refused ``ledger_lost`` until restored)."""
+_RESET = "audit_reset"
+"""The sampled hash: ``showdown_chain_restarted`` (its chain restarted after a loss, not acknowledged)."""
 
 
 class Sampler:
@@ -50,20 +55,27 @@ class Sampler:
             for name in LISTS:
                 pipe.llen(getattr(keys, name))
             pipe.scard(keys.tournaments_open)
+            pipe.scard(keys.tournaments_lost)
+            pipe.hmget(keys.audit_reset, ["restored_at", "acknowledged_at"])
         replies = pipe.execute(raise_on_error=False)
         refused: list[str] = []
         i = 0
         for keys in self.shards.values():
-            for stream in (*STREAMS, *LISTS, _OPEN):
+            for stream in (*STREAMS, *LISTS, _OPEN, _LOST, _RESET):
                 reply = replies[i]
                 i += 1
                 if isinstance(reply, redis.ResponseError):
                     command = "XLEN" if stream in STREAMS else "LLEN" if stream in LISTS else "SCARD"
+                    command = "HMGET" if stream == _RESET else command
                     refused.append(f"{command} {getattr(keys, stream)}: {reply}")
                 elif isinstance(reply, Exception):
                     raise reply
                 elif stream == _OPEN:
                     self.metrics.tournaments_open.labels(keys.shard).set(int(reply))
+                elif stream == _LOST:
+                    self.metrics.tournaments_lost.labels(keys.shard).set(int(reply))
+                elif stream == _RESET:  # restored, not acknowledged
+                    self.metrics.chain_restarted.labels(keys.shard).set(int(reply[0] is not None and reply[1] is None))
                 else:
                     self.metrics.stream_length.labels(keys.shard, stream).set(int(reply))
         for shard, memory in self._memory(refused).items():

@@ -40,7 +40,7 @@ from showdown_messages.publish import (
 from showdown_messages.tournaments import parse_tournament_message
 from showdown_service import audit, heartbeat, logs
 from showdown_service.archive.cli import register_audit
-from showdown_service.archive.verify import verify_texts
+from showdown_service.archive.verify import archive_beyond, verify_texts
 from showdown_service.cli_help import (
     DEMO_EXAMPLE,
     DEMO_HELP,
@@ -59,6 +59,7 @@ from showdown_service.connection import REDIS_ERRORS, Client, connect
 from showdown_service.examples import UNDECODED, documents, example_counts, example_lines, file_lines
 from showdown_service.intake import tournament_body, unwrap_event
 from showdown_service.metrics import PORTS_TRIED, AuditVerdicts, Metrics
+from showdown_service.restore import acknowledge, lost_tournaments, read_reset
 from showdown_service.stops import STOP_REQUESTED, catch_stop_signals
 from showdown_service.worker import GC_THRESHOLDS, GIL_SWITCH_INTERVAL_S, Worker
 
@@ -136,6 +137,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="FILE",
         help="also write the verdict for node exporter's textfile collector (FILE ending .prom): "
         "showdown_audit_last_verified_timestamp_seconds and showdown_audit_chain_broken, by shard",
+    )
+    v.add_argument(
+        "--acknowledge-reset",
+        action="store_true",
+        help="mark each shard's chain restart (after a Redis loss) as seen: health and the showdown_chain_restarted "
+        "gauge stop reporting it",
     )
     v.set_defaults(run=_audit_verify)
     register_audit(verbs)
@@ -275,8 +282,8 @@ def _health(_args: argparse.Namespace) -> int:
     """0 only if every worker the heartbeat file stands for (one, or each of a ``--processes`` group) beat
     within ``SHOWDOWN_HEALTH_MAX_AGE_S``, none stopped or waits, and Redis answers; else 1, a line per fault."""
     healthy, lines = health(Settings())
-    for line in lines:  # an alert (a past fault, not the worker's to fix) is shown on stderr, not failed
-        print(line, file=sys.stdout if healthy and not line.startswith("alert: ") else sys.stderr)
+    for line in lines:  # an alert or a degraded shard (not the worker's to fix) is shown on stderr, not failed
+        print(line, file=sys.stdout if healthy and not line.startswith(("alert: ", "degraded: ")) else sys.stderr)
     return 0 if healthy else 1
 
 
@@ -295,7 +302,37 @@ def health(settings: Settings, client: Client | None = None, *, growth: bool = T
     lines = [f"alert: {alert}" for alert in heartbeat.alerts(settings.heartbeat_file)]  # shown, not failed
     plural = "s" if workers > 1 else ""
     lines.append(f"healthy: {workers} worker{plural}, every heartbeat fresh, Redis answers")
-    return True, lines + (_what_grows(client or connect(settings), settings) if growth else [])
+    if not growth:
+        return True, lines
+    client = client or connect(settings)
+    degraded = _resets(client, settings)  # the data's state, not the processes': shown, never failed (a probe that
+    if degraded:  # restarted the workers for it would stop the settling the new chain needs); /healthz leaves it out
+        lines[-1] = lines[-1].replace("healthy: ", "the processes are healthy: ", 1)
+    return True, degraded + lines + _what_grows(client, settings)
+
+
+def _resets(client: Client, settings: Settings) -> list[str]:
+    """Per shard: a chain that restarted after Redis lost its data (until acknowledged), and the tournaments whose
+    ledgers it lost (until restored): ``degraded: ...`` lines (:mod:`showdown_service.restore`), shown first and on
+    stderr, as alerts are; the exit status stays the processes' (the gauges and alerts page)."""
+    lines: list[str] = []
+    for shard in settings.shards:
+        keys = settings.keys(shard)
+        try:
+            reset = read_reset(client, keys)
+            lost = lost_tournaments(client, keys)
+        except REDIS_ERRORS:  # a user that may not read them: health is about the process, say nothing more
+            return lines
+        if reset is not None and reset.acknowledged_at is None:
+            lines.append(f"degraded: shard {shard}: {reset.text()}; {reset.hands} dedupe keys restored from the "
+                         "archive; what the old epoch settled after its archived seq is lost (acknowledge: "
+                         "`showdown audit verify --acknowledge-reset`)")  # fmt: skip
+        if lost:
+            named = ", ".join(lost[:5]) + (f" and {len(lost) - 5} more" if len(lost) > 5 else "")
+            lines.append(f"degraded: shard {shard}: {len(lost)} tournaments lost their ledgers with Redis's data "
+                         f"and are refused (ledger_lost) until restored: {named} (`showdown tournament restore "
+                         "ID`)")  # fmt: skip
+    return lines
 
 
 def _what_grows(client: Client, settings: Settings) -> list[str]:
@@ -514,6 +551,10 @@ def _audit_verify(args: argparse.Namespace) -> int:
     verdicts = AuditVerdicts()
     for shard in settings.shards:
         keys = settings.keys(shard)
+        reset = read_reset(client, keys)
+        if reset is not None:  # named whatever the chain's verdict: the chain below is the new epoch's
+            seen = f"acknowledged at {reset.acknowledged_at}" if reset.acknowledged_at else "not acknowledged"
+            print(f"shard {shard}: RESTARTED: {reset.text()} ({seen})")
         stored = client.get(keys.audit_head)
         seq, digest = (cast(bytes | None, client.hget(keys.archive, f)) for f in ("seq", "hash"))  # auditor: +hget
         floor = audit.Head(int(seq), digest.decode()) if seq and digest else None  # how far the archive goes
@@ -531,10 +572,15 @@ def _audit_verify(args: argparse.Namespace) -> int:
             print(f"shard {shard}: BROKEN at {where} (stream id {b.stream_id or '-'}): {b.kind}: {b.detail}")
             continue
         checked, forged = verify_texts(client, keys)
-        verdicts.add(shard, holds=not forged)
+        past, unread = archive_beyond(client, settings, keys)  # a file appended after the last: past the head
+        if unread:
+            print(f"shard {shard}: the archive ({settings.archive_url}) was not read: {unread}", file=sys.stderr)
+        verdicts.add(shard, holds=not forged and not past)
         for forgery in forged:
             print(f"shard {shard}: FORGED {forgery.stream} {forgery.stream_id}: {forgery.detail}")
-        if forged:
+        for line in past:
+            print(f"shard {shard}: ARCHIVE {line}")
+        if forged or past:
             broken += 1
             continue
         archived_only = f", archived to seq {floor.seq} (`showdown audit replay` proves the archive)" if floor else ""
@@ -544,4 +590,7 @@ def _audit_verify(args: argparse.Namespace) -> int:
         )
     if args.metrics_file is not None:
         verdicts.write(args.metrics_file)
+    if args.acknowledge_reset:
+        for shard in acknowledge(client, [settings.keys(shard) for shard in settings.shards]):
+            print(f"shard {shard}: chain restart acknowledged")
     return 1 if broken else 0

@@ -56,6 +56,7 @@ from showdown_service import heartbeat
 from showdown_service.commit import Plan, read_reply
 from showdown_service.config import ShardKeys
 from showdown_service.connection import REDIS_ERRORS
+from showdown_service.restore import ArchiveUnreadable
 from showdown_service.settling import Prepared
 from showdown_service.worker_groups import FAILURE_COUNT_TTL_S, GroupPlumbing
 from showdown_service.worker_housekeeping import Housekeeping
@@ -160,7 +161,7 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
         The entries in hand stay pending and nothing is counted against
         them: they are settled once Redis takes writes again.
         """
-        why = refusal(exc)
+        why = exc.refusal if isinstance(exc, ArchiveUnreadable) else refusal(exc)
         error = f"{type(exc).__name__}: {exc}"
         if why.code == "UNBLOCKED":  # a blocked read ended by a role change: the next attempt says what to wait for
             self.log.debug("redis_retry", reason=why.code, attempt=attempt, error=error, retry_in_s=retry_in_s)
@@ -360,6 +361,8 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
         """A commit went through: chain the next on its head, hold its ledgers, end any wait, report it."""
         self._heads[keys.shard] = planned.head
         if planned.book is not None:  # the ledgers as this commit left them (less those not worth holding)
+            for tournament_id in planned.lost:  # read again each time until restored (the restore moves no head)
+                planned.book.ledgers.pop(tournament_id, None)
             self._books[keys.shard] = (planned.head, _kept(planned.book))
         self._resume()  # a commit went through: Redis takes writes
         self._report(keys, planned)

@@ -25,6 +25,7 @@ from showdown_service.config import ShardKeys
 from showdown_service.connection import REDIS_ERRORS
 from showdown_service.decide import refuse_broken, utc_text
 from showdown_service.metrics import observe_many
+from showdown_service.restore import restore_after_loss
 from showdown_service.settling import Prepared, prepare
 from showdown_service.tournament.store import load_reply
 from showdown_service.worker_state import Entry, WorkerState
@@ -80,6 +81,26 @@ class Planning(WorkerState):
         mine = [r["message_id"] for r in rows if _text(r["message_id"]) in wanted]
         if mine:
             self.client.xclaim(keys.events, settings.group, settings.consumer, 0, cast(Any, mine), justid=True)
+
+    def _restore_after_loss(self, keys: ShardKeys) -> bool:
+        """At an empty chain head: restore what Redis lost from the archive, once (:mod:`showdown_service.restore`);
+        True if it restored anything now. Raises :class:`~showdown_service.restore.ArchiveUnreadable` (the loop
+        waits) while the archive cannot be read."""
+        restored = restore_after_loss(self.client, self.settings, keys)
+        if restored is None:
+            return False
+        chain = restored.chain
+        self.log.error(
+            "chain_restarted",
+            shard=keys.shard,
+            archived_epoch=chain.epoch,
+            archived_seq=chain.last_seq,
+            dedupe_restored=restored.hands,
+            tournaments_lost=list(restored.tournaments),
+            then="dedupe restored from the archive; the lost tournaments are refused (ledger_lost) until "
+            "`showdown tournament restore ID`",
+        )
+        return True
 
     def process(self, keys: ShardKeys, entries: Iterable[Entry], failures: Mapping[str, int] | None = None) -> None:
         """Settle a batch and commit it now (claims, recovery, flushing)."""
@@ -209,7 +230,7 @@ class Planning(WorkerState):
             if planned is not None:
                 self._settle_reply(keys, planned, self._commit_now(keys, planned))
 
-    def _book(self, keys: ShardKeys, batch: list[Prepared], head: Head) -> tuple[Book | None, Head]:
+    def _book(self, keys: ShardKeys, batch: list[Prepared], head: Head) -> tuple[Book | None, Head, frozenset[str]]:
         """The ledgers of ``batch``'s tournaments exact at the head the batch chains on, and that head.
 
         The worker's own book serves while it is exact at ``head``: the
@@ -217,29 +238,32 @@ class Planning(WorkerState):
         (one script), and join it while Redis's head is still ``head``.
         Otherwise every ledger wanted is read with the head, and the batch
         chains on the head read. ``None`` when the batch has no tournament
-        entry.
+        entry. Then the tournaments (of those read) whose ledgers Redis lost:
+        never held (:meth:`_committed`), so read again until restored.
         """
         wanted = {p.tournament_id for p in batch if p.tournament_id is not None}
         if not wanted:
-            return None, head
+            return None, head, frozenset()
         held = self._books.pop(keys.shard, None)  # planning changes it in place: back only once committed
         if held is not None and held[0] == head:
             book = held[1]
             missing = sorted(wanted - book.ledgers.keys())
             if not missing:
-                return book, head
-            raw_head, ledgers = load_reply(missing, self._load_script(keys=self._ledger_keys(keys, missing)))
+                return book, head, frozenset()
+            raw_head, ledgers, lost = load_reply(missing, self._load_ledgers(keys, missing))
             if Head.decode(raw_head) == head:  # nothing committed since: the held ledgers are still exact
                 book.ledgers.update(ledgers)
-                return book, head
+                return book, head, lost
         ids = sorted(wanted)
-        raw_head, ledgers = load_reply(ids, self._load_script(keys=self._ledger_keys(keys, ids)))
-        return Book(ledgers, in_place=True), Head.decode(raw_head)
+        raw_head, ledgers, lost = load_reply(ids, self._load_ledgers(keys, ids))
+        return Book(ledgers, in_place=True), Head.decode(raw_head), lost
 
-    @staticmethod
-    def _ledger_keys(keys: ShardKeys, tournament_ids: list[str]) -> list[str]:
-        """:data:`LOAD_LUA`'s keys: the audit head, then each tournament's hash."""
-        return [keys.audit_head, *[keys.tournament(t) for t in tournament_ids]]
+    def _load_ledgers(self, keys: ShardKeys, tournament_ids: list[str]) -> Any:
+        """:data:`LOAD_LUA` for ``tournament_ids``: keys the audit head, the lost set, then each tournament's hash."""
+        return self._load_script(
+            keys=[keys.audit_head, keys.tournaments_lost, *[keys.tournament(t) for t in tournament_ids]],
+            args=tournament_ids,
+        )
 
     def _head(self, keys: ShardKeys) -> Head:
         """The head to chain the next batch on.
@@ -258,7 +282,11 @@ class Planning(WorkerState):
 
     def _plan(self, keys: ShardKeys, batch: list[Prepared], seen: dict[str, str | None], head: Head) -> Plan:
         settings = self.settings
-        book, head = self._book(keys, batch, head)
+        if head.seq == 0:  # the chain's start: a Redis that lost its data is restored from the archive first
+            self._restore_after_loss(keys)
+        book, head, lost = self._book(keys, batch, head)
+        if head.seq == 0 and self._restore_after_loss(keys):  # restored just now: the lost set moved, read again
+            book, head, lost = self._book(keys, batch, head)
         at = utc_text(batch[0].settled_at or datetime.now(UTC))  # the batch's clock, as its results have it
         while True:
             try:
@@ -277,10 +305,11 @@ class Planning(WorkerState):
                         else (settings.results_maxlen, settings.audit_maxlen, settings.dead_maxlen),
                         dead_raw_max_bytes=settings.dead_raw_max_bytes,
                         book=book,
+                        lost=lost,
                     )
             except LedgerInvariant as broken:  # a bug: that entry is refused, the rest planned again
                 self.log.critical("ledger_invariant", shard=keys.shard, entry_id=broken.entry_id, error=broken.reason)
-                book, head = self._book(keys, batch, head)  # the ledgers it left half changed are read again
+                book, head, lost = self._book(keys, batch, head)  # the ledgers it left half changed are read again
                 batch = refuse_broken(batch, broken)
 
     def process_prepared(self, keys: ShardKeys, batch: list[Prepared]) -> None:

@@ -48,6 +48,9 @@ FAULT_ACTIONS = {
     "the worker then goes on",
     "NOPERM": "the worker's Redis user lacks a grant: load deploy/redis/users.acl as shipped (or as "
     "`showdown acl` writes it for your shards)",
+    "ARCHIVE": "the shard's chain is empty and the archive holding its old chain cannot be read: make "
+    "SHOWDOWN_ARCHIVE_URL readable (its credentials, its server); the worker restores the dedupe from it, then "
+    "settles (docs/durability.md)",
 }
 """What an operator must do about an error that does not go away by itself (any reason not in ROUTINE_WAITS)."""
 

@@ -51,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings()
     api = ApiSettings()
     logs.configure(settings.log_level)
-    app = create_app(settings, api, connect(settings), archive=lookup(settings))
+    client = connect(settings)
+    app = create_app(settings, api, client, archive=lookup(settings, client))
     started = started_line(settings, api)
 
     class Server(uvicorn.Server):

@@ -5,9 +5,13 @@ A checkpoint is one JSON object: ``shard``, ``first_seq``, ``last_seq``,
 to the archive's root), ``sha256`` (of the file's bytes), ``signed_at``,
 ``key_id`` (the first 16 hex digits of the sha256 of the raw public key) and
 ``signature`` (base64 of the Ed25519 signature of the object's canonical
-JSON, keys sorted, ``signature`` left out). The archiver writes it into the
-archive (``checkpoints/<shard>/<last seq>.json``) and, when configured,
-appends it as one line to a second file an independent party keeps.
+JSON, keys sorted, ``signature`` left out), and ``epoch`` (the chain's epoch
+id) in those written since epochs. The archiver writes it into the archive
+(``checkpoints/<shard>/<epoch16>-<last seq>.json``, written once) and, when
+configured, appends it as one line to a second file an independent party
+keeps, both before it records the file as archived: a copy that cannot be
+written makes it wait and retry (:func:`append_copy`, :func:`copy_holds`),
+never go on without it.
 
 Whoever rewrites both the chain and its head in Redis and the archive's
 files cannot sign new checkpoints without the private key: ``showdown audit
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
 from pathlib import Path
 from typing import Any
 
@@ -93,3 +98,41 @@ def read_checkpoints(path: Path) -> list[tuple[int, dict[str, Any] | None, str]]
             continue
         found.append((number, doc, "") if isinstance(doc, dict) else (number, None, "not a JSON object"))
     return found
+
+
+COPY_TAIL = 1 << 20
+"""How much of the end of a checkpoints copy :func:`copy_holds` reads (a checkpoint line is about 500 bytes)."""
+
+
+def append_copy(path: Path, line: bytes) -> None:
+    """Append one checkpoint ``line`` to the copy at ``path``, fsynced; after a line an earlier failure left
+    unfinished, on a line of its own."""
+    with path.open("ab") as out:
+        if out.tell() > 0:
+            with path.open("rb") as back:
+                back.seek(-1, os.SEEK_END)
+                if back.read(1) != b"\n":
+                    out.write(b"\n")
+        out.write(line.rstrip(b"\n") + b"\n")
+        out.flush()
+        os.fsync(out.fileno())
+
+
+def copy_holds(path: Path, file: str, sha256: str) -> bool:
+    """Whether the copy at ``path`` ends with (holds among its last lines) the checkpoint of ``file`` with that
+    sha256: what a restarted archiver asks before appending its newest file's checkpoint again."""
+    try:
+        with path.open("rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, size - COPY_TAIL))
+            tail = handle.read()
+    except FileNotFoundError:
+        return False
+    for line in reversed(tail.splitlines()):
+        try:
+            doc = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(doc, dict) and doc.get("file") == file and doc.get("sha256") == sha256:
+            return True
+    return False

@@ -312,7 +312,7 @@ def _keygen(args: argparse.Namespace) -> int:
 
 def _replay(args: argparse.Namespace) -> int:
     from showdown_service.archive.layout import ArchiveError, open_store  # noqa: PLC0415
-    from showdown_service.archive.replay import replay  # noqa: PLC0415
+    from showdown_service.archive.replay import NOTICES, replay  # noqa: PLC0415
 
     if (args.checkpoints is None) != (args.public_key is None):
         print("--checkpoints and --public-key go together", file=sys.stderr)
@@ -323,9 +323,16 @@ def _replay(args: argparse.Namespace) -> int:
     settings = Settings()
     client = None if args.offline else connect(settings)  # connects lazily: Redis is asked only at the end
     found: list[Difference] = []
+    resets: list[Difference] = []
     report = args.report.open("wb") if args.report else None
 
     def sink(difference: Difference) -> None:
+        if report is not None:
+            report.write(difference.line() + b"\n")
+        if difference.kind in NOTICES:  # a chain restart: each epoch is proven on its own
+            resets.append(difference)
+            print(f"RESET shard {difference.shard}: {difference.detail}")
+            return
         found.append(difference)
         where = (
             f" {difference.file}" + (f" row {difference.row}" if difference.row is not None else "")
@@ -334,8 +341,6 @@ def _replay(args: argparse.Namespace) -> int:
         )
         print(f"DIFFERENCE shard {difference.shard} seq {difference.seq} hand {difference.hand_id}{where}: "
               f"{difference.kind}: {difference.detail}")  # fmt: skip
-        if report is not None:
-            report.write(difference.line() + b"\n")
 
     try:
         totals = replay(
@@ -356,5 +361,7 @@ def _replay(args: argparse.Namespace) -> int:
     if totals.live_unchecked:
         print(f"Redis not reachable, the live chain was not compared: {totals.live_unchecked}", file=sys.stderr)
     verdict = "every entry holds" if not found else f"{len(found)} difference{'s' if len(found) != 1 else ''}"
+    if resets:
+        verdict += f"; the chain restarted {len(resets)} time{'s' if len(resets) != 1 else ''} (RESET above)"
     print(f"{totals.files} files, {totals.entries} entries, {totals.resettled} re-settled: {verdict}")
     return 1 if found else 0

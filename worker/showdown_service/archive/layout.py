@@ -2,27 +2,40 @@
 
 An archive is a directory tree (local, or under an ``s3://bucket/prefix``)::
 
-    shard=<shard>/day=<YYYY-MM-DD>/<shard>-<first seq:012>-<last seq:012>.parquet
-    checkpoints/<shard>/<last seq:012>.json           (signed checkpoints, see checkpoints.py)
+    shard=<shard>/day=<YYYY-MM-DD>/<shard>-<epoch16>-<first seq:012>-<last seq:012>.parquet
+    checkpoints/<shard>/<epoch16>-<last seq:012>.json   (signed checkpoints, see checkpoints.py)
 
 Each file holds a contiguous run of one shard's audit chain, one row per
 entry, in chain order (zstd). Its key-value metadata names the run
-(``first_seq``, ``last_seq``, ``first_prev_hash``, ``last_hash``) and where
-the archiver's cursors stood after it (``audit_id``, ``results_id``,
+(``first_seq``, ``last_seq``, ``first_prev_hash``, ``last_hash``), the chain's
+``epoch`` (the hash of its record at seq 1: a Redis that lost its data starts
+another chain, whose files sit beside the old ones under other names) and
+where the archiver's cursors stood after it (``audit_id``, ``results_id``,
 ``dead_id``, ``standings_id``): a missing file is a visible gap, and a
-restarted archiver resumes from the newest file alone. The file's day is the
-UTC day of its first record (a file never spans two days' first records).
+restarted archiver resumes from the newest file of its chain alone, the one
+with the highest seq whatever its day. The file's day is the UTC day of its
+first record. Names written before epochs (``<shard>-<first>-<last>.parquet``,
+``checkpoints/<shard>/<last>.json``) still read: their epoch is their chain's
+seq-1 hash.
+
+Nothing is ever written over: a local file is linked into place (which fails
+if the name exists), an S3 object is put with ``If-None-Match: *`` (and
+checked after); a name that exists raises :class:`NameTaken`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import re
+import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import orjson
 import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
@@ -64,11 +77,115 @@ stream id."""
 COLUMNS = tuple(SCHEMA.names)
 ROW_GROUP_ROWS = 10_000
 """Rows per Parquet row group: a hand looked up by id decompresses its row group's texts, not the file's."""
-FILE_NAME = re.compile(r"^(?P<shard>[^/]+)-(?P<first>\d{12})-(?P<last>\d{12})\.parquet$")
+FILE_NAME = re.compile(r"^(?P<shard>[^/]+?)-(?:(?P<epoch>[0-9a-f]{16})-)?(?P<first>\d{12})-(?P<last>\d{12})\.parquet$")
+"""A file's name: ``epoch`` (the first 16 hex digits of its chain's epoch id) is absent from names written before
+epochs."""
+RUN_NAME = re.compile(r"^(?:(?P<epoch>[0-9a-f]{16})-)?(?P<first>\d{12})-(?P<last>\d{12})\.parquet$")
+"""A file's name after ``<shard>-``."""
+EPOCH = re.compile(r"^[0-9a-f]{64}$")
 
 
 class ArchiveError(ShowdownError):
     """An archive that cannot be opened, listed or read: the message names the file (and row) and why."""
+
+
+class ArchiveRefused(ArchiveError):
+    """Writing would replace, or break, what the archive holds: the archiver stops writing that shard, loudly.
+    ``reason`` is one of a few words (a metric label): ``name_taken``, ``chain_broken``."""
+
+    reason = "chain_broken"
+    shard = ""
+    """The shard refused (set by the archiver)."""
+
+
+class NameTaken(ArchiveRefused):
+    """The name a file or checkpoint is to be written at exists already: nothing is ever written over."""
+
+    reason = "name_taken"
+
+
+@dataclass(frozen=True, slots=True)
+class Retention:
+    """S3 Object Lock: every object is written locked until ``days`` after it is written, in ``mode``."""
+
+    days: int
+    mode: str
+    """``COMPLIANCE`` (no one, root included, may delete or overwrite it before the date) or ``GOVERNANCE``
+    (only a user granted ``s3:BypassGovernanceRetention``)."""
+
+
+class S3Writer:
+    """Writes objects once: ``PutObject`` with ``If-None-Match: *`` (refused with 412 where the name exists), a
+    ``HEAD`` before it for stores that ignore the condition, and one after, checking the object is these bytes.
+    pyarrow's S3 filesystem cannot send the condition, so this writes through botocore (the reads stay pyarrow's)."""
+
+    def __init__(self, settings: Settings | None, retention: Retention | None) -> None:
+        self.settings = settings
+        self.retention = retention
+        self._client: Any = None
+
+    @property
+    def client(self) -> Any:
+        """botocore's S3 client, made on the first write (readers never need it)."""
+        if self._client is None:
+            import botocore.session  # noqa: PLC0415 - only writing an s3:// archive needs it
+            from botocore.config import Config  # noqa: PLC0415
+
+            options: dict[str, Any] = {}
+            config = Config(retries={"max_attempts": 3, "mode": "standard"})
+            settings = self.settings
+            if settings is not None:
+                if settings.archive_s3_endpoint:
+                    options["endpoint_url"] = settings.archive_s3_endpoint
+                    config = config.merge(Config(s3={"addressing_style": "path"}))
+                if settings.archive_s3_region:
+                    options["region_name"] = settings.archive_s3_region
+                if settings.archive_s3_access_key and settings.archive_s3_secret_key:
+                    options.update(
+                        aws_access_key_id=settings.archive_s3_access_key,
+                        aws_secret_access_key=settings.archive_s3_secret_key.get_secret_value(),
+                    )
+            self._client = botocore.session.get_session().create_client("s3", config=config, **options)
+        return self._client
+
+    def put(self, path: str, data: bytes) -> None:
+        from botocore.exceptions import BotoCoreError, ClientError  # noqa: PLC0415
+
+        bucket, _, key = path.partition("/")
+        where = f"s3://{path}"
+        extra: dict[str, Any] = {}
+        if self.retention is not None:
+            until = datetime.now(UTC) + timedelta(days=self.retention.days)
+            extra.update(ObjectLockMode=self.retention.mode, ObjectLockRetainUntilDate=until)
+        try:
+            if self._exists(bucket, key):
+                raise NameTaken(f"{where} exists already: the archive never writes over a name")
+            self.client.put_object(Bucket=bucket, Key=key, Body=data, IfNoneMatch="*", **extra)
+            head = self.client.head_object(Bucket=bucket, Key=key)
+        except ClientError as exc:
+            error = exc.response.get("Error", {})
+            status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+            if error.get("Code") == "PreconditionFailed" or status == 412:
+                raise NameTaken(f"{where} exists already (the store refused the write: 412)") from exc
+            raise ArchiveError(f"{where}: cannot be written: {error.get('Code')}: {error.get('Message')}") from exc
+        except BotoCoreError as exc:
+            raise ArchiveError(f"{where}: cannot be written: {exc}") from exc
+        etag = str(head.get("ETag", "")).strip('"')
+        if int(head.get("ContentLength", -1)) != len(data) or (
+            re.fullmatch(r"[0-9a-f]{32}", etag) and etag != hashlib.md5(data, usedforsecurity=False).hexdigest()
+        ):
+            raise NameTaken(f"{where} is not the object just written (another writer's?): the archive stops")
+
+    def _exists(self, bucket: str, key: str) -> bool:
+        from botocore.exceptions import ClientError  # noqa: PLC0415
+
+        try:
+            self.client.head_object(Bucket=bucket, Key=key)
+        except ClientError as exc:
+            if exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode") == 404:
+                return False
+            raise
+        return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +195,8 @@ class Store:
     fs: pafs.FileSystem
     root: str
     url: str
+    writer: S3Writer | None = field(default=None, compare=False)
+    """An s3:// archive's write-once writer (made on the first write)."""
 
     def path(self, *parts: str) -> str:
         return "/".join([self.root.rstrip("/"), *parts]) if self.root else "/".join(parts)
@@ -98,7 +217,11 @@ def open_store(url: str, settings: Settings | None = None) -> Store:
                     access_key=settings.archive_s3_access_key,
                     secret_key=settings.archive_s3_secret_key.get_secret_value(),
                 )
-        return Store(pafs.S3FileSystem(**options), url.removeprefix("s3://").rstrip("/"), url)
+        retention = None
+        if settings is not None and settings.archive_retention_days:
+            retention = Retention(settings.archive_retention_days, settings.archive_retention_mode.upper())
+        writer = S3Writer(settings, retention)
+        return Store(pafs.S3FileSystem(**options), url.removeprefix("s3://").rstrip("/"), url, writer)
     local = pafs.LocalFileSystem()
     root = os.path.abspath(url.removeprefix("file://") or ".")
     local.create_dir(root, recursive=True)
@@ -117,13 +240,36 @@ class FileMeta:
     last_hash: str
     cursors: dict[str, str]
     """Stream ids the archiver had read up to after this file: audit_id, results_id, dead_id, standings_id."""
+    epoch: str = ""
+    """The chain's epoch id (64 hex), or "" in a file written before epochs."""
+    written_at: str = ""
 
 
 CURSORS = ("audit_id", "results_id", "dead_id", "standings_id")
 
 
-def file_name(shard: str, first_seq: int, last_seq: int) -> str:
-    return f"{shard}-{first_seq:012d}-{last_seq:012d}.parquet"
+def file_name(shard: str, first_seq: int, last_seq: int, epoch: str = "") -> str:
+    """A file's name; ``epoch`` (the chain's epoch id) is in every name written now (its first 16 hex digits)."""
+    middle = f"{epoch[:16]}-" if epoch else ""
+    return f"{shard}-{middle}{first_seq:012d}-{last_seq:012d}.parquet"
+
+
+def checkpoint_path(shard: str, last_seq: int, epoch: str = "") -> tuple[str, str, str]:
+    """The parts of a checkpoint's path under the archive's root."""
+    middle = f"{epoch[:16]}-" if epoch else ""
+    return "checkpoints", shard, f"{middle}{last_seq:012d}.json"
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One file of a shard, as its name says."""
+
+    first_seq: int
+    last_seq: int
+    path: str
+    epoch16: str
+    """The first 16 hex digits of its chain's epoch id; "" in a name written before epochs."""
+    day: str
 
 
 def shard_days(store: Store, shard: str) -> list[str]:
@@ -151,9 +297,11 @@ def day_files(store: Store, shard: str, day: str) -> list[tuple[int, int, str]]:
     """``(first seq, last seq, path)`` of every file of one shard's day, in seq order."""
     selector = pafs.FileSelector(store.path(f"shard={shard}", f"day={day}"), allow_not_found=True)
     found = []
-    for info in store.fs.get_file_info(selector):
-        match = FILE_NAME.match(info.base_name)
-        if info.type == pafs.FileType.File and match and match["shard"] == shard:
+    for info in store.fs.get_file_info(selector):  # the shard's own prefix first: a shard's name may hold dashes
+        if not info.base_name.startswith(f"{shard}-"):
+            continue
+        match = RUN_NAME.match(info.base_name[len(shard) + 1 :])
+        if info.type == pafs.FileType.File and match:
             found.append((int(match["first"]), int(match["last"]), info.path))
     return sorted(found)
 
@@ -167,13 +315,76 @@ def all_files(store: Store) -> list[tuple[int, int, str]]:
     return [f for shard in shards(store) for f in shard_files(store, shard)]
 
 
-def newest_file(store: Store, shard: str) -> FileMeta | None:
-    """The metadata of ``shard``'s newest file (highest last seq of its newest day), or None for a new shard."""
-    for day in reversed(shard_days(store, shard)):
-        files = day_files(store, shard, day)
-        if files:
-            return read_meta(store, max(files)[2])
-    return None
+def shard_runs(store: Store, shard: str) -> list[Run]:
+    """Every file of ``shard`` (all days, all epochs): one listing of its directory."""
+    base = store.path(f"shard={shard}")
+    selector = pafs.FileSelector(base, allow_not_found=True, recursive=True)
+    found = []
+    for info in store.fs.get_file_info(selector):
+        if info.type != pafs.FileType.File or not info.base_name.startswith(f"{shard}-"):
+            continue
+        day = info.path[len(base) :].strip("/").split("/")[0]
+        match = RUN_NAME.match(info.base_name[len(shard) + 1 :])
+        if match and day.startswith("day=") and info.path.count("/") == base.count("/") + 2:
+            epoch16 = match["epoch"] or ""
+            found.append(Run(int(match["first"]), int(match["last"]), info.path, epoch16, day.removeprefix("day=")))
+    return sorted(found, key=lambda r: (r.epoch16, r.first_seq, r.last_seq, r.path))
+
+
+def epoch_runs(store: Store, shard: str) -> dict[str, list[Run]]:
+    """``shard``'s files by chain, each in seq order: keyed by the first 16 hex digits of the epoch id. Files named
+    before epochs join the chain whose record at seq 1 their own file of seq 1 holds (key "" if none does)."""
+    groups: dict[str, list[Run]] = {}
+    for run in shard_runs(store, shard):
+        groups.setdefault(run.epoch16, []).append(run)
+    legacy = groups.pop("", [])
+    if legacy:
+        epoch = legacy_epoch(store, legacy)
+        key = epoch[:16] if epoch else ""
+        groups[key] = sorted([*groups.get(key, []), *legacy], key=lambda r: (r.first_seq, r.last_seq, r.path))
+    return groups
+
+
+_LEGACY_EPOCHS: dict[tuple[str, str], str] = {}
+"""(archive URL, path) -> the epoch its file of seq 1 holds: files are never rewritten, so it is read once."""
+
+
+def legacy_epoch(store: Store, runs: list[Run]) -> str:
+    """The epoch id of files named before epochs: the hash of the record at seq 1, in their file of seq 1."""
+    first = [r for r in runs if r.first_seq == 1]
+    if not first:
+        return ""
+    cached = _LEGACY_EPOCHS.get((store.url, first[0].path))
+    if cached is None:
+        cached = _LEGACY_EPOCHS[store.url, first[0].path] = _seq_one_hash(store, first[0].path)
+    return cached
+
+
+def _seq_one_hash(store: Store, path: str) -> str:
+    table = read_rows(store, path, columns=["audit"])
+    text = table.column("audit")[0].as_py() if table.num_rows else None
+    try:
+        record = orjson.loads(text or "null")
+        found = str(record["hash"]) if int(record["seq"]) == 1 else ""
+    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+        return ""
+    return found if EPOCH.match(found) else ""
+
+
+def newest_run(runs: list[Run]) -> Run | None:
+    """The newest of one chain's files: the highest seq, whatever its day folder."""
+    return max(runs, key=lambda r: (r.last_seq, r.first_seq, r.path), default=None)
+
+
+def newest_file(store: Store, shard: str, epoch: str | None = None) -> FileMeta | None:
+    """The metadata of the newest file (the highest seq, whatever its day) of ``shard``'s chain ``epoch`` (64 or
+    16 hex digits), or None if the archive holds none of it. Without ``epoch``: of the chain written last."""
+    groups = epoch_runs(store, shard)
+    if epoch is not None:
+        newest = newest_run(groups.get(epoch[:16], []))
+        return read_meta(store, newest.path) if newest else None
+    metas = [read_meta(store, run.path) for run in (newest_run(g) for g in groups.values()) if run is not None]
+    return max(metas, key=lambda m: (m.written_at, m.last_seq), default=None)
 
 
 def read_meta(store: Store, path: str) -> FileMeta:
@@ -192,6 +403,8 @@ def read_meta(store: Store, path: str) -> FileMeta:
             first_prev_hash=text["first_prev_hash"],
             last_hash=text["last_hash"],
             cursors={name: text.get(name, "") for name in CURSORS},
+            epoch=text.get("epoch", ""),
+            written_at=text.get("written_at", ""),
         )
     except (KeyError, ValueError) as exc:
         raise ArchiveError(f"archive file {path}: its metadata lacks the chain's run ({exc})") from exc
@@ -205,20 +418,32 @@ def encode_file(table: pa.Table, meta: dict[str, str]) -> bytes:
 
 
 def put_file(store: Store, path: str, data: bytes) -> None:
-    """Write ``data`` at ``path`` whole or not at all: locally a temporary name renamed into place; on S3 one PUT
-    (an object appears only once its upload completes)."""
-    parent = path.rsplit("/", 1)[0]
-    store.fs.create_dir(parent, recursive=True)
-    if isinstance(store.fs, pafs.LocalFileSystem):
-        temporary = f"{parent}/.writing-{path.rsplit('/', 1)[1]}"
-        with open(temporary, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        store.fs.move(temporary, path)
+    """Write ``data`` at ``path`` whole or not at all, and never over anything: locally a temporary file (fsynced)
+    hard-linked to ``path``, which fails if the name exists; on S3 one conditional PUT (an object appears only
+    once its upload completes). A name that exists raises :class:`NameTaken`; nothing is replaced."""
+    parent, name = path.rsplit("/", 1)
+    if store.writer is not None:
+        store.writer.put(path, data)
         return
-    with store.fs.open_output_stream(path) as out:
-        out.write(data)
+    store.fs.create_dir(parent, recursive=True)
+    if not isinstance(store.fs, pafs.LocalFileSystem):
+        raise ArchiveError(f"{store.url}: this store has no write-once writer")
+    temporary = f"{parent}/.writing-{uuid.uuid4().hex[:12]}-{name}"
+    with open(temporary, "xb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    try:
+        os.link(temporary, path)
+    except FileExistsError:
+        raise NameTaken(f"{path} exists already: the archive never writes over a name") from None
+    finally:
+        os.unlink(temporary)
+    directory = os.open(parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
 
 
 def read_rows(store: Store, path: str, columns: list[str] | None = None) -> pa.Table:

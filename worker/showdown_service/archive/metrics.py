@@ -24,6 +24,19 @@ class ArchiveMetrics:
         self.waiting = Gauge(
             "showdown_archive_waiting", "1 while the archiver waits (store or Redis unavailable)", shard, registry=r
         )
+        self.refused = Gauge(
+            "showdown_archive_refused",
+            "1 while the archiver refuses to write the shard (reason: name_taken, a name that exists; chain_broken, a "
+            "run that does not continue the archive's chain): nothing is written over",
+            ["shard", "reason"],
+            registry=r,
+        )
+        self.chain_restarts = Counter(
+            "showdown_archive_chain_restarts",
+            "Chains (epochs) begun beside another chain of the shard in the archive: a Redis that lost its data",
+            shard,
+            registry=r,
+        )
 
 
 def serve_metrics(metrics: ArchiveMetrics, port: int) -> None:

@@ -20,7 +20,23 @@ For each shard, file by file in seq order, row by row, it proves:
   record of that seq (or the one Redis's first record follows), and the archive
   reaches the archiver's recorded progress;
 * with ``--checkpoints``, every signed checkpoint: its signature, and that its
-  file exists with that sha256, seq and hash.
+  file exists with that sha256, seq and hash; and every file is some
+  checkpoint's (the last included): a file no checkpoint signs is
+  ``uncheckpointed``;
+* every column the recall, the read API and the requeue guard read, against
+  the record and event it copies (``edited_column``, naming the column), and
+  every key of the file's metadata against its rows (``file_metadata``);
+* online, that the archive goes no further than Redis's head
+  (``beyond_head``) nor the archiver's recorded progress
+  (``beyond_progress``).
+
+Epochs: a shard's chain is identified by its first record's hash (its
+*epoch*). When Redis lost its data the chain begins again at seq 1: the
+archive then holds two chains of the shard side by side. Each is proven on
+its own (files grouped by the epoch their metadata or name claims, else by
+the hash each follows) and the restart is reported as a ``reset``, a notice,
+not a difference; a file whose claimed epoch is not its chain's is an
+``epoch_mismatch``.
 
 Every difference is a :class:`Difference` (one JSON line of ``--report``).
 """
@@ -30,37 +46,35 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import orjson
 
 from showdown_service import EVALUATOR
+from showdown_service.archive.chains import (
+    NOTICES,
+    Chain,
+    ChainEnd,
+    ChainFile,
+    Difference,
+    Sink,
+    chains,
+    name_epoch,
+    raw_meta,
+)
 from showdown_service.archive.checkpoints import load_public_key, read_checkpoints, signature_holds
-from showdown_service.archive.layout import ArchiveError, Store, open_store, read_meta, read_rows, shard_files, shards
+from showdown_service.archive.columns import Walk, columns, dead_letter_fields, digests, file_meta
+from showdown_service.archive.layout import CURSORS, ArchiveError, Store, open_store, read_rows, shard_files, shards
+from showdown_service.archive.live import prove_live
 from showdown_service.archive.resettle import Resettler, prepare_row
-from showdown_service.audit import GENESIS, Head, read_stream, record_hash, sha256_hex
+from showdown_service.audit import GENESIS, Head, record_hash
 from showdown_service.config import Settings
 from showdown_service.connection import REDIS_ERRORS, Client
 from showdown_service.settling import Prepared
 
-
-@dataclass(frozen=True, slots=True)
-class Difference:
-    """One thing that does not hold."""
-
-    shard: str
-    kind: str
-    detail: str
-    hand_id: str | None = None
-    entry_id: str | None = None
-    seq: int | None = None
-    file: str | None = None
-    row: int | None = None
-
-    def line(self) -> bytes:
-        return orjson.dumps(asdict(self))
+__all__ = ["NOTICES", "ChainEnd", "Difference", "Totals", "name_epoch", "replay"]
 
 
 @dataclass(slots=True)
@@ -70,9 +84,6 @@ class Totals:
     resettled: int = 0
     live_unchecked: str = ""
     """Why the live chain in Redis was not compared (Redis not reachable), or ""."""
-
-
-Sink = Callable[[Difference], None]
 
 
 def replay(
@@ -87,7 +98,7 @@ def replay(
 ) -> Totals:
     """Prove the archive at ``store``; each difference goes to ``report``; returns what was walked."""
     totals = Totals()
-    ends: dict[str, tuple[int, str]] = {}
+    ends: dict[str, list[ChainEnd]] = {}
     names = shards(store)
     if jobs > 1 and len(names) > 1:  # shards are independent chains: one process each, reported in shard order
         with ProcessPoolExecutor(max_workers=min(jobs, len(names))) as pool:
@@ -106,8 +117,8 @@ def replay(
                 ends[shard] = _replay_shard(store, settings, shard, report, totals, pool)
     if client is not None:
         try:
-            for shard, end in ends.items():
-                _live(client, settings, shard, end, report)
+            for shard, chain_ends in ends.items():
+                prove_live(client, store, settings.keys(shard), chain_ends, report)
         except REDIS_ERRORS as exc:  # not reachable: the archive is proven on its own
             totals.live_unchecked = f"{type(exc).__name__}: {exc}"
     if checkpoints is not None and public_key is not None:
@@ -115,7 +126,7 @@ def replay(
     return totals
 
 
-def _shard_job(job: tuple[str, Settings, str]) -> tuple[list[Difference], Totals, tuple[int, str]]:
+def _shard_job(job: tuple[str, Settings, str]) -> tuple[list[Difference], Totals, list[ChainEnd]]:
     """One shard's whole replay, in a ``--jobs`` process: its differences, what it walked, where it ends."""
     url, settings, shard = job
     found: list[Difference] = []
@@ -172,60 +183,80 @@ def _loaded(
         return str(exc)
 
 
+# --- one shard ---------------------------------------------------------------------------------------------
+
+
 def _replay_shard(  # noqa: PLR0917
     store: Store, settings: Settings, shard: str, report: Sink, totals: Totals, pool: Any
-) -> tuple[int, str]:
-    """Walk one shard's files; returns the (seq, hash) the archive ends at."""
-    resettler = Resettler(settings, shard)
-    previous = Head(0, GENESIS)
-    seen_entries: set[str] = set()
-    files = shard_files(store, shard)
-    jobs = [(store.url, path, settings) for _, _, path in files]  # pickled whole: secrets included
+) -> list[ChainEnd]:
+    """Walk one shard's chains, each on its own, in the order they began; returns where each ends."""
+    ends: list[ChainEnd] = []
+    previous: Resettler | None = None
+    for chain in chains(store, shard, report):
+        if ends:
+            last = ends[-1]
+            detail = (
+                f"the chain restarted: epoch {last.epoch[:16] or '?'} archived to seq {last.seq}, epoch "
+                f"{chain.epoch[:16] or '?'} began at {chain.began or '?'}; each is proven on its own"
+            )
+            report(Difference(shard, "reset", detail, seq=1, file=chain.files[0].path))
+        resettler = Resettler(settings, shard)
+        if previous is not None:  # what the archive knew when the new chain began: its dedupe and ledgers
+            resettler.seen, resettler.book = previous.seen, previous.book
+        ends.append(_replay_chain(store, settings, chain, resettler, report, totals, pool))
+        previous = resettler
+    return ends
+
+
+def _replay_chain(  # noqa: PLR0917
+    store: Store, settings: Settings, chain: Chain, resettler: Resettler, report: Sink, totals: Totals, pool: Any
+) -> ChainEnd:
+    """Walk one chain's files in seq order, row by row; returns where it ends."""
+    shard = resettler.keys.shard
+    walk = Walk(Head(0, GENESIS))
+    jobs = [(store.url, file.path, settings) for file in chain.files]  # pickled whole: secrets included
     if isinstance(pool, _Inline):
         results: Iterator[Any] = map(_prepare_file, jobs)
     else:
         results = (
-            _loaded(store, path, done) for (_, _, path), done in zip(files, pool.map(_prepared_only, jobs), strict=True)
+            _loaded(store, file.path, done)
+            for file, done in zip(chain.files, pool.map(_prepared_only, jobs), strict=True)
         )
-    for (first, last, path), loaded in zip(files, results, strict=True):
+    newest: ChainFile | None = None
+    for file, loaded in zip(chain.files, results, strict=True):
         totals.files += 1
         if isinstance(loaded, str):
-            report(Difference(shard, "unreadable_file", loaded, file=path))
+            report(Difference(shard, "unreadable_file", loaded, file=file.path))
             continue
         rows, prepared = loaded
-        try:
-            meta = read_meta(store, path)
-            if (meta.first_seq, meta.last_seq) != (first, last) or meta.shard != shard:
-                detail = f"its name says seq {first}-{last}, its metadata {meta.first_seq}-{meta.last_seq}"
-                report(Difference(shard, "file_metadata", detail, file=path))
-        except ArchiveError as exc:
-            report(Difference(shard, "file_metadata", str(exc), file=path))
-        if rows and (rows[0]["seq"], rows[-1]["seq"]) != (first, last):
-            detail = f"its name says seq {first}-{last}, its rows hold {rows[0]['seq']}-{rows[-1]['seq']}"
-            report(Difference(shard, "file_rows", detail, file=path))
+        file_meta(shard, file, rows, walk, report)
         for number, (row, ready) in enumerate(zip(rows, prepared, strict=True)):
             totals.entries += 1
-            previous = _prove_row(row, ready, previous, resettler, seen_entries, report, path, number)
+            walk.previous = _prove_row(row, ready, walk, resettler, report, file.path, number)
             totals.resettled += ready is not None
+        newest = file
     if resettler.skipped:
         detail = (f"{resettler.skipped} tournament entries after the gap at seq {resettler.gap_at} were not "
                   "re-settled: their ledgers need the missing entries")  # fmt: skip
         report(Difference(shard, "not_resettled", detail, seq=resettler.gap_at))
         totals.resettled -= resettler.skipped
-    return previous.seq, previous.hash
+    meta = (newest.meta if newest is not None else None) or {}
+    return ChainEnd(chain.epoch, walk.previous.seq, walk.previous.hash, chain.began, newest.path if newest else "",
+                    {name: meta.get(name, "") for name in CURSORS},
+                    tuple((f.first, f.last, f.path) for f in chain.files))  # fmt: skip
 
 
 def _prove_row(  # noqa: PLR0917 - one check after another, each reported
     row: dict[str, Any],
     prepared: Prepared | None,
-    previous: Head,
+    walk: Walk,
     resettler: Resettler,
-    seen_entries: set[str],
     report: Sink,
     path: str,
     number: int,
 ) -> Head:
     shard = resettler.keys.shard
+    previous = walk.previous
 
     def diff(kind: str, detail: str) -> None:
         report(Difference(shard, kind, detail, row.get("hand_id"), row.get("entry_id"), row.get("seq"), path, number))
@@ -253,13 +284,15 @@ def _prove_row(  # noqa: PLR0917 - one check after another, each reported
     elif record.get("prev_hash") != previous.hash:
         diff("chain_break", f"seq {seq} does not follow the hash of seq {previous.seq}")
     entry_id = str(record.get("entry_id"))
-    if entry_id in seen_entries:
+    if entry_id in walk.seen_entries:
         diff("repeated", f"entry {entry_id} was archived before")
-    seen_entries.add(entry_id)
-    _digests(row, record, diff)
+    walk.seen_entries.add(entry_id)
+    columns(shard, row, record, walk, diff)
+    digests(row, record, diff)
     if prepared is None:
         diff("unreadable_row", "the entry could not be prepared again")
         return Head(seq, claimed)
+    dead_letter_fields(row, record, prepared, diff)
     if prepared.event_sha256 != record.get("event_sha256") and row.get("event_field") is not None:
         diff("event_digest", "the archived event does not hash to the record's event_sha256")
     if prepared.tournament_id is not None and resettler.gap_at is not None:
@@ -285,29 +318,6 @@ def _prove_row(  # noqa: PLR0917 - one check after another, each reported
     return Head(seq, claimed)
 
 
-def _digests(row: dict[str, Any], record: dict[str, Any], diff: Callable[[str, str], None]) -> None:
-    """The archived texts against the record's digests."""
-    if record.get("result_sha256"):
-        if row.get("result") is None:
-            diff("result_missing", "the record has a result_sha256 but the archive no result")
-        elif sha256_hex(row["result"].encode()) != record["result_sha256"]:
-            diff("result_digest", "the archived result does not hash to the record's result_sha256")
-    elif row.get("result") is not None:
-        diff("result_digest", "the archive has a result the record does not name")
-    if record.get("standings_sha256"):
-        if row.get("standings") is None:
-            diff("standings_missing", "the record has a standings_sha256 but the archive no placements")
-        elif sha256_hex(row["standings"].encode()) != record["standings_sha256"]:
-            diff("standings_digest", "the archived placements do not hash to the record's standings_sha256")
-    if record.get("code"):
-        if row.get("dead_letter") is None:
-            diff("dead_letter_missing", f"the record names code {record['code']} but the archive has no dead letter")
-        elif orjson.loads(row["dead_letter"]).get("code") != record["code"]:
-            diff("dead_letter", f"the dead letter's code is not the record's ({record['code']})")
-    if row.get("event") is None and row.get("event_bytes") is None:
-        diff("event_missing", "the entry's event was gone from Redis when it was archived")
-
-
 def _other_version(row: dict[str, Any]) -> bool:
     try:
         return bool(row.get("result")) and orjson.loads(row["result"]).get("evaluator") != EVALUATOR
@@ -315,33 +325,9 @@ def _other_version(row: dict[str, Any]) -> bool:
         return False
 
 
-def _live(client: Client, settings: Settings, shard: str, end: tuple[int, str], report: Sink) -> None:
-    """The archive's end against Redis's live chain and the archiver's recorded progress."""
-    keys = settings.keys(shard)
-    seq, last_hash = end
-    recorded = int(cast(bytes | None, client.hget(keys.archive, "seq")) or 0)
-    if recorded > seq:
-        detail = f"the archiver recorded seq {recorded} archived, the archive ends at seq {seq}"
-        report(Difference(shard, "missing", detail, seq=seq + 1))
-    for stream_id, raw in read_stream(client, keys.audit):
-        try:
-            body = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            continue
-        live_seq = int(body.get("seq", 0))
-        if live_seq == seq and body.get("hash") != last_hash:
-            report(
-                Difference(shard, "live_chain", f"Redis's record seq {seq} ({stream_id}) is not the archive's", seq=seq)
-            )
-        if live_seq == seq + 1 and body.get("prev_hash") != last_hash:
-            detail = f"Redis's record seq {seq + 1} ({stream_id}) does not follow the archive's last hash"
-            report(Difference(shard, "live_chain", detail, seq=seq + 1))
-        if live_seq > seq:
-            return
-
-
 def _checkpoints(store: Store, path: Path, public_key: Path, report: Sink) -> None:
     key = load_public_key(public_key)
+    signed: set[str] = set()
     for number, checkpoint, why in read_checkpoints(path):
         where = f"{path}:{number}"
         if checkpoint is None:
@@ -352,14 +338,22 @@ def _checkpoints(store: Store, path: Path, public_key: Path, report: Sink) -> No
             report(Difference(shard, "checkpoint_signature", f"{where}: the signature does not hold"))
             continue
         file = store.path(str(checkpoint.get("file", "")))
+        signed.add(file)  # signed: a file that is not what was signed is reported below, as such
         try:
             with store.fs.open_input_file(file) as handle:
                 digest = hashlib.sha256(handle.read()).hexdigest()
-            meta = read_meta(store, file)
+            meta = raw_meta(store, file)
         except (OSError, ArchiveError) as exc:
             report(Difference(shard, "checkpoint_file", f"{where}: its file {file} cannot be read: {exc}", file=file))
             continue
         if digest != checkpoint.get("sha256"):
             report(Difference(shard, "checkpoint_file", f"{where}: {file} is not the file signed", file=file))
-        if (meta.last_seq, meta.last_hash) != (checkpoint.get("last_seq"), checkpoint.get("last_hash")):
+            continue
+        if (meta.get("last_seq"), meta.get("last_hash")) != (str(checkpoint.get("last_seq")), checkpoint.get(
+                "last_hash")):  # fmt: skip
             report(Difference(shard, "checkpoint_file", f"{where}: {file} ends elsewhere in the chain", file=file))
+    for shard in shards(store):
+        for first, last, file in shard_files(store, shard):
+            if file not in signed:
+                detail = f"no checkpoint of {path} signs {file} (seq {first}-{last}): a file appended, or a lost one"
+                report(Difference(shard, "uncheckpointed", detail, seq=last, file=file))

@@ -22,7 +22,15 @@ What re-settling takes from the archive rather than reproducing:
 * ``wrong_shard``: the holder a worker read from the registry when it refused
   the entry (the registry is not archived): taken from the refusal the chain
   recorded (a tournament another shard held, or a hand another shard took),
-  and the entry routed as the worker routed it.
+  and the entry routed as the worker routed it;
+* ``ledger_lost``: a tournament entry refused because Redis had lost its
+  ledger (a Redis restarted without its data): what Redis held is not
+  archived, so the refusal the chain recorded is taken as it stands (its
+  record, hashes and dead letter proven, the ledgers left as they were).
+
+Across a chain restart (a new epoch, docs/archive.md) the replay carries the
+dedupe map and the ledgers from the chain before: what the archive held when
+the new chain began, as the workers restore them.
 """
 
 from __future__ import annotations
@@ -41,6 +49,9 @@ from showdown_service.config import Settings
 from showdown_service.decide import LedgerInvariant, decide, refuse_broken
 from showdown_service.routing import WRONG_SHARD, as_recorded
 from showdown_service.settling import Prepared, prepare
+
+LEDGER_LOST = "ledger_lost"
+"""The refusal of a tournament entry whose ledger Redis lost (issue 33)."""
 
 
 def _at(text: str | None) -> datetime:
@@ -119,6 +130,8 @@ class Resettler:
         """Decide ``prepared`` as the worker did (:func:`showdown_service.decide.decide`), chained after
         ``record``'s predecessor, at the record's ``at``, by its ``worker``."""
         at = str(record.get("at") or "")
+        if record.get("code") == LEDGER_LOST:  # the ledger Redis had lost is not archived: the chain's word
+            return Decided(record, None, LEDGER_LOST, None, None)
         now = _at(at).timestamp()
         hand_id = prepared.hand_id or ""
         held = self.seen.get(hand_id)

@@ -7,6 +7,10 @@ code, and the standings stream is a run of placement groups each hashing to
 a record's ``standings_sha256``, in order. A result replaced in the stream
 (``XDEL`` and ``XADD`` of a forged one) is caught: no record names its digest.
 Streams trimmed at the front are checked from what remains.
+
+And the archive against Redis (:func:`archive_beyond`): a file appended
+after the last one, correctly chained, goes past Redis's head or past the
+archiver's recorded progress: a forged tail.
 """
 
 from __future__ import annotations
@@ -15,8 +19,9 @@ from dataclasses import dataclass
 
 import orjson
 
+from showdown_service.archive.lookup import archive_exists
 from showdown_service.audit import read_stream, sha256_hex
-from showdown_service.config import ShardKeys
+from showdown_service.config import Settings, ShardKeys
 from showdown_service.connection import Client
 from showdown_service.streams import read_range
 
@@ -97,3 +102,22 @@ def _hand_of(result: bytes) -> str:
         return str(orjson.loads(result).get("hand_id"))
     except (orjson.JSONDecodeError, AttributeError):
         return "?"
+
+
+def archive_beyond(client: Client, settings: Settings, keys: ShardKeys) -> tuple[list[str], str]:
+    """Where ``SHOWDOWN_ARCHIVE_URL``'s archive of the shard goes past Redis's head or the archiver's recorded
+    progress (a forged tail): one line each, none when no archive was written there; and why the archive could
+    not be read ("" when it was)."""
+    if not archive_exists(settings.archive_url):
+        return [], ""
+    from pyarrow.lib import ArrowException  # noqa: PLC0415 - pyarrow only when there is an archive
+
+    from showdown_service.archive.chains import NOTICES, archived_ends, beyond  # noqa: PLC0415
+    from showdown_service.archive.layout import ArchiveError, open_store  # noqa: PLC0415
+
+    try:
+        ends = archived_ends(open_store(settings.archive_url, settings), keys.shard)
+    except (OSError, ArrowException, ArchiveError) as exc:  # the store unreachable, or not ours to read
+        return [], f"{type(exc).__name__}: {exc}"
+    _, found = beyond(client, keys, ends)
+    return [f"{d.kind}: {d.detail}" for d in found if d.kind not in NOTICES], ""

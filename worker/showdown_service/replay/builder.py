@@ -31,7 +31,7 @@ from showdown_service.replay.errors import (
     UnsupportedHand,
 )
 from showdown_service.replay.games import Game
-from showdown_service.replay.hands import Bounty, HandRecord
+from showdown_service.replay.hands import MAX_AMOUNT, TOO_LARGE, Bounty, HandRecord, too_long
 from showdown_service.replay.record import Player, Read, Where, record
 
 _NOT_AMOUNT: Final = re.compile(r"[^\d.,]")
@@ -106,7 +106,12 @@ class HandBuilder:
             cents = ""  # chips written with cents ('209570.00', WPN): whole chips
         if not whole.isdigit() or not (cents == "" or cents.isdigit()) or (cents and self.scale == 1):
             raise self.error(HandSyntaxError, k, f"{raw!r} is not an amount")
-        amount = int(whole) * self.scale + (int(cents.ljust(2, "0")) if cents else 0)
+        if "-" in raw:
+            raise self.error(HandSyntaxError, k, f"{raw!r} is negative: no stack or amount is below nothing")
+        if too_long(whole) or (amount := int(whole) * self.scale + (int(cents.ljust(2, "0")) if cents else 0)) > (
+            MAX_AMOUNT
+        ):
+            raise self.error(HandSyntaxError, k, f"{raw!r} {TOO_LARGE}")
         if len(_AMOUNTS) >= _AMOUNTS_KEPT:
             _AMOUNTS.clear()
         _AMOUNTS[text, self.scale] = amount

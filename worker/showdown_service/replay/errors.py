@@ -8,6 +8,9 @@ the replay goes on with the next.
 
 from __future__ import annotations
 
+import sys
+from typing import Final
+
 from showdown_core import ShowdownError
 
 
@@ -64,3 +67,27 @@ class UnknownFormat(ReplayError):
     """A file given by name that is neither a PHH nor a PokerStars hand history."""
 
     kind = "unknown format"
+
+
+class UnreadableHand(ReplayError):
+    """Text a reader did not foresee and could not read at all: a number of thousands of digits, a document nested
+    thousands deep, a value of the wrong kind where a reader takes one for granted. The hand (or the file, when no
+    hand had begun) is reported as malformed and the replay goes on with the next (:func:`unreadable`)."""
+
+
+_QUOTED: Final = 200
+"""Characters of an unforeseen error's own message a reason quotes (a hostile value may be megabytes long)."""
+
+
+def unreadable(exc: Exception, source: str, hand: str | None, line: int | None, game: str = "") -> UnreadableHand:
+    """``exc``, raised by a reader on hostile text, as the :class:`UnreadableHand` of that hand (``hand`` ``None``:
+    the file) at ``line``, saying what it met."""
+    if isinstance(exc, RecursionError):
+        reason = "nested too deeply to read"
+    elif isinstance(exc, ValueError) and "integer string conversion" in str(exc):
+        reason = f"a number of more than {sys.get_int_max_str_digits()} digits"
+    else:
+        said = str(exc)
+        said = said if len(said) <= _QUOTED else said[:_QUOTED] + "..."
+        reason = f"cannot be read ({type(exc).__name__}: {said})"
+    return UnreadableHand(source, hand, line, reason, game)

@@ -15,7 +15,21 @@ from typing import Any, Final, NamedTuple
 from pydantic import ValidationError
 
 from showdown_messages import ShowdownEvent, rejections
+from showdown_rules.limits import MAX_TOTAL_CHIPS
 from showdown_service.replay.errors import ImpossibleAction
+
+MAX_AMOUNT: Final = MAX_TOTAL_CHIPS
+"""The largest amount a reader takes, in the source's unit (the contract's bound on all the chips of a hand, 2^53-1):
+a history writing more is refused naming the line, never read into a number of thousands of digits."""
+TOO_LARGE: Final = "is more than the largest amount the contract carries (2^53-1)"
+"""The reason that refuses such an amount, after the amount as written."""
+_DIGITS: Final = len(str(MAX_AMOUNT))
+
+
+def too_long(whole: str) -> bool:
+    """Whether the digits ``whole`` (the whole part of an amount as written) are surely more than
+    :data:`MAX_AMOUNT`: more digits than it has, leading zeros aside (checked before they are made a number)."""
+    return len(whole) > _DIGITS and len(whole.lstrip("0")) > _DIGITS
 
 
 class PhhOutcome(NamedTuple):

@@ -28,13 +28,15 @@ from collections.abc import Iterator
 from typing import Final
 
 from showdown_service.replay.builder import HandBuilder
-from showdown_service.replay.errors import ChipsDoNotAddUp, HandSyntaxError, ReplayError, UnsupportedHand
+from showdown_service.replay.errors import ChipsDoNotAddUp, HandSyntaxError, ReplayError, UnsupportedHand, unreadable
 from showdown_service.replay.games import room_game
 from showdown_service.replay.hands import HandRecord
+from showdown_service.replay.reading import LineCount
 
 _STREETS: Final = {"Flop": 3, "Turn": 4, "River": 5}
 _RANKS: Final = {"10": "T", "J": "J", "Q": "Q", "K": "K", "A": "A", **{str(n): str(n) for n in range(2, 10)}}
 _SUITS: Final = {"S": "s", "H": "h", "D": "d", "C": "c"}
+_GAME: Final = re.compile(r'<game gamecode="(\d+)"')
 _FOLD, _SMALL, _BIG, _CALL, _CHECK, _BET, _ALL_IN, _SIT_OUT, _ANTE, _RAISE = 0, 1, 2, 3, 4, 5, 7, 8, 15, 23
 
 
@@ -47,15 +49,22 @@ def read_ipoker(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
     if not starts:
         yield HandSyntaxError(source, None, 1, "no iPoker <session> in the file")
         return
+    count = LineCount(body)
     for n, start in enumerate(starts):
-        chunk = body[start : starts[n + 1] if n + 1 < len(starts) else len(body)]
-        chunk = re.sub(r"<\?xml[^>]*\?>\s*$", "", chunk)  # the next session's declaration
-        base = body.count("\n", 0, start)
-        yield from _session(chunk, base, lines, source)
+        end = starts[n + 1] if n + 1 < len(starts) else len(body)
+        chunk = re.sub(r"<\?xml[^>]*\?>\s*$", "", body[start:end])  # the next session's declaration
+        where: dict[str, int] = {}  # each game's 0-based line, counted on from the session's (linear in the file)
+        base = count.line(start)
+        for m in _GAME.finditer(body, start, end):
+            where[m.group(1)] = count.line(m.start())
+        yield from _session(chunk, base, where, lines, source)
 
 
-def _session(chunk: str, base: int, lines: list[str], source: str) -> Iterator[HandRecord | ReplayError]:
-    """The hands of one ``<session>`` starting at 0-based line ``base`` of the file."""
+def _session(
+    chunk: str, base: int, where: dict[str, int], lines: list[str], source: str
+) -> Iterator[HandRecord | ReplayError]:
+    """The hands of one ``<session>`` starting at 0-based line ``base`` of the file, each game at its line in
+    ``where`` (by its code)."""
     try:
         # expat >= 2.4.1 (CPython's) refuses entity expansion bombs and ElementTree resolves no external entity
         session = ET.fromstring(chunk)  # noqa: S314
@@ -63,10 +72,12 @@ def _session(chunk: str, base: int, lines: list[str], source: str) -> Iterator[H
         line, column = exc.position
         yield HandSyntaxError(source, None, base + line, f"not well-formed XML at column {column + 1}: {exc.msg}")
         return
+    except (ValueError, RecursionError) as exc:  # what expat reads but the tree cannot hold: this session's error
+        yield unreadable(exc, source, None, base + 1)
+        return
     gametype = session.findtext("general/gametype") or ""
     money = bool(session.findtext("general/currency") or session.findtext("general/tablecurrency"))
     table = (session.findtext("general/tablename") or "ipoker").split(",")[0].strip()
-    where = {m.group(1): base + chunk.count("\n", 0, m.start()) for m in re.finditer(r'<game gamecode="(\d+)"', chunk)}
     for game in session.iter("game"):
         code = game.get("gamecode", "")
         hand = HandBuilder(lines, source, f"ipoker:{code}", where.get(code, base))
@@ -74,6 +85,8 @@ def _session(chunk: str, base: int, lines: list[str], source: str) -> Iterator[H
             yield _read(hand, game, gametype, table, money)
         except ReplayError as exc:
             yield exc
+        except Exception as exc:  # a value of a kind the reader did not foresee: this game's error
+            yield unreadable(exc, source, hand.hand_id, hand.start + 1, hand.game_name)
 
 
 def _read(hand: HandBuilder, game_xml: ET.Element, gametype: str, table: str, money: bool) -> HandRecord:

@@ -23,15 +23,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation, Overflow
 from typing import Any, Final
 
 from showdown_rules.limits import PPM
 from showdown_service.replay.builder import HandBuilder
-from showdown_service.replay.errors import ChipsDoNotAddUp, HandSyntaxError, ReplayError, UnsupportedHand
+from showdown_service.replay.errors import ChipsDoNotAddUp, HandSyntaxError, ReplayError, UnsupportedHand, unreadable
 from showdown_service.replay.games import room_game
-from showdown_service.replay.hands import Bounty, HandRecord
+from showdown_service.replay.hands import MAX_AMOUNT, TOO_LARGE, Bounty, HandRecord
 from showdown_service.replay.pokerstars import PKO_CASH_PPM
+from showdown_service.replay.reading import LineCount
 
 _STREETS: Final = {"Flop": 3, "Turn": 4, "River": 5}
 _GAMES: Final = {"holdem": "Hold'em", "omaha": "Omaha", "omahahilo": "Omaha Hi/Lo", "omahahl": "Omaha Hi/Lo"}
@@ -50,16 +51,20 @@ def read_ohh(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
     lines = body.splitlines()
     decoder = json.JSONDecoder(parse_float=Decimal)
     at = 0
+    count = LineCount(body)
     while True:
         while at < len(body) and body[at].isspace():
             at += 1
         if at >= len(body):
             return
-        line = body.count("\n", 0, at)
+        line = count.line(at)
         try:
             document, end = decoder.raw_decode(body, at)
         except json.JSONDecodeError as exc:
             yield HandSyntaxError(source, None, exc.lineno, f"not JSON at column {exc.colno}: {exc.msg}")
+            return
+        except (ValueError, RecursionError) as exc:  # a number of thousands of digits, arrays nested thousands deep
+            yield unreadable(exc, source, None, line + 1)
             return
         at = end
         hand_doc = document.get("ohh") if isinstance(document, dict) else None
@@ -71,11 +76,12 @@ def read_ohh(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
         try:
             read = _read(hand, hand_doc)
             yield read._replace(site=site) if site else read
-        except ReplayError as exc:
+        except Exception as exc:  # a value of a kind the reader did not foresee: this hand's error
+            error = exc if isinstance(exc, ReplayError) else unreadable(exc, source, hand.hand_id, line + 1)
             info = hand_doc.get("tournament_info")
             if hand_doc.get("tournament") and isinstance(info, dict) and info.get("tournament_number") is not None:
-                exc.tournament = (site, str(info["tournament_number"]))
-            yield exc
+                error.tournament = (site, str(info["tournament_number"]))
+            yield error
 
 
 def _field(hand: HandBuilder, doc: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
@@ -89,11 +95,23 @@ def _chips(hand: HandBuilder, value: Any, what: str) -> int:
     """A JSON amount in the hand's unit: money in cents, chips whole."""
     try:
         amount = Decimal(value) * hand.scale
+    except Overflow:  # past the decimal context's exponents (1e999999): no amount
+        raise hand.error(HandSyntaxError, hand.start, f"{what}: {value!r} {TOO_LARGE}") from None
     except (InvalidOperation, TypeError, ValueError):
         raise hand.error(HandSyntaxError, hand.start, f"{what}: {value!r} is not an amount") from None
-    if amount != amount.to_integral_value() or amount < 0:
+    if amount.is_finite() and amount > MAX_AMOUNT:  # before int(): '1e999999999' is a billion digits
+        raise hand.error(HandSyntaxError, hand.start, f"{what}: {value!r} {TOO_LARGE}")
+    if not amount.is_finite() or amount != amount.to_integral_value() or amount < 0:
         raise hand.error(HandSyntaxError, hand.start, f"{what}: {value!r} is not a whole number of the unit")
     return int(amount)
+
+
+def _whole(hand: HandBuilder, value: Any, what: str) -> int:
+    """A JSON number that counts (an id, a seat, a pot's number) as an int: never one of thousands of digits made
+    from a decimal exponent (``1e999999999``)."""
+    if isinstance(value, Decimal) and not (value.is_finite() and value.copy_abs() <= MAX_AMOUNT):
+        raise hand.error(HandSyntaxError, hand.start, f"{what}: {value!r} {TOO_LARGE}")
+    return int(value)
 
 
 def _read(hand: HandBuilder, doc: dict[str, Any]) -> HandRecord:
@@ -110,9 +128,10 @@ def _read(hand: HandBuilder, doc: dict[str, Any]) -> HandRecord:
     heads: dict[str, int] = {}
     for player in _field(hand, doc, "players", list):
         label = str(player.get("name", player.get("id")))
-        ids[int(player["id"])] = label
+        ids[_whole(hand, player["id"], "a player's id")] = label
         stack = _chips(hand, player.get("starting_stack", 0), f"{label}'s starting_stack")
-        hand.seat(int(player["seat"]), label, stack, hand.start, sitting_out=bool(player.get("is_sitting_out")))
+        seat = _whole(hand, player["seat"], f"{label}'s seat")
+        hand.seat(seat, label, stack, hand.start, sitting_out=bool(player.get("is_sitting_out")))
         if player.get("player_bounty") is not None:
             heads[label] = _money(hand, player["player_bounty"])
 
@@ -132,7 +151,7 @@ def _read(hand: HandBuilder, doc: dict[str, Any]) -> HandRecord:
     pots = _field(hand, doc, "pots", list)
     rake = 0
     for pot in pots:
-        number = int(pot.get("number", 0))
+        number = _whole(hand, pot.get("number", 0), "a pot's number")
         pot_rake = _chips(hand, pot.get("rake") or 0, f"pot {number} rake")
         jackpot = _chips(hand, pot.get("jackpot") or 0, f"pot {number} jackpot")
         won = 0
@@ -167,9 +186,16 @@ def _read(hand: HandBuilder, doc: dict[str, Any]) -> HandRecord:
 
 def _money(hand: HandBuilder, value: Any) -> int:
     try:
-        return int(Decimal(value) * 100)
+        cents = Decimal(value) * 100
+    except Overflow:  # past the decimal context's exponents (1e999999): no amount
+        raise hand.error(HandSyntaxError, hand.start, f"bounty_won: {value!r} {TOO_LARGE}") from None
     except (InvalidOperation, TypeError, ValueError):
         raise hand.error(HandSyntaxError, hand.start, f"bounty_won: {value!r} is not an amount") from None
+    if not cents.is_finite():
+        raise hand.error(HandSyntaxError, hand.start, f"bounty_won: {value!r} is not an amount")
+    if cents.copy_abs() > MAX_AMOUNT:  # before int(): '1e999999999' is a billion digits
+        raise hand.error(HandSyntaxError, hand.start, f"bounty_won: {value!r} {TOO_LARGE}")
+    return int(cents)
 
 
 def _act(hand: HandBuilder, action: dict[str, Any], name: str) -> None:

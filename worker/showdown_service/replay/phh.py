@@ -55,6 +55,7 @@ from showdown_service.replay.errors import (
     ImpossibleAction,
     ReplayError,
     UnsupportedHand,
+    unreadable,
 )
 from showdown_service.replay.games import (
     BOARD_SIZE,
@@ -143,7 +144,7 @@ def read_phh(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
     chunks: list[tuple[str | None, str, int]] = [(None, text, 0)]  # (header, text, lines before it)
     try:
         fields: dict[str, Any] | None = _flat_fields(text)  # the usual file: one hand, flat, so no [header] line
-    except _NotFlat:
+    except (_NotFlat, ValueError):  # ValueError: a number of thousands of digits, which the hand's own reading names
         fields = None
     if fields is None and _HEADER_LINE.search(text):
         lines = text.split("\n")
@@ -163,6 +164,8 @@ def read_phh(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
         except ReplayError as exc:
             exc.game = exc.game or (hand.game_name if hand is not None else "")
             yield exc
+        except Exception as exc:  # TOML the reader did not foresee (nested thousands deep...)
+            yield unreadable(exc, source, hand_id, offset + 1, hand.game_name if hand is not None else "")
 
 
 def _flat_fields(text: str) -> dict[str, Any]:

@@ -56,9 +56,10 @@ from showdown_service.replay.errors import (
     ImpossibleAction,
     ReplayError,
     UnsupportedHand,
+    unreadable,
 )
 from showdown_service.replay.games import Game, pokerstars_game
-from showdown_service.replay.hands import Bounty, HandRecord, Place, Purchase
+from showdown_service.replay.hands import MAX_AMOUNT, TOO_LARGE, Bounty, HandRecord, Place, Purchase, too_long
 from showdown_service.replay.record import Player as _Player
 from showdown_service.replay.record import Read, Where, fit_rake_ppm, record
 
@@ -170,6 +171,8 @@ def read_pokerstars(text: str, source: str) -> Iterator[HandRecord | ReplayError
         except ReplayError as exc:
             exc.game = exc.game or hand.game_name
             yield exc
+        except Exception as exc:  # hostile text the reader did not foresee: this hand's error
+            yield unreadable(exc, source, hand.hand_id, hand.line, hand.game_name)
 
 
 def _separator(line: str) -> bool:
@@ -413,6 +416,8 @@ class _Hand:
                 elif m := _FINISHED.match(line):
                     name = player_of(m.group(1), k)
                     prize = self._money(m.group(3), k) if m.group(3) else None
+                    if too_long(m.group(2)) or int(m.group(2)) > MAX_AMOUNT:  # the report's JSON holds 64 bits
+                        raise self._error(HandSyntaxError, k, "a place beyond any field (2^53-1)")
                     places.append(Place(name, players[name].seat, int(m.group(2)), prize, k + 1))
                 elif m := _WINS_TOURNAMENT.match(line):
                     name = player_of(m.group(1), k)
@@ -566,7 +571,7 @@ class _Hand:
                 HandSyntaxError, k, "expected 'NAME re-buys (or takes the add-on) and receives N chips for COST'"
             )
         kind = "rebuy" if m.group(2) == "re-buys" else "add_on"
-        chips = int(m.group(3).replace(",", ""))
+        chips = self._amount(m.group(3), k, 1)
         if chips < 1:
             raise self._error(HandSyntaxError, k, "a purchase of no chips")
         return Purchase(m.group(1), kind, chips, m.group(4), k + 1, before_seats, self._bought_bounty(m.group(4)))
@@ -714,7 +719,9 @@ class _Hand:
         whole, dot, cents = clean.partition(".")
         if not whole.isdigit() or (dot and not (cents.isdigit() and len(cents) <= 2)) or (dot and scale == 1):
             raise self._error(HandSyntaxError, k, f"{raw!r} is not an amount")
-        return int(whole) * scale + (int(cents.ljust(2, "0")) if dot else 0)
+        if too_long(whole) or (amount := int(whole) * scale + (int(cents.ljust(2, "0")) if dot else 0)) > MAX_AMOUNT:
+            raise self._error(HandSyntaxError, k, f"{raw!r} {TOO_LARGE}")
+        return amount
 
     def _cards(self, text: str, k: int) -> list[str]:
         out = []

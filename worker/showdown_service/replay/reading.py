@@ -17,10 +17,42 @@ from collections.abc import Callable, Iterator
 from typing import Final
 
 from showdown_service.replay.builder import HandBuilder
-from showdown_service.replay.errors import ChipsDoNotAddUp, HandSyntaxError, ImpossibleAction, ReplayError
+from showdown_service.replay.errors import (
+    ChipsDoNotAddUp,
+    HandSyntaxError,
+    ImpossibleAction,
+    ReplayError,
+    unreadable,
+)
 from showdown_service.replay.hands import HandRecord
 
 _CARDS: Final = re.compile(r"\[([^\]]*)\]")
+
+
+class LineCount:
+    """The 0-based line of each position of ``text`` asked for, in increasing order, by a running count: a file of
+    many hands (Open Hand History documents, iPoker games) is counted once, never from its start for every hand.
+    A position before the last one asked is counted from the start again (right, only slower)."""
+
+    __slots__ = ("_at", "_line", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._at = 0
+        self._line = 0
+        """The 0-based line of ``_at``."""
+
+    def line(self, position: int) -> int:
+        """The 0-based line ``position`` is on."""
+        if position < self._at:
+            self._at = self._line = 0
+        self._line += self._scan(self._at, position)
+        self._at = position
+        return self._line
+
+    def _scan(self, start: int, end: int) -> int:
+        """The line breaks from ``start`` to ``end``: the only text this reads."""
+        return self._text.count("\n", start, end)
 
 
 def split_hands(
@@ -33,7 +65,8 @@ def split_hands(
     """Each hand of a text history file's ``text``, read by the room's ``read(lines, start, end, source)``, or the
     error that stopped it (the lines stripped, no byte-order mark, a no-break space a space): a hand starts at each
     line ``k`` where ``is_start(lines, k)``; text before the first (``what`` names the line a hand starts with) is an
-    error of its own, and the hands after it are still read."""
+    error of its own, and the hands after it are still read. A hand the reader fails on in a way it did not foresee
+    (:func:`~.errors.unreadable`) is an error at its first line, and the next hand is read."""
     lines = [line.strip().replace("\xa0", " ") for line in text.replace("\ufeff", "").splitlines()]
     starts = [k for k in range(len(lines)) if is_start(lines, k)]
     first = next((k for k, line in enumerate(lines) if line), 0)
@@ -45,6 +78,8 @@ def split_hands(
             yield read(lines, start, end, source)
         except ReplayError as exc:
             yield exc
+        except Exception as exc:  # hostile text the room's reader did not foresee: this hand's error
+            yield unreadable(exc, source, None, start + 1)
 
 
 def starting_with(

@@ -16,7 +16,7 @@ from typing import Final, NamedTuple
 from showdown_core import InvalidEvent, SeatHand, build_pots
 from showdown_core.settlement import rake_by_pot
 from showdown_messages import SCHEMA_VERSION
-from showdown_rules.limits import PPM
+from showdown_rules.limits import MAX_PLAYERS, PPM
 from showdown_service.replay.errors import ChipsDoNotAddUp, ImpossibleAction, UnsupportedHand
 from showdown_service.replay.games import BOARD_SIZE, Game
 from showdown_service.replay.hands import Bounty, HandRecord, Place, StarsOutcome, validated_event
@@ -117,6 +117,10 @@ def record(hand: Read, where: Where) -> HandRecord:  # the checks, in the order 
             f"{paid} collected plus {hand.rake} rake is not the total pot of {hand.total}",
             game.name,
         )
+    if pots and not 0 <= min(pots) <= max(pots) <= MAX_PLAYERS:  # never a list of a million empty pots
+        number = max(pots) if max(pots) > MAX_PLAYERS else min(pots)
+        reason = f"pot {number}: a hand of at most {MAX_PLAYERS} seats has no pot numbered so"
+        raise ChipsDoNotAddUp(where.source, where.hand_id, end, reason, game.name)
     recorded = [pots.get(i, {}) for i in range(max(pots, default=-1) + 1)]
     by_seat: dict[int, int] = {}
     for pot in recorded:

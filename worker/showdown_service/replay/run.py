@@ -17,7 +17,7 @@ from typing import Final, NamedTuple
 
 from showdown_service.replay.acr import read_acr, starts_acr
 from showdown_service.replay.compare import Verdict, error_verdict, judge
-from showdown_service.replay.errors import HandSyntaxError, ReplayError, UnknownFormat
+from showdown_service.replay.errors import HandSyntaxError, ReplayError, UnknownFormat, unreadable
 from showdown_service.replay.fulltilt import read_fulltilt
 from showdown_service.replay.ggpoker import read_ggpoker
 from showdown_service.replay.hands import HandRecord
@@ -183,11 +183,23 @@ def read_file(source: str, named: bool = False) -> tuple[str | None, Iterator[Ha
             return None, iter(()), encoding
         return None, iter([UnknownFormat(source, None, None, f"not UTF-8 text ({error.reason})")]), encoding
     if kind is not None:
-        return kind, READERS[kind](text, source), encoding
+        return kind, _guarded(READERS[kind](text, source), source), encoding
     if named:
         reason = f"not a hand history of a format read here ({', '.join(READERS)})"
         return None, iter([UnknownFormat(source, None, None, reason)]), encoding
     return None, iter(()), encoding
+
+
+def _guarded(hands: Iterator[HandRecord | ReplayError], source: str) -> Iterator[HandRecord | ReplayError]:
+    """``hands``, and when a reader fails in a way no hand of it caught, that failure as the file's last error (at
+    the line of the last hand read, if any): the replay goes on with the next file."""
+    line = None
+    try:
+        for hand in hands:
+            line = hand.line
+            yield hand
+    except Exception as exc:  # hostile text no reader foresaw: an error of the file, never the run's
+        yield unreadable(exc, source, None, line)
 
 
 def replay_file(source: str, named: bool = False, emit: bool = False) -> FileResult:

@@ -64,16 +64,22 @@ GGPoker writes (its client's tournament summary: the player's own row only; publ
 of ...``): a summary of one player, ``partial``, whose rows cannot give the payout table nor add up to the pool.
 
 :mod:`.tournaments` compares each row with the hands.
+
+Over 400 lines: the four summary formats (PokerStars', Full Tilt's, GGPoker's text and Open Tournament Summary
+JSON) are read side by side, each refusing what it cannot read (a number beyond any field, a document nested
+beyond reading) with the line, never with an exception that ends the audit.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from decimal import Decimal, InvalidOperation
+import sys
+from decimal import Decimal, InvalidOperation, Overflow
 from typing import Any, Final, NamedTuple
 
-from showdown_service.replay.errors import HandSyntaxError, ReplayError
+from showdown_service.replay.errors import HandSyntaxError, ReplayError, unreadable
+from showdown_service.replay.hands import MAX_AMOUNT, TOO_LARGE, too_long
 
 _SUMMARY_HEAD = re.compile(r"^PokerStars Tournament #(\d+),\s*(.*)$")
 _PLAYERS = re.compile(r"^(\d+) players?\s*$")
@@ -83,6 +89,9 @@ _ROW = re.compile(
     r"^(\d+): (.+?)(?: \[(\d+)\])? \(([^()]*)\),?\s*(?:(\S+?)\s*(?:\((\d+(?:\.\d+)?)%\))?)?\s*(still playing)?\s*$"
 )
 
+
+_ROW_START = re.compile(r"\d+\s*:")
+"""A row's place and colon, the place of any length (``123456: Eve ...``: a row, never a line skipped)."""
 
 _FT_HEAD = re.compile(r"^Full Tilt Poker Tournament Summary (.*?)\((\d+)\)\s*(.*)$")
 _FT_ENTRIES = re.compile(r"^(\d+) Entries\s*$")
@@ -172,9 +181,49 @@ class Summary(NamedTuple):
         return None
 
 
+class _Refused(Exception):
+    """A summary refused where it was read (a place or a count of more digits than any field): :attr:`error`."""
+
+    def __init__(self, error: ReplayError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 def read_summary(text: str, source: str) -> Summary | ReplayError | None:
     """A tournament summary in ``text`` (PokerStars', Full Tilt's or GGPoker's text, Open Tournament Summary JSON);
-    ``None`` when ``text`` is no summary; an error naming the line."""
+    ``None`` when ``text`` is no summary; an error naming the line (a summary nested or numbered beyond reading
+    too: never an exception that would end the audit)."""
+    try:
+        return _read_summary(text, source)
+    except _Refused as refused:
+        return refused.error
+    except (ValueError, RecursionError) as exc:  # Open Tournament Summary JSON nested or numbered beyond reading
+        return unreadable(exc, source, None, _long_number_line(text) if isinstance(exc, ValueError) else 1)
+
+
+def _long_number_line(text: str) -> int:
+    """The 1-based line of the first number of ``text`` too long to read (1 when there is none)."""
+    found = _LONG_NUMBER.search(text)
+    return text.count("\n", 0, found.start()) + 1 if found else 1
+
+
+_LONG_NUMBER: Final = re.compile(rf"\d{{{sys.get_int_max_str_digits() + 1}}}")
+
+
+_SHOWN: Final = 24
+"""Digits of a place or count too long to read that its error quotes."""
+
+
+def _ordinal(text: str, source: str, k: int, what: str) -> int:
+    """A place or a count as written at 0-based line ``k`` (``what`` it is): more digits than any field has (the
+    contract's 2^53-1) is an error naming the line, never a number of thousands of digits."""
+    if too_long(text) or (number := int(text)) > MAX_AMOUNT:
+        written = text if len(text) <= _SHOWN else f"{text[:_SHOWN]}... ({len(text)} digits)"
+        raise _Refused(HandSyntaxError(source, None, k + 1, f"{what} {written} is more than any field (2^53-1)"))
+    return number
+
+
+def _read_summary(text: str, source: str) -> Summary | ReplayError | None:
     body = text.lstrip("\ufeff \t\r\n")
     if body.startswith("{") and is_ots(body):
         return _read_ots(body, source)
@@ -191,21 +240,22 @@ def read_summary(text: str, source: str) -> Summary | ReplayError | None:
     for k in range(start + 1, len(lines)):
         line = lines[k]
         if m := _PLAYERS.match(line):
-            players = int(m.group(1))
+            players = _ordinal(m.group(1), source, k, "the count of players")
         elif m := _BUY_IN.match(line):
             buy_in = _cents(m.group(1).split("/")[0].split()[0])
         elif m := _POOL.match(line):
             pool = _cents(m.group(1))
             if pool is None:
                 return HandSyntaxError(source, None, k + 1, f"{m.group(1)!r} is not an amount")
-        elif line[:1].isdigit() and ":" in line[:6]:
+        elif line[:1].isdigit() and (":" in line[:6] or _ROW_START.match(line)):  # a place of any length
             row = _ROW.match(line)
             prize = _cents(row.group(5)) if row and row.group(5) else None
             if row is None or (row.group(5) and prize is None):
                 return HandSyntaxError(
                     source, None, k + 1, f"not a summary row ('N: NAME (COUNTRY), $PRIZE (P%)'): {line!r}"
                 )
-            rows.append(SummaryRow(int(row.group(1)), row.group(2), int(row.group(3) or 1), prize,
+            rows.append(SummaryRow(_ordinal(row.group(1), source, k, "place"), row.group(2),
+                                   _ordinal(row.group(3) or "1", source, k, "entry"), prize,
                                    row.group(6) or "", bool(row.group(7)), k + 1))  # fmt: skip
     return Summary(source, head.group(1), players, pool, tuple(rows), start + 1, buy_in=buy_in)
 
@@ -231,14 +281,14 @@ def _read_fulltilt(lines: list[str], start: int, source: str) -> Summary | Repla
     for k in range(start + 1, len(lines)):
         line = lines[k]
         if m := _FT_ENTRIES.match(line):
-            players = int(m.group(1))
+            players = _ordinal(m.group(1), source, k, "the count of entries")
         elif m := _BUY_IN.match(line):
             buy_in = _ft_amount(m.group(1).split("+")[0])
         elif line.startswith("Total Prize Pool:"):
             pool = _ft_amount(line[len("Total Prize Pool:") :])
             if pool is None:
                 return HandSyntaxError(source, None, k + 1, f"{line!r}: the prize pool is not an amount")
-        elif (line[:1].isdigit() and ": " in line[:8]) or line.startswith("Still Playing"):
+        elif (line[:1].isdigit() and (": " in line[:8] or _ROW_START.match(line))) or line.startswith("Still Playing"):
             row = _FT_ROW.match(line)
             if row is None:
                 return HandSyntaxError(source, None, k + 1, f"not a summary row ('N: NAME[, $PRIZE]'): {line!r}")
@@ -248,9 +298,11 @@ def _read_fulltilt(lines: list[str], start: int, source: str) -> Summary | Repla
             if award[:1] in ("$", "€", "£"):
                 return HandSyntaxError(source, None, k + 1, f"{written!r} is not an amount (row {line!r})")
             playing = row.group(1) is None
-            rows.append(SummaryRow(int(row.group(1) or 0), row.group(2), 1, prize, "", playing, k + 1, award))
+            place = _ordinal(row.group(1) or "0", source, k, "place")
+            rows.append(SummaryRow(place, row.group(2), 1, prize, "", playing, k + 1, award))
         elif m := _FT_FINISHED.match(line):
-            finishes.append(SummaryRow(int(m.group(2)), m.group(1), 1, None, "", False, k + 1, PLACE_ONLY))
+            place = _ordinal(m.group(2), source, k, "place")
+            finishes.append(SummaryRow(place, m.group(1), 1, None, "", False, k + 1, PLACE_ONLY))
     if not rows:  # an export with only its player's 'finished in' line: that line is the row
         rows, finishes = finishes, []
     return Summary(
@@ -269,7 +321,7 @@ def _read_ggpoker(lines: list[str], start: int, source: str) -> Summary | Replay
     for k in range(start + 1, len(lines)):
         line = lines[k]
         if m := _GG_PLAYERS.match(line):
-            players = int(m.group(1).replace(",", ""))
+            players = _ordinal(m.group(1).replace(",", ""), source, k, "the count of players")
         elif line.startswith("Buy-in:"):
             buy_in = _cents(re.split(r"\s*\+\s*", line[len("Buy-in:") :].strip())[0])
         elif line.startswith("Total Prize Pool:"):
@@ -285,9 +337,10 @@ def _read_ggpoker(lines: list[str], start: int, source: str) -> Summary | Replay
             if prize is None and " " not in written:  # one word that is no amount; '$50 Entry' is a ticket
                 return HandSyntaxError(source, None, k + 1, f"{written!r} is not an amount (row {line!r})")
             award = written if prize is None else ""
-            rows.append(SummaryRow(int(row.group(1)), row.group(2), 1, prize, "", False, k + 1, award))
+            rows.append(SummaryRow(_ordinal(row.group(1), source, k, "place"), row.group(2), 1, prize, "", False, k + 1,
+                                   award))  # fmt: skip
         elif m := _GG_FINISHED.match(line):
-            finished.append((int(m.group(1)), k + 1))
+            finished.append((_ordinal(m.group(1), source, k, "place"), k + 1))
     # 'You finished ... in Nth place' is the summary's own player: its row's, when it has one row
     finishes = tuple(
         SummaryRow(place, rows[0].player, 1, None, "", False, line, PLACE_ONLY) for place, line in finished
@@ -300,16 +353,19 @@ def _ft_amount(text: str) -> int | None:
     """Full Tilt money in cents (``$10.50``, ``$1,500``), play money in chips (``1,500 Play Chips``), else None."""
     text = text.strip()
     if m := _FT_PLAY_CHIPS.match(text):
-        return int(m.group(1).replace(",", ""))
+        chips = m.group(1).replace(",", "")
+        return None if too_long(chips) or int(chips) > MAX_AMOUNT else int(chips)
     return _cents(text) if text[:1] in "$€£" else None
 
 
 def _cents(text: str) -> int | None:
+    """An amount in cents, or ``None`` when it is none (or more than the contract's 2^53-1)."""
     clean = text.strip().strip(",").lstrip("$€£").replace(",", "")
     whole, dot, part = clean.partition(".")
-    if not whole.isdigit() or (dot and not (part.isdigit() and len(part) <= 2)):
+    if not whole.isdigit() or (dot and not (part.isdigit() and len(part) <= 2)) or too_long(whole):
         return None
-    return int(whole) * 100 + (int(part.ljust(2, "0")) if dot else 0)
+    cents = int(whole) * 100 + (int(part.ljust(2, "0")) if dot else 0)
+    return None if cents > MAX_AMOUNT else cents
 
 
 def is_ots(body: str) -> bool:
@@ -343,7 +399,10 @@ def _read_ots(text: str, source: str) -> Summary | ReplayError:
             playing = bool(finish.get("still_playing"))
             if finish.get("finish_position") is None and not playing:
                 raise ValueError(f"tournament_finishes_and_winnings[{n}] has no finish_position")
-            place = int(finish.get("finish_position") or 0)
+            place = finish.get("finish_position") or 0
+            if isinstance(place, Decimal) and not (place.is_finite() and place.copy_abs() <= MAX_AMOUNT):
+                raise ValueError(f"tournament_finishes_and_winnings[{n}].finish_position: {place} is beyond any field")
+            place = int(place)
             prize = _money(finish.get("prize"), f"tournament_finishes_and_winnings[{n}].prize")
             ticket = _money(finish.get("ticket_value"), f"tournament_finishes_and_winnings[{n}].ticket_value")
             award = f"a ticket worth {ticket}" if ticket else ""
@@ -367,8 +426,12 @@ def _money(value: Any, field: str) -> int | None:
         return None
     try:
         cents = Decimal(value) * 100
+    except Overflow:  # past the decimal context's exponents (1e999999): no amount
+        raise ValueError(f"{field}: {value!r} {TOO_LARGE}") from None
     except (InvalidOperation, TypeError, ValueError):
         raise ValueError(f"{field}: {value!r} is not an amount") from None
-    if cents != cents.to_integral_value():
+    if cents.is_finite() and cents.copy_abs() > MAX_AMOUNT:  # before int(): '1e999999999' is a billion digits
+        raise ValueError(f"{field}: {value!r} {TOO_LARGE}")
+    if not cents.is_finite() or cents != cents.to_integral_value():
         raise ValueError(f"{field}: {value!r} is not a whole number of cents")
     return int(cents)

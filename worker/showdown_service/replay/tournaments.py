@@ -83,6 +83,12 @@ if TYPE_CHECKING:
     from showdown_messages import PlayerIn, ShowdownEvent
 
 INCOMPLETE: Final = "incomplete"
+MOST_PLACES: Final[int] = next(
+    rule.max_length for rule in TournamentOpened.model_fields["payouts"].metadata if hasattr(rule, "max_length")
+)
+"""The most places a payout table of the contract holds (100,000): with no field stated, a place printed beyond it
+pays nothing in the table the ledger is given (one line ``finished the tournament in 50000000th place`` never makes a
+table of fifty million places); the ledger's place for that player is compared with it."""
 NOMINAL_PAYOUTS: Final = (1,)
 """The prize the ledger is opened with when neither a summary nor the hands say one (it refuses a tournament that
 pays nothing): places do not depend on it, and the report gives no prize."""
@@ -222,6 +228,7 @@ def _summary_alone(summary: Summary, key: Key, files: dict[Key, list[str]]) -> T
     if (untold := untold_room(summary, files)) is not None:
         result.differ("summary room", None, untold)
     _summary_finishes(summary, result)
+    _summary_rows(summary, result)
     _summary_table(summary, result)
     return result
 
@@ -265,6 +272,7 @@ def _audit_one(
         result.checked.append("no bounties: the hands give no bounty on the heads and write no knockout line")
     if summary is not None:
         _summary_finishes(summary, result)
+        _summary_rows(summary, result)
         _summary_table(summary, result)
     return result
 
@@ -362,7 +370,9 @@ def _ledger(
     assert first is not None
     tournament_id = result.tournament_id
     knockout, progressive = _knockout(first), _progressive(first)
-    payouts = _payouts(summary) or _printed_payouts(group)
+    stated = summary.entries() if summary is not None else None
+    field = MOST_PLACES if stated is None else stated  # no payout placed beyond it: never a table of 50,000,000
+    payouts = _payouts(summary, field) or _printed_payouts(group, field)
     if list(payouts) != sorted(payouts, reverse=True):
         result.differ("payout table", None, f"the prizes by place {list(payouts)} pay a lower place more")
         payouts = tuple(sorted(payouts, reverse=True))
@@ -512,23 +522,28 @@ def _progressive(first: ShowdownEvent) -> bool:
     return _knockout(first) and (first.bounty_cash_ppm or 0) < PPM
 
 
-def _payouts(summary: Summary | None) -> tuple[int, ...]:
-    """The payouts the summary's rows pay, by place (ties: each tied row's prize, as paid), or ``()``."""
+def _payouts(summary: Summary | None, field: int) -> tuple[int, ...]:
+    """The payouts the summary's rows pay, by place (ties: each tied row's prize, as paid), or ``()``; a row placed
+    beyond the ``field`` (the entries the summary counts, else :data:`MOST_PLACES`) is no payout (the row is a
+    difference of its own: :func:`_summary_rows`, :func:`_summary_row`)."""
     if summary is None or summary.partial:  # one player's rows (GGPoker's) are not the table
         return ()
     by_place: dict[int, int] = {}
     for row in summary.rows:
-        if row.prize is not None and not row.playing:
+        if row.prize is not None and not row.playing and row.place <= field:
             by_place.setdefault(row.place, row.prize)
     if not by_place:
         return ()
     return tuple(by_place.get(place, 0) for place in range(1, max(by_place) + 1))
 
 
-def _printed_payouts(group: list[tuple[HandRecord, Verdict]]) -> tuple[int, ...]:
+def _printed_payouts(group: list[tuple[HandRecord, Verdict]], field: int) -> tuple[int, ...]:
     """Without a summary: the payouts the hands print (``finished ... and received $5.60``, ``wins the tournament
-    and receives $10.40``), by place, or ``()`` when they print none."""
-    by_place = {p.place: p.received for r, _ in group for p in r.places if p.received is not None}
+    and receives $10.40``), by place, or ``()`` when they print none; a place beyond the ``field`` (the entries the
+    summary counts, else :data:`MOST_PLACES`) is no payout (the ledger's place for that player is compared with
+    it). Without a summary the hands of one table may print places of a bigger field: those up to
+    :data:`MOST_PLACES` are kept."""
+    by_place = {p.place: p.received for r, _ in group for p in r.places if p.received is not None and p.place <= field}
     if not by_place:
         return ()
     return tuple(by_place.get(place) or 0 for place in range(1, max(by_place) + 1))
@@ -599,6 +614,22 @@ def _summary_finishes(summary: Summary, result: TournamentAudit) -> None:
                 f"line {finish.line}: the summary says {finish.player} finished {finish.place}; it gives them "
                 f"{written}" + ("" if row is None else f" at line {row.line}"),
             )
+
+
+def _summary_rows(summary: Summary, result: TournamentAudit) -> None:
+    """Each row once, at a place the field has: a second row of one entry (``summary row``), or a finish outside 1
+    to the entries the summary counts (``summary place``), is a difference, never a row passed over."""
+    entries = summary.entries()
+    first: dict[tuple[str, int], SummaryRow] = {}
+    for row in summary.rows:
+        who = name((row.player, row.entry))
+        if (seen := first.setdefault((row.player, row.entry), row)) is not row:
+            detail = f"line {row.line}: a second row of {who} (the first at line {seen.line})"
+            result.differ("summary row", None, detail)
+        if not row.playing and (row.place < 1 or (entries is not None and row.place > entries)):
+            field = f"a field of {entries} entries" if entries is not None else "any field"
+            detail = f"line {row.line}: the summary places {who} {row.place}, outside {field}"
+            result.differ("summary place", None, detail)
 
 
 def _summary_table(summary: Summary, result: TournamentAudit) -> None:

@@ -7,7 +7,13 @@ records) of the finished entries, in that order.
 
 A finished tournament whose ledger expired (docs/archive.md) is answered from
 the archive at ``SHOWDOWN_ARCHIVE_URL`` (its placement records), exactly as
-the full ledger answered.
+the full ledger answered; one whose ledger Redis lost altogether (it came back
+without its data) from its ledger rebuilt from the archive, in process.
+
+Restore (``tournament restore ID``): after a Redis loss, the ledger of a
+tournament the workers refuse as ``ledger_lost`` is rebuilt from the archive
+and written back (:mod:`showdown_service.tournament.restore`); its dead
+letters are then requeued in order.
 
 Exit status: 0 done; 1 the tournament is on no configured shard, its ledger
 expired and the archive cannot answer (named on stderr: ``archive_unavailable``
@@ -25,12 +31,15 @@ from pathlib import Path
 from typing import Any
 
 from showdown_core.tournament import Book, Deal, Entry
+from showdown_service.archive.lookup import archive_exists
 from showdown_service.archive.standings import StandingsUnavailable, archived_standings
 from showdown_service.config import Settings
 from showdown_service.connection import connect
 from showdown_service.examples import file_lines
 from showdown_service.render import escaped
+from showdown_service.restore import lost_tournaments
 from showdown_service.tournament.replay import TournamentReplay
+from showdown_service.tournament.restore import RestoreError, rebuild, restore
 from showdown_service.tournament.store import read_book
 
 
@@ -39,7 +48,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     tournament = commands.add_parser(
         "tournament", help="a tournament's standings (places, prizes, bounties), from Redis or replayed from a file"
     )
-    verbs = tournament.add_subparsers(dest="verb", required=True, metavar="{standings,replay}")
+    verbs = tournament.add_subparsers(dest="verb", required=True, metavar="{standings,replay,restore}")
     standings = verbs.add_parser("standings", help="the standings of a tournament on the configured shards")
     standings.add_argument("tournament_id", metavar="ID")
     standings.add_argument("--json", action="store_true", help="print the placement objects as one JSON list")
@@ -51,6 +60,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     replay.add_argument("files", nargs="+", metavar="FILE", help="JSON lines, in stream order ('-': standard input)")
     replay.add_argument("--json", action="store_true", help="print the placement objects as one JSON list")
     replay.set_defaults(run=run_replay, finishes_on_stop=False)
+    restore = verbs.add_parser(
+        "restore", help="rebuild a tournament's ledger Redis lost (ledger_lost) from the archive, and write it back"
+    )
+    restore.add_argument("tournament_id", metavar="ID", nargs="?")
+    restore.add_argument("--all", action="store_true", help="every tournament lost on the configured shards")
+    restore.set_defaults(run=run_restore, finishes_on_stop=False)
 
 
 def run_standings(args: argparse.Namespace) -> int:
@@ -69,9 +84,59 @@ def run_standings(args: argparse.Namespace) -> int:
                     return 1
             _print(book, args.tournament_id, as_json=args.json, finished=finished)
             return 0
+    for shard in settings.shards:  # Redis lost even its short ledger: rebuilt from the archive, in process
+        try:
+            rebuilt = rebuild(settings, shard, args.tournament_id) if archive_exists(settings.archive_url) else None
+        except RestoreError as exc:
+            if "holds no ledger" in str(exc):
+                continue
+            sys.stderr.write(f"showdown tournament standings: archive_unavailable: {exc}\n")
+            return 1
+        if rebuilt is not None:
+            _print(Book({args.tournament_id: rebuilt.ledger}), args.tournament_id, as_json=args.json)
+            return 0
     shards = ", ".join(settings.shards)
     sys.stderr.write(f"showdown tournament standings: no tournament {args.tournament_id!r} on shards {shards}\n")
     return 1
+
+
+def run_restore(args: argparse.Namespace) -> int:
+    """Rebuild and write each lost ledger asked for: ``ID`` (on every shard where it is lost) or ``--all``; 1 at
+    the first that cannot be restored (those before it are), 2 for neither or both."""
+    if (args.tournament_id is None) == (not args.all):
+        sys.stderr.write("showdown tournament restore: give a tournament ID, or --all\n")
+        return 2
+    settings = Settings()
+    client = connect(settings)
+    wanted = [
+        (shard, tid)
+        for shard in settings.shards
+        for tid in lost_tournaments(client, settings.keys(shard))
+        if args.all or tid == args.tournament_id
+    ]
+    if not wanted and not args.all:
+        shards = ", ".join(settings.shards)
+        sys.stderr.write(f"showdown tournament restore: tournament {args.tournament_id!r} is not lost on shards "
+                         f"{shards} (its ledger is in Redis, or the archive never knew it)\n")  # fmt: skip
+        return 1
+    for shard, tid in wanted:
+        try:
+            rebuilt = rebuild(settings, shard, tid)
+        except RestoreError as exc:
+            sys.stderr.write(f"showdown tournament restore: tournament {tid!r} not restored: {exc}\n")
+            return 1
+        if not restore(client, settings.keys(shard), rebuilt, tid):
+            sys.stderr.write(f"showdown tournament restore: tournament {tid!r} has a ledger on shard {shard!r} now: "
+                             "nothing written\n")  # fmt: skip
+            return 1
+        sys.stdout.write(
+            f"restored tournament {tid} on shard {shard} from {rebuilt.entries} archived entries (to seq "
+            f"{rebuilt.last_seq}); now requeue its refused entries, in order: showdown dead-letters --code "
+            f"ledger_lost --tournament {tid} --requeue\n"
+        )
+    if args.all:
+        sys.stdout.write(f"{len(wanted)} tournaments restored\n")
+    return 0
 
 
 def run_replay(args: argparse.Namespace) -> int:

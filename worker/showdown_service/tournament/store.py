@@ -40,12 +40,20 @@ from showdown_service.config import ShardKeys
 
 LOAD_LUA: Final = """
 local out = {redis.call('GET', KEYS[1]) or ''}
-for i = 2, #KEYS do
-  out[#out + 1] = redis.call('HGETALL', KEYS[i])
+local lost = {}
+for i = 3, #KEYS do
+  local fields = redis.call('HGETALL', KEYS[i])
+  out[#out + 1] = fields
+  if #fields == 0 and redis.call('SISMEMBER', KEYS[2], ARGV[i - 2]) == 1 then
+    lost[#lost + 1] = ARGV[i - 2]
+  end
 end
+out[#out + 1] = lost
 return out
 """
-"""KEYS: the audit head, then each tournament's hash. Returns the head and each hash's fields, atomically."""
+"""KEYS: the audit head, the shard's ``tournaments:lost`` set, then each tournament's hash; ARGV: each tournament's
+id. Returns the head, each hash's fields, and the ids among them whose ledger Redis lost (no hash, and in the
+set), atomically."""
 
 RULES_FIELD: Final = "rules"
 _STATUS: Final = {"playing": 0, "held": 1, "finished": 2}
@@ -277,8 +285,12 @@ def read_book(client: Any, keys: ShardKeys, tournament_id: str) -> Book | None:
     return None if ledger is None else Book({tournament_id: ledger})
 
 
-def load_reply(tournament_ids: Iterable[str], reply: Sequence[Any]) -> tuple[bytes, dict[str, Ledger | None]]:
-    """The head and ledgers from a :data:`LOAD_LUA` reply for ``tournament_ids`` (in the order given)."""
+def load_reply(
+    tournament_ids: Iterable[str], reply: Sequence[Any]
+) -> tuple[bytes, dict[str, Ledger | None], frozenset[str]]:
+    """The head, the ledgers and the lost ones' ids from a :data:`LOAD_LUA` reply for ``tournament_ids`` (in the
+    order given)."""
     head = reply[0]
-    ledgers = {tid: decode_ledger(pairs(fields)) for tid, fields in zip(tournament_ids, reply[1:], strict=True)}
-    return head, ledgers
+    ledgers = {tid: decode_ledger(pairs(fields)) for tid, fields in zip(tournament_ids, reply[1:-1], strict=True)}
+    lost = frozenset(t.decode() if isinstance(t, bytes) else str(t) for t in reply[-1])
+    return head, ledgers, lost
