@@ -9,6 +9,12 @@ showdown_service.dashboard):
 
     .venv/bin/python scripts/observability.py          # write them
     .venv/bin/python scripts/observability.py --check  # exit 1 if a committed file differs (what the tests check)
+
+Each alert's ``runbook_url`` is an absolute URL: ``SHOWDOWN_RUNBOOK_BASE_URL`` (where your deployment serves
+docs/operations.md) plus the runbook's anchor. The committed files are written without it
+(``https://showdown.example/operations/``, a reserved name); write your own with it set:
+
+    SHOWDOWN_RUNBOOK_BASE_URL=https://docs.example.com/showdown/operations/ .venv/bin/python scripts/observability.py
 """
 
 from __future__ import annotations

@@ -406,5 +406,8 @@ def test_docs_api_lists_every_api_setting_with_its_default() -> None:
     assert set(rows) == {name.upper() for name in ApiSettings.model_fields}
     for name, info in ApiSettings.model_fields.items():
         default = info.get_default(call_default_factory=True)
-        shown = "[]" if default == () else str(default).lower() if isinstance(default, bool) else f"{default:g}"
+        if default is None:
+            shown = "(none)"
+        else:
+            shown = "[]" if default == () else str(default).lower() if isinstance(default, bool) else f"{default:g}"
         assert rows[name.upper()] == shown, name

@@ -327,6 +327,33 @@ def test_the_read_api_and_a_requeue_find_a_hand_redis_trimmed_in_the_archive(
     assert settled_in_archive(settings, "another-shard", "h-2") is None, "a shard's own archive rows only"
 
 
+def test_showdown_hand_reads_the_event_redis_trimmed_from_the_archive(
+    client: redis.Redis, redis_url: str, make_settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    settings = make_settings(redis_url, archive_url=str(tmp_path / "archive"))
+    keys = settings.keys("default")
+    xadd_events(client, keys.events, hands(3))
+    archiver = Archiver(settings, connect(settings), open_store(settings.archive_url, settings))
+    archiver.step(keys)
+    worker = Worker(settings, connect(settings))
+    worker.prepare_groups()
+    worker.step()
+    worker.flush()
+    archiver.drain()
+    client.xtrim(keys.events, maxlen=0, approximate=False)  # the events trimmed; the result and audit kept
+    monkeypatch.setenv("SHOWDOWN_REDIS_URL", redis_url)
+    monkeypatch.setenv("SHOWDOWN_ARCHIVE_URL", settings.archive_url)
+    assert showdown_main(["hand", "h-1"]) == 0
+    shown = capsys.readouterr().out
+    assert "found in redis" in shown
+    assert "event: (none)" not in shown
+    event = next(line for line in shown.splitlines() if line.startswith("  event: "))
+    assert orjson.loads(event.removeprefix("  event: "))["hand_id"] == "h-1"
+    assert showdown_main(["hand", "h-1", "--json"]) == 0
+    assert orjson.loads(capsys.readouterr().out)["event"]["hand_id"] == "h-1"
+
+
 def test_asking_an_archive_that_was_never_written_finds_nothing_and_creates_nothing(
     make_settings: Any, tmp_path: Path
 ) -> None:

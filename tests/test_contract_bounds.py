@@ -267,8 +267,8 @@ def test_item12_tournament_standings_escape_an_id_that_would_reverse_its_row() -
     text = standings_text(finished, [])
     assert "\u202e" not in text
     assert "eve\\u202e9999" in text
-    result = {"hand_id": "h\u2028", "awards": [{"seat": 1, "player_id": "eve\u202e"}], "returned": [],
-              "pots": [{"index": 0, "amount": 10, "winners": [{"seat": 1, "amount": 10}]}],
+    result = {"hand_id": "h\u2028", "tournament_id": "T", "awards": [{"seat": 1, "player_id": "eve\u202e"}],
+              "returned": [], "pots": [{"index": 0, "amount": 10, "winners": [{"seat": 1, "amount": 10}]}],
               "busts": [{"seat": 2, "player_id": "bob\u200b", "finish": 1}]}  # fmt: skip
     assert describe_result(result) == "h\\u2028: main pot 10: eve\\u202e 10; bob\\u200b busts"
 

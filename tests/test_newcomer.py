@@ -19,7 +19,7 @@ from tests.helpers import REPO, wait_until
 from tests.test_docs import _build_copy, between, page
 
 SETTINGS = {f"SHOWDOWN_{name.upper()}" for name in Settings.model_fields}
-HELPED = (["worker"], ["health"], ["settings"], ["demo"], ["audit", "verify"])
+HELPED = (["worker"], ["health"], ["settings"], ["demo"], ["audit", "verify"], ["archiver"], ["hand"])
 
 
 def test_getting_started_gives_a_command_that_starts_the_valkey_of_the_virtual_environment(tmp_path: Path) -> None:

@@ -157,6 +157,19 @@ def test_results_say_each_busts_place_and_the_bounty_it_paid_and_filter(
     assert json.loads(capsys.readouterr().out)["bounties"][0]["player_id"] == "d"
 
 
+def test_a_cash_hand_that_empties_a_stack_has_no_bust_line(
+    env: Settings, client: redis.Redis, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 42 item 6: a cash hand that sends `stack` (amy puts in all her 500 and loses) is not a bust."""
+    cash = all_in("cash-2", [(1, "zed", 500, 500), (2, "amy", 500, 500)], tid=None, table="cash-table")
+    publish_lines(client, env.keys("default").events, [cash])
+    commit(env)
+    assert main(["results"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line == "cash-2: main pot 1000: zed 1000 (Pair of Aces)"
+    assert "busts" not in line
+
+
 def test_a_late_entry_of_a_refused_tournament_is_listed_with_its_player(
     env: Settings, client: redis.Redis, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -16,7 +16,15 @@ import yaml
 
 from scripts import observability
 from scripts.docs_hooks import fill
-from showdown_service.alert_rules import ALERTS, OPEN_TOURNAMENTS, RUNBOOKS, SLOS, WINDOWS
+from showdown_service.alert_rules import (
+    ALERTS,
+    OPEN_TOURNAMENTS,
+    RUNBOOK_BASE_URL,
+    RUNBOOKS,
+    SLOS,
+    WINDOWS,
+    rule_groups,
+)
 from tests.helpers import REPO
 from tests.test_docs import anchors_of, page
 
@@ -116,8 +124,30 @@ def test_every_alert_has_a_severity_a_summary_and_a_runbook_in_operations_md() -
         assert rule["labels"]["severity"] in ("critical", "warning"), rule["alert"]
         assert rule["annotations"]["summary"], rule["alert"]
         where, _, anchor = rule["annotations"]["runbook_url"].partition("#")
-        assert where == RUNBOOKS == "docs/operations.md"
+        assert where == RUNBOOK_BASE_URL == "https://showdown.example/operations/", "absolute: Alertmanager opens it"
+        assert RUNBOOKS == "docs/operations.md"
         assert anchor in anchors, f"{rule['alert']}: no heading #{anchor} in docs/operations.md"
+
+
+def test_the_runbook_base_url_is_a_setting_of_the_generator_and_must_be_absolute(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 42 item 6: Alertmanager and Grafana cannot open a relative runbook_url (docs/operations.md#...)."""
+    monkeypatch.setenv("SHOWDOWN_RUNBOOK_BASE_URL", "https://wiki.room.example/showdown/operations/")
+    written = observability.files()
+    rules = yaml.safe_load(written[RULES])["groups"][1]["rules"]
+    urls = [rule["annotations"]["runbook_url"] for rule in rules]
+    assert all(url.startswith("https://wiki.room.example/showdown/operations/#") for url in urls), urls
+    tests = yaml.safe_load(written[RULE_TESTS[0]])["tests"]
+    cases = [case for test in tests for case in test["alert_rule_test"]]
+    expected = [alert["exp_annotations"]["runbook_url"] for case in cases for alert in case["exp_alerts"]]
+    assert expected, "the promtool cases expect the same links"
+    assert all(url.startswith("https://wiki.room.example/showdown/operations/#") for url in expected)
+    assert observability.main(["--check"]) == 1, "the committed files are written without it"
+    for bad in ("docs/operations.md", "/operations/", "ftp://docs.example/ops", "https://docs.example/ops#x"):
+        monkeypatch.setenv("SHOWDOWN_RUNBOOK_BASE_URL", bad)
+        with pytest.raises(ValueError, match="SHOWDOWN_RUNBOOK_BASE_URL="):
+            rule_groups()
 
 
 def test_operations_md_lists_every_alert_with_its_meaning_and_runbook() -> None:

@@ -18,6 +18,7 @@ import orjson
 import pytest
 import redis
 
+from showdown_messages import ShowdownResult
 from showdown_messages.publish import events_stream, publish_tournament, shard_for
 from showdown_messages.publish import publish as publish_event
 from showdown_service import audit
@@ -176,6 +177,27 @@ def test_a_knockout_hand_without_bounties_reports_the_bounty_from_the_ledger(
     result = orjson.loads(fields[b"result"])
     assert result["bounties"] == [{"seat": 2, "player_id": "b", "bounty": 3979, "pot": 0, "winners": [
         {"seat": 1, "player_id": "a", "amount": 3979, "cash": 1990, "added": 1989}]}]  # fmt: skip
+
+
+def test_a_result_names_each_mystery_bounty_envelope_the_hand_paid(
+    fake: fakeredis.FakeRedis, make_settings: Any
+) -> None:
+    """Issue 42 item 6: the result's `mystery_bounties` was absent (null to a reader) though the hand paid an
+    envelope: only the placement's total said so."""
+    settings = make_settings()
+    keys = settings.keys("default")
+    pool = {"from_entries_left": 3, "envelopes": [{"amount": 6000, "count": 1}, {"amount": 1000, "count": 1}]}
+    publish(fake, keys, [opened(payouts=[700, 300], mystery_bounties=pool), entry("a"), entry("b"), entry("c"),
+                         closed(), all_in("h1", [(1, "a", 1000, 1000), (3, "c", 1000, 1000)], mystery=[(3, 6000)]),
+                         all_in("h2", [(1, "a", 2000, 500), (2, "b", 1000, 500)])])  # fmt: skip
+    drain(Worker(settings, fake), rounds=3)
+    first, second = (orjson.loads(fields[b"result"]) for _, fields in read_range(fake, keys.results))
+    assert first["mystery_bounties"] == [{"seat": 3, "player_id": "c", "bounty": 6000, "pot": 0, "winners": [
+        {"seat": 1, "player_id": "a", "amount": 6000, "cash": 6000, "added": 0}]}]  # fmt: skip
+    assert "mystery_bounties" not in second, "a hand that paid none: absent, as its bounties are"
+    ShowdownResult.model_validate(first)
+    (placed,) = placements(fake, keys)
+    assert (placed["player_id"], placed["mystery_bounty_cash"]) == ("c", 0)
 
 
 def test_tournaments_sharing_a_shard_stay_independent(fake: fakeredis.FakeRedis, make_settings: Any) -> None:

@@ -218,5 +218,11 @@ class ShowdownResult(_Out):
         description="Knockout tournaments: one entry per eliminated seat that had a bounty, in the order settled "
         "(shortest starting stack first).",
     )
+    mystery_bounties: tuple[BountyAward, ...] = Field(
+        default=(),
+        description="Tournaments in a mystery-bounty stage: one entry per envelope the hand paid (per eliminated "
+        "seat): `bounty` is the envelope's amount, paid all as cash (`added` 0) to the winners of the seat's "
+        "relevant pot, divided as a knockout bounty is. Absent when the hand paid none.",
+    )
     settled_at: datetime
     evaluator: str = Field(description="The settling software, 'showdown/<version>'.")

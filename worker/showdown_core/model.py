@@ -208,6 +208,9 @@ class Settlement(NamedTuple):
     bounties: tuple[BountyAward, ...] = ()
     """Each eliminated seat's bounty and who collects it, in the order settled (see
     :mod:`showdown_core.bounties`); empty unless ``showdown.bounties`` were given."""
+    mystery_bounties: tuple[BountyAward, ...] = ()
+    """Each mystery-bounty envelope the hand paid (a tournament ledger's, :mod:`showdown_core.mystery`): the
+    eliminated seat, the envelope's amount as ``bounty``, and who collects it (all cash); empty without one."""
 
     def collected_by_seat(self) -> dict[int, int]:
         """``{seat: chips collected}`` for every seat."""

@@ -155,7 +155,7 @@ def settle(showdown: Showdown) -> Settlement:
         if busts and showdown.bounties
         else ()
     )
-    return from_fields(Settlement, (showdown, tuple(results), tuple(returned), collected, shown, busts, bounties))
+    return from_fields(Settlement, (showdown, tuple(results), tuple(returned), collected, shown, busts, bounties, ()))
 
 
 def _ranked(

@@ -69,6 +69,7 @@ from showdown_core import InvalidEvent, InvariantViolation, Settlement
 from showdown_core import mystery as envelopes
 from showdown_core.bounties import award_bounties
 from showdown_core.deals import deal_amounts
+from showdown_core.model import BountyAward
 from showdown_core.tournament_messages import (
     ChipsBought,
     DealAgreed,
@@ -729,7 +730,9 @@ class Book:
             ledger.rounds_seen = hand_for_hand_round
             self.meta_changed.add(tournament_id)
         if drawn:
-            self._pay_envelopes(ledger, settlement, drawn, {s.seat: e for s, e in zip(seats, entries, strict=True)})
+            by_seat = {s.seat: e for s, e in zip(seats, entries, strict=True)}
+            paid = self._pay_envelopes(ledger, settlement, drawn, by_seat)
+            settlement = changed = settlement._replace(mystery_bounties=paid)  # the result names each envelope
         if not (busted or settlement.bounties):  # the usual hand: only chips moved
             return SETTLED if changed is None else Applied("settled", (), changed)
         if self.in_place:  # bounties or places move too: those entries are written whole (the rest: chips)
@@ -750,18 +753,21 @@ class Book:
 
     def _pay_envelopes(
         self, ledger: Ledger, settlement: Settlement, drawn: dict[int, int], by_seat: dict[int, Entry]
-    ) -> None:
-        """Each drawn envelope, as cash, to the winners of its seat's relevant pot; the envelopes leave the pool."""
+    ) -> tuple[BountyAward, ...]:
+        """Each drawn envelope, as cash, to the winners of its seat's relevant pot; the envelopes leave the pool.
+        The envelopes paid, as the result reports them."""
         ledger.envelopes_left = envelopes.left_after(ledger.envelopes_left, drawn.values())
         tournament_id = ledger.rules.tournament_id
         self.meta_changed.add(tournament_id)
-        for award in envelopes.award(settlement, drawn):
+        paid = envelopes.award(settlement, drawn)
+        for award in paid:
             for share in award.winners:
                 winner = by_seat[share.seat]
                 winner.mystery_cash += share.cash
                 if self.in_place:
                     self.changed.setdefault(tournament_id, set()).add(winner.key)
         ledger.check_envelopes()
+        return paid
 
     @staticmethod
     def _move_bounties(settlement: Settlement, by_seat: dict[int, Entry]) -> None:

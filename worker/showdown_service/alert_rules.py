@@ -16,9 +16,12 @@ tests would drift apart.
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 WORKER_JOB = "showdown-worker"
 """The scrape job of the workers (deploy/prometheus/prometheus.yml; on Kubernetes, name your job so)."""
@@ -28,7 +31,14 @@ INBOX_BACKLOG = 1000
 """Elements in a shard's producer inbox (``showdown_stream_length_entries{stream="inbox"}``) above which a still
 growing inbox alerts: the workers move it before every read, so it stays near empty while they keep up."""
 RUNBOOKS = "docs/operations.md"
-"""Where every alert's ``runbook_url`` points (an anchor of that page)."""
+"""The page holding every alert's runbook (an anchor of it): in the repository, and on the docs site."""
+RUNBOOK_BASE_URL_SETTING = "SHOWDOWN_RUNBOOK_BASE_URL"
+"""The environment variable the generator reads: the absolute URL of docs/operations.md as your deployment serves it
+(the docs site's ``operations/`` page, a wiki copy); each alert's ``runbook_url`` is it plus ``#<anchor>``.
+Alertmanager and Grafana open a link as given: a relative path would lead nowhere."""
+RUNBOOK_BASE_URL = "https://showdown.example/operations/"
+"""The base the committed rule files are written with (``showdown.example``: a reserved name, never a real site):
+set :data:`RUNBOOK_BASE_URL_SETTING` to your docs' address and run scripts/observability.py."""
 WINDOWS = ("5m", "30m", "1h", "2h", "6h", "1d", "3d")
 """The windows the SLO error ratios are recorded over (the burn-rate alerts' long and short windows)."""
 LATENCY_OBJECTIVE_S = "1.0"
@@ -500,21 +510,40 @@ def recording_rules() -> list[dict[str, str]]:
     return rules
 
 
-def alert_rule(alert: Alert) -> dict[str, Any]:
+def runbook_base_url(environ: Mapping[str, str] = os.environ) -> str:
+    """The runbooks' base URL: :data:`RUNBOOK_BASE_URL_SETTING` if set, else :data:`RUNBOOK_BASE_URL`; refused
+    (``ValueError`` naming the variable) unless it is an absolute http(s) URL without a fragment."""
+    base = environ.get(RUNBOOK_BASE_URL_SETTING) or RUNBOOK_BASE_URL
+    parts = urlsplit(base)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.fragment or "#" in base:
+        raise ValueError(
+            f"{RUNBOOK_BASE_URL_SETTING}={base!r}: give the absolute http(s) URL of the runbook page "
+            "(https://docs.example.com/showdown/operations/), without a #fragment: Alertmanager and Grafana "
+            "cannot open a relative path"
+        )
+    return base
+
+
+def alert_rule(alert: Alert, base: str | None = None) -> dict[str, Any]:
+    """The alert as a Prometheus rule; its ``runbook_url`` is ``base`` (:func:`runbook_base_url` when None) plus
+    its runbook's anchor."""
+    runbook = f"{base or runbook_base_url()}#{alert.runbook}"
     return {
         "alert": alert.name,
         "expr": alert.expr,
         "for": alert.for_,
         "labels": {"severity": alert.severity},
-        "annotations": {"summary": alert.summary, "runbook_url": f"{RUNBOOKS}#{alert.runbook}"},
+        "annotations": {"summary": alert.summary, "runbook_url": runbook},
     }
 
 
-def rule_groups() -> list[dict[str, Any]]:
-    """The rule file's groups: the recording rules (SLIs and SLO ratios), then the alerts."""
+def rule_groups(base: str | None = None) -> list[dict[str, Any]]:
+    """The rule file's groups: the recording rules (SLIs and SLO ratios), then the alerts (their runbooks under
+    ``base``, :func:`runbook_base_url` when None)."""
+    base = base or runbook_base_url()
     return [
         {"name": "showdown-slo-recording", "rules": recording_rules()},
-        {"name": "showdown-alerts", "rules": [alert_rule(a) for a in ALERTS]},
+        {"name": "showdown-alerts", "rules": [alert_rule(a, base) for a in ALERTS]},
     ]
 
 
@@ -524,9 +553,10 @@ evaluated every :data:`LONG_EVALUATION_INTERVAL` instead of every minute: the sa
 LONG_EVALUATION_INTERVAL = "10m"
 
 
-def rule_tests(rule_file: str, *, long: bool = False) -> dict[str, Any]:
+def rule_tests(rule_file: str, *, long: bool = False, base: str | None = None) -> dict[str, Any]:
     """``promtool test rules`` input: for every alert, a case that fires it and one that does not; those evaluated
     within :data:`LONG_CASE_MINUTES` (``long=False``) or after (``long=True``)."""
+    base = base or runbook_base_url()
     tests = []
     for alert in ALERTS:
         for case in (alert.fires, alert.quiet):
@@ -534,7 +564,7 @@ def rule_tests(rule_file: str, *, long: bool = False) -> dict[str, Any]:
                 continue
             expected = []
             if case.labels is not None:
-                annotations = alert_rule(alert)["annotations"]
+                annotations = alert_rule(alert, base)["annotations"]
                 expected = [
                     {
                         "exp_labels": {**case.labels, "severity": alert.severity},

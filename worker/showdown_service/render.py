@@ -10,8 +10,10 @@ def describe_result(result: Mapping[str, Any], places: Mapping[str, Mapping[str,
     """``hand: main pot 900: alice 900 (Full house, Kings full of Fives); bob busts``.
 
     A tournament bust says its place when ``places`` (player id -> that player's newest placement object in
-    the hand's tournament) has one, and the bounty it paid: ``dev busts in 4th place, bounty 1001: ben 501
-    (251 cash + 250 added), cai 500 (250 cash + 250 added)``.
+    the hand's tournament) has one, the bounty it paid: ``dev busts in 4th place, bounty 1001: ben 501
+    (251 cash + 250 added), cai 500 (250 cash + 250 added)``, and the mystery-bounty envelope drawn for it:
+    ``, mystery bounty 6000: ana 6000``. A hand without a ``tournament_id`` has no bust line (a cash hand
+    that empties a stack: the player reloads or leaves; busting is a tournament's notion).
     """
     names = {a["seat"]: escaped(a["player_id"]) for a in result["awards"]}
     parts = []
@@ -27,7 +29,12 @@ def describe_result(result: Mapping[str, Any], places: Mapping[str, Mapping[str,
         parts.append(f"{label} {pot['amount']}{raked}: {won}{hand}")
     parts += [f"{names[r['seat']]} gets {r['amount']} back" for r in result.get("returned", ())]
     paid = {b["seat"]: b for b in result.get("bounties", ())}
-    parts += [_bust(b, paid.get(b["seat"]), (places or {}).get(b["player_id"])) for b in result.get("busts", ())]
+    drawn = {b["seat"]: b for b in result.get("mystery_bounties", ())}
+    if result.get("tournament_id") is not None:
+        parts += [
+            _bust(b, paid.get(b["seat"]), (places or {}).get(b["player_id"]), drawn.get(b["seat"]))
+            for b in result.get("busts", ())
+        ]
     return f"{escaped(result['hand_id'])}: " + "; ".join(parts)
 
 
@@ -47,7 +54,12 @@ def escaped(text: str) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
-def _bust(bust: Mapping[str, Any], bounty: Mapping[str, Any] | None, placement: Mapping[str, Any] | None) -> str:
+def _bust(
+    bust: Mapping[str, Any],
+    bounty: Mapping[str, Any] | None,
+    placement: Mapping[str, Any] | None,
+    envelope: Mapping[str, Any] | None = None,
+) -> str:
     text = f"{escaped(bust['player_id'])} busts"
     if placement is not None and placement.get("place") is not None:
         tied = " (tied)" if placement.get("tied", 1) > 1 else ""
@@ -60,6 +72,9 @@ def _bust(bust: Mapping[str, Any], bounty: Mapping[str, Any] | None, placement: 
             for w in bounty["winners"]
         )
         text += f", bounty {bounty['bounty']}: {shares}"
+    if envelope is not None:
+        shares = ", ".join(f"{escaped(w['player_id'])} {w['cash']}" for w in envelope["winners"])
+        text += f", mystery bounty {envelope['bounty']}: {shares}"
     return text
 
 

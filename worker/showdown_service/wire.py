@@ -59,6 +59,11 @@ def result_document(settlement: Settlement, settled_at: datetime) -> dict[str, A
         "hands": _hands(variant, showdown.runs, settlement.shown),
         "busts": [{"seat": b.seat, "player_id": b.player_id, "finish": b.finish} for b in settlement.busts],
         **({"bounties": [_bounty(b) for b in settlement.bounties]} if settlement.bounties else {}),
+        **(
+            {"mystery_bounties": [_bounty(b) for b in settlement.mystery_bounties]}
+            if settlement.mystery_bounties
+            else {}
+        ),
         "settled_at": settled_at,
         "evaluator": EVALUATOR,
     }

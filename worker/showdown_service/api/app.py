@@ -217,12 +217,25 @@ class Api:
             finished = self.archived_standings(shard, tournament_id, ledger)
         else:
             finished, playing = book.standings(tournament_id)
+        deal = ledger.deal
+        mystery = ledger.rules.mystery_from is not None
         return {
             "tournament_id": tournament_id,
             "shard": shard,
             "registration_open": ledger.registration_open,
             "over": ledger.over,
             "prize_pool": sum(ledger.rules.payouts),
+            "payouts": list(ledger.rules.payouts),
+            "deal": None
+            if deal is None
+            else {
+                "method": deal.method,
+                "left_to_play_for": deal.left_to_play_for,
+                "entries": [{"player_id": p, "entry": n, "amount": amount} for (p, n), amount in deal.amounts],
+            },
+            "mystery_envelopes_left": [{"amount": a, "count": c} for a, c in book.envelopes_left(tournament_id).items()]
+            if mystery
+            else None,
             "placements": finished,
             "playing": [
                 {
@@ -231,6 +244,7 @@ class Api:
                     "chips": e.chips,
                     "bounty": e.bounty,
                     "bounty_cash": e.bounty_cash,
+                    "mystery_bounty_cash": e.mystery_cash,
                 }
                 for e in playing
             ],
@@ -507,7 +521,12 @@ def create_app(
         return PlainTextResponse("ready: Redis answers\n")
 
     if api_settings.floor:
-        page = files("showdown_service.api").joinpath("floor.html").read_text(encoding="utf-8")
+        page = (
+            files("showdown_service.api")
+            .joinpath("floor.html")
+            .read_text(encoding="utf-8")
+            .replace('content="CURRENCY"', f'content="{api_settings.floor_currency or ""}"', 1)
+        )  # the currency: three capital letters (ApiSettings), nothing to escape
 
         @app.get("/floor/{tournament_id}", response_class=HTMLResponse, summary="A tournament's floor page")
         def floor(request: Request, tournament_id: IdPath) -> HTMLResponse:

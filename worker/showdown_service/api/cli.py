@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import socket
 import sys
 import threading
 import time
+from typing import TYPE_CHECKING
 
-from showdown_service import heartbeat, logs
+from showdown_service import __version__, heartbeat, logs
 from showdown_service.config import Settings
+
+if TYPE_CHECKING:
+    from showdown_service.api.settings import ApiSettings
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -55,10 +60,32 @@ def run(args: argparse.Namespace) -> int:
     heartbeat.write(beat)
     stopping = threading.Event()
     threading.Thread(target=heartbeat.keep_beating, args=(beat, stopping), name="heartbeat", daemon=True).start()
+    started = started_line(settings, api)
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started:  # bound: the address is known (the port too, when --port 0 chose one)
+                host, port = self.servers[0].sockets[0].getsockname()[:2]
+                logs.get_logger(component="api").info("api_started", address=f"http://{host}:{port}", **started)
+
     try:
-        uvicorn.Server(config(app, host=args.host, port=args.port, head_timeout_s=api.head_timeout_s)).run()
+        Server(config(app, host=args.host, port=args.port, head_timeout_s=api.head_timeout_s)).run()
     finally:
         stopping.set()
         heartbeat.write(beat, {"stopped_at": time.time()})
         beating.close()
     return 0
+
+
+def started_line(settings: Settings, api: ApiSettings) -> dict[str, object]:
+    """What ``showdown api`` logs once it listens (beside its address): what it reads and who may read it. Names
+    and counts only: never a token, its digest or a password."""
+    names = [token.name for token in api.tokens]
+    return {
+        "version": __version__,
+        "shards": list(settings.shards),
+        "archive": settings.archive_url,
+        "auth": f"bearer tokens: {', '.join(names)}" if names else "no tokens: every /v1 request is refused (401)",
+        "floor": "on: /floor/<tournament id> needs no token" if api.floor else "off",
+    }

@@ -6,7 +6,8 @@ two streams of that shard: the results (a hand's ``busts``, each with the
 standings (a ``placement`` per finished entry). Each is one event:
 
 * ``event: bust``: ``{"tournament_id", "hand_id", "table_id", "seat", "player_id",
-  "bounty"}`` (``bounty``: the hand's ``bounties`` entry for that seat, or null);
+  "bounty", "mystery_bounty"}`` (``bounty``: the hand's ``bounties`` entry for that seat, or null;
+  ``mystery_bounty``: its ``mystery_bounties`` entry, the envelope paid for that seat, or null);
 * ``event: placement``: the placement object (see docs/tournaments.md).
 
 Every event's ``id`` is a cursor over both streams:
@@ -71,6 +72,7 @@ def busts(tournament_id: str, result: dict[str, Any]) -> list[dict[str, Any]]:
     if result.get("tournament_id") != tournament_id:
         return []
     paid = {b["seat"]: b for b in result.get("bounties", ())}
+    envelopes = {b["seat"]: b for b in result.get("mystery_bounties", ())}
     return [
         {
             "tournament_id": tournament_id,
@@ -79,6 +81,7 @@ def busts(tournament_id: str, result: dict[str, Any]) -> list[dict[str, Any]]:
             "seat": bust["seat"],
             "player_id": bust["player_id"],
             "bounty": paid.get(bust["seat"]),
+            "mystery_bounty": envelopes.get(bust["seat"]),
         }
         for bust in result.get("busts", ())
     ]

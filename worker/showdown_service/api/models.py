@@ -101,6 +101,26 @@ class Playing(BaseModel):
     chips: int
     bounty: int
     bounty_cash: int
+    mystery_bounty_cash: int = Field(default=0, description="Won from mystery-bounty envelopes so far.")
+
+
+class DealEntry(BaseModel):
+    player_id: str
+    entry: int
+    amount: int = Field(description="What the deal guarantees the entry (currency units).")
+
+
+class Deal(BaseModel):
+    """A final-table deal agreed."""
+
+    method: str = Field(description="icm, chip_chop, equal or custom.")
+    left_to_play_for: int = Field(description="Kept back for the eventual winner (currency units).")
+    entries: list[DealEntry]
+
+
+class Envelopes(BaseModel):
+    amount: int
+    count: int
 
 
 class Standings(BaseModel):
@@ -111,6 +131,11 @@ class Standings(BaseModel):
     registration_open: bool
     over: bool
     prize_pool: int = Field(description="The payouts' sum (currency units).")
+    payouts: list[int] = Field(default=[], description="The prize of 1st, 2nd, 3rd, ... place (currency units).")
+    deal: Deal | None = Field(default=None, description="The final-table deal, once one is agreed.")
+    mystery_envelopes_left: list[Envelopes] | None = Field(
+        default=None, description="Mystery-bounty envelopes not yet drawn (null: no mystery-bounty stage)."
+    )
     placements: list[dict[str, Any]] = Field(description="Placement objects of the finished entries, by place.")
     playing: list[Playing] = Field(description="Entries still playing, most chips first.")
 

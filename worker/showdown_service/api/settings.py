@@ -72,6 +72,12 @@ class ApiSettings(BaseSettings):
     floor: bool = Field(
         default=True, description="Serve the floor pages (/floor/<tournament id>), which need no token."
     )
+    floor_currency: str | None = Field(
+        default=None,
+        pattern=r"^[A-Z]{3}$",
+        description="The prize currency's ISO 4217 code (EUR, USD, ...): the floor pages show amounts with its sign "
+        "and its minor unit (the ledger counts the smallest unit). Unset: amounts as hundredths, no sign.",
+    )
     poll_s: float = Field(default=0.2, gt=0, le=5, description="How often (s) an event stream looks for news.")
     archive_rate_per_s: float = Field(
         default=10.0, gt=0, description="Archive lookups (hands Redis does not know) a second each token may cause."

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import signal
 import sys
 from collections.abc import Iterator
@@ -28,15 +29,53 @@ EXPORT_FORMATS = ("jsonl", "csv", "parquet")
 ``showdown`` command starts as fast as before.)"""
 
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+ARCHIVER_HELP = """\
+Run the archiver: move every settled entry of each shard (its event, result or dead letter, audit
+record and placements) into write-once Parquet files, in the audit chain's order, record how far it
+has archived in Redis, and trim the streams to about SHOWDOWN_ARCHIVE_KEEP entries once archived.
+One archiver holds each shard at a time (a lease; a killed one's shards are taken over after
+SHOWDOWN_ARCHIVE_LOCK_TTL_S). Runs until SIGTERM or Ctrl-C, then writes what it holds and exits 0.
+
+Reads: SHOWDOWN_ARCHIVE_URL (a directory, or s3://bucket/prefix with the S3 endpoint, region and keys:
+`showdown settings | grep S3`), SHOWDOWN_ARCHIVE_FILE_ROWS, SHOWDOWN_ARCHIVE_INTERVAL_S (longest
+wait for a file), SHOWDOWN_ARCHIVE_SIGNING_KEY and SHOWDOWN_ARCHIVE_CHECKPOINTS_COPY (signed checkpoints),
+SHOWDOWN_REDIS_URL and its credentials, SHOWDOWN_SHARDS, SHOWDOWN_METRICS_PORT (Prometheus /metrics;
+0: off), SHOWDOWN_HEARTBEAT_FILE, and the rest that `showdown settings` lists."""
+ARCHIVER_EXAMPLE = """\
+example:
+  SHOWDOWN_ARCHIVE_URL=/var/lib/showdown/archive SHOWDOWN_HEARTBEAT_FILE=/tmp/archiver.hb showdown archiver"""
+HAND_HELP = """\
+Find a hand by its hand_id: first in Redis (each shard's audit stream, newest first, joined to the
+entry's event, result and dead letter), then in the archive; print where it was found and its event,
+result, dead letter and audit record. An event Redis has trimmed already is read from the archive.
+Exit 1 if neither holds the hand.
+
+Reads: SHOWDOWN_REDIS_URL and its credentials, SHOWDOWN_SHARDS, SHOWDOWN_KEY_PREFIX,
+SHOWDOWN_ARCHIVE_URL (and the S3 endpoint, region and keys for an s3:// archive)."""
+HAND_EXAMPLE = """\
+example:
+  SHOWDOWN_ARCHIVE_URL=/var/lib/showdown/archive showdown hand T-0042 --json"""
 
 
 def register(commands: Commands) -> None:
     """Add ``archiver``, ``hand`` and ``archive`` to the ``showdown`` parser."""
-    a = commands.add_parser("archiver", help="move every settled entry into Parquet files until SIGTERM/SIGINT")
+    a = commands.add_parser(
+        "archiver",
+        help="move every settled entry into Parquet files until SIGTERM/SIGINT",
+        description=ARCHIVER_HELP,
+        epilog=ARCHIVER_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     a.set_defaults(run=_archiver, finishes_on_stop=True)
 
-    h = commands.add_parser("hand", help="find a hand in Redis or the archive: its event, result, audit record")
-    h.add_argument("hand_id", metavar="HAND_ID")
+    h = commands.add_parser(
+        "hand",
+        help="find a hand in Redis or the archive: its event, result, audit record",
+        description=HAND_HELP,
+        epilog=HAND_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    h.add_argument("hand_id", metavar="HAND_ID", help="the hand's hand_id, as its event gave it")
     h.add_argument("--json", action="store_true", help="one JSON object")
     h.set_defaults(run=_hand)
 
@@ -162,6 +201,8 @@ def _hand(args: argparse.Namespace) -> int:
         print(f"Redis not searched: {type(exc).__name__}: {exc}", file=sys.stderr)
     if found is None:
         found = find_hand(settings.archive_url, args.hand_id, settings=settings)
+    elif found.event is None:  # Redis trimmed the event stream before the results: the archive keeps the event
+        found = _event_from_archive(found, settings)
     if found is None:
         print(f"hand {args.hand_id} is neither in Redis nor in the archive ({settings.archive_url})", file=sys.stderr)
         return 1
@@ -175,6 +216,21 @@ def _hand(args: argparse.Namespace) -> int:
         value = getattr(found, name)
         print(f"  {name}: {orjson.dumps(value).decode() if value is not None else '(none)'}")
     return 0
+
+
+def _event_from_archive(found: HandFound, settings: Settings) -> HandFound:
+    """``found`` (in Redis, without its event) with the event the archive holds for the same entry, if it does."""
+    from showdown_service.archive.recall import find_hand  # noqa: PLC0415
+
+    try:
+        archived = find_hand(settings.archive_url, found.hand_id, settings=settings)
+    except Exception as exc:  # any store's failure (a missing directory, S3): say so, show what Redis holds
+        print(f"archive not searched for the event: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return found
+    same = archived is not None and (archived.shard, archived.entry_id) == (found.shard, found.entry_id)
+    if archived is None or archived.event is None or not same:
+        return found
+    return dataclasses.replace(found, event=archived.event)
 
 
 def _query(args: argparse.Namespace) -> int:
