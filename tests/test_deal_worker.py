@@ -26,9 +26,12 @@ from tests.tournament_builders import deal
 def test_a_worker_planning_a_slow_deal_keeps_its_heartbeat_and_its_entries(
     redis_url: str, make_settings: Any, client: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The deal's plan takes 1.5 s, five times claim_idle_ms: meanwhile another worker's XAUTOCLAIM finds nothing
-    idle, and the heartbeat file is touched; the deal commits once, by the worker that planned it."""
-    settings = make_settings(redis_url, consumer="planner", claim_idle_ms=300)
+    """The deal's plan takes 6 s, twice claim_idle_ms: meanwhile another worker's XAUTOCLAIM finds nothing idle,
+    and the heartbeat file is touched; the deal commits once, by the worker that planned it. (A claim time of 3 s,
+    kept alive every second, leaves two seconds for a loaded machine to run the keeper: the test asserts what the
+    keeper guarantees, not how fast a busy machine schedules it. Without the keeper the entries sit idle 6 s and
+    the thief takes them.)"""
+    settings = make_settings(redis_url, consumer="planner", claim_idle_ms=3000)
     keys = settings.keys("default")
     heartbeat = settings.heartbeat_file
     heartbeat.touch()
@@ -37,7 +40,7 @@ def test_a_worker_planning_a_slow_deal_keeps_its_heartbeat_and_its_entries(
 
     def slow(stacks: Sequence[int], prizes: Sequence[int]) -> tuple[Fraction, ...]:
         before = heartbeat.stat().st_mtime_ns
-        time.sleep(1.5)
+        time.sleep(6.0)
         beats.append((before, heartbeat.stat().st_mtime_ns))
         return real(stacks, prizes)
 
@@ -49,7 +52,7 @@ def test_a_worker_planning_a_slow_deal_keeps_its_heartbeat_and_its_entries(
     while planner.is_alive():
         time.sleep(0.05)
         try:
-            _, rows, *_ = client.xautoclaim(keys.events, settings.group, "thief", 300, start_id="0-0")
+            _, rows, *_ = client.xautoclaim(keys.events, settings.group, "thief", 3000, start_id="0-0")
         except redis.ResponseError:  # the group is not made yet
             continue
         stolen += rows

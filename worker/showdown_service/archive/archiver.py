@@ -39,6 +39,13 @@ A store that cannot be written (a full disk, an unreachable object store) or
 a Redis that does not answer makes it wait and retry, logged once when the
 state changes and written into its heartbeat file for ``showdown health``:
 nothing is skipped, nothing trimmed.
+
+Why over 400 lines: steps 2-4 are one per-shard state machine (resume, the
+chain's continuity checked before each file, write once, checkpoint before
+progress, the chain restarted) whose checks must be read in the order they
+run; what stands apart is apart already (collecting: :mod:`.collect`;
+names and files: :mod:`.layout`; S3: :mod:`.s3write`; signing:
+:mod:`.checkpoints`). The re-tree of issue 35 splits its turn into steps.
 """
 
 from __future__ import annotations
