@@ -60,6 +60,7 @@ import argparse
 import contextlib
 import os
 import random
+import shutil
 import signal
 import statistics
 import subprocess
@@ -167,6 +168,8 @@ class ChaosReport:
     """XADDs the producer was told succeeded that Redis does not count (the streams' ``entries-added`` fall short of
     them): Redis lost acknowledged writes, whether or not a trim has since removed where they were."""
     drained: bool = False
+    kept: str = ""
+    """Where a failed run's work directory (the workers' logs, Redis's data and log) was copied, for a look."""
     """Every entry audited and none pending before the run's timeout (False: the books were read mid-work)."""
     duplicated: list[str] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)
@@ -256,6 +259,7 @@ class ChaosReport:
             ),
             ("latency XADD->commit p50 / p99", f"{statistics.median(lat):.1f} ms / {p99:.1f} ms"),
             ("wall time", f"{self.seconds:.1f} s"),
+            *([("kept for a look (workers' logs, Redis's data and log)", self.kept)] if self.kept else []),
         ]
         width = max(len(k) for k, _ in rows)
         lines = [f"| {'what':{width}} | value |", f"|{'-' * (width + 2)}|---|"]
@@ -645,6 +649,7 @@ def run(
     # every process started here is stopped on the way out, in reverse order, whatever fails
     with tempfile.TemporaryDirectory(prefix="showdown-chaos-") as tmp, contextlib.ExitStack() as stack:
         workdir = Path(tmp)
+        stack.callback(_keep_if_failed, report, workdir)  # last, once every process has stopped
         server = stack.enter_context(LocalRedis(data_dir=workdir / "redis", appendfsync="everysec"))
         proxy = stack.enter_context(FlakyProxy(server.port))
         fleet = Fleet(proxy.url, workdir, report, claim_idle_ms)
@@ -829,6 +834,7 @@ def run_cluster(
     streams = [settings.keys(shard).events for shard in _routes(payloads, settings.shards)]
     with tempfile.TemporaryDirectory(prefix="showdown-chaos-cluster-") as tmp, contextlib.ExitStack() as stack:
         workdir = Path(tmp)
+        stack.callback(_keep_if_failed, report, workdir)  # last, once every process has stopped
         cluster = stack.enter_context(LocalCluster(masters=3, replicas=1, appendfsync="everysec"))
         fleet = Fleet(cluster.url, workdir, report, claim_idle_ms,
                       SHOWDOWN_REDIS_CLUSTER="true", SHOWDOWN_SHARDS=",".join(CLUSTER_SHARDS),
@@ -939,6 +945,21 @@ def _verify(
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
+
+
+def _keep_if_failed(report: ChaosReport, workdir: Path) -> None:
+    """Copy a failed run's work directory (regular files only) to a directory of its own that outlives the run, and
+    name it in the report: the run's own directory is removed on the way out, and a failure nobody can re-run under
+    the same load is explained from its logs or not at all."""
+    if report.passed:
+        return
+    kept = Path(tempfile.mkdtemp(prefix="showdown-chaos-failed-"))
+
+    def not_files(folder: str, names: list[str]) -> list[str]:
+        return [n for n in names if not (Path(folder, n).is_file() or Path(folder, n).is_dir())]  # sockets, fifos
+
+    shutil.copytree(workdir, kept, ignore=not_files, dirs_exist_ok=True)
+    report.kept = str(kept)
 
 
 def _why_missing(client: Client, streams: list[str], missing: list[str]) -> tuple[list[str], list[str], list[str]]:

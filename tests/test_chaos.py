@@ -3,12 +3,24 @@ the books must balance."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
 from typing import Any
 
 import orjson
 import redis
 
-from bench.chaos import GROUP, MAX_DELIVERIES, REFUSALS, ChaosReport, Expectation, _verify, run, run_cluster
+from bench.chaos import (
+    GROUP,
+    MAX_DELIVERIES,
+    REFUSALS,
+    ChaosReport,
+    Expectation,
+    _keep_if_failed,
+    _verify,
+    run,
+    run_cluster,
+)
 from showdown_service.connection import connect
 from showdown_service.worker import Worker
 from tests.helpers import REAL_SHOWDOWNS, read_cases, xadd_events
@@ -103,3 +115,23 @@ def test_the_books_tell_entries_not_yet_read_and_xadds_redis_lost_from_entries_l
     table = report.table()
     assert "5 short of the entries" in table
     assert "BROKEN" not in table
+
+
+def test_a_failed_run_keeps_its_logs_and_data_a_passed_one_keeps_nothing(tmp_path: Path) -> None:
+    workdir = tmp_path / "run"
+    (workdir / "redis").mkdir(parents=True)
+    (workdir / "w0.jsonl").write_text('{"event": "batch"}\n')
+    (workdir / "redis" / "appendonly.aof").write_text("*1\r\n")
+    failed = ChaosReport(events=1, lost=["1-1"])
+    _keep_if_failed(failed, workdir)
+    kept = Path(failed.kept)
+    try:
+        assert (kept / "w0.jsonl").read_text() == '{"event": "batch"}\n'
+        assert (kept / "redis" / "appendonly.aof").exists()
+        assert failed.kept in failed.table()
+    finally:
+        shutil.rmtree(kept)
+    passed = ChaosReport(events=0, tournament_exact=True, chain_holds=True)
+    assert passed.passed
+    _keep_if_failed(passed, workdir)
+    assert passed.kept == ""
