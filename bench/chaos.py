@@ -63,6 +63,7 @@ import contextlib
 import functools
 import os
 import random
+import shutil
 import signal
 import statistics
 import subprocess
@@ -75,7 +76,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 import redis
@@ -83,6 +84,7 @@ from redis.cluster import RedisCluster
 from redis.exceptions import RedisClusterException
 
 from bench.proxy import FlakyProxy
+from showdown_messages.protocol import entry_order
 from showdown_messages.publish import refusal, shard_for
 from showdown_service import audit
 from showdown_service.config import Settings, ShardKeys
@@ -159,11 +161,29 @@ class ChaosReport:
     producer_retries: int = 0
     """Writes the producer re-sent because Redis refused them."""
     lost: list[str] = field(default_factory=list)
+    """Published entries with no audit record that a worker was handed (or that were trimmed): settled by nobody."""
+    unread: list[str] = field(default_factory=list)
+    """Published entries with no audit record still in the events stream above the group's last-delivered-id: no
+    worker had read them yet when the run ended (the drain timed out), which is slowness, not a loss."""
+    vanished: list[str] = field(default_factory=list)
+    """Published entries with no audit record missing from the events stream though no trim reached them: Redis no
+    longer has an XADD it acknowledged (a SIGKILL before its AOF write: ``appendfsync everysec`` postpones the write
+    while an fsync is still running), so no worker could settle them."""
+    xadds_missing: int = 0
+    """XADDs the producer was told succeeded that Redis does not count (the streams' ``entries-added`` fall short of
+    them): Redis lost acknowledged writes, whether or not a trim has since removed where they were."""
+    drained: bool = False
+    kept: str = ""
+    """Where a failed run's work directory (the workers' logs, Redis's data and log) was copied, for a look."""
+    """Every entry audited and none pending before the run's timeout (False: the books were read mid-work)."""
     duplicated: list[str] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)
     poison: int = 0
     pending: int = 0
     chain_holds: bool = False
+    """Every shard's audit chain verifies (each record chained on the one before, up to the stored head)."""
+    chain_records: int = 0
+    """Records in the chains: one per published entry when nothing is missing."""
     audit_records: int = 0
     outcomes: Counter[str] = field(default_factory=Counter)
     harmless_resends: int = 0
@@ -184,8 +204,10 @@ class ChaosReport:
     @property
     def passed(self) -> bool:
         return (
-            not (self.lost or self.duplicated or self.wrong or self.pending or self.poison)
+            not (self.lost or self.unread or self.vanished or self.duplicated or self.wrong)
+            and not (self.pending or self.poison)
             and self.chain_holds
+            and self.chain_records == self.events
             and self.tournament_exact
         )
 
@@ -217,12 +239,24 @@ class ChaosReport:
             ),
             (f"most deliveries of one entry (the workers' limit: {MAX_DELIVERIES})", str(self.most_deliveries)),
             ("writes the producer re-sent after a refusal", f"{self.producer_retries:,}"),
-            ("lost", str(len(self.lost))),
+            ("lost (handed to a worker, or trimmed, and never audited)", str(len(self.lost))),
+            ("unread when the run ended (not lost: the workers had not read them yet)", str(len(self.unread))),
+            ("vanished from the events stream (Redis lost an XADD it had acknowledged)", str(len(self.vanished))),
+            ("acknowledged XADDs Redis no longer counts (entries-added)", str(self.xadds_missing)),
+            ("drained before the timeout", "yes" if self.drained else "NO: the books were read mid-work"),
             ("duplicated", str(len(self.duplicated))),
             ("wrong", str(len(self.wrong))),
             ("poison", str(self.poison)),
             ("left pending", str(self.pending)),
-            ("audit chain", f"{self.audit_records:,} records, {'holds' if self.chain_holds else 'BROKEN'}"),
+            (
+                "audit chain",
+                f"{self.audit_records:,} records, {'holds' if self.chain_holds else 'BROKEN'}"
+                + (
+                    f", {self.events - self.chain_records:,} short of the entries"
+                    if self.chain_records < self.events
+                    else ""
+                ),
+            ),
             ("commits re-sent after their reply was lost", str(self.resent_after_lost_reply)),
             (
                 "entries a commit found already settled (re-sent or overtaken), changing nothing",
@@ -230,6 +264,7 @@ class ChaosReport:
             ),
             ("latency XADD->commit p50 / p99", f"{statistics.median(lat):.1f} ms / {p99:.1f} ms"),
             ("wall time", f"{self.seconds:.1f} s"),
+            *([("kept for a look (workers' logs, Redis's data and log)", self.kept)] if self.kept else []),
         ]
         width = max(len(k) for k, _ in rows)
         lines = [f"| {'what':{width}} | value |", f"|{'-' * (width + 2)}|---|"]
@@ -667,6 +702,7 @@ def run(
     # every process started here is stopped on the way out, in reverse order, whatever fails
     with tempfile.TemporaryDirectory(prefix="showdown-chaos-") as tmp, contextlib.ExitStack() as stack:
         workdir = Path(tmp)
+        stack.callback(_keep_if_failed, report, workdir)  # last, once every process has stopped
         server = stack.enter_context(LocalRedis(data_dir=workdir / "redis", appendfsync="everysec"))
         proxy = stack.enter_context(FlakyProxy(server.port))
         fleet = Fleet(proxy.url, workdir, report, claim_idle_ms)
@@ -752,6 +788,7 @@ def run(
             except redis.ResponseError:
                 done = False
             if done:
+                report.drained = True
                 break
             time.sleep(0.2)
         fleet.stop()
@@ -854,6 +891,7 @@ def run_cluster(
     streams = [settings.keys(shard).events for shard in _routes(payloads, settings.shards)]
     with tempfile.TemporaryDirectory(prefix="showdown-chaos-cluster-") as tmp, contextlib.ExitStack() as stack:
         workdir = Path(tmp)
+        stack.callback(_keep_if_failed, report, workdir)  # last, once every process has stopped
         cluster = stack.enter_context(LocalCluster(masters=3, replicas=1, appendfsync="everysec"))
         fleet = Fleet(cluster.url, workdir, report, claim_idle_ms,
                       SHOWDOWN_REDIS_CLUSTER="true", SHOWDOWN_SHARDS=",".join(CLUSTER_SHARDS),
@@ -892,6 +930,7 @@ def run_cluster(
                 audited = sum(int(client.xlen(k.audit)) for k in shards if client.exists(k.audit))
                 pending = sum(int(client.xpending(k.events, GROUP)["pending"]) for k in shards)
                 if audited >= events and pending == 0:
+                    report.drained = True
                     break
             except (redis.RedisError, RedisClusterException):
                 pass
@@ -917,7 +956,10 @@ def _verify(
         report.outcomes[record["outcome"]] += 1
     if len(entry_ids) != len(expected) or not all(entry_ids):
         report.wrong.append(f"the producer recorded {sum(map(bool, entry_ids))} entries for {len(expected)} events")
-    report.lost = [e for e in entry_ids if e and not by_entry.get(e)]
+    missing = [e for e in entry_ids if e and not by_entry.get(e)]
+    report.lost, report.unread, report.vanished = _why_missing(client, [keys.events for keys in shards], missing)
+    added = sum(int(client.xinfo_stream(keys.events)["entries-added"]) for keys in shards if client.exists(keys.events))
+    report.xadds_missing = max(0, sum(map(bool, entry_ids)) - added)
     report.duplicated = [e for e, rs in by_entry.items() if len(rs) > 1]
     results: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for _, fields in (row for keys in shards for row in read_range(client, keys.results)):
@@ -926,7 +968,9 @@ def _verify(
     report.duplicated += [f"hand {h} has {len(rs)} results" for h, rs in results.items() if len(rs) > 1]
     resent: dict[str, list[str]] = defaultdict(list)
     for entry_id, exp in zip(entry_ids, expected, strict=False):
-        got = by_entry.get(entry_id, [{}])[0]
+        if entry_id not in by_entry:  # named above: lost, unread or vanished (no outcome to be wrong)
+            continue
+        got = by_entry[entry_id][0]
         if exp.outcome == "either":
             resent[exp.hand_id or ""].append(got.get("outcome", "missing") + "/" + str(got.get("code")))
         elif got.get("outcome") != exp.outcome or (exp.code and got.get("code") != exp.code):
@@ -953,7 +997,61 @@ def _verify(
         verdict = audit.verify(audit.read_stream(client, keys.audit), head)
         report.chain_holds = report.chain_holds and verdict.holds
         chained += verdict.records
-    report.chain_holds = report.chain_holds and chained == len(entry_ids)
+    report.chain_records = chained
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _keep_if_failed(report: ChaosReport, workdir: Path) -> None:
+    """Copy a failed run's work directory (regular files only) to a directory of its own that outlives the run, and
+    name it in the report: the run's own directory is removed on the way out, and a failure nobody can re-run under
+    the same load is explained from its logs or not at all."""
+    if report.passed:
+        return
+    kept = Path(tempfile.mkdtemp(prefix="showdown-chaos-failed-"))
+
+    def not_files(folder: str, names: list[str]) -> list[str]:
+        return [n for n in names if not (Path(folder, n).is_file() or Path(folder, n).is_dir())]  # sockets, fifos
+
+    shutil.copytree(workdir, kept, ignore=not_files, dirs_exist_ok=True)
+    report.kept = str(kept)
+
+
+def _why_missing(client: Client, streams: list[str], missing: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """Published entries (of ``streams``) without an audit record, told apart: ``(lost, unread, vanished)``.
+
+    Unread: still in its events stream, above the group's last-delivered-id: no worker had read it when the books
+    were read (a drain that timed out); the workers would still settle it. Vanished: in no events stream, though at
+    or above every stream's first entry, so no trim removed it: Redis no longer has the XADD the producer was told
+    succeeded. Lost: the rest: handed to a worker (at or below the last-delivered-id) and acked without a record,
+    or trimmed after being read: settled by nobody.
+    """
+    lost: list[str] = []
+    unread: list[str] = []
+    vanished: list[str] = []
+    if not missing:
+        return lost, unread, vanished
+    delivered: dict[str, tuple[int, int]] = {}
+    firsts: list[tuple[int, int]] = []
+    for stream in streams:
+        groups = {_text(g["name"]): g for g in client.xinfo_groups(stream)} if client.exists(stream) else {}
+        delivered[stream] = entry_order(groups[GROUP]["last-delivered-id"]) if GROUP in groups else (0, 0)
+        head = cast(list[tuple[bytes, Any]], client.xrange(stream, count=1))
+        firsts += [entry_order(entry_id) for entry_id, _ in head]
+    untrimmed = max(firsts, default=(0, 0))
+    """Every id from here on was never trimmed from any stream (the workers trim below what the group has read)."""
+    for entry_id in missing:
+        order = entry_order(entry_id)
+        found = [stream for stream in streams if client.xrange(stream, entry_id, entry_id, count=1)]
+        if found:
+            (unread if order > delivered[found[0]] else lost).append(entry_id)
+        elif order >= untrimmed:
+            vanished.append(entry_id)
+        else:
+            lost.append(entry_id)
+    return lost, unread, vanished
 
 
 def main() -> None:
@@ -969,7 +1067,7 @@ def main() -> None:
     else:
         report = run(args.events, args.kills, rate=args.rate, seed=args.seed, timeout_s=600)
     print(report.table())
-    for problem in (report.lost + report.duplicated + report.wrong)[:20]:
+    for problem in (report.lost + report.unread + report.vanished + report.duplicated + report.wrong)[:20]:
         print("  PROBLEM:", problem)
     sys.exit(0 if report.passed else 1)
 

@@ -432,6 +432,12 @@ def test_while_commits_are_refused_the_metric_and_the_heartbeat_say_what_the_wor
         (redis.exceptions.ResponseError("MISCONF Errors writing to the AOF file"), "MISCONF",
          "Redis refuses writes: MISCONF"),
         (redis.exceptions.ResponseError("BUSY Redis is busy running a script."), "BUSY", "Redis is busy: BUSY"),
+        # raised by a pipeline (raise_on_error), as redis-py words it: the server's code after the failed command
+        (redis.exceptions.ResponseError("Command # 1 (SET showdown:{registry}:hand:h-0 default NX EX 604800) of "
+                                        "pipeline caused error: BUSY Valkey is busy running a script. You can only "
+                                        "call SCRIPT KILL or SHUTDOWN NOSAVE."), "BUSY", "Redis is busy: BUSY"),
+        (redis.exceptions.ResponseError("Command # 3 (XADD s * event {}) of pipeline caused error: NOREPLICAS Not "
+                                        "enough good replicas to write."), "NOREPLICAS", "Redis refuses writes"),
         (redis.exceptions.BusyLoadingError("Redis is loading the dataset in memory"), "LOADING",
          "Redis is loading its data"),
         (redis.exceptions.NoPermissionError("this user has no permissions"), "NOPERM",

@@ -395,3 +395,62 @@ def test_publish_to_a_redis_refusing_writes_publishes_nothing_and_says_why_in_on
     assert (refused.value.accepted, refused.value.hand_id, refused.value.refusal.code) == (0, "api-0", reason)
     assert f"hand_id 'api-0' was not published: Redis refuses writes: {reason}" in str(refused.value)
     assert admin.xlen(Settings().keys("default").events) == 0
+
+
+KILLED_HANDS = 8000
+"""One batch of them: its commit's checks run past 100,000 Lua instructions, the count at which the server's hook
+first looks at the clock (and serves SCRIPT KILL); a batch of 100 never gets there."""
+
+
+def test_a_commit_killed_by_script_kill_before_it_writes_changes_nothing_and_is_redone(
+    server: LocalRedis, admin: redis.Redis, make_settings: Any
+) -> None:
+    """SCRIPT KILL sent over and over while a worker commits: a commit killed in its checks (it has written nothing:
+    once a script writes, the server answers UNKILLABLE) is an error to the worker, which waits and redoes the batch;
+    every hand settles once and the chain holds."""
+    settings = make_settings(server.url, batch_size=KILLED_HANDS, backoff_max_s=0.2)
+    keys = settings.keys("default")
+    client = connect(settings)
+    events = many_events(KILLED_HANDS)
+    for start in range(0, KILLED_HANDS, 2000):
+        xadd_events(client, keys.events, events[start : start + 2000])
+    admin.config_set("busy-reply-threshold", 1)  # a script is served SCRIPT KILL from its first millisecond
+    replies: list[str] = []
+    stop = threading.Event()
+
+    def kill_scripts() -> None:
+        killer = server.probe()
+        try:
+            while not stop.is_set() and replies.count("OK") < 3:
+                try:
+                    killer.script_kill()
+                    replies.append("OK")  # no other script runs here: it was the worker's commit
+                except redis.ResponseError as exc:
+                    replies.append(str(exc).split(" ", 1)[0])  # NOTBUSY, UNKILLABLE
+        finally:
+            killer.close()
+
+    killing = threading.Thread(target=kill_scripts, name="script-kill")
+    worker = Worker(settings, connect(settings))
+    runner = threading.Thread(target=worker.run)
+    killing.start()
+    runner.start()
+    try:
+        killing.join(60)
+        stop.set()
+        killing.join(5)
+        assert replies.count("OK") > 0, f"no commit was killed: {set(replies)}"
+        wait_until(lambda: _audited(client, keys.audit) == KILLED_HANDS, "every hand audited", timeout=120)
+    finally:
+        stop.set()
+        worker.stop()
+        runner.join(60)
+    assert worker.metrics.redis_errors._value.get() > 0, "the killed commits were errors, waited out"
+    check_books(client, keys, settings.group, KILLED_HANDS)
+
+
+def _audited(client: Any, audit: str) -> int:
+    try:
+        return int(client.xlen(audit))
+    except redis.ResponseError:  # BUSY: a commit runs past the threshold
+        return -1

@@ -123,6 +123,11 @@ def refusal_reason(code: str) -> str:
     return _MEANING.get(code, f"Redis answers with an error: {code}")
 
 
+_IN_PIPELINE = " of pipeline caused error: "
+"""What redis-py puts between ``Command # 2 (XADD ...)`` and the server's error when a pipeline raises it (keeping
+the class: only the code at the message's start is moved)."""
+
+
 def refusal(exc: BaseException) -> Refusal:
     """What a redis-py error means: its code and one line saying why (no import of redis needed)."""
     for cls in type(exc).__mro__:
@@ -134,6 +139,8 @@ def refusal(exc: BaseException) -> Refusal:
         return Refusal("TTL", _MEANING["TTL"])
     if text.startswith("unknown command"):  # Redis 7.0's answer to WAITAOF: "unknown command 'WAITAOF', ..."
         return Refusal("UNKNOWNCOMMAND", _MEANING["UNKNOWNCOMMAND"])
+    if text.startswith("Command # ") and _IN_PIPELINE in text:  # redis-py names the pipeline's failed command first
+        text = text.split(_IN_PIPELINE, 1)[1]
     first = text.split(" ", 1)[0]
     code = first if first.isalpha() and first.isupper() else "ERR"
     return Refusal(code, _MEANING.get(code, f"Redis answers with an error: {code}"))
