@@ -149,7 +149,7 @@ def joined_row(
                 row["event"] = payload.decode()
             except UnicodeDecodeError:
                 row["event_bytes"] = payload
-            ids = _claimed(payload)
+            ids = claimed_ids(payload)
             row["tournament_id"], row["table_id"] = ids
         if set(fields) - {payload_field, b"requeued_from"} or payload_field is None or len(fields) > 1:
             row["entry_fields"] = orjson.dumps(
@@ -165,7 +165,9 @@ def _int(value: Any) -> int:
         return -1
 
 
-def _claimed(payload: bytes) -> tuple[str | None, str | None]:
+def claimed_ids(payload: bytes) -> tuple[str | None, str | None]:
+    """``tournament_id`` and ``table_id`` as a payload states them (what the archive's columns copy; ``audit
+    replay`` proves the columns by the same reading)."""
     try:
         doc = orjson.loads(payload)
     except orjson.JSONDecodeError:

@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 
 from showdown_service.archive.chains import ChainFile, Difference, Sink
+from showdown_service.archive.collect import claimed_ids
 from showdown_service.archive.layout import CURSORS
 from showdown_service.audit import Head, sha256_hex
 from showdown_service.settling import Prepared
@@ -121,14 +122,7 @@ def _claimed(row: dict[str, Any]) -> tuple[str | None, str | None]:
     payload = row["event"].encode() if row.get("event") is not None else row.get("event_bytes")
     if not payload or (b'"tournament_id"' not in payload and b'"table_id"' not in payload):
         return None, None
-    try:
-        doc = orjson.loads(payload)
-    except orjson.JSONDecodeError:
-        return None, None
-    if not isinstance(doc, dict):
-        return None, None
-    tournament, table = doc.get("tournament_id"), doc.get("table_id")
-    return (tournament if isinstance(tournament, str) else None, table if isinstance(table, str) else None)
+    return claimed_ids(payload)
 
 
 def dead_letter_fields(
