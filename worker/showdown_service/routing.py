@@ -178,21 +178,19 @@ class Router:
 
     def claim_hands(self, shard: str, batch: list[Prepared], ttl_s: int) -> list[Prepared]:
         """``batch`` with each valid hand another shard took refused ``wrong_shard``; each hand no shard held is
-        claimed for ``shard`` (for ``ttl_s``, the dedupe TTL) first. One round trip (two commands a hand), none
-        for a batch without a valid hand."""
+        claimed for ``shard`` (for ``ttl_s``, the dedupe TTL) first. One round trip (one ``SET NX GET`` a hand,
+        Redis 7.0+: the holder before, or nil where this shard took it now), none for a batch without a valid
+        hand."""
         hands = list(dict.fromkeys(e.hand_id for e in batch if e.valid and e.hand_id is not None
                                    and e.tournament_message is None))  # fmt: skip
         if not hands:
             return batch
         pipe = self.client.pipeline(transaction=False)
         for hand_id in hands:
-            key = hand_key(hand_id, self.prefix)
-            pipe.set(key, shard, nx=True, ex=ttl_s)
-            pipe.get(key)
-        replies = pipe.execute()
+            pipe.set(hand_key(hand_id, self.prefix), shard, nx=True, ex=ttl_s, get=True)
         holders = {}
-        for hand_id, holder in zip(hands, replies[1::2], strict=True):
-            if holder is not None:  # None: the key expired between the SET and the GET (a TTL of seconds): ours
+        for hand_id, holder in zip(hands, pipe.execute(), strict=True):
+            if holder is not None:  # None: no shard held it, this one took it now
                 holders[hand_id] = holder.decode() if isinstance(holder, bytes) else str(holder)
         if all(holder == shard for holder in holders.values()):
             return batch
