@@ -25,7 +25,7 @@ from pathlib import Path
 import redis
 
 from bench import worker as bw
-from showdown_service.localredis import LocalRedis
+from showdown_service.testing.localredis import LocalRedis
 
 TICK = os.sysconf("SC_CLK_TCK")
 FINISH_S = 300.0

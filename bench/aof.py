@@ -27,7 +27,7 @@ from pathlib import Path
 import redis
 
 from bench import Section
-from showdown_service.localredis import LocalRedis
+from showdown_service.testing.localredis import LocalRedis
 
 SETTINGS: dict[str, str | None] = {"no AOF": None, "AOF everysec": "everysec", "AOF always": "always"}
 WRITE_SECONDS = 2.0

@@ -25,10 +25,10 @@ import httpx
 
 from bench import Figure, Section
 from showdown_service.api.auth import token_digest
-from showdown_service.config import Settings
-from showdown_service.connection import connect
-from showdown_service.localredis import LocalRedis, free_port
-from showdown_service.worker import Worker
+from showdown_service.infra.config import Settings
+from showdown_service.infra.connection import connect
+from showdown_service.testing.localredis import LocalRedis, free_port
+from showdown_service.worker.loop import Worker
 
 RATE = 500
 SECONDS = 10.0

@@ -3,21 +3,21 @@
 * **Lookup**: a synthetic archive of ``ARCHIVE_HANDS`` entries (files of
   ``FILE_ROWS`` rows, the archiver's layout and row groups, zstd; texts of
   realistic length, generated with pyarrow in seconds), then
-  :func:`showdown_service.archive.recall.find_hand` (DuckDB over the files,
+  :func:`showdown_service.storage.recall.find_hand` (DuckDB over the files,
   what ``showdown hand`` does once Redis has trimmed a hand) for hand ids
   picked at random across the archive. Twice: hand ids that rise with the
   chain (a room's counter, a timestamped id: row groups' min/max prune the
   scan), and random ids (128 random bits in hex, as a uuid4's: every row group's ``hand_id`` column is
   scanned). Target: under a second at 10 million hands.
 * **Expired standings**: a finished tournament of about ``TOURNAMENT_ENTRIES``
-  entries (:func:`showdown_service.tournament.simulate.simulate`: re-entries,
+  entries (:func:`showdown_service.testing.simulate.simulate`: re-entries,
   knockout bounties, hand-for-hand) settled by a real worker on fakeredis and
   archived by the real archiver, which expires its ledger; its rows (its
   messages, its hands, the placement records written with them) go into the
   same synthetic archive, spread through the middle file of the chain as one
   day's play among the cash hands. Then the standings of the expired ledger
   as ``showdown tournament standings ID`` and ``/v1/tournaments/{id}/standings``
-  read them (:func:`~showdown_service.tournament.store.read_book`, then
+  read them (:func:`~showdown_service.worker.ledger.read_book`, then
   :func:`~showdown_service.archive.standings.archived_standings`: DuckDB over
   the whole archive), checked equal to the full ledger's standings read before
   it expired. Target: under a second at 10 million hands, as a hand's lookup.
@@ -54,17 +54,17 @@ import pyarrow.parquet as pq
 
 from bench import Figure, Section
 from showdown_service.archive.archiver import Archiver
-from showdown_service.archive.layout import ROW_GROUP_ROWS, SCHEMA, all_files, file_name, open_store
-from showdown_service.archive.recall import find_hand
 from showdown_service.archive.replay import replay
 from showdown_service.archive.standings import archived_standings
-from showdown_service.cli import adjudicate_lines
-from showdown_service.config import Settings
-from showdown_service.connection import connect
-from showdown_service.localredis import LocalRedis
-from showdown_service.tournament.simulate import simulate
-from showdown_service.tournament.store import read_book
-from showdown_service.worker import Worker
+from showdown_service.cli.commands import adjudicate_lines
+from showdown_service.infra.config import Settings
+from showdown_service.infra.connection import connect
+from showdown_service.storage.layout import ROW_GROUP_ROWS, SCHEMA, all_files, file_name, open_store
+from showdown_service.storage.recall import find_hand
+from showdown_service.testing.localredis import LocalRedis
+from showdown_service.testing.simulate import simulate
+from showdown_service.worker.ledger import read_book
+from showdown_service.worker.loop import Worker
 
 ARCHIVE_HANDS = int(os.environ.get("SHOWDOWN_BENCH_ARCHIVE_HANDS", "10000000"))
 FILE_ROWS = 1_000_000

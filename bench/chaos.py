@@ -86,14 +86,14 @@ from redis.exceptions import RedisClusterException
 from bench.proxy import FlakyProxy
 from showdown_messages.protocol import entry_order
 from showdown_messages.publish import refusal, shard_for
-from showdown_service import audit
-from showdown_service.config import Settings, ShardKeys
-from showdown_service.connection import Client, connect_cluster
-from showdown_service.localredis import LocalCluster, LocalRedis, free_port
-from showdown_service.streams import read_range
-from showdown_service.tournament.replay import TournamentReplay
-from showdown_service.tournament.simulate import Simulation, simulate
-from showdown_service.tournament.store import read_book
+from showdown_service.decision import audit
+from showdown_service.decision.tournament_replay import TournamentReplay
+from showdown_service.infra.config import Settings, ShardKeys
+from showdown_service.infra.connection import Client, connect_cluster
+from showdown_service.infra.streams import read_range
+from showdown_service.testing.localredis import LocalCluster, LocalRedis, free_port
+from showdown_service.testing.simulate import Simulation, simulate
+from showdown_service.worker.ledger import read_book
 from tests.helpers import REAL_SHOWDOWNS, read_cases
 
 WORKERS = 3

@@ -41,8 +41,8 @@ from redis.cluster import RedisCluster
 from bench import Figure, Section
 from bench.worker import TIMEOUT_S, _launch, _stop, _wait_until_up, _worker_env
 from showdown_messages.publish import shard_for
-from showdown_service.connection import Client, connect_cluster
-from showdown_service.localredis import LocalCluster, LocalRedis
+from showdown_service.infra.connection import Client, connect_cluster
+from showdown_service.testing.localredis import LocalCluster, LocalRedis
 from tests.helpers import REAL_SHOWDOWNS, read_cases
 
 EVENTS = 10_000

@@ -8,7 +8,7 @@ import threading
 import time
 from types import TracebackType
 
-from showdown_service.localredis import free_port
+from showdown_service.testing.localredis import free_port
 
 _BUFFER = 65536
 

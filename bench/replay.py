@@ -31,8 +31,8 @@ from pokerkit import HandHistory
 
 from bench import Figure, Section
 from bench.timing import fmt_time, race
-from showdown_service.replay import HandRecord, judge, read_phh
-from showdown_service.replay.run import READERS, decode, detect, find_files
+from showdown_service.histories import HandRecord, judge, read_phh
+from showdown_service.histories.run import READERS, decode, detect, find_files
 
 PLURIBUS = Path(__file__).resolve().parents[2] / "shared" / "data" / "phh" / "pluribus"
 GAMES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "replay" / "phh" / "games"

@@ -40,7 +40,7 @@ from typing import NamedTuple
 import redis
 
 from bench.timing import fmt_time
-from showdown_service.localredis import LocalRedis
+from showdown_service.testing.localredis import LocalRedis
 
 STAGES = ("validate", "settle", "encode", "digest", "commit", "log", "waiting", "other")
 MARKERS: tuple[tuple[str, str], ...] = (

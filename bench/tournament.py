@@ -1,6 +1,6 @@
 """Tournament benchmark: what keeping a tournament's ledger costs the worker per hand.
 
-Two generated multi-table PKO tournaments (``showdown_service.tournament.simulate``:
+Two generated multi-table PKO tournaments (``showdown_service.testing.simulate``:
 re-entries, hand-for-hand on the bubble, most hands the usual small pots; see
 :data:`SHAPES`: a deep one, and a fast one with a bust every 7 hands) are each
 settled three ways at once, each way by its own ``showdown worker`` process on
@@ -49,8 +49,8 @@ import redis
 from bench import Figure, Section
 from bench.cluster import _cpu_seconds, _process_cpu_seconds
 from bench.worker import TIMEOUT_S, _launch, _stop, _wait_until_up, _worker_env
-from showdown_service.localredis import LocalRedis
-from showdown_service.tournament.simulate import simulate
+from showdown_service.testing.localredis import LocalRedis
+from showdown_service.testing.simulate import simulate
 
 ROUNDS = 7
 TARGET = 1.10

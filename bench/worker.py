@@ -30,8 +30,8 @@ import orjson
 import redis
 
 from bench import Figure, Section, stages
-from showdown_service.localredis import LocalRedis
-from showdown_service.streams import read_group, read_new
+from showdown_service.infra.streams import read_group, read_new
+from showdown_service.testing.localredis import LocalRedis
 from tests.helpers import REAL_SHOWDOWNS, read_cases
 
 EVENTS = 20_000

@@ -22,9 +22,9 @@ from mkdocs.structure.pages import Page
 from showdown_messages import CODES
 from showdown_messages.schema import MESSAGES, asyncapi_document
 from showdown_service import __version__
-from showdown_service.alert_rules import OPEN_TOURNAMENTS, alerts_table
-from showdown_service.cli import schema_files
-from showdown_service.config import settings_table
+from showdown_service.cli.commands import schema_files
+from showdown_service.infra.config import settings_table
+from showdown_service.ops.alert_rules import OPEN_TOURNAMENTS, alerts_table
 
 MARKER = re.compile(r"^<!-- generated: ([a-z-]+) -->$", re.MULTILINE)
 SCHEMAS_DIR = "schemas"

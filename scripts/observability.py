@@ -1,5 +1,5 @@
-"""Write the monitoring files of a deployment from their one source (showdown_service.alert_rules and
-showdown_service.dashboard):
+"""Write the monitoring files of a deployment from their one source (showdown_service.ops.alert_rules and
+showdown_service.ops.dashboard):
 
 * deploy/prometheus/alerts.yml: the Prometheus rule file (recording rules, SLO burn-rate alerts, alerts);
 * deploy/prometheus/alerts_test.yml and alerts_test_long.yml: its ``promtool test rules`` cases (each alert fires
@@ -25,11 +25,13 @@ from pathlib import Path
 
 import yaml
 
-from showdown_service.alert_rules import rule_groups, rule_tests
-from showdown_service.dashboard import dashboard
+from showdown_service.ops.alert_rules import rule_groups, rule_tests
+from showdown_service.ops.dashboard import dashboard
 
 REPO = Path(__file__).resolve().parent.parent
-HEADER = "# Written by scripts/observability.py from worker/showdown_service/alert_rules.py: edit that, then run it.\n"
+HEADER = (
+    "# Written by scripts/observability.py from worker/showdown_service/ops/alert_rules.py: edit that, then run it.\n"
+)
 
 
 def _yaml(document: object) -> str:

@@ -16,9 +16,9 @@ from showdown_service.api.auth import token_digest
 from showdown_service.api.index import ArchiveLookup, no_archive
 from showdown_service.api.server import config
 from showdown_service.api.settings import ApiSettings, Token
-from showdown_service.config import Settings
-from showdown_service.connection import Client, connect
-from showdown_service.worker import Worker
+from showdown_service.infra.config import Settings
+from showdown_service.infra.connection import Client, connect
+from showdown_service.worker.loop import Worker
 from tests.tournament_builders import all_in, closed, entry, opened
 
 EVERYTHING = "token-everything"

@@ -11,9 +11,9 @@ import fakeredis
 import pytest
 import redis
 
-from showdown_service import logs
-from showdown_service.config import Settings
-from showdown_service.localredis import LocalRedis
+from showdown_service.infra import logs
+from showdown_service.infra.config import Settings
+from showdown_service.testing.localredis import LocalRedis
 
 
 @pytest.fixture(scope="session", autouse=True)

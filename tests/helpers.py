@@ -14,8 +14,8 @@ import pytest
 
 from showdown_core import InvalidEvent, Settlement, settle
 from showdown_messages import CODES, ShowdownEvent
-from showdown_service.connection import Client
-from showdown_service.intake import parse_event, to_showdown
+from showdown_service.decision.intake import parse_event, to_showdown
+from showdown_service.infra.connection import Client
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -107,8 +107,8 @@ def xadd_events(client: Client, stream: str, events: Sequence[Mapping[str, Any] 
 def move_inboxes(client: Client, shards: Sequence[str] = ("default",)) -> int:
     """Move the shards' inboxes (what producers RPUSH) into their events streams, as a worker does before each read;
     how many elements moved."""
-    from showdown_service.config import Settings
-    from showdown_service.ingress import Ingress
+    from showdown_service.infra.config import Settings
+    from showdown_service.worker.ingress import Ingress
 
     settings = Settings()
     return Ingress(client, [settings.keys(shard) for shard in shards], count=10_000).move()
@@ -139,7 +139,7 @@ def tls_redis_server() -> str:
 def audit_tournaments(tmp_path: Path, files: Mapping[str, str]) -> tuple[int, Path, list[dict[str, Any]]]:
     """Write ``files`` (name -> text) into the folder ``tmp_path / "paths"`` (emptied first), run ``showdown replay
     --tournaments`` on each file by name, and return the exit status, the folder and the tournament report's lines."""
-    from showdown_service.cli import main
+    from showdown_service.cli.commands import main
 
     folder = tmp_path / "paths"
     folder.mkdir(exist_ok=True)

@@ -36,15 +36,15 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 import showdown_messages.publish as producing
-from showdown_service.acl import exact_grants
 from showdown_service.archive.archiver import Archiver
-from showdown_service.archive.layout import open_store
-from showdown_service.config import Settings
-from showdown_service.examples import example_lines
-from showdown_service.ingress import Ingress
-from showdown_service.localredis import LocalRedis, find_server
-from showdown_service.streams import read_range
-from showdown_service.worker import Worker
+from showdown_service.infra.config import Settings
+from showdown_service.infra.examples import example_lines
+from showdown_service.infra.streams import read_range
+from showdown_service.ops.acl import exact_grants
+from showdown_service.storage.layout import open_store
+from showdown_service.testing.localredis import LocalRedis, find_server
+from showdown_service.worker.ingress import Ingress
+from showdown_service.worker.loop import Worker
 from tests.api_support import bearer, serving, sse_events
 from tests.helpers import REPO, tls_redis_server
 from tests.tournament_builders import all_in, closed, entry, opened
@@ -52,7 +52,7 @@ from tests.tournament_builders import all_in, closed, entry, opened
 ACL_FILE = REPO / "deploy" / "redis" / "users.acl"
 DEMO_SECRETS = REPO / "deploy" / "compose" / "demo-secrets"
 MAKE_SECRETS = REPO / "deploy" / "make-secrets.sh"
-SHOWDOWN = [sys.executable, "-m", "showdown_service.cli"]
+SHOWDOWN = [sys.executable, "-m", "showdown_service.cli.commands"]
 ADMIN = "test-admin"
 USERS = ("producer", "worker", "reader", "auditor", "archiver", "operator", "api", "scaler", "healthcheck")
 NO_AUTH_COMMANDS = frozenset({"auth", "hello"})
@@ -443,7 +443,7 @@ def test_the_worker_counts_a_settlement_that_raised_with_its_grants(
     def explode(event: object) -> object:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr("showdown_service.settling.to_showdown", explode)
+    monkeypatch.setattr("showdown_service.decision.settling.to_showdown", explode)
     (entry_id,) = publish(acl, EXAMPLES[:1])
     settings = Settings(
         redis_url=f"redis://127.0.0.1:{acl.server.port}/0",

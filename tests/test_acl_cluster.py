@@ -27,10 +27,10 @@ import pytest
 from redis.cluster import RedisCluster
 from redis.crc import key_slot
 
-from showdown_service.acl import exact_grants
-from showdown_service.config import Settings
-from showdown_service.connection import CLUSTER_ACL_GRANTS, connect_cluster
-from showdown_service.localredis import LocalCluster, LocalRedis
+from showdown_service.infra.config import Settings
+from showdown_service.infra.connection import CLUSTER_ACL_GRANTS, connect_cluster
+from showdown_service.ops.acl import exact_grants
+from showdown_service.testing.localredis import LocalCluster, LocalRedis
 from tests.helpers import REPO, move_inboxes
 from tests.test_acl import ADMIN, EXAMPLES, NO_AUTH_COMMANDS, demo_password, settled_in_log, wait_for, with_admin
 from tests.tournament_builders import all_in, closed, entry, opened
@@ -39,7 +39,7 @@ CLUSTER_ACL_FILE = REPO / "deploy" / "redis" / "users-cluster.acl"
 SINGLE_NODE_ACL_FILE = REPO / "deploy" / "redis" / "users.acl"
 CLUSTER_ACL_SCRIPT = REPO / "deploy" / "redis" / "cluster-acl.sh"
 REPLICA_PASSWORD = REPO / "deploy" / "compose" / "demo-secrets-cluster" / "replica.password"
-SHOWDOWN = [sys.executable, "-m", "showdown_service.cli"]
+SHOWDOWN = [sys.executable, "-m", "showdown_service.cli.commands"]
 SHARDS = ("table0", "table1", "table2", "table3", "table5", "table6")
 """Two shards per master (see tests/test_cluster.py)."""
 CLUSTER_CLIENT = frozenset(CLUSTER_ACL_GRANTS.replace("+", "").split())

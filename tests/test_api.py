@@ -11,12 +11,12 @@ import httpx
 import pytest
 import redis
 
-from showdown_service.api.cli import openapi_document
 from showdown_service.api.index import HandIndex
 from showdown_service.api.settings import ApiSettings
-from showdown_service.config import Settings
-from showdown_service.tournament import store
-from showdown_service.tournament.store import read_book
+from showdown_service.cli.api import openapi_document
+from showdown_service.infra.config import Settings
+from showdown_service.worker import ledger as store
+from showdown_service.worker.ledger import read_book
 from tests.api_support import (
     EVERYTHING,
     HANDS_ONLY,

@@ -20,8 +20,8 @@ import pytest
 import redis
 from openapi_spec_validator import validate
 
-from showdown_service.api.cli import openapi_document
-from showdown_service.config import Settings
+from showdown_service.cli.api import openapi_document
+from showdown_service.infra.config import Settings
 from tests.api_support import EVERYTHING, HANDS_ONLY, commit, knockout, publish_lines, serving
 from tests.helpers import REPO, event, seat
 

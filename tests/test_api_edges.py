@@ -17,7 +17,7 @@ import pytest
 import redis
 
 from showdown_service.api.settings import ApiSettings
-from showdown_service.config import Settings
+from showdown_service.infra.config import Settings
 from tests.api_support import (
     HANDS_ONLY,
     TOKENS,

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from showdown_service.localredis import LocalRedis
+from showdown_service.testing.localredis import LocalRedis
 from tests.api_support import EVERYTHING, TOKENS, serving
 
 

@@ -103,7 +103,7 @@ def _a_circle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_no_module_imports_itself_back_through_others() -> None:
     graph = _module_imports((REPO / "worker", REPO / "shared"))
-    assert "showdown_service.cli" in graph["showdown_service.launch"], "the graph sees a deferred import"
+    assert "showdown_service.cli.commands" in graph["showdown_service.cli.launch"], "the graph sees a deferred import"
     assert _a_circle(graph) is None, " -> ".join(_a_circle(graph) or [])
 
 
@@ -113,9 +113,9 @@ def test_the_circle_finder_finds_a_circle() -> None:
 
 
 NO_REDIS = (
-    "showdown_service.decide",
-    "showdown_service.settling",
-    "showdown_service.audit",
+    "showdown_service.decision.decide",
+    "showdown_service.decision.settling",
+    "showdown_service.decision.audit",
     "showdown_core.tournament",
     "showdown_messages.protocol",
 )
@@ -160,3 +160,90 @@ def test_no_module_of_the_shell_is_over_400_lines_without_a_reason_at_its_top() 
             if text.count("\n") > 400:
                 docstring = ast.get_docstring(ast.parse(text)) or ""
                 assert LONG_MODULE_REASON in docstring, f"{path.relative_to(REPO)}: {text.count(chr(10))} lines"
+
+
+SERVICE = REPO / "worker" / "showdown_service"
+MAY_IMPORT: dict[str, frozenset[str]] = {
+    "infra": frozenset(),
+    "ops": frozenset({"infra"}),
+    "decision": frozenset({"infra"}),
+    "storage": frozenset({"infra"}),
+    "worker": frozenset({"infra", "ops", "decision", "storage"}),
+    "archive": frozenset({"infra", "ops", "decision", "storage", "worker"}),
+    "read": frozenset({"infra", "ops", "decision", "storage", "worker", "archive"}),
+    "histories": frozenset({"infra", "ops", "decision", "storage", "worker", "archive"}),
+    "api": frozenset({"infra", "ops", "decision", "storage", "worker", "archive", "read", "histories"}),
+    "testing": frozenset({"infra", "ops", "decision", "storage", "worker", "archive", "read", "histories"}),
+    "cli": frozenset({"infra", "ops", "decision", "storage", "worker", "archive", "read", "histories", "api",
+                      "testing"}),
+}  # fmt: skip
+"""The layers of docs/architecture.md: each package of the service and the packages it may import (its own, the
+contract, the core and the package's root ``showdown_service`` always). ``ops``, ``decision`` and ``storage`` are
+siblings on ``infra``; so are ``read`` and ``histories``, and ``api`` and ``testing``."""
+
+
+def _package_of(module: str) -> str | None:
+    """The layer a module of the service is in (``None``: not a package of the service, or its root modules)."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == "showdown_service" and len(parts) > 2 else None
+
+
+def _crossings(graph: dict[str, set[str]]) -> list[str]:
+    """Each import from a package of the service into one it may not import (a layer above, or a sibling)."""
+    found = []
+    for module, imported in sorted(graph.items()):
+        package = _package_of(module)
+        if package is None:
+            continue
+        for target in sorted(imported):
+            below = _package_of(target)
+            if below is not None and below != package and below not in MAY_IMPORT[package]:
+                found.append(f"{module} -> {target}")
+    return found
+
+
+def test_the_service_is_packages_with_nothing_loose_but_its_entry_points() -> None:
+    assert sorted(p.name for p in SERVICE.glob("*.py")) == ["__init__.py", "__main__.py"]
+    packages = sorted(p.name for p in SERVICE.iterdir() if (p / "__init__.py").exists())
+    assert packages == sorted(MAY_IMPORT), "every package is a layer of docs/architecture.md"
+
+
+def test_each_package_imports_only_the_packages_below_it() -> None:
+    crossings = _crossings(_module_imports((REPO / "worker", REPO / "shared")))
+    assert not crossings, "\n".join(crossings)
+
+
+def test_the_layer_test_finds_an_import_upwards_and_one_between_siblings() -> None:
+    graph = {
+        "showdown_service.decision.decide": {"showdown_service.worker.commit", "showdown_service.infra.config"},
+        "showdown_service.ops.metrics": {"showdown_service.storage.layout"},
+        "showdown_service.cli.stream": {"showdown_service.worker.loop"},
+        "showdown_service.__main__": {"showdown_service.cli.launch"},
+    }
+    assert _crossings(graph) == [
+        "showdown_service.decision.decide -> showdown_service.worker.commit",
+        "showdown_service.ops.metrics -> showdown_service.storage.layout",
+    ]
+
+
+def test_nothing_under_decision_loads_redis_py() -> None:
+    """A folder rule, not a list: every module of ``decision/`` (a replay runs them all without a server)."""
+    modules = sorted(
+        ".".join(("showdown_service", "decision", p.stem))
+        for p in (SERVICE / "decision").glob("*.py")
+        if p.stem != "__init__"
+    )
+    assert len(modules) >= 8
+    probe = f"import sys, {', '.join(modules)}; print(' '.join(sorted(sys.modules)))"
+    loaded = set(
+        subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+    )
+    assert set(modules) <= loaded
+    assert not _of(loaded, "redis"), _of(loaded, "redis")
+
+
+def test_the_read_api_loads_neither_the_worker_loop_nor_the_commit() -> None:
+    loaded = _loaded_by("showdown_service.api.app")
+    assert "showdown_service.api.app" in loaded
+    assert not {"showdown_service.worker.loop", "showdown_service.worker.commit"} & loaded
+    assert not _of(loaded, "showdown_service.cli")

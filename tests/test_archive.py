@@ -18,15 +18,15 @@ import redis
 from showdown_service.archive import archiver as archiver_module
 from showdown_service.archive.archiver import Archiver
 from showdown_service.archive.checkpoints import new_key_pair
-from showdown_service.archive.layout import SCHEMA, all_files, open_store, read_meta
-from showdown_service.archive.recall import find_hand, query
 from showdown_service.archive.replay import Difference, replay
 from showdown_service.archive.verify import verify_texts
-from showdown_service.config import Settings, ShardKeys
-from showdown_service.streams import read_range
-from showdown_service.tournament.simulate import simulate
-from showdown_service.tournament.store import expire
-from showdown_service.worker import Worker
+from showdown_service.infra.config import Settings, ShardKeys
+from showdown_service.infra.streams import read_range
+from showdown_service.storage.layout import SCHEMA, all_files, open_store, read_meta
+from showdown_service.storage.recall import find_hand, query
+from showdown_service.testing.simulate import simulate
+from showdown_service.worker.ledger import expire
+from showdown_service.worker.loop import Worker
 from tests.helpers import REAL_SHOWDOWNS, read_cases
 
 CASES = list(read_cases(REAL_SHOWDOWNS))
@@ -364,7 +364,7 @@ def test_a_result_of_another_evaluator_version_that_resettles_differently_is_rep
                 doc["evaluator"] = "showdown-0.0.1"
                 row["result"] = json.dumps(doc)
                 record = json.loads(row["audit"])
-                from showdown_service.audit import record_hash, sha256_hex
+                from showdown_service.decision.audit import record_hash, sha256_hex
 
                 record["result_sha256"] = sha256_hex(row["result"].encode())
                 record["hash"] = record_hash(record)
@@ -484,7 +484,7 @@ def test_an_archive_copied_elsewhere_is_proven_there(archived: tuple[Settings, A
 def test_health_says_what_grows_without_an_archiver_and_the_lag_with_one(
     fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path
 ) -> None:
-    from showdown_service.stream_cli import _what_grows
+    from showdown_service.read.health import _what_grows
 
     settings = make_settings(batch_size=20, archive_url=str(tmp_path / "a"))
     keys = settings.keys("default")
@@ -519,7 +519,7 @@ def test_replay_proves_the_archive_alone_when_redis_is_not_reachable(archived: t
 def test_keygen_writes_a_pair_once_and_export_refuses_days_in_the_wrong_order(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from showdown_service.cli import main
+    from showdown_service.cli.commands import main
 
     private, public = tmp_path / "a.pem", tmp_path / "a.pub"
     assert main(["archive", "keygen", str(private), str(public)]) == 0
@@ -542,7 +542,7 @@ def test_a_store_that_cannot_be_written_makes_the_archiver_wait_never_skip_or_tr
 ) -> None:
     import threading
 
-    from showdown_service import heartbeat
+    from showdown_service.ops import heartbeat
     from tests.helpers import wait_until
 
     settings = make_settings(batch_size=20, archive_url=str(tmp_path / "a"), archive_file_rows=10, archive_keep=0,

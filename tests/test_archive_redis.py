@@ -24,17 +24,17 @@ from redis.typing import EncodableT, FieldT
 
 from showdown_core.tournament import Entry, Ledger, Rules
 from showdown_service.archive.archiver import Archiver
-from showdown_service.archive.layout import all_files, open_store
-from showdown_service.archive.recall import find_hand, query
 from showdown_service.archive.replay import Difference, replay
-from showdown_service.cli import main as showdown_main
-from showdown_service.config import Settings
-from showdown_service.connection import connect
-from showdown_service.localredis import free_port
-from showdown_service.streams import read_range
-from showdown_service.tournament import store
-from showdown_service.tournament.replay import TournamentReplay
-from showdown_service.worker import Worker
+from showdown_service.cli.commands import main as showdown_main
+from showdown_service.decision.tournament_replay import TournamentReplay
+from showdown_service.infra.config import Settings
+from showdown_service.infra.connection import connect
+from showdown_service.infra.streams import read_range
+from showdown_service.storage.layout import all_files, open_store
+from showdown_service.storage.recall import find_hand, query
+from showdown_service.testing.localredis import free_port
+from showdown_service.worker import ledger as store
+from showdown_service.worker.loop import Worker
 from tests.api_support import bearer, serving
 from tests.helpers import REAL_SHOWDOWNS, read_cases, wait_until, xadd_events
 from tests.tournament_builders import all_in, chips, closed, deal, entry, opened
@@ -153,7 +153,7 @@ def test_the_archive_on_s3_is_written_queried_and_proven_against_a_real_s3_compa
     )
     keys = settings.keys("default")
     xadd_events(client, keys.events, [*hands(100), "{not json"])
-    from showdown_service.worker import Worker
+    from showdown_service.worker.loop import Worker
 
     archiver = Archiver(settings, connect(settings), open_store(settings.archive_url, settings))
     archiver.step(keys)  # registered before the workers trim anything
@@ -297,7 +297,7 @@ def test_the_read_api_and_a_requeue_find_a_hand_redis_trimmed_in_the_archive(
     client: redis.Redis, redis_url: str, make_settings: Any, tmp_path: Path
 ) -> None:
     from showdown_service.api.archive import lookup
-    from showdown_service.requeue import settled_in_archive, settled_result
+    from showdown_service.read.requeue import settled_in_archive, settled_result
 
     settings = make_settings(redis_url, batch_size=25, archive_url=str(tmp_path / "archive"), archive_keep=5)
     keys = settings.keys("default")
@@ -358,7 +358,7 @@ def test_asking_an_archive_that_was_never_written_finds_nothing_and_creates_noth
     make_settings: Any, tmp_path: Path
 ) -> None:
     from showdown_service.api.archive import lookup
-    from showdown_service.requeue import settled_in_archive
+    from showdown_service.read.requeue import settled_in_archive
 
     settings = make_settings(archive_url=str(tmp_path / "no-archive-here"))
     assert lookup(settings)("h-1") is None

@@ -13,10 +13,10 @@ import pytest
 
 from showdown_core.tournament import Book, Ledger
 from showdown_service.archive.standings import StandingsUnavailable, ordered
-from showdown_service.tournament import store
-from showdown_service.tournament.cli import _print
-from showdown_service.tournament.replay import TournamentReplay
-from showdown_service.tournament.simulate import Simulation, simulate
+from showdown_service.cli.tournament import _print
+from showdown_service.decision.tournament_replay import TournamentReplay
+from showdown_service.testing.simulate import Simulation, simulate
+from showdown_service.worker import ledger as store
 
 Row = tuple[Any, ...]
 

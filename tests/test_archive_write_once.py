@@ -24,15 +24,15 @@ import orjson
 import pyarrow.parquet as pq
 import pytest
 
-from showdown_service import heartbeat
 from showdown_service.archive import archiver as archiver_module
 from showdown_service.archive.archiver import Archiver
-from showdown_service.archive.layout import ArchiveError, all_files, open_store, put_file, read_meta
 from showdown_service.archive.replay import Difference, replay
-from showdown_service.config import Settings, ShardKeys
-from showdown_service.localredis import free_port
-from showdown_service.streams import read_range
-from showdown_service.worker import Worker
+from showdown_service.infra.config import Settings, ShardKeys
+from showdown_service.infra.streams import read_range
+from showdown_service.ops import heartbeat
+from showdown_service.storage.layout import ArchiveError, all_files, open_store, put_file, read_meta
+from showdown_service.testing.localredis import free_port
+from showdown_service.worker.loop import Worker
 from tests.helpers import REAL_SHOWDOWNS, read_cases, wait_until
 
 CASES = list(read_cases(REAL_SHOWDOWNS))
@@ -261,7 +261,7 @@ def test_on_s3_a_second_put_at_a_name_is_refused_by_the_store_and_the_object_sta
 
 def test_on_s3_if_none_match_alone_refuses_an_overwrite(make_settings: Any, s3_endpoint: str) -> None:
     """The condition itself, without the HEAD before it (a race the HEAD cannot see): the store answers 412."""
-    from showdown_service.archive.layout import NameTaken
+    from showdown_service.storage.layout import NameTaken
 
     s3 = _s3(s3_endpoint)
     s3.create_bucket(Bucket="race")
@@ -329,7 +329,7 @@ class Clock:
             def now(cls, tz: Any = None) -> Any:
                 return clock.at
 
-        from showdown_service import worker_planning
+        from showdown_service.worker import planning as worker_planning
 
         monkeypatch.setattr(worker_planning, "datetime", Skewed)
 
@@ -412,7 +412,7 @@ def test_a_worker_clock_corrected_backwards_a_day_archives_the_next_files_under_
 def test_an_archive_written_before_epochs_is_continued_under_the_new_names_and_left_as_it_was(
     fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from showdown_service.archive import layout
+    from showdown_service.storage import layout
 
     settings = make_settings(batch_size=10, archive_url=str(tmp_path / "a"), archive_file_rows=10)
     keys = settings.keys("default")
@@ -562,7 +562,7 @@ def test_a_restored_redis_behind_the_archive_is_refused_never_written_over_and_n
     for name, dumped in snapshot.items():
         fake.restore(name, 0, dumped)
     settle(fake, settings, hands(5, "fork"))
-    from showdown_service.archive.layout import ArchiveRefused
+    from showdown_service.storage.layout import ArchiveRefused
 
     archiver = Archiver(settings, fake, open_store(settings.archive_url))
     with pytest.raises(ArchiveRefused, match=r"seq 15, behind the archive's seq 20|begins at seq 11"):
@@ -674,8 +674,8 @@ def test_on_a_real_server_restarted_without_its_data_the_running_archiver_archiv
     """Valkey without persistence, as docs/getting-started.md starts it; the archiver running (its own thread) and
     caught up; the server killed and started again, empty; 11 entries settled. The old chain's files stay byte for
     byte, the new chain's 11 records are archived once beside them, and the progress hash names the restart."""
-    from showdown_service.connection import connect
-    from showdown_service.localredis import LocalRedis
+    from showdown_service.infra.connection import connect
+    from showdown_service.testing.localredis import LocalRedis
 
     with LocalRedis(appendfsync=None) as server:
         settings = make_settings(server.url, batch_size=10, archive_url=str(tmp_path / "a"), archive_file_rows=10,
@@ -707,7 +707,7 @@ def test_on_a_real_server_restarted_without_its_data_the_running_archiver_archiv
 
 
 def test_a_shard_whose_name_ends_like_an_epoch_still_lists_its_files(tmp_path: Path) -> None:
-    from showdown_service.archive.layout import shard_files, shard_runs
+    from showdown_service.storage.layout import shard_files, shard_runs
 
     store = open_store(str(tmp_path / "a"))
     shard = "eu-0123456789abcdef"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import orjson
 
-from showdown_service.audit import EMPTY, GENESIS, Head, make_record, record_hash, verify
+from showdown_service.decision.audit import EMPTY, GENESIS, Head, make_record, record_hash, verify
 
 
 def chain(n: int) -> tuple[list[tuple[str, bytes]], Head]:

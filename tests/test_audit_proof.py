@@ -26,14 +26,14 @@ import redis
 
 from showdown_service.archive.archiver import Archiver
 from showdown_service.archive.checkpoints import new_key_pair
-from showdown_service.archive.layout import SCHEMA, all_files, open_store
-from showdown_service.archive.recall import find_hand
 from showdown_service.archive.replay import Difference, name_epoch, replay
-from showdown_service.cli import main as showdown_main
-from showdown_service.config import Settings
-from showdown_service.localredis import free_port
-from showdown_service.tournament.simulate import simulate
-from showdown_service.worker import Worker
+from showdown_service.cli.commands import main as showdown_main
+from showdown_service.infra.config import Settings
+from showdown_service.storage.layout import SCHEMA, all_files, open_store
+from showdown_service.storage.recall import find_hand
+from showdown_service.testing.localredis import free_port
+from showdown_service.testing.simulate import simulate
+from showdown_service.worker.loop import Worker
 from tests.helpers import BUNDLED_SHOWDOWNS, read_cases, wait_until
 
 CASES = list(read_cases(BUNDLED_SHOWDOWNS))

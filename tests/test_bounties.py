@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from showdown_core import DECK, settle
 from showdown_core.model import BountyAward
-from showdown_service.intake import parse_event, to_showdown
-from showdown_service.wire import result_document
+from showdown_service.decision.intake import parse_event, to_showdown
+from showdown_service.decision.wire import result_document
 from tests.helpers import event, refusal, seat, settle_doc
 
 BOARD = "2c 7d 9h Js 3s"

@@ -21,8 +21,8 @@ from bench.chaos import (
     run,
     run_cluster,
 )
-from showdown_service.connection import connect
-from showdown_service.worker import Worker
+from showdown_service.infra.connection import connect
+from showdown_service.worker.loop import Worker
 from tests.helpers import REAL_SHOWDOWNS, read_cases, xadd_events
 
 CASES = list(read_cases(REAL_SHOWDOWNS))

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from showdown_service.cli import adjudicate_lines, main
+from showdown_service.cli.commands import adjudicate_lines, main
 from tests.helpers import BUNDLED_SHOWDOWNS, VARIANT_SHOWDOWNS, event, move_inboxes, read_cases, seat
 
 GOOD = json.dumps(event(seat(1, "As Ad", 500), seat(2, "Kc Kd", 500), board="2c 7d 9h Js 3s", hand_id="good-1"))
@@ -160,8 +160,8 @@ def test_following_results_misses_nothing_that_lands_between_two_reads(
     clean_env: pytest.MonkeyPatch, fake: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """An empty results stream is followed from its start: "$" would skip what arrived between two XREADs."""
-    from showdown_service.config import Settings
-    from showdown_service.streams import read_new as real_read_new
+    from showdown_service.infra.config import Settings
+    from showdown_service.infra.streams import read_new as real_read_new
 
     key = Settings().keys("default").results
     result = json.dumps({"hand_id": "late", "pots": [], "awards": []})
@@ -177,8 +177,8 @@ def test_following_results_misses_nothing_that_lands_between_two_reads(
             return real_read_new(client, after, block=block)
         raise KeyboardInterrupt  # Ctrl-C
 
-    clean_env.setattr("showdown_service.results_cli.connect", lambda _settings: fake)
-    clean_env.setattr("showdown_service.results_cli.read_new", read_new)
+    clean_env.setattr("showdown_service.cli.results.connect", lambda _settings: fake)
+    clean_env.setattr("showdown_service.cli.results.read_new", read_new)
     assert main(["results", "--follow"]) == 130
     assert capsys.readouterr().out.splitlines() == ["late: "]
 
@@ -199,12 +199,12 @@ def test_a_line_that_is_not_utf8_is_refused_alone(tmp_path: Path, capsys: pytest
 def test_publish_refuses_a_line_that_is_not_utf8_and_raw_sends_it_byte_for_byte(
     tmp_path: Path, clean_env: pytest.MonkeyPatch, fake: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from showdown_service.config import Settings
+    from showdown_service.infra.config import Settings
 
     events = Settings().keys("default").events
     path = tmp_path / "events.jsonl"
     path.write_bytes(b"\n".join([GOOD.encode(), NOT_UTF8, GOOD_2.encode()]) + b"\n")
-    clean_env.setattr("showdown_service.stream_cli.connect", lambda _settings: fake)
+    clean_env.setattr("showdown_service.cli.stream.connect", lambda _settings: fake)
     assert main(["publish", str(path)]) == 1
     captured = capsys.readouterr()
     assert "published 2 events; refused 1" in captured.out
@@ -221,12 +221,12 @@ def test_publish_refuses_a_line_that_is_not_utf8_and_raw_sends_it_byte_for_byte(
 def test_dead_letters_show_a_hostile_payload_escaped_not_as_terminal_controls(
     clean_env: pytest.MonkeyPatch, fake: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from showdown_service.config import Settings
+    from showdown_service.infra.config import Settings
 
     dead = Settings().keys("default").dead
     hostile = b"\x1b]0;owned\x07{\n"  # retitles the terminal, then a newline
     fake.xadd(dead, {"code": "malformed_json", "message": "not valid JSON", "raw": hostile, "raw_bytes": len(hostile)})
-    clean_env.setattr("showdown_service.dead_letters_cli.connect", lambda _settings: fake)
+    clean_env.setattr("showdown_service.cli.dead_letters.connect", lambda _settings: fake)
     assert main(["dead-letters"]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out
@@ -270,12 +270,12 @@ def test_a_pretty_printed_bundled_case_settles_its_event_and_a_key_given_twice_i
 def test_publish_sends_pretty_printed_events_as_one_entry_each(
     tmp_path: Path, clean_env: pytest.MonkeyPatch, fake: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from showdown_service.config import Settings
+    from showdown_service.infra.config import Settings
 
     events = Settings().keys("default").events
     path = tmp_path / "events.json"
     path.write_text(PRETTY + "\n" + PRETTY.replace("good-1", "good-2") + "\n", encoding="utf-8")
-    clean_env.setattr("showdown_service.stream_cli.connect", lambda _settings: fake)
+    clean_env.setattr("showdown_service.cli.stream.connect", lambda _settings: fake)
     assert main(["publish", str(path)]) == 0
     assert "published 2 events" in capsys.readouterr().out
     move_inboxes(fake)
@@ -287,7 +287,7 @@ def test_publish_examples_says_how_many_hands_of_each_kind_it_sent(
     clean_env: pytest.MonkeyPatch, fake: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     real, variants = len(list(read_cases(BUNDLED_SHOWDOWNS))), len(list(read_cases(VARIANT_SHOWDOWNS)))
-    clean_env.setattr("showdown_service.stream_cli.connect", lambda _settings: fake)
+    clean_env.setattr("showdown_service.cli.stream.connect", lambda _settings: fake)
     assert main(["publish", "--examples"]) == 0
     assert capsys.readouterr().out == (
         f"published {real + variants} events (the bundled hands: {real} real hold'em and stud showdowns, "

@@ -21,12 +21,12 @@ from redis.crc import key_slot
 
 from showdown_messages.publish import PublishRefused, publish
 from showdown_messages.publish import connect as connect_producer
-from showdown_service import audit
-from showdown_service.config import Settings, ShardKeys
-from showdown_service.connection import Client, connect
-from showdown_service.localredis import LocalCluster, LocalRedis, free_cluster_port
-from showdown_service.streams import read_range
-from showdown_service.worker import Worker
+from showdown_service.decision import audit
+from showdown_service.infra.config import Settings, ShardKeys
+from showdown_service.infra.connection import Client, connect
+from showdown_service.infra.streams import read_range
+from showdown_service.testing.localredis import LocalCluster, LocalRedis, free_cluster_port
+from showdown_service.worker.loop import Worker
 from tests.helpers import REAL_SHOWDOWNS, REPO, read_cases, wait_until
 
 CASES = list(read_cases(REAL_SHOWDOWNS))

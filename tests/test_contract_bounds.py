@@ -16,15 +16,15 @@ from pydantic import ValidationError
 from showdown_messages import ShowdownEvent, rejections
 from showdown_messages.tournaments import parse_tournament_message
 from showdown_rules import INVISIBLE_RANGES, MAX_ORDINAL
-from showdown_service.cli import schema_files
-from showdown_service.connection import connect
-from showdown_service.entry_fields import RepeatedFields
-from showdown_service.localredis import LocalCluster
-from showdown_service.render import describe_result
-from showdown_service.streams import read_group, read_range
-from showdown_service.tournament.cli import standings_text
-from showdown_service.tournament.replay import TournamentReplay
-from showdown_service.worker import Worker
+from showdown_service.cli.commands import schema_files
+from showdown_service.cli.tournament import standings_text
+from showdown_service.decision.render import describe_result
+from showdown_service.decision.tournament_replay import TournamentReplay
+from showdown_service.infra.connection import connect
+from showdown_service.infra.entry_fields import RepeatedFields
+from showdown_service.infra.streams import read_group, read_range
+from showdown_service.testing.localredis import LocalCluster
+from showdown_service.worker.loop import Worker
 from tests.tournament_builders import all_in, closed, entry, opened
 
 PAST_64_BITS = 2**64  # 18446744073709551616: orjson cannot write it
@@ -198,7 +198,7 @@ def test_item9_a_field_given_twice_in_one_stream_entry_is_ambiguous_entry_not_th
 
 def test_item9_a_cluster_client_sees_the_repeated_field_too(make_settings: Any) -> None:
     """Item 9: on Redis Cluster each reply is parsed by the client of the node that answered; those clients read
-    an entry's pairs the same way (:func:`showdown_service.connection.connect` has them do so)."""
+    an entry's pairs the same way (:func:`showdown_service.infra.connection.connect` has them do so)."""
     with LocalCluster(masters=3, replicas=0) as cluster:
         settings = make_settings(cluster.url, redis_cluster=True, shards="table0,table1", group="twice")
         client = connect(settings)

@@ -28,15 +28,15 @@ import pytest
 import redis
 import yaml
 
-from showdown_service.alert_rules import ARCHIVER_JOB, WORKER_JOB
-from showdown_service.config import Settings
-from showdown_service.dashboard import DATASOURCE, PANELS, SHARDS_QUERY, dashboard, queries
-from showdown_service.examples import example_lines
-from showdown_service.intake import unwrap_event
-from showdown_service.localredis import free_port
-from showdown_service.metrics import Metrics
-from showdown_service.tournament.simulate import simulate
-from showdown_service.worker import Worker
+from showdown_service.decision.intake import unwrap_event
+from showdown_service.infra.config import Settings
+from showdown_service.infra.examples import example_lines
+from showdown_service.ops.alert_rules import ARCHIVER_JOB, WORKER_JOB
+from showdown_service.ops.dashboard import DATASOURCE, PANELS, SHARDS_QUERY, dashboard, queries
+from showdown_service.ops.metrics import Metrics
+from showdown_service.testing.localredis import free_port
+from showdown_service.testing.simulate import simulate
+from showdown_service.worker.loop import Worker
 from tests.helpers import REPO, wait_until, xadd_events
 from tests.test_deploy_compose import PROMETHEUS_FILE, clean_env, load_compose, resolve
 from tests.test_prometheus_rules import RULES, debian_prometheus

@@ -15,9 +15,9 @@ import redis
 
 from showdown_core import deals as core_deals
 from showdown_core import icm as core_icm
-from showdown_service.connection import connect
-from showdown_service.streams import read_range
-from showdown_service.worker import Worker
+from showdown_service.infra.connection import connect
+from showdown_service.infra.streams import read_range
+from showdown_service.worker.loop import Worker
 from tests.api_support import commit, publish_lines
 from tests.test_deal_bounds import field
 from tests.tournament_builders import deal

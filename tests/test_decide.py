@@ -1,5 +1,5 @@
 """One decision, everywhere: the worker (on a real server) and the replay decide every entry alike, through the
-same preparation and the same pure decision step (:mod:`showdown_service.decide`)."""
+same preparation and the same pure decision step (:mod:`showdown_service.decision.decide`)."""
 
 from __future__ import annotations
 
@@ -15,14 +15,14 @@ import redis
 
 from showdown_core.tournament import Book
 from showdown_messages.protocol import ENTRY_ID_FIELD, EVENT_FIELD, TOURNAMENT_FIELD
-from showdown_service import audit
-from showdown_service.commit import COMMIT_LUA, EntryArgs, Header, LedgerArgs, ScriptKeys, plan
-from showdown_service.decide import decide, utc_text
-from showdown_service.intake import tournament_body, unwrap_event
-from showdown_service.settling import prepare
-from showdown_service.streams import read_range
-from showdown_service.tournament.replay import TournamentReplay
-from showdown_service.worker import Worker
+from showdown_service.decision import audit
+from showdown_service.decision.decide import decide, utc_text
+from showdown_service.decision.intake import tournament_body, unwrap_event
+from showdown_service.decision.settling import prepare
+from showdown_service.decision.tournament_replay import TournamentReplay
+from showdown_service.infra.streams import read_range
+from showdown_service.worker.commit import COMMIT_LUA, EntryArgs, Header, LedgerArgs, ScriptKeys, plan
+from showdown_service.worker.loop import Worker
 from tests.helpers import REAL_SHOWDOWNS, read_cases
 from tests.tournament_builders import all_in, closed, entry, opened
 

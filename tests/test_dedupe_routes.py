@@ -19,12 +19,12 @@ import pytest
 import redis
 from redis.crc import key_slot
 
-from showdown_service.config import Settings
-from showdown_service.connection import connect
-from showdown_service.localredis import LocalCluster
-from showdown_service.routing import Router, hand_key, registry_key
-from showdown_service.settling import prepare
-from showdown_service.streams import read_range
+from showdown_service.decision.routing import Router, hand_key, registry_key
+from showdown_service.decision.settling import prepare
+from showdown_service.infra.config import Settings
+from showdown_service.infra.connection import connect
+from showdown_service.infra.streams import read_range
+from showdown_service.testing.localredis import LocalCluster
 from tests.api_support import commit, knockout, publish_lines
 from tests.helpers import BUNDLED_SHOWDOWNS, read_cases
 from tests.test_routing import HOLDER, OTHER, SHARDS
@@ -111,7 +111,7 @@ def test_a_claim_whose_commit_never_happened_does_not_block_its_own_shard_and_st
     workers = two_shards(make_settings, redis_url, claim_idle_ms=100)
     send(client, workers[HOLDER], HOLDER, HAND)
     dying = make_settings(redis_url, consumer="dies", shards=HOLDER)
-    from showdown_service.worker import Worker
+    from showdown_service.worker.loop import Worker
 
     worker = Worker(dying, connect(dying))
     worker.prepare_groups()
@@ -152,8 +152,8 @@ def test_the_audit_replay_proves_a_hand_refused_as_taken_by_another_shard(
     redis_url: str, make_settings: Any, client: redis.Redis, tmp_path: Path
 ) -> None:
     from showdown_service.archive.archiver import Archiver
-    from showdown_service.archive.layout import open_store
     from showdown_service.archive.replay import Difference, replay
+    from showdown_service.storage.layout import open_store
 
     workers = two_shards(make_settings, redis_url)
     send(client, workers[HOLDER], HOLDER, HAND)

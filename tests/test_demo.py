@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from showdown_service.localredis import LocalRedis, ServerError
+from showdown_service.testing.localredis import LocalRedis, ServerError
 from tests.helpers import BUNDLED_SHOWDOWNS, VARIANT_SHOWDOWNS, read_cases
 
 
@@ -37,7 +37,7 @@ def test_the_demo_settles_the_bundled_hands_end_to_end_and_passes() -> None:
 
 
 def test_the_demo_prints_a_redis_url_without_its_credentials() -> None:
-    from showdown_service.demo import _without_credentials
+    from showdown_service.cli.demo import _without_credentials
 
     assert _without_credentials("rediss://worker:s3cret@redis.example:6380/0") == "rediss://redis.example:6380/0"
     assert _without_credentials("redis://:s3cret@10.0.0.1/0") == "redis://10.0.0.1/0"

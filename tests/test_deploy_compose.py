@@ -27,10 +27,10 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
-from showdown_service.alert_rules import ARCHIVER_JOB, WORKER_JOB
-from showdown_service.config import Settings
-from showdown_service.examples import example_lines
-from showdown_service.localredis import free_port
+from showdown_service.infra.config import Settings
+from showdown_service.infra.examples import example_lines
+from showdown_service.ops.alert_rules import ARCHIVER_JOB, WORKER_JOB
+from showdown_service.testing.localredis import free_port
 from tests.helpers import REPO
 from tests.test_acl import ACL_FILE, KEYS, AclRedis, AclServer, wait_for, with_admin
 
@@ -517,7 +517,7 @@ def container_to_host(compose: dict[str, Any], service: str, path: str, tmp: Pat
 
 def host_command(command: list[str]) -> list[str]:
     """A command of the image, on this host: the entrypoint script and this interpreter's showdown."""
-    showdown = [sys.executable, "-m", "showdown_service.cli"]
+    showdown = [sys.executable, "-m", "showdown_service.cli.commands"]
     if command[0] == "showdown-entrypoint":
         return ["sh", str(ENTRYPOINT), *host_command(command[1:])]
     assert command[0] == "showdown", command

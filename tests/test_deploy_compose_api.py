@@ -21,8 +21,8 @@ import httpx
 import pytest
 
 from showdown_service.api.settings import ApiSettings
-from showdown_service.config import Settings
-from showdown_service.localredis import free_port
+from showdown_service.infra.config import Settings
+from showdown_service.testing.localredis import free_port
 from tests.helpers import REPO
 from tests.test_acl import ACL_FILE, AclRedis, AclServer, wait_for, with_admin
 from tests.test_deploy_compose import (

@@ -19,10 +19,10 @@ from urllib.parse import urlsplit
 import orjson
 import pytest
 
-from showdown_service.config import Settings
-from showdown_service.connection import connect_cluster
-from showdown_service.localredis import LocalCluster
-from showdown_service.streams import read_range
+from showdown_service.infra.config import Settings
+from showdown_service.infra.connection import connect_cluster
+from showdown_service.infra.streams import read_range
+from showdown_service.testing.localredis import LocalCluster
 from tests.helpers import REPO
 from tests.test_acl import wait_for
 from tests.test_deploy_compose import (

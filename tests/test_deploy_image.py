@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from showdown_service.config import Settings
+from showdown_service.infra.config import Settings
 from tests.helpers import REPO
 
 DOCKERFILE = REPO / "deploy" / "Dockerfile"

@@ -17,7 +17,7 @@ import kubernetes_validate  # type: ignore[import-untyped]
 import pytest
 import yaml
 
-from showdown_service.config import Settings
+from showdown_service.infra.config import Settings
 from tests.helpers import REPO
 from tests.test_deploy_image import DOCKERFILE, parse_dockerfile
 

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from showdown_service.api.settings import ApiSettings
-from showdown_service.config import Settings
+from showdown_service.infra.config import Settings
 from tests.test_deploy_k8s import ACL_FILE, ALL, SETTINGS_ENV, one
 from tests.test_deploy_k8s_cluster import RENDERED
 

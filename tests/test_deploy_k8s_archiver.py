@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from showdown_service.config import Settings
+from showdown_service.infra.config import Settings
 from tests.test_deploy_k8s import ACL_FILE, ALL, HEALTH, SETTINGS_ENV, one
 
 DEPLOYMENT = one("Deployment", "showdown-archiver")

@@ -20,7 +20,7 @@ import pytest
 import yaml
 from redis.crc import key_slot
 
-from showdown_service.config import Settings
+from showdown_service.infra.config import Settings
 from tests.helpers import REPO
 from tests.test_deploy_k8s import ALL as BASE
 from tests.test_deploy_k8s import KEDA_SCHEMAS, KUBERNETES_VERSIONS, documents, keda_validator

@@ -55,7 +55,7 @@ from showdown_core.model import PotPart, PotResult, Showdown
 from showdown_core.settlement import ByRun
 from showdown_core.variants import Variant
 from showdown_rules import VARIANT_SHAPES
-from showdown_service.intake import parse_event, to_showdown
+from showdown_service.decision.intake import parse_event, to_showdown
 from tests.helpers import VARIANT_SHOWDOWNS, read_cases
 from tests.strategies import EVERY_GAME, PPM, RANKS, SEATS, SUITS, canonical, deal_hand
 

@@ -25,9 +25,9 @@ from bench import kept_summary
 from scripts import docs_hooks
 from showdown_messages import CODES, VARIANT_SHAPES, ShowdownEvent, ShowdownResult
 from showdown_messages.schema import MESSAGES
-from showdown_service.cli import adjudicate_lines, schema_files
-from showdown_service.config import Settings, settings_table
-from showdown_service.wire import encode_result
+from showdown_service.cli.commands import adjudicate_lines, schema_files
+from showdown_service.decision.wire import encode_result
+from showdown_service.infra.config import Settings, settings_table
 from tests.helpers import REPO, VARIANT_SHOWDOWNS, read_cases, settle_doc
 
 DOCS = REPO / "docs"

@@ -16,7 +16,7 @@ import redis
 from playwright.sync_api import BrowserContext, Page, ViewportSize, sync_playwright
 
 from showdown_service.api.settings import ApiSettings
-from showdown_service.config import Settings
+from showdown_service.infra.config import Settings
 from tests.api_support import TOKENS, commit, knockout, publish_lines, second_bust, serving
 from tests.tournament_builders import all_in, closed, deal, entry, opened
 

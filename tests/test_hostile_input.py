@@ -33,10 +33,10 @@ from hypothesis import strategies as st
 from showdown_core import InvalidEvent
 from showdown_messages import CODES, MAX_CHIPS, VARIANT_SHAPES, PlayerIn, ShowdownEvent
 from showdown_rules import MAX_ORDINAL
-from showdown_service import audit
-from showdown_service.intake import parse_event
-from showdown_service.streams import read_range
-from showdown_service.worker import Worker
+from showdown_service.decision import audit
+from showdown_service.decision.intake import parse_event
+from showdown_service.infra.streams import read_range
+from showdown_service.worker.loop import Worker
 from tests.helpers import event, seat
 from tests.strategies import DECK, canonical, deal_hand, events
 from tests.test_differential import reference_settlement

@@ -19,8 +19,8 @@ from showdown_core import InvalidEvent, Settlement, settle
 from showdown_core.deals import deal_amounts, deal_values, round_amounts
 from showdown_core.icm import EXACT_MAX_SETS, icm, icm_exact, icm_monte_carlo, is_exact, sets_visited
 from showdown_core.mystery import award, draw, pool_of, pool_value
-from showdown_service.cli import main
-from showdown_service.intake import parse_event, to_showdown
+from showdown_service.cli.commands import main
+from showdown_service.decision.intake import parse_event, to_showdown
 from tests.helpers import event, seat
 
 

@@ -1,7 +1,7 @@
 """The producers' append-only path (issue 24, item 2) and the faults around it (items 3, 16, 17).
 
 Producers RPUSH to a shard's inbox; the workers move it into the events
-stream (showdown_service.ingress). ACL proofs (what the producer may not do)
+stream (showdown_service.worker.ingress). ACL proofs (what the producer may not do)
 are in tests/test_acl.py; here: order, atomicity under kills, latency, the
 watch for deleted unread events, WRONGTYPE as a fault, WAITAOF, and redis-py's
 "TTL exhausted" as a routine wait.
@@ -30,15 +30,15 @@ from redis.exceptions import ClusterError
 from structlog.testing import capture_logs
 
 from showdown_messages.publish import PublishRefused, element, inbox_key, publish, publish_tournament, refusal
-from showdown_service import heartbeat
-from showdown_service.ingress import InboxMoveFailed, Ingress
-from showdown_service.localredis import LocalRedis
-from showdown_service.streams import read_range
-from showdown_service.worker import Worker
+from showdown_service.infra.streams import read_range
+from showdown_service.ops import heartbeat
+from showdown_service.testing.localredis import LocalRedis
+from showdown_service.worker.ingress import InboxMoveFailed, Ingress
+from showdown_service.worker.loop import Worker
 from tests.helpers import BUNDLED_SHOWDOWNS, read_cases, tls_redis_server, wait_until
 from tests.tournament_builders import all_in, closed, entry, opened
 
-SHOWDOWN = [sys.executable, "-m", "showdown_service.cli"]
+SHOWDOWN = [sys.executable, "-m", "showdown_service.cli.commands"]
 CASES = list(read_cases(BUNDLED_SHOWDOWNS))
 
 

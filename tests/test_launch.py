@@ -34,7 +34,7 @@ def test_a_worker_stopped_while_it_is_still_starting_exits_0(worker_env: dict[st
     assert worker.wait(30) == 0
 
     started = time.monotonic()
-    subprocess.run([sys.executable, "-c", "import showdown_service.cli"], check=True)
+    subprocess.run([sys.executable, "-c", "import showdown_service.cli.commands"], check=True)
     cli_imported_after = time.monotonic() - started
     # the handler exists long before the CLI (tables, pydantic, redis) could even be imported,
     # so the SIGTERM above reached a process still starting, and it still exited 0

@@ -14,12 +14,12 @@ import pytest
 import redis
 import structlog
 
-from showdown_service.cli import main
-from showdown_service.config import Settings
-from showdown_service.metrics import Metrics
-from showdown_service.sampling import LISTS, STREAMS, Sampler
-from showdown_service.tournament.simulate import simulate
-from showdown_service.worker import Worker
+from showdown_service.cli.commands import main
+from showdown_service.infra.config import Settings
+from showdown_service.ops.metrics import Metrics
+from showdown_service.ops.sampling import LISTS, STREAMS, Sampler
+from showdown_service.testing.simulate import simulate
+from showdown_service.worker.loop import Worker
 from tests.helpers import xadd_events
 from tests.test_tournament_worker import drain, publish
 from tests.tournament_builders import opened

@@ -11,8 +11,8 @@ import pytest
 from pydantic import ValidationError
 
 from showdown_messages import ShowdownEvent, rejections
-from showdown_service.streams import read_range
-from showdown_service.worker import Worker
+from showdown_service.infra.streams import read_range
+from showdown_service.worker.loop import Worker
 from tests.tournament_builders import all_in
 
 HAND = json.loads(all_in("H1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)], tid=None))["event"]

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import redis
 
-from showdown_service.cli import main
-from showdown_service.config import Settings, settings_table
-from showdown_service.localredis import free_port
+from showdown_service.cli.commands import main
+from showdown_service.infra.config import Settings, settings_table
+from showdown_service.testing.localredis import free_port
 from tests.helpers import REPO, wait_until
 from tests.test_docs import _build_copy, between, page
 

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 import redis
 
-from showdown_service.cli import main
-from showdown_service.config import Settings
-from showdown_service.streams import read_range
+from showdown_service.cli.commands import main
+from showdown_service.infra.config import Settings
+from showdown_service.infra.streams import read_range
 from tests.api_support import commit, knockout, publish_lines, second_bust
 from tests.helpers import event, seat
 from tests.tournament_builders import all_in, entry
@@ -89,7 +89,7 @@ def test_requeue_by_filter_sends_a_tournaments_letters_back_in_stream_order_and_
     assert [line.split("; ")[0] for line in refused] == [
         f"not requeued: dead letter {first} was requeued already, as {new_ids[0]} on {events}",
         f"not requeued: dead letter {second} was requeued already, as {new_ids[1]} on {events}",
-    ], "each refused by the one requeue (showdown_service.requeue), naming the entry it became"
+    ], "each refused by the one requeue (showdown_service.read.requeue), naming the entry it became"
     assert len(read_range(client, env.keys("default").events)) == 7, "nothing sent twice"
     assert main(["results", "--tournament", "T"]) == 0
     assert main(["tournament", "standings", "T"]) == 0
@@ -99,7 +99,7 @@ def test_requeue_by_filter_sends_a_tournaments_letters_back_in_stream_order_and_
 def test_requeue_of_several_refuses_a_settled_hand_as_one_requeue_does_and_still_sends_the_others(
     env: Settings, client: redis.Redis, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 24 item 4 through the multi-id requeue: there is one requeue (showdown_service.requeue), so a
+    """Issue 24 item 4 through the multi-id requeue: there is one requeue (showdown_service.read.requeue), so a
     letter of a hand settled already is refused here too (past its dedupe TTL it would be paid twice)."""
     refused_tournament(client, env)
     keys = env.keys("default")

@@ -17,12 +17,12 @@ import orjson
 import pytest
 import redis
 
-from showdown_service import heartbeat
-from showdown_service.cli import main as showdown_main
-from showdown_service.config import ARCHIVER_METRICS_PORT, Settings
-from showdown_service.localredis import free_port
-from showdown_service.metrics import PORTS_TRIED
-from showdown_service.stream_cli import health
+from showdown_service.cli.commands import main as showdown_main
+from showdown_service.infra.config import ARCHIVER_METRICS_PORT, Settings
+from showdown_service.ops import heartbeat
+from showdown_service.ops.metrics import PORTS_TRIED
+from showdown_service.read.health import health
+from showdown_service.testing.localredis import free_port
 from tests.helpers import wait_until
 
 SHOWDOWN = [sys.executable, "-m", "showdown_service"]

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from showdown_messages import ShowdownEvent
-from showdown_service.config import Settings
+from showdown_service.infra.config import Settings
 from tests.api_support import EVERYTHING, serving
 from tests.helpers import REPO, TLS_REDIS, tls_redis_server
 from tests.test_routing import vectors

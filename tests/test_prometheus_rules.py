@@ -16,7 +16,7 @@ import yaml
 
 from scripts import observability
 from scripts.docs_hooks import fill
-from showdown_service.alert_rules import (
+from showdown_service.ops.alert_rules import (
     ALERTS,
     OPEN_TOURNAMENTS,
     RUNBOOK_BASE_URL,

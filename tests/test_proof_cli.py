@@ -12,10 +12,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from scripts import verify_proof
-from showdown_service.archive.layout import all_files, open_store
 from showdown_service.archive.merkle import leaf_hash, record_leaf, tree_hash
-from showdown_service.cli import main
-from showdown_service.config import Settings
+from showdown_service.cli.commands import main
+from showdown_service.infra.config import Settings
+from showdown_service.storage.layout import all_files, open_store
 from tests.test_archive import hands, settle_and_archive
 
 ENTRIES = 90

@@ -50,8 +50,8 @@ from showdown_core import (
 from showdown_core.variants import Variant
 from showdown_messages import ShowdownEvent, ShowdownResult
 from showdown_rules import VARIANT_SHAPES
-from showdown_service.intake import parse_event, to_showdown
-from showdown_service.wire import encode_result
+from showdown_service.decision.intake import parse_event, to_showdown
+from showdown_service.decision.wire import encode_result
 from tests.strategies import EVERY_GAME, RANKS, SEATS, STUD_GAMES, SUITS, canonical, deal_hand, events
 from tests.test_differential import (
     ACE_LOW,

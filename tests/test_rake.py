@@ -17,8 +17,8 @@ import pytest
 from showdown_core import InvalidEvent
 from showdown_core.settlement import rake_by_pot
 from showdown_messages import ShowdownResult
-from showdown_service.intake import parse_event
-from showdown_service.wire import result_document
+from showdown_service.decision.intake import parse_event
+from showdown_service.decision.wire import result_document
 from tests.helpers import event, seat, settle_doc
 
 # side_pot_3pots_eur.txt: 4-way showdown, three pots, rake EUR 0.89 (cents)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from showdown_messages import VARIANT_SHAPES
-from showdown_service.examples import example_lines
+from showdown_service.infra.examples import example_lines
 from tests.helpers import REPO
 from tests.test_docs import anchors_of, nav_pages
 

@@ -16,21 +16,22 @@ import pytest
 import redis
 
 from showdown_messages.publish import Refusal
-from showdown_service import audit, heartbeat
 from showdown_service.archive.archiver import Archiver
-from showdown_service.archive.layout import open_store
-from showdown_service.cli import main as showdown_main
-from showdown_service.config import Settings, ShardKeys
-from showdown_service.examples import example_lines
-from showdown_service.localredis import LocalRedis
-from showdown_service.restore import ArchiveUnreadable, read_reset
-from showdown_service.stream_cli import health
-from showdown_service.streams import read_range
-from showdown_service.tournament.replay import TournamentReplay
-from showdown_service.tournament.restore import rebuild, restore
-from showdown_service.tournament.simulate import Simulation, simulate
-from showdown_service.tournament.store import read_book
-from showdown_service.worker import Worker
+from showdown_service.archive.ledger_restore import rebuild, restore
+from showdown_service.cli.commands import main as showdown_main
+from showdown_service.decision import audit
+from showdown_service.decision.tournament_replay import TournamentReplay
+from showdown_service.infra.config import Settings, ShardKeys
+from showdown_service.infra.examples import example_lines
+from showdown_service.infra.streams import read_range
+from showdown_service.ops import heartbeat
+from showdown_service.read.health import health
+from showdown_service.storage.layout import open_store
+from showdown_service.testing.localredis import LocalRedis
+from showdown_service.testing.simulate import Simulation, simulate
+from showdown_service.worker.ledger import read_book
+from showdown_service.worker.loop import Worker
+from showdown_service.worker.restore import ArchiveUnreadable, read_reset
 from tests.helpers import wait_until, xadd_events
 
 CASES = [orjson.loads(line)["event"] for line in itertools.islice(example_lines(), 20)]

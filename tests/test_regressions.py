@@ -17,10 +17,10 @@ import pytest
 
 from showdown_core import settle
 from showdown_rules.limits import MAX_TOTAL_CHIPS
-from showdown_service.intake import parse_event, to_showdown
-from showdown_service.settling import prepare
-from showdown_service.wire import encode_result
-from showdown_service.worker import Worker
+from showdown_service.decision.intake import parse_event, to_showdown
+from showdown_service.decision.settling import prepare
+from showdown_service.decision.wire import encode_result
+from showdown_service.worker.loop import Worker
 from tests.helpers import event, refusal, seat
 
 GOOD = event(seat(1, "As Ad", 500), seat(2, "Kc Kd", 500), board="2c 7d 9h Js 3s", hand_id="found-1")

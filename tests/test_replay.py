@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from showdown_messages import ShowdownEvent
-from showdown_service.cli import main
-from showdown_service.replay import (
+from showdown_service.cli.commands import main
+from showdown_service.histories import (
     ChipsDoNotAddUp,
     HandRecord,
     HandSyntaxError,
@@ -22,8 +22,8 @@ from showdown_service.replay import (
     read_phh,
     read_pokerstars,
 )
-from showdown_service.replay.phh import _flat_fields, _number
-from showdown_service.replay.run import detect
+from showdown_service.histories.phh import _flat_fields, _number
+from showdown_service.histories.run import detect
 from tests.helpers import REPO
 
 FIXTURES = REPO / "tests" / "fixtures" / "replay"
@@ -369,7 +369,7 @@ def test_without_a_report_the_summary_lists_each_mismatch_by_file_line_hand_and_
 
 
 def test_a_summary_lists_the_first_mismatches_and_counts_the_rest(capsys: pytest.CaptureFixture[str]) -> None:
-    from showdown_service.replay import report
+    from showdown_service.histories import report
 
     wrong = judge(phh_hand("wrong_payout.phh"))
     summary = report.Summary()

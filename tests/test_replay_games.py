@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from showdown_rules import VARIANT_SHAPES
-from showdown_service.replay import HandRecord, ReplayError, UnsupportedHand, judge, read_pokerstars
-from showdown_service.replay.compare import Verdict
-from showdown_service.replay.games import GAMES, Game, pokerstars_game
-from showdown_service.replay.run import read_file
+from showdown_service.histories import HandRecord, ReplayError, UnsupportedHand, judge, read_pokerstars
+from showdown_service.histories.compare import Verdict
+from showdown_service.histories.games import GAMES, Game, pokerstars_game
+from showdown_service.histories.run import read_file
 from tests.helpers import REPO
 
 GAMES_DIR = REPO / "tests" / "fixtures" / "replay" / "pokerstars" / "games"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from showdown_service.replay.summaries import PLACE_ONLY, Summary, read_summary
+from showdown_service.histories.summaries import PLACE_ONLY, Summary, read_summary
 from tests.helpers import audit_tournaments
 
 GG = Path(__file__).parent / "fixtures" / "replay" / "ggpoker"

@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
-from showdown_service.cli import main
-from showdown_service.replay import reading
-from showdown_service.replay.errors import ReplayError
-from showdown_service.replay.ipoker import read_ipoker
-from showdown_service.replay.ohh import read_ohh
-from showdown_service.replay.summaries import Summary, read_summary
+from showdown_service.cli.commands import main
+from showdown_service.histories import reading
+from showdown_service.histories.errors import ReplayError
+from showdown_service.histories.ipoker import read_ipoker
+from showdown_service.histories.ohh import read_ohh
+from showdown_service.histories.summaries import Summary, read_summary
 from tests.helpers import audit_tournaments
 
 FIXTURES = Path(__file__).parent / "fixtures" / "replay"
@@ -223,7 +223,7 @@ def test_a_place_past_64_bits_is_that_hands_error_never_a_report_that_cannot_be_
 
 @pytest.fixture
 def scanned(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The characters every :class:`~showdown_service.replay.reading.LineCount` reads, counted as they are read."""
+    """The characters every :class:`~showdown_service.histories.reading.LineCount` reads, counted as they are read."""
     read: list[int] = []
     scan = reading.LineCount._scan
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from showdown_service.replay.entries import late_registrations
-from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.run import read_file
+from showdown_service.histories.entries import late_registrations
+from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.run import read_file
 from tests.helpers import audit_tournaments
 
 STARS = Path(__file__).parent / "fixtures" / "replay" / "tournament"

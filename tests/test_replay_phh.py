@@ -6,9 +6,9 @@ import tomllib
 
 import pytest
 
-from showdown_service.replay import HandRecord, ImpossibleAction, ReplayError, UnsupportedHand, judge, read_phh
-from showdown_service.replay.games import phh_game
-from showdown_service.replay.phh import _flat_fields, _NotFlat, _number
+from showdown_service.histories import HandRecord, ImpossibleAction, ReplayError, UnsupportedHand, judge, read_phh
+from showdown_service.histories.games import phh_game
+from showdown_service.histories.phh import _flat_fields, _NotFlat, _number
 from tests.helpers import REPO
 
 GAMES = REPO / "tests" / "fixtures" / "replay" / "phh" / "games"

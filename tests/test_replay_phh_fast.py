@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from showdown_service.replay import (
+from showdown_service.histories import (
     ChipsDoNotAddUp,
     HandRecord,
     HandSyntaxError,
@@ -18,7 +18,7 @@ from showdown_service.replay import (
     phh,
     read_phh,
 )
-from showdown_service.replay.phh import _flat_fields, _NotFlat
+from showdown_service.histories.phh import _flat_fields, _NotFlat
 from tests.helpers import REPO
 
 HAND = """variant = 'NT'

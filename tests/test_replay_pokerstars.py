@@ -7,10 +7,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from showdown_service.cli import main
-from showdown_service.replay import HandRecord, ReplayError, UnsupportedHand, judge, read_pokerstars
-from showdown_service.replay.compare import Verdict
-from showdown_service.replay.run import decode, detect, read_file, replay_file
+from showdown_service.cli.commands import main
+from showdown_service.histories import HandRecord, ReplayError, UnsupportedHand, judge, read_pokerstars
+from showdown_service.histories.compare import Verdict
+from showdown_service.histories.run import decode, detect, read_file, replay_file
 from tests.helpers import REPO
 
 STARS = REPO / "tests" / "fixtures" / "replay" / "pokerstars"

@@ -1,4 +1,4 @@
-"""The mechanisms the text room readers share (worker/showdown_service/replay/reading.py): each room gives its words,
+"""The mechanisms the text room readers share (worker/showdown_service/histories/reading.py): each room gives its words,
 the error names the room, the file and the line (docs/replay.md, The other rooms)."""
 
 from __future__ import annotations
@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from showdown_service.replay.acr import read_acr
-from showdown_service.replay.errors import ChipsDoNotAddUp, HandSyntaxError, ImpossibleAction, ReplayError
-from showdown_service.replay.fulltilt import read_fulltilt
-from showdown_service.replay.ggpoker import read_ggpoker
-from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.pacific import read_pacific
-from showdown_service.replay.partypoker import read_partypoker
-from showdown_service.replay.winamax import read_winamax
-from showdown_service.replay.wpn import read_wpn
+from showdown_service.histories.acr import read_acr
+from showdown_service.histories.errors import ChipsDoNotAddUp, HandSyntaxError, ImpossibleAction, ReplayError
+from showdown_service.histories.fulltilt import read_fulltilt
+from showdown_service.histories.ggpoker import read_ggpoker
+from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.pacific import read_pacific
+from showdown_service.histories.partypoker import read_partypoker
+from showdown_service.histories.winamax import read_winamax
+from showdown_service.histories.wpn import read_wpn
 from tests.helpers import REPO, SHARED_DATA
 
 Reader = Callable[[str, str], Iterator[HandRecord | ReplayError]]

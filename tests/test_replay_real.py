@@ -8,10 +8,10 @@ from collections import Counter
 from pathlib import Path
 
 from showdown_core import settle
-from showdown_service.cli import main
-from showdown_service.intake import to_showdown
-from showdown_service.replay import HandRecord, read_phh
-from showdown_service.replay.phh import _flat_fields, _number
+from showdown_service.cli.commands import main
+from showdown_service.decision.intake import to_showdown
+from showdown_service.histories import HandRecord, read_phh
+from showdown_service.histories.phh import _flat_fields, _number
 from tests.helpers import REAL_SHOWDOWNS, SHARED_DATA, read_cases
 
 PLURIBUS = SHARED_DATA / "phh" / "pluribus"

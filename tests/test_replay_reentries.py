@@ -13,8 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from showdown_service.cli import main
-from showdown_service.replay.entries import LateBust, late_places
+from showdown_service.cli.commands import main
+from showdown_service.histories.entries import LateBust, late_places
 
 STARS = Path(__file__).parent / "fixtures" / "replay" / "tournament"
 

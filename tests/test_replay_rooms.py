@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from showdown_service.cli import main
-from showdown_service.replay.compare import Verdict
-from showdown_service.replay.errors import ReplayError
-from showdown_service.replay.games import HOLDEM, OMAHA_5, OMAHA_5_HILO, OMAHA_HILO, SHORT_DECK, room_game
-from showdown_service.replay.hands import HandRecord, Purchase
-from showdown_service.replay.run import (
+from showdown_service.cli.commands import main
+from showdown_service.histories.compare import Verdict
+from showdown_service.histories.errors import ReplayError
+from showdown_service.histories.games import HOLDEM, OMAHA_5, OMAHA_5_HILO, OMAHA_HILO, SHORT_DECK, room_game
+from showdown_service.histories.hands import HandRecord, Purchase
+from showdown_service.histories.run import (
     ACR,
     FULLTILT,
     GGPOKER,
@@ -31,7 +31,7 @@ from showdown_service.replay.run import (
     read_file,
     replay_file,
 )
-from showdown_service.replay.summaries import Summary, read_summary
+from showdown_service.histories.summaries import Summary, read_summary
 from tests.helpers import SHARED_DATA
 
 ROOMS = SHARED_DATA / "rooms"

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from showdown_service.replay.compare import Verdict, judge
-from showdown_service.replay.errors import ReplayError
-from showdown_service.replay.hands import HandRecord, Purchase
-from showdown_service.replay.run import read_file
+from showdown_service.histories.compare import Verdict, judge
+from showdown_service.histories.errors import ReplayError
+from showdown_service.histories.hands import HandRecord, Purchase
+from showdown_service.histories.run import read_file
 from tests.helpers import audit_tournaments
 
 FIXTURES = Path(__file__).parent / "fixtures" / "replay"

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from showdown_service.replay.errors import HandSyntaxError
-from showdown_service.replay.unread import unread
+from showdown_service.histories.errors import HandSyntaxError
+from showdown_service.histories.unread import unread
 from tests.helpers import audit_tournaments
 
 FIXTURES = Path(__file__).parent / "fixtures" / "replay"

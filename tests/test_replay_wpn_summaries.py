@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from showdown_service.replay.summaries import Summary, read_summary
+from showdown_service.histories.summaries import Summary, read_summary
 from tests.helpers import audit_tournaments
 
 FIXTURES = Path(__file__).parent / "fixtures" / "replay"

@@ -13,12 +13,12 @@ import orjson
 import pytest
 
 from showdown_messages import AuditRecord
-from showdown_service.cli import main
-from showdown_service.config import Settings
-from showdown_service.requeue import resolved_key
-from showdown_service.settling import all_fields
-from showdown_service.streams import read_range
-from showdown_service.worker import Worker
+from showdown_service.cli.commands import main
+from showdown_service.decision.settling import all_fields
+from showdown_service.infra.config import Settings
+from showdown_service.infra.streams import read_range
+from showdown_service.read.requeue import resolved_key
+from showdown_service.worker.loop import Worker
 from tests.helpers import BUNDLED_SHOWDOWNS, read_cases
 from tests.tournament_builders import all_in, chips, closed, entry, opened, round_complete
 
@@ -31,8 +31,8 @@ def cli(monkeypatch: pytest.MonkeyPatch, fake: fakeredis.FakeRedis) -> fakeredis
     """`showdown` commands on the fake server, with the default settings."""
     for key in [k for k in os.environ if k.startswith("SHOWDOWN_")]:
         monkeypatch.delenv(key)
-    monkeypatch.setattr("showdown_service.stream_cli.connect", lambda _settings: fake)
-    monkeypatch.setattr("showdown_service.dead_letters_cli.connect", lambda _settings: fake)
+    monkeypatch.setattr("showdown_service.cli.stream.connect", lambda _settings: fake)
+    monkeypatch.setattr("showdown_service.cli.dead_letters.connect", lambda _settings: fake)
     return fake
 
 
@@ -91,7 +91,7 @@ def test_item4_the_archive_hook_is_asked_when_the_results_no_longer_hold_the_han
         asked.append((shard, hand_id))
         return "archive row 7 of 2026-11-24.parquet"
 
-    monkeypatch.setattr("showdown_service.requeue.settled_in_archive", archived)
+    monkeypatch.setattr("showdown_service.read.requeue.settled_in_archive", archived)
     assert main(["dead-letters", "--requeue", dead_id]) == 1
     assert asked == [("default", CASES[1]["event"]["hand_id"])]
     assert "archive row 7 of 2026-11-24.parquet" in capsys.readouterr().err

@@ -12,13 +12,13 @@ import pytest
 import redis
 
 from showdown_service.archive.archiver import Archiver
-from showdown_service.archive.layout import open_store
-from showdown_service.archive.lookup import ArchiveUnreadable, find_archived, registered_archives
-from showdown_service.config import Settings
-from showdown_service.connection import connect
-from showdown_service.requeue import attempt, resolved_key, settled_result
-from showdown_service.streams import read_range
-from showdown_service.worker import Worker
+from showdown_service.infra.config import Settings
+from showdown_service.infra.connection import connect
+from showdown_service.infra.streams import read_range
+from showdown_service.read.requeue import attempt, resolved_key, settled_result
+from showdown_service.storage.layout import open_store
+from showdown_service.storage.lookup import ArchiveUnreadable, find_archived, registered_archives
+from showdown_service.worker.loop import Worker
 from tests.helpers import BUNDLED_SHOWDOWNS, read_cases, xadd_events
 
 CASES = list(read_cases(BUNDLED_SHOWDOWNS))

@@ -15,10 +15,10 @@ from redis.crc import key_slot
 
 from showdown_messages import CODES
 from showdown_messages.publish import shard_for
-from showdown_service.config import Settings
-from showdown_service.routing import registry_key
-from showdown_service.streams import read_range
-from showdown_service.tournament.store import read_book
+from showdown_service.decision.routing import registry_key
+from showdown_service.infra.config import Settings
+from showdown_service.infra.streams import read_range
+from showdown_service.worker.ledger import read_book
 from tests.api_support import commit, knockout, publish_lines, second_bust
 from tests.helpers import REPO
 from tests.tournament_builders import all_in, entry
@@ -155,9 +155,9 @@ def test_the_audit_replay_of_a_shard_that_refused_wrong_shard_proves_it_as_the_w
     """The registry is read at read time, which an archive does not keep: the replay takes the holder from the
     refusal the chain recorded (its hashes prove it), and decides the entry as the worker did."""
     from showdown_service.archive.archiver import Archiver
-    from showdown_service.archive.layout import open_store
     from showdown_service.archive.replay import Difference, replay
-    from showdown_service.connection import connect
+    from showdown_service.infra.connection import connect
+    from showdown_service.storage.layout import open_store
 
     workers = two_shards(make_settings, redis_url)
     held, other = workers[HOLDER], workers[OTHER]

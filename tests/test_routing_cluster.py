@@ -10,11 +10,11 @@ import httpx
 import pytest
 from redis.crc import key_slot
 
-from showdown_service.config import Settings
-from showdown_service.connection import connect
-from showdown_service.localredis import LocalCluster
-from showdown_service.routing import registry_key
-from showdown_service.streams import read_range
+from showdown_service.decision.routing import registry_key
+from showdown_service.infra.config import Settings
+from showdown_service.infra.connection import connect
+from showdown_service.infra.streams import read_range
+from showdown_service.testing.localredis import LocalCluster
 from tests.api_support import bearer, commit, knockout, publish_lines, second_bust, serving, sse_events
 from tests.test_routing import HOLDER, OTHER, SHARDS
 

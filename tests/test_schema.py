@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 from showdown_messages import AuditRecord, DeadLetter
-from showdown_service.cli import ASYNCAPI_FILE, main, schema_files
+from showdown_service.cli.commands import ASYNCAPI_FILE, main, schema_files
 from tests.helpers import REAL_SHOWDOWNS, REPO, read_cases
 
 SCHEMAS = REPO / "shared" / "schemas"

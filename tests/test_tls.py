@@ -30,8 +30,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from showdown_service.examples import example_lines
-from showdown_service.localredis import ServerError, free_port
+from showdown_service.infra.examples import example_lines
+from showdown_service.testing.localredis import ServerError, free_port
 from tests.helpers import REPO, tls_redis_server
 from tests.test_acl import ACL_FILE, KEYS, AclRedis, AclServer, demo_password, execute, run, wait_for, with_admin
 
@@ -173,7 +173,7 @@ def tls_env(tls: AclServer, user: str, tmp_path: Path, pki: Pki, **extra: str) -
 
 def showdown_via_entrypoint(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """Run a showdown command through the image's entrypoint (which reads SHOWDOWN_REDIS_PASSWORD_FILE)."""
-    command = ["sh", str(ENTRYPOINT), sys.executable, "-m", "showdown_service.cli", *args]
+    command = ["sh", str(ENTRYPOINT), sys.executable, "-m", "showdown_service.cli.commands", *args]
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, check=False)
 
 
@@ -184,7 +184,7 @@ def test_a_worker_settles_over_tls_as_the_worker_user_and_every_tool_works_over_
     published = showdown_via_entrypoint(["publish", "--examples"], tls_env(tls, "producer", tmp_path, pki))
     assert published.returncode == 0, published.stderr
     worker_env = tls_env(tls, "worker", tmp_path, pki, SHOWDOWN_CONSUMER="tls-worker")
-    command = ["sh", str(ENTRYPOINT), sys.executable, "-m", "showdown_service.cli", "worker"]
+    command = ["sh", str(ENTRYPOINT), sys.executable, "-m", "showdown_service.cli.commands", "worker"]
     worker = subprocess.Popen(command, env=worker_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_for(lambda: admin.xlen(KEYS.audit) == EXAMPLE_COUNT, "every entry settled over TLS")

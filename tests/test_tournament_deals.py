@@ -15,9 +15,9 @@ import pytest
 from showdown_core import InvalidEvent
 from showdown_messages import ShowdownEvent
 from showdown_messages.tournaments import parse_tournament_message
-from showdown_service.cli import main
-from showdown_service.intake import parse_event
-from showdown_service.tournament.replay import TournamentReplay
+from showdown_service.cli.commands import main
+from showdown_service.decision.intake import parse_event
+from showdown_service.decision.tournament_replay import TournamentReplay
 from tests.tournament_builders import all_in, closed, deal, entry, opened, places, replay
 
 PAYOUTS = [10000, 7600, 5000, 2000]

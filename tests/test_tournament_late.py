@@ -2,10 +2,10 @@
 its entries: the contract a ledger expiry (issue 25 item 2: keeping less of a finished ledger) must keep, so that
 the worker and ``showdown audit replay`` keep deciding alike (see docs/archive.md, "What is not expired").
 
-Each late line is decided through :func:`showdown_service.decide.decide` (by a
-:class:`~showdown_service.tournament.replay.TournamentReplay`) against the
+Each late line is decided through :func:`showdown_service.decision.decide.decide` (by a
+:class:`~showdown_service.decision.tournament_replay.TournamentReplay`) against the
 finished ledger as the worker reads it from its hash (every field), against
-that ledger expired (:func:`showdown_service.tournament.store.expired_fields`),
+that ledger expired (:func:`showdown_service.worker.ledger.expired_fields`),
 and against it read from its ``rules`` field alone (which would change five
 kinds of decision: why an expired ledger keeps each entry's figures)."""
 
@@ -16,8 +16,8 @@ import copy
 import orjson
 import pytest
 
-from showdown_service.tournament import store
-from showdown_service.tournament.replay import TournamentReplay
+from showdown_service.decision.tournament_replay import TournamentReplay
+from showdown_service.worker import ledger as store
 from tests.tournament_builders import all_in, chips, closed, deal, entry, opened, replay, round_complete
 
 

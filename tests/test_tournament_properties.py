@@ -13,9 +13,9 @@ import pytest
 
 from showdown_core import settle
 from showdown_messages import ShowdownEvent
-from showdown_service.intake import to_showdown
-from showdown_service.tournament.replay import TournamentReplay
-from showdown_service.tournament.simulate import Simulation, simulate
+from showdown_service.decision.intake import to_showdown
+from showdown_service.decision.tournament_replay import TournamentReplay
+from showdown_service.testing.simulate import Simulation, simulate
 from tests.test_icm import by_every_order
 
 

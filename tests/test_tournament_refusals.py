@@ -14,10 +14,10 @@ import pytest
 from structlog.testing import capture_logs
 
 from showdown_rules import MAX_CHIPS
-from showdown_service import worker_planning
-from showdown_service.streams import read_range
-from showdown_service.tournament.replay import TournamentReplay
-from showdown_service.worker import Worker
+from showdown_service.decision.tournament_replay import TournamentReplay
+from showdown_service.infra.streams import read_range
+from showdown_service.worker import planning as worker_planning
+from showdown_service.worker.loop import Worker
 from tests.tournament_builders import all_in, chips, closed, entry, opened, places, replay, round_complete
 
 

@@ -12,9 +12,9 @@ import pytest
 from showdown_core import settle
 from showdown_core.tournament import Book, Ledger
 from showdown_messages.tournaments import parse_tournament_message
-from showdown_service.intake import parse_event, to_showdown, to_tournament_message
-from showdown_service.tournament.simulate import Simulation, simulate
-from showdown_service.tournament.store import decode_ledger, writes
+from showdown_service.decision.intake import parse_event, to_showdown, to_tournament_message
+from showdown_service.testing.simulate import Simulation, simulate
+from showdown_service.worker.ledger import decode_ledger, writes
 
 
 def _apply(book: Book, line: bytes) -> None:

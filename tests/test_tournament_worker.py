@@ -21,14 +21,14 @@ import redis
 from showdown_messages import ShowdownResult
 from showdown_messages.publish import events_stream, publish_tournament, shard_for
 from showdown_messages.publish import publish as publish_event
-from showdown_service import audit
-from showdown_service import worker as worker_module
-from showdown_service.config import Settings, ShardKeys
-from showdown_service.streams import read_range
-from showdown_service.tournament.replay import TournamentReplay
-from showdown_service.tournament.simulate import Simulation, simulate
-from showdown_service.tournament.store import read_book
-from showdown_service.worker import Worker
+from showdown_service.decision import audit
+from showdown_service.decision.tournament_replay import TournamentReplay
+from showdown_service.infra.config import Settings, ShardKeys
+from showdown_service.infra.streams import read_range
+from showdown_service.testing.simulate import Simulation, simulate
+from showdown_service.worker import loop as worker_module
+from showdown_service.worker.ledger import read_book
+from showdown_service.worker.loop import Worker
 from tests.helpers import move_inboxes, wait_until
 from tests.tournament_builders import all_in, chips, closed, deal, entry, opened
 

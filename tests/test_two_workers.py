@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from showdown_service.config import Settings
-from showdown_service.localredis import free_port
-from showdown_service.metrics import PORTS_TRIED, Metrics, MetricsPortTaken
-from showdown_service.stream_cli import metrics_ports_tried
+from showdown_service.cli.stream import metrics_ports_tried
+from showdown_service.infra.config import Settings
+from showdown_service.ops.metrics import PORTS_TRIED, Metrics, MetricsPortTaken
+from showdown_service.testing.localredis import free_port
 from tests.helpers import wait_until
 
 WORKER = [sys.executable, "-m", "showdown_service", "worker"]

@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from showdown_messages import ShowdownResult
-from showdown_service.wire import encode_result
+from showdown_service.decision.wire import encode_result
 from tests.helpers import collected, event, refusal, seat, settle_doc
 
 HILO_BOARD = "2c 4d 7h Kc Qs"

@@ -12,7 +12,7 @@ from pathlib import Path
 from scripts import verify_proof
 from showdown_service.archive.merkle import MerkleTree, leaf_hash, record_leaf
 from showdown_service.archive.note import Checkpoint, Signer, consistency_document, inclusion_document, sign
-from showdown_service.audit import EMPTY, make_record, sha256_hex
+from showdown_service.decision.audit import EMPTY, make_record, sha256_hex
 from tests.helpers import REPO
 from tests.test_docs import _build_copy
 

@@ -10,7 +10,7 @@ import pytest
 from showdown_core.ranking import Ranking
 from showdown_core.variants import Variant
 from showdown_messages import ShowdownResult
-from showdown_service.wire import encode_result
+from showdown_service.decision.wire import encode_result
 from tests.helpers import REAL_SHOWDOWNS, VARIANT_SHOWDOWNS, event, read_cases, seat, settle_doc
 
 WHEN = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)

@@ -10,12 +10,12 @@ from typing import Any
 import fakeredis
 import orjson
 
-from showdown_service.streams import read_range
-from showdown_service.worker import Worker
-from showdown_service.worker_groups import GroupPlumbing
-from showdown_service.worker_housekeeping import Housekeeping
-from showdown_service.worker_io import IOPipeline
-from showdown_service.worker_planning import Planning
+from showdown_service.infra.streams import read_range
+from showdown_service.worker.groups import GroupPlumbing
+from showdown_service.worker.housekeeping import Housekeeping
+from showdown_service.worker.io import IOPipeline
+from showdown_service.worker.loop import Worker
+from showdown_service.worker.planning import Planning
 from tests.tournament_builders import entry, opened
 
 

@@ -18,13 +18,13 @@ import orjson
 import pytest
 import redis
 
-from showdown_service import audit
-from showdown_service.cli import main as showdown_main
-from showdown_service.config import Settings, ShardKeys
-from showdown_service.connection import Client, connect
-from showdown_service.localredis import LocalRedis
-from showdown_service.streams import read_range
-from showdown_service.worker import Worker
+from showdown_service.cli.commands import main as showdown_main
+from showdown_service.decision import audit
+from showdown_service.infra.config import Settings, ShardKeys
+from showdown_service.infra.connection import Client, connect
+from showdown_service.infra.streams import read_range
+from showdown_service.testing.localredis import LocalRedis
+from showdown_service.worker.loop import Worker
 from tests.helpers import REAL_SHOWDOWNS, read_cases, wait_until, xadd_events
 
 CASES = list(read_cases(REAL_SHOWDOWNS))

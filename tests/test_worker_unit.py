@@ -18,11 +18,11 @@ from structlog.testing import capture_logs
 
 from showdown_messages import AuditRecord, DeadLetter, ShowdownResult
 from showdown_messages.publish import PublishRefused, publish, refusal
-from showdown_service import audit
-from showdown_service.commit import plan
-from showdown_service.settling import prepare
-from showdown_service.streams import read_range
-from showdown_service.worker import FAILURE_COUNT_TTL_S, Worker
+from showdown_service.decision import audit
+from showdown_service.decision.settling import prepare
+from showdown_service.infra.streams import read_range
+from showdown_service.worker.commit import plan
+from showdown_service.worker.loop import FAILURE_COUNT_TTL_S, Worker
 from tests.helpers import BUNDLED_SHOWDOWNS, event, read_cases, seat, wait_until, xadd_events
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
@@ -232,7 +232,7 @@ def test_an_entry_whose_settling_crashes_is_retried_then_dead_lettered_as_poison
 ) -> None:
     settings = make_settings(claim_idle_ms=100, max_deliveries=3)
     keys = settings.keys("default")
-    from showdown_service import intake
+    from showdown_service.decision import intake
 
     real = intake.to_showdown
 
@@ -241,7 +241,7 @@ def test_an_entry_whose_settling_crashes_is_retried_then_dead_lettered_as_poison
             raise RuntimeError("a bug in settlement")
         return real(ev)
 
-    monkeypatch.setattr("showdown_service.settling.to_showdown", explode_on_bad_hand)
+    monkeypatch.setattr("showdown_service.decision.settling.to_showdown", explode_on_bad_hand)
     xadd_events(fake, keys.events, [{**GOOD, "hand_id": "cursed"}, GOOD])
     worker = Worker(settings, fake)
     worker.prepare_groups()
@@ -264,7 +264,7 @@ def test_the_failure_count_survives_a_restart_and_a_claim_by_another_worker(
     def explode(ev: Any) -> Any:
         raise RuntimeError("a bug in settlement")
 
-    monkeypatch.setattr("showdown_service.settling.to_showdown", explode)
+    monkeypatch.setattr("showdown_service.decision.settling.to_showdown", explode)
     first = make_settings(consumer="first", max_deliveries=3, claim_idle_ms=100)
     keys = first.keys("default")
     (entry_id,) = xadd_events(fake, keys.events, [{**GOOD, "hand_id": "cursed"}])
@@ -288,7 +288,7 @@ def test_the_failure_count_survives_a_restart_and_a_claim_by_another_worker(
 def test_a_failure_redis_will_not_count_leaves_the_entry_pending_and_the_rest_of_the_batch_settles(
     fake: fakeredis.FakeRedis, make_settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from showdown_service import intake
+    from showdown_service.decision import intake
 
     real = intake.to_showdown
 
@@ -297,7 +297,7 @@ def test_a_failure_redis_will_not_count_leaves_the_entry_pending_and_the_rest_of
             raise RuntimeError("a bug in settlement")
         return real(ev)
 
-    monkeypatch.setattr("showdown_service.settling.to_showdown", explode_on_bad_hand)
+    monkeypatch.setattr("showdown_service.decision.settling.to_showdown", explode_on_bad_hand)
     settings = make_settings(max_deliveries=1)
     keys = settings.keys("default")
     cursed, _ = xadd_events(fake, keys.events, [{**GOOD, "hand_id": "cursed"}, GOOD])
@@ -496,7 +496,7 @@ def test_two_workers_on_one_shard_settle_each_entry_once_and_share_one_chain(
 def test_a_batch_whose_last_allowed_replan_commits_is_reported_not_given_up(
     fake: fakeredis.FakeRedis, make_settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("showdown_service.worker.MAX_REPLANS", 1)
+    monkeypatch.setattr("showdown_service.worker.loop.MAX_REPLANS", 1)
     first, second = Worker(make_settings(consumer="first"), fake), Worker(make_settings(consumer="second"), fake)
     keys = first.settings.keys("default")
     first.prepare_groups()
@@ -553,7 +553,7 @@ def test_trimming_keeps_every_unread_and_pending_entry(fake: fakeredis.FakeRedis
 def test_a_batch_of_latencies_counts_in_the_histogram_exactly_as_one_observation_each() -> None:
     from prometheus_client import CollectorRegistry, generate_latest
 
-    from showdown_service.metrics import LATENCY_BUCKETS, Metrics, observe_many
+    from showdown_service.ops.metrics import LATENCY_BUCKETS, Metrics, observe_many
 
     amounts = [0.0, 0.0005, 0.00051, 0.0019, 0.002, 0.7, 29.0, 31.0, 1e9, *[i / 997 for i in range(500)]]
     one_by_one, batched = Metrics(CollectorRegistry()), Metrics(CollectorRegistry())

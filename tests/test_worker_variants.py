@@ -8,9 +8,9 @@ import fakeredis
 import orjson
 
 from showdown_messages import ShowdownResult
-from showdown_service import audit
-from showdown_service.streams import read_range
-from showdown_service.worker import Worker
+from showdown_service.decision import audit
+from showdown_service.infra.streams import read_range
+from showdown_service.worker.loop import Worker
 from tests.helpers import VARIANT_SHOWDOWNS, read_cases, xadd_events
 
 CASES = list(read_cases(VARIANT_SHOWDOWNS))

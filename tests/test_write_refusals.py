@@ -30,11 +30,11 @@ from prometheus_client import generate_latest
 from structlog.testing import capture_logs
 
 from showdown_messages.publish import PublishRefused, publish
-from showdown_service.config import Settings
-from showdown_service.connection import connect
-from showdown_service.localredis import LocalRedis, free_port
-from showdown_service.streams import read_range
-from showdown_service.worker import Worker
+from showdown_service.infra.config import Settings
+from showdown_service.infra.connection import connect
+from showdown_service.infra.streams import read_range
+from showdown_service.testing.localredis import LocalRedis, free_port
+from showdown_service.worker.loop import Worker
 from tests.helpers import move_inboxes, wait_until, xadd_events
 from tests.test_worker_redis import check_books, many_events
 

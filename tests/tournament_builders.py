@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from showdown_service.tournament.replay import TournamentReplay
+from showdown_service.decision.tournament_replay import TournamentReplay
 
 BOARD = "2c 7d 9h Js 3s"
 """Pairs nothing below: aces beat kings beat queens beat ... on it."""

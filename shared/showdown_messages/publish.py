@@ -15,7 +15,7 @@ whose stream order its ledger follows), else the ``table_id``.
 The append-only path: a producer may only ``RPUSH`` to one list per shard,
 ``<prefix>:{<shard>}:inbox``, one element per message (``event <JSON>`` or
 ``tournament <JSON>``: :func:`element`); the workers move it into the
-shard's events stream in list order, atomically (showdown_service.ingress).
+shard's events stream in list order, atomically (showdown_service.worker.ingress).
 It never XADDs: an ACL cannot stop an XADD from trimming the stream
 (``MAXLEN``, ``MINID``) or from wedging it (an explicit maximal id), and a
 list that only takes RPUSH can only grow. A tournament's messages keep

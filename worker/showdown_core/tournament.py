@@ -5,9 +5,9 @@ tournament's state; :class:`Book` holds ledgers and applies a tournament's
 messages (core values, :mod:`showdown_core.tournament_messages`, converted from
 the contract at the edge) and hands to them in stream order, copy-on-write
 (:meth:`Book.begin`), so that a decision abandoned is undone by dropping the
-copy. The decision step (:mod:`showdown_service.decide`) drives it for the
+copy. The decision step (:mod:`showdown_service.decision.decide`) drives it for the
 worker and every replay; the worker keeps the ledgers in Redis beside the
-commit (:mod:`showdown_service.tournament.store`, which also decides which of
+commit (:mod:`showdown_service.worker.ledger`, which also decides which of
 a ledger's fields to write from the record of what changed that a book view
 keeps); ``showdown tournament replay`` keeps them in memory.
 
@@ -330,7 +330,7 @@ class Book:
         self._copied: set[str] = set()
         self._owned: set[tuple[str, tuple[str, int]]] = set()
         # What this view changed: the rules' record of it, nothing more. How a store writes it (which fields,
-        # each entry once) is the store's (showdown_service.tournament.store.writes).
+        # each entry once) is the store's (showdown_service.worker.ledger.writes).
         self.changed: dict[str, set[tuple[str, int]]] = {}
         """Entries this view changed beyond their chips (status, place, bounty, purchases...), by tournament."""
         self.meta_changed: set[str] = set()

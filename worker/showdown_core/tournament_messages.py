@@ -1,8 +1,8 @@
 """A tournament's messages as the ledger takes them: core values, converted from the contract at the edge.
 
 The contract (:mod:`showdown_messages.tournaments`, pydantic) validates a
-message; :func:`showdown_service.intake.to_tournament_message` turns it into
-one of these, as :func:`showdown_service.intake.to_showdown` turns an event
+message; :func:`showdown_service.decision.intake.to_tournament_message` turns it into
+one of these, as :func:`showdown_service.decision.intake.to_showdown` turns an event
 into a :class:`~showdown_core.Showdown`. The rules
 (:mod:`showdown_core.tournament`) see nothing else.
 """

@@ -2,6 +2,6 @@
 
 import sys
 
-from showdown_service.launch import main
+from showdown_service.cli.launch import main
 
 sys.exit(main())

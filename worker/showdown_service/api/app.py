@@ -32,9 +32,9 @@ from showdown_service.api.models import DeadLettersPage, Error, Hand, ResultsPag
 from showdown_service.api.pages import dead_letters_page, results_page
 from showdown_service.api.settings import ApiSettings
 from showdown_service.api.state import Api, Measured
-from showdown_service.config import Settings
-from showdown_service.connection import REDIS_ERRORS, Client
-from showdown_service.stream_cli import health
+from showdown_service.infra.config import Settings
+from showdown_service.infra.connection import REDIS_ERRORS, Client
+from showdown_service.read.health import health
 
 IdPath = Annotated[str, Path(min_length=1, max_length=MAX_ID_LENGTH, pattern=ID_PATTERN)]
 """An id as the contract has it (showdown_rules.limits): 1-200 characters, none a control or format character.

@@ -2,7 +2,7 @@
 
 It answers for the settings' ``SHOWDOWN_ARCHIVE_URL`` with the same document
 as the Redis index (``{"hand_id", "status", "result", "dead_letter",
-"audit"}``); see :mod:`showdown_service.archive.lookup` for what counts as an
+"audit"}``); see :mod:`showdown_service.storage.lookup` for what counts as an
 archive.
 
 It fails closed, as a requeue does (issue 34): when a shard has a registered
@@ -18,8 +18,8 @@ from typing import Any
 
 from showdown_service.api.auth import Refused
 from showdown_service.api.index import ArchiveLookup
-from showdown_service.archive.lookup import ArchiveUnreadable, find_archived, registered_archives
-from showdown_service.config import Settings
+from showdown_service.infra.config import Settings
+from showdown_service.storage.lookup import ArchiveUnreadable, find_archived, registered_archives
 
 STATUS_OF_OUTCOME = {"settled": "settled", "duplicate": "settled", "rejected": "refused", "poison": "refused"}
 """An archived entry's outcome as the API's status (a duplicate's hand was settled, by an earlier entry)."""
@@ -28,7 +28,7 @@ STATUS_OF_OUTCOME = {"settled": "settled", "duplicate": "settled", "rejected": "
 def archived_hand(settings: Settings, hand_id: str, registered: dict[str, str] | None = None) -> dict[str, Any] | None:
     """The archive's document for ``hand_id`` (as the API serves a hand), or None when it holds none.
     ``registered``: the shards whose archiver is registered (then an archive that cannot be read raises
-    :class:`~showdown_service.archive.lookup.ArchiveUnreadable`)."""
+    :class:`~showdown_service.storage.lookup.ArchiveUnreadable`)."""
     found = find_archived(settings, hand_id, registered=registered)
     if found is None:
         return None

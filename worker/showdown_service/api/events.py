@@ -28,8 +28,8 @@ import orjson
 
 from showdown_service.api.auth import Refused
 from showdown_service.api.pages import parse_entry_id
-from showdown_service.connection import Client
-from showdown_service.streams import read_range
+from showdown_service.infra.connection import Client
+from showdown_service.infra.streams import read_range
 
 READ_COUNT = 500
 """Entries of each stream read per poll."""

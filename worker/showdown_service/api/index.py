@@ -39,10 +39,10 @@ import orjson
 from redis.cluster import RedisCluster
 
 from showdown_service.api.auth import Refused
-from showdown_service.config import Settings
-from showdown_service.connection import REDIS_ERRORS, Client
-from showdown_service.dead_letters import letter, resolved_key
-from showdown_service.streams import Fields
+from showdown_service.infra.config import Settings
+from showdown_service.infra.connection import REDIS_ERRORS, Client
+from showdown_service.infra.streams import Fields
+from showdown_service.read.dead_letters import letter, resolved_key
 
 READ_COUNT = 10_000
 """Entries a stream gives the index per read."""

@@ -19,10 +19,10 @@ from typing import Any, cast
 import orjson
 
 from showdown_service.api.auth import Refused
-from showdown_service.config import Settings
-from showdown_service.connection import Client
-from showdown_service.dead_letters import letter, resolved_key
-from showdown_service.streams import Fields, read_range
+from showdown_service.infra.config import Settings
+from showdown_service.infra.connection import Client
+from showdown_service.infra.streams import Fields, read_range
+from showdown_service.read.dead_letters import letter, resolved_key
 
 CHUNK = 1000
 """Entries read per XRANGE."""

@@ -18,16 +18,16 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from showdown_core.tournament import Entry, Ledger
-from showdown_service import logs
 from showdown_service.api import events as sse
 from showdown_service.api.auth import Caller, RateLimit, Refused, Tokens, require
 from showdown_service.api.index import ArchiveLookup, HandIndex
 from showdown_service.api.settings import ApiSettings
 from showdown_service.archive.standings import StandingsUnavailable, archived_standings
-from showdown_service.config import Settings
-from showdown_service.connection import REDIS_ERRORS, Client
-from showdown_service.routing import registry_key
-from showdown_service.tournament.store import read_book
+from showdown_service.decision.routing import registry_key
+from showdown_service.infra import logs
+from showdown_service.infra.config import Settings
+from showdown_service.infra.connection import REDIS_ERRORS, Client
+from showdown_service.worker.ledger import read_book
 
 KEEPALIVE_S = 15.0
 """An event stream quiet this long sends a comment line (proxies close idle connections)."""
@@ -136,7 +136,7 @@ class Api:
         return caller
 
     def tournament_shard(self, tournament_id: str) -> str:
-        """The shard holding the tournament: the registry's (see :mod:`showdown_service.routing`), else the first
+        """The shard holding the tournament: the registry's (see :mod:`~.decision.routing`), else the first
         configured shard with its ledger (one opened before the registry)."""
         raw = cast(bytes | None, self.client.hget(registry_key(self.settings.key_prefix), tournament_id))
         held = raw.decode() if raw is not None else None

@@ -63,10 +63,16 @@ import pyarrow as pa
 import redis
 from pyarrow.lib import ArrowException
 
-from showdown_service import heartbeat
 from showdown_service.archive.checkpoints import append_copy, copy_holds, load_private_key, sign
 from showdown_service.archive.collect import Cursors, collect, events_floor
-from showdown_service.archive.layout import (
+from showdown_service.archive.metrics import ArchiveMetrics
+from showdown_service.decision.audit import GENESIS, Head
+from showdown_service.infra.config import Settings, ShardKeys
+from showdown_service.infra.connection import REDIS_ERRORS, Client
+from showdown_service.infra.logs import get_logger
+from showdown_service.infra.streams import read_range
+from showdown_service.ops import heartbeat
+from showdown_service.storage.layout import (
     EPOCH,
     SCHEMA,
     ArchiveError,
@@ -85,13 +91,7 @@ from showdown_service.archive.layout import (
     read_meta,
     read_rows,
 )
-from showdown_service.archive.metrics import ArchiveMetrics
-from showdown_service.audit import GENESIS, Head
-from showdown_service.config import Settings, ShardKeys
-from showdown_service.connection import REDIS_ERRORS, Client
-from showdown_service.logs import get_logger
-from showdown_service.streams import read_range
-from showdown_service.tournament.store import expire
+from showdown_service.worker.ledger import expire
 
 READ_COUNT = 1000
 """Audit records read per round trip."""
@@ -172,7 +172,7 @@ class Archiver:
         self._signing_key = load_private_key(settings.archive_signing_key) if settings.archive_signing_key else None
         self.log = get_logger(archiver=settings.consumer)
         self.heartbeat_file = settings.archiver_heartbeat
-        """The archiver's own heartbeat (never the workers': see :mod:`showdown_service.heartbeat`)."""
+        """The archiver's own heartbeat (never the workers': see :mod:`showdown_service.ops.heartbeat`)."""
 
     def stop(self) -> None:
         self._stopping.set()

@@ -19,10 +19,10 @@ import pyarrow.parquet as pq
 import redis
 from pyarrow.lib import ArrowException
 
-from showdown_service.archive.layout import CURSORS, ArchiveError, Store, shard_files
-from showdown_service.audit import GENESIS, Head
-from showdown_service.config import ShardKeys
-from showdown_service.connection import Client
+from showdown_service.decision.audit import GENESIS, Head
+from showdown_service.infra.config import ShardKeys
+from showdown_service.infra.connection import Client
+from showdown_service.storage.layout import CURSORS, ArchiveError, Store, shard_files
 
 NOTICES = frozenset({"reset"})
 """Kinds reported that are not differences: the archive holds (``audit replay`` exits 0 on them alone)."""

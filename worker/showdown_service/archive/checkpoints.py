@@ -31,7 +31,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from showdown_service.archive.layout import ArchiveError
+from showdown_service.storage.layout import ArchiveError
 
 
 def load_private_key(path: Path) -> Ed25519PrivateKey:

@@ -28,10 +28,10 @@ from typing import Any, cast
 import orjson
 import redis
 
-from showdown_service.audit import sha256_hex
-from showdown_service.config import ShardKeys
-from showdown_service.connection import Client
-from showdown_service.streams import Fields, read_range
+from showdown_service.decision.audit import sha256_hex
+from showdown_service.infra.config import ShardKeys
+from showdown_service.infra.connection import Client
+from showdown_service.infra.streams import Fields, read_range
 
 LOOKAHEAD = 1000
 """How many entries past the expected one a join looks at before it calls a text missing."""

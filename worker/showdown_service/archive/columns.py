@@ -13,9 +13,9 @@ import orjson
 
 from showdown_service.archive.chains import ChainFile, Difference, Sink
 from showdown_service.archive.collect import claimed_ids
-from showdown_service.archive.layout import CURSORS
-from showdown_service.audit import Head, sha256_hex
-from showdown_service.settling import Prepared
+from showdown_service.decision.audit import Head, sha256_hex
+from showdown_service.decision.settling import Prepared
+from showdown_service.storage.layout import CURSORS
 
 DEAD_LETTER_FIELDS = frozenset({"code", "message", "entry_id", "raw_bytes", "hand_id", "worker", "at"})
 """The fields of an archived dead letter (the stream entry's, less ``raw``)."""

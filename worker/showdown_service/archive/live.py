@@ -14,10 +14,10 @@ import orjson
 
 from showdown_service.archive.chains import ChainEnd, Difference, Sink, beyond
 from showdown_service.archive.columns import record_of
-from showdown_service.archive.layout import CURSORS, ArchiveError, Store, read_rows
-from showdown_service.audit import read_stream
-from showdown_service.config import ShardKeys
-from showdown_service.connection import Client
+from showdown_service.decision.audit import read_stream
+from showdown_service.infra.config import ShardKeys
+from showdown_service.infra.connection import Client
+from showdown_service.storage.layout import CURSORS, ArchiveError, Store, read_rows
 
 
 def prove_live(client: Client, store: Store, keys: ShardKeys, ends: list[ChainEnd], report: Sink) -> None:

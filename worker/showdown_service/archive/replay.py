@@ -66,13 +66,13 @@ from showdown_service.archive.chains import (
 )
 from showdown_service.archive.checkpoints import load_public_key, read_checkpoints, signature_holds
 from showdown_service.archive.columns import Walk, columns, dead_letter_fields, digests, file_meta
-from showdown_service.archive.layout import CURSORS, ArchiveError, Store, open_store, read_rows, shard_files, shards
 from showdown_service.archive.live import prove_live
 from showdown_service.archive.resettle import Resettler, prepare_row
-from showdown_service.audit import GENESIS, Head, record_hash
-from showdown_service.config import Settings
-from showdown_service.connection import REDIS_ERRORS, Client
-from showdown_service.settling import Prepared
+from showdown_service.decision.audit import GENESIS, Head, record_hash
+from showdown_service.decision.settling import Prepared
+from showdown_service.infra.config import Settings
+from showdown_service.infra.connection import REDIS_ERRORS, Client
+from showdown_service.storage.layout import CURSORS, ArchiveError, Store, open_store, read_rows, shard_files, shards
 
 __all__ = ["NOTICES", "ChainEnd", "Difference", "Totals", "name_epoch", "replay"]
 

@@ -1,9 +1,9 @@
 """Re-settle one archived entry with this code: the worker's own preparation and decision, no Redis.
 
 This is the one seam between the audit replay and the worker: :func:`prepare_row`
-is :func:`showdown_service.settling.prepare` fed the archived stream entry, and
+is :func:`showdown_service.decision.settling.prepare` fed the archived stream entry, and
 :meth:`Resettler.decide` is the worker's own pure decision
-(:func:`showdown_service.decide.decide`) on a batch of that one entry, with an
+(:func:`showdown_service.decision.decide.decide`) on a batch of that one entry, with an
 in-memory dedupe map (by hand id, with the dedupe TTL measured on the records'
 own clock) and an in-memory book of tournament ledgers, chained on the
 archived record's predecessor, at the record's own ``at`` and by its own
@@ -44,11 +44,11 @@ from typing import Any
 import orjson
 
 from showdown_core.tournament import Book
-from showdown_service.audit import Head
-from showdown_service.config import Settings
-from showdown_service.decide import LedgerInvariant, decide, refuse_broken
-from showdown_service.routing import WRONG_SHARD, as_recorded
-from showdown_service.settling import Prepared, prepare
+from showdown_service.decision.audit import Head
+from showdown_service.decision.decide import LedgerInvariant, decide, refuse_broken
+from showdown_service.decision.routing import WRONG_SHARD, as_recorded
+from showdown_service.decision.settling import Prepared, prepare
+from showdown_service.infra.config import Settings
 
 LEDGER_LOST = "ledger_lost"
 """The refusal of a tournament entry whose ledger Redis lost (issue 33)."""
@@ -127,7 +127,7 @@ class Resettler:
         """Tournament entries not re-settled because of that gap."""
 
     def decide(self, prepared: Prepared, record: dict[str, Any]) -> Decided:
-        """Decide ``prepared`` as the worker did (:func:`showdown_service.decide.decide`), chained after
+        """Decide ``prepared`` as the worker did (:func:`showdown_service.decision.decide.decide`), chained after
         ``record``'s predecessor, at the record's ``at``, by its ``worker``."""
         at = str(record.get("at") or "")
         if record.get("code") == LEDGER_LOST:  # the ledger Redis had lost is not archived: the chain's word

@@ -1,6 +1,6 @@
 """The standings of a tournament whose ledger expired, from the archive: exactly what the full ledger answered.
 
-A finished ledger expires (:func:`showdown_service.tournament.store.expire`)
+A finished ledger expires (:func:`showdown_service.worker.ledger.expire`)
 once the entry that finished it is archived: Redis then keeps its ``rules``
 (payouts, counters, the deal, the mystery envelopes left) and each entry's
 figures at entry, but no places, prizes or bounty cash. Those are in the
@@ -31,7 +31,7 @@ import orjson
 
 from showdown_core.errors import ShowdownError
 from showdown_core.tournament import Ledger
-from showdown_service.config import Settings
+from showdown_service.infra.config import Settings
 
 ROWS_SQL = """
 SELECT seq, outcome, event_field, event, standings FROM archive_rows
@@ -56,7 +56,7 @@ class StandingsUnavailable(ShowdownError):
 def archived_standings(settings: Settings, shard: str, tournament_id: str, ledger: Ledger) -> list[dict[str, Any]]:
     """The placement objects of the expired ``ledger`` (of ``tournament_id`` on ``shard``), from the archive at
     ``SHOWDOWN_ARCHIVE_URL``, in :meth:`Book.standings`'s order; raises :class:`StandingsUnavailable`."""
-    from showdown_service.archive.lookup import archive_exists  # noqa: PLC0415 - light; the rest below is not
+    from showdown_service.storage.lookup import archive_exists  # noqa: PLC0415 - light; the rest below is not
 
     url = settings.archive_url
     if not archive_exists(url):
@@ -73,8 +73,8 @@ def _rows(settings: Settings, shard: str, tournament_id: str) -> list[tuple[Any,
     import duckdb  # noqa: PLC0415 - pyarrow and DuckDB on first use
     from pyarrow.lib import ArrowException  # noqa: PLC0415
 
-    from showdown_service.archive.layout import ArchiveError, open_store  # noqa: PLC0415
-    from showdown_service.archive.recall import connect  # noqa: PLC0415
+    from showdown_service.storage.layout import ArchiveError, open_store  # noqa: PLC0415
+    from showdown_service.storage.recall import connect  # noqa: PLC0415
 
     url = settings.archive_url
     try:

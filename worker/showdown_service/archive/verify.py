@@ -19,11 +19,11 @@ from dataclasses import dataclass
 
 import orjson
 
-from showdown_service.archive.lookup import archive_exists
-from showdown_service.audit import read_stream, sha256_hex
-from showdown_service.config import Settings, ShardKeys
-from showdown_service.connection import Client
-from showdown_service.streams import read_range
+from showdown_service.decision.audit import read_stream, sha256_hex
+from showdown_service.infra.config import Settings, ShardKeys
+from showdown_service.infra.connection import Client
+from showdown_service.infra.streams import read_range
+from showdown_service.storage.lookup import archive_exists
 
 PAGE = 1000
 
@@ -113,7 +113,7 @@ def archive_beyond(client: Client, settings: Settings, keys: ShardKeys) -> tuple
     from pyarrow.lib import ArrowException  # noqa: PLC0415 - pyarrow only when there is an archive
 
     from showdown_service.archive.chains import NOTICES, archived_ends, beyond  # noqa: PLC0415
-    from showdown_service.archive.layout import ArchiveError, open_store  # noqa: PLC0415
+    from showdown_service.storage.layout import ArchiveError, open_store  # noqa: PLC0415
 
     try:
         ends = archived_ends(open_store(settings.archive_url, settings), keys.shard)

@@ -1,0 +1,370 @@
+"""CLI commands of the archive: ``archiver``, ``hand``, ``archive query|export|keygen`` and ``audit replay``."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import signal
+import sys
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+import orjson
+
+from showdown_service.infra.config import Settings
+from showdown_service.infra.connection import REDIS_ERRORS, Client, connect
+from showdown_service.infra.stops import STOP_REQUESTED
+from showdown_service.infra.streams import read_range
+
+if TYPE_CHECKING:
+    from showdown_service.archive.replay import Difference
+    from showdown_service.storage.recall import HandFound
+
+EXPORT_FORMATS = ("jsonl", "csv", "parquet")
+"""(pyarrow, DuckDB and the archive's modules are imported by the commands that need them: every other
+``showdown`` command starts as fast as before.)"""
+
+Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+ARCHIVER_HELP = """\
+Run the archiver: move every settled entry of each shard (its event, result or dead letter, audit
+record and placements) into write-once Parquet files, in the audit chain's order, record how far it
+has archived in Redis, and trim the streams to about SHOWDOWN_ARCHIVE_KEEP entries once archived.
+One archiver holds each shard at a time (a lease; a killed one's shards are taken over after
+SHOWDOWN_ARCHIVE_LOCK_TTL_S). Runs until SIGTERM or Ctrl-C, then writes what it holds and exits 0.
+
+Reads: SHOWDOWN_ARCHIVE_URL (a directory, or s3://bucket/prefix with the S3 endpoint, region and keys:
+`showdown settings | grep S3`), SHOWDOWN_ARCHIVE_FILE_ROWS, SHOWDOWN_ARCHIVE_INTERVAL_S (longest
+wait for a file), SHOWDOWN_ARCHIVE_SIGNING_KEY and SHOWDOWN_ARCHIVE_CHECKPOINTS_COPY (signed checkpoints),
+SHOWDOWN_REDIS_URL and its credentials, SHOWDOWN_SHARDS, SHOWDOWN_METRICS_PORT (Prometheus /metrics;
+0: off), SHOWDOWN_HEARTBEAT_FILE, and the rest that `showdown settings` lists."""
+ARCHIVER_EXAMPLE = """\
+example:
+  SHOWDOWN_ARCHIVE_URL=/var/lib/showdown/archive SHOWDOWN_HEARTBEAT_FILE=/tmp/archiver.hb showdown archiver"""
+HAND_HELP = """\
+Find a hand by its hand_id: first in Redis (each shard's audit stream, newest first, joined to the
+entry's event, result and dead letter), then in the archive; print where it was found and its event,
+result, dead letter and audit record. An event Redis has trimmed already is read from the archive.
+Exit 1 if neither holds the hand.
+
+Reads: SHOWDOWN_REDIS_URL and its credentials, SHOWDOWN_SHARDS, SHOWDOWN_KEY_PREFIX,
+SHOWDOWN_ARCHIVE_URL (and the S3 endpoint, region and keys for an s3:// archive)."""
+HAND_EXAMPLE = """\
+example:
+  SHOWDOWN_ARCHIVE_URL=/var/lib/showdown/archive showdown hand T-0042 --json"""
+
+
+def register(commands: Commands) -> None:
+    """Add ``archiver``, ``hand`` and ``archive`` to the ``showdown`` parser."""
+    a = commands.add_parser(
+        "archiver",
+        help="move every settled entry into Parquet files until SIGTERM/SIGINT",
+        description=ARCHIVER_HELP,
+        epilog=ARCHIVER_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    a.set_defaults(run=_archiver, finishes_on_stop=True)
+
+    h = commands.add_parser(
+        "hand",
+        help="find a hand in Redis or the archive: its event, result, audit record",
+        description=HAND_HELP,
+        epilog=HAND_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    h.add_argument("hand_id", metavar="HAND_ID", help="the hand's hand_id, as its event gave it")
+    h.add_argument("--json", action="store_true", help="one JSON object")
+    h.set_defaults(run=_hand)
+
+    ar = commands.add_parser("archive", help="query or export the archive (SHOWDOWN_ARCHIVE_URL)")
+    verbs = ar.add_subparsers(required=True, metavar="VERB")
+    q = verbs.add_parser("query", help="DuckDB SQL over the views entries and placements")
+    q.add_argument("sql", metavar="SQL")
+    shape = q.add_mutually_exclusive_group()
+    shape.add_argument("--json", action="store_true", help="one JSON object a row")
+    shape.add_argument("--csv", action="store_true", help="CSV with a header")
+    q.set_defaults(run=_query)
+    e = verbs.add_parser("export", help="every entry settled between two UTC days, for a regulator")
+    e.add_argument("--from", dest="day_from", type=_day, required=True, metavar="DATE", help="first day (YYYY-MM-DD)")
+    e.add_argument("--to", dest="day_to", type=_day, required=True, metavar="DATE", help="last day, included")
+    e.add_argument("--format", choices=EXPORT_FORMATS, default="jsonl")
+    e.add_argument("--out", type=Path, help="file to write (stdout for jsonl and csv when absent)")
+    e.set_defaults(run=_export)
+    k = verbs.add_parser("keygen", help="write a new Ed25519 key pair for signed checkpoints")
+    k.add_argument("private", type=Path, metavar="PRIVATE_PEM")
+    k.add_argument("public", type=Path, metavar="PUBLIC_PEM")
+    k.set_defaults(run=_keygen)
+
+
+def register_audit(verbs: Commands) -> None:
+    """Add ``audit replay`` beside ``audit verify``."""
+    r = verbs.add_parser("replay", help="re-settle and prove every archived entry; exit 0 only if all holds")
+    r.add_argument("archive", metavar="ARCHIVE", help="the archive: a directory or s3://bucket/prefix")
+    r.add_argument("--report", type=Path, help="write each difference as one JSON line here")
+    r.add_argument("--jobs", type=int, default=1, help="processes preparing entries (default 1)")
+    r.add_argument("--checkpoints", type=Path, help="signed checkpoints (JSON lines) to prove the archive against")
+    r.add_argument("--public-key", type=Path, help="the archiver's Ed25519 public key (PEM), with --checkpoints")
+    r.add_argument("--offline", action="store_true", help="do not compare with Redis's live chain")
+    r.set_defaults(run=_replay)
+
+
+def _day(text: str) -> str:
+    try:
+        return date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a day such as 2026-11-25") from None
+
+
+def _archiver(_args: argparse.Namespace) -> int:
+    from showdown_service.archive.archiver import Archiver  # noqa: PLC0415
+    from showdown_service.archive.metrics import ArchiveMetrics, serve_metrics  # noqa: PLC0415
+    from showdown_service.infra import logs  # noqa: PLC0415
+    from showdown_service.ops import heartbeat  # noqa: PLC0415
+    from showdown_service.storage.layout import open_store  # noqa: PLC0415
+
+    settings = Settings()
+    logs.configure(settings.log_level)
+    beating = heartbeat.claim(settings.archiver_heartbeat, heartbeat.ARCHIVER)  # its own file, held until it ends
+    metrics = ArchiveMetrics()
+    if settings.archiver_metrics_port:  # its own port: never the workers'
+        serve_metrics(metrics, settings.archiver_metrics_port)
+    archiver = Archiver(settings, connect(settings, name=f"{settings.consumer}-archiver"), open_store(
+        settings.archive_url, settings), metrics=metrics)  # fmt: skip
+
+    def stop(_signum: int, _frame: FrameType | None) -> None:
+        archiver.stop()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    if STOP_REQUESTED.is_set():
+        archiver.stop()
+    archiver.run()
+    beating.close()
+    return 0
+
+
+def find_in_redis(client: Client, settings: Settings, hand_id: str) -> HandFound | None:
+    """The hand's entries still in Redis (its audit records, newest first), joined to their texts."""
+    from showdown_service.archive.collect import joined_row  # noqa: PLC0415
+    from showdown_service.decision.audit import sha256_hex  # noqa: PLC0415
+    from showdown_service.storage.recall import best, found_from_row  # noqa: PLC0415
+
+    wanted = f'"hand_id":{orjson.dumps(hand_id).decode()}'.encode()
+    rows: list[dict[str, Any]] = []
+    for shard in settings.shards:
+        keys = settings.keys(shard)
+        for stream_id, fields in _newest_first(client, keys.audit):
+            text = fields.get(b"audit", b"")
+            if wanted not in text:
+                continue
+            body = orjson.loads(text)
+            entry = str(body["entry_id"])
+            row = joined_row(keys.shard, stream_id.decode(), text, body, read_range(client, keys.events, low=entry,
+                             high=entry))  # fmt: skip
+            if body.get("result_sha256"):
+                row["result"] = next(
+                    (f[b"result"].decode() for _, f in _newest_first(client, keys.results)
+                     if sha256_hex(f.get(b"result", b"")) == body["result_sha256"]),
+                    None,
+                )  # fmt: skip
+            if body.get("code"):
+                entry_id = str(body["entry_id"]).encode()
+                dead = next((f for _, f in _newest_first(client, keys.dead) if f.get(b"entry_id") == entry_id), None)
+                if dead is not None:
+                    shown = {k.decode(): v.decode(errors="replace") for k, v in dead.items() if k != b"raw"}
+                    row["dead_letter"] = orjson.dumps(shown).decode()
+            rows.append(row)
+    chosen = best(rows)
+    return None if chosen is None else found_from_row(chosen, "redis")
+
+
+def _newest_first(client: Client, key: str, page: int = 1000) -> Iterator[tuple[bytes, dict[bytes, bytes]]]:
+    high = "+"
+    while True:
+        rows = read_range(client, key, high=high, count=page, newest_first=True)
+        yield from rows
+        if len(rows) < page:
+            return
+        high = "(" + rows[-1][0].decode()
+
+
+def _hand(args: argparse.Namespace) -> int:
+    from showdown_service.storage.recall import find_hand  # noqa: PLC0415
+
+    settings = Settings()
+    found = None
+    try:
+        found = find_in_redis(connect(settings), settings, args.hand_id)
+    except REDIS_ERRORS as exc:
+        print(f"Redis not searched: {type(exc).__name__}: {exc}", file=sys.stderr)
+    if found is None:
+        found = find_hand(settings.archive_url, args.hand_id, settings=settings)
+    elif found.event is None:  # Redis trimmed the event stream before the results: the archive keeps the event
+        found = _event_from_archive(found, settings)
+    if found is None:
+        print(f"hand {args.hand_id} is neither in Redis nor in the archive ({settings.archive_url})", file=sys.stderr)
+        return 1
+    if args.json:
+        print(orjson.dumps(found.document()).decode())
+        return 0
+    print(
+        f"hand {found.hand_id}: found in {found.where} (shard {found.shard}, entry {found.entry_id}, seq {found.seq})"
+    )
+    for name in ("event", "result", "dead_letter", "audit"):
+        value = getattr(found, name)
+        print(f"  {name}: {orjson.dumps(value).decode() if value is not None else '(none)'}")
+    return 0
+
+
+def _event_from_archive(found: HandFound, settings: Settings) -> HandFound:
+    """``found`` (in Redis, without its event) with the event the archive holds for the same entry, if it does."""
+    from showdown_service.storage.recall import find_hand  # noqa: PLC0415
+
+    try:
+        archived = find_hand(settings.archive_url, found.hand_id, settings=settings)
+    except Exception as exc:  # any store's failure (a missing directory, S3): say so, show what Redis holds
+        print(f"archive not searched for the event: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return found
+    same = archived is not None and (archived.shard, archived.entry_id) == (found.shard, found.entry_id)
+    if archived is None or archived.event is None or not same:
+        return found
+    return dataclasses.replace(found, event=archived.event)
+
+
+def _query(args: argparse.Namespace) -> int:
+    import duckdb  # noqa: PLC0415
+
+    from showdown_service.storage.layout import open_store  # noqa: PLC0415
+    from showdown_service.storage.recall import query as run_query  # noqa: PLC0415
+
+    settings = Settings()
+    try:
+        columns, rows = run_query(open_store(settings.archive_url, settings), args.sql)
+    except duckdb.Error as exc:
+        print(f"showdown archive query: {exc}", file=sys.stderr)
+        return 2
+    if args.csv:
+        writer = csv.writer(sys.stdout)
+        writer.writerow(columns)
+        writer.writerows(rows)
+    elif args.json:
+        for row in rows:
+            print(orjson.dumps(dict(zip(columns, row, strict=True)), default=str).decode())
+    else:
+        print("\t".join(columns))
+        for row in rows:
+            print("\t".join("" if v is None else str(v) for v in row))
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    if args.day_from > args.day_to:
+        print(f"--from {args.day_from} is after --to {args.day_to}", file=sys.stderr)
+        return 2
+    if args.format == "parquet" and args.out is None:
+        print("--format parquet needs --out FILE", file=sys.stderr)
+        return 2
+    from showdown_service.storage.layout import open_store  # noqa: PLC0415
+    from showdown_service.storage.recall import connect as connect_archive  # noqa: PLC0415
+    from showdown_service.storage.recall import export_sql  # noqa: PLC0415
+
+    settings = Settings()
+    con = connect_archive(open_store(settings.archive_url, settings))
+    sql = export_sql(args.day_from, args.day_to)
+    try:
+        if args.format == "parquet":
+            con.sql(sql).write_parquet(str(args.out), compression="zstd")
+            return 0
+        relation = con.execute(sql)
+        columns = [d[0] for d in relation.description or []]
+        out = args.out.open("w", encoding="utf-8", newline="") if args.out else sys.stdout
+        try:
+            writer = csv.writer(out) if args.format == "csv" else None
+            if writer is not None:
+                writer.writerow(columns)
+            while batch := relation.fetchmany(10_000):
+                for row in batch:
+                    if writer is not None:
+                        writer.writerow(row)
+                    else:
+                        out.write(orjson.dumps(dict(zip(columns, row, strict=True))).decode() + "\n")
+        finally:
+            if args.out:
+                out.close()
+    finally:
+        con.close()
+    return 0
+
+
+def _keygen(args: argparse.Namespace) -> int:
+    from showdown_service.archive.checkpoints import new_key_pair  # noqa: PLC0415
+
+    for path in (args.private, args.public):
+        if path.exists():
+            print(f"{path} exists: not overwritten", file=sys.stderr)
+            return 2
+    new_key_pair(args.private, args.public)
+    print(
+        f"private key {args.private} (mode 0600: the archiver's SHOWDOWN_ARCHIVE_SIGNING_KEY); public key {args.public}"
+    )
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from showdown_service.archive.replay import NOTICES, replay  # noqa: PLC0415
+    from showdown_service.storage.layout import ArchiveError, open_store  # noqa: PLC0415
+
+    if (args.checkpoints is None) != (args.public_key is None):
+        print("--checkpoints and --public-key go together", file=sys.stderr)
+        return 2
+    if args.jobs < 1:
+        print("--jobs: give 1 or more", file=sys.stderr)
+        return 2
+    settings = Settings()
+    client = None if args.offline else connect(settings)  # connects lazily: Redis is asked only at the end
+    found: list[Difference] = []
+    resets: list[Difference] = []
+    report = args.report.open("wb") if args.report else None
+
+    def sink(difference: Difference) -> None:
+        if report is not None:
+            report.write(difference.line() + b"\n")
+        if difference.kind in NOTICES:  # a chain restart: each epoch is proven on its own
+            resets.append(difference)
+            print(f"RESET shard {difference.shard}: {difference.detail}")
+            return
+        found.append(difference)
+        where = (
+            f" {difference.file}" + (f" row {difference.row}" if difference.row is not None else "")
+            if difference.file
+            else ""
+        )
+        print(f"DIFFERENCE shard {difference.shard} seq {difference.seq} hand {difference.hand_id}{where}: "
+              f"{difference.kind}: {difference.detail}")  # fmt: skip
+
+    try:
+        totals = replay(
+            open_store(args.archive, settings),
+            settings,
+            sink,
+            jobs=args.jobs,
+            client=client,
+            checkpoints=args.checkpoints,
+            public_key=args.public_key,
+        )
+    except ArchiveError as exc:
+        print(f"showdown audit replay: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        if report is not None:
+            report.close()
+    if totals.live_unchecked:
+        print(f"Redis not reachable, the live chain was not compared: {totals.live_unchecked}", file=sys.stderr)
+    verdict = "every entry holds" if not found else f"{len(found)} difference{'s' if len(found) != 1 else ''}"
+    if resets:
+        verdict += f"; the chain restarted {len(resets)} time{'s' if len(resets) != 1 else ''} (RESET above)"
+    print(f"{totals.files} files, {totals.entries} entries, {totals.resettled} re-settled: {verdict}")
+    return 1 if found else 0

@@ -1,0 +1,162 @@
+"""Read GGPoker (and Natural8, its skins) hand histories: cash games in cents, tournaments in chips.
+
+The format follows PokerStars' with its own words: ``Poker Hand #RC1234:
+Hold'em No Limit ($0.02/$0.05) - 2024/01/15 10:00:00`` (a tournament:
+``Poker Hand #TM1234: Tournament #98765, NAME Hold'em No Limit - Level5(...)
+- DATE``), ``Table 'NAME' 6-max Seat #1 is the button``, the seats (``Seat 1:
+4f5a6b7c ($5 in chips)``: opponents' names are hashed), ``NAME: posts small
+blind $0.02``, ``*** HOLE CARDS ***``, ``Dealt to NAME [cards]`` (or nothing
+for an opponent), ``NAME: raises $0.10 to $0.15``, ``... and is all-in``,
+``Uncalled bet ($0.51) returned to NAME``, the streets, ``*** SHOWDOWN ***``,
+``NAME collected $9.90 from pot`` and ``*** SUMMARY ***`` with ``Total pot
+$10.05 | Rake $0.10 | Jackpot $0.05 | Bingo $0 | Fortune $0 | Tax $0``.
+
+GGPoker's quirks (docs/replay.md, GGPoker): amounts keep their thousands
+separators (``$1,234.56``, ``1,500`` chips); the export writes a file's
+hands newest first; the jackpot, Bingo, Fortune and Tax are taken from the
+pot like the rake (the event's rake is their sum); a hand run twice or three
+times writes ``*** FIRST FLOP ***`` ... ``*** SECOND SHOWDOWN ***``; PLO-5
+and PLO-6 are ``PLO-5``/``PLO-6`` in the header, short deck ``ShortDeck``;
+an All-in Insurance or an EV Cashout pays by the equity, not the showdown:
+``unverifiable`` with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Final
+
+from showdown_service.histories.builder import HandBuilder
+from showdown_service.histories.errors import (
+    HandSyntaxError,
+    ImpossibleAction,
+    ReplayError,
+    UnsupportedHand,
+)
+from showdown_service.histories.games import room_game
+from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.reading import (
+    act,
+    actor,
+    check_total,
+    collect_line,
+    returned,
+    seats,
+    split_hands,
+    starting_with,
+)
+
+START: Final = "Poker Hand #"
+_HEADER = re.compile(r"^Poker Hand #(\w+):\s*(.*?)\s*(?:\(([^()]*/[^()]*)\))?\s*-\s*[\d/]+ [\d:]+\s*$")
+_TOURNAMENT = re.compile(r"Tournament #(\d+)", re.I)
+_TABLE = re.compile(r"^Table '(.*)'.*?(?:Seat #(\d+) is the button)?\s*$")
+_SEAT = re.compile(r"^Seat (\d+): (.+) \(([^()\s]+) in chips(?:, ([^()\s]+) bounty)?[^()]*\)(.*)$")
+_SECTION = re.compile(r"^\*\*\* (?:(FIRST|SECOND|THIRD) )?(.+?) \*\*\*\s*(.*)$")
+_CARDS = re.compile(r"\[([^\]]*)\]")
+_COLLECTED = re.compile(r"^(.+?) collected (\S+) from (pot|main pot|side pot(?:-? ?(\d+))?)\s*$")
+_UNCALLED = re.compile(r"^Uncalled bet \((\S+)\) returned to (.+?)\s*$")
+_TOTAL = re.compile(r"^Total pot (\S+) \| Rake (\S+)((?: \| \w+ \S+)*)\s*$")
+_EXTRA = re.compile(r" \| (\w+) (\S+)")
+_RUNS: Final = {"FIRST": 1, "SECOND": 2, "THIRD": 3}
+_STREETS: Final = {"FLOP": 3, "TURN": 4, "RIVER": 5}
+_OPENINGS: Final = frozenset({"HOLE CARDS", "SHOWDOWN", "SHOW DOWN"})
+_EQUITY: Final = ("Chooses to EV Cashout", "Pays Cashout Risk", "Receives Cashout", "All-in Insurance", "Insurance")
+_INFO: Final = (" joins the table", " leaves the table", " sits out", " is sitting out", " said,", "Hand was run ")
+
+
+def read_ggpoker(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
+    """Each hand of a GGPoker hand history file's ``text``, read, or the error that stopped it."""
+    return split_hands(text, source, starting_with(START), "Poker Hand #", _read)
+
+
+def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
+    hand = HandBuilder(lines, source, f"ggpoker:{start + 1}", start)
+    header = _HEADER.match(lines[start])
+    if header is None:
+        raise hand.error(HandSyntaxError, start, "expected 'Poker Hand #ID: GAME (STAKES) - DATE'")
+    hand.hand_id = f"ggpoker:{header.group(1)}"
+    title = header.group(2).replace("PLO-5", "5 Card Omaha").replace("PLO-6", "6 Card Omaha").replace("PLO", "Omaha")
+    game = room_game(title.replace("ShortDeck", "Short Deck"))
+    if game is None:
+        raise UnsupportedHand(source, hand.hand_id, start + 1, f"no game this reader knows in {header.group(2)!r}")
+    hand.game_name = game.name
+    hand.refuse_unless_board(game, "GGPoker")
+    tournament = _TOURNAMENT.search(title)
+    stakes = header.group(3) or ""
+    currency = next((c for c in stakes if c in "$€£¥₹"), "")
+    hand.scale = 1 if tournament or not (currency or "." in stakes) else 100
+    k = start + 1
+    table = _TABLE.match(lines[k]) if k < end else None
+    if table is None:
+        raise hand.error(HandSyntaxError, min(k, end - 1), "expected \"Table 'NAME' ... Seat #N is the button\"")
+    button = int(table.group(2)) if table.group(2) else None
+    k += 1
+    k = seats(hand, k, end, _SEAT, sitting_out=5)
+    total = rake = None
+    taken: list[str] = []
+    run = 0
+    in_summary = False
+    for k in range(k, end):  # noqa: B020  # on from the line after the seats
+        line = lines[k]
+        if not line:
+            continue
+        if line.startswith("*** ") and (section := _SECTION.match(line)):
+            again, name = section.group(1), section.group(2)
+            if name == "SUMMARY":
+                in_summary = True
+                hand.total_line = k + 1
+            elif name in _STREETS and game.board:
+                cards = hand.card_list(" ".join(_CARDS.findall(section.group(3))), k)
+                if again:
+                    hand.deal_run(_RUNS[again], cards, _STREETS[name], k)
+                else:
+                    hand.deal(cards, _STREETS[name], k)
+            elif name in ("SHOWDOWN", "SHOW DOWN"):
+                run = _RUNS[again] if again else 0
+            elif name not in _OPENINGS:
+                raise hand.error(HandSyntaxError, k, f"unknown section for {game.name}")
+            continue
+        if any(word in line for word in _EQUITY):
+            reason = f"paid by equity, not by the showdown (All-in Insurance or EV Cashout): {line!r}"
+            return HandRecord(source, hand.hand_id, start + 1, None, None, reason, False, game.name)
+        if in_summary:
+            if m := _TOTAL.match(line):
+                total, rake = hand.chips(m.group(1), k), hand.chips(m.group(2), k)
+                for label, amount in _EXTRA.findall(m.group(3)):
+                    if chips := hand.chips(amount, k):
+                        rake += chips
+                        taken.append(f"{label} {chips}")
+            continue
+        if collect_line(hand, line, k, _COLLECTED, run) is not None:
+            continue
+        if returned(hand, line, k, _UNCALLED):
+            continue
+        if line.startswith("Dealt to "):
+            rest = line[len("Dealt to ") :]
+            who = hand.speaker(rest + " ")
+            if who is None:
+                raise hand.error(ImpossibleAction, k, "cards dealt to a player with no seat")
+            if dealt := _CARDS.findall(rest[len(who) :]):
+                hand.show(who, hand.card_list(" ".join(dealt), k), k)
+            continue
+        if (who := actor(hand, line, k, info=_INFO, room="GGPoker", after=": ")) is not None:
+            _act(hand, who, line[len(who) + 2 :], k)
+    if total is None or rake is None:
+        raise HandSyntaxError(source, hand.hand_id, end, "the hand has no 'Total pot ... | Rake' line", game.name)
+    check_total(hand, total)
+    note = f"taken from the pot beside the rake: {', '.join(taken)}" if taken else ""
+    return hand.finish(
+        game, button, table.group(1), total=total, rake=rake, tournament=tournament.group(1) if tournament else None,
+        currency=currency, room="GGPoker", note=note,
+    )  # fmt: skip
+
+
+def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
+    """One action of ``name``."""
+    act(
+        hand, name, action, k, room="GGPoker",
+        blinds=("posts small blind ", "posts big blind ", "posts straddle "),
+        antes=("posts the ante ", "posts ante "),
+        quiet=("doesn't show", "sits out", "is sitting out"),
+    )  # fmt: skip

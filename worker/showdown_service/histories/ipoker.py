@@ -1,0 +1,176 @@
+"""Read iPoker network hand histories: XML sessions, cash games in cents.
+
+A file is one ``<session>``: its ``<general>`` names the game and stakes
+(``<gametype>Holdem NL £0.50/£1</gametype>``) and the table
+(``<tablename>Haalderen, 755803691</tablename>``); each ``<game
+gamecode="N">`` is a hand: ``<player seat="1" name="..." chips="£99.66"
+dealer="1" win="£15.05" bet="£10" />`` per seat (the stack at the start, all
+that seat collected, all it put in), then ``<round no="0">`` (blinds and
+antes), ``<round no="1">`` (the own cards, ``<cards type="Pocket"
+player="...">D9 CK</cards>``, suit first, ``X`` for unknown) and the streets
+(``<cards type="Flop">H3 C10 H9</cards>``), each with ``<action no="N"
+player="..." type="T" sum="€0.20" />``. The actions are numbered across the
+rounds and written grouped by player: the reader plays them in ``no``
+order.
+
+Action types: 0 fold, 1 small blind, 2 big blind, 3 call, 4 check, 5 bet,
+7 all-in (the chips added), 8 sitting out, 15 ante, 23 raise (to a total
+for the round). iPoker writes no rake and no uncalled bet, and a seat's
+``win`` holds the bet nobody called: the rake is what was put in less what
+was won (docs/replay.md, iPoker).
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from typing import Final
+
+from showdown_service.histories.builder import HandBuilder
+from showdown_service.histories.errors import ChipsDoNotAddUp, HandSyntaxError, ReplayError, UnsupportedHand, unreadable
+from showdown_service.histories.games import room_game
+from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.reading import LineCount
+
+_STREETS: Final = {"Flop": 3, "Turn": 4, "River": 5}
+_RANKS: Final = {"10": "T", "J": "J", "Q": "Q", "K": "K", "A": "A", **{str(n): str(n) for n in range(2, 10)}}
+_SUITS: Final = {"S": "s", "H": "h", "D": "d", "C": "c"}
+_GAME: Final = re.compile(r'<game gamecode="(\d+)"')
+_FOLD, _SMALL, _BIG, _CALL, _CHECK, _BET, _ALL_IN, _SIT_OUT, _ANTE, _RAISE = 0, 1, 2, 3, 4, 5, 7, 8, 15, 23
+
+
+def read_ipoker(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
+    """Each hand (``<game>``) of the iPoker XML sessions in ``text`` (an export may hold several, one after the
+    other), read, or the error that stopped it."""
+    body = text.replace("\ufeff", "")
+    lines = body.splitlines()
+    starts = [m.start() for m in re.finditer(r"<session[\s>]", body)]
+    if not starts:
+        yield HandSyntaxError(source, None, 1, "no iPoker <session> in the file")
+        return
+    count = LineCount(body)
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(body)
+        chunk = re.sub(r"<\?xml[^>]*\?>\s*$", "", body[start:end])  # the next session's declaration
+        where: dict[str, int] = {}  # each game's 0-based line, counted on from the session's (linear in the file)
+        base = count.line(start)
+        for m in _GAME.finditer(body, start, end):
+            where[m.group(1)] = count.line(m.start())
+        yield from _session(chunk, base, where, lines, source)
+
+
+def _session(
+    chunk: str, base: int, where: dict[str, int], lines: list[str], source: str
+) -> Iterator[HandRecord | ReplayError]:
+    """The hands of one ``<session>`` starting at 0-based line ``base`` of the file, each game at its line in
+    ``where`` (by its code)."""
+    try:
+        # expat >= 2.4.1 (CPython's) refuses entity expansion bombs and ElementTree resolves no external entity
+        session = ET.fromstring(chunk)  # noqa: S314
+    except ET.ParseError as exc:
+        line, column = exc.position
+        yield HandSyntaxError(source, None, base + line, f"not well-formed XML at column {column + 1}: {exc.msg}")
+        return
+    except (ValueError, RecursionError) as exc:  # what expat reads but the tree cannot hold: this session's error
+        yield unreadable(exc, source, None, base + 1)
+        return
+    gametype = session.findtext("general/gametype") or ""
+    money = bool(session.findtext("general/currency") or session.findtext("general/tablecurrency"))
+    table = (session.findtext("general/tablename") or "ipoker").split(",")[0].strip()
+    for game in session.iter("game"):
+        code = game.get("gamecode", "")
+        hand = HandBuilder(lines, source, f"ipoker:{code}", where.get(code, base))
+        try:
+            yield _read(hand, game, gametype, table, money)
+        except ReplayError as exc:
+            yield exc
+        except Exception as exc:  # a value of a kind the reader did not foresee: this game's error
+            yield unreadable(exc, source, hand.hand_id, hand.start + 1, hand.game_name)
+
+
+def _read(hand: HandBuilder, game_xml: ET.Element, gametype: str, table: str, money: bool) -> HandRecord:
+    game = room_game(gametype)
+    if game is None:
+        raise UnsupportedHand(hand.source, hand.hand_id, hand.start + 1, f"no game this reader knows in {gametype!r}")
+    hand.game_name = game.name
+    hand.refuse_unless_board(game, "iPoker")
+    currency = next((c for c in gametype if c in "$€£"), "")
+    stakes = gametype.rsplit(maxsplit=1)[-1] if gametype.split() else ""
+    hand.scale = 100 if currency or money or "." in stakes else 1
+    k = hand.start
+    button = None
+    wins: dict[str, int] = {}
+    bets: dict[str, int] = {}
+    for player in game_xml.iterfind("general/players/player"):
+        name, seat = player.get("name", ""), int(player.get("seat", "0"))
+        hand.seat(seat, name, _amount(hand, player.get("chips", ""), k), k)
+        wins[name] = _amount(hand, player.get("win", "0"), k)
+        bets[name] = _amount(hand, player.get("bet", "0"), k)
+        if player.get("dealer") == "1":
+            button = seat
+    if len(hand.players) < 2:
+        raise hand.error(HandSyntaxError, k, "a hand needs two <player> seats")
+    actions: list[tuple[int, int, str, int, int]] = []  # (no, round, player, type, chips)
+    for round_xml in game_xml.iterfind("round"):
+        street = max(int(round_xml.get("no", "0")), 1)  # round 0 (the blinds) bets with round 1 (the own cards)
+        for item in round_xml:
+            if item.tag == "action":
+                number, kind = int(item.get("no", "0")), int(item.get("type", "-1"))
+                actions.append((number, street, item.get("player", ""), kind, _amount(hand, item.get("sum", "0"), k)))
+            elif item.tag == "cards":
+                dealt, known = item.get("type", ""), _cards(hand, item.text or "", k)
+                if dealt == "Pocket":
+                    if known:
+                        hand.show(hand.player(item.get("player", ""), k), known, k)
+                elif dealt in _STREETS and game.board:
+                    hand.deal(known, _STREETS[dealt], k)
+    # the streets were dealt above; the betting is replayed in 'no' order, a new round at each street's first action
+    current = -1
+    for number, street, name, kind, chips in sorted(actions):
+        if street != current:
+            if current >= 1:
+                hand.street()
+            current = street
+        hand.player(name, k)
+        if kind in (_SMALL, _BIG, _BET, _ALL_IN):
+            hand.pay(name, chips, k)
+        elif kind == _ANTE:
+            hand.pay(name, chips, k, to_bet=False)
+        elif kind == _CALL:
+            hand.call(name, chips, k)
+        elif kind == _RAISE:
+            hand.raise_to(name, chips, k)
+        elif kind == _CHECK:
+            hand.check(name, k)
+        elif kind == _FOLD:
+            hand.fold(name, k)
+        elif kind != _SIT_OUT:
+            raise hand.error(HandSyntaxError, k, f"action no={number} of {name}: unknown type {kind}")
+    wrong = {n: b for n, b in bets.items() if b != hand.put[n] + hand.dead[n]}
+    if wrong:
+        detail = ", ".join(f"{n} {b} (the actions: {hand.put[n] + hand.dead[n]})" for n, b in wrong.items())
+        raise ChipsDoNotAddUp(
+            hand.source, hand.hand_id, hand.start + 1, f"the players' 'bet' is not the actions': {detail}"
+        )
+    for name, chips in wins.items():
+        if chips:
+            hand.collect(name, chips, k)
+    return hand.finish(game, button, table, currency=currency, uncalled_written=False, room="iPoker")
+
+
+def _amount(hand: HandBuilder, text: str, k: int) -> int:
+    return hand.chips(text, k)
+
+
+def _cards(hand: HandBuilder, text: str, k: int) -> list[str]:
+    """``D9 CK H10`` (suit first) -> ``9d Kc Th``; ``X X`` (unknown) -> ``[]``."""
+    out = []
+    for token in text.split():
+        if token == "X":  # noqa: S105  # an unknown card, not a password
+            return []
+        rank, suit = _RANKS.get(token[1:]), _SUITS.get(token[:1].upper())
+        if rank is None or suit is None:
+            raise hand.error(HandSyntaxError, k, f"{token!r} is not a card")
+        out.append(rank + suit)
+    return out

@@ -1,0 +1,160 @@
+"""Read 888poker (Pacific Poker, Cassava) hand histories: cash games in cents, tournaments in chips.
+
+A hand begins at ``#Game No : N`` (or, without it, at ``***** 888poker Hand
+History for Game N *****``; older clients write ``Cassava`` or the skin's
+name, ``LuckyAcePoker.com``). Then the stakes and game (``$0.50/$1 Blinds No
+Limit Holdem - *** 06 01 2014 10:56:05``), ``Table NAME ...``, ``Seat N is
+the button``, the seats (``Seat 1: name ( $100 )``), the actions with
+bracketed amounts (``calls [$1]``, ``raises [$6.37]``: the chips added, not a
+total), the streets (``** Dealing flop ** [ 4h, Kc, 3s ]``) and ``**
+Summary **`` with ``shows`` / ``mucks`` / ``did not show his hand`` and
+``collected [ $197.50 ]`` lines.
+
+888 writes neither the total pot, nor the rake, nor an uncalled bet, nor
+which pot a ``collected`` line pays (a hi/lo split writes two lines): the
+reader takes the bet the actions leave uncalled as returned, the rake as
+the pot less what was collected, and the comparison checks each seat's
+total (see docs/replay.md, 888poker).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import partial
+from typing import Final
+
+from showdown_service.histories.builder import no_flop_no_drop
+from showdown_service.histories.errors import HandSyntaxError, ImpossibleAction, ReplayError, UnsupportedHand
+from showdown_service.histories.games import room_game
+from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.reading import (
+    button_before_seats,
+    dealt,
+    numbered_hand,
+    numbered_or_banner,
+    seats,
+    split_hands,
+)
+
+_GAME_NO = re.compile(r"^#Game No\s*:\s*(\d+)\s*$")
+_BANNER = re.compile(
+    r"^\*{5} (?:888poker|Cassava|Pacific Poker|888\.\w+|[\w.]+\.com) Hand History for Game (\d+) \*{5}$"
+)
+_HEADER = re.compile(r"^(.*?) Blinds (.+?) - \*\*\* (.+)$")
+_TOURNAMENT = re.compile(r"Tournament #(\d+)", re.I)
+_TABLE = re.compile(r"^Table (.+?)\s*(?:\d+ Max)?\s*(?:\((?:Real|Play) Money\))?\s*$")
+_BUTTON = re.compile(r"^Seat (\d+) is the button$")
+_SEAT = re.compile(r"^Seat (\d+): (.+) \( ?([^()]*?) ?\)$")
+_ACTION = re.compile(
+    r"^(.+?) (posts small blind|posts big blind|posts dead blind|posts ante|calls|bets|raises|is all-in|allin)"
+    r" \[([^\]]*)\]$"
+)
+_PLAIN = re.compile(r"^(.+?) (folds|checks|did not show his hand|mucks|shows)(?: \[ ?([^\]]*?) ?\])?.*$")
+_COLLECTED = re.compile(r"^(.+?) collected \[ ?([^\]]*?) ?\]$")
+_STREET = re.compile(r"^\*\* Dealing (down cards|flop|turn|river) \*\*(?: \[ ?([^\]]*?) ?\])?$")
+_STREET_SIZE: Final = {"flop": 3, "turn": 4, "river": 5}
+_INFO: Final = (
+    "Total number of players",
+    " has joined the table",
+    " has left the table",
+    " is sitting out",
+    " sits out",
+    " will be allowed to play after the button",
+    " is disconnected",
+    " is connected",
+)
+
+
+def starts_hand(line: str) -> bool:
+    """Whether ``line`` opens an 888poker hand (``#Game No :`` or the banner)."""
+    return bool(_GAME_NO.match(line) or _BANNER.match(line))
+
+
+def read_pacific(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
+    """Each hand of an 888poker hand history file's ``text``, read, or the error that stopped it."""
+    return split_hands(text, source, numbered_or_banner(_GAME_NO, _BANNER), "#Game No :", _read)
+
+
+def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
+    hand = numbered_hand(lines, start, source, prefix="888poker", game_no=_GAME_NO, banner=_BANNER)
+    k = start + 1
+    if k < end and _BANNER.match(lines[k]):
+        k += 1
+    header = _HEADER.match(lines[k]) if k < end else None
+    if header is None:
+        raise hand.error(HandSyntaxError, min(k, end - 1), "expected '$SB/$BB Blinds GAME - *** DATE'")
+    game = room_game(header.group(2))
+    if game is None:
+        raise UnsupportedHand(source, hand.hand_id, k + 1, f"no game this reader knows in {header.group(2)!r}")
+    hand.game_name = game.name
+    hand.refuse_unless_board(game, "888poker")
+    tournament = _TOURNAMENT.search(lines[k])
+    stakes = header.group(1)
+    currency = next((c for c in stakes if c in "$€£"), "")
+    hand.scale = 100 if currency or "." in stakes or "," in stakes else 1
+    k += 1
+    table_line = _TABLE.match(lines[k]) if k < end else None
+    if table_line is None:
+        raise hand.error(HandSyntaxError, min(k, end - 1), "expected 'Table NAME'")
+    button, k = button_before_seats(hand, k + 1, end, _SEAT, _BUTTON, info=_INFO)
+    k = seats(hand, k, end, _SEAT)
+    if button is None and not game.stud:
+        raise hand.error(HandSyntaxError, start, "no 'Seat N is the button' line")
+    names = sorted(hand.players, key=len, reverse=True)
+    summary = False
+    for k in range(k, end):  # noqa: B020  # on from the line after the seats
+        line = lines[k]
+        if not line or line.startswith(("(Hi:", "(Lo:")):
+            continue
+        if line == "** Summary **":
+            summary = True
+            hand.total_line = k + 1
+            continue
+        if street := _STREET.match(line):
+            if street.group(1) != "down cards":
+                hand.deal(hand.card_list(street.group(2) or "", k), _STREET_SIZE[street.group(1)], k)
+            continue
+        if (m := _ACTION.match(line)) and m.group(1) in hand.players:
+            name, verb, chips = m.group(1), m.group(2), hand.chips(m.group(3).split("+")[-1], k)
+            if verb == "posts dead blind":  # '[$1 + $2]': the small blind dead, the big blind live
+                parts = m.group(3).split("+")
+                dead = sum(hand.chips(p, k) for p in parts[:-1])
+                hand.pay(name, dead, k, to_bet=False, is_dead=True)
+                hand.pay(name, chips, k)
+            elif verb == "posts ante":
+                hand.pay(name, chips, k, to_bet=False)
+            elif verb == "calls":
+                hand.call(name, chips, k)
+            else:  # blinds, bets, raises and all-ins: the chips added
+                hand.pay(name, chips, k)
+            continue
+        if line.startswith("Dealt to "):
+            dealt(hand, line, k, one_bracket=True)
+            continue
+        if m := _COLLECTED.match(line):
+            hand.collect(m.group(1), hand.chips(m.group(2), k), k)
+            continue
+        if (m := _PLAIN.match(line)) and m.group(1) in names:
+            name, verb = m.group(1), m.group(2)
+            if verb == "folds":
+                hand.fold(name, k)
+            elif verb == "checks":
+                hand.check(name, k)
+            elif verb == "shows":
+                hand.show(name, hand.card_list(m.group(3) or "", k), k)
+            elif verb == "mucks":
+                hand.muck(name, k)
+                if m.group(3):
+                    hand.show(name, hand.card_list(m.group(3), k), k)
+            continue
+        if any(marker in line for marker in _INFO):
+            continue
+        if not summary and any(line.startswith(n + " ") for n in names):
+            raise hand.error(HandSyntaxError, k, "not an 888poker action")
+        raise hand.error(HandSyntaxError if summary else ImpossibleAction, k, "not a line of an 888poker hand")
+    return hand.finish(
+        game, button, table_line.group(1), tournament=tournament.group(1) if tournament else None,
+        currency=currency, uncalled_written=False, room="888poker",
+        rake_rule=partial(no_flop_no_drop, len(hand.board), "888poker"),
+    )  # fmt: skip

@@ -1,0 +1,168 @@
+"""Read partypoker hand histories (the 2012-2014 client): cash games in cents.
+
+A hand begins at ``***** Hand History for Game 13549932236 *****`` (some
+exports put ``#Game No : N`` above it and ``Game #N starts.`` below), then
+the stakes and game (``$0.05/$0.10 USD NL Texas Hold'em - Sunday, ...``; a
+table by buy-in writes ``$100 USD PL Omaha Hi-Lo``), ``Table NAME (Real
+Money)``, ``Seat N is the button``, ``Total number of players : 6/6``, the
+seats in any order (``Seat 2: GrindAA ( $29.58 USD )``), the actions with
+bracketed amounts (``posts big blind [$0.10 USD].``, ``raises [$0.30 USD]``,
+``is all-In  [$4.90 USD]``: each the chips added), the streets (``**
+Dealing Flop ** [ 8s, 5c, 6h ]``), the cards (``shows [ 8c, 8d ]three of a
+kind``, ``doesn't show [ Jc, Jd ]``) and the awards (``wins $20.66 USD
+from the main pot with ...``, ``wins Lo ($28.75 USD) from the main pot``,
+``wins $1.87 USD from the side pot 1``, ``wins $0.40 USD`` when all fold).
+
+partypoker writes no total pot, no rake and no uncalled bet: the bet nobody
+called comes back as a side pot of its own that its owner ``wins`` (or in
+the amount of a player all folded to); the rake is the pot less what was
+collected (see docs/replay.md, partypoker).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import partial
+from typing import Final
+
+from showdown_service.histories.builder import HandBuilder, no_flop_no_drop
+from showdown_service.histories.errors import HandSyntaxError, ReplayError, UnsupportedHand
+from showdown_service.histories.games import room_game
+from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.reading import (
+    button_before_seats,
+    dealt,
+    numbered_hand,
+    numbered_or_banner,
+    seats,
+    split_hands,
+)
+
+_BANNER = re.compile(r"^\*{5} Hand History for Game (\d+) \*{5}$")
+_GAME_NO = re.compile(r"^#Game No\s*:\s*(\d+)\s*$")
+_HEADER = re.compile(r"^(.+?) (?:USD|EUR|GBP)? ?(NL|PL|FL|No Limit|Pot Limit|Fixed Limit)?\s*(.+?) - (.+)$")
+_TABLE = re.compile(r"^Table (.+?)\s*(?:\((?:Real|Play) Money\))?\s*$")
+_BUTTON = re.compile(r"^Seat (\d+) is the button$")
+_SEAT = re.compile(r"^Seat (\d+): (.+) \( ?([^()]*?) ?\)$")
+_BRACKETED = re.compile(
+    r"^(.+?) (posts small blind|posts big blind \+ dead|posts big blind|posts dead blind|posts ante|calls|bets|raises"
+    r"|is all-In)\s+"
+    r"\[([^\]]*)\]\.?$"
+)
+_CARDS = re.compile(r"^(.+?) (shows|doesn't show) \[ ?([^\]]*?) ?\]")
+_WINS = re.compile(r"^(.+?) wins (?:Lo \()?([^()]+?)\)?(?: from the (main pot|side pot (\d+)))?(?: with .*)?\.?$")
+_STREET = re.compile(r"^\*\* Dealing (down cards|Flop|Turn|River) \*\*(?: \[ ?([^\]]*?) ?\])?$", re.I)
+_STREET_SIZE: Final = {"flop": 3, "turn": 4, "river": 5}
+_INFO: Final = (
+    "Total number of players",
+    " has joined the table",
+    " has left the table",
+    " will be using",
+    "Your time bank",
+    " does not show cards",
+    " is sitting out",
+    " has been reconnected",
+    " is disconnected",
+    " shows",  # the low hand shown as ranks: 'shows7,5,4,2,A  for low.'
+    " did not respond in time",
+    "Game #",  # 'Game #N starts.': the next hand's, written at the end of this one
+)
+
+
+def read_partypoker(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
+    """Each hand of a partypoker hand history file's ``text``, read, or the error that stopped it."""
+    return split_hands(text, source, numbered_or_banner(_GAME_NO, _BANNER), "***** Hand History for Game", _read)
+
+
+def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
+    hand = numbered_hand(lines, start, source, prefix="partypoker", game_no=_GAME_NO, banner=_BANNER)
+    k = start + 1
+    while k < end and (_BANNER.match(lines[k]) or lines[k].startswith("Game #")):
+        k += 1
+    header = _HEADER.match(lines[k]) if k < end else None
+    game = room_game(header.group(3)) if header else None
+    if header is None:
+        raise hand.error(HandSyntaxError, min(k, end - 1), "expected 'STAKES USD GAME - DATE'")
+    if game is None:
+        raise UnsupportedHand(source, hand.hand_id, k + 1, f"no game this reader knows in {header.group(3)!r}")
+    hand.game_name = game.name
+    hand.refuse_unless_board(game, "partypoker")
+    currency = next((c for c in header.group(1) if c in "$€£"), "")
+    k += 1
+    table = _TABLE.match(lines[k]) if k < end else None
+    if table is None:
+        raise hand.error(HandSyntaxError, min(k, end - 1), "expected 'Table NAME (Real Money)'")
+    button, k = button_before_seats(hand, k + 1, end, _SEAT, _BUTTON, info=_INFO)
+    k = seats(hand, k, end, _SEAT)
+    if button is None:
+        raise hand.error(HandSyntaxError, start, "no 'Seat N is the button' line")
+    names = sorted(hand.players, key=len, reverse=True)
+    big_blind = 0
+    for k in range(k, end):  # noqa: B020  # on from the line after the seats
+        line = lines[k]
+        if not line:
+            continue
+        if street := _STREET.match(line):
+            if street.group(1).lower() != "down cards":
+                hand.deal(hand.card_list(street.group(2) or "", k), _STREET_SIZE[street.group(1).lower()], k)
+            continue
+        if (m := _BRACKETED.match(line)) and m.group(1) in hand.players:
+            name, verb, chips = m.group(1), m.group(2), hand.chips(m.group(3).split("+")[-1], k)
+            if verb == "posts dead blind":
+                dead = sum(hand.chips(p, k) for p in m.group(3).split("+")[:-1])
+                hand.pay(name, dead, k, to_bet=False, is_dead=True)
+                hand.pay(name, chips, k)
+            elif verb == "posts big blind + dead":  # '[$3]': the big blind live, the rest (the small blind) dead
+                hand.pay(name, chips - min(chips, big_blind), k, to_bet=False, is_dead=True)
+                hand.pay(name, min(chips, big_blind), k)
+            elif verb == "posts ante":
+                hand.pay(name, chips, k, to_bet=False)
+            elif verb == "calls":
+                hand.call(name, chips, k)
+            else:  # blinds, bets, raises and all-ins: the chips added
+                hand.pay(name, chips, k)
+                big_blind = chips if verb == "posts big blind" else big_blind
+            continue
+        if (m := _CARDS.match(line)) and m.group(1) in hand.players:
+            hand.show(m.group(1), hand.card_list(m.group(3), k), k)
+            continue
+        if line.startswith("Dealt to "):
+            dealt(hand, line, k, one_bracket=True)
+            continue
+        if (m := _WINS.match(line)) and m.group(1) in hand.players:
+            index = 0 if m.group(3) in (None, "main pot") else int(m.group(4))
+            hand.collect(m.group(1), hand.chips(m.group(2), k), k, index)
+            continue
+        who = hand.speaker(line)
+        if who is not None:
+            verb = line[len(who) + 1 :].rstrip(".")
+            if verb == "folds":
+                hand.fold(who, k)
+                continue
+            if verb == "checks":
+                hand.check(who, k)
+                continue
+        if any(marker in line for marker in _INFO) or any(line.startswith(n + ": ") for n in names):
+            continue  # table news, and the chat ('NAME: text')
+        raise hand.error(HandSyntaxError, k, "not a line of a partypoker hand")
+    hand.total_line = end
+    if not hand.pots:
+        raise hand.error(HandSyntaxError, end - 1, "the hand ends without a 'wins' line")
+    _uncalled_side_pot(hand)
+    rule = partial(no_flop_no_drop, len(hand.board), "partypoker")
+    return hand.finish(
+        game, button, table.group(1), currency=currency, uncalled_written=False, room="partypoker", rake_rule=rule
+    )
+
+
+def _uncalled_side_pot(hand: HandBuilder) -> None:
+    """partypoker pays the bet nobody called back as the last side pot, won by its owner alone: returned."""
+    gross = sorted(((chips, name) for name, chips in hand.put.items()), reverse=True)
+    if len(gross) < 2 or gross[0][0] == gross[1][0]:
+        return
+    back, name = gross[0][0] - gross[1][0], gross[0][1]
+    last = max(hand.pots)
+    if last and hand.pots[last] == {hand.players[name].seat: back}:
+        del hand.pots[last]
+        hand.give_back(name, back, hand.total_line - 1)

@@ -1,0 +1,151 @@
+"""The replay's outputs: one JSON line per hand, and a summary table for people, followed by each mismatch
+(its file and line, its hand, and what differs, each seat with its player's name).
+
+Report line (``--report FILE``)::
+
+    {"source": "...", "hand_id": "...", "game": "Omaha Hi/Lo", "variant": "omaha_hilo",
+     "status": "match" | "mismatch" | "unverifiable" | "error",
+     "reason": "...", "expected": {...}, "computed": {...}, "line": 12, "bounties": [...]}
+
+``expected`` is what the history recorded, ``computed`` what the rules give
+(seats as strings, chips as whole numbers of the source's unit; a recorded
+fraction stays a fraction). ``error`` marks a hand that could not be read;
+its ``reason`` names the file, the line and what is wrong.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import IO, TYPE_CHECKING
+
+import orjson
+
+from showdown_service.histories.compare import ERROR, MATCH, MISMATCH, UNVERIFIABLE, Verdict
+
+if TYPE_CHECKING:
+    from showdown_service.histories.tournaments import TournamentAudit
+
+MISMATCHES_LISTED = 100
+"""Mismatches a summary lists one by one (the rest are counted): a replay of years stays readable."""
+
+
+def report_line(verdict: Verdict) -> bytes:
+    """One hand's JSON line, newline included."""
+    return orjson.dumps(verdict.document()) + b"\n"
+
+
+@dataclass
+class Summary:
+    """Running totals of a replay."""
+
+    files: int = 0
+    skipped: int = 0
+    hands: int = 0
+    showdowns: int = 0
+    matches: int = 0
+    rake: int = 0
+    mismatches: Counter[str] = field(default_factory=Counter)
+    unverifiable: Counter[str] = field(default_factory=Counter)
+    errors: Counter[str] = field(default_factory=Counter)
+    notes: Counter[str] = field(default_factory=Counter)
+    games: dict[str, Counter[str]] = field(default_factory=dict)
+    """Per game (``Razz``; ``unknown`` when a hand could not be read that far): hands by status."""
+    encodings: Counter[str] = field(default_factory=Counter)
+    """Files read in an encoding other than UTF-8, by encoding."""
+    bounties: int = 0
+    listed: list[Verdict] = field(default_factory=list)
+    """The first :data:`MISMATCHES_LISTED` mismatches, in the order read: printed after the table."""
+
+    def add_file(self, encoding: str) -> None:
+        """Count one file read in ``encoding``."""
+        self.files += 1
+        if encoding and encoding != "UTF-8":
+            self.encodings[encoding] += 1
+
+    def add(self, verdict: Verdict) -> None:
+        """Count one hand."""
+        if verdict.status == ERROR and not verdict.hand_id:
+            self.errors[verdict.kind] += 1  # a file, not a hand
+            return
+        self.hands += 1
+        self.games.setdefault(verdict.game or "unknown", Counter())[verdict.status] += 1
+        self.bounties += len(verdict.bounties)
+        self.showdowns += verdict.contested
+        self.rake += verdict.rake
+        if verdict.status == MATCH:
+            self.matches += 1
+            if verdict.kind:
+                self.notes[verdict.kind] += 1
+        elif verdict.status == MISMATCH:
+            self.mismatches[verdict.kind] += 1
+            if len(self.listed) < MISMATCHES_LISTED:
+                self.listed.append(verdict)
+        elif verdict.status == UNVERIFIABLE:
+            self.unverifiable[verdict.kind] += 1
+        else:
+            self.errors[verdict.kind] += 1
+
+    @property
+    def exit_status(self) -> int:
+        """0 when no hand's recorded payout differs from the rules and every hand could be read, else 1."""
+        return 1 if self.mismatches or self.errors else 0
+
+    def write(self, out: IO[str]) -> None:
+        """The summary table."""
+        rows: list[tuple[str, str]] = [
+            (
+                "files read",
+                f"{self.files}" + (f" ({self.skipped} not hand histories, skipped)" if self.skipped else ""),
+            ),
+        ]
+        rows += [(f"  read as {encoding}", f"{n}") for encoding, n in sorted(self.encodings.items())]
+        rows.append(("hands read", f"{self.hands}"))
+        for game, counts in sorted(self.games.items(), key=lambda item: (-sum(item[1].values()), item[0])):
+            detail = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+            rows.append((f"  {game}", f"{sum(counts.values())} ({detail})"))
+        rows += [
+            ("showdowns", f"{self.showdowns}"),
+            ("matches", f"{self.matches}"),
+        ]
+        rows += [(f"  with a note: {kind}", f"{n}") for kind, n in sorted(self.notes.items())]
+        for label, counts in (
+            ("mismatches", self.mismatches),
+            ("unverifiable", self.unverifiable),
+            ("malformed (not replayed)", self.errors),
+        ):
+            rows.append((label, f"{sum(counts.values())}"))
+            rows += [(f"  {kind}", f"{n}") for kind, n in sorted(counts.items())]
+        rows.append(("rake total", f"{self.rake} (smallest units: cents for cash games)"))
+        if self.bounties:
+            rows.append(("knockout bounties read", f"{self.bounties} (each checked against the rules' award)"))
+        width = max(len(label) for label, _ in rows)
+        out.write("showdown replay\n")
+        for label, value in rows:
+            out.write(f"  {label.ljust(width)}  {value}\n")
+        self._write_mismatches(out)
+
+    def _write_mismatches(self, out: IO[str]) -> None:
+        """Each mismatch listed: where it is (file:line), its hand, and what differs, seats with their players."""
+        found = sum(self.mismatches.values())
+        if not found:
+            return
+        out.write("mismatches (file:line, hand: what the history recorded and what the rules give)\n")
+        for verdict in self.listed:
+            where = f"{verdict.source}:{verdict.line}" if verdict.line else verdict.source
+            out.write(f"  {where}  hand {verdict.hand_id}: {verdict.reason}\n")
+        if found > len(self.listed):
+            out.write(f"  ... and {found - len(self.listed)} more: --report FILE lists every hand\n")
+
+
+def write_tournaments(audits: list[TournamentAudit], out: IO[str]) -> None:
+    """One line per tournament audited (its status, hands, places found), then each difference."""
+    out.write("tournaments\n")
+    if not audits:
+        out.write("  none found among the --tournaments paths\n")
+    for audit in audits:
+        room = f"{audit.room} ({audit.site})" if audit.site else audit.room
+        out.write(f"  {room} {audit.tournament_id}: {audit.status} ({audit.hands} hands, {len(audit.places)} places)\n")
+        for difference in audit.differences[:MISMATCHES_LISTED]:
+            where = f"hand {difference.hand_id}: " if difference.hand_id else ""
+            out.write(f"    {difference.kind}: {where}{difference.detail}\n")

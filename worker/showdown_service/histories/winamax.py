@@ -1,0 +1,142 @@
+"""Read Winamax hand histories: cash games in cents, tournaments in chips.
+
+A hand begins at ``Winamax Poker - CashGame - HandId: #5343878-96-1383820687
+- Holdem no limit (0.25€/0.50€) - 2013/11/07 10:38:07 UTC`` (a tournament:
+``Winamax Poker - Tournament "NAME" buyIn: ... - HandId: ...``), then
+``Table: 'Athens 11' 5-max (real money) Seat #4 is the button``, the seats
+(``Seat 1: PornstarX (67.80€)``), ``*** ANTE/BLINDS ***``, ``***
+PRE-FLOP ***``, the streets (``*** TURN *** [3c 7c Jd] [6c]``), ``*** SHOW
+DOWN ***`` and ``*** SUMMARY ***`` with ``Total pot 43.45€ | Rake 3€`` (or
+``No rake``) and the seat lines.
+
+Winamax's quirks (docs/replay.md, Winamax): amounts carry the currency
+after them (``0.25€``); a raise is ``raises 2€ to 2.50€``; an all-in is a
+suffix (``and is all-in``); there is no uncalled-bet line: the winner's
+``collected`` amount holds the bet nobody called, and ``Total pot`` is what
+was collected (after the rake, uncalled bet included), not every chip put in.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Final
+
+from showdown_service.histories.builder import HandBuilder
+from showdown_service.histories.errors import (
+    ChipsDoNotAddUp,
+    HandSyntaxError,
+    ReplayError,
+    UnsupportedHand,
+)
+from showdown_service.histories.games import room_game
+from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.reading import (
+    act,
+    actor,
+    collect_line,
+    dealt,
+    returned,
+    seats,
+    split_hands,
+    starting_with,
+)
+
+START: Final = "Winamax Poker - "
+_HEADER = re.compile(r"^Winamax Poker - (.*?)\s*-?\s*HandId: #([\w-]+) - (.+?) \(([^()]*)\) - ")
+_TOURNAMENT = re.compile(r'^Tournament "(.*)"', re.I)
+_TABLE = re.compile(r"^Table: '(.*)'.*?(?:Seat #(\d+) is the button)?\s*$")
+_SEAT = re.compile(r"^Seat (\d+): (.+) \(([^(),]+)(?:, ([^()]+) bounty)?\)$")
+_SECTION = re.compile(r"^\*\*\* (.+?) \*\*\*\s*(.*)$")
+_CARDS = re.compile(r"\[([^\]]*)\]")
+_COLLECTED = re.compile(r"^(.+?) collected (\S+) from (pot|main pot|side pot(?: ?(\d+))?)\s*$")
+_TOTAL = re.compile(r"^Total pot (\S+) \| (?:Rake (\S+)|No rake)")
+_UNCALLED = re.compile(r"^Uncalled bet of (\S+) returned to (.+?)\s*$")
+_STREETS: Final = {"FLOP": 3, "TURN": 4, "RIVER": 5}
+_OPENINGS: Final = frozenset({"ANTE/BLINDS", "PRE-FLOP", "SHOW DOWN", "3rd STREET"})
+_INFO: Final = (" joins the table", " leaves the table", " sits out", " is sitting out", " said,", " is disconnected")
+
+
+def read_winamax(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
+    """Each hand of a Winamax hand history file's ``text``, read, or the error that stopped it."""
+    return split_hands(text, source, starting_with(START), "Winamax Poker - ", _read)
+
+
+def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
+    hand = HandBuilder(lines, source, f"winamax:{start + 1}", start)
+    header = _HEADER.match(lines[start])
+    if header is None:
+        raise hand.error(HandSyntaxError, start, "expected 'Winamax Poker - ... HandId: #N - GAME (STAKES) - DATE'")
+    hand.hand_id = f"winamax:{header.group(2)}"
+    game = room_game(header.group(3))
+    if game is None:
+        raise UnsupportedHand(source, hand.hand_id, start + 1, f"no game this reader knows in {header.group(3)!r}")
+    hand.game_name = game.name
+    hand.refuse_unless_board(game, "Winamax")
+    tournament = _TOURNAMENT.match(header.group(1))
+    stakes = header.group(4)
+    currency = next((c for c in stakes if c in "$€£"), "")
+    hand.scale = 1 if tournament or not (currency or "." in stakes) else 100
+    k = start + 1
+    table = _TABLE.match(lines[k]) if k < end else None
+    if table is None:
+        raise hand.error(HandSyntaxError, min(k, end - 1), "expected \"Table: 'NAME' ... Seat #N is the button\"")
+    button = int(table.group(2)) if table.group(2) else None
+    k += 1
+    k = seats(hand, k, end, _SEAT)
+    total = rake = None
+    collected = 0
+    in_summary = False
+    for k in range(k, end):  # noqa: B020  # on from the line after the seats
+        line = lines[k]
+        if not line:
+            continue
+        if section := _SECTION.match(line):
+            name = section.group(1)
+            if name == "SUMMARY":
+                in_summary = True
+                hand.total_line = k + 1
+            elif name in _STREETS and game.board:
+                hand.deal(hand.card_list(" ".join(_CARDS.findall(section.group(2))), k), _STREETS[name], k)
+            elif name not in _OPENINGS:
+                raise hand.error(HandSyntaxError, k, f"unknown section for {game.name}")
+            continue
+        if in_summary:
+            if m := _TOTAL.match(line):
+                total = hand.chips(m.group(1), k)
+                rake = hand.chips(m.group(2), k) if m.group(2) else 0
+            elif not line.startswith(("Board:", "Seat ")):
+                raise hand.error(HandSyntaxError, k, "not a line of a Winamax summary")
+            continue
+        if (chips := collect_line(hand, line, k, _COLLECTED)) is not None:
+            collected += chips
+            continue
+        if returned(hand, line, k, _UNCALLED):
+            continue
+        if line.startswith("Dealt to "):
+            dealt(hand, line, k)
+            continue
+        if (who := actor(hand, line, k, info=_INFO, room="Winamax")) is not None:
+            _act(hand, who, line[len(who) + 1 :], k)
+    if total is None or rake is None:
+        raise HandSyntaxError(source, hand.hand_id, end, "the hand has no 'Total pot ... | Rake' line", game.name)
+    if total != collected:
+        raise ChipsDoNotAddUp(
+            source, hand.hand_id, hand.total_line, f"'Total pot' says {total} but {collected} was collected", game.name
+        )
+    return hand.finish(
+        game, button, table.group(1), rake=rake, tournament=tournament.group(1) if tournament else None,
+        currency=currency, uncalled_written=False, room="Winamax",
+    )  # fmt: skip
+
+
+def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
+    """One action of ``name``: a blind, an ante, a bet, a call, a raise, a check, a fold, cards shown."""
+    act(
+        hand, name, action, k, room="Winamax",
+        blinds=("posts small blind ", "posts big blind ", "posts straddle ", "posts small & big blinds "),
+        antes=("posts ante ",),
+        suffixes=(" and is all-in", " out of position"),  # a big blind posted out of position is live
+        quiet=("doesn't show", "sits out", "is sitting out"),
+        quiet_lines=("is all-in",),
+    )  # fmt: skip

@@ -1,0 +1,179 @@
+"""Read Winning Poker Network (ACR, Americas Cardroom) hand histories of the 2014 client: cash games in cents.
+
+A hand is ``Game started at: 2014/3/8 22:0:24`` ... ``Game ended at: ...``:
+``Game ID: 261402183 2/4 Braunite (Omaha)`` (the game in the last
+parentheses; ``(JP)`` marks a jackpot table), ``Seat 1 is the button``, the
+seats (``Seat 1: do not-call (160).``), then every action of a player as
+``Player NAME ...`` with the amount in parentheses and without a currency:
+``has small blind (2)``, ``has big blind (4)``, ``posts (0.25) as a dead
+bet``, ``posts (0.50)``, ``straddle (0.50)``, ``calls (24)``, ``bets (71)``,
+``raises (32)``, ``allin (124)`` (each the chips added, a raise too),
+``received card: [Ah]`` (the hand's own player), ``Uncalled bet (0.50)
+returned to NAME``; the streets (``*** FLOP ***: [9h 10d 7c]``) and ``------
+Summary ------`` with ``Pot: 319. Rake 1`` (what was collected, the rake
+apart) and one line per player with its cards and ``Bets: 160. Collects:
+319. Wins: 159.``.
+
+WPN does not say which pot a player collected from: the comparison checks
+each player's ``Collects`` against their total over the rules' pots, and
+each player's ``Bets`` against the actions (docs/replay.md, WPN).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Final
+
+from showdown_service.histories.builder import HandBuilder
+from showdown_service.histories.errors import ChipsDoNotAddUp, HandSyntaxError, ReplayError, UnsupportedHand
+from showdown_service.histories.games import room_game
+from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.reading import returned, split_hands, starting_with
+
+START: Final = "Game started at: "
+_GAME = re.compile(r"^Game ID: (\d+) (\S+) (.*)\(([^()]+)\)\s*$")
+_BUTTON = re.compile(r"^Seat (\d+) is the button$")
+_SEAT = re.compile(r"^Seat (\d+): (.+) \(([\d.,]+)\)\.?$")
+_AMOUNT = re.compile(
+    r"^(has small blind|has big blind|posts|straddle|calls|bets|raises|allin) \(([\d.,]+)\)( as a dead bet)?$"
+)
+_STREET = re.compile(r"^\*\*\* (FLOP|TURN|RIVER) \*\*\*:?\s*(.*)$")
+_CARDS = re.compile(r"\[([^\]]*)\]")
+_UNCALLED = re.compile(r"^Uncalled bet \(([\d.,]+)\) returned to (.+?)\s*$")
+_POT = re.compile(r"^Pot: ([\d.,]+?)\.? Rake ([\d.,]+)")
+_RESULT = re.compile(r"Bets: ([\d.,]+?)\. Collects: ([\d.,]+?)\. (?:Wins|Loses): [\d.,]+?\.?$")
+_STREETS: Final = {"FLOP": 3, "TURN": 4, "RIVER": 5}
+_QUIET: Final = (
+    "received a card.",
+    "folds",
+    "checks",
+    "mucks cards",
+    "sitting out",
+    "wait BB",
+    "is timed out.",
+    "is disconnected",
+    "is connected",
+)
+
+
+def read_wpn(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
+    """Each hand of a WPN hand history file's ``text``, read, or the error that stopped it."""
+    return split_hands(text, source, starting_with(START), "Game started at:", _read)
+
+
+def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
+    hand = HandBuilder(lines, source, f"wpn:{start + 1}", start)
+    k = start + 1
+    head = _GAME.match(lines[k]) if k < end else None
+    if head is None:
+        raise hand.error(HandSyntaxError, min(k, end - 1), "expected 'Game ID: N STAKES TABLE (GAME)'")
+    hand.hand_id = f"wpn:{head.group(1)}"
+    game = room_game(head.group(4))
+    if game is None:
+        raise UnsupportedHand(source, hand.hand_id, k + 1, f"no game this reader knows in {head.group(4)!r}")
+    hand.game_name = game.name
+    hand.refuse_unless_board(game, "WPN")
+    table = head.group(3).strip()
+    button = None
+    k += 1
+    if k < end and (b := _BUTTON.match(lines[k])):
+        button = int(b.group(1))
+        k += 1
+    while k < end and (seat := _SEAT.match(lines[k])):
+        hand.seat(int(seat.group(1)), seat.group(2), hand.chips(seat.group(3), k), k)
+        k += 1
+    if len(hand.players) < 2:
+        raise hand.error(HandSyntaxError, min(k, end - 1), "a hand needs two seats; seat lines expected")
+    pot = rake = None
+    bets: dict[str, int] = {}
+    summary = False
+    for k in range(k, end):  # noqa: B020  # on from the line after the seats
+        line = lines[k]
+        if not line or line.endswith(" received a card.") or line.startswith(("Game ended at:", "Board:")):
+            continue
+        if line == "------ Summary ------":
+            summary = True
+            hand.total_line = k + 1
+            continue
+        if m := _STREET.match(line):
+            if game.board:
+                hand.deal(hand.card_list(" ".join(_CARDS.findall(m.group(2))), k), _STREETS[m.group(1)], k)
+            continue
+        if returned(hand, line, k, _UNCALLED):
+            continue
+        if m := _POT.match(line):
+            pot, rake = hand.chips(m.group(1), k), hand.chips(m.group(2), k)
+            continue
+        player = line[1:] if line.startswith("*Player ") else line
+        if player.startswith("Player  "):
+            continue  # a line about a player with no name ('Player  is timed out.')
+        if not player.startswith("Player "):
+            raise hand.error(HandSyntaxError, k, "not a line of a WPN hand")
+        rest = player[len("Player ") :]
+        name = hand.speaker(rest) or hand.speaker(rest, ":")
+        if name is None:
+            raise hand.error(HandSyntaxError, k, "a player with no seat in this hand")
+        action = rest[len(name) :].lstrip(" ")
+        if summary:
+            result = _RESULT.search(action)
+            if result is None:
+                raise hand.error(HandSyntaxError, k, "expected '... Bets: X. Collects: Y. Wins: Z.'")
+            bets[name] = hand.chips(result.group(1), k)
+            if collects := hand.chips(result.group(2), k):
+                hand.collect(name, collects, k)
+            if action.startswith("shows"):
+                hand.show(name, hand.card_list(" ".join(_CARDS.findall(action)), k), k)
+            elif action.startswith("mucks"):
+                hand.muck(name, k)
+            continue
+        _act(hand, name, action, k)
+    if pot is None or rake is None:
+        raise HandSyntaxError(source, hand.hand_id, end, "the hand has no 'Pot: X. Rake Y' line", game.name)
+    collected = sum(sum(p.values()) for p in hand.pots.values())
+    if collected != pot:
+        raise ChipsDoNotAddUp(source, hand.hand_id, hand.total_line, f"'Pot' says {pot} but {collected} is collected")
+    wrong = {n: b for n, b in bets.items() if b != hand.put[n] + hand.dead[n]}
+    if wrong:
+        detail = ", ".join(f"{n} {b} (the actions: {hand.put[n] + hand.dead[n]})" for n, b in wrong.items())
+        raise ChipsDoNotAddUp(
+            source, hand.hand_id, hand.total_line, f"the summary's bets are not the actions': {detail}"
+        )
+    in_pots = sum(hand.put.values()) + sum(hand.dead.values())
+    note = ""
+    if (
+        in_pots - pot - rake == JACKPOT_DROP
+        and hand.board
+        and ("(JP" in lines[start + 1] or "Beast" in lines[start + 1])
+    ):
+        rake += JACKPOT_DROP
+        note = "the jackpot drop ($0.25), which WPN writes nowhere, is in the rake"
+    return hand.finish(game, button, table, rake=rake, currency="$", room="WPN", note=note)
+
+
+JACKPOT_DROP: Final = 25
+"""WPN's jackpot tables (``(JP)``, ``( Beast )``) take 25 cents from a pot that sees the flop for the bad-beat jackpot
+(in the samples, not from every such pot); the history writes it nowhere: a pot short of exactly that is the drop."""
+
+
+def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
+    """One action of ``name`` before the summary."""
+    if m := _AMOUNT.match(action):
+        verb, chips = m.group(1), hand.chips(m.group(2), k)
+        if m.group(3):  # 'posts (0.25) as a dead bet'
+            hand.pay(name, chips, k, to_bet=False, is_dead=True)
+        elif verb == "calls":
+            hand.call(name, chips, k)
+        else:  # blinds, posts, straddles, bets, raises and all-ins: the chips added
+            hand.pay(name, chips, k)
+        return
+    if action.startswith("received card: "):
+        hand.show(name, hand.card_list(" ".join(_CARDS.findall(action)), k), k)
+    elif action == "folds":
+        hand.fold(name, k)
+    elif action == "checks":
+        hand.check(name, k)
+    elif action == "mucks cards":
+        hand.muck(name, k)
+    elif not action.startswith(_QUIET):
+        raise hand.error(HandSyntaxError, k, "not a WPN action")

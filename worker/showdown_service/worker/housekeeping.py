@@ -1,0 +1,99 @@
+"""The worker's housekeeping: the heartbeat `showdown health` reads, trimming the events stream, gauges."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, cast
+
+from showdown_messages.protocol import entry_order
+from showdown_service.infra.config import ShardKeys
+from showdown_service.ops import heartbeat
+from showdown_service.worker.ingress import deleted_unread
+from showdown_service.worker.state import ROUTINE_WAITS, WorkerState, fault_action
+
+
+class Housekeeping(WorkerState):
+    """Heartbeat, trim, gauges: what the loop does between batches."""
+
+    def _housekeeping(self) -> None:
+        now = time.monotonic()
+        if now - self._last_beat >= heartbeat.BEAT_INTERVAL_S:
+            self._beat()
+        if now >= self._next_trim:
+            self._next_trim = now + self.settings.trim_interval_s
+            for keys in self.shards.values():
+                self.trim(keys)
+        if now >= self._next_gauges:
+            self._next_gauges = now + 5.0
+            self._refresh_gauges()
+            self._sampler.sample()
+
+    def _beat(self) -> None:
+        """Touch the heartbeat file that `showdown health` reads."""
+        self._last_beat = time.monotonic()
+        self.settings.heartbeat_file.touch()
+        self.metrics.heartbeat.set_to_current_time()
+
+    def _write_heartbeat(self) -> None:
+        """Write the heartbeat file (see :mod:`showdown_service.ops.heartbeat`): empty while working; what the worker
+        waits for, as JSON, while waiting."""
+        state: dict[str, Any] = {"alerts": self._alerts} if self._alerts else {}
+        if self._waiting is not None:
+            state |= {"waiting_for": self._waiting.reason, "reason": self._waiting.code, "since": self._waiting_since}
+            if self._waiting.code not in ROUTINE_WAITS:
+                state["fault"] = fault_action(self._waiting.code)
+        heartbeat.write(self.settings.heartbeat_file, state)
+        self._last_beat = time.monotonic()
+        self.metrics.heartbeat.set_to_current_time()
+
+    def trim(self, keys: ShardKeys) -> str | None:
+        """Trim the events stream below every group's oldest pending or unread entry; returns the MINID used.
+
+        Never removes an entry that some group has not read, or has read but
+        not acked, nor (once an archiver has registered for the shard) one it has not archived: its
+        ``events_floor`` (see :mod:`showdown_service.archive.archiver`).
+        """
+        floor: tuple[int, int] | None = None
+        for group in self.client.xinfo_groups(keys.events):
+            name = group["name"]
+            low = group["last-delivered-id"]
+            if group["pending"]:
+                oldest = self.client.xpending(keys.events, name)["min"]
+                if oldest is not None:  # None: the commit in flight acked them since XINFO answered
+                    low = min(low, oldest, key=entry_order)
+            floor = entry_order(low) if floor is None else min(floor, entry_order(low))
+        archived = cast(bytes | None, self.client.hget(keys.archive, "events_floor"))
+        if keys.shard not in self._archived and archived is None:
+            self.log.info("unarchived", shard=keys.shard, grows="audit, results, dead letters, standings",
+                          hint="run `showdown archiver`: it archives every entry and bounds these streams")  # fmt: skip
+        self._archived[keys.shard] = archived is not None
+        if archived is not None and floor is not None:  # an archiver reads them: keep what it has not archived
+            floor = min(floor, entry_order(archived))
+        if floor is None or floor == (0, 0):
+            return None
+        minid = f"{floor[0]}-{floor[1]}"
+        self.client.xtrim(keys.events, minid=minid, approximate=True)
+        return minid
+
+    def _watch_deleted(self, keys: ShardKeys) -> None:
+        """Report (once each: ERROR line, counter, heartbeat alert) unread entries deleted from the shard's stream."""
+        found = deleted_unread(self.client, keys, self.settings.group)
+        if found is None or self._deleted_seen.get(keys.shard) == found[0]:
+            return
+        self._deleted_seen[keys.shard] = found[0]
+        self.metrics.deleted_unread.labels(keys.shard).inc()
+        self.log.error("events_deleted_unread", shard=keys.shard, deleted=found[0], last_delivered_id=found[1],
+                       stream=keys.events)  # fmt: skip
+        self._alerts = [*self._alerts[-9:], f"shard {keys.shard}: unread events were deleted from {keys.events} "
+                        f"({found[0]}, above the group's last-delivered-id {found[1]}): "
+                        "they are lost unless their producers send them again"]  # fmt: skip
+        self._write_heartbeat()
+
+    def _refresh_gauges(self) -> None:
+        for keys in self.shards.values():
+            self._watch_deleted(keys)
+            for group in self.client.xinfo_groups(keys.events):
+                if group["name"].decode() == self.settings.group:
+                    self.metrics.pending.labels(keys.shard).set(group["pending"])
+                    if group.get("lag") is not None:
+                        self.metrics.lag.labels(keys.shard).set(group["lag"])

@@ -1,0 +1,179 @@
+"""The producers' append-only path: each shard's inbox list, moved into its events stream by the workers.
+
+Why a list: an ACL cannot limit XADD's arguments, so a user that may XADD to
+a stream may also trim it (``XADD ... MAXLEN 1``, ``MINID``) or wedge it (an
+explicit id ``18446744073709551615-18446744073709551615`` refuses every later
+XADD), and a Redis Function runs its XADD under its caller's ACL. A user
+granted ``RPUSH`` alone, on one exact list key per shard, can only append.
+
+The protocol (docs/producers.md; :func:`showdown_messages.publish.publish`):
+``RPUSH <prefix>:{<shard>}:inbox <element> ...``, one element per message:
+``event <ShowdownEvent JSON>`` or ``tournament <message JSON>``; any other
+element is taken whole as an event (a bare event JSON works) and refused
+with its bytes as a dead letter if it is none.
+
+:data:`MOVE_LUA` moves up to ``n`` elements, in list order, into the events
+stream: it reads them (``LRANGE``), XADDs each with a ``*`` id, and only then
+removes exactly those it added (``LTRIM``). A script runs whole or not at
+all, so a worker killed at any point neither loses nor duplicates an
+element; should an XADD fail inside it (memory full), the elements from it
+on stay in the list for the next move, and the error is raised to the worker
+like any other refused write. Order is the list's: a tournament's messages
+keep the order they were pushed in.
+
+An idle worker waits on the inbox (``BLMOVE inbox inbox LEFT LEFT``: a
+blocking look that leaves the list as it was), so a push wakes it at once;
+an entry XADDed to the stream directly (``dead-letters --requeue``, a test
+harness) is read within ``SHOWDOWN_BLOCK_MS``.
+
+:func:`deleted_unread` watches for unread entries deleted anyway (an admin's
+XTRIM or XDEL): XINFO STREAM's ``max-deleted-entry-id`` above the group's
+``last-delivered-id``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import redis
+from redis.cluster import RedisCluster
+
+from showdown_service.infra.config import ShardKeys
+from showdown_service.infra.connection import Client
+
+MOVE_LUA = """
+local inbox, events, n = KEYS[1], KEYS[2], tonumber(ARGV[1])
+local elements = redis.call('LRANGE', inbox, 0, n - 1)
+local moved = 0
+local failed = ''
+for _, element in ipairs(elements) do
+  local field, body = 'event', element
+  if string.sub(element, 1, 6) == 'event ' then
+    body = string.sub(element, 7)
+  elseif string.sub(element, 1, 11) == 'tournament ' then
+    field, body = 'tournament', string.sub(element, 12)
+  end
+  local added = redis.pcall('XADD', events, '*', field, body)
+  if type(added) == 'table' and added.err then
+    failed = added.err
+    break
+  end
+  moved = moved + 1
+end
+if moved > 0 then
+  redis.call('LTRIM', inbox, moved, -1)
+end
+return {moved, failed}
+"""
+"""KEYS: the shard's inbox, its events stream; ARGV: how many elements to move at most. Returns ``{moved, error}``
+(``error`` empty, or the first XADD's refusal: the elements from that one on stay in the inbox)."""
+
+IDLE_SHARD_BLOCK_MS = 50
+"""With several shards, how long (ms) an idle worker waits on one shard's inbox before it moves and reads them
+all again (in turn, as on a cluster): a push to another shard waits at most about this long."""
+
+
+class InboxMoveFailed(redis.ResponseError):
+    """An XADD inside the move was refused (its elements stay in the inbox): the server's own error text."""
+
+
+class Ingress:
+    """Moves each shard's inbox into its events stream: queued before every read, and the wait of an idle worker."""
+
+    def __init__(self, client: Client, shards: Iterable[ShardKeys], *, count: int) -> None:
+        self.client = client
+        self.shards = list(shards)
+        self.count = count
+        """Elements moved per shard per read (the batch size: the read that follows takes as many)."""
+        self._script = client.register_script(MOVE_LUA)
+        self._next = 0
+        self.moved = 0
+        """Elements moved so far (for tests and logs)."""
+
+    @property
+    def replies(self) -> int:
+        """How many replies :meth:`queue` adds to a pipeline."""
+        return len(self.shards)
+
+    def queue(self, pipe: Any) -> None:
+        """Add the move of every shard's inbox to ``pipe`` (before its reads: they see what was moved)."""
+        for keys in self.shards:
+            pipe.execute_command("EVALSHA", self._script.sha, 2, keys.inbox, keys.events, self.count)
+
+    def check(self, replies: Sequence[Any]) -> None:
+        """Read the replies of :meth:`queue`: load the script where a node lacked it (and move then); raise a
+        refused move (the worker waits as for any refused write: nothing was lost, the elements stay)."""
+        for keys, reply in zip(self.shards, replies, strict=True):
+            if isinstance(reply, redis.exceptions.NoScriptError):  # a restart without persistence, a failover
+                reply = self._script(keys=[keys.inbox, keys.events], args=[self.count])  # noqa: PLW2901 - loads it
+            elif isinstance(reply, Exception):
+                raise reply
+            moved, failed = int(reply[0]), reply[1]
+            self.moved += moved
+            if failed:
+                text = failed.decode(errors="replace") if isinstance(failed, bytes) else str(failed)
+                raise InboxMoveFailed(text)
+
+    def move(self) -> int:
+        """Move every shard's inbox now (one pipeline); how many elements moved."""
+        before = self.moved
+        pipe = self.client.pipeline(transaction=False)
+        self.queue(pipe)
+        self.check(pipe.execute(raise_on_error=False))
+        return self.moved - before
+
+    def wait(self, block_ms: int) -> None:
+        """Wait up to ``block_ms`` for a push to an inbox (one shard's at a time, in turn, when there are several),
+        leaving the list as it was: ``BLMOVE inbox inbox LEFT LEFT`` takes its first element and puts it back."""
+        if not self.shards:
+            return
+        keys = self.shards[self._next % len(self.shards)]
+        self._next += 1
+        if len(self.shards) > 1 or isinstance(self.client, RedisCluster):
+            block_ms = min(block_ms, IDLE_SHARD_BLOCK_MS)
+        self.client.blmove(keys.inbox, keys.inbox, block_ms / 1000, "LEFT", "LEFT")  # type: ignore[arg-type]  # s
+
+
+def deleted_unread(client: Client, keys: ShardKeys, group: str) -> tuple[str, str] | None:
+    """``(what was deleted, last-delivered-id)`` when entries the group had not read yet were deleted from the shard's
+    events stream; None otherwise, or before the group exists. The workers trim only below what every group has read
+    and acked, so this is always someone else.
+
+    Two traces, both in XINFO: an XDEL leaves ``max-deleted-entry-id`` above the group's ``last-delivered-id``; an
+    XTRIM (or XADD with MAXLEN/MINID) past it leaves the stream's first entry above ``last-delivered-id`` with fewer
+    entries than were added and not yet read (``entries-added`` - the group's ``entries-read`` > ``length``).
+    """
+    try:
+        stream: dict[str, Any] = client.xinfo_stream(keys.events)
+        groups: list[dict[str, Any]] = client.xinfo_groups(keys.events)
+    except redis.ResponseError as exc:
+        if "no such key" in str(exc).lower():
+            return None
+        raise
+    ours = next((g for g in groups if _text(g["name"]) == group), None)
+    if ours is None:
+        return None
+    delivered = _text(ours["last-delivered-id"])
+    deleted = stream.get("max-deleted-entry-id")
+    if deleted is not None and _order(deleted) > _order(delivered):
+        return f"max-deleted-entry-id {_text(deleted)}", delivered
+    first = stream.get("recorded-first-entry-id")
+    added, length, read = stream.get("entries-added"), stream.get("length"), ours.get("entries-read")
+    if read is None and _order(delivered) == (0, 0):
+        read = 0  # a group that never read anything has read nothing
+    if added is None or length is None or read is None:
+        return None  # the group's entries-read is unknown (XDEL fragments): only the XDEL trace above tells
+    missing = int(added) - int(read) - int(length)
+    if missing > 0 and (int(length) == 0 or (first is not None and _order(first) > _order(delivered))):
+        return f"{missing} unread entries trimmed (first entry now {_text(first or '0-0')})", delivered
+    return None
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _order(entry_id: bytes | str) -> tuple[int, int]:
+    ms, _, seq = _text(entry_id).partition("-")
+    return int(ms), int(seq or 0)

@@ -1,0 +1,382 @@
+"""The stream worker: read a batch, settle it, commit it atomically, repeat.
+
+Delivery is at least once (Redis Streams consumer groups); the effect is
+exactly once per entry and per hand_id within the dedupe TTL, because each
+batch's outcome is committed by one Lua script that checks, before writing
+anything, that its entries are still this consumer's to settle (see
+:mod:`showdown_service.worker.commit`).
+
+The loop, per iteration:
+
+* every ``claim_idle_ms / 2``: take over entries idle that long from any
+  consumer (a killed worker's batch, an entry whose settling raised);
+* read up to ``batch_size`` new entries (blocking up to ``block_ms``);
+* judge each (:func:`showdown_service.decision.settling.prepare`); one that raises
+  unexpectedly is logged, its failure counted in Redis
+  (``failures:<entry id>``), and left pending: it comes back via the claim,
+  and the ``max_deliveries``-th failure makes it a ``poison`` dead letter;
+* commit, re-planning on conflict; then one INFO line for the batch (counts by
+  outcome; the audit stream is the per-entry record), a WARNING line per
+  refused entry, and per-entry lines only at DEBUG;
+* touch the heartbeat file; trim the events stream below its oldest pending
+  entry every ``trim_interval_s``; refresh the pending/lag gauges.
+
+``poison`` means the entry failed ``max_deliveries`` times without a
+commit: settling or planning it raised, or a worker lost its commit to
+another's claim (claimed back and forth, it would never settle). Only that is
+counted, and the count lives in Redis, so it survives restarts and claims by
+other workers. Delivery counts are not used: a commit Redis refused
+re-delivers its entries without anything having gone wrong with them.
+
+Redis errors never end the loop: it waits (exponential backoff with jitter,
+capped at ``backoff_max_s``), reconnects, re-reads its own pending entries
+and carries on. What it waits for (``Redis refuses writes: OOM``, ...) is
+logged once when the state changes (``redis_unavailable``, then
+``redis_resumed``), exported as ``showdown_redis_waiting{reason}`` and
+written into the heartbeat file for ``showdown health``.
+:meth:`Worker.stop` (SIGTERM, SIGINT) lets the current batch finish and
+commit, then :meth:`Worker.run` returns.
+"""
+
+from __future__ import annotations
+
+import gc
+import random
+import time
+from concurrent.futures import Future
+from typing import Any
+
+import redis
+
+from showdown_core.tournament import Book
+from showdown_core.variants import prepare_every_variant
+from showdown_messages.protocol import entry_order
+from showdown_messages.publish import Refusal, refusal
+from showdown_service.decision.settling import Prepared
+from showdown_service.infra.config import ShardKeys
+from showdown_service.infra.connection import REDIS_ERRORS
+from showdown_service.ops import heartbeat
+from showdown_service.worker.commit import Plan, read_reply
+from showdown_service.worker.groups import FAILURE_COUNT_TTL_S, GroupPlumbing
+from showdown_service.worker.housekeeping import Housekeeping
+from showdown_service.worker.io import IOPipeline
+from showdown_service.worker.planning import Planning
+from showdown_service.worker.restore import ArchiveUnreadable
+from showdown_service.worker.state import FAULT_ACTIONS, ROUTINE_WAITS, Entry, fault_action
+
+__all__ = [
+    "FAILURE_COUNT_TTL_S",
+    "FAULT_ACTIONS",
+    "GC_THRESHOLDS",
+    "GIL_SWITCH_INTERVAL_S",
+    "ROUTINE_WAITS",
+    "Entry",
+    "Worker",
+]
+
+CONTENTION_WINDOW = 20
+"""After a conflict, this many batches are chained on a head read fresh from Redis."""
+GIL_SWITCH_INTERVAL_S = 0.0005
+"""The worker process's ``sys.setswitchinterval``: how long settling may keep the I/O thread waiting.
+
+With CPython's default (5 ms) a commit, ready to send, waited up to 5 ms
+for the settling thread to yield the GIL: latency for every hand and, with
+several workers on one shard, a head that other commits had moved (measured:
+about 80% of commits conflicting with 2 workers; 35-50% at 0.5 ms).
+"""
+GC_THRESHOLDS = (10_000, 10, 10)
+"""The worker process's ``gc.set_threshold``: a young-generation collection after 10,000 net container
+allocations instead of CPython's 700.
+
+Nearly all a worker allocates lives for one batch and is freed by reference
+counting; only cycles need the collector, and a worker makes few. At 700 a
+batch of tournament hands (each ``Prepared`` keeps its settlement until the
+commit is planned) set off a collection every few dozen hands, each walking
+the batch's live objects: measured 13-17 us per hand, against under 1 us per
+plain hand (231 young collections against 9 for the same 11,561 hands,
+``bench.tournament``'s tournament). At 10,000: one, for either.
+"""
+ORDER_WAIT_MIN_S = 0.002
+ORDER_WAIT_MAX_S = 0.1
+"""A commit waiting for an earlier tournament entry held elsewhere tries again after 2 ms, doubling up to 100 ms:
+the other worker's commit usually lands within milliseconds, and a dead one's entry waits for claim_idle_ms."""
+KEPT_UNOPENED = 1024
+"""Tournament ids known not to be opened on a shard (their hands settle as any hand) that a worker remembers
+between commits; beyond that many it forgets them all, and reads again those still named."""
+MAX_REPLANS = 50
+"""Re-plans of one batch before it is left to the claim (only under heavy contention on one shard)."""
+
+
+class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
+    """One consumer of the group, serving one or more shards: the loop, and what ties its parts together."""
+
+    def stop(self) -> None:
+        """Ask :meth:`run` to return after the batch in hand is committed."""
+        self._stopping.set()
+
+    def run(self) -> None:
+        """Serve until :meth:`stop`; ride out Redis outages with bounded backoff."""
+        started = time.perf_counter()
+        prepare_every_variant()  # every game's tables now, not on the first hand of each game
+        gc.collect()
+        gc.freeze()  # the tables live as long as the process: the collector need never walk them again
+        self.log.info(
+            "worker_started",
+            shards=list(self.shards),
+            group=self.settings.group,
+            tables_built_s=round(time.perf_counter() - started, 3),
+        )
+        self._write_heartbeat()  # alive from the start, not only after a first read that may block for block_ms
+        failures = 0
+        ready = False
+        while not self.stopping:
+            try:
+                if not ready:
+                    self.prepare_groups()
+                    self.recover_pending()
+                    ready = True
+                self.step()
+                failures = 0
+                if self._io is None and not self._rows:  # idle: no write of ours awaits an answer
+                    self._resume()
+            except REDIS_ERRORS as exc:
+                failures += 1
+                ready = False  # after an outage: groups may be new, our pending entries are ours to finish
+                self._forget_in_hand()
+                self.metrics.redis_errors.inc()
+                delay = min(self.settings.backoff_max_s, 0.05 * 2**failures) * random.uniform(0.5, 1.0)  # noqa: S311
+                self._wait_for(exc, attempt=failures, retry_in_s=round(delay, 3))
+                self._stopping.wait(delay)
+        try:  # finish what is in hand: the commit in flight, and rows already read (pending for us)
+            self.flush()
+        except REDIS_ERRORS as exc:  # they stay pending; another worker claims them after claim_idle_ms
+            self.log.warning("unfinished_at_stop", error=f"{type(exc).__name__}: {exc}")
+        self._io_thread.shutdown(wait=True)
+        heartbeat.write(self.settings.heartbeat_file, {"stopped_at": time.time()})  # healthy no more, at once
+        self.log.info("worker_stopped")
+
+    def _wait_for(self, exc: Exception, *, attempt: int, retry_in_s: float) -> None:
+        """Record a failed attempt: one log line when what the worker waits for changes, DEBUG for each retry.
+
+        The entries in hand stay pending and nothing is counted against
+        them: they are settled once Redis takes writes again.
+        """
+        why = exc.refusal if isinstance(exc, ArchiveUnreadable) else refusal(exc)
+        error = f"{type(exc).__name__}: {exc}"
+        if why.code == "UNBLOCKED":  # a blocked read ended by a role change: the next attempt says what to wait for
+            self.log.debug("redis_retry", reason=why.code, attempt=attempt, error=error, retry_in_s=retry_in_s)
+            return
+        if why != self._waiting:
+            if self._waiting is None:
+                self._waiting_since = time.time()
+            else:
+                self.metrics.waiting.labels(self._waiting.code).set(0)
+                self.metrics.faults.labels(self._waiting.code).set(0)
+            self._waiting = why
+            self.metrics.waiting.labels(why.code).set(1)
+            if why.code in ROUTINE_WAITS:
+                self.log.warning("redis_unavailable", reason=why.code, waiting_for=why.reason, error=error,
+                                 retry_in_s=retry_in_s)  # fmt: skip
+            else:  # a fault: retried, but it will not go away by itself
+                self.metrics.faults.labels(why.code).set(1)
+                self.log.error("redis_unavailable", reason=why.code, waiting_for=why.reason, error=error,
+                               retry_in_s=retry_in_s, fault=True, action=fault_action(why.code))  # fmt: skip
+            self._write_heartbeat()
+        else:
+            self.log.debug("redis_retry", reason=why.code, attempt=attempt, error=error, retry_in_s=retry_in_s)
+            self._beat()  # waiting is working: `showdown health` reports the wait, not a stale heartbeat
+
+    def _resume(self) -> None:
+        """Redis took this worker's writes again (or it has none to make): end the wait, say so once."""
+        if self._waiting is None:
+            return
+        why, self._waiting = self._waiting, None
+        self.metrics.waiting.labels(why.code).set(0)
+        self.metrics.faults.labels(why.code).set(0)
+        self.log.info(
+            "redis_resumed",
+            reason=why.code,
+            waited_for=why.reason,
+            waited_s=round(time.time() - self._waiting_since, 3),
+        )
+        self._write_heartbeat()
+
+    @property
+    def waiting_for(self) -> Refusal | None:
+        """What the worker waits for (``Refusal('OOM', 'Redis refuses writes: OOM (...)')``), or None while it works."""
+        return self._waiting
+
+    def _forget_in_hand(self) -> None:
+        """After a failed round trip: drop what was in hand; it is still pending and recover_pending() redoes it."""
+        if self._io is not None:
+            self._io.exception()  # wait for the I/O thread to finish with it
+        self._io, self._inflight, self._rows, self._later = None, [], [], []
+        self._heads.clear()
+        self._books.clear()
+
+    def step(self) -> int:
+        """One pass of the loop; returns how many entries it settled or refused.
+
+        Redis work and Python work overlap: while this thread settles the
+        batch in hand, an I/O thread runs the previous batch's commit and a
+        read of the next batch (one pipeline; Redis runs the commit first).
+        Each batch is chained on the audit head once its predecessor's
+        commit has answered, so nothing speculative is ever undone. A read
+        behind a commit never blocks: a commit refused because another
+        worker moved the shard's head must be re-planned at once, not after
+        ``block_ms`` of waiting for new entries. Only an idle worker (no rows
+        in hand, nothing in flight) blocks, on a read of its own. With no rows
+        in hand there is nothing to overlap, so the round trip runs on this
+        thread: a trickle of hands does not pay for thread hand-offs.
+        """
+        now = time.monotonic()
+        handled = 0
+        if now >= self._next_claim:
+            self.flush()
+            handled += self.claim_stale()
+            self._next_claim = now + max(self.settings.claim_idle_ms / 2000, 0.05)
+        if not self._rows and self._io is None:
+            self._rows = self._read(block=self.settings.block_ms)
+        rows, self._rows = self._rows, []
+        prepared = [(keys, self._prepare(keys, entries)) for keys, entries in rows]  # overlaps the I/O in flight
+        if self._io is not None:
+            self._finish_io()
+        plans = [(keys, planned) for keys, batch in prepared if batch and (planned := self._plan_batch(keys, batch))]
+        self._commit_later()  # what a plan that raised left, now (no commit loop runs here)
+        if plans or self._rows:  # work goes on: commit, and read ahead
+            self._inflight = plans
+            if self._rows:  # in the background, while the rows in hand are settled
+                self._io = self._io_thread.submit(self._round_trip, plans)
+            else:  # nothing to overlap with (a trickle): here, sparing two thread hand-offs per batch
+                self._io = Future()
+                try:
+                    self._io.set_result(self._round_trip(plans))
+                except redis.RedisError as exc:
+                    self._io.set_exception(exc)
+        self._housekeeping()
+        return handled + sum(len(entries) for _, entries in rows)
+
+    def flush(self) -> None:
+        """Finish everything in hand: the I/O in flight, and rows read but not settled (before a claim, or a stop)."""
+        if self._io is not None:
+            self._finish_io()
+        rows, self._rows = self._rows, []
+        for keys, entries in rows:
+            self.process(keys, entries)
+
+    def _settle_reply(self, keys: ShardKeys, planned: Plan, reply: Any) -> None:
+        """Report a commit that went through; re-plan (synchronously) while Redis says state moved.
+
+        One loop, never re-entered: each turn reads the last commit's reply,
+        then reports it or plans the next commit. A batch whose tournament
+        entries would overtake an earlier entry still pending outside it
+        (``blocked``) commits what comes before that entry first, then waits
+        for the rest's turn: the other worker's commit. While claiming, when
+        stopping, or once the wait passes ``claim_idle_ms`` (the entry may
+        belong to a worker that died), the rest is left pending and the next
+        claim, brought forward, takes the blocking entry and the rest
+        together, in stream order.
+        """
+        seen: dict[str, str | None] = {}
+        replans = 0
+        held: list[Prepared] = []
+        """Entries that wait for an earlier entry held elsewhere (``blocker``): committed after what is planned."""
+        blocker = ""
+        waited_since: float | None = None
+        while True:
+            conflict = read_reply(reply, planned)
+            if conflict is None:
+                self._committed(keys, planned)
+                if not held:
+                    return
+                batch, held = held, []
+            elif conflict.blocked:
+                blocker = min(conflict.blocked, key=entry_order)
+                first = entry_order(blocker)
+                free: list[Prepared] = []
+                waiting: list[Prepared] = []
+                for d in planned.decisions:  # ordered: an entry of a tournament (the script checks the last one's id)
+                    p = d.prepared
+                    (free if p.tournament_id is None or entry_order(p.entry_id) < first else waiting).append(p)
+                held = waiting + held
+                if free:  # what no tournament orders, and what precedes the blocking entry, may go now
+                    planned_free = self._plan_batch(keys, free)  # None: it raised, and waits in _later
+                    if planned_free is not None:
+                        planned = planned_free
+                        reply = self._commit_now(keys, planned)
+                        continue
+                batch, held = held, []
+            else:
+                self.metrics.conflicts.labels(keys.shard).inc()
+                self._heads.pop(keys.shard, None)
+                self._contended[keys.shard] = CONTENTION_WINDOW
+                seen.update(conflict.seen)
+                batch = [d.prepared for d in planned.decisions if d.prepared.entry_id not in conflict.gone]
+                if conflict.gone:  # claimed by another worker (or committed by it): a lost commit counts
+                    self.log.info("entries_gone", shard=keys.shard, entry_ids=sorted(conflict.gone))
+                    self._count_lost(keys, sorted(conflict.gone))
+                if batch:
+                    if replans == MAX_REPLANS:  # left pending: the claim retries them later
+                        self.log.warning("commit_gave_up", shard=keys.shard, entries=len(batch) + len(held),
+                                         replans=replans)  # fmt: skip
+                        return
+                    planned = self._plan(keys, batch, seen, conflict.head)
+                    reply = self._commit_now(keys, planned)
+                    replans += 1
+                    continue
+                if not held:
+                    return
+                batch, held = held, []
+            if blocker:  # the batch waits for the blocking entry's commit
+                if waited_since is None:
+                    waited_since = time.monotonic()
+                    self.log.info("commit_waits_for_order", shard=keys.shard, entries=len(batch),
+                                  blocked_by=blocker, claiming=self._claiming)  # fmt: skip
+                if not self._turn_came(keys, blocker, len(batch), waited_since):
+                    return
+                blocker = ""
+            self._heads.pop(keys.shard, None)
+            self._contended[keys.shard] = CONTENTION_WINDOW
+            planned = self._plan(keys, batch, seen, self._head(keys))
+            reply = self._commit_now(keys, planned)
+
+    def _turn_came(self, keys: ShardKeys, blocker: str, entries: int, waited_since: float) -> bool:
+        """Wait until ``blocker`` (an earlier entry pending elsewhere) is committed: True once it is; False when
+        the ``entries`` waiting for it are left pending (claiming, stopping, or waited past ``claim_idle_ms``)."""
+        if self._claiming or self.stopping:  # left pending: claimed (or recovered) again later
+            return False
+        pause = ORDER_WAIT_MIN_S
+        while not self.stopping:  # re-plan (reading the ledgers again) only once the blocking entry is done
+            self._stopping.wait(pause)
+            pause = min(ORDER_WAIT_MAX_S, pause * 2)
+            if time.monotonic() - waited_since > self.settings.claim_idle_ms / 1000:
+                self.log.info("commit_left_to_claim", shard=keys.shard, entries=entries, blocked_by=blocker)
+                self._next_claim = 0.0  # the next step claims the blocking entry (a dead worker's) and these
+                return False
+            if not self._pending(keys, blocker):
+                return True
+        return False
+
+    def _committed(self, keys: ShardKeys, planned: Plan) -> None:
+        """A commit went through: chain the next on its head, hold its ledgers, end any wait, report it."""
+        self._heads[keys.shard] = planned.head
+        if planned.book is not None:  # the ledgers as this commit left them (less those not worth holding)
+            for tournament_id in planned.lost:  # read again each time until restored (the restore moves no head)
+                planned.book.ledgers.pop(tournament_id, None)
+            self._books[keys.shard] = (planned.head, _kept(planned.book))
+        self._resume()  # a commit went through: Redis takes writes
+        self._report(keys, planned)
+
+
+def _kept(book: Book) -> Book:
+    """``book`` without the ledgers a worker need not hold between commits: a finished tournament's (read again,
+    should a late entry name it) and, beyond :data:`KEPT_UNOPENED`, the ids known not to be opened. Without this
+    a long-running worker would hold every tournament its shard ever saw."""
+    ledgers = book.ledgers
+    unopened = [tid for tid, ledger in ledgers.items() if ledger is None]
+    for tid in [tid for tid, ledger in ledgers.items() if ledger is not None and ledger.over]:
+        del ledgers[tid]
+    if len(unopened) > KEPT_UNOPENED:
+        for tid in unopened:
+            del ledgers[tid]
+    return book

@@ -1,0 +1,291 @@
+"""After a Redis loss: what the workers restore from the archive before a new chain settles its first entry.
+
+A Redis restarted without its data (no persistence, a lost volume, FLUSHALL)
+comes back with an empty audit chain: a worker then starts a new chain (a new
+*epoch*: its id is the hash of its first record, see
+:func:`showdown_service.decision.audit.read_epoch`). What the old chain settled is in
+the archive, not in Redis: the dedupe keys that make a re-sent hand a
+``duplicate``, and the tournament ledgers.
+
+So a worker that finds its shard's chain empty (the head it plans on is
+seq 0) asks the archive (``SHOWDOWN_ARCHIVE_URL``) whether it holds a chain of
+the shard. None (a new deployment; a worker with no archive: the directory
+does not exist) changes nothing: the worker goes on as it always did.
+Otherwise, before its first commit, it (:func:`restore_after_loss`):
+
+1. sets the dedupe key of every hand the archive has settled on the shard
+   within ``SHOWDOWN_DEDUPE_TTL_S`` (its digest, with the TTL it had left,
+   measured from the record's ``at``): a hand re-sent after the loss is a
+   ``duplicate``, or ``conflicting_duplicate``, exactly as before;
+2. adds every tournament the archive knows on the shard (one whose ledger
+   took a message) to the shard's ``tournaments:lost`` set: their hands and
+   messages are refused ``ledger_lost`` (never settled as plain hands) until
+   ``showdown tournament restore ID`` rebuilds the ledger from the archive;
+3. records the reset in the shard's ``audit:reset`` hash: the archived chain's
+   epoch, last seq and hash, when and what it restored; the commit script
+   adds the new chain's ``epoch`` and ``began_at`` with its first record.
+   ``showdown health``, ``audit verify``, the ``showdown_chain_restarted``
+   gauge and the ``ShowdownChainRestarted`` alert read it: "the chain
+   restarted: epoch X archived to seq N, epoch Y began at T".
+
+The hash is written last: its presence says the restore is complete, and a
+worker finding it does nothing more (several workers at an empty head may
+each restore; every step is idempotent: ``SET NX``, ``SADD``). An archive that
+exists but cannot be read makes the worker wait, settling nothing, like a
+Redis outage (``ARCHIVE`` in ``showdown health``) until it can.
+
+What this cannot restore: entries the old chain settled after its last
+archived seq (the lost tail). Their dedupe keys are gone with them (a re-send
+of one settles again); the archive never had them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Final
+
+import orjson
+import redis
+
+from showdown_messages.publish import Refusal
+from showdown_service.decision.audit import GENESIS
+from showdown_service.infra.config import Settings, ShardKeys
+
+ARCHIVE_WAIT: Final = "ARCHIVE"
+"""The worker's wait (``showdown_redis_waiting{reason}``, health) while the archive it must restore from cannot be
+read."""
+RESTORE_CHUNK: Final = 1000
+"""Dedupe keys set (tournaments marked lost) per round trip."""
+MARK_LOST_LUA: Final = """
+for i = 1, #ARGV do
+  if redis.call('EXISTS', KEYS[i + 1]) == 0 then
+    redis.call('SADD', KEYS[1], ARGV[i])
+  end
+end
+return 0
+"""
+"""KEYS: the shard's ``tournaments:lost`` set, then each tournament's ledger; ARGV: their ids. Marks lost only those
+with no ledger (one restored meanwhile, by another worker's first commit or ``tournament restore``, stays)."""
+
+
+class ArchiveUnreadable(redis.RedisError):
+    """The archive holds (or may hold) what Redis lost and cannot be read: the worker waits, settling nothing.
+
+    A :class:`redis.RedisError` so the worker's loop treats it as it treats an
+    outage: backoff, its pending entries kept, retried until it can read."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(f"the archive cannot be read: {detail}")
+        self.refusal = Refusal(
+            ARCHIVE_WAIT,
+            "the chain is empty and the archive to restore it from cannot be read: nothing is settled until it can "
+            f"({detail})",
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ArchivedChain:
+    """One chain (epoch) of a shard as the archive holds it: files linked by seq and hash from seq 1."""
+
+    epoch: str
+    """The hash of its seq 1 record."""
+    began_at: str
+    """Its seq 1 record's ``at``."""
+    last_seq: int
+    last_hash: str
+    files: tuple[str, ...]
+    """Its files' paths, in seq order (those that link up from seq 1)."""
+
+
+def archived_chains(store: Any, shard: str) -> list[ArchivedChain]:
+    """Every chain of ``shard`` in the archive (a :class:`~showdown_service.storage.layout.Store`), oldest first.
+
+    Files are linked by their metadata: a chain starts at a file whose first seq is 1 (its first record's
+    ``prev_hash`` the genesis), and goes on through each file whose first seq and ``first_prev_hash`` follow the
+    previous file's last seq and hash. Two epochs' files, side by side, are two chains.
+    """
+    from showdown_service.storage.layout import read_meta, read_rows, shard_files  # noqa: PLC0415 - pyarrow
+
+    metas = [read_meta(store, path) for _, _, path in shard_files(store, shard)]
+    following = {(m.first_seq, m.first_prev_hash): m for m in metas}
+    chains = []
+    for start in (m for m in metas if m.first_seq == 1 and m.first_prev_hash == GENESIS):
+        first = read_rows(store, start.path, columns=["audit"]).slice(0, 1).to_pylist()
+        record = orjson.loads(first[0]["audit"]) if first and first[0]["audit"] else {}
+        files, last = [start.path], start
+        while (nxt := following.get((last.last_seq + 1, last.last_hash))) is not None:
+            files.append(nxt.path)
+            last = nxt
+        chains.append(
+            ArchivedChain(str(record.get("hash", "")), str(record.get("at", "")), last.last_seq, last.last_hash,
+                          tuple(files))
+        )  # fmt: skip
+    return sorted(chains, key=lambda c: (c.began_at, c.last_seq))
+
+
+@dataclass(frozen=True, slots=True)
+class Restored:
+    """What one restore did."""
+
+    chain: ArchivedChain
+    """The newest archived chain: the one Redis lost."""
+    hands: int
+    """Dedupe keys set."""
+    tournaments: tuple[str, ...]
+    """Tournaments marked lost."""
+
+
+def restore_after_loss(
+    client: Any, settings: Settings, keys: ShardKeys, *, now: float | None = None
+) -> Restored | None:
+    """At an empty chain head: restore the shard's dedupe keys and mark its tournaments lost, from the archive
+    (see the module's text); ``None`` when there is nothing to do (restored already, or no archived chain).
+    Raises :class:`ArchiveUnreadable` when the archive exists and cannot be read."""
+    from showdown_service.storage.lookup import archive_exists  # noqa: PLC0415 - light
+
+    url = settings.archive_url
+    if not archive_exists(url):  # first: a worker without an archive sends Redis nothing more than before
+        return None
+    if client.exists(keys.audit_reset):
+        return None
+    instant = time.time() if now is None else now
+    import duckdb  # noqa: PLC0415 - pyarrow and DuckDB only once a chain is empty
+    from pyarrow.lib import ArrowException  # noqa: PLC0415
+
+    from showdown_service.storage.layout import ArchiveError, open_store  # noqa: PLC0415
+
+    try:
+        store = open_store(url, settings)
+        chains = archived_chains(store, keys.shard)
+        if not chains:
+            return None
+        hands, tournaments = _archived_state(store, keys.shard, instant - settings.dedupe_ttl_s)
+    except (ArchiveError, ArrowException, OSError, duckdb.Error) as exc:
+        raise ArchiveUnreadable(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
+    for start in range(0, len(hands), RESTORE_CHUNK):
+        pipe = client.pipeline(transaction=False)
+        for hand_id, digest, at in hands[start : start + RESTORE_CHUNK]:
+            left = int(settings.dedupe_ttl_s - (instant - at))
+            if left > 0:
+                pipe.set(keys.seen(hand_id), digest, ex=left, nx=True)
+        pipe.execute()
+    mark = client.register_script(MARK_LOST_LUA)
+    for start in range(0, len(tournaments), RESTORE_CHUNK):
+        chunk = tournaments[start : start + RESTORE_CHUNK]
+        mark(keys=[keys.tournaments_lost, *(keys.tournament(t) for t in chunk)], args=chunk)
+    chain = chains[-1]
+    client.hset(
+        keys.audit_reset,
+        mapping={
+            "archived_epoch": chain.epoch,
+            "archived_seq": chain.last_seq,
+            "archived_hash": chain.last_hash,
+            "restored_at": _utc(instant),
+            "hands": len(hands),
+            "tournaments": len(tournaments),
+        },
+    )
+    return Restored(chain, len(hands), tuple(tournaments))
+
+
+HANDS_SQL: Final = """
+SELECT hand_id, json_extract_string(audit, '$.event_sha256') AS digest, max(settled_at) AS at
+FROM archive_rows
+WHERE shard = ? AND outcome = 'settled' AND hand_id IS NOT NULL AND settled_at >= ?
+GROUP BY hand_id, digest
+"""
+"""Each hand settled on the shard since the cutoff: its event's digest (as its dedupe key held it) and when."""
+TOURNAMENTS_SQL: Final = """
+SELECT DISTINCT tournament_id FROM archive_rows
+WHERE shard = ? AND tournament_id IS NOT NULL AND event_field = 'tournament' AND outcome = 'settled'
+ORDER BY tournament_id
+"""
+"""The shard's tournaments whose ledgers took a message: those a ledger was kept for."""
+
+
+def _archived_state(store: Any, shard: str, cutoff: float) -> tuple[list[tuple[str, str, float]], list[str]]:
+    from showdown_service.storage.recall import connect  # noqa: PLC0415
+
+    con = connect(store)
+    try:
+        rows = con.execute(HANDS_SQL, [shard, _utc(cutoff)]).fetchall()
+        tournaments = [str(t) for (t,) in con.execute(TOURNAMENTS_SQL, [shard]).fetchall()]
+    finally:
+        con.close()
+    latest: dict[str, tuple[str, float]] = {}
+    for hand_id, digest, at in rows:
+        when = _instant(str(at))
+        if digest and (hand_id not in latest or latest[hand_id][1] < when):
+            latest[str(hand_id)] = (str(digest), when)
+    return [(hand_id, digest, at) for hand_id, (digest, at) in latest.items()], tournaments
+
+
+@dataclass(frozen=True, slots=True)
+class Reset:
+    """A shard's chain restarted after a loss, as its ``audit:reset`` hash says."""
+
+    archived_epoch: str
+    archived_seq: int
+    restored_at: str
+    epoch: str | None
+    """The new chain's epoch; None until its first record is committed."""
+    began_at: str | None
+    hands: int
+    tournaments: int
+    acknowledged_at: str | None
+
+    def text(self) -> str:
+        """``the chain restarted: epoch X archived to seq N, epoch Y began at T``."""
+        began = (
+            f"epoch {self.epoch[:16]} began at {self.began_at}"
+            if self.epoch
+            else f"the new epoch has no record yet (restored at {self.restored_at})"
+        )
+        return f"the chain restarted: epoch {self.archived_epoch[:16]} archived to seq {self.archived_seq}, {began}"
+
+
+def read_reset(client: Any, keys: ShardKeys) -> Reset | None:
+    """The shard's reset (its ``audit:reset`` hash), or None when its chain never restarted after a loss."""
+    raw: dict[bytes, bytes] = client.hgetall(keys.audit_reset)
+    if not raw:
+        return None
+    doc = {k.decode(): v.decode() for k, v in raw.items()}
+    return Reset(
+        doc.get("archived_epoch", ""),
+        int(doc.get("archived_seq", "0") or 0),
+        doc.get("restored_at", ""),
+        doc.get("epoch"),
+        doc.get("began_at"),
+        int(doc.get("hands", "0") or 0),
+        int(doc.get("tournaments", "0") or 0),
+        doc.get("acknowledged_at"),
+    )
+
+
+def lost_tournaments(client: Any, keys: ShardKeys) -> list[str]:
+    """The shard's tournaments whose ledgers Redis lost and no restore has rebuilt yet."""
+    return sorted(t.decode() if isinstance(t, bytes) else str(t) for t in client.smembers(keys.tournaments_lost))
+
+
+def acknowledge(client: Any, keys_of: Sequence[ShardKeys]) -> list[str]:
+    """Mark each shard's reset seen by an operator (health and the gauge stop reporting it); the shards done."""
+    done = []
+    for keys in keys_of:
+        if client.exists(keys.audit_reset):
+            client.hset(keys.audit_reset, "acknowledged_at", _utc(time.time()))
+            done.append(keys.shard)
+    return done
+
+
+def _utc(instant: float) -> str:
+    return datetime.fromtimestamp(instant, UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def _instant(text: str) -> float:
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0

@@ -1,0 +1,155 @@
+"""What every part of a :class:`~showdown_service.worker.loop.Worker` shares: its settings, client, state in hand.
+
+The worker is one class assembled from a part per job (:mod:`showdown_service.worker.loop`):
+consumer-group plumbing and claims (:mod:`showdown_service.worker.groups`),
+the I/O pipeline (:mod:`showdown_service.worker.io`), planning
+(:mod:`showdown_service.worker.planning`) and housekeeping
+(:mod:`showdown_service.worker.housekeeping`). Each part is a mixin of
+:class:`WorkerState`, which holds the state and names (abstract) the few
+methods one part calls in another.
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+from redis.cluster import RedisCluster
+
+from showdown_core.tournament import Book
+from showdown_messages.publish import Refusal
+from showdown_service.decision.audit import Head
+from showdown_service.decision.routing import Router
+from showdown_service.decision.settling import Prepared
+from showdown_service.infra.config import Settings, ShardKeys
+from showdown_service.infra.connection import Client, keep_repeated_fields
+from showdown_service.infra.logs import get_logger
+from showdown_service.infra.streams import Row
+from showdown_service.ops.metrics import Metrics
+from showdown_service.ops.sampling import Sampler
+from showdown_service.worker.commit import COMMIT_LUA, Plan
+from showdown_service.worker.ingress import Ingress
+from showdown_service.worker.ledger import LOAD_LUA
+
+Entry = Row
+"""(entry id, fields or None for a deleted entry)."""
+
+ROUTINE_WAITS = frozenset(
+    {"OOM", "READONLY", "NOREPLICAS", "MISCONF", "MASTERDOWN", "BUSY", "LOADING", "UNREACHABLE", "TIMEOUT"}
+    | {"CLUSTERDOWN", "TRYAGAIN", "MOVED", "ASK", "TTL"}  # Redis Cluster: a failover, a slot being migrated
+)
+"""Reasons to wait that are the server's state, logged as warnings; any other (NOPERM, a script error) is an error."""
+FAULT_ACTIONS = {
+    "WRONGTYPE": "a key of the shard holds another type than the worker writes (a stream, hash or string written by "
+    "another client): find it (TYPE of the shard's showdown:{<shard>}:* keys named in the batch), rename it away; "
+    "the worker then goes on",
+    "NOPERM": "the worker's Redis user lacks a grant: load deploy/redis/users.acl as shipped (or as "
+    "`showdown acl` writes it for your shards)",
+    "ARCHIVE": "the shard's chain is empty and the archive holding its old chain cannot be read: make "
+    "SHOWDOWN_ARCHIVE_URL readable (its credentials, its server); the worker restores the dedupe from it, then "
+    "settles (docs/durability.md)",
+}
+"""What an operator must do about an error that does not go away by itself (any reason not in ROUTINE_WAITS)."""
+
+
+def fault_action(code: str) -> str:
+    """What an operator must do about the fault ``code`` (:data:`FAULT_ACTIONS`)."""
+    return FAULT_ACTIONS.get(code, "an operator must look: see the worker's redis_unavailable error line")
+
+
+class WorkerState(ABC):
+    """One consumer of the group, serving one or more shards: the state its parts share."""
+
+    def __init__(self, settings: Settings, client: Client, *, metrics: Metrics | None = None) -> None:
+        self.settings = settings
+        self.client = client
+        keep_repeated_fields(client)  # a field given twice in an entry is refused, not read on its last value
+        self.cluster = isinstance(client, RedisCluster)
+        """Redis Cluster: every shard is read with a command of its own, on the node holding it."""
+        self.metrics = metrics or Metrics()
+        self.shards = {shard: settings.keys(shard) for shard in settings.shards}
+        self._by_stream = {keys.events.encode(): keys for keys in self.shards.values()}
+        self._commit_script = client.register_script(COMMIT_LUA)
+        self._load_script = client.register_script(LOAD_LUA)
+        self.ingress = Ingress(client, self.shards.values(), count=settings.batch_size)
+        """Moves each shard's inbox (the producers' RPUSH-only list) into its events stream before each read."""
+        self._deleted_seen: dict[str, str] = {}
+        """Per shard: the deletion of unread entries last reported (each reported once)."""
+        self._alerts: list[str] = []
+        """Past faults the heartbeat keeps for `showdown health` (unread events deleted), newest last."""
+        self._router = Router(client, settings.key_prefix)
+        """Which shard holds each tournament: what names one held elsewhere is refused (wrong_shard)."""
+        self._books: dict[str, tuple[Head, Book]] = {}
+        """Per shard: the tournament ledgers this worker holds, and the chain head they are exact at (they
+        change only in commits, and every commit moves the head)."""
+        self._heads: dict[str, Head] = {}
+        """The chain head each shard's next commit builds on (as this worker last planned or saw it)."""
+        self._contended: dict[str, int] = {}
+        """Per shard: commits still to plan on a freshly read head since the last conflict."""
+        self._streams = dict.fromkeys((keys.events for keys in self.shards.values()), ">")
+        self._rows: list[tuple[ShardKeys, list[Entry]]] = []
+        """Entries read (and now pending for this consumer) but not yet settled."""
+        self._io: Future[list[Any]] | None = None
+        """The round trip in flight: the last batches' commits and a read of the next."""
+        self._inflight: list[tuple[ShardKeys, Plan]] = []
+        self._io_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="showdown-io")
+        self._stopping = threading.Event()
+        self._next_claim = 0.0
+        self._claiming = False
+        """True while claiming: a batch that must wait for an earlier entry does not wait then (it is left pending and
+        claimed again later, rather than hold the claim up)."""
+        self._next_trim = 0.0
+        self._archived: dict[str, bool] = {}
+        """Per shard: an archiver keeps it (the streams are trimmed by the archiver, once archived, not by MAXLEN)."""
+        self._next_gauges = 0.0
+        self._last_beat = 0.0
+        self._waiting: Refusal | None = None
+        """What Redis refuses (or that it does not answer) while this worker waits; None while it works."""
+        self._waiting_since = 0.0
+        """time.time() when the wait began."""
+        self._later: list[tuple[ShardKeys, list[Prepared]]] = []
+        """Batches a plan that raised left to be planned again (one entry at a time, or as poison): committed by the
+        outermost caller once its commit loop has returned, never inside it."""
+        self.log = get_logger(worker=settings.consumer)
+        self._per_entry_lines = settings.log_level == "debug"
+        """One line per entry (DEBUG); at INFO a line per batch, and the audit stream has every entry."""
+        self._sampler = Sampler(client, self.shards, self.metrics, self.log)
+        """Stream lengths and Redis memory, sampled with the pending and lag gauges."""
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping.is_set()
+
+    # --- what one part calls in another ----------------------------------------------------
+
+    @abstractmethod
+    def process(self, keys: ShardKeys, entries: Iterable[Entry], failures: Mapping[str, int] | None = None) -> None:
+        """Settle a batch and commit it now (:mod:`showdown_service.worker.planning`); ``failures``: the failures
+        counted so far of claimed entries."""
+
+    @abstractmethod
+    def _commit_now(self, keys: ShardKeys, planned: Plan) -> Any:
+        """Run a commit now; the script's reply (:mod:`showdown_service.worker.io`)."""
+
+    @abstractmethod
+    def _settle_reply(self, keys: ShardKeys, planned: Plan, reply: Any) -> None:
+        """Report a commit, or re-plan until it goes through (:mod:`showdown_service.worker.loop`)."""
+
+    @abstractmethod
+    def _count_failure(self, keys: ShardKeys, entry_id: str) -> int:
+        """Count a failure to settle an entry (:mod:`showdown_service.worker.groups`)."""
+
+    @abstractmethod
+    def _commit_later(self) -> None:
+        """Commit what a plan that raised left to plan again (:mod:`showdown_service.worker.planning`)."""
+
+    @abstractmethod
+    def _beat(self) -> None:
+        """Touch the heartbeat file (:mod:`showdown_service.worker.housekeeping`)."""
+
+    @abstractmethod
+    def _resume(self) -> None:
+        """A commit went through: end a wait on Redis (:mod:`showdown_service.worker.loop`)."""
