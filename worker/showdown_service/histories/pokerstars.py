@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Final, NamedTuple
 
 from showdown_messages import canonical_card
@@ -114,6 +115,11 @@ _STUD_STREETS: Final = frozenset({"4th STREET", "5th STREET", "6th STREET", "7th
 _DRAWS: Final = frozenset({"FIRST DRAW", "SECOND DRAW", "THIRD DRAW", "DRAW"})
 _OPENINGS: Final = frozenset({"HOLE CARDS", "DEALING HANDS", "3rd STREET", "PRE-FLOP"})
 _SYMBOLS: Final = "$€£¥₹"
+_FORCED: Final = (
+    "posts small & big blinds ", "posts the ante ", "posts small blind ", "posts big blind ", "posts straddle ",
+    "posts button blind ", "brings in for ", "brings-in for ", "brings in low for ",
+)  # fmt: skip
+"""How a forced bet's line begins: a blind (a dead small blind posted with the big one), an ante, a bring-in."""
 _INFO: Final = (
     " joins the table",
     " leaves the table",
@@ -180,6 +186,57 @@ def _separator(line: str) -> bool:
     return line.startswith("**********")
 
 
+@dataclass(slots=True)
+class _Play:
+    """The chips and cards of one hand as its lines are read (a reader's working state, changed line by line)."""
+
+    game: Game
+    stakes: _Stakes
+    players: dict[str, _Player]
+    seat_bounties: dict[str, int]
+    sitting_out: set[str]
+    purchases: list[Purchase]
+    big_blind: int | None
+    names: list[str] = field(default_factory=list)
+    """The seats' names, the longest first: 'Bob' must not take 'Bob 2: ...'."""
+    seats: dict[int, str] = field(default_factory=dict)
+    put: dict[str, int] = field(default_factory=dict)
+    dead: dict[str, int] = field(default_factory=dict)
+    bet: dict[str, int] = field(default_factory=dict)
+    left: dict[str, int] = field(default_factory=dict)
+    folded: set[str] = field(default_factory=set)
+    mucked: set[str] = field(default_factory=set)
+    acted: set[str] = field(default_factory=set)
+    cards: dict[str, list[str]] = field(default_factory=dict)
+    board: list[str] = field(default_factory=list)
+    run_boards: dict[int, list[str]] = field(default_factory=dict)
+    summary_boards: dict[int, list[str]] = field(default_factory=dict)
+    community: list[str] = field(default_factory=list)
+    """Stud: a river card dealt face up to everybody when the deck runs out."""
+    returned: dict[int, int] = field(default_factory=dict)
+    pots: dict[int, dict[int, int]] = field(default_factory=dict)
+    by_run: dict[int, dict[int, dict[int, int]]] = field(default_factory=dict)
+    summary: dict[int, int] = field(default_factory=dict)
+    bounties: list[Bounty] = field(default_factory=list)
+    places: list[Place] = field(default_factory=list)
+    total: int | None = None
+    rake: int | None = None
+    runs: int = 1
+    run: int = 0
+    """The run whose showdown is being read (FIRST SHOW DOWN: 1)."""
+    in_summary: bool = False
+    drawing: bool = False
+    unverifiable: str = ""
+
+    def __post_init__(self) -> None:
+        self.names = sorted(self.players, key=len, reverse=True)
+        self.seats = {p.seat: name for name, p in self.players.items()}
+        self.put = dict.fromkeys(self.players, 0)
+        self.dead = dict.fromkeys(self.players, 0)
+        self.bet = dict.fromkeys(self.players, 0)
+        self.left = {name: p.stack for name, p in self.players.items()}
+
+
 class _Hand:
     """One PokerStars hand being read, lines ``start`` to ``end`` of the file."""
 
@@ -230,24 +287,33 @@ class _Hand:
         big_blind = self._chips(stakes[1], k) if len(stakes) > 1 and stakes[1] else None
         return game, tournament.group(1) if tournament else None, _Stakes(big_blind, money)
 
-    def read(self) -> HandRecord:  # one pass over the hand's lines, as written
-        lines = self.lines
+    def read(self) -> HandRecord:
+        """The hand, read in one pass over its lines as written: the header, the table, the seats, then each line
+        by what it is (:meth:`_line`), then the record (:meth:`_finish`)."""
         game, tournament, stakes = self._header()
         k = self.start + 1
-        table = _TABLE.match(lines[k]) if k < self.end else None
+        table = _TABLE.match(self.lines[k]) if k < self.end else None
         if table is None:
             raise self._error(HandSyntaxError, min(k, self.end - 1), "expected \"Table '...' Seat #N is the button\"")
-        if "Hand cancelled" in lines[k : self.end]:
+        if "Hand cancelled" in self.lines[k : self.end]:
             reason = "cancelled hand: the history says 'Hand cancelled' and nothing was paid"
             return HandRecord(self.source, self.hand_id, self.line, None, None, reason, False, game.name)
         button = int(table.group(2)) if table.group(2) else None
         if button is None and not game.stud:
             raise self._error(HandSyntaxError, k, f"{game.name} needs the button: expected 'Seat #N is the button'")
         self.table = table.group(1) or "pokerstars"
+        play, k = self._seats(game, stakes, k + 1)
+        for at in range(k, self.end):
+            self._line(play, at)
+        return self._finish(play, tournament, button)
+
+    def _seats(self, game: Game, stakes: _Stakes, k: int) -> tuple[_Play, int]:
+        """The purchases written before the seats, then the seat lines: the hand's chips as they start, and the
+        line after the last seat."""
+        lines = self.lines
         players: dict[str, _Player] = {}
         seat_bounties: dict[str, int] = {}
         sitting_out: set[str] = set()
-        k += 1
         purchases: list[Purchase] = []
         while k < self.end and any(marker in lines[k] for marker in _PURCHASE_MARKERS):
             purchases.append(self._purchase(lines[k], k, before_seats=True))  # bought before this hand
@@ -266,268 +332,271 @@ class _Hand:
             k += 1
         if len(players) < 2:
             raise self._error(HandSyntaxError, min(k, self.end - 1), "a hand needs two seats; seat lines expected")
-        names = sorted(players, key=len, reverse=True)  # the longest name first: 'Bob' must not take 'Bob 2: ...'
-        seats = {p.seat: name for name, p in players.items()}
-        big_blind = stakes.big_blind
+        play = _Play(game, stakes, players, seat_bounties, sitting_out, purchases, stakes.big_blind)
+        return play, k
 
-        put = dict.fromkeys(players, 0)
-        dead = dict.fromkeys(players, 0)
-        bet = dict.fromkeys(players, 0)
-        left = {name: p.stack for name, p in players.items()}
-        folded: set[str] = set()
-        mucked: set[str] = set()
-        acted: set[str] = set()
-        cards: dict[str, list[str]] = {}
-        board: list[str] = []
-        run_boards: dict[int, list[str]] = {}
-        summary_boards: dict[int, list[str]] = {}
-        community: list[str] = []  # stud: a river card dealt face up to everybody when the deck runs out
-        returned: dict[int, int] = {}
-        pots: dict[int, dict[int, int]] = {}
-        by_run: dict[int, dict[int, dict[int, int]]] = {}
-        summary: dict[int, int] = {}
-        bounties: list[Bounty] = []
-        places: list[Place] = []
-        total = rake = None
-        runs = 1
-        run = 0  # the run whose showdown is being read (FIRST SHOW DOWN: 1)
-        in_summary = drawing = False
-        unverifiable = ""
+    def _line(self, play: _Play, k: int) -> None:
+        """One line of the hand after the seats, by what it is."""
+        line = self.lines[k]
+        if not line or _separator(line):
+            return
+        if line.startswith("*** "):
+            self._section(play, line, k)
+        elif play.in_summary:
+            self._summary_line(play, line, k)
+        elif m := _COLLECTED.match(line):
+            self._collected(play, m, k)
+        elif m := _UNCALLED.match(line):
+            self._uncalled(play, m, k)
+        elif line.startswith("Dealt to "):
+            self._dealt(play, line[len("Dealt to ") :], k)
+        elif (actor := next((n for n in play.names if line.startswith(n + ": ")), None)) is not None:
+            self._action(play, actor, line[len(actor) + 2 :].strip(), k)
+        else:
+            self._not_a_seat_s(play, line, k)
 
-        def player_of(text: str, at: int) -> str:
-            if text not in players:
-                raise self._error(ImpossibleAction, at, f"{text!r} has no seat in this hand")
-            return text
+    def _section(self, play: _Play, line: str, k: int) -> None:
+        """A ``*** ... ***`` line: a street (of a run), a draw, the show down (of a run), the summary."""
+        game = play.game
+        section = _SECTION.match(line)
+        if section is None:
+            raise self._error(HandSyntaxError, k, "unknown section")
+        again, name, rest = section.groups()
+        if name == "SUMMARY" and not again:
+            play.in_summary = True
+        elif name == "SHOW DOWN":
+            play.run = _RUNS[again] if again else 0
+            play.runs = max(play.runs, play.run)
+        elif again and game.board and name in _BOARD_STREETS:
+            number = _RUNS[again]
+            play.runs = max(play.runs, number)
+            current = play.run_boards.setdefault(number, list(play.board))
+            play.run_boards[number] = self._street(name, rest, current, k, game)
+        elif not again and game.board and name in _BOARD_STREETS:
+            play.board = self._street(name, rest, play.board, k, game)
+            play.bet = dict.fromkeys(play.players, 0)
+        elif not again and game.exposed_flop_card and name == "PRE-FLOP":
+            play.board = self._cards(" ".join(_CARDS.findall(rest)), k)
+            if len(play.board) != 1:
+                raise self._error(ImpossibleAction, k, f"{game.name} exposes one flop card before the flop")
+        elif game.stud and not again and name in _STUD_STREETS:
+            play.bet = dict.fromkeys(play.players, 0)
+            if name == "RIVER" and (shared := _CARDS.findall(rest)):
+                play.community = self._cards(" ".join(shared), k)
+        elif game.draw and (name in _DRAWS or f"{again} {name}" in _DRAWS):
+            play.bet = dict.fromkeys(play.players, 0)
+            play.drawing = True
+        elif again or name not in _OPENINGS:
+            raise self._error(HandSyntaxError, k, f"unknown section for {game.name}")
 
-        def pay(name: str, chips: int, at: int, *, to_bet: bool = True, is_dead: bool = False) -> None:
-            if name in folded:
-                raise self._error(ImpossibleAction, at, f"{name} acts after folding")
-            if chips > left[name]:
-                raise self._error(ChipsDoNotAddUp, at, f"{name} puts in {chips} with {left[name]} behind")
-            left[name] -= chips
-            acted.add(name)
-            if is_dead:
-                dead[name] += chips
+    def _summary_line(self, play: _Play, line: str, k: int) -> None:
+        """A line of the summary: the total and rake, a run's board, the runs, a seat's result and shown cards."""
+        if m := _TOTAL.match(line):
+            play.total, play.rake = self._chips(m.group(1), k), self._chips(m.group(3), k)
+            self.total_line = k + 1
+        elif m := _RUN_BOARD.match(line):
+            play.summary_boards[_RUNS[m.group(1)] if m.group(1) else 0] = self._cards(m.group(2), k)
+        elif line.startswith("Hand was run"):
+            play.runs = max(play.runs, 3 if "three" in line else 2)
+        elif m := _SUMMARY_SEAT.match(line):
+            seat, rest = int(m.group(1)), m.group(2)
+            if won := _WON.findall(rest):
+                play.summary[seat] = sum(self._chips(w, k) for w in won)
+            name = play.seats.get(seat)
+            if name is not None:
+                if rest.startswith(name):
+                    rest = rest[len(name) :]  # 'PC [Mittel] showed [..]': a name may hold brackets
+                shown = _CARDS.findall(rest)
+                if shown:
+                    known = self._cards(shown[0], k)
+                    if len(known) >= len(play.cards.get(name, ())):
+                        play.cards[name] = known
+                if " mucked" in rest and " showed [" not in rest:
+                    play.mucked.add(name)
+
+    def _collected(self, play: _Play, m: re.Match[str], k: int) -> None:
+        """``NAME collected X from (main|side) pot``: what the history paid, per pot (and per run when run again)."""
+        name = self._player_of(play, m.group(1), k)
+        index = 0 if m.group(3) in ("pot", "main pot") else int(m.group(4) or 1)
+        seat = play.players[name].seat
+        chips = self._chips(m.group(2), k)
+        pot = play.pots.setdefault(index, {})
+        pot[seat] = pot.get(seat, 0) + chips
+        if play.run:
+            part = play.by_run.setdefault(play.run, {}).setdefault(index, {})
+            part[seat] = part.get(seat, 0) + chips
+
+    def _uncalled(self, play: _Play, m: re.Match[str], k: int) -> None:
+        """``Uncalled bet (X) returned to NAME``: back to the seat's stack, out of what it put in."""
+        name = self._player_of(play, m.group(2), k)
+        chips = self._chips(m.group(1), k)
+        if chips > play.put[name]:
+            raise self._error(ChipsDoNotAddUp, k, f"{name} gets back more than it put in")
+        play.put[name] -= chips
+        play.left[name] += chips
+        seat = play.players[name].seat
+        play.returned[seat] = play.returned.get(seat, 0) + chips
+
+    def _dealt(self, play: _Play, rest: str, k: int) -> None:
+        """``Dealt to NAME [cards]``: the cards a seat holds (the latest dealing replaces the earlier)."""
+        name = next((n for n in play.names if rest.startswith(n + " [")), None)
+        if name is None:
+            raise self._error(ImpossibleAction, k, "cards dealt to a player with no seat")
+        dealt = _CARDS.findall(rest[len(name) :])
+        if not dealt:
+            raise self._error(HandSyntaxError, k, "expected 'Dealt to NAME [CARDS]'")
+        play.cards[name] = self._cards(" ".join(dealt), k)
+
+    def _not_a_seat_s(self, play: _Play, line: str, k: int) -> None:
+        """A line not of a seat's action: a bounty, a finish, a purchase, a cash-out, or information; else an
+        error naming the line."""
+        if found := self._bounty(line, k, play.players):
+            play.bounties.append(found)
+        elif m := _FINISHED.match(line):
+            name = self._player_of(play, m.group(1), k)
+            prize = self._money(m.group(3), k) if m.group(3) else None
+            if too_long(m.group(2)) or int(m.group(2)) > MAX_AMOUNT:  # the report's JSON holds 64 bits
+                raise self._error(HandSyntaxError, k, "a place beyond any field (2^53-1)")
+            play.places.append(Place(name, play.players[name].seat, int(m.group(2)), prize, k + 1))
+        elif m := _WINS_TOURNAMENT.match(line):
+            name = self._player_of(play, m.group(1), k)
+            prize = self._money(m.group(2), k) if m.group(2) else None
+            play.places.append(Place(name, play.players[name].seat, 1, prize, k + 1, won=True))
+        elif " finished the tournament in " in line:
+            raise self._error(
+                HandSyntaxError, k, "expected 'NAME finished the tournament in Nth place [and received $X.]'"
+            )
+        elif any(marker in line for marker in _PURCHASE_MARKERS):
+            play.purchases.append(self._purchase(line, k, before_seats=False))
+        elif m := _CASHED_OUT.match(line):
+            play.unverifiable = (
+                f"All-in Cash Out: {m.group(1)} cashed out the hand for {m.group(2)}, paid as insurance "
+                "rather than by the showdown"
+            )
+        elif line.startswith("STP added"):
+            play.unverifiable = "Splash the Pot: the house added money to the pot"
+        elif not (any(marker in line for marker in _INFO) or line.startswith(("Board ", "Hand was run"))):
+            raise self._error(HandSyntaxError, k, "not a line of a PokerStars hand")
+
+    def _action(self, play: _Play, name: str, action: str, k: int) -> None:
+        """``NAME: action``: a seat's blind, ante, bet, call, raise, check, fold, draw, show or muck."""
+        allin = False
+        while True:
+            if action.endswith(" and is all-in"):
+                action, allin = action[: -len(" and is all-in")], True
+            elif capped := _CAP_SUFFIX.search(action):
+                action = action[: capped.start()]
             else:
-                put[name] += chips
-            if to_bet:
-                bet[name] += chips
+                break
+        verb, _, rest = action.partition(" ")
+        if verb in ("bets", "calls", "raises", "checks", "folds", "brings"):
+            play.drawing = False
+        if action.startswith(_FORCED):
+            self._forced(play, name, action, k, allin=allin)
+        elif verb in ("folds", "checks", "calls", "bets", "raises"):
+            self._wager(play, name, verb, rest, k)
+        elif verb == "discards" or action.startswith("stands pat"):
+            if not play.game.draw:
+                raise self._error(ImpossibleAction, k, f"{play.game.name} has no draw")
+            if not play.drawing:
+                play.bet = dict.fromkeys(play.players, 0)  # single draw: no section line before the draw
+                play.drawing = True
+            thrown = _CARDS.findall(rest)
+            if verb == "discards" and thrown and name in play.cards:
+                gone = set(self._cards(thrown[0], k))
+                play.cards[name] = [c for c in play.cards[name] if c not in gone]
+        elif verb == "shows":
+            if shown := _CARDS.findall(rest):
+                play.cards[name] = self._cards(shown[0], k)
+        elif action.startswith("mucks"):
+            play.mucked.add(name)
+            if shown := _CARDS.findall(rest):
+                play.cards[name] = self._cards(shown[0], k)
+        elif not (action.startswith(("doesn't show hand", *_PLAYER_INFO)) or "Table deposit" in action):
+            raise self._error(HandSyntaxError, k, "not a PokerStars action")
+        if allin and play.left[name] != 0:
+            raise self._error(ChipsDoNotAddUp, k, f"{name} is all-in with {play.left[name]} behind")
 
-        while k < self.end:
-            line = lines[k]
-            if not line or _separator(line):
-                k += 1
-                continue
-            if line.startswith("*** "):
-                section = _SECTION.match(line)
-                if section is None:
-                    raise self._error(HandSyntaxError, k, "unknown section")
-                again, name, rest = section.groups()
-                if name == "SUMMARY" and not again:
-                    in_summary = True
-                elif name == "SHOW DOWN":
-                    run = _RUNS[again] if again else 0
-                    runs = max(runs, run)
-                elif again and game.board and name in _BOARD_STREETS:
-                    number = _RUNS[again]
-                    runs = max(runs, number)
-                    current = run_boards.setdefault(number, list(board))
-                    run_boards[number] = self._street(name, rest, current, k, game)
-                elif not again and game.board and name in _BOARD_STREETS:
-                    board = self._street(name, rest, board, k, game)
-                    bet = dict.fromkeys(players, 0)
-                elif not again and game.exposed_flop_card and name == "PRE-FLOP":
-                    board = self._cards(" ".join(_CARDS.findall(rest)), k)
-                    if len(board) != 1:
-                        raise self._error(ImpossibleAction, k, f"{game.name} exposes one flop card before the flop")
-                elif game.stud and not again and name in _STUD_STREETS:
-                    bet = dict.fromkeys(players, 0)
-                    if name == "RIVER" and (shared := _CARDS.findall(rest)):
-                        community = self._cards(" ".join(shared), k)
-                elif game.draw and (name in _DRAWS or f"{again} {name}" in _DRAWS):
-                    bet = dict.fromkeys(players, 0)
-                    drawing = True
-                elif again or name not in _OPENINGS:
-                    raise self._error(HandSyntaxError, k, f"unknown section for {game.name}")
-                k += 1
-                continue
-            if in_summary:
-                if m := _TOTAL.match(line):
-                    total, rake = self._chips(m.group(1), k), self._chips(m.group(3), k)
-                    self.total_line = k + 1
-                elif m := _RUN_BOARD.match(line):
-                    summary_boards[_RUNS[m.group(1)] if m.group(1) else 0] = self._cards(m.group(2), k)
-                elif line.startswith("Hand was run"):
-                    runs = max(runs, 3 if "three" in line else 2)
-                elif m := _SUMMARY_SEAT.match(line):
-                    seat, rest = int(m.group(1)), m.group(2)
-                    if won := _WON.findall(rest):
-                        summary[seat] = sum(self._chips(w, k) for w in won)
-                    name = seats.get(seat)
-                    if name is not None:
-                        if rest.startswith(name):
-                            rest = rest[len(name) :]  # 'PC [Mittel] showed [..]': a name may hold brackets
-                        shown = _CARDS.findall(rest)
-                        if shown:
-                            known = self._cards(shown[0], k)
-                            if len(known) >= len(cards.get(name, ())):
-                                cards[name] = known
-                        if " mucked" in rest and " showed [" not in rest:
-                            mucked.add(name)
-                k += 1
-                continue
-            if m := _COLLECTED.match(line):
-                name = player_of(m.group(1), k)
-                index = 0 if m.group(3) in ("pot", "main pot") else int(m.group(4) or 1)
-                seat = players[name].seat
-                chips = self._chips(m.group(2), k)
-                pot = pots.setdefault(index, {})
-                pot[seat] = pot.get(seat, 0) + chips
-                if run:
-                    part = by_run.setdefault(run, {}).setdefault(index, {})
-                    part[seat] = part.get(seat, 0) + chips
-                k += 1
-                continue
-            if m := _UNCALLED.match(line):
-                name = player_of(m.group(2), k)
-                chips = self._chips(m.group(1), k)
-                if chips > put[name]:
-                    raise self._error(ChipsDoNotAddUp, k, f"{name} gets back more than it put in")
-                put[name] -= chips
-                left[name] += chips
-                returned[players[name].seat] = returned.get(players[name].seat, 0) + chips
-                k += 1
-                continue
-            if line.startswith("Dealt to "):
-                rest = line[len("Dealt to ") :]
-                name = next((n for n in names if rest.startswith(n + " [")), None)
-                if name is None:
-                    raise self._error(ImpossibleAction, k, "cards dealt to a player with no seat")
-                dealt = _CARDS.findall(rest[len(name) :])
-                if not dealt:
-                    raise self._error(HandSyntaxError, k, "expected 'Dealt to NAME [CARDS]'")
-                cards[name] = self._cards(" ".join(dealt), k)
-                k += 1
-                continue
-            name = next((n for n in names if line.startswith(n + ": ")), None)
-            if name is None:
-                if found := self._bounty(line, k, players):
-                    bounties.append(found)
-                elif m := _FINISHED.match(line):
-                    name = player_of(m.group(1), k)
-                    prize = self._money(m.group(3), k) if m.group(3) else None
-                    if too_long(m.group(2)) or int(m.group(2)) > MAX_AMOUNT:  # the report's JSON holds 64 bits
-                        raise self._error(HandSyntaxError, k, "a place beyond any field (2^53-1)")
-                    places.append(Place(name, players[name].seat, int(m.group(2)), prize, k + 1))
-                elif m := _WINS_TOURNAMENT.match(line):
-                    name = player_of(m.group(1), k)
-                    prize = self._money(m.group(2), k) if m.group(2) else None
-                    places.append(Place(name, players[name].seat, 1, prize, k + 1, won=True))
-                elif " finished the tournament in " in line:
-                    raise self._error(
-                        HandSyntaxError, k, "expected 'NAME finished the tournament in Nth place [and received $X.]'"
-                    )
-                elif any(marker in line for marker in _PURCHASE_MARKERS):
-                    purchases.append(self._purchase(line, k, before_seats=False))
-                elif m := _CASHED_OUT.match(line):
-                    unverifiable = (
-                        f"All-in Cash Out: {m.group(1)} cashed out the hand for {m.group(2)}, paid as insurance "
-                        "rather than by the showdown"
-                    )
-                elif line.startswith("STP added"):
-                    unverifiable = "Splash the Pot: the house added money to the pot"
-                elif not (any(marker in line for marker in _INFO) or line.startswith(("Board ", "Hand was run"))):
-                    raise self._error(HandSyntaxError, k, "not a line of a PokerStars hand")
-                k += 1
-                continue
-            action = line[len(name) + 2 :].strip()
-            allin = False
-            while True:
-                if action.endswith(" and is all-in"):
-                    action, allin = action[: -len(" and is all-in")], True
-                elif capped := _CAP_SUFFIX.search(action):
-                    action = action[: capped.start()]
-                else:
-                    break
-            verb, _, rest = action.partition(" ")
-            if verb in ("bets", "calls", "raises", "checks", "folds", "brings"):
-                drawing = False
-            if action.startswith("posts small & big blinds "):
-                chips = self._chips(action.rsplit(" ", 1)[1], k)
-                live = min(chips, big_blind) if big_blind is not None else chips
-                pay(name, chips - live, k, to_bet=False, is_dead=True)
-                pay(name, live, k)
-            elif action.startswith("posts the ante "):
-                pay(name, self._chips(action.rsplit(" ", 1)[1], k), k, to_bet=False)
-            elif action.startswith(
-                ("posts small blind ", "posts big blind ", "posts straddle ", "posts button blind ")
-            ):
-                chips = self._chips(action.rsplit(" ", 1)[1], k)
-                pay(name, chips, k)
-                if action.startswith(("posts big blind ", "posts button blind ")) and not allin:
-                    big_blind = chips if stakes.big_blind is None else big_blind
-            elif action.startswith(("brings in for ", "brings-in for ", "brings in low for ")):
-                pay(name, self._chips(action.rsplit(" ", 1)[1], k), k)
-            elif verb == "folds":
-                folded.add(name)
-                if shown := _CARDS.findall(rest):
-                    cards.setdefault(name, self._cards(shown[0], k))
-            elif verb == "checks":
-                if bet[name] < max(bet.values()):
-                    raise self._error(ImpossibleAction, k, f"{name} checks facing a bet")
-            elif verb in ("calls", "bets"):
-                chips = self._chips(rest, k)
-                if verb == "calls" and bet[name] + chips > max(bet.values()):
-                    raise self._error(ImpossibleAction, k, f"{name} calls more than the bet")
-                pay(name, chips, k)
-            elif verb == "raises":
-                by, to = (part.strip() for part in rest.split(" to ", 1)) if " to " in rest else ("", "")
-                if not to:
-                    raise self._error(HandSyntaxError, k, "expected 'raises X to Y'")
-                raise_by, raise_to = self._chips(by, k), self._chips(to, k)
-                before = max(bet.values())
-                # 'raises X to Y': X is Y less the bet faced (the usual writing) or Y less the raiser's own bet
-                # (heads-up 'Match' tournaments write what the raiser adds); Y decides, X must be one of them
-                if raise_to <= before or raise_by not in (raise_to - before, raise_to - bet[name]):
-                    raise self._error(
-                        ChipsDoNotAddUp, k, f"a raise to {raise_to} over a bet of {before} is {raise_to - before}"
-                    )
-                pay(name, raise_to - bet[name], k)
-            elif verb == "discards" or action.startswith("stands pat"):
-                if not game.draw:
-                    raise self._error(ImpossibleAction, k, f"{game.name} has no draw")
-                if not drawing:
-                    bet = dict.fromkeys(players, 0)  # single draw: no section line before the draw
-                    drawing = True
-                thrown = _CARDS.findall(rest)
-                if verb == "discards" and thrown and name in cards:
-                    gone = set(self._cards(thrown[0], k))
-                    cards[name] = [c for c in cards[name] if c not in gone]
-            elif verb == "shows":
-                if shown := _CARDS.findall(rest):
-                    cards[name] = self._cards(shown[0], k)
-            elif action.startswith("mucks"):
-                mucked.add(name)
-                if shown := _CARDS.findall(rest):
-                    cards[name] = self._cards(shown[0], k)
-            elif action.startswith(("doesn't show hand", *_PLAYER_INFO)) or "Table deposit" in action:
-                pass
-            else:
-                raise self._error(HandSyntaxError, k, "not a PokerStars action")
-            if allin and left[name] != 0:
-                raise self._error(ChipsDoNotAddUp, k, f"{name} is all-in with {left[name]} behind")
-            k += 1
+    def _forced(self, play: _Play, name: str, action: str, k: int, *, allin: bool) -> None:
+        """A blind, a straddle, an ante or a bring-in (``posts small & big blinds``: the small blind is dead)."""
+        if action.startswith("posts small & big blinds "):
+            chips = self._chips(action.rsplit(" ", 1)[1], k)
+            live = min(chips, play.big_blind) if play.big_blind is not None else chips
+            self._pay(play, name, chips - live, k, to_bet=False, is_dead=True)
+            self._pay(play, name, live, k)
+        elif action.startswith("posts the ante "):
+            self._pay(play, name, self._chips(action.rsplit(" ", 1)[1], k), k, to_bet=False)
+        elif action.startswith(("posts small blind ", "posts big blind ", "posts straddle ", "posts button blind ")):
+            chips = self._chips(action.rsplit(" ", 1)[1], k)
+            self._pay(play, name, chips, k)
+            if action.startswith(("posts big blind ", "posts button blind ")) and not allin:
+                play.big_blind = chips if play.stakes.big_blind is None else play.big_blind
+        else:  # brings in
+            self._pay(play, name, self._chips(action.rsplit(" ", 1)[1], k), k)
 
-        if unverifiable:
+    def _wager(self, play: _Play, name: str, verb: str, rest: str, k: int) -> None:
+        """A fold, check, call, bet or raise, each checked against the bet faced and the stack behind."""
+        bet = play.bet
+        if verb == "folds":
+            play.folded.add(name)
+            if shown := _CARDS.findall(rest):
+                play.cards.setdefault(name, self._cards(shown[0], k))
+        elif verb == "checks":
+            if bet[name] < max(bet.values()):
+                raise self._error(ImpossibleAction, k, f"{name} checks facing a bet")
+        elif verb in ("calls", "bets"):
+            chips = self._chips(rest, k)
+            if verb == "calls" and bet[name] + chips > max(bet.values()):
+                raise self._error(ImpossibleAction, k, f"{name} calls more than the bet")
+            self._pay(play, name, chips, k)
+        else:  # raises
+            by, to = (part.strip() for part in rest.split(" to ", 1)) if " to " in rest else ("", "")
+            if not to:
+                raise self._error(HandSyntaxError, k, "expected 'raises X to Y'")
+            raise_by, raise_to = self._chips(by, k), self._chips(to, k)
+            before = max(bet.values())
+            # 'raises X to Y': X is Y less the bet faced (the usual writing) or Y less the raiser's own bet
+            # (heads-up 'Match' tournaments write what the raiser adds); Y decides, X must be one of them
+            if raise_to <= before or raise_by not in (raise_to - before, raise_to - bet[name]):
+                raise self._error(
+                    ChipsDoNotAddUp, k, f"a raise to {raise_to} over a bet of {before} is {raise_to - before}"
+                )
+            self._pay(play, name, raise_to - bet[name], k)
+
+    def _player_of(self, play: _Play, text: str, at: int) -> str:
+        if text not in play.players:
+            raise self._error(ImpossibleAction, at, f"{text!r} has no seat in this hand")
+        return text
+
+    def _pay(self, play: _Play, name: str, chips: int, at: int, *, to_bet: bool = True, is_dead: bool = False) -> None:
+        """Chips from a seat's stack into the pot (live, or dead: a small blind posted with the big one), and into
+        the street's bet unless ``to_bet`` is false (an ante)."""
+        if name in play.folded:
+            raise self._error(ImpossibleAction, at, f"{name} acts after folding")
+        if chips > play.left[name]:
+            raise self._error(ChipsDoNotAddUp, at, f"{name} puts in {chips} with {play.left[name]} behind")
+        play.left[name] -= chips
+        play.acted.add(name)
+        if is_dead:
+            play.dead[name] += chips
+        else:
+            play.put[name] += chips
+        if to_bet:
+            play.bet[name] += chips
+
+    def _finish(self, play: _Play, tournament: str | None, button: int | None) -> HandRecord:
+        """The hand read: its record, or why it cannot be checked (a cash-out, the house's money)."""
+        game = play.game
+        if play.unverifiable:
             return HandRecord(
-                self.source, self.hand_id, self.line, None, None, unverifiable, False, game.name, tuple(bounties),
-                tuple(places), self.currency, tuple(purchases),
+                self.source, self.hand_id, self.line, None, None, play.unverifiable, False, game.name,
+                tuple(play.bounties), tuple(play.places), self.currency, tuple(play.purchases),
             )  # fmt: skip
-        if total is None or rake is None:
+        if play.total is None or play.rake is None:
             raise HandSyntaxError(
                 self.source, self.hand_id, self.end, "the hand has no 'Total pot ... | Rake' line", game.name
             )
-        in_hand = [n for n in players if n not in sitting_out or n in acted]
+        in_hand = [n for n in play.players if n not in play.sitting_out or n in play.acted]
         if len(in_hand) < 2:
             raise ImpossibleAction(
                 self.source,
@@ -536,18 +605,19 @@ class _Hand:
                 f"{len(in_hand)} seat(s) in the hand; the others sit out",
                 game.name,
             )
-        boards = self._boards(game, board, runs, run_boards, summary_boards)
-        heads, cash_ppm = self._knockout(tournament, seat_bounties, bounties, in_hand)
+        boards = self._boards(game, play.board, play.runs, play.run_boards, play.summary_boards)
+        heads, cash_ppm = self._knockout(tournament, play.seat_bounties, play.bounties, in_hand)
         hand = Read(
-            game, tournament, button, [players[n] for n in in_hand], put, dead, folded, mucked, cards, boards,
-            community, returned, pots, by_run, summary, total, rake, tuple(bounties), tuple(places), heads, cash_ppm,
+            game, tournament, button, [play.players[n] for n in in_hand], play.put, play.dead, play.folded,
+            play.mucked, play.cards, boards, play.community, play.returned, play.pots, play.by_run, play.summary,
+            play.total, play.rake, tuple(play.bounties), tuple(play.places), heads, cash_ppm,
         )  # fmt: skip
-        for purchase in purchases:
-            if purchase.player not in players:
+        for purchase in play.purchases:
+            if purchase.player not in play.players:
                 raise self._error(ImpossibleAction, purchase.line - 1, f"{purchase.player!r} has no seat in this hand")
         read = record(hand, Where(self.source, self.hand_id, self.line, self.total_line, self.table, self.currency))
-        if purchases:
-            read = read._replace(purchases=tuple(purchases))
+        if play.purchases:
+            read = read._replace(purchases=tuple(play.purchases))
         if (amounts := self._buy_in_amounts()) is not None:
             read = read._replace(buy_in_bounty=amounts[1])
         return read
