@@ -87,74 +87,137 @@ def simulate(
     ``deal_at``: once at most that many entries are left, all in the money, they agree a ``deal_method`` deal
     (sometimes keeping money back for the winner; not in a satellite; 0: no deal). ``mystery_from``: a
     mystery-bounty stage from that many entries in play, each elimination drawing an envelope (0: none)."""
-    rng = random.Random(seed)  # noqa: S311 - a reproducible game, not a secret
-    sim = Simulation(tournament_id)
-    ko = bounty is not None
+    rules = _Rules(
+        tournament_id, players, reentries, stack, bounty, bounty_cash_ppm, paid_fraction, buy_in, hand_for_hand,
+        quiet_hands, equal_stacks, hand_for_hand_rule, satellite, rebuys, deal_at, deal_method, mystery_from,
+    )  # fmt: skip
+    return _Generator(random.Random(seed), rules).run()  # noqa: S311 - a reproducible game, not a secret
 
-    def emit(kind: str, doc: dict[str, Any]) -> None:
-        sim.lines.append(orjson.dumps({kind: doc}))
 
-    def message(message_type: str, **fields: Any) -> None:
-        emit("tournament", {"schema_version": 1, "type": message_type, "tournament_id": tournament_id, **fields})
+@dataclass(frozen=True, slots=True)
+class _Rules:
+    """:func:`simulate`'s arguments: the tournament's settings and the generator's."""
 
-    mystery: dict[int, int] = {}
-    """Envelopes left in the pool, by amount."""
-    extra: dict[str, Any] = {}
-    if mystery_from:
-        mystery = {buy_in * 20: 1, buy_in * 2: mystery_from // 2 + 1, max(1, buy_in // 4): mystery_from}
-        sim.mystery_pool = sum(a * c for a, c in mystery.items())
-        extra["mystery_bounties"] = {
-            "from_entries_left": mystery_from,
-            "envelopes": [{"amount": a, "count": c} for a, c in mystery.items()],
-        }
-    message(
-        "open",
-        payouts=[],
-        bounty_cash_ppm=bounty_cash_ppm if ko else None,
-        equal_stacks=equal_stacks or rng.choice(["tie", "seat_order"]),
-        hand_for_hand=hand_for_hand_rule,
-        satellite=satellite,
-        **extra,
-    )
-    entries: dict[str, int] = {}
-    live: list[_Player] = []
+    tournament_id: str
+    players: int
+    reentries: int
+    stack: int
+    bounty: int | None
+    bounty_cash_ppm: int
+    paid_fraction: float
+    buy_in: int
+    hand_for_hand: bool
+    quiet_hands: int
+    equal_stacks: str | None
+    hand_for_hand_rule: str
+    satellite: bool
+    rebuys: int
+    deal_at: int
+    deal_method: str
+    mystery_from: int
 
-    def enter(player_id: str) -> None:
-        number = entries.get(player_id, 0) + 1
-        entries[player_id] = number
-        head = bounty or 0
-        fields: dict[str, Any] = {"player_id": player_id, "entry": number, "stack": stack}
-        if ko:
+
+class _Generator:
+    """The game server of one generated tournament: registration, tables, hands, busts, the bubble, a deal."""
+
+    def __init__(self, rng: random.Random, rules: _Rules) -> None:
+        self.rng = rng
+        self.rules = rules
+        self.sim = Simulation(rules.tournament_id)
+        self.ko = rules.bounty is not None
+        self.mystery: dict[int, int] = {}
+        """Envelopes left in the pool, by amount."""
+        self.entries: dict[str, int] = {}
+        self.live: list[_Player] = []
+        self.hand_number = 0
+        self.reentered = 0
+        self.registration = True
+        self.places_paid = 0
+        self.rounds = 0
+        self.payouts: list[int] = []
+
+    def run(self) -> Simulation:
+        """The tournament from its opening to one winner (or the seats of a satellite decided)."""
+        self._open()
+        for i in range(self.rules.players):
+            self._enter(f"player-{i:04d}")
+        while (len(self.live) > 1 or self.registration) and not self._seats_decided():
+            if self._deal_due():
+                self._agree_deal()
+            if self.registration and (
+                self.reentered >= self.rules.reentries or self.sim.hands > self.rules.players or len(self.live) <= 2
+            ):
+                self._close_registration()
+                continue
+            if self._on_the_bubble():
+                self._hand_for_hand_round()
+                continue
+            self._round_of_tables()
+        return self.sim
+
+    def _emit(self, kind: str, doc: dict[str, Any]) -> None:
+        self.sim.lines.append(orjson.dumps({kind: doc}))
+
+    def _message(self, message_type: str, **fields: Any) -> None:
+        self._emit("tournament", {"schema_version": 1, "type": message_type, "tournament_id": self.rules.tournament_id,
+                                  **fields})  # fmt: skip
+
+    def _open(self) -> None:
+        rules = self.rules
+        extra: dict[str, Any] = {}
+        if rules.mystery_from:
+            buy_in = rules.buy_in
+            self.mystery = {
+                buy_in * 20: 1,
+                buy_in * 2: rules.mystery_from // 2 + 1,
+                max(1, buy_in // 4): rules.mystery_from,
+            }
+            self.sim.mystery_pool = sum(a * c for a, c in self.mystery.items())
+            extra["mystery_bounties"] = {
+                "from_entries_left": rules.mystery_from,
+                "envelopes": [{"amount": a, "count": c} for a, c in self.mystery.items()],
+            }
+        self._message(
+            "open",
+            payouts=[],
+            bounty_cash_ppm=rules.bounty_cash_ppm if self.ko else None,
+            equal_stacks=rules.equal_stacks or self.rng.choice(["tie", "seat_order"]),
+            hand_for_hand=rules.hand_for_hand_rule,
+            satellite=rules.satellite,
+            **extra,
+        )
+
+    def _enter(self, player_id: str) -> None:
+        number = self.entries.get(player_id, 0) + 1
+        self.entries[player_id] = number
+        head = self.rules.bounty or 0
+        fields: dict[str, Any] = {"player_id": player_id, "entry": number, "stack": self.rules.stack}
+        if self.ko:
             fields["bounty"] = head
-        message("entry", **fields)
-        sim.entries += 1
-        sim.bounties_put_up += head
-        live.append(_Player(player_id, number, stack, head))
+        self._message("entry", **fields)
+        self.sim.entries += 1
+        self.sim.bounties_put_up += head
+        self.live.append(_Player(player_id, number, self.rules.stack, head))
 
-    for i in range(players):
-        enter(f"player-{i:04d}")
-
-    def buy(p: _Player, kind: str) -> None:
+    def _buy(self, p: _Player, kind: str) -> None:
         """A rebuy or add-on: ``stack`` chips (and half a bounty in a knockout), one purchase more."""
         p.purchases += 1
-        head = (bounty or 0) // 2
+        head = (self.rules.bounty or 0) // 2
         fields: dict[str, Any] = {"player_id": p.player_id, "entry": p.entry, "purchase": p.purchases, "kind": kind,
-                                  "chips": stack}  # fmt: skip
-        if ko:
+                                  "chips": self.rules.stack}  # fmt: skip
+        if self.ko:
             fields["bounty"] = head
-        message("chips", **fields)
-        p.chips += stack
+        self._message("chips", **fields)
+        p.chips += self.rules.stack
         p.bounty += head
-        sim.bounties_put_up += head
-        sim.purchases += 1
+        self.sim.bounties_put_up += head
+        self.sim.purchases += 1
 
-    hand_number = 0
-
-    def play(table: list[_Player], table_id: str, *, all_in: bool, round_: int | None = None) -> list[_Player]:
+    def _play(self, table: list[_Player], table_id: str, *, all_in: bool, round_: int | None = None) -> list[_Player]:
         """One hand at ``table`` (seat i+1 is table[i]); returns who busted."""
-        nonlocal hand_number
-        hand_number += 1
-        in_stage = bool(mystery_from) and sum(1 for p in live if p.chips) <= mystery_from
+        rng, rules = self.rng, self.rules
+        self.hand_number += 1
+        in_stage = bool(rules.mystery_from) and sum(1 for p in self.live if p.chips) <= rules.mystery_from
         deck = list(DECK)
         rng.shuffle(deck)
         button = rng.randint(1, len(table))
@@ -163,40 +226,18 @@ def simulate(
             level = max(rng.choice([table[i].chips for i in chosen]), 1)
         else:
             level = max(1, min(table[i].chips for i in chosen) // rng.randint(20, 60))
-        seats = []
-        card = 5
-        for i, p in enumerate(table):
-            in_hand = i in chosen
-            put = min(p.chips, level) if in_hand else (rng.choice([0, 0, 0, 50]) if p.chips > 50 else 0)
-            if not in_hand and put == 0:
-                continue
-            seat: dict[str, Any] = {
-                "seat": i + 1,
-                "player_id": p.player_id,
-                "hole_cards": [deck[card].text, deck[card + 1].text],
-                "contributed": put,
-                "folded": not in_hand,
-                "stack": p.chips,
-            }
-            if ko:
-                seat["bounty"] = p.bounty
-            card += 2
-            seats.append(seat)
-        live_top = max(s["contributed"] for s in seats if not s["folded"])
-        for s in seats:  # a folded blind never exceeds what the live seats put in
-            if s["folded"]:
-                s["contributed"] = min(s["contributed"], live_top)
+        seats = self._seats(table, chosen, level, deck)
         doc: dict[str, Any] = {
             "schema_version": 1,
-            "hand_id": f"{tournament_id}-{hand_number:06d}",
+            "hand_id": f"{rules.tournament_id}-{self.hand_number:06d}",
             "table_id": table_id,
-            "tournament_id": tournament_id,
+            "tournament_id": rules.tournament_id,
             "board": [c.text for c in deck[:5]],
             "button_seat": button,
             "players": seats,
         }
-        if ko:
-            doc["bounty_cash_ppm"] = bounty_cash_ppm
+        if self.ko:
+            doc["bounty_cash_ppm"] = rules.bounty_cash_ppm
         if round_ is not None:
             doc["hand_for_hand_round"] = round_
         event = ShowdownEvent.model_validate(doc)
@@ -210,113 +251,156 @@ def simulate(
             for w in award.winners:
                 table[w.seat - 1].bounty += w.added
         if in_stage:  # the room draws an envelope for each elimination
-            drawn = []
-            for s in seats:
-                if table[s["seat"] - 1].chips == 0:
-                    amount = rng.choice([a for a, c in mystery.items() for _ in range(c)])
-                    mystery[amount] -= 1
-                    drawn.append({"seat": s["seat"], "amount": amount})
-                    sim.envelopes_drawn += 1
-            if drawn or rng.random() < 0.5:  # nobody out: the field may be [] or left out
+            drawn = self._envelopes(table, seats)
+            if drawn or rng.random() < 0.5:
                 event = ShowdownEvent.model_validate({**doc, "mystery_bounties": drawn})
-        emit("event", event.model_dump(mode="json", exclude_none=True))
-        sim.hands += 1
+        self._emit("event", event.model_dump(mode="json", exclude_none=True))
+        self.sim.hands += 1
         return [p for p in table if p.chips == 0]
 
-    def tables() -> Iterator[tuple[str, list[_Player]]]:
-        count = max(1, -(-len(live) // TABLE_SIZE))
+    def _seats(self, table: list[_Player], chosen: list[int], level: int, deck: list[Any]) -> list[dict[str, Any]]:
+        """The hand's seats: those ``chosen`` put ``level`` (or all they have) in; others may fold a blind."""
+        seats = []
+        card = 5
+        for i, p in enumerate(table):
+            in_hand = i in chosen
+            put = min(p.chips, level) if in_hand else (self.rng.choice([0, 0, 0, 50]) if p.chips > 50 else 0)
+            if not in_hand and put == 0:
+                continue
+            seat: dict[str, Any] = {
+                "seat": i + 1,
+                "player_id": p.player_id,
+                "hole_cards": [deck[card].text, deck[card + 1].text],
+                "contributed": put,
+                "folded": not in_hand,
+                "stack": p.chips,
+            }
+            if self.ko:
+                seat["bounty"] = p.bounty
+            card += 2
+            seats.append(seat)
+        live_top = max(s["contributed"] for s in seats if not s["folded"])
+        for s in seats:  # a folded blind never exceeds what the live seats put in
+            if s["folded"]:
+                s["contributed"] = min(s["contributed"], live_top)
+        return seats
+
+    def _envelopes(self, table: list[_Player], seats: list[dict[str, Any]]) -> list[dict[str, int]]:
+        """An envelope drawn from the pool for each seat the hand eliminated."""
+        drawn = []
+        for s in seats:
+            if table[s["seat"] - 1].chips == 0:
+                amount = self.rng.choice([a for a, c in self.mystery.items() for _ in range(c)])
+                self.mystery[amount] -= 1
+                drawn.append({"seat": s["seat"], "amount": amount})
+                self.sim.envelopes_drawn += 1
+        return drawn
+
+    def _tables(self) -> Iterator[tuple[str, list[_Player]]]:
+        count = max(1, -(-len(self.live) // TABLE_SIZE))
         for t in range(count):
-            yield f"{tournament_id}-table-{t + 1:02d}", live[t::count]
+            yield f"{self.rules.tournament_id}-table-{t + 1:02d}", self.live[t::count]
 
-    def bust(gone: list[_Player]) -> None:
+    def _bust(self, gone: list[_Player]) -> None:
         for p in gone:
-            live.remove(p)
+            self.live.remove(p)
 
-    reentered = 0
-    registration = True
-    places_paid = 0
-    rounds = 0
-    payouts: list[int] = []
-
-    def seats_decided() -> bool:
+    def _seats_decided(self) -> bool:
         """A satellite is over once every remaining entry would win the same prize (the ledger ends it)."""
-        left = len(live)
-        prizes = [payouts[p] if p < len(payouts) else 0 for p in range(left)]
-        return satellite and not registration and len(set(prizes)) == 1
+        left = len(self.live)
+        prizes = [self.payouts[p] if p < len(self.payouts) else 0 for p in range(left)]
+        return self.rules.satellite and not self.registration and len(set(prizes)) == 1
 
-    def agree_deal() -> None:
+    def _deal_due(self) -> bool:
+        """At most ``deal_at`` entries left, all in the money, and no deal yet (never in a satellite)."""
+        rules, left = self.rules, len(self.live)
+        return bool(
+            rules.deal_at
+            and not self.sim.deals
+            and not self.registration
+            and not rules.satellite
+            and 2 <= left <= min(rules.deal_at, self.places_paid)
+            and self.payouts[left - 1] > 0
+        )
+
+    def _agree_deal(self) -> None:
         """Every entry left agrees a deal (custom: an equal split, units left to the first)."""
-        unpaid = [payouts[p] if p < len(payouts) else 0 for p in range(len(live))]
-        kept = (unpaid[0] - unpaid[1]) // rng.choice([1, 3, 10**9])  # all of it, a third, or nothing
-        listed: list[dict[str, Any]] = [{"player_id": p.player_id, "entry": p.entry} for p in live]
-        if deal_method == "custom":
-            share, odd = divmod(sum(unpaid) - kept, len(live))
+        unpaid = [self.payouts[p] if p < len(self.payouts) else 0 for p in range(len(self.live))]
+        kept = (unpaid[0] - unpaid[1]) // self.rng.choice([1, 3, 10**9])  # all of it, a third, or nothing
+        listed: list[dict[str, Any]] = [{"player_id": p.player_id, "entry": p.entry} for p in self.live]
+        if self.rules.deal_method == "custom":
+            share, odd = divmod(sum(unpaid) - kept, len(self.live))
             for i, item in enumerate(listed):
                 item["amount"] = share + (odd if i == 0 else 0)
-        message("deal", method=deal_method, entries=listed, left_to_play_for=kept)
-        sim.deals += 1
+        self._message("deal", method=self.rules.deal_method, entries=listed, left_to_play_for=kept)
+        self.sim.deals += 1
 
-    while (len(live) > 1 or registration) and not seats_decided():
-        if (
-            deal_at
-            and not sim.deals
-            and not registration
-            and not satellite
-            and 2 <= len(live) <= min(deal_at, places_paid)
-            and payouts[len(live) - 1] > 0
-        ):
-            agree_deal()
-        if registration and (reentered >= reentries or sim.hands > players or len(live) <= 2):
-            registration = False
-            if rebuys:
-                for p in live:
-                    if rng.random() < 0.3:
-                        buy(p, "add_on")
-            field_size = len(live)
-            places_paid = max(1, int(field_size * paid_fraction))
-            pool = (sim.entries + sim.purchases) * buy_in
-            if satellite:  # equal seats; what a seat's price leaves over goes to the next place
-                seat_price = max(1, pool // places_paid)
-                payouts = [seat_price] * places_paid + ([pool - seat_price * places_paid] if pool % seat_price else [])
-            else:
-                weights = [1 / (place + 1) for place in range(places_paid)]
-                payouts = [int(pool * w / sum(weights)) for w in weights]
-                payouts[0] += pool - sum(payouts)
-            message("registration_closed", payouts=payouts)
-            continue
-        bubble = hand_for_hand and not registration and places_paid < len(live) <= places_paid + TABLE_SIZE // 2
-        if bubble:
-            rounds += 1
-            gone: list[_Player] = []
-            for table_id, table in list(tables()):
-                if len(table) > 1:
-                    gone += play(table, table_id, all_in=rng.random() < 0.5, round_=rounds)
-            bust(gone)
-            message("round_complete", round=rounds)
-            sim.rounds = rounds
-            continue
-        for table_id, table in list(tables()):
+    def _close_registration(self) -> None:
+        """Add-ons for some (with rebuys), then the places paid and the prizes from the pool."""
+        rules = self.rules
+        self.registration = False
+        if rules.rebuys:
+            for p in self.live:
+                if self.rng.random() < 0.3:
+                    self._buy(p, "add_on")
+        field_size = len(self.live)
+        self.places_paid = places_paid = max(1, int(field_size * rules.paid_fraction))
+        pool = (self.sim.entries + self.sim.purchases) * rules.buy_in
+        if rules.satellite:  # equal seats; what a seat's price leaves over goes to the next place
+            seat_price = max(1, pool // places_paid)
+            self.payouts = [seat_price] * places_paid + ([pool - seat_price * places_paid] if pool % seat_price else [])
+        else:
+            weights = [1 / (place + 1) for place in range(places_paid)]
+            self.payouts = [int(pool * w / sum(weights)) for w in weights]
+            self.payouts[0] += pool - sum(self.payouts)
+        self._message("registration_closed", payouts=self.payouts)
+
+    def _on_the_bubble(self) -> bool:
+        places = self.places_paid
+        return (
+            self.rules.hand_for_hand and not self.registration and places < len(self.live) <= places + TABLE_SIZE // 2
+        )
+
+    def _hand_for_hand_round(self) -> None:
+        """Every table plays one hand, then the round is complete."""
+        self.rounds += 1
+        gone: list[_Player] = []
+        for table_id, table in list(self._tables()):
+            if len(table) > 1:
+                gone += self._play(table, table_id, all_in=self.rng.random() < 0.5, round_=self.rounds)
+        self._bust(gone)
+        self._message("round_complete", round=self.rounds)
+        self.sim.rounds = self.rounds
+
+    def _round_of_tables(self) -> None:
+        """Each table plays its quiet hands and one confrontation; re-entries and rebuys while registration is
+        open; stops early once the tournament (or the bubble) is reached."""
+        rules, rng = self.rules, self.rng
+        for table_id, table in list(self._tables()):
             if len(table) < 2:
                 continue
-            gone = []
-            for _ in range(quiet_hands):
-                gone += play([p for p in table if p.chips], table_id, all_in=False)
+            gone: list[_Player] = []
+            for _ in range(rules.quiet_hands):
+                gone += self._play([p for p in table if p.chips], table_id, all_in=False)
             seated = [p for p in table if p.chips]
             if len(seated) > 1:
-                gone += play(seated, table_id, all_in=True)
-            bust(gone)
-            if registration:
+                gone += self._play(seated, table_id, all_in=True)
+            self._bust(gone)
+            if self.registration:
                 for p in gone:
-                    if reentered < reentries and rng.random() < 0.7:
-                        reentered += 1
-                        enter(p.player_id)
-                for p in table if rebuys else ():
-                    if 0 < p.chips < stack // 2 and sim.purchases < rebuys and rng.random() < 0.5:
-                        buy(p, "rebuy")
+                    if self.reentered < rules.reentries and rng.random() < 0.7:
+                        self.reentered += 1
+                        self._enter(p.player_id)
+                for p in table if rules.rebuys else ():
+                    if 0 < p.chips < rules.stack // 2 and self.sim.purchases < rules.rebuys and rng.random() < 0.5:
+                        self._buy(p, "rebuy")
             if (
-                len(live) <= 1
-                or seats_decided()
-                or (not registration and len(live) <= places_paid + TABLE_SIZE // 2 and hand_for_hand)
+                len(self.live) <= 1
+                or self._seats_decided()
+                or (
+                    not self.registration
+                    and len(self.live) <= self.places_paid + TABLE_SIZE // 2
+                    and rules.hand_for_hand
+                )
             ):
                 break
-    return sim
