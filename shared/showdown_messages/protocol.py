@@ -39,8 +39,40 @@ AUDIT_FIELD: Final = "audit"
 """An audit entry's record JSON."""
 PLACEMENT_FIELD: Final = "placement"
 """A standings entry's placement JSON."""
-DEAD_LETTER_FIELDS: Final = ("code", "message", "entry_id", "raw", "raw_bytes", "hand_id", "worker", "at")
+CODE_FIELD: Final = "code"
+"""A dead letter's rejection code."""
+MESSAGE_FIELD: Final = "message"
+"""A dead letter's reason, in words."""
+RAW_FIELD: Final = "raw"
+"""A dead letter's entry as it arrived (bounded; ``raw_bytes`` says how long it was)."""
+RAW_BYTES_FIELD: Final = "raw_bytes"
+"""The length of the entry a dead letter's ``raw`` was cut from."""
+HAND_ID_FIELD: Final = "hand_id"
+"""The hand a dead letter is about, when its entry names one."""
+WORKER_FIELD: Final = "worker"
+"""The worker (consumer name) that refused the entry."""
+AT_FIELD: Final = "at"
+"""When the entry was refused (UTC, ISO 8601)."""
+DEAD_LETTER_FIELDS: Final = (
+    CODE_FIELD, MESSAGE_FIELD, ENTRY_ID_FIELD, RAW_FIELD, RAW_BYTES_FIELD, HAND_ID_FIELD, WORKER_FIELD, AT_FIELD,
+)  # fmt: skip
 """A dead letter's fields, in the order they are written."""
+
+EVENT_FIELD_B: Final = EVENT_FIELD.encode()
+TOURNAMENT_FIELD_B: Final = TOURNAMENT_FIELD.encode()
+REQUEUED_FROM_FIELD_B: Final = REQUEUED_FROM_FIELD.encode()
+RESULT_FIELD_B: Final = RESULT_FIELD.encode()
+ENTRY_ID_FIELD_B: Final = ENTRY_ID_FIELD.encode()
+AUDIT_FIELD_B: Final = AUDIT_FIELD.encode()
+PLACEMENT_FIELD_B: Final = PLACEMENT_FIELD.encode()
+CODE_FIELD_B: Final = CODE_FIELD.encode()
+MESSAGE_FIELD_B: Final = MESSAGE_FIELD.encode()
+RAW_FIELD_B: Final = RAW_FIELD.encode()
+RAW_BYTES_FIELD_B: Final = RAW_BYTES_FIELD.encode()
+HAND_ID_FIELD_B: Final = HAND_ID_FIELD.encode()
+WORKER_FIELD_B: Final = WORKER_FIELD.encode()
+AT_FIELD_B: Final = AT_FIELD.encode()
+"""The field names as redis-py returns them (bytes): what a reader of the streams looks up, spelled here only."""
 
 EVENTS: Final = "events"
 RESULTS: Final = "results"
@@ -92,6 +124,13 @@ def entry_order(entry_id: bytes | str) -> tuple[int, int]:
     text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
     ms, _, seq = text.partition("-")
     return int(ms), int(seq or 0)
+
+
+def stored_entry_order(text: str) -> tuple[int, int] | None:
+    """:func:`entry_order` of an id read back from a file (an archive's column), or ``None`` when it is not an id
+    Redis writes (``<ms>-<seq>``, digits only): a reader that must not trust what it reads checks it here."""
+    ms, _, seq = text.partition("-")
+    return (int(ms), int(seq)) if ms.isdigit() and seq.isdigit() else None
 
 
 def queue_waits(pipe: Any, replicas: int, timeout_ms: int, nodes: Iterable[Any] | None = None) -> int:

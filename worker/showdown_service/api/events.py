@@ -26,6 +26,7 @@ from typing import Any
 
 import orjson
 
+from showdown_messages.protocol import PLACEMENT_FIELD_B, RESULT_FIELD_B, entry_order
 from showdown_service.api.auth import Refused
 from showdown_service.api.pages import parse_entry_id
 from showdown_service.infra.connection import Client
@@ -62,11 +63,6 @@ class Cursor:
         return f"{self.results}:{self.busts}/{self.standings}"
 
 
-def _key(entry_id: str) -> tuple[int, int]:
-    ms, _, seq = entry_id.partition("-")
-    return int(ms), int(seq)
-
-
 def busts(tournament_id: str, result: dict[str, Any]) -> list[dict[str, Any]]:
     """A result's busts as ``bust`` events' data, each with the bounty its seat paid (or None)."""
     if result.get("tournament_id") != tournament_id:
@@ -98,15 +94,15 @@ def news(client: Client, results_key: str, standings_key: str, tournament_id: st
     # stream before one already sent of the other.
     ends = []
     if len(results) == READ_COUNT:
-        ends.append(_key(results[-1][0].decode()))
+        ends.append(entry_order(results[-1][0]))
     if len(standings) == READ_COUNT:
-        ends.append(_key(standings[-1][0].decode()))
+        ends.append(entry_order(standings[-1][0]))
     end = min(ends) if ends else None
     merged: list[tuple[tuple[int, int], int, str, Any]] = []
     for number, rows in enumerate((results, standings)):
         for raw_id, fields in rows:
             text = raw_id.decode()
-            merged.append((_key(text), number, text, fields))
+            merged.append((entry_order(text), number, text, fields))
     merged.sort(key=lambda row: (row[0], row[1]))
     out: list[tuple[str, str, dict[str, Any]]] = []
     at = cursor
@@ -114,7 +110,7 @@ def news(client: Client, results_key: str, standings_key: str, tournament_id: st
         if end is not None and key > end:
             break
         if stream == 0:
-            raw = fields.get(b"result")
+            raw = fields.get(RESULT_FIELD_B)
             found = busts(tournament_id, orjson.loads(raw)) if raw else []
             sent = at.busts if entry_id == at.results else 0
             for number, data in enumerate(found[sent:], start=sent + 1):
@@ -123,7 +119,7 @@ def news(client: Client, results_key: str, standings_key: str, tournament_id: st
             if entry_id != at.results:
                 at = Cursor(entry_id, len(found), at.standings)
         else:
-            raw = fields.get(b"placement")
+            raw = fields.get(PLACEMENT_FIELD_B)
             placement = orjson.loads(raw) if raw else {}
             at = Cursor(at.results, at.busts, entry_id)
             if placement.get("tournament_id") == tournament_id:

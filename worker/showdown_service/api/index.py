@@ -38,6 +38,14 @@ from typing import Any, cast
 import orjson
 from redis.cluster import RedisCluster
 
+from showdown_messages.protocol import (
+    AUDIT_FIELD_B,
+    EVENT_FIELD_B,
+    HAND_ID_FIELD_B,
+    RAW_FIELD_B,
+    RESULT_FIELD_B,
+    entry_order,
+)
 from showdown_service.api.auth import Refused
 from showdown_service.infra.config import Settings
 from showdown_service.infra.connection import REDIS_ERRORS, Client
@@ -65,12 +73,6 @@ ArchiveLookup = Callable[[str], "dict[str, Any] | None"]
 def no_archive(_hand_id: str) -> dict[str, Any] | None:
     """The lookup when no archive is configured: nothing there."""
     return None
-
-
-def stream_id(entry_id: bytes) -> tuple[int, int]:
-    """``b"1718000000000-3"`` as ``(1718000000000, 3)``: stream ids in order."""
-    ms, _, seq = entry_id.partition(b"-")
-    return int(ms), int(seq or 0)
 
 
 def _hand_of(payload: bytes | None) -> str | None:
@@ -162,20 +164,20 @@ class HandIndex:
         shard, kind = self._streams.keys[stream]
         for entry_id, fields in rows:
             if kind == "results":
-                hand = _hand_of(fields.get(b"result"))
+                hand = _hand_of(fields.get(RESULT_FIELD_B))
                 if hand is not None:
                     self.results[hand] = (shard, entry_id)
             elif kind == "events":
-                hand = _hand_of(fields.get(b"event"))
+                hand = _hand_of(fields.get(EVENT_FIELD_B))
                 if hand is not None:
                     self.events[hand] = (shard, entry_id)
             elif kind == "dead":
-                hand = fields.get(b"hand_id", b"").decode(errors="replace") or _hand_of(fields.get(b"raw"))
+                hand = fields.get(HAND_ID_FIELD_B, b"").decode(errors="replace") or _hand_of(fields.get(RAW_FIELD_B))
                 if hand:
                     self.dead[hand] = (shard, entry_id)
             else:
                 try:
-                    record = orjson.loads(fields.get(b"audit", b"{}"))
+                    record = orjson.loads(fields.get(AUDIT_FIELD_B, b"{}"))
                 except orjson.JSONDecodeError:  # not ours to judge here: `showdown audit verify` names it
                     continue
                 hand = record.get("hand_id") if isinstance(record, dict) else None
@@ -236,11 +238,11 @@ class HandIndex:
         oldest: dict[tuple[str, str], tuple[int, int] | None] = {}
         for key, (shard, kind) in self._streams.keys.items():
             first = cast(list[tuple[bytes, Fields]], self.client.xrange(key, count=1))
-            oldest[shard, kind] = stream_id(first[0][0]) if first else None
+            oldest[shard, kind] = entry_order(first[0][0]) if first else None
 
         def gone(shard: str, kind: str, entry_id: bytes) -> bool:
             low = oldest.get((shard, kind))
-            return low is None or stream_id(entry_id) < low
+            return low is None or entry_order(entry_id) < low
 
         dropped = 0
         with self._lock:
@@ -306,8 +308,8 @@ class HandIndex:
             pipe.xrange(self.settings.keys(audit_at[0]).audit, audit_at[1], audit_at[1])
             asked.append("audit")
         replies = dict(zip(asked, pipe.execute(), strict=True)) if asked else {}
-        result = _first(replies.get("result"), b"result")
-        record = _first(replies.get("audit"), b"audit")
+        result = _first(replies.get("result"), RESULT_FIELD_B)
+        record = _first(replies.get("audit"), AUDIT_FIELD_B)
         dead_rows = replies.get("dead") or []
         dead_letter = None
         if dead_at is not None and dead_rows:

@@ -18,6 +18,7 @@ from typing import Any, cast
 
 import orjson
 
+from showdown_messages.protocol import RESULT_FIELD_B
 from showdown_service.api.auth import Refused
 from showdown_service.infra.config import Settings
 from showdown_service.infra.connection import Client
@@ -142,7 +143,7 @@ def results_page(
     """``{"items": [{"shard", "id", "result"}...], "next"}``: the results matching every filter given."""
 
     def keep(shard: str, entry_id: bytes, fields: Fields) -> dict[str, Any] | None:
-        raw = fields.get(b"result")
+        raw = fields.get(RESULT_FIELD_B)
         if not raw:
             return None
         result = orjson.loads(raw)

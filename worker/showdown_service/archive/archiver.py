@@ -63,6 +63,7 @@ import pyarrow as pa
 import redis
 from pyarrow.lib import ArrowException
 
+from showdown_messages.protocol import AUDIT_FIELD_B
 from showdown_service.archive.checkpoints import append_copy, copy_holds, load_private_key, sign
 from showdown_service.archive.collect import Cursors, collect, events_floor
 from showdown_service.archive.metrics import ArchiveMetrics
@@ -398,7 +399,7 @@ class Archiver:
             return found
         first = read_range(self.client, keys.audit, count=1)
         if first:
-            record = _record(first[0][1].get(b"audit"))
+            record = _record(first[0][1].get(AUDIT_FIELD_B))
             if record.get("seq") == 1 and EPOCH.match(str(record.get("hash", ""))):
                 return str(record["hash"])
         found = _text(self.client.hget(keys.archive, "epoch"))
@@ -416,7 +417,7 @@ class Archiver:
         after = meta.cursors.get("audit_id") or ""
         following = read_range(self.client, keys.audit, low=f"({after}" if after else "-", count=1)
         if following:
-            record = _record(following[0][1].get(b"audit"))
+            record = _record(following[0][1].get(AUDIT_FIELD_B))
             return record.get("seq") == meta.last_seq + 1 and record.get("prev_hash") == meta.last_hash
         return Head.decode(cast(bytes | None, self.client.get(keys.audit_head))) == Head(meta.last_seq, meta.last_hash)
 
@@ -658,7 +659,7 @@ class Archiver:
             after = f"({state.read_cursors.audit_id}" if state.read_cursors.audit_id else "-"
             nxt = read_range(self.client, keys.audit, low=after, count=1)
             if nxt:
-                age = _age(orjson.loads(nxt[0][1][b"audit"]).get("at"))
+                age = _age(orjson.loads(nxt[0][1][AUDIT_FIELD_B]).get("at"))
         self.metrics.lag_seconds.labels(keys.shard).set(age)
         return head
 

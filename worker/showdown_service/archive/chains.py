@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import redis
 from pyarrow.lib import ArrowException
 
+from showdown_messages.protocol import AUDIT_FIELD_B
 from showdown_service.decision.audit import GENESIS, Head
 from showdown_service.infra.config import ShardKeys
 from showdown_service.infra.connection import Client
@@ -198,7 +199,7 @@ def redis_epoch(client: Client, keys: ShardKeys) -> str | None:
     first = client.xrange(keys.audit, min="-", max="+", count=1)
     if first:
         try:
-            body = orjson.loads(cast(list[tuple[bytes, dict[bytes, bytes]]], first)[0][1].get(b"audit", b""))
+            body = orjson.loads(cast(list[tuple[bytes, dict[bytes, bytes]]], first)[0][1].get(AUDIT_FIELD_B, b""))
         except orjson.JSONDecodeError:
             body = None
         if isinstance(body, dict) and body.get("seq") == 1:

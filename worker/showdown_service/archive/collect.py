@@ -28,6 +28,16 @@ from typing import Any, cast
 import orjson
 import redis
 
+from showdown_messages.protocol import (
+    AUDIT_FIELD_B,
+    ENTRY_ID_FIELD_B,
+    EVENT_FIELD_B,
+    PLACEMENT_FIELD_B,
+    RAW_FIELD_B,
+    REQUEUED_FROM_FIELD_B,
+    RESULT_FIELD_B,
+    TOURNAMENT_FIELD_B,
+)
 from showdown_service.decision.audit import sha256_hex
 from showdown_service.infra.config import ShardKeys
 from showdown_service.infra.connection import Client
@@ -41,7 +51,7 @@ MAX_PLACEMENTS = 10_000
 """Most placements one entry may write (a hand busts at most a table; a tournament's end places the rest)."""
 FLOOR_SCAN = 10_000
 """Most unarchived records read to compute ``events_floor``; with more behind, the floor stays where it was."""
-PAYLOAD_FIELDS = (b"event", b"tournament")
+PAYLOAD_FIELDS = (EVENT_FIELD_B, TOURNAMENT_FIELD_B)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +84,7 @@ def collect(client: Client, keys: ShardKeys, cursors: Cursors, count: int) -> tu
         return [], cursors
     records = []
     for stream_id, fields in audit_rows:
-        text = fields.get(b"audit", b"")
+        text = fields.get(AUDIT_FIELD_B, b"")
         try:
             body = orjson.loads(text)
         except orjson.JSONDecodeError:
@@ -151,7 +161,7 @@ def joined_row(
                 row["event_bytes"] = payload
             ids = claimed_ids(payload)
             row["tournament_id"], row["table_id"] = ids
-        if set(fields) - {payload_field, b"requeued_from"} or payload_field is None or len(fields) > 1:
+        if set(fields) - {payload_field, REQUEUED_FROM_FIELD_B} or payload_field is None or len(fields) > 1:
             row["entry_fields"] = orjson.dumps(
                 {k.decode(errors="replace"): v.decode(errors="replace") for k, v in fields.items()}
             ).decode()
@@ -218,14 +228,16 @@ def _join_results(
 
     def hashes_to_it(i: int, fields: Fields) -> bool:  # its digest; its entry id too where the result names one
         body = records[i][2]
-        return sha256_hex(fields.get(b"result", b"")) == body["result_sha256"] and fields.get(b"entry_id") in (
+        return sha256_hex(fields.get(RESULT_FIELD_B, b"")) == body["result_sha256"] and fields.get(
+            ENTRY_ID_FIELD_B
+        ) in (
             None,
             str(body.get("entry_id")).encode(),
         )
 
     joined = _join_stream(client, keys.results, cursors.results_id, wanted, hashes_to_it)
     for i, _, fields in joined:
-        rows[i]["result"] = fields.get(b"result", b"").decode()
+        rows[i]["result"] = fields.get(RESULT_FIELD_B, b"").decode()
     return replace(cursors, results_id=joined[-1][1].decode()) if joined else cursors  # after the last one joined
 
 
@@ -237,11 +249,11 @@ def _join_dead(
         return cursors
 
     def names_it(i: int, fields: Fields) -> bool:
-        return fields.get(b"entry_id") == str(records[i][2].get("entry_id")).encode()
+        return fields.get(ENTRY_ID_FIELD_B) == str(records[i][2].get("entry_id")).encode()
 
     joined = _join_stream(client, keys.dead, cursors.dead_id, wanted, names_it)
     for i, _, fields in joined:
-        shown = {k.decode(): v.decode(errors="replace") for k, v in fields.items() if k != b"raw"}
+        shown = {k.decode(): v.decode(errors="replace") for k, v in fields.items() if k != RAW_FIELD_B}
         rows[i]["dead_letter"] = orjson.dumps(shown).decode()
     return replace(cursors, dead_id=joined[-1][1].decode()) if joined else cursors  # after the last one joined
 
@@ -253,7 +265,7 @@ def _join_standings(
     if not wanted:
         return cursors
     found = read_range(client, keys.standings, low=_after(cursors.standings_id), count=100 * len(wanted) + LOOKAHEAD)
-    texts = [(sid.decode(), f.get(b"placement", b"")) for sid, f in found]
+    texts = [(sid.decode(), f.get(PLACEMENT_FIELD_B, b"")) for sid, f in found]
     at = 0
     for i in wanted:
         digest = records[i][2]["standings_sha256"]
@@ -297,7 +309,7 @@ def events_floor(client: Client, keys: ShardKeys, audit_cursor: str) -> str | No
     floor = group_floor
     for _, fields in behind:
         try:
-            entry_id = str(orjson.loads(fields[b"audit"])["entry_id"])
+            entry_id = str(orjson.loads(fields[AUDIT_FIELD_B])["entry_id"])
         except (KeyError, orjson.JSONDecodeError, TypeError):
             continue
         floor = min(floor, _order(entry_id))

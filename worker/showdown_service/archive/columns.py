@@ -11,6 +11,7 @@ from typing import Any
 
 import orjson
 
+from showdown_messages.protocol import stored_entry_order
 from showdown_service.archive.chains import ChainFile, Difference, Sink
 from showdown_service.archive.collect import claimed_ids
 from showdown_service.decision.audit import Head, sha256_hex
@@ -68,7 +69,7 @@ def file_meta(shard: str, file: ChainFile, rows: list[dict[str, Any]], walk: Wal
     for name in CURSORS:
         if name not in meta:
             continue
-        at = _stream_order(meta[name]) if meta[name] else (-1, -1)
+        at = stored_entry_order(meta[name]) if meta[name] else (-1, -1)
         if at is None:
             diff(f"its metadata's {name} {meta[name]!r} is not a stream id")
             continue
@@ -83,11 +84,6 @@ def record_of(row: dict[str, Any]) -> dict[str, Any]:
     except orjson.JSONDecodeError:
         return {}
     return record if isinstance(record, dict) else {}
-
-
-def _stream_order(text: str) -> tuple[int, int] | None:
-    ms, _, seq = text.partition("-")
-    return (int(ms), int(seq)) if ms.isdigit() and seq.isdigit() else None
 
 
 def columns(
@@ -106,7 +102,7 @@ def columns(
     for column, value in copied.items():
         if row.get(column) != value:
             diff("edited_column", f"the {column} column says {row.get(column)!r}, what it copies {value!r}")
-    audit_id = _stream_order(str(row.get("audit_id") or ""))
+    audit_id = stored_entry_order(str(row.get("audit_id") or ""))
     if audit_id is None:
         diff("edited_column", f"the audit_id column {row.get('audit_id')!r} is not a stream id")
         return

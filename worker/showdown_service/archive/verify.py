@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import orjson
 
+from showdown_messages.protocol import CODE_FIELD_B, ENTRY_ID_FIELD_B, PLACEMENT_FIELD_B, RESULT_FIELD_B
 from showdown_service.decision.audit import read_stream, sha256_hex
 from showdown_service.infra.config import Settings, ShardKeys
 from showdown_service.infra.connection import Client
@@ -66,14 +67,14 @@ def verify_texts(client: Client, keys: ShardKeys) -> tuple[int, list[Forgery]]:
     checked = 0
     for sid, fields in _entries(client, keys.results):
         checked += 1
-        if sha256_hex(fields.get(b"result", b"")) not in results:
-            hand = _hand_of(fields.get(b"result", b""))
+        if sha256_hex(fields.get(RESULT_FIELD_B, b"")) not in results:
+            hand = _hand_of(fields.get(RESULT_FIELD_B, b""))
             forged.append(Forgery(keys.results, sid, f"result of hand {hand}: no audit record has its digest"))
     for sid, fields in _entries(client, keys.dead):
         checked += 1
         pair = (
-            fields.get(b"entry_id", b"").decode(errors="replace"),
-            fields.get(b"code", b"").decode(errors="replace"),
+            fields.get(ENTRY_ID_FIELD_B, b"").decode(errors="replace"),
+            fields.get(CODE_FIELD_B, b"").decode(errors="replace"),
         )
         if pair not in dead:
             forged.append(
@@ -86,7 +87,7 @@ def verify_texts(client: Client, keys: ShardKeys) -> tuple[int, list[Forgery]]:
     while at < len(placements):
         joined = b"["
         for end in range(at, min(len(placements), at + 10_000)):
-            joined += (b"," if end > at else b"") + placements[end][1].get(b"placement", b"")
+            joined += (b"," if end > at else b"") + placements[end][1].get(PLACEMENT_FIELD_B, b"")
             if sha256_hex(joined + b"]") in wanted:
                 at = end + 1
                 break

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import orjson
 
+from showdown_messages.protocol import AUDIT_FIELD_B, ENTRY_ID_FIELD_B, RAW_FIELD_B, RESULT_FIELD_B
 from showdown_service.infra.config import Settings
 from showdown_service.infra.connection import REDIS_ERRORS, Client, connect
 from showdown_service.infra.stops import STOP_REQUESTED
@@ -157,7 +158,7 @@ def find_in_redis(client: Client, settings: Settings, hand_id: str) -> HandFound
     for shard in settings.shards:
         keys = settings.keys(shard)
         for stream_id, fields in _newest_first(client, keys.audit):
-            text = fields.get(b"audit", b"")
+            text = fields.get(AUDIT_FIELD_B, b"")
             if wanted not in text:
                 continue
             body = orjson.loads(text)
@@ -166,15 +167,17 @@ def find_in_redis(client: Client, settings: Settings, hand_id: str) -> HandFound
                              high=entry))  # fmt: skip
             if body.get("result_sha256"):
                 row["result"] = next(
-                    (f[b"result"].decode() for _, f in _newest_first(client, keys.results)
-                     if sha256_hex(f.get(b"result", b"")) == body["result_sha256"]),
+                    (f[RESULT_FIELD_B].decode() for _, f in _newest_first(client, keys.results)
+                     if sha256_hex(f.get(RESULT_FIELD_B, b"")) == body["result_sha256"]),
                     None,
                 )  # fmt: skip
             if body.get("code"):
                 entry_id = str(body["entry_id"]).encode()
-                dead = next((f for _, f in _newest_first(client, keys.dead) if f.get(b"entry_id") == entry_id), None)
+                dead = next(
+                    (f for _, f in _newest_first(client, keys.dead) if f.get(ENTRY_ID_FIELD_B) == entry_id), None
+                )
                 if dead is not None:
-                    shown = {k.decode(): v.decode(errors="replace") for k, v in dead.items() if k != b"raw"}
+                    shown = {k.decode(): v.decode(errors="replace") for k, v in dead.items() if k != RAW_FIELD_B}
                     row["dead_letter"] = orjson.dumps(shown).decode()
             rows.append(row)
     chosen = best(rows)

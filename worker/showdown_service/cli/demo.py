@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from showdown_messages.protocol import AUDIT_FIELD, EVENT_FIELD, RESULT_FIELD
+from showdown_messages.protocol import AUDIT_FIELD, CODE_FIELD_B, EVENT_FIELD, MESSAGE_FIELD_B, RESULT_FIELD
 from showdown_service.decision import audit
 from showdown_service.decision.render import describe_result
 from showdown_service.infra.config import Settings, ShardKeys
@@ -164,7 +164,7 @@ def _summary(
 
     print("\nDead letters (nothing is lost; each says why):", file=out)
     for _, fields in read_range(client, keys.dead):
-        code, message = fields[b"code"].decode(), fields[b"message"].decode()
+        code, message = fields[CODE_FIELD_B].decode(), fields[MESSAGE_FIELD_B].decode()
         print(f"  {code:24s} {message[:110]}", file=out)
     duplicates = [r for r in records if r["outcome"] == "duplicate"]
     for record in duplicates:

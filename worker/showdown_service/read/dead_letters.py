@@ -17,6 +17,17 @@ from typing import Any
 
 import orjson
 
+from showdown_messages.protocol import (
+    AT_FIELD_B,
+    CODE_FIELD_B,
+    ENTRY_ID_FIELD_B,
+    HAND_ID_FIELD_B,
+    MESSAGE_FIELD_B,
+    RAW_BYTES_FIELD_B,
+    RAW_FIELD_B,
+    WORKER_FIELD_B,
+)
+
 CLAIMED = b"requeuing"
 """A mark's value between the claim (HSETNX) and the XADD (a requeue that stopped there names no entry)."""
 
@@ -102,26 +113,26 @@ class Letter:
 
 def letter(shard: str, entry_id: bytes, fields: Mapping[bytes, bytes], requeued_as: bytes | None = None) -> Letter:
     """A dead letter's stream entry, read (``requeued_as``: its value in the shard's ``dead:resolved`` hash)."""
-    raw = fields.get(b"raw", b"")
+    raw = fields.get(RAW_FIELD_B, b"")
     hand_id, tournament_id, kind = _about(raw)
-    stored_hand = _text(fields.get(b"hand_id"))
+    stored_hand = _text(fields.get(HAND_ID_FIELD_B))
     try:
-        raw_bytes = int(fields.get(b"raw_bytes", b"") or len(raw))
+        raw_bytes = int(fields.get(RAW_BYTES_FIELD_B, b"") or len(raw))
     except ValueError:
         raw_bytes = len(raw)
     return Letter(
         shard=shard,
         id=entry_id.decode(),
-        code=_text(fields.get(b"code")),
-        message=_text(fields.get(b"message")),
-        entry_id=_text(fields.get(b"entry_id")),
+        code=_text(fields.get(CODE_FIELD_B)),
+        message=_text(fields.get(MESSAGE_FIELD_B)),
+        entry_id=_text(fields.get(ENTRY_ID_FIELD_B)),
         hand_id=stored_hand or hand_id,
         tournament_id=tournament_id,
         type=kind,
         raw=_text(raw),
         payload=raw,
         raw_bytes=raw_bytes,
-        worker=_text(fields.get(b"worker")),
-        at=_text(fields.get(b"at")),
+        worker=_text(fields.get(WORKER_FIELD_B)),
+        at=_text(fields.get(AT_FIELD_B)),
         requeued_as=requeued_as.decode() if requeued_as else None,
     )

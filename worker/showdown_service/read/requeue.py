@@ -36,7 +36,16 @@ import orjson
 from pydantic import ValidationError
 
 from showdown_messages import ShowdownEvent, rejections
-from showdown_messages.protocol import BODY_CHANGED_FIELD, EVENT_FIELD, REQUEUED_FROM_FIELD, TOURNAMENT_FIELD
+from showdown_messages.protocol import (
+    BODY_CHANGED_FIELD,
+    CODE_FIELD_B,
+    EVENT_FIELD,
+    RAW_BYTES_FIELD_B,
+    RAW_FIELD_B,
+    REQUEUED_FROM_FIELD,
+    RESULT_FIELD_B,
+    TOURNAMENT_FIELD,
+)
 from showdown_messages.tournaments import parse_tournament_message
 from showdown_service.decision.render import describe_result
 from showdown_service.decision.settling import all_fields
@@ -80,7 +89,7 @@ def settled_result(client: Client, keys: ShardKeys, hand_id: str) -> str | None:
     while True:
         page = read_range(client, keys.results, low=low, count=RESULTS_PAGE)
         for entry_id, fields in page:
-            raw = fields.get(b"result", b"")
+            raw = fields.get(RESULT_FIELD_B, b"")
             if needle in raw and (doc := orjson.loads(raw)).get("hand_id") == hand_id:
                 return f"result {entry_id.decode()}: {describe_result(doc)}"
         if len(page) < RESULTS_PAGE:
@@ -111,15 +120,15 @@ def attempt(client: Client, settings: Settings, dead_id: str, shard: str, edited
     if done:
         return 1, (f"not requeued: dead letter {dead_id} was requeued already, as {done.decode()} on "
                    f"{keys.events}; requeue that entry's dead letter if it was refused again")  # fmt: skip
-    raw = fields.get(b"raw", b"")
-    whole = all_fields(raw) if fields.get(b"code", b"").decode() in WHOLE_ENTRY_CODES else None
+    raw = fields.get(RAW_FIELD_B, b"")
+    whole = all_fields(raw) if fields.get(CODE_FIELD_B, b"").decode() in WHOLE_ENTRY_CODES else None
     if edited is not None:
         payload = edited
     elif whole is not None:
         names = ", ".join(sorted(k.decode(errors="replace") for k in whole))
         return 2, (f"not requeued: dead letter {dead_id}'s entry held several fields ({names}), all kept in its "
                    "raw; send the one message to settle with --event FILE (one requeue per dead letter)")  # fmt: skip
-    elif int(fields.get(b"raw_bytes", b"0") or 0) > len(raw):
+    elif int(fields.get(RAW_BYTES_FIELD_B, b"0") or 0) > len(raw):
         return 2, f"not requeued: dead letter {dead_id} kept only part of the payload; send it whole with --event FILE"
     else:
         payload = raw

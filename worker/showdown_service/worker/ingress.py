@@ -39,6 +39,7 @@ from typing import Any
 import redis
 from redis.cluster import RedisCluster
 
+from showdown_messages.protocol import entry_order
 from showdown_service.infra.config import ShardKeys
 from showdown_service.infra.connection import Client
 
@@ -156,24 +157,19 @@ def deleted_unread(client: Client, keys: ShardKeys, group: str) -> tuple[str, st
         return None
     delivered = _text(ours["last-delivered-id"])
     deleted = stream.get("max-deleted-entry-id")
-    if deleted is not None and _order(deleted) > _order(delivered):
+    if deleted is not None and entry_order(deleted) > entry_order(delivered):
         return f"max-deleted-entry-id {_text(deleted)}", delivered
     first = stream.get("recorded-first-entry-id")
     added, length, read = stream.get("entries-added"), stream.get("length"), ours.get("entries-read")
-    if read is None and _order(delivered) == (0, 0):
+    if read is None and entry_order(delivered) == (0, 0):
         read = 0  # a group that never read anything has read nothing
     if added is None or length is None or read is None:
         return None  # the group's entries-read is unknown (XDEL fragments): only the XDEL trace above tells
     missing = int(added) - int(read) - int(length)
-    if missing > 0 and (int(length) == 0 or (first is not None and _order(first) > _order(delivered))):
+    if missing > 0 and (int(length) == 0 or (first is not None and entry_order(first) > entry_order(delivered))):
         return f"{missing} unread entries trimmed (first entry now {_text(first or '0-0')})", delivered
     return None
 
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
-
-
-def _order(entry_id: bytes | str) -> tuple[int, int]:
-    ms, _, seq = _text(entry_id).partition("-")
-    return int(ms), int(seq or 0)
