@@ -12,6 +12,9 @@ the ledger's job, which the tests and benchmarks check against it).
 
 Deterministic for a seed. Used by the end-to-end tests, the chaos run, the
 benchmark and the demo; ``showdown tournament replay`` settles its output.
+
+Why over 400 lines: one game server's whole tournament (registration, hands, the bubble, deals, mystery envelopes)
+in one place, its random draws in one order (a seed's output is pinned by the tests and the benchmarks).
 """
 
 from __future__ import annotations
