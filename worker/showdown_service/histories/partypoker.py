@@ -1,4 +1,4 @@
-"""Read partypoker hand histories (the 2012-2014 client): cash games in cents.
+"""Read partypoker hand histories (the 2012-2018 clients): cash games in cents, tournaments in chips.
 
 A hand begins at ``***** Hand History for Game 13549932236 *****`` (some
 exports put ``#Game No : N`` above it and ``Game #N starts.`` below), then
@@ -16,7 +16,10 @@ from the main pot with ...``, ``wins Lo ($28.75 USD) from the main pot``,
 partypoker writes no total pot, no rake and no uncalled bet: the bet nobody
 called comes back as a side pot of its own that its owner ``wins`` (or in
 the amount of a player all folded to); the rake is the pot less what was
-collected (see docs/replay.md, partypoker).
+collected (see docs/replay.md, partypoker): 5% until 2015, an eighteenth of
+the pot in the 2018 export (:data:`RAKE_18TH_SINCE`). A tournament hand
+(2016: ``NL Texas Hold'em $215 USD Buy-in Trny:128730277 Level:12
+Blinds-Antes(1 200/2 400 -400) - DATE``) is in chips and not raked.
 """
 
 from __future__ import annotations
@@ -26,8 +29,8 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Final
 
-from showdown_service.histories.builder import HandBuilder, no_flop_no_drop
-from showdown_service.histories.errors import HandSyntaxError, ReplayError, UnsupportedHand
+from showdown_service.histories.builder import CAP_STEP, HandBuilder, no_flop_no_drop
+from showdown_service.histories.errors import HandSyntaxError, ImpossibleAction, ReplayError, UnsupportedHand
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.reading import (
@@ -42,6 +45,13 @@ from showdown_service.histories.reading import (
 _BANNER = re.compile(r"^\*{5} Hand History for Game (\d+) \*{5}$")
 _GAME_NO = re.compile(r"^#Game No\s*:\s*(\d+)\s*$")
 _HEADER = re.compile(r"^(.+?) (?:USD|EUR|GBP)? ?(NL|PL|FL|No Limit|Pot Limit|Fixed Limit)?\s*(.+?) - (.+)$")
+_TOURNAMENT_HEADER = re.compile(
+    r"^((?:NL|PL|FL|No Limit|Pot Limit|Fixed Limit) .+?) (\S+ (?:USD|EUR|GBP) Buy-in|Freeroll)"
+    r" Trny:\s*(\d+) Level:\s*(\d+)\s+Blinds-Antes\(.*\) - (.+)$"
+)
+"""A tournament hand's header (2016): ``NL Texas Hold'em $215 USD Buy-in Trny:128730277 Level:12
+Blinds-Antes(1 200/2 400 -400) - Monday, September 26, 01:30:41 MSK 2016``: the amounts are chips."""
+_YEAR = re.compile(r"\b(\d{4})\s*$")
 _TABLE = re.compile(r"^Table (.+?)\s*(?:\((?:Real|Play) Money\))?\s*$")
 _BUTTON = re.compile(r"^Seat (\d+) is the button$")
 _SEAT = re.compile(r"^Seat (\d+): (.+) \( ?([^()]*?) ?\)$")
@@ -66,6 +76,11 @@ _INFO: Final = (
     " is disconnected",
     " shows",  # the low hand shown as ranks: 'shows7,5,4,2,A  for low.'
     " did not respond in time",
+    " could not respond in time",  # '... could not respond in time.(disconnected)' (2018)
+    "Due to current high memory use",  # the client's notice about its animations, written into the 2018 export
+    "Trny:",  # a tournament hand's 'Trny:128730277 Level:12' and 'Blinds-Antes(1 200/2 400 -400)' lines
+    "Blinds-Antes(",
+    " finished in ",  # 'Player NAME finished in 840.': a place, not chips
     "Game #",  # 'Game #N starts.': the next hand's, written at the end of this one
 )
 
@@ -80,15 +95,21 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     k = start + 1
     while k < end and (_BANNER.match(lines[k]) or lines[k].startswith("Game #")):
         k += 1
-    header = _HEADER.match(lines[k]) if k < end else None
-    game = room_game(header.group(3)) if header else None
+    tournament = _TOURNAMENT_HEADER.match(lines[k]) if k < end else None
+    header = tournament or (_HEADER.match(lines[k]) if k < end else None)
+    named = "" if header is None else header.group(1) if tournament else header.group(3)
+    game = room_game(named) if header else None
     if header is None:
         raise hand.error(HandSyntaxError, min(k, end - 1), "expected 'STAKES USD GAME - DATE'")
     if game is None:
-        raise UnsupportedHand(source, hand.hand_id, k + 1, f"no game this reader knows in {header.group(3)!r}")
+        raise UnsupportedHand(source, hand.hand_id, k + 1, f"no game this reader knows in {named!r}")
     hand.game_name = game.name
     hand.refuse_unless_board(game, "partypoker")
-    currency = next((c for c in header.group(1) if c in "$€£"), "")
+    currency = "" if tournament else next((c for c in header.group(1) if c in "$€£"), "")
+    if tournament:
+        hand.scale = 1  # chips: '( 126,043 )', 'posts small blind [1,200].', 'wins 6,000 chips'
+    big_blind_stake = _big_blind(hand, header.group(1), k) if not tournament else 0
+    year = _YEAR.search(lines[k])
     k += 1
     table = _TABLE.match(lines[k]) if k < end else None
     if table is None:
@@ -118,6 +139,12 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
                 hand.pay(name, min(chips, big_blind), k)
             elif verb == "posts ante":
                 hand.pay(name, chips, k, to_bet=False)
+            elif verb == "calls" and hand.board == [] and max(hand.bet.values()) < big_blind_stake:
+                # the big blind posted all-in short ('posts big blind [$0.03 USD]'): a call is to the stake's
+                # big blind still, never above it
+                if hand.bet[name] + chips > big_blind_stake:
+                    raise hand.error(ImpossibleAction, k, f"{name} calls more than the big blind")
+                hand.pay(name, chips, k)
             elif verb == "calls":
                 hand.call(name, chips, k)
             else:  # blinds, bets, raises and all-ins: the chips added
@@ -150,10 +177,44 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     if not hand.pots:
         raise hand.error(HandSyntaxError, end - 1, "the hand ends without a 'wins' line")
     _uncalled_side_pot(hand)
-    rule = partial(no_flop_no_drop, len(hand.board), "partypoker")
+    if tournament:
+        return hand.finish(
+            game, button, table.group(1), rake=0, tournament=tournament.group(3), uncalled_written=False,
+            room="partypoker",
+        )  # fmt: skip
+    since_2018 = year is not None and int(year.group(1)) >= RAKE_18TH_SINCE
+    rule = partial(rake_rule, len(hand.board), since_2018)
     return hand.finish(
         game, button, table.group(1), currency=currency, uncalled_written=False, room="partypoker", rake_rule=rule
     )
+
+
+RAKE_18TH_SINCE: Final = 2018
+"""The year from which partypoker's cash hands are raked a eighteenth of the pot (rounded down to the cent), not 5%.
+
+Source: the only export of that year here, thlorenz/hhp's ``fixtures/partypoker/cash.hhsmithy.usd.NLHE.9max.txt``
+(June 2018, $0.10/$0.25 and heads-up $0.50/$1): in every one of its 192 hands raked, the pot less what was
+collected is ``pot // 18`` exactly (a $7.50 pot: $0.41; $50.85: $2.82; $31.49: $1.74), where 5% gave 21 of them;
+the hands before the flop are not raked and one heads-up pot stops at a $0.50 cap. Hands of 2012 to 2015 (HHSmithy's
+samples) are raked 5%. No published schedule was found that states the eighteenth: it is the one the export keeps."""
+
+
+def rake_rule(board: int, since_2018: bool, total: int, derived: int) -> tuple[int, str]:
+    """partypoker's rake of a cash hand of ``total`` chips with ``board`` cards dealt, given what the history leaves
+    (``derived``): 5% (:func:`~.builder.no_flop_no_drop`), or from 2018 a eighteenth (:data:`RAKE_18TH_SINCE`), no
+    flop no drop, capped in steps of $0.50; anything else is the rule's, the comparison showing what was paid."""
+    if not since_2018:
+        return no_flop_no_drop(board, "partypoker", total, derived)
+    most = total // 18 if board else 0
+    if derived == most or (derived < most and derived % CAP_STEP == 0):
+        return derived, ""
+    return most, f"the pot less what was collected is {derived}, which is not partypoker's rake of {most} (or a cap)"
+
+
+def _big_blind(hand: HandBuilder, stakes: str, k: int) -> int:
+    """The big blind of ``$0.10/$0.25`` (a table by buy-in, ``$100``, writes none: 0)."""
+    _, slash, big = stakes.partition("/")
+    return hand.chips(big, k) if slash else 0
 
 
 def _uncalled_side_pot(hand: HandBuilder) -> None:

@@ -1,0 +1,67 @@
+"""The room readers on the variants of the rooms' real exports in ``../shared/data/rooms-more`` (issue 40): each
+variant on a small excerpt copied into ``tests/fixtures/replay/rooms/`` (MIT, credited in its README.md), read and
+settled exactly, and a doctored copy of it a mismatch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from showdown_service.replay.compare import Verdict
+from showdown_service.replay.run import PARTYPOKER, replay_file
+
+FIXTURES = Path(__file__).parent / "fixtures" / "replay" / "rooms"
+
+
+def _verdicts(name: str) -> dict[str, Verdict]:
+    result = replay_file(str(FIXTURES / name), named=True)
+    return {v.hand_id: v for v in result.verdicts}
+
+
+def _doctored(tmp_path: Path, name: str, old: str, new: str) -> dict[str, Verdict]:
+    text = (FIXTURES / name).read_text(encoding="utf-8-sig")
+    assert text.count(old) == 1, f"{old!r} not once in {name}"
+    copy = tmp_path / name
+    copy.write_text(text.replace(old, new), encoding="utf-8")
+    return {v.hand_id: v for v in replay_file(str(copy), named=True).verdicts}
+
+
+# -- partypoker -------------------------------------------------------------------------
+
+
+def test_partypoker_2018_cash_rake_is_an_eighteenth_of_the_pot() -> None:
+    verdicts = _verdicts("partypoker_2018_cash.txt")
+    assert replay_file(str(FIXTURES / "partypoker_2018_cash.txt")).format == PARTYPOKER
+    folded = verdicts["partypoker:198554437"]  # $7.50 in the pot, $14.18 won with the $7.09 nobody called
+    assert folded.status == "match", folded.reason
+    assert folded.computed["rake"] == 41  # 750 // 18; 5% would be 37
+    assert folded.computed["returned"] == {"7": 709}
+    shown = verdicts["partypoker:198558988"]  # $50.85 in the pot, $48.03 won at the showdown
+    assert shown.status == "match", shown.reason
+    assert shown.computed["rake"] == 282  # 5085 // 18; 5% would be 254
+    assert shown.computed["collected"] == {"1": 4803}
+
+
+def test_partypoker_call_of_a_big_blind_posted_short_reads() -> None:
+    # papou1 posts a big blind of $0.03 (all he has); Ritch_Razor then calls the stake's $0.25
+    hand = _verdicts("partypoker_2018_cash.txt")["partypoker:198586505"]
+    assert hand.status != "error", hand.reason
+    assert hand.computed["collected"] == hand.expected["collected"] == {"3": 372}
+    assert hand.computed["rake"] == 21  # 393 // 18
+
+
+def test_partypoker_2018_doctored_amount_is_a_mismatch(tmp_path: Path) -> None:
+    verdicts = _doctored(tmp_path, "partypoker_2018_cash.txt", "wins $48.03 USD", "wins $48.13 USD")
+    hand = verdicts["partypoker:198558988"]
+    assert hand.status == "mismatch", hand.reason
+    assert "recorded seat 1 (slushfund18) 4813, rules give seat 1 (slushfund18) 4803" in hand.reason
+
+
+def test_partypoker_2016_tournament_hand_reads_in_chips() -> None:
+    [hand] = _verdicts("partypoker_2016_tournament.txt").values()
+    assert hand.hand_id == "partypoker:15549114547"
+    assert hand.status == "match", hand.reason
+    assert hand.computed["rake"] == 0
+    # Corlusion's 204,681 (the big blind and the all-in) over DiggErr555's 53,328 is 'the side pot 1' he wins alone:
+    # the bet nobody called, returned; the main pot is 9 antes, the blinds, PokerPalvo1499's 5,280 and two 53,328
+    assert hand.computed["returned"] == {"7": 151_353}
+    assert hand.computed["collected"] == {"7": 116_736}
