@@ -65,3 +65,35 @@ def test_partypoker_2016_tournament_hand_reads_in_chips() -> None:
     # the bet nobody called, returned; the main pot is 9 antes, the blinds, PokerPalvo1499's 5,280 and two 53,328
     assert hand.computed["returned"] == {"7": 151_353}
     assert hand.computed["collected"] == {"7": 116_736}
+
+
+# -- 888poker ---------------------------------------------------------------------------
+
+
+def test_888poker_2016_tournament_hands_read_in_chips() -> None:
+    verdicts = _verdicts("888poker_2016_tournament.txt")
+    assert {v.status for v in verdicts.values()} == {"match"}, [v.reason for v in verdicts.values()]
+    first = verdicts["888poker:775395630"]  # 'Tournament #78669312 $0.01 - Table #3 9 Max': '( $1,000 )' is chips
+    assert first.computed["collected"] == {"1": 2940, "6": 60}
+    assert first.computed["rake"] == 0
+
+
+def test_888poker_mucked_cards_beside_an_all_in_are_judged() -> None:
+    # ASKET174 all-in for 60: SYSTEM3RROR 'mucks [ Td, 9d ]' and still collects the side pot his tens win
+    hand = _verdicts("888poker_2016_tournament.txt")["888poker:775396118"]
+    assert hand.status == "match", hand.reason
+    assert hand.computed["collected"] == {"3": 60, "10": 250}
+
+
+def test_888poker_call_of_a_big_blind_posted_short_reads() -> None:
+    # Pyfik106 posts a big blind of 33 (all he has) at 100/200; sportsfury8 then calls the stake's 200
+    hand = _verdicts("888poker_2016_tournament.txt")["888poker:778800266"]
+    assert hand.status == "match", hand.reason
+    assert hand.computed["collected"] == {"7": 134, "10": 299}
+
+
+def test_888poker_tournament_doctored_winner_is_a_mismatch(tmp_path: Path) -> None:
+    verdicts = _doctored(tmp_path, "888poker_2016_tournament.txt", "SYSTEM3RROR collected", "ASKET174 collected")
+    hand = verdicts["888poker:775396118"]
+    assert hand.status == "mismatch", hand.reason
+

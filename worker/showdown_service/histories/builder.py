@@ -76,6 +76,9 @@ class HandBuilder:
         self.run_boards: dict[int, list[str]] = {}
         """A hand run more than once: each run's board (1: the first), from the board when the runs began."""
         self.by_run: dict[int, dict[int, dict[int, int]]] = {}
+        self.big_blind = 0
+        """The stakes' big blind, when the room's header says it: before the flop a call is to it even when the big
+        blind was posted short (all-in for less: ``posts big blind [$0.03 USD]``, then ``calls [$0.25 USD]``)."""
         self._prefixes: dict[str, tuple[tuple[str, ...], list[str]]] = {}
 
     # -- errors and amounts ---------------------------------------------------------
@@ -180,9 +183,12 @@ class HandBuilder:
             self.bet[name] += chips
 
     def call(self, name: str, chips: int, k: int) -> None:
-        """A call of ``chips`` more: never above the bet faced."""
+        """A call of ``chips`` more: never above the bet faced (before the flop, at least the stakes' big blind)."""
         self.player(name, k)
-        if self.bet[name] + chips > max(self.bet.values()):
+        faced = max(self.bet.values())
+        if not self.board and not self.run_boards:
+            faced = max(faced, self.big_blind)
+        if self.bet[name] + chips > faced:
             raise self.error(ImpossibleAction, k, f"{name} calls more than the bet")
         self.pay(name, chips, k)
 

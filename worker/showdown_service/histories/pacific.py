@@ -43,6 +43,11 @@ _BANNER = re.compile(
 )
 _HEADER = re.compile(r"^(.*?) Blinds (.+?) - \*\*\* (.+)$")
 _TOURNAMENT = re.compile(r"Tournament #(\d+)", re.I)
+_TOURNAMENT_TABLE = re.compile(
+    r"^Tournament #(\d+) (.*?) - Table #?(.+?)\s*(?:\d+ Max)?\s*(?:\((?:Real|Play) Money\))?\s*$"
+)
+"""A tournament hand's table line (``Tournament #78669312 $0.01 - Table #3 9 Max (Real Money)``, 2016): its
+amounts are chips, written with the currency sign (``Seat 1: joeballoons ( $970 )``), and it is not raked."""
 _TABLE = re.compile(r"^Table (.+?)\s*(?:\d+ Max)?\s*(?:\((?:Real|Play) Money\))?\s*$")
 _BUTTON = re.compile(r"^Seat (\d+) is the button$")
 _SEAT = re.compile(r"^Seat (\d+): (.+) \( ?([^()]*?) ?\)$")
@@ -83,6 +88,8 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         k += 1
     header = _HEADER.match(lines[k]) if k < end else None
     if header is None:
+        if not any(lines[start + 1 : end]) or (k < end and not lines[k]):
+            raise hand.error(HandSyntaxError, start, "the hand is cut off after its first line")
         raise hand.error(HandSyntaxError, min(k, end - 1), "expected '$SB/$BB Blinds GAME - *** DATE'")
     game = room_game(header.group(2))
     if game is None:
@@ -94,15 +101,20 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     currency = next((c for c in stakes if c in "$€£"), "")
     hand.scale = 100 if currency or "." in stakes or "," in stakes else 1
     k += 1
-    table_line = _TABLE.match(lines[k]) if k < end else None
+    table_line = (_TOURNAMENT_TABLE.match(lines[k]) or _TABLE.match(lines[k])) if k < end else None
     if table_line is None:
-        raise hand.error(HandSyntaxError, min(k, end - 1), "expected 'Table NAME'")
+        raise hand.error(HandSyntaxError, min(k, end - 1), "expected 'Table NAME' or 'Tournament #N BUY-IN - Table N'")
+    if table_line.re is _TOURNAMENT_TABLE:
+        tournament, currency, hand.scale = table_line, "", 1
+    if "/" in stakes:  # a call before the flop is to the big blind even when it was posted short (all-in for less)
+        hand.big_blind = hand.chips(stakes.rpartition("/")[2], k - 1)
     button, k = button_before_seats(hand, k + 1, end, _SEAT, _BUTTON, info=_INFO)
     k = seats(hand, k, end, _SEAT)
     if button is None and not game.stud:
         raise hand.error(HandSyntaxError, start, "no 'Seat N is the button' line")
     names = sorted(hand.players, key=len, reverse=True)
     summary = False
+    mucked_cards: list[tuple[str, int]] = []
     for k in range(k, end):  # noqa: B020  # on from the line after the seats
         line = lines[k]
         if not line or line.startswith(("(Hi:", "(Lo:")):
@@ -144,15 +156,28 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             elif verb == "shows":
                 hand.show(name, hand.card_list(m.group(3) or "", k), k)
             elif verb == "mucks":
-                hand.muck(name, k)
                 if m.group(3):
                     hand.show(name, hand.card_list(m.group(3), k), k)
+                    mucked_cards.append((name, k))
+                else:
+                    hand.muck(name, k)
             continue
         if any(marker in line for marker in _INFO):
             continue
         if not summary and any(line.startswith(n + " ") for n in names):
             raise hand.error(HandSyntaxError, k, "not an 888poker action")
         raise hand.error(HandSyntaxError if summary else ImpossibleAction, k, "not a line of an 888poker hand")
+    if not any(hand.left[n] == 0 and hand.put[n] for n in hand.players):
+        # 'mucks [ 4s, 4c ]' gives up the pot (a 2014 cash hand: the two pair mucked, A-high collects); with a seat
+        # all-in the cards are turned up and judged whatever the player clicks (a 2016 tournament hand: SYSTEM3RROR
+        # 'mucks [ Td, 9d ]' beside an all-in and collects the side pot his tens win)
+        for name, k in mucked_cards:
+            hand.muck(name, k)
+    if table_line.re is _TOURNAMENT_TABLE:
+        return hand.finish(
+            game, button, table_line.group(3), rake=0, tournament=table_line.group(1), uncalled_written=False,
+            room="888poker",
+        )  # fmt: skip
     return hand.finish(
         game, button, table_line.group(1), tournament=tournament.group(1) if tournament else None,
         currency=currency, uncalled_written=False, room="888poker",

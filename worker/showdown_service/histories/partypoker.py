@@ -30,7 +30,7 @@ from functools import partial
 from typing import Final
 
 from showdown_service.histories.builder import CAP_STEP, HandBuilder, no_flop_no_drop
-from showdown_service.histories.errors import HandSyntaxError, ImpossibleAction, ReplayError, UnsupportedHand
+from showdown_service.histories.errors import HandSyntaxError, ReplayError, UnsupportedHand
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.reading import (
@@ -100,6 +100,8 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     named = "" if header is None else header.group(1) if tournament else header.group(3)
     game = room_game(named) if header else None
     if header is None:
+        if not any(lines[start + 1 : end]) or (k < end and not lines[k]):
+            raise hand.error(HandSyntaxError, start, "the hand is cut off after its first line")
         raise hand.error(HandSyntaxError, min(k, end - 1), "expected 'STAKES USD GAME - DATE'")
     if game is None:
         raise UnsupportedHand(source, hand.hand_id, k + 1, f"no game this reader knows in {named!r}")
@@ -108,7 +110,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     currency = "" if tournament else next((c for c in header.group(1) if c in "$€£"), "")
     if tournament:
         hand.scale = 1  # chips: '( 126,043 )', 'posts small blind [1,200].', 'wins 6,000 chips'
-    big_blind_stake = _big_blind(hand, header.group(1), k) if not tournament else 0
+    hand.big_blind = _big_blind(hand, header.group(1), k) if not tournament else 0
     year = _YEAR.search(lines[k])
     k += 1
     table = _TABLE.match(lines[k]) if k < end else None
@@ -139,12 +141,6 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
                 hand.pay(name, min(chips, big_blind), k)
             elif verb == "posts ante":
                 hand.pay(name, chips, k, to_bet=False)
-            elif verb == "calls" and hand.board == [] and max(hand.bet.values()) < big_blind_stake:
-                # the big blind posted all-in short ('posts big blind [$0.03 USD]'): a call is to the stake's
-                # big blind still, never above it
-                if hand.bet[name] + chips > big_blind_stake:
-                    raise hand.error(ImpossibleAction, k, f"{name} calls more than the big blind")
-                hand.pay(name, chips, k)
             elif verb == "calls":
                 hand.call(name, chips, k)
             else:  # blinds, bets, raises and all-ins: the chips added
