@@ -97,3 +97,46 @@ def test_888poker_tournament_doctored_winner_is_a_mismatch(tmp_path: Path) -> No
     hand = verdicts["888poker:775396118"]
     assert hand.status == "mismatch", hand.reason
 
+
+# -- Winning Poker Network (ACR) ------------------------------------------------------------
+
+
+def test_acr_2021_tournament_variants_read() -> None:
+    verdicts = _verdicts("acr_2021_tournament.txt")
+    assert {v.status for v in verdicts.values()} == {"match"}, [v.reason for v in verdicts.values()]
+    # 'Seat 7: Dcin2020 (16800.00) is sitting out' posts the ante and folds: seated, in the hand
+    assert verdicts["acr:718598087"].computed["collected"] == {"4": 54_600}
+    # everybody folds to the big blind, no 'Uncalled bet' line: 'Total pot 9600.00' and 'won 9600.00' hold the
+    # big blind's 2,000 over the small blind, which came back
+    folded = verdicts["acr:718600347"]
+    assert folded.computed["returned"] == folded.expected["returned"] == {"8": 2_000}
+    assert folded.computed["collected"] == {"8": 7_600}
+    # the running 'Side pot(1) 10200.00' line is read past
+    assert verdicts["acr:718608715"].computed["collected"] == {"1": 21_400}
+
+
+def test_acr_2019_cash_jackpot_fee_waits_and_posts_read() -> None:
+    verdicts = list(replay_file(str(FIXTURES / "acr_2019_cash.txt"), named=True).verdicts)
+    assert [v.status for v in verdicts] == ["match", "match", "match"], [v.reason for v in verdicts]
+    # 'Total pot $79.50 | Rake $0.46 | JP Fee $0.04': the total is what was collected; rake and fee taken apart
+    assert verdicts[0].computed["rake"] == 50
+    assert verdicts[0].computed["collected"] == {"2": 7_950}
+    # 'Player4 posts $0.25' (new to the table: a live big blind); 'Player6 waits for big blind' (no chips)
+    assert verdicts[1].computed["collected"] == {"6": 2_409}
+
+
+def test_wpn_jackpot_fee_and_short_big_blind_read() -> None:
+    sit_out, short = replay_file(str(FIXTURES / "wpn_2014_2017_cash.txt"), named=True).verdicts
+    # 'Pot: 320.75. Rake 2.17. JP fee 0.08': the fee is taken from the pot as the rake is
+    assert sit_out.status == "match", sit_out.reason
+    assert sit_out.computed["rake"] == 225
+    # L6U11C2K1Y3's big blind all-in for 0.24 at 0.10/0.25: choptop's small blind calls 0.15 to the stake's 0.25
+    assert short.status == "match", short.reason
+    assert short.computed["returned"] == {"3": 1}
+
+
+def test_acr_doctored_fee_is_an_error(tmp_path: Path) -> None:
+    verdicts = _doctored(tmp_path, "acr_2019_cash.txt", "| JP Fee $0.04", "| JP Fee $0.14")
+    hand = verdicts["acr:55280000"]
+    assert hand.status == "error", hand.reason
+    assert "the pots hold 8000 by the actions but 'Total pot' says 7950" in hand.reason

@@ -45,12 +45,16 @@ from showdown_service.histories.reading import (
 _START = re.compile(r"^(?:Game )?Hand #(\d+) - (.*)$")
 _TOURNAMENT = re.compile(r"^Tournament #(\d+)$")
 _TABLE = re.compile(r"^(?:Table )?'?(.*?)'? \d+-max Seat #(\d+) is the button\s*$")
-_SEAT = re.compile(r"^Seat (\d+): (.+) \(([^()\s]*\d[^()\s]*)\)\s*$")
+_SEAT = re.compile(r"^Seat (\d+): (.+) \(([^()\s]*\d[^()\s]*)\)\s*(is sitting out)?\s*$")
 _SECTION = re.compile(r"^\*\*\* (.+?) \*\*\*\s*(.*)$")
 _CARDS = re.compile(r"\[([^\]]*)\]")
 _COLLECTED = re.compile(r"^(.+?) collected (\S+) from (main pot|pot|side pot(?:-? ?(\d+))?)\s*$")
 _UNCALLED = re.compile(r"^Uncalled bet \((\S+)\) returned to (.+?)\s*$")
-_TOTAL = re.compile(r"^Total pot (\S+)(?: \| Rake (\S+))?")
+_TOTAL = re.compile(r"^Total pot (\S+)(?: \| Rake (\S+))?(?: \| JP Fee (\S+))?")
+_STAKES: Final = re.compile(r"^(?:Level \d+ \()?\S*?/(\S*?\d)\)?$")
+"""The stakes' big blind: ``$0.01/$0.02`` (cash), ``Level 8 (2000.00/4000.00)`` (a tournament)."""
+_POST: Final = re.compile(r"^posts (\S*\d[^\s]*)$")
+"""``Player4 posts $0.25``: a player new to the table posts the big blind in its seat, live (2019 cash)."""
 _WON = re.compile(r"^Seat (\d+): .*? won (\S+)")
 _STREETS: Final = {"FLOP": 3, "TURN": 4, "RIVER": 5}
 _INFO: Final = (" will be allowed to play after the button", " sits out", " is sitting out", " has timed out")
@@ -79,6 +83,8 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     hand.refuse_unless_board(game, "WPN")
     currency = next((c for c in head.group(2) if c in "$€£"), "")
     hand.scale = 1 if tournament else 100
+    if stakes := next((m for p in parts if (m := _STAKES.search(p))), None):
+        hand.big_blind = hand.chips(stakes.group(1), start)
     k = start + 1
     table = _TABLE.match(lines[k]) if k < end else None
     if table is None:
@@ -86,18 +92,21 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     k += 1
     while k < end and lines[k].startswith("Seat "):
         if seat := _SEAT.match(lines[k]):
-            hand.seat(int(seat.group(1)), seat.group(2), hand.chips(seat.group(3), k), k)
+            # 'Seat 7: Dcin2020 (16800.00) is sitting out' still posts the ante and may act
+            hand.seat(
+                int(seat.group(1)), seat.group(2), hand.chips(seat.group(3), k), k, sitting_out=bool(seat.group(4))
+            )
         elif not any(marker in lines[k] for marker in _INFO):
             raise hand.error(HandSyntaxError, k, "expected 'Seat N: NAME (STACK)'")
         k += 1
     if len(hand.players) < 2:
         raise hand.error(HandSyntaxError, min(k, end - 1), "a hand needs two seats; seat lines expected")
-    total = rake = None
+    total = rake = fee = None
     summary_wins: dict[str, int] = {}
     collected_any = in_summary = False
     for k in range(k, end):  # noqa: B020  # on from the line after the seats
         line = lines[k]
-        if not line or line.startswith(("Main pot ", "Board ")):
+        if not line or line.startswith(("Main pot ", "Board ", "Side pot")):  # 'Side pot(1) 10200.00': running
             continue
         if line.startswith("*** ") and (section := _SECTION.match(line)):
             name = section.group(1)
@@ -112,6 +121,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             if m := _TOTAL.match(line):
                 total = hand.chips(m.group(1), k)
                 rake = hand.chips(m.group(2), k) if m.group(2) else None
+                fee = hand.chips(m.group(3), k) if m.group(3) else None
             elif (m := _WON.match(line)) and (who := _seated(hand, int(m.group(1)))):
                 summary_wins[who] = summary_wins.get(who, 0) + hand.chips(m.group(2), k)
             continue
@@ -128,17 +138,42 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     if total is None:
         raise HandSyntaxError(source, hand.hand_id, end, "the hand has no 'Total pot' line", game.name)
     if not collected_any:  # everybody folded to one player: the summary's 'did not show and won' is the award
+        total -= _uncalled_in_won(hand, summary_wins)
         for who, chips in summary_wins.items():
             hand.collect(who, chips, hand.total_line - 1)
     else:  # the summary's wins are checked against the collected lines
         hand.summary = {hand.players[who].seat: chips for who, chips in summary_wins.items()}
     if rake is None and tournament:
         rake = 0  # a tournament hand is not raked
+    note = ""
+    if fee is not None and rake is not None:
+        # 'Total pot $79.50 | Rake $0.46 | JP Fee $0.04' (2019): the total is what was collected, the rake and the
+        # jackpot fee apart; both are taken from the pot
+        if total + rake + fee == sum(hand.put.values()) + sum(hand.dead.values()):
+            total += rake + fee
+        rake += fee
+        note = "the jackpot fee ('JP Fee') is in the rake"
     check_total(hand, total)
     return hand.finish(
         game, int(table.group(2)), table.group(1), total=total, rake=rake,
-        tournament=tournament, currency=currency, room="WPN",
+        tournament=tournament, currency=currency, room="WPN", note=note,
     )  # fmt: skip
+
+
+def _uncalled_in_won(hand: HandBuilder, wins: dict[str, int]) -> int:
+    """Everybody folded to one player and no ``Uncalled bet`` line: the bet nobody called is in the summary's ``won``
+    amount and in ``Total pot`` (a 2021 tournament: ``Total pot 9600.00``, the big blind's 2,000 over the small blind
+    in ``did not show and won 9600.00``); given back, and out of the award: the chips, taken out of the total too."""
+    if hand.returned or len(wins) != 1:
+        return 0
+    [(who, won)] = wins.items()
+    gross = sorted(((put, name) for name, put in hand.put.items()), reverse=True)
+    if len(gross) < 2 or gross[0][1] != who or gross[0][0] == gross[1][0] or won <= gross[0][0] - gross[1][0]:
+        return 0
+    back = gross[0][0] - gross[1][0]
+    hand.give_back(who, back, hand.total_line - 1)
+    wins[who] = won - back
+    return back
 
 
 def _seated(hand: HandBuilder, seat: int) -> str | None:
@@ -147,10 +182,18 @@ def _seated(hand: HandBuilder, seat: int) -> str | None:
 
 def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
     """One action of ``name``."""
+    if m := _POST.match(action):
+        hand.pay(name, hand.chips(m.group(1), k), k)
+        return
+    if action.startswith("posts dead "):  # 'posts dead $0.03' at $0.01/$0.02: the big blind live, the rest dead
+        chips = hand.chips(action.rsplit(" ", 1)[1], k)
+        live = min(chips, hand.big_blind) if hand.big_blind else 0
+        hand.pay(name, chips - live, k, to_bet=False, is_dead=True)
+        hand.pay(name, live, k)
+        return
     act(
         hand, name, action, k, room="WPN",
         blinds=("posts the small blind ", "posts the big blind ", "posts small blind ", "posts big blind "),
         antes=("posts ante ", "posts the ante "),
-        dead=("posts dead ",),
-        quiet=("does not show", "doesn't show", "sits out", "is sitting out"),
+        quiet=("does not show", "doesn't show", "sits out", "is sitting out", "waits for big blind"),
     )  # fmt: skip

@@ -41,8 +41,10 @@ _AMOUNT = re.compile(
 _STREET = re.compile(r"^\*\*\* (FLOP|TURN|RIVER) \*\*\*:?\s*(.*)$")
 _CARDS = re.compile(r"\[([^\]]*)\]")
 _UNCALLED = re.compile(r"^Uncalled bet \(([\d.,]+)\) returned to (.+?)\s*$")
-_POT = re.compile(r"^Pot: ([\d.,]+?)\.? Rake ([\d.,]+)")
+_POT = re.compile(r"^Pot: ([\d.,]*\d)\.? Rake ([\d.,]*\d)\.?(?: JP fee ([\d.,]*\d)\.?)?")
+"""``Pot: 319. Rake 1``; ``Pot: 320.75. Rake 2.17. JP fee 0.08`` (2017: the jackpot fee, taken from the pot too)."""
 _RESULT = re.compile(r"Bets: ([\d.,]+?)\. Collects: ([\d.,]+?)\. (?:Wins|Loses): [\d.,]+?\.?$")
+_DEALT: Final = (" received a card.", " received card.")
 _STREETS: Final = {"FLOP": 3, "TURN": 4, "RIVER": 5}
 _QUIET: Final = (
     "received a card.",
@@ -75,6 +77,8 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     hand.game_name = game.name
     hand.refuse_unless_board(game, "WPN")
     table = head.group(3).strip()
+    if "/" in head.group(2):  # '0.10/0.25': a call before the flop is to the big blind even when posted short
+        hand.big_blind = hand.chips(head.group(2).rpartition("/")[2], k)
     button = None
     k += 1
     if k < end and (b := _BUTTON.match(lines[k])):
@@ -86,11 +90,12 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     if len(hand.players) < 2:
         raise hand.error(HandSyntaxError, min(k, end - 1), "a hand needs two seats; seat lines expected")
     pot = rake = None
+    note = ""
     bets: dict[str, int] = {}
     summary = False
     for k in range(k, end):  # noqa: B020  # on from the line after the seats
         line = lines[k]
-        if not line or line.endswith(" received a card.") or line.startswith(("Game ended at:", "Board:")):
+        if not line or line.endswith(_DEALT) or line.startswith(("Game ended at:", "Board:")):
             continue
         if line == "------ Summary ------":
             summary = True
@@ -104,6 +109,9 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             continue
         if m := _POT.match(line):
             pot, rake = hand.chips(m.group(1), k), hand.chips(m.group(2), k)
+            if m.group(3):
+                rake += hand.chips(m.group(3), k)
+                note = "the jackpot fee ('JP fee') is in the rake"
             continue
         player = line[1:] if line.startswith("*Player ") else line
         if player.startswith("Player  "):
@@ -140,7 +148,6 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             source, hand.hand_id, hand.total_line, f"the summary's bets are not the actions': {detail}"
         )
     in_pots = sum(hand.put.values()) + sum(hand.dead.values())
-    note = ""
     if (
         in_pots - pot - rake == JACKPOT_DROP
         and hand.board
@@ -167,7 +174,7 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
         else:  # blinds, posts, straddles, bets, raises and all-ins: the chips added
             hand.pay(name, chips, k)
         return
-    if action.startswith("received card: "):
+    if action.startswith(("received card: ", "received a card: ")):  # the latter in a 2016 Omaha hand
         hand.show(name, hand.card_list(" ".join(_CARDS.findall(action)), k), k)
     elif action == "folds":
         hand.fold(name, k)
