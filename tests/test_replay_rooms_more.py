@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from showdown_service.replay.compare import Verdict
-from showdown_service.replay.run import PARTYPOKER, replay_file
+from showdown_service.histories.compare import Verdict
+from showdown_service.histories.run import PARTYPOKER, replay_file
 
 FIXTURES = Path(__file__).parent / "fixtures" / "replay" / "rooms"
 
