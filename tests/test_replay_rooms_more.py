@@ -140,3 +140,29 @@ def test_acr_doctored_fee_is_an_error(tmp_path: Path) -> None:
     hand = verdicts["acr:55280000"]
     assert hand.status == "error", hand.reason
     assert "the pots hold 8000 by the actions but 'Total pot' says 7950" in hand.reason
+
+
+# -- iPoker ---------------------------------------------------------------------------------
+
+
+def test_ipoker_2018_session_re_raises_read_as_totals() -> None:
+    verdicts = _verdicts("ipoker_2018_session.xml")
+    assert {v.status for v in verdicts.values()} == {"match"}, [v.reason for v in verdicts.values()]
+    # h3llr4zor (big blind 1, calls 8) re-raises to 101.50, all he has; 'bet="€110.50"' is not checked
+    allin = verdicts["ipoker:7973141439"]
+    assert "re-raise" in allin.reason
+    assert allin.computed["collected"] == {"1": 20_200}
+    assert allin.computed["returned"] == {"1": 300}
+    # a split on a board straight: 'win="€9.50"' each, the rake 1.00 of a 20.00 pot
+    split = verdicts["ipoker:7973132732"]
+    assert split.computed["collected"] == {"1": 950, "5": 950}
+
+
+def test_ipoker_2018_doctored_winner_is_a_mismatch(tmp_path: Path) -> None:
+    text = (FIXTURES / "ipoker_2018_session.xml").read_text(encoding="utf-8")
+    winner, loser = 'bet="€110.50" win="€202"', 'bet="€98.50" win="€0"'
+    assert text.count(winner) == text.count(loser) == 1
+    swapped = text.replace(winner, 'bet="€110.50" win="€0"').replace(loser, 'bet="€98.50" win="€202"')
+    (tmp_path / "swapped.xml").write_text(swapped, encoding="utf-8")
+    verdicts = {v.hand_id: v for v in replay_file(str(tmp_path / "swapped.xml"), named=True).verdicts}
+    assert verdicts["ipoker:7973141439"].status == "mismatch", verdicts["ipoker:7973141439"].reason

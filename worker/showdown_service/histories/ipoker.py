@@ -78,18 +78,31 @@ def _session(
     gametype = session.findtext("general/gametype") or ""
     money = bool(session.findtext("general/currency") or session.findtext("general/tablecurrency"))
     table = (session.findtext("general/tablename") or "ipoker").split(",")[0].strip()
+    version = re.match(r"\s*(\d+)\.", session.findtext("general/client_version") or "")
+    unchecked = version is not None and int(version.group(1)) >= BET_UNCHECKED_SINCE
     for game in session.iter("game"):
         code = game.get("gamecode", "")
         hand = HandBuilder(lines, source, f"ipoker:{code}", where.get(code, base))
         try:
-            yield _read(hand, game, gametype, table, money)
+            yield _read(hand, game, gametype, table, money, unchecked=unchecked)
         except ReplayError as exc:
             yield exc
         except Exception as exc:  # a value of a kind the reader did not foresee: this game's error
             yield unreadable(exc, source, hand.hand_id, hand.start + 1, hand.game_name)
 
 
-def _read(hand: HandBuilder, game_xml: ET.Element, gametype: str, table: str, money: bool) -> HandRecord:
+BET_UNCHECKED_SINCE: Final = 17
+"""The client version (``<client_version>17.5.6.7</client_version>``, 2018) whose players' ``bet`` attribute is not
+checked against the actions: it counts a re-raise's ``sum`` (the round's total, as everywhere) on top of what the
+raiser had put in that round: h3llr4zor, big blind 1, calls 8 and re-raises all-in to 101.50 from a stack of
+101.50, ``bet="€110.50"``. The actions read as totals agree with every stack and settle the ``win`` amounts exactly
+(94 such hands of thlorenz/hhp-xml's 2018 sessions, each a reading error while the attribute was checked); the hand
+says so in its note. Sessions without a version (HHSmithy's samples, 2014) are checked as before."""
+
+
+def _read(
+    hand: HandBuilder, game_xml: ET.Element, gametype: str, table: str, money: bool, *, unchecked: bool = False
+) -> HandRecord:
     game = room_game(gametype)
     if game is None:
         raise UnsupportedHand(hand.source, hand.hand_id, hand.start + 1, f"no game this reader knows in {gametype!r}")
@@ -148,7 +161,10 @@ def _read(hand: HandBuilder, game_xml: ET.Element, gametype: str, table: str, mo
         elif kind != _SIT_OUT:
             raise hand.error(HandSyntaxError, k, f"action no={number} of {name}: unknown type {kind}")
     wrong = {n: b for n, b in bets.items() if b != hand.put[n] + hand.dead[n]}
-    if wrong:
+    note = ""
+    if wrong and unchecked:
+        note = "the 2018 client's 'bet' counts a re-raise on top of the round's bets: not checked"
+    elif wrong:
         detail = ", ".join(f"{n} {b} (the actions: {hand.put[n] + hand.dead[n]})" for n, b in wrong.items())
         raise ChipsDoNotAddUp(
             hand.source, hand.hand_id, hand.start + 1, f"the players' 'bet' is not the actions': {detail}"
@@ -156,7 +172,7 @@ def _read(hand: HandBuilder, game_xml: ET.Element, gametype: str, table: str, mo
     for name, chips in wins.items():
         if chips:
             hand.collect(name, chips, k)
-    return hand.finish(game, button, table, currency=currency, uncalled_written=False, room="iPoker")
+    return hand.finish(game, button, table, currency=currency, uncalled_written=False, room="iPoker", note=note)
 
 
 def _amount(hand: HandBuilder, text: str, k: int) -> int:
