@@ -166,3 +166,25 @@ def test_ipoker_2018_doctored_winner_is_a_mismatch(tmp_path: Path) -> None:
     (tmp_path / "swapped.xml").write_text(swapped, encoding="utf-8")
     verdicts = {v.hand_id: v for v in replay_file(str(tmp_path / "swapped.xml"), named=True).verdicts}
     assert verdicts["ipoker:7973141439"].status == "mismatch", verdicts["ipoker:7973141439"].reason
+
+
+# -- GGPoker --------------------------------------------------------------------------------
+
+
+def test_ggpoker_straddle_bet_and_muck_and_missed_blind_read() -> None:
+    verdicts = _verdicts("ggpoker_2018_cash.txt")
+    assert {v.status for v in verdicts.values()} == {"match"}, [v.reason for v in verdicts.values()]
+    assert verdicts["ggpoker:HD582731"].computed["collected"] == {"1": 2746}  # '62dfdfaf: straddle $2'
+    # '42c6a201: Bet & Muck $0.05', called, then 'Bet & Muck folds': the caller's pair of kings takes the pot
+    assert verdicts["ggpoker:HD52198761"].computed["collected"] == {"5": 21}
+    # 'posts missed blind $0.5' is dead: the pot is 0.5 + 1 + 0.5 (dead) + 5 + 5 = $12, 'Total pot $12'
+    missed = verdicts["ggpoker:HD54233001"]
+    assert missed.computed["total_pot"] == 1200
+    assert missed.computed["collected"] == {"4": 1140}
+
+
+def test_ggpoker_doctored_dead_blind_is_an_error(tmp_path: Path) -> None:
+    verdicts = _doctored(tmp_path, "ggpoker_2018_cash.txt", "posts missed blind $0.5", "posts missed blind $1")
+    hand = verdicts["ggpoker:HD54233001"]
+    assert hand.status == "error", hand.reason
+    assert "the pots hold 1250 by the actions but 'Total pot' says 1200" in hand.reason

@@ -153,10 +153,22 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
 
 
 def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
-    """One action of ``name``."""
+    """One action of ``name``.
+
+    Beside PokerStars' words, GGPoker's cash tables write ``straddle $2`` (a live straddle), ``posts missed blind
+    $0.5`` (the small blind missed: dead) and its Bet & Muck button: ``Bet & Muck $0.05`` (a bet) and, once
+    called, ``Bet & Muck folds`` (the cards given up at the showdown: a fold).
+    """
+    if action.startswith(_BET_AND_MUCK):
+        action = action[len(_BET_AND_MUCK) :]
+        action = action if action == "folds" else f"bets {action}"
     act(
         hand, name, action, k, room="GGPoker",
-        blinds=("posts small blind ", "posts big blind ", "posts straddle "),
+        blinds=("posts small blind ", "posts big blind ", "posts straddle ", "straddle "),
         antes=("posts the ante ", "posts ante "),
+        dead=("posts missed blind ",),
         quiet=("doesn't show", "sits out", "is sitting out"),
     )  # fmt: skip
+
+
+_BET_AND_MUCK: Final = "Bet & Muck "
