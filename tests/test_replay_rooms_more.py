@@ -188,3 +188,19 @@ def test_ggpoker_doctored_dead_blind_is_an_error(tmp_path: Path) -> None:
     hand = verdicts["ggpoker:HD54233001"]
     assert hand.status == "error", hand.reason
     assert "the pots hold 1250 by the actions but 'Total pot' says 1200" in hand.reason
+
+
+# -- Winamax --------------------------------------------------------------------------------
+
+
+def test_winamax_seat_numbered_0_reads_one_higher() -> None:
+    [hand] = _verdicts("winamax_seat_0.txt").values()
+    assert hand.status == "match", hand.reason
+    assert "seats from 0" in hand.reason
+    assert hand.computed["collected"] == {"3": 300}  # kebab79, 'Seat 2' of the history
+
+
+def test_winamax_seat_0_doctored_winner_is_a_mismatch(tmp_path: Path) -> None:
+    verdicts = _doctored(tmp_path, "winamax_seat_0.txt", "kebab79 collected 3€", "mrotsim collected 3€")
+    [hand] = verdicts.values()
+    assert hand.status == "mismatch", hand.reason

@@ -84,6 +84,13 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     button = int(table.group(2)) if table.group(2) else None
     k += 1
     k = seats(hand, k, end, _SEAT)
+    note = ""
+    if any(p.seat == 0 for p in hand.players.values()):
+        # 'Seat #0 is the button', 'Seat 0: mrotsim (865.05€)' (a 2015 5-max Omaha table): the contract numbers seats
+        # from 1, so every seat (and the button) is read one higher; the order, and so the hand, is the same
+        hand.players = {n: p._replace(seat=p.seat + 1) for n, p in hand.players.items()}
+        button = None if button is None else button + 1
+        note = "Winamax numbers this table's seats from 0: read one higher"
     total = rake = None
     collected = 0
     in_summary = False
@@ -126,7 +133,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         )
     return hand.finish(
         game, button, table.group(1), rake=rake, tournament=tournament.group(1) if tournament else None,
-        currency=currency, uncalled_written=False, room="Winamax",
+        currency=currency, uncalled_written=False, room="Winamax", note=note,
     )  # fmt: skip
 
 
