@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from showdown_service.histories.compare import Verdict
-from showdown_service.histories.run import PARTYPOKER, replay_file
+from showdown_service.histories.run import BOVADA, PARTYPOKER, replay_file
 
 FIXTURES = Path(__file__).parent / "fixtures" / "replay" / "rooms"
 
@@ -206,3 +206,39 @@ def test_winamax_seat_0_doctored_winner_is_a_mismatch(tmp_path: Path) -> None:
     verdicts = _doctored(tmp_path, "winamax_seat_0.txt", "kebab79 collected 3€", "mrotsim collected 3€")
     [hand] = verdicts.values()
     assert hand.status == "mismatch", hand.reason
+
+
+# -- Bovada / Ignition / Bodog ----------------------------------------------------------------
+
+
+def test_bovada_ignition_hands_read_and_settled() -> None:
+    result = replay_file(str(FIXTURES / "bovada_ignition.txt"), named=True)
+    assert result.format == BOVADA
+    verdicts = {v.hand_id: v for v in result.verdicts}
+    assert {v.status for v in verdicts.values()} == {"match"}, [v.reason for v in verdicts.values()]
+    allin = verdicts["bovada:4290335080"]  # 'Total Pot($9.73)', 'Hand result $9.25': 5% rounded down
+    assert allin.computed["rake"] == 48
+    assert allin.computed["returned"] == {"1": 1182}  # 'Return uncalled portion of bet $11.82'
+    assert verdicts["bovada:4290373378"].computed["rake"] == 200  # $49.40 in the pot: the $2 cap
+    walk = verdicts["bovada:4290328383"]  # all fold to the big blind: no return line, 'Hand result $0.35'
+    assert walk.computed["returned"] == {"1": 15}
+    assert walk.computed["collected"] == {"1": 20}
+    # an Ignition sit & go numbers its seats 240, 38, 229...: read in the order written, the dealer first
+    sng = verdicts["bovada:3549249421"]
+    assert sng.computed["collected"] == {"3": 29_569}  # the big blind's straight: 'Hand Result-Side Pot' and the main
+    assert sng.computed["rake"] == 0
+
+
+def test_bovada_doctored_result_is_a_mismatch(tmp_path: Path) -> None:
+    verdicts = _doctored(tmp_path, "bovada_ignition.txt", "UTG : Hand result $47.40", "UTG : Hand result $46.40")
+    hand = verdicts["bovada:4290373378"]
+    assert hand.status == "mismatch", hand.reason
+
+
+def test_bovada_unknown_action_is_that_hands_error(tmp_path: Path) -> None:
+    verdicts = _doctored(
+        tmp_path, "bovada_ignition.txt", "UTG : Folds\nDealer : Raises", "UTG : Juggles\nDealer : Raises"
+    )
+    assert verdicts["bovada:4290335080"].status == "error"
+    assert "not a Bovada action: 'UTG : Juggles'" in verdicts["bovada:4290335080"].reason
+    assert {v.status for k, v in verdicts.items() if k != "bovada:4290335080"} == {"match"}

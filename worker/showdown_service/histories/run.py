@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Final, NamedTuple
 
 from showdown_service.histories.acr import read_acr, starts_acr
+from showdown_service.histories.bovada import read_bovada, starts_bovada
 from showdown_service.histories.compare import Verdict, error_verdict, judge
 from showdown_service.histories.errors import HandSyntaxError, ReplayError, UnknownFormat, unreadable
 from showdown_service.histories.fulltilt import read_fulltilt
@@ -30,8 +31,9 @@ from showdown_service.histories.pokerstars import read_pokerstars
 from showdown_service.histories.winamax import read_winamax
 from showdown_service.histories.wpn import read_wpn
 
-PHH, POKERSTARS, PACIFIC, WINAMAX, PARTYPOKER, FULLTILT, WPN, IPOKER, OHH, GGPOKER, ACR = (
+PHH, POKERSTARS, PACIFIC, WINAMAX, PARTYPOKER, FULLTILT, WPN, IPOKER, OHH, GGPOKER, ACR, BOVADA = (
     "phh", "pokerstars", "888poker", "winamax", "partypoker", "fulltilt", "wpn", "ipoker", "ohh", "ggpoker", "acr",
+    "bovada",
 )  # fmt: skip
 
 READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]]]] = {
@@ -46,6 +48,7 @@ READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]
     OHH: read_ohh,
     GGPOKER: read_ggpoker,
     ACR: read_acr,
+    BOVADA: read_bovada,
 }
 """Each format's reader: ``reader(text, source)`` yields every hand of the file, read, or the error that stopped it."""
 
@@ -96,6 +99,8 @@ def detect(text: str) -> str | None:
             return GGPOKER
         if starts_acr(stripped):
             return ACR
+        if starts_bovada(stripped):
+            return BOVADA
         if stripped.startswith("{"):
             return OHH if starts_ohh(text) else None
         if stripped.startswith("<"):
