@@ -136,6 +136,7 @@ def test_wpn_jackpot_fee_and_short_big_blind_read() -> None:
 
 
 def test_acr_doctored_fee_is_an_error(tmp_path: Path) -> None:
+    assert _verdicts("acr_2019_cash.txt")["acr:55280000"].status == "match"  # the fee as written adds up
     verdicts = _doctored(tmp_path, "acr_2019_cash.txt", "| JP Fee $0.04", "| JP Fee $0.14")
     hand = verdicts["acr:55280000"]
     assert hand.status == "error", hand.reason
