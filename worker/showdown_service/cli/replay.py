@@ -32,7 +32,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     rep = commands.add_parser(
         "replay",
         help="re-settle exported hand histories (PHH, PokerStars, GGPoker, 888poker, partypoker, Winamax, WPN/ACR, "
-        "iPoker, Full Tilt, Open Hand History) and report every payout that differs from the rules",
+        "iPoker, Full Tilt, Open Hand History, Bovada/Ignition) and report every payout that differs from the rules",
         description="Re-settle hand histories with the service's own settlement and compare with what they recorded.",
     )
     rep.add_argument("paths", nargs="*", metavar="PATH", help="hand history files or directories (walked recursively)")
