@@ -63,9 +63,9 @@ def test_a_result_carries_pots_hands_awards_and_metadata() -> None:
         "strength": result["hands"][0]["strength"],
     }
     assert result["hands"][0]["strength"] > result["hands"][1]["strength"]
-    assert result["awards"] == [
-        {"seat": 1, "player_id": "p1", "amount": 1000, "net": 500},
-        {"seat": 2, "player_id": "p2", "amount": 0, "net": -500},
+    assert result["awards"] == [  # starting stacks given: each seat's end stack too
+        {"seat": 1, "player_id": "p1", "amount": 1000, "net": 500, "end_stack": 1000},
+        {"seat": 2, "player_id": "p2", "amount": 0, "net": -500, "end_stack": 0},
     ]
     assert result["busts"] == [{"seat": 2, "player_id": "p2", "finish": 1}]
     assert result["tournament_id"] == "MTT-77"

@@ -57,6 +57,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "VARIANT_SHAPES",
     "MysteryBountyDrawn",
+    "Play",
     "PlayerIn",
     "ShowdownEvent",
     "Variant",
@@ -153,6 +154,59 @@ class MysteryBountyDrawn(BaseModel):
     )
 
 
+PHH_VARIANT_PATTERN: Final = r"^[FPN](?:T|S|O|O/8|7S|7S/8|R|2L1D|2L3D|B|5CD)$"
+"""phh-std's variant codes: the betting letter (F fixed limit, P pot limit, N no limit), then the game."""
+PHH_VARIANTS: Final = {
+    "T": "holdem", "S": "short_deck", "O": "omaha", "O/8": "omaha_hilo", "7S": "stud", "7S/8": "stud_hilo",
+    "R": "razz", "2L1D": "deuce_to_seven", "2L3D": "deuce_to_seven", "B": "badugi", "5CD": "five_card_draw",
+}  # fmt: skip
+"""The event's ``variant`` each phh-std game code (the code after its betting letter) is settled as."""
+MAX_ACTIONS: Final = 1000
+"""Actions a ``play`` may hold (ten seats, four capped rounds, with room to spare)."""
+ForcedBets = Annotated[tuple[Chips, ...], Field(max_length=MAX_PLAYERS)]
+Action = Annotated[str, Strict(), StringConstraints(min_length=1, max_length=64, pattern=r"^[ -~]+$")]
+
+
+class Play(BaseModel):
+    """The hand's betting in the Poker Hand History standard's fields and notation (phh-std, phh.readthedocs.io).
+
+    ``p<i>`` in ``actions`` is the i-th entry of the event's ``players``, listed in the order the hand was played:
+    p1 the small blind (heads-up: p1 the big blind, p2 the button), the last the button. A worker plays the
+    actions and refuses the event when they break a betting rule or give other `contributed`, `dead_money`,
+    `folded`, `board`, `stack` or `button_seat` values than the event states.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="Play")
+
+    variant: Annotated[str, Strict(), StringConstraints(pattern=PHH_VARIANT_PATTERN)] = Field(
+        description="phh-std's code: the betting structure (N no limit, P pot limit, F fixed limit) then the game "
+        "(T hold'em, S short deck, O Omaha, O/8, 7S stud, 7S/8, R razz, 2L1D and 2L3D deuce-to-seven single and "
+        "triple draw, B badugi, 5CD five-card draw): NT, PO, F7S/8. Its game must be the event's `variant`."
+    )
+    starting_stacks: Annotated[tuple[Chips, ...], Field(min_length=2, max_length=MAX_PLAYERS)] = Field(
+        description="Each player's chips at the start of the hand, p1 first: one per entry of `players`."
+    )
+    antes: ForcedBets = Field(default=(), description="Each player's ante, p1 first (empty: none).")
+    blinds_or_straddles: ForcedBets = Field(
+        default=(),
+        description="Each player's blind or straddle, p1 first: [small, big, 0, ...] (heads-up also [small, big], "
+        "p1 posting the big blind). Empty: none (stud).",
+    )
+    bring_in: Chips | None = Field(default=None, description="Stud: the bring-in.")
+    small_bet: Chips | None = Field(default=None, description="Fixed limit: the small bet (the early streets).")
+    big_bet: Chips | None = Field(default=None, description="Fixed limit: the big bet (the late streets).")
+    min_bet: Chips | None = Field(default=None, description="No limit and pot limit: the least bet (the big blind).")
+    ante_trimming_status: Annotated[bool, Strict()] = Field(
+        default=False,
+        description="Antes count toward each seat's level (`contributed`); else they are `dead_money`.",
+    )
+    actions: Annotated[tuple[Action, ...], Field(max_length=MAX_ACTIONS)] = Field(
+        description="phh-std's actions in order: 'd dh p1 AsKd' (own cards; ?? unknown), 'd db 7h8d9c' (board), "
+        "'p2 cbr 300' (complete, bet or raise to), 'p3 cc' (check or call), 'p1 f' (fold), 'p1 pb' (stud "
+        "bring-in), 'p2 sd 7c' (draw: discard; stand pat without cards), 'p1 sm AcKd' (show; without cards: muck)."
+    )
+
+
 class ShowdownEvent(BaseModel):
     """A finished hand, ready to settle."""
 
@@ -229,6 +283,17 @@ class ShowdownEvent(BaseModel):
         "hand, as the room drew it; paid as cash to the winner(s) of that seat's relevant pot, divided as a "
         "knockout bounty is. `[]` or absent when nobody is eliminated; refused outside the stage, and on a hand "
         "with no `tournament_id` (`mystery_bounty_not_expected`).",
+    )
+
+    play: Play | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # absent from the canonical JSON (the event's digest) when not given
+        description="The hand's betting in phh-std's fields and actions, `p<i>` the i-th entry of `players` (listed "
+        "in the order the hand was played: p1 the small blind, the last the button). With it the worker plays the "
+        "hand and refuses it (`betting_mismatch`, or the broken rule's code, naming the action and the seat) when "
+        "the actions break a betting rule or give other `contributed`, `dead_money`, `folded`, board, `stack` or "
+        "`button_seat` values than stated; the result then gives the street each seat folded on and whether the "
+        "hand saw a flop.",
     )
 
     @model_validator(mode="after")
@@ -372,6 +437,8 @@ class ShowdownEvent(BaseModel):
             )
         if self.mystery_bounties:
             _check_mystery(self.mystery_bounties, seats, stacked)
+        if self.play is not None:
+            _check_play(self.play, self.variant, count)
         return self
 
     def _check_bounties(self, bountied: int, stacked: int) -> None:
@@ -500,6 +567,17 @@ def _check_mystery(drawn: tuple[MysteryBountyDrawn, ...], seats: set[int], stack
                 "mystery_bounty_seat", f"mystery_bounties[{i}].seat", f"seat {envelope.seat} has an envelope already"
             )
         named.add(envelope.seat)
+
+
+def _check_play(play: Play, variant: str, players: int) -> None:
+    """A ``play`` names the event's game and one entry per player in each list (the betting is the worker's)."""
+    game = PHH_VARIANTS[play.variant[1:]]
+    if game != variant:
+        raise reject("bad_play", "play.variant", f"{play.variant!r} is {game}, not the event's {variant}")
+    for name in ("starting_stacks", "antes", "blinds_or_straddles"):
+        given = len(getattr(play, name))
+        if given != players and (given or name == "starting_stacks"):
+            raise reject("bad_play", f"play.{name}", f"has {given} entries for {players} players (one each, p1 first)")
 
 
 def _shared_start(boards: tuple[tuple[str, ...], ...]) -> int:

@@ -56,6 +56,12 @@ Ranking = Literal[
     "high", "short_deck", "short_deck_straight_over_trips", "eight_or_better", "ace_to_five", "deuce_to_seven", "badugi"
 ]
 Amount = Annotated[int, Field(ge=0)]
+Street = Literal[
+    "preflop", "flop", "turn", "river", "third", "fourth", "fifth", "sixth", "seventh",
+    "predraw", "first_draw", "second_draw", "third_draw", "showdown",
+]  # fmt: skip
+"""A betting round: board games' four, stud's five (third street to seventh), draw games' (before the first draw, then
+after each); ``showdown``: mucked at the showdown."""
 
 
 class _Out(BaseModel):
@@ -111,6 +117,16 @@ class Award(_Out):
     player_id: Id
     amount: Amount = Field(description="Pots won plus any uncalled bet returned.")
     net: int = Field(description="amount minus every chip the seat put in (dead money included).")
+    end_stack: Amount | None = Field(
+        default=None,
+        description="The seat's chips at the end of the hand: its starting stack (`players[].stack`, or the "
+        "event's `play.starting_stacks`) plus `net`. Absent when the event gives no starting stacks.",
+    )
+    folded_on: Street | None = Field(
+        default=None,
+        description="With the event's `play`: the street the seat folded on (`showdown` for a muck), null when it "
+        "did not fold. Absent without a play.",
+    )
 
 
 class RankedHand(_Out):
@@ -223,6 +239,11 @@ class ShowdownResult(_Out):
         description="Tournaments in a mystery-bounty stage: one entry per envelope the hand paid (per eliminated "
         "seat): `bounty` is the envelope's amount, paid all as cash (`added` 0) to the winners of the seat's "
         "relevant pot, divided as a knockout bounty is. Absent when the hand paid none.",
+    )
+    saw_flop: bool | None = Field(
+        default=None,
+        description="With the event's `play`: whether the flop was dealt with two or more seats in the hand (what "
+        "no-flop-no-drop rake policies ask); false in stud and draw games. Absent without a play.",
     )
     settled_at: datetime
     evaluator: str = Field(description="The settling software, 'showdown/<version>'.")

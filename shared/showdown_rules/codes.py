@@ -52,6 +52,27 @@ CODES: dict[str, str] = {
     "missing_bounty_cash_ppm": "Bounties are given without bounty_cash_ppm (1000000 knockout, 500000 PKO).",
     "bad_payouts": "A tournament's payouts are not a list of whole amounts from 0 to 10^15, pay nothing, pay a "
     "lower place more than a higher one, or (when registration closes) pay more places than the field has entries.",
+    "bad_play": "play names another game than the event's variant, or a list of it (starting_stacks, antes, "
+    "blinds_or_straddles) does not give one entry per player.",
+    # Raised by the worker playing an event's `play` (showdown_core.betting), naming the action and the seat:
+    "betting_mismatch": "The event states contributed, dead_money, folded, a board, a stack or button_seat other "
+    "than its play's actions give.",
+    "out_of_turn": "An action out of turn, or a street dealt (or a draw made) before the betting before it closed "
+    "(TDA 2024 Rule 53).",
+    "raise_below_minimum": "A bet or raise below the minimum, not all-in (TDA 2024 Rule 43; fixed limit: the bet).",
+    "raise_above_limit": "A raise beyond the pot (pot limit), beyond the bet size or the cap (fixed limit).",
+    "betting_not_reopened": "A raise by a player who already acted and faces only a short all-in: it does not "
+    "reopen the betting (TDA 2024 Rule 47).",
+    "bet_beyond_stack": "A bet or raise of more chips than the seat has behind (table stakes).",
+    "acted_after_fold": "An action by a player who folded.",
+    "acted_after_all_in": "A betting action by a player who is all-in.",
+    "forced_bet_mismatch": "The play's antes, blinds, straddles or bring-in are not the declared ones, or the "
+    "stakes its betting structure needs (min_bet; small_bet and big_bet; bring_in) are missing.",
+    "bad_board_street": "Board cards of the wrong number for the street (flop 3, turn 1, river 1), or a board in a "
+    "game without one.",
+    "bad_action": "An action that is not phh-std notation (pN f, pN cc, pN cbr AMOUNT, pN pb, pN sd [CARDS], "
+    "pN sm [CARDS], d dh pN CARDS, d db CARDS), or that the game does not have.",
+    "incomplete_play": "The play's actions end while a seat is still to act or to draw.",
     # Raised by the worker around the event, not by the model:
     "payload_too_large": "The entry is larger than the configured maximum payload size.",
     "missing_event": "The stream entry has no 'event' field (nor is it a tournament message).",

@@ -67,6 +67,14 @@ class Showdown(NamedTuple):
     bounty_cash_ppm: int = 1_000_000
     """The cash part of a bounty in parts per million (1,000,000: fixed knockout; 500,000: the usual
     progressive knockout); the rest is added to the winner's own bounty."""
+    starting_stacks: tuple[int, ...] = ()
+    """Each seat's chips at the start, aligned with ``seats``, from the hand's played betting
+    (:mod:`showdown_core.betting`) when the event gave one; empty otherwise (``SeatHand.stack`` then)."""
+    folded_on: tuple[str | None, ...] = ()
+    """With the played betting: the street each seat folded on (``preflop``, ``flop``, ..., ``showdown`` for a
+    muck), ``None`` for a seat that did not; empty otherwise."""
+    saw_flop: bool | None = None
+    """With the played betting: whether a flop was dealt with two or more seats in the hand; else ``None``."""
 
     @property
     def runs(self) -> tuple[tuple[Card, ...], ...]:

@@ -13,7 +13,7 @@ from typing import Final
 
 from pydantic import ValidationError
 
-from showdown_core import BY_TEXT, DECK, VARIANTS, Card, InvalidEvent, SeatHand, Showdown
+from showdown_core import BY_TEXT, DECK, VARIANTS, Card, InvalidEvent, SeatHand, Showdown, betting
 from showdown_core import tournament_messages as core
 from showdown_core.model import from_fields
 from showdown_messages import ShowdownEvent, rejections
@@ -79,10 +79,12 @@ _TWO_CARDS: Final = _PAIRS.get
 
 
 def to_showdown(event: ShowdownEvent) -> Showdown:
-    """The core's view of a validated event (its card text is canonical): no check is made again."""
+    """The core's view of a validated event (its card text is canonical): no check is made again, but an event
+    with a ``play`` has its betting played (:func:`played`), which may refuse it."""
     card, two, new = _CARD_OF, _TWO_CARDS, from_fields
     known = event.__dict__  # a model's fields, read as a dict: half the time of attribute loads
     boards, players = known["boards"], known["players"]
+    hand = None if known["play"] is None else played(event)
     seats = [  # each player's fields read off its __dict__, as above
         new(
             SeatHand,
@@ -113,8 +115,65 @@ def to_showdown(event: ShowdownEvent) -> Showdown:
             tuple([tuple(map(card, board)) for board in boards]) if boards else (),
             tuple([p.bounty for p in players]) if players[0].bounty is not None else (),  # every seat's, or none
             known["bounty_cash_ppm"] if known["bounty_cash_ppm"] is not None else PPM,
+            *(_NO_PLAY if hand is None else (known["play"].starting_stacks, hand.folded_on, hand.saw_flop)),
         ),
     )
+
+
+_NO_PLAY: Final = ((), (), None)
+"""A Showdown's last fields for an event without ``play``: no starting stacks from it, no streets, no flop said."""
+
+
+def played(event: ShowdownEvent) -> betting.Played:
+    """Play ``event``'s ``play`` (:func:`showdown_core.betting.play`) and check that the event states what the
+    actions give: each seat's ``contributed`` (the uncalled bet included or not), ``dead_money``, ``folded`` and
+    ``stack``, the board(s), the button (the last player). Raises :class:`~showdown_core.InvalidEvent`: the broken
+    rule's code, or ``betting_mismatch``, naming the field, the player (``p2``) and its seat."""
+    play, players = event.play, event.players
+    assert play is not None
+    labels = [f"p{i + 1} (seat {p.seat})" for i, p in enumerate(players)]
+    hand = betting.Hand(
+        play.variant,
+        play.starting_stacks,
+        play.actions,
+        play.antes,
+        play.blinds_or_straddles,
+        play.bring_in or 0,
+        play.small_bet or 0,
+        play.big_bet or 0,
+        play.min_bet or 0,
+        play.ante_trimming_status,
+    )
+    got = betting.play(hand, labels)
+    net = got.net_contributed
+    for i, p in enumerate(players):
+        who = labels[i]
+        if p.contributed not in (got.contributed[i], net[i]):
+            given = f"{got.contributed[i]}" + (f" ({net[i]} once its uncalled bet is back)" if got.returned[i] else "")
+            _mismatch(f"players[{i}].contributed", f"is {p.contributed}; the actions give {who} {given}")
+        if p.dead_money != got.dead_money[i]:
+            _mismatch(f"players[{i}].dead_money", f"is {p.dead_money}; the actions give {who} {got.dead_money[i]}")
+        if p.folded != got.folded[i]:
+            says = "folded" if got.folded[i] else "still in the hand at the end"
+            _mismatch(f"players[{i}].folded", f"is {str(p.folded).lower()}; the actions leave {who} {says}")
+        if p.stack is not None and p.stack != play.starting_stacks[i]:
+            start = play.starting_stacks[i]
+            _mismatch(f"players[{i}].stack", f"is {p.stack}; play.starting_stacks gives {who} {start}")
+    if got.form.family == "board":
+        stated = event.boards if event.boards is not None else (event.board,)
+        if stated != got.boards:
+            where = "boards" if event.boards is not None else "board"
+            dealt = " then ".join("".join(b) or "none" for b in got.boards)
+            _mismatch(where, f"is {' then '.join(''.join(b) or 'none' for b in stated)}; the actions deal {dealt}")
+        last = players[-1].seat
+        if event.button_seat is not None and event.button_seat != last:
+            button = f"the last player (the button, p{len(players)}) sits in {last}"
+            _mismatch("button_seat", f"is {event.button_seat}; {button}")
+    return got
+
+
+def _mismatch(field: str, reason: str) -> None:
+    raise InvalidEvent.of("betting_mismatch", field, reason)
 
 
 def to_tournament_message(message: contract.AnyTournamentMessage) -> core.TournamentMessage:

@@ -52,10 +52,7 @@ def result_document(settlement: Settlement, settled_at: datetime) -> dict[str, A
             for pot in settlement.pots
         ],
         "returned": [{"seat": r.seat, "amount": r.amount} for r in settlement.returned],
-        "awards": [
-            {"seat": s.seat, "player_id": s.player_id, "amount": won, "net": won - s.contributed - s.dead_money}
-            for s, won in zip(showdown.seats, settlement.collected, strict=True)
-        ],
+        "awards": _awards(settlement),
         "hands": _hands(variant, showdown.runs, settlement.shown),
         "busts": [{"seat": b.seat, "player_id": b.player_id, "finish": b.finish} for b in settlement.busts],
         **({"bounties": [_bounty(b) for b in settlement.bounties]} if settlement.bounties else {}),
@@ -64,9 +61,34 @@ def result_document(settlement: Settlement, settled_at: datetime) -> dict[str, A
             if settlement.mystery_bounties
             else {}
         ),
+        **({} if showdown.saw_flop is None else {"saw_flop": showdown.saw_flop}),
         "settled_at": settled_at,
         "evaluator": EVALUATOR,
     }
+
+
+def _awards(settlement: Settlement) -> list[dict[str, Any]]:
+    """Each seat's award; with starting stacks (the event's or its play's) its ``end_stack``, and with a play the
+    street it folded on (``folded_on``, ``null`` when it did not)."""
+    showdown = settlement.showdown
+    seats, collected = showdown.seats, settlement.collected
+    if not showdown.starting_stacks and seats[0].stack is None:  # the usual cash hand: no stacks, no play
+        return [
+            {"seat": s.seat, "player_id": s.player_id, "amount": won, "net": won - s.contributed - s.dead_money}
+            for s, won in zip(seats, collected, strict=True)
+        ]
+    starts: tuple[int | None, ...] = showdown.starting_stacks or tuple(s.stack for s in seats)
+    out = []
+    for k, (s, won) in enumerate(zip(seats, collected, strict=True)):
+        net = won - s.contributed - s.dead_money
+        award: dict[str, Any] = {"seat": s.seat, "player_id": s.player_id, "amount": won, "net": net}
+        start = starts[k]
+        assert start is not None  # every seat's stack or none: the contract's rule
+        award["end_stack"] = start + net
+        if showdown.folded_on:
+            award["folded_on"] = showdown.folded_on[k]
+        out.append(award)
+    return out
 
 
 def _bounty(award: BountyAward) -> dict[str, Any]:
