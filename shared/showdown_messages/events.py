@@ -541,6 +541,8 @@ class ShowdownEvent(BaseModel):
         given = len(event.__pydantic_fields_set__)
         for p in event.players:
             given += len(p.__pydantic_fields_set__)
+        if event.play is not None:
+            given += len(event.play.__pydantic_fields_set__)
         if could_repeat(json_data, given):
             refuse_repeated_keys(json_data, cls.__name__)
         return event

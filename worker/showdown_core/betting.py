@@ -189,21 +189,21 @@ class BettingError(InvalidEvent):
 _CARDS: Final = dict(SPELLINGS)
 
 
-def play(hand: Hand, labels: Sequence[str] = ()) -> Played:
+def play(hand: Hand, seats: Sequence[int] = ()) -> Played:
     """Play ``hand``'s actions and return what they leave; :class:`BettingError` on the first broken rule.
 
-    ``labels`` name the players in messages (``p3 (seat 5)``); by default ``p3``.
+    ``seats``: each player's seat, to name it in messages (``p3 (seat 5)``); by default ``p3`` alone.
     """
-    return _Machine(hand, labels).run()
+    return _Machine(hand, seats).run()
 
 
 class _Machine:
     """The state of a hand being played (indices are player number - 1)."""
 
-    def __init__(self, hand: Hand, labels: Sequence[str]) -> None:
+    def __init__(self, hand: Hand, seats: Sequence[int]) -> None:
         self.hand = hand
         n = self.n = len(hand.starting_stacks)
-        self.labels = list(labels) if len(labels) == n else [f"p{i + 1}" for i in range(n)]
+        self.seats = seats if len(seats) == n else ()
         form = form_of(hand.variant)
         if form is None:
             raise self._declared("variant", f"{hand.variant!r} is not a phh-std variant code (NT, PO, F7S, F2L3D...)")
@@ -253,7 +253,7 @@ class _Machine:
             values: tuple[int, ...] = getattr(hand, name)
             if values and len(values) != n:
                 raise self._declared(name, f"has {len(values)} entries for {n} players (one each, p1 first)")
-            if any(v < 0 for v in values):
+            if values and min(values) < 0:
                 raise self._declared(name, "holds a negative amount")
         blinds = [b for b in hand.blinds_or_straddles if b]
         if form.family == "stud":
@@ -295,6 +295,8 @@ class _Machine:
             self.left[i] -= paid
             self.put[i] += paid
             self.bet[i] += paid
+        self.can_bet = [left > 0 for left in self.left]
+        """Per seat: not folded and chips behind (it may still bet)."""
         self.top = max(self.bet)
         self.increment = max(hand.min_bet, self.top)
         if form.family == "stud":
@@ -310,15 +312,20 @@ class _Machine:
     # -- helpers ---------------------------------------------------------------------------
 
     def _able(self, i: int) -> bool:
-        return not self.folded[i] and self.left[i] > 0
+        return self.can_bet[i]
+
+    def _able_count(self) -> int:
+        return self.can_bet.count(True)
+
+    def _live(self) -> int:
+        return self.folded.count(False)
 
     def _order_from(self, first: int) -> list[int]:
         """The seats able to act, clockwise from ``first``; none when fewer than two could still bet (unless one
         of them faces a bet)."""
-        seats = [(first + s) % self.n for s in range(self.n)]
-        able = [i for i in seats if self._able(i)]
-        live = sum(not f for f in self.folded)
-        if live < 2:
+        can_bet = self.can_bet
+        able = [i for i in _ORDERS[self.n][first] if can_bet[i]]
+        if self.folded.count(False) < 2:
             return []
         if len(able) < 2:  # one seat with chips: it acts only facing a bet
             return [i for i in able if self.bet[i] < self.top]
@@ -339,12 +346,16 @@ class _Machine:
         return hand.big_bet if big else hand.small_bet
 
     def _error(self, rule: str, k: int, i: int | None, action: str, reason: str) -> BettingError:
-        who = f"{self.labels[i]}: " if i is not None and self.labels[i] != f"p{i + 1}" else ""
+        who = f"p{i + 1} (seat {self.seats[i]}): " if i is not None and self.seats else ""
         return BettingError(rule, k, None if i is None else i + 1, f"play.actions[{k}]", (
             f"play.actions[{k}] {action!r}: {who}{reason}"
         ))  # fmt: skip
 
     def _cards(self, text: str, k: int, action: str) -> list[str | None]:
+        if len(text) == 4:  # two own cards, the usual deal
+            first, second = _CARDS.get(text[:2]), _CARDS.get(text[2:])
+            if first is not None and second is not None:
+                return [first, second]
         if len(text) % 2:
             raise self._error("bad_action", k, None, action, f"{text!r} is not a run of two-character cards")
         out: list[str | None] = []
@@ -372,14 +383,14 @@ class _Machine:
                 f"play.actions: {len(actions)} actions, more than {MAX_ACTIONS}",
             )
         for k, action in enumerate(actions):
-            words = action.split("#", 1)[0].split()
+            words = (action.split("#", 1)[0] if "#" in action else action).split()
             if not words:
                 raise self._error("bad_action", k, None, action, "is empty")
             if words[0] == "d":
                 self._deal(words, k, action)
                 continue
-            i = _player(words[0], self.n)
-            if i is None:
+            i = _PLAYERS.get(words[0], self.n)
+            if i >= self.n:
                 raise self._error(
                     "bad_action", k, None, action, f"{words[0]!r} is not a player (p1 to p{self.n}) or the dealer (d)"
                 )
@@ -420,10 +431,12 @@ class _Machine:
             returned[i] = ranked[0] - ranked[1]
         stacks = tuple(self.left[i] + returned[i] for i in range(n))
         boards = tuple(tuple(run) for run in self.runs) if self.form.family == "board" else ((),)
-        holes = tuple(
-            tuple(shown) if (shown := self.shown[i]) else (tuple(c for c in h if c) if h and None not in h else None)
-            for i, h in enumerate(self.hole)
-        )
+        holes: list[tuple[str, ...] | None] = []
+        for shown, held in zip(self.shown, self.hole, strict=True):
+            if shown:
+                holes.append(tuple(shown))
+            else:  # every card dealt known, or nothing said
+                holes.append(tuple(held) if held and None not in held else None)  # type: ignore[arg-type]
         return Played(
             self.form,
             tuple(put),
@@ -433,12 +446,31 @@ class _Machine:
             tuple(self.folded_on),
             stacks,
             boards,
-            holes,
+            tuple(holes),
             self.saw_flop,
         )
 
     def _bet(self, i: int, verb: str, rest: list[str], k: int, action: str) -> None:
         """``f``, ``cc``, ``cbr AMOUNT`` and a stud bring-in ``pb``."""
+        pending = self.pending
+        if pending and pending[0] == i and not rest and verb in _FOLD_OR_CALL:  # the usual action, its turn
+            del pending[0]
+            if verb == "cc":
+                self._pay(i, self.top - self.bet[i])
+                self._acted(i)
+                if not self.can_bet[i] or not pending:
+                    self.pending = [j for j in pending if self.can_bet[j]]
+                    self._trim_pending()
+            else:
+                self.folded[i] = True
+                self.folded_on[i] = self._street_name()
+                self.can_bet[i] = False
+                if self.folded.count(False) < 2:
+                    self.pending = []
+                self._trim_pending()
+            if not self.pending:
+                self.closed = True
+            return
         if self.folded[i]:
             raise self._error("acted_after_fold", k, i, action, f"p{i + 1} folded ({self.folded_on[i]}) and is out")
         if self.left[i] == 0:
@@ -475,7 +507,8 @@ class _Machine:
         if verb == "f":
             self.folded[i] = True
             self.folded_on[i] = self._street_name()
-            if sum(not f for f in self.folded) < 2:
+            self.can_bet[i] = False
+            if self.folded.count(False) < 2:
                 self.pending = []
             self._trim_pending()
         elif verb == "cc":
@@ -561,15 +594,18 @@ class _Machine:
             self.reopen_at[i] = self.top + max(self.increment, self.hand.min_bet)
 
     def _pay(self, i: int, chips: int) -> None:
-        chips = min(chips, self.left[i])
-        self.left[i] -= chips
+        left = self.left[i]
+        if chips >= left:
+            chips = left
+            self.can_bet[i] = False
+        self.left[i] = left - chips
         self.put[i] += chips
         self.bet[i] += chips
 
     def _trim_pending(self) -> None:
         """Once fewer than two seats can bet, a seat still to act acts only facing a bet; one that does not may
         still write its check (``cc``, as pokerkit has it act), which changes nothing (:attr:`optional`)."""
-        if sum(self._able(j) for j in range(self.n)) < 2:  # nobody left to bet against
+        if self.can_bet.count(True) < 2:  # nobody left to bet against
             self.optional = [j for j in self.pending if self.bet[j] >= self.top]
             self.pending = [j for j in self.pending if self.bet[j] < self.top]
 
@@ -581,7 +617,7 @@ class _Machine:
         """Stud: the first player action after a round's betting closed opens the next street (phh-std writes
         who opens it: the seat the up cards decide). Board and draw games deal or draw first."""
         family = self.form.family
-        if sum(not f for f in self.folded) < 2 or sum(self._able(j) for j in range(self.n)) < 2:
+        if self.folded.count(False) < 2 or self.can_bet.count(True) < 2:
             return  # the hand is over, or nobody can bet: the caller refuses the action
         if family == "board":
             name = STREET_OF_BOARD.get(len(self.runs[-1]), "showdown")
@@ -609,8 +645,8 @@ class _Machine:
 
     def _deal(self, words: list[str], k: int, action: str) -> None:
         if len(words) == 4 and words[1] == "dh":
-            i = _player(words[2], self.n)
-            if i is None:
+            i = _PLAYERS.get(words[2], self.n)
+            if i >= self.n:
                 raise self._error("bad_action", k, None, action, f"{words[2]!r} is not a player (p1 to p{self.n})")
             self.hole[i] = self.hole[i] + self._cards(words[3], k, action)
             return
@@ -622,14 +658,14 @@ class _Machine:
             raise self._error(
                 "out_of_turn", k, None, action, f"the board is dealt while p{self.pending[0] + 1} is still to act"
             )
-        if sum(not f for f in self.folded) < 2:
+        if self.folded.count(False) < 2:
             raise self._error("out_of_turn", k, None, action, "the board is dealt after the hand was won")
         cards = self._cards(words[2], k, action)
         if None in cards:
             raise self._error("bad_action", k, None, action, "board cards are dealt face up: none is unknown")
         board = self.runs[-1]
         if len(board) >= 5:  # another run of a complete board
-            if sum(self._able(j) for j in range(self.n)) >= 2:
+            if self.can_bet.count(True) >= 2:
                 raise self._error("bad_board_street", k, None, action, "the river was dealt: the board is complete")
             if self.shared < 0:
                 self.shared = 5 if self.runout_from is None else self.runout_from
@@ -642,7 +678,7 @@ class _Machine:
                 f"deals {len(cards)} board card(s); the {STREET_OF_BOARD[len(board)]} is {expected}",
             )  # fmt: skip
         if len(self.runs) == 1:
-            if sum(self._able(j) for j in range(self.n)) < 2 and self.runout_from is None:
+            if self.can_bet.count(True) < 2 and self.runout_from is None:
                 self.runout_from = len(board)
             if not board:
                 self.saw_flop = True
@@ -703,12 +739,11 @@ class _Machine:
             self.shown[i] = [c for c in cards if c]
 
 
-def _player(word: str, n: int) -> int | None:
-    if word[:1] == "p" and word[1:].isdigit() and word[1:].isascii():
-        i = int(word[1:]) - 1
-        if 0 <= i < n:
-            return i
-    return None
+_FOLD_OR_CALL: Final = frozenset(("f", "cc"))
+_PLAYERS: Final = {f"p{i + 1}": i for i in range(10)}
+"""phh-std's player labels: ``p1`` is index 0."""
+_ORDERS: Final = {n: [[(first + s) % n for s in range(n)] for first in range(n)] for n in range(2, 11)}
+"""Per player count: the indices clockwise from each first one."""
 
 
 def _amount(text: str) -> int | None:

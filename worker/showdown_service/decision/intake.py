@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from operator import attrgetter
-from typing import Final
+from typing import Final, NamedTuple
 
 from pydantic import ValidationError
 
@@ -131,7 +131,6 @@ def played(event: ShowdownEvent) -> betting.Played:
     rule's code, or ``betting_mismatch``, naming the field, the player (``p2``) and its seat."""
     play, players = event.play, event.players
     assert play is not None
-    labels = [f"p{i + 1} (seat {p.seat})" for i, p in enumerate(players)]
     hand = betting.Hand(
         play.variant,
         play.starting_stacks,
@@ -144,10 +143,10 @@ def played(event: ShowdownEvent) -> betting.Played:
         play.min_bet or 0,
         play.ante_trimming_status,
     )
-    got = betting.play(hand, labels)
+    got = betting.play(hand, [p.seat for p in players])
     net = got.net_contributed
     for i, p in enumerate(players):
-        who = labels[i]
+        who = _Who(i, p.seat)
         if p.contributed not in (got.contributed[i], net[i]):
             given = f"{got.contributed[i]}" + (f" ({net[i]} once its uncalled bet is back)" if got.returned[i] else "")
             _mismatch(f"players[{i}].contributed", f"is {p.contributed}; the actions give {who} {given}")
@@ -170,6 +169,17 @@ def played(event: ShowdownEvent) -> betting.Played:
             button = f"the last player (the button, p{len(players)}) sits in {last}"
             _mismatch("button_seat", f"is {event.button_seat}; {button}")
     return got
+
+
+class _Who(NamedTuple):
+    """A player as a message names it (``p2 (seat 3)``), written only when a message is."""
+
+    number: int
+    """0 for p1."""
+    seat: int
+
+    def __str__(self) -> str:
+        return f"p{self.number + 1} (seat {self.seat})"
 
 
 def _mismatch(field: str, reason: str) -> None:

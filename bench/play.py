@@ -1,0 +1,63 @@
+"""A hand with ``play`` against the same hand without: what checking the betting costs a worker per entry.
+
+Every 10th Pluribus hand of ``../shared/data`` (685 hands, no-limit hold'em, six players) as the replay reads it,
+sent twice: as the event the replay makes, and with its betting in ``play`` (phh-std's fields, line for line). Each
+is judged as the worker judges an entry (``settling.prepare``: the contract, the betting played and checked, the
+settlement, the result's text and the digests), rounds interleaved, best of five; the ratio is the figure (the issue's
+target: within 2x).
+
+Run: ``python -m bench.play``.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bench.timing import fmt_time, race
+from showdown_service.decision.settling import prepare
+from showdown_service.histories.phh import read_phh
+
+PLURIBUS = Path(__file__).resolve().parents[3] / "shared" / "data" / "phh" / "pluribus"
+PLAY_FIELDS = ("variant", "antes", "blinds_or_straddles", "min_bet", "starting_stacks", "actions")
+
+
+def entries() -> tuple[list[bytes], list[bytes]]:
+    """The sampled hands' events without ``play`` and with it."""
+    plain, played = [], []
+    for path in sorted(PLURIBUS.rglob("*.phh"))[::10]:
+        text = path.read_text()
+        [hand] = list(read_phh(text, str(path)))
+        if hand.event is None:  # type: ignore[union-attr]
+            continue
+        doc = hand.event.model_dump(mode="json", exclude_none=True)  # type: ignore[union-attr]
+        plain.append(json.dumps(doc).encode())
+        fields = tomllib.loads(text)
+        doc["play"] = {key: fields[key] for key in PLAY_FIELDS} | {"ante_trimming_status": True}
+        played.append(json.dumps(doc).encode())
+    return plain, played
+
+
+def judge_all(events: list[bytes]) -> None:
+    now = datetime(2026, 11, 29, tzinfo=UTC)
+    for k, raw in enumerate(events):
+        prepared = prepare(
+            f"1-{k}", {b"event": raw}, failures=0, max_deliveries=5, max_payload_bytes=1 << 20, now=now, started=0.0
+        )
+        assert prepared.code is None, prepared.message
+
+
+def main() -> None:
+    plain, played = entries()
+    best = race({"without": (lambda: judge_all(plain), len(plain)), "with": (lambda: judge_all(played), len(played))})
+    ratio = best["with"] / best["without"]
+    print(f"{len(plain)} Pluribus hands judged as a worker judges an entry (best of 5, interleaved):")
+    print(f"  without play  {fmt_time(best['without'])} a hand")
+    print(f"  with play     {fmt_time(best['with'])} a hand")
+    print(f"  ratio         {ratio:.2f}x (target: within 2x)")
+
+
+if __name__ == "__main__":
+    main()
