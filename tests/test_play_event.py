@@ -15,6 +15,8 @@ import pytest
 
 from showdown_core import InvalidEvent, settle
 from showdown_messages import ShowdownEvent, ShowdownResult
+from showdown_service.decision.audit import EMPTY
+from showdown_service.decision.decide import decide
 from showdown_service.decision.intake import parse_event, to_showdown
 from showdown_service.decision.settling import prepare
 from showdown_service.decision.wire import encode_result
@@ -175,3 +177,22 @@ def test_a_v1_event_without_play_reads_and_digests_as_before() -> None:
     del doc["play"]
     event = ShowdownEvent.model_validate_json(json.dumps(doc))
     assert "play" not in event.model_dump(mode="json", exclude_defaults=False, exclude_none=False)
+
+
+def test_pluribus_hands_with_play_are_decided_settled_at_their_recorded_stacks() -> None:
+    """The worker's path, prepare then decide, on a bounded sample (scripts/pluribus_play.py runs all 6,844)."""
+    now = datetime(2026, 11, 29, tzinfo=UTC)
+    batch, finishing = [], {}
+    for k, path in enumerate(sample(97)):
+        doc, fields = pluribus_event(path)
+        entry = {b"event": json.dumps(doc).encode()}
+        batch.append(prepare(f"1-{k}", entry, failures=0, max_deliveries=5, max_payload_bytes=65536, now=now,
+                             started=0.0))  # fmt: skip
+        finishing[doc["hand_id"]] = fields["finishing_stacks"]
+    decided = decide(batch, {}, EMPTY, worker="w", at="2026-11-29T00:00:00.000000Z")
+    assert [d.outcome for d in decided.decisions] == ["settled"] * len(batch)
+    for decision in decided.decisions:
+        assert decision.result is not None
+        ends = [award["end_stack"] for award in orjson.loads(decision.result)["awards"]]
+        recorded = finishing[decision.prepared.hand_id]
+        assert all(abs(end - stack) < 1 for end, stack in zip(ends, recorded, strict=True)), decision.prepared.hand_id
