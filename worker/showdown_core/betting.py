@@ -113,11 +113,19 @@ class Form:
 
 def form_of(code: str) -> Form | None:
     """The :class:`Form` of a phh-std ``variant`` code (``NT``, ``PO``, ``F7S/8``, ``F2L3D``), or ``None``."""
+    known = _FORMS.get(code)
+    if known is not None:
+        return known
     limit = LIMITS.get(code[:1])
     game = GAMES.get(code[1:])
     if limit is None or game is None:
         return None
-    return Form(code, limit, *game)
+    form = _FORMS[code] = Form(code, limit, *game)  # a few dozen codes at most: the standard's
+    return form
+
+
+_FORMS: dict[str, Form] = {}
+"""Each code read so far (only valid ones are kept)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,19 +291,20 @@ class _Machine:
         blinds = hand.blinds_or_straddles or (0,) * n
         if n == 2 and form.family != "stud":  # heads-up p1 is the big blind (phh-std)
             antes, blinds = antes[::-1], blinds[::-1]
+        left = self.left
+        into = self.put if hand.ante_trimming_status else self.dead
         for i, chips in enumerate(antes):
-            paid = min(chips, self.left[i])
-            self.left[i] -= paid
-            if hand.ante_trimming_status:
-                self.put[i] += paid
-            else:
-                self.dead[i] += paid
+            if chips:  # none is the usual ante
+                paid = min(chips, left[i])
+                left[i] -= paid
+                into[i] += paid
         for i, chips in enumerate(blinds):
-            paid = min(chips, self.left[i])
-            self.left[i] -= paid
-            self.put[i] += paid
-            self.bet[i] += paid
-        self.can_bet = [left > 0 for left in self.left]
+            if chips:  # most seats post no blind
+                paid = min(chips, left[i])
+                left[i] -= paid
+                self.put[i] += paid
+                self.bet[i] += paid
+        self.can_bet = [chips > 0 for chips in left]
         """Per seat: not folded and chips behind (it may still bet)."""
         self.top = max(self.bet)
         self.increment = max(hand.min_bet, self.top)
@@ -303,7 +312,7 @@ class _Machine:
             self.pending = []  # the first to act opens third street (phh-std writes who)
             self.closed = True
             return
-        last_blind = max((i for i in range(n) if self.bet[i] == self.top), default=n - 1) if self.top else n - 1
+        last_blind = n - 1 - self.bet[::-1].index(self.top) if self.top else n - 1  # the last of the highest
         self.pending = self._order_from((last_blind + 1) % n)
         if len(self.pending) == 1 and self.bet[self.pending[0]] >= self.top:
             self.pending = []  # everybody else all-in on the blinds: nobody faces a bet
