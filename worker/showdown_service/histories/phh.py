@@ -809,20 +809,8 @@ class _Betting:
                             self._after_action(pending, able)
                         continue
             elif kind is _OWN:  # Omaha's own cards, or a stud seat's cards of the street being dealt
-                if fast_own and i < n and not any(card in card_at for card in first):
-                    held = hole[i]
-                    if self.game.stud:
-                        if not folded[i] and len(held) + len(first) <= _STUD_DEALT[self.street]:
-                            for card in first:
-                                card_at[card] = k
-                            hole[i] = [*held, *first]
-                            continue
-                    elif dealt_at[i] is None and (len(first) == self.game.cards or len(first) in self.game.counts):
-                        for card in first:
-                            card_at[card] = k
-                        dealt_at[i] = k
-                        hole[i] = list(first)
-                        continue
+                if fast_own and i < n and self._dealt_own(i, first, k):
+                    continue
             elif kind is _SHOW:  # 'pN sm' (a muck) or 'pN sm CARDS': the seat's own two cards, in any order
                 if fast_deal and i < n and not folded[i] and not self.pending:
                     if first is None:
@@ -832,26 +820,48 @@ class _Betting:
                     if len(held) == 2 and first in held and second in held:  # both known: nothing new is placed
                         hole[i] = [first, second]
                         continue
-            elif kind is _BOARD:
-                board = self.board
-                if (
-                    fast_deal
-                    and not self.pending
-                    and not self.runs
-                    and _STREET_CARDS.get(len(board)) == len(first)
-                    and not any(card in card_at for card in first)
-                ):
-                    if self.able < 2 and self.runout_from is None:  # nobody can bet any more: the runout starts here
-                        self.runout_from = len(board)
-                    for card in first:
-                        card_at[card] = k
-                    board += first
-                    self.bet = [0] * n  # a new betting round
-                    self.top = 0
-                    self.pending = self._round_from(0)
-                    continue
+            elif kind is _BOARD and fast_deal and not self.pending and not self.runs and self._dealt_board(first, k):
+                continue
             self.act(action, k)
         self.actions = len(actions)  # each action above set it as it was played (the hand is dropped on an error)
+
+    def _dealt_own(self, i: int, first: Any, k: int) -> bool:
+        """:meth:`run`'s quick path for a seat's own cards (Omaha's, or a stud street's): True if placed, False to
+        let :meth:`act` play the action (and name what is wrong with it)."""
+        card_at, hole = self.card_at, self.hole
+        if any(card in card_at for card in first):
+            return False
+        held = hole[i]
+        if self.game.stud:
+            if self.folded[i] or len(held) + len(first) > _STUD_DEALT[self.street]:
+                return False
+            for card in first:
+                card_at[card] = k
+            hole[i] = [*held, *first]
+            return True
+        if self.dealt_at[i] is not None or not (len(first) == self.game.cards or len(first) in self.game.counts):
+            return False
+        for card in first:
+            card_at[card] = k
+        self.dealt_at[i] = k
+        hole[i] = list(first)
+        return True
+
+    def _dealt_board(self, first: Any, k: int) -> bool:
+        """:meth:`run`'s quick path for the next street's board cards: True if dealt (a new betting round begins),
+        False to let :meth:`act` play the action."""
+        board, card_at = self.board, self.card_at
+        if _STREET_CARDS.get(len(board)) != len(first) or any(card in card_at for card in first):
+            return False
+        if self.able < 2 and self.runout_from is None:  # nobody can bet any more: the runout starts here
+            self.runout_from = len(board)
+        for card in first:
+            card_at[card] = k
+        board += first
+        self.bet = [0] * self.n  # a new betting round
+        self.top = 0
+        self.pending = self._round_from(0)
+        return True
 
     def _after_action(self, pending: list[int], able: int) -> None:
         if self.live < 2:
