@@ -24,7 +24,8 @@ Per shard, in a loop until SIGTERM:
    a name that exists, is refused: the archiver stops writing, says why (an
    ``archive_refused`` error line, ``showdown_archive_refused``, the heartbeat
    for ``showdown health``) and looks again every ``backoff_max_s``;
-4. after each file: sign its checkpoint and write it into the archive and its
+4. after each file: keep the chain's Merkle tree beside it and sign its tree
+   head (:mod:`.tlog`), sign its checkpoint and write it into the archive and its
    copy (a copy that cannot be written is retried, waiting, before anything
    else; a restarted archiver writes its newest file's checkpoint first if it
    is missing), record progress in Redis
@@ -64,8 +65,10 @@ import redis
 from pyarrow.lib import ArrowException
 
 from showdown_messages.protocol import AUDIT_FIELD_B
+from showdown_service.archive import tlog
 from showdown_service.archive.checkpoints import append_copy, copy_holds, load_private_key, sign
 from showdown_service.archive.collect import Cursors, collect, events_floor
+from showdown_service.archive.merkle import CompactRange, leaf_hash, record_leaf
 from showdown_service.archive.metrics import ArchiveMetrics
 from showdown_service.decision.audit import GENESIS, Head
 from showdown_service.infra.config import Settings, ShardKeys
@@ -138,6 +141,10 @@ class ShardState:
         """(last seq, cursors) after each file written since start: where trimming to archive_keep may cut."""
         self.to_expire: set[str] = set()
         """Tournaments finished in a written file whose ledgers are not yet expired (tried again each turn)."""
+        self.tree: CompactRange | None = None
+        """The chain's Merkle tree (its compact range) at ``head.seq``; None until loaded (:mod:`.tlog`)."""
+        self.tree_gap = ""
+        """Why the chain has no tree (its files do not hold its run from seq 1); "" while it has one."""
 
 
 class Archiver:
@@ -171,6 +178,7 @@ class Archiver:
         self._redis_heads: dict[str, tuple[str, int]] = {}
         """Shard -> (epoch, seq) of the newest head seen in Redis: what a chain that restarts lost after the archive."""
         self._signing_key = load_private_key(settings.archive_signing_key) if settings.archive_signing_key else None
+        self._signer = tlog.signer(settings.archive_log_name, self._signing_key) if self._signing_key else None
         self.log = get_logger(archiver=settings.consumer)
         self.heartbeat_file = settings.archiver_heartbeat
         """The archiver's own heartbeat (never the workers': see :mod:`showdown_service.ops.heartbeat`)."""
@@ -376,8 +384,10 @@ class Archiver:
             state.events_floor = known.decode() if isinstance(known, bytes) else str(known)
         self.log.info("archive_resumed_from", shard=keys.shard, seq=state.head.seq, file=meta.path if meta else None,
                       epoch=state.epoch or None, other_epochs=sorted(state.others) or None)  # fmt: skip
-        if meta is not None:  # its checkpoint before anything else: a failure after the file may have lost it
-            self._ensure_checkpoint(keys, meta)
+        if meta is not None:  # its tree and checkpoints first: a failure after the file may have lost them
+            state.tree = self._tree(keys, state, state.epoch)
+            head = self._tree_head(keys, state.epoch, state.tree) if state.tree is not None else ""
+            self._ensure_checkpoint(keys, meta, head)
         said = _text(self.client.hget(keys.archive, "previous_epoch"))[:16]
         if meta is not None and state.others and said not in state.others:
             self._began(keys, state, state.epoch, {})  # its chain's first file is written, the restart not yet said
@@ -495,6 +505,8 @@ class Archiver:
             "archiver": self.token,
             "written_at": _now(),
         }
+        base = self._tree(keys, state, epoch)
+        tree = base.extend(leaf_hash(record_leaf(str(row["audit"]))) for row in rows) if base is not None else None
         table = pa.table({name: [row.get(name) for row in rows] for name in SCHEMA.names}, schema=SCHEMA)
         data = encode_file(table, meta)
         name = file_name(keys.shard, first["seq"], last["seq"], epoch)
@@ -504,9 +516,11 @@ class Archiver:
             self._began(keys, state, epoch, first)
         state.epoch, state.fresh = epoch, False
         self._moved_on[keys.shard] = 0
+        head = self._tree_head(keys, epoch, tree) if tree is not None else ""
         if self._signing_key is not None:
-            self._checkpoint(keys, epoch, first["seq"], last["seq"], last_hash, relative, data)
+            self._checkpoint(keys, epoch, first["seq"], last["seq"], last_hash, relative, data, head)
         state.head = Head(int(last["seq"]), last_hash)
+        state.tree = tree
         state.cursors = state.read_cursors
         state.buffer = []
         state.kept.append((state.head.seq, state.cursors))
@@ -561,11 +575,45 @@ class Archiver:
         if expired:
             self.log.info("ledgers_expired", shard=keys.shard, expired=expired)
 
+    def _tree(self, keys: ShardKeys, state: ShardState, epoch: str) -> CompactRange | None:
+        """The chain's tree at the archive's head: kept in memory, else read back (:func:`.tlog.tree_at`); None
+        for a chain whose files do not hold its run from seq 1 (said once: its files are archived all the same)."""
+        if state.tree is not None and state.tree.size == state.head.seq:
+            return state.tree
+        if not state.head.seq:
+            return CompactRange()
+        if state.tree_gap:
+            return None
+        try:
+            return tlog.tree_at(self.store, keys.shard, epoch, state.head.seq)
+        except tlog.LogGap as exc:
+            state.tree_gap = str(exc)
+            self.log.warning("merkle_log_unavailable", shard=keys.shard, epoch=epoch[:16], why=state.tree_gap)
+            return None
+
+    def _tree_head(self, keys: ShardKeys, epoch: str, tree: CompactRange) -> str:
+        """Keep the tree beside the archive and, with a signing key, write its signed tree head under
+        ``checkpoints/`` (both write-once; what a SIGKILL left is kept): returns the head ("" unsigned)."""
+        tlog.keep_tree(self.store, keys.shard, epoch, tree)
+        if self._signer is None:
+            return ""
+        note = tlog.sign_head(self.settings.archive_log_name, keys.shard, epoch, tree, self._signer)
+        return tlog.write_head(self.store, keys.shard, epoch, tree.size, note)
+
     def _checkpoint(  # noqa: PLR0917 - the run a file holds, as _write has it
-        self, keys: ShardKeys, epoch: str, first: int, last: int, last_hash: str, relative: str, data: bytes
+        self,
+        keys: ShardKeys,
+        epoch: str,
+        first: int,
+        last: int,
+        last_hash: str,
+        relative: str,
+        data: bytes,
+        tree_head: str = "",
     ) -> None:
-        """Sign the file's checkpoint, write it into the archive (once) and append it to the copy: before the
-        file's progress is recorded. A failure raises: the archiver waits, and on resuming writes it first."""
+        """Sign the file's checkpoint (with the chain's signed tree head at its last seq, ``tree_head``), write it
+        into the archive (once) and append it to the copy: before the file's progress is recorded. A failure
+        raises: the archiver waits, and on resuming writes it first."""
         assert self._signing_key is not None
         fields: dict[str, Any] = {
             "shard": keys.shard,
@@ -578,13 +626,15 @@ class Archiver:
         }
         if epoch:
             fields["epoch"] = epoch
+        if tree_head:
+            fields["tree_head"] = tree_head
         line = orjson.dumps(sign(self._signing_key, fields), option=orjson.OPT_SORT_KEYS) + b"\n"
         put_file(self.store, self.store.path(*checkpoint_path(keys.shard, last, epoch)), line)
         copy = self.settings.archive_checkpoints_copy
         if copy is not None:
             append_copy(copy, line)
 
-    def _ensure_checkpoint(self, keys: ShardKeys, meta: FileMeta) -> None:
+    def _ensure_checkpoint(self, keys: ShardKeys, meta: FileMeta, tree_head: str = "") -> None:
         """The newest file's checkpoint, in the archive and in the copy, written now if a failure lost it."""
         if self._signing_key is None:
             return
@@ -604,7 +654,7 @@ class Archiver:
             return
         with self.store.fs.open_input_stream(meta.path) as handle:
             data = bytes(handle.read())
-        self._checkpoint(keys, meta.epoch, meta.first_seq, meta.last_seq, meta.last_hash, relative, data)
+        self._checkpoint(keys, meta.epoch, meta.first_seq, meta.last_seq, meta.last_hash, relative, data, tree_head)
         self.log.info("checkpoint_written_again", shard=keys.shard, file=relative)
 
     def _progress(self, keys: ShardKeys, state: ShardState, *, file: str) -> None:

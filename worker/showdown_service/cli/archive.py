@@ -1,4 +1,5 @@
-"""CLI commands of the archive: ``archiver``, ``hand``, ``archive query|export|keygen`` and ``audit replay``."""
+"""CLI commands of the archive: ``archiver``, ``hand``, ``archive query|export|keygen|verifier-key`` and ``audit
+replay``."""
 
 from __future__ import annotations
 
@@ -98,6 +99,15 @@ def register(commands: Commands) -> None:
     k.add_argument("private", type=Path, metavar="PRIVATE_PEM")
     k.add_argument("public", type=Path, metavar="PUBLIC_PEM")
     k.set_defaults(run=_keygen)
+    v = verbs.add_parser(
+        "verifier-key",
+        help="print the key that verifies the signed tree heads, as name+keyid+base64 (c2sp.org/signed-note)",
+        description="Print the verifier key of the archive's signed tree heads: SHOWDOWN_ARCHIVE_LOG_NAME (the key "
+        "name) and the public half of SHOWDOWN_ARCHIVE_SIGNING_KEY (or --key), in the name+keyid+base64 form "
+        "scripts/verify_proof.py --key and golang.org/x/mod/sumdb/note read.",
+    )
+    v.add_argument("--key", type=Path, metavar="PRIVATE_PEM", help="the signing key (default: the setting)")
+    v.set_defaults(run=_verifier_key)
 
 
 def register_audit(verbs: Commands) -> None:
@@ -313,6 +323,24 @@ def _keygen(args: argparse.Namespace) -> int:
     print(
         f"private key {args.private} (mode 0600: the archiver's SHOWDOWN_ARCHIVE_SIGNING_KEY); public key {args.public}"
     )
+    return 0
+
+
+def _verifier_key(args: argparse.Namespace) -> int:
+    from showdown_service.archive.checkpoints import load_private_key  # noqa: PLC0415
+    from showdown_service.archive.tlog import verifier_key  # noqa: PLC0415
+    from showdown_service.storage.layout import ArchiveError  # noqa: PLC0415
+
+    settings = Settings()
+    path = args.key or settings.archive_signing_key
+    if path is None:
+        print("no signing key: give --key PRIVATE_PEM or set SHOWDOWN_ARCHIVE_SIGNING_KEY", file=sys.stderr)
+        return 2
+    try:
+        print(verifier_key(settings.archive_log_name, load_private_key(path)))
+    except (OSError, ValueError, ArchiveError) as exc:
+        print(f"{path}: no Ed25519 private key read: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

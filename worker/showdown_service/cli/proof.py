@@ -1,4 +1,8 @@
-"""``showdown proof --consistency SIZE1 SIZE2``: the Merkle log's consistency proof, computed from the archive.
+"""``showdown proof HAND_ID`` and ``showdown proof --consistency SIZE1 SIZE2``: the Merkle log's proofs.
+
+``HAND_ID``: the hand's archived entry (the one that settled it), its leaf (the audit text), index, the tree
+size and audit path, and the signed tree head of its chain it verifies against (:mod:`.proofs`), as
+``scripts/verify_proof.py inclusion`` reads it.
 
 The leaves are the ``audit`` column of a shard's files, in seq order (seq 1 is leaf 0), read through
 :mod:`.layout` and never written. The archive must hold the shard's run from seq 1 up to ``SIZE2`` without a
@@ -12,7 +16,7 @@ import argparse
 import base64
 import os
 import sys
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, TypeAlias, cast
 
 import orjson
 
@@ -24,15 +28,22 @@ if TYPE_CHECKING:
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 PROOF_HELP = """\
-Prove that a shard's Merkle log only grew: the tree of its first SIZE1 archived entries is the start
-of the tree of its first SIZE2 (RFC 9162 section 2.1.4). Prints both roots and the consistency path,
-computed from the archive's audit column (read-only); exit 1 naming the file where the archive's run
-from seq 1 breaks, or how far it goes. docs/verify.md says how anyone checks a proof.
+showdown proof HAND_ID: prove that a hand's entry, its audit record exactly as archived, is in the
+shard's Merkle log the room signed: its leaf index, the tree size, the audit path and the signed tree
+head (c2sp.org/tlog-checkpoint) of the newest size (or --size N). Exit 1 when the hand is not archived
+or no signed head holds it yet.
+
+showdown proof --consistency SIZE1 SIZE2: prove that a shard's Merkle log only grew: the tree of its
+first SIZE1 archived entries is the start of the tree of its first SIZE2 (RFC 9162 section 2.1.4).
+Prints both roots and the consistency path, computed from the archive's audit column (read-only);
+exit 1 naming the file where the archive's run from seq 1 breaks, or how far it goes.
+docs/verify.md says how anyone checks a proof.
 
 Reads: SHOWDOWN_ARCHIVE_URL (unless --archive is given), and for S3 SHOWDOWN_ARCHIVE_S3_ENDPOINT,
 SHOWDOWN_ARCHIVE_S3_REGION and the archive's S3 credentials."""
 PROOF_EXAMPLE = """\
 example:
+  showdown proof T-0042 --json > proof.json && python3 scripts/verify_proof.py inclusion proof.json --key KEY
   showdown proof --consistency 1000 250000 --archive /srv/showdown-archive --shard default --json"""
 
 
@@ -40,21 +51,22 @@ def register(commands: Commands) -> None:
     """Add ``proof`` to the ``showdown`` parser."""
     p = commands.add_parser(
         "proof",
-        help="a Merkle consistency proof between two sizes of a shard's log, from the archive",
+        help="a hand's Merkle inclusion proof, or a consistency proof between two sizes of a shard's log",
         description=PROOF_HELP,
         epilog=PROOF_EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    p.add_argument("hand_id", nargs="?", metavar="HAND_ID", help="the hand whose inclusion proof to give")
+    p.add_argument("--size", type=_size, help="with HAND_ID: the signed tree head of this size (default: the newest)")
     p.add_argument(
         "--consistency",
         nargs=2,
         type=_size,
-        required=True,
         metavar=("SIZE1", "SIZE2"),
         help="the tree of the first SIZE1 archived entries is the start of the tree of the first SIZE2",
     )
     p.add_argument("--archive", metavar="URL", help="the archive (default: SHOWDOWN_ARCHIVE_URL)")
-    p.add_argument("--shard", default="default", help="the shard whose log it is (default: default)")
+    p.add_argument("--shard", default="default", help="with --consistency: the shard whose log it is")
     p.add_argument("--json", action="store_true", help="one JSON object (hashes in base64)")
     p.set_defaults(run=_proof)
 
@@ -101,6 +113,66 @@ def archived_leaves(store: Store, shard: str, size: int) -> list[bytes]:
 
 
 def _proof(args: argparse.Namespace) -> int:
+    if (args.hand_id is None) == (args.consistency is None):
+        sys.stderr.write("showdown proof: give HAND_ID or --consistency SIZE1 SIZE2 (one of them)" + "\n")
+        return 2
+    if args.hand_id is not None:
+        return _inclusion(args)
+    return _consistency(args)
+
+
+def _store(args: argparse.Namespace, settings: Settings) -> str | None:
+    url = args.archive or settings.archive_url
+    if not url:
+        sys.stderr.write("showdown proof: no archive: give --archive URL or set SHOWDOWN_ARCHIVE_URL" + "\n")
+        return None
+    if "://" not in url and not os.path.isdir(url):
+        sys.stderr.write(f"showdown proof: no archive at {url}" + "\n")
+        return None
+    return str(url)
+
+
+def _inclusion(args: argparse.Namespace) -> int:
+    from showdown_service.archive import proofs  # noqa: PLC0415
+    from showdown_service.archive.merkle import ProofError  # noqa: PLC0415
+    from showdown_service.storage.layout import ArchiveError, open_store  # noqa: PLC0415
+    from showdown_service.storage.recall import find_hand  # noqa: PLC0415
+
+    settings = Settings()
+    url = _store(args, settings)
+    if url is None:
+        return 2
+    try:
+        store = open_store(url, settings)
+        found = find_hand(url, args.hand_id, settings=settings)
+        leaf = None
+        if found is not None and found.seq is not None:
+            leaf = proofs.locate(store, found.shard, found.seq, found.entry_id)
+        if leaf is None:
+            sys.stderr.write(f"showdown proof: hand {args.hand_id} is not in the archive at {url}" + "\n")
+            return 1
+        document = proofs.inclusion(store, leaf, args.size)
+    except (ArchiveError, ProofError) as exc:
+        sys.stderr.write(f"showdown proof: {exc}" + "\n")
+        return 1
+    if args.json:
+        sys.stdout.buffer.write(orjson.dumps({"hand_id": args.hand_id, **document}) + b"\n")
+        return 0
+    path = cast(list[str], document["inclusion_path"])
+    lines = [
+        f"hand {args.hand_id}: shard {leaf.shard} epoch {leaf.epoch}, seq {leaf.seq} ({leaf.file})",
+        f"leaf {document['leaf_index']} of tree size {document['tree_size']}; the leaf is its audit record:",
+        f"  {document['leaf']}",
+        f"audit path ({len(path)} hashes, RFC 9162 section 2.1.3, nearest sibling first):",
+        *(f"  {p}" for p in path),
+        "signed tree head (c2sp.org/tlog-checkpoint):",
+        *(f"  {line}" for line in str(document["checkpoint"]).splitlines()),
+    ]
+    sys.stdout.write("".join(f"{line}\n" for line in lines))
+    return 0
+
+
+def _consistency(args: argparse.Namespace) -> int:
     from showdown_service.archive.merkle import MerkleTree, ProofError, leaf_hash  # noqa: PLC0415
     from showdown_service.storage.layout import ArchiveError, open_store  # noqa: PLC0415
 
@@ -109,12 +181,8 @@ def _proof(args: argparse.Namespace) -> int:
         sys.stderr.write(f"showdown proof: SIZE1 ({size1}) is at most SIZE2 ({size2})" + "\n")
         return 2
     settings = Settings()
-    url = args.archive or settings.archive_url
-    if not url:
-        sys.stderr.write("showdown proof: no archive: give --archive URL or set SHOWDOWN_ARCHIVE_URL" + "\n")
-        return 2
-    if "://" not in url and not os.path.isdir(url):
-        sys.stderr.write(f"showdown proof: no archive at {url}" + "\n")
+    url = _store(args, settings)
+    if url is None:
         return 2
     try:
         leaves = archived_leaves(open_store(url, settings), args.shard, size2)

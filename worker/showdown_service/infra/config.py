@@ -184,6 +184,12 @@ class Settings(BaseSettings):
         default=None,
         description="A second place (a file, appended to) for every signed checkpoint: kept by an independent party.",
     )
+    archive_log_name: str = Field(
+        default="showdown",
+        pattern=r"^[^\s+]+$",
+        description="The room's name in its Merkle log (rooms.example/showdown): the signed tree heads' key name and "
+        "the start of their origin line, <name>/<shard>/<epoch16>; no spaces and no '+'.",
+    )
 
     @field_validator("redis_url")
     @classmethod

@@ -1,0 +1,256 @@
+"""Issue 37: the archiver keeps each chain's Merkle tree beside the archive and signs a C2SP tree head per file;
+``showdown proof HAND_ID`` hands out an inclusion proof that ``scripts/verify_proof.py`` checks."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import fakeredis
+import orjson
+import pytest
+import redis
+
+from showdown_service.archive import tlog
+from showdown_service.archive.archiver import Archiver
+from showdown_service.archive.checkpoints import new_key_pair
+from showdown_service.archive.merkle import CompactRange, leaf_hash, record_leaf, roots_at
+from showdown_service.archive.note import Verifier, open_checkpoint
+from showdown_service.cli.commands import main
+from showdown_service.infra.config import Settings
+from showdown_service.storage.layout import NameTaken, all_files, epoch_runs, open_store, read_rows
+from tests.helpers import wait_until, xadd_events
+from tests.test_archive import hands, settle_and_archive
+
+VERIFY = [sys.executable, str(Path(__file__).parent.parent / "scripts" / "verify_proof.py")]
+SHOWDOWN = [sys.executable, "-m", "showdown_service"]
+ENTRIES = 70
+ROWS = 25
+
+
+def signed_settings(make_settings: Any, tmp_path: Path, **overrides: Any) -> Settings:
+    private = tmp_path / "archiver.pem"
+    if not private.exists():
+        new_key_pair(private, tmp_path / "archiver.pub")
+    values: dict[str, Any] = {
+        "batch_size": 30,
+        "archive_url": str(tmp_path / "archive"),
+        "archive_file_rows": ROWS,
+        "archive_signing_key": private,
+        "archive_checkpoints_copy": tmp_path / "checkpoints.jsonl",
+        "archive_log_name": "room.example",
+    }
+    settings: Settings = make_settings(**(values | overrides))
+    return settings
+
+
+@pytest.fixture
+def signed(fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path) -> Settings:
+    """70 settled hands archived in files of 25 rows, with a signing key and a checkpoints copy."""
+    settings = signed_settings(make_settings, tmp_path)
+    settle_and_archive(fake, settings, [("event", json.dumps(doc)) for doc in hands(ENTRIES)])
+    return settings
+
+
+def verifier_key(settings: Settings, capsys: pytest.CaptureFixture[str]) -> str:
+    """The key ``showdown archive verifier-key --key PEM`` prints."""
+    capsys.readouterr()
+    os.environ["SHOWDOWN_ARCHIVE_LOG_NAME"] = settings.archive_log_name
+    try:
+        assert main(["archive", "verifier-key", "--key", str(settings.archive_signing_key)]) == 0
+    finally:
+        del os.environ["SHOWDOWN_ARCHIVE_LOG_NAME"]
+    return capsys.readouterr().out.strip()
+
+
+def chain_leaves(url: str, shard: str = "default") -> dict[str, list[bytes]]:
+    """Each chain's leaf hashes, read from the files alone (pyarrow), by epoch (16 hex)."""
+    store = open_store(url)
+    found: dict[str, list[bytes]] = {}
+    for epoch, runs in epoch_runs(store, shard).items():
+        rows = [row for run in runs for row in read_rows(store, run.path, ["seq", "audit"]).to_pylist()]
+        assert [r["seq"] for r in rows] == list(range(1, len(rows) + 1))
+        found[epoch] = [leaf_hash(record_leaf(r["audit"])) for r in rows]
+    return found
+
+
+def heads(url: str, shard: str = "default") -> dict[str, dict[int, str]]:
+    """Every signed tree head under checkpoints/, by epoch and size."""
+    found: dict[str, dict[int, str]] = {}
+    for path in sorted((Path(url) / "checkpoints" / shard).glob("[0-9a-f]*.note")):  # not a SIGKILL's .writing-*
+        epoch, size = path.stem.split("-")
+        found.setdefault(epoch, {})[int(size)] = path.read_text()
+    return found
+
+
+def test_the_archiver_keeps_the_tree_and_signs_a_c2sp_tree_head_per_file_into_the_archive_and_the_copy(
+    signed: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = signed.archive_url
+    vkey = verifier_key(signed, capsys)
+    verifier = Verifier.parse(vkey)
+    assert vkey.startswith("room.example+")
+    ((epoch, leaves),) = chain_leaves(url).items()
+    assert len(leaves) == ENTRIES
+    sizes = [last for _, last, _ in all_files(open_store(url))]
+    assert sizes == [25, 50, 70]
+    roots = roots_at(leaves, sizes)
+    signed_heads = heads(url)[epoch]
+    assert sorted(signed_heads) == sizes, "one signed tree head per file, at its last seq"
+    copied = [orjson.loads(line) for line in Path(str(signed.archive_checkpoints_copy)).read_bytes().splitlines()]
+    assert [c["tree_head"] for c in copied] == [signed_heads[s] for s in sizes], "the copy holds every head too"
+    for size in sizes:
+        checkpoint, _ = open_checkpoint(signed_heads[size], [verifier])
+        assert (checkpoint.origin, checkpoint.size, checkpoint.root) == (f"room.example/default/{epoch}", size,
+                                                                          roots[size])  # fmt: skip
+        kept = json.loads((Path(url) / "tree" / "default" / f"{epoch}-{size:012d}.json").read_text())
+        assert CompactRange.from_json(kept) == CompactRange().extend(leaves[:size])
+
+
+def test_each_file_extends_the_kept_tree_and_never_reads_the_leaves_of_the_files_before(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def reread(*_args: Any) -> Any:
+        raise AssertionError("the leaves of files written before were read again")
+
+    monkeypatch.setattr(tlog, "leaves", reread)
+    settings = signed_settings(make_settings, tmp_path)
+    settle_and_archive(fake, settings, [("event", json.dumps(doc)) for doc in hands(ENTRIES)])
+    assert sorted(heads(settings.archive_url)[next(iter(chain_leaves(settings.archive_url)))]) == [25, 50, 70]
+
+
+def test_a_tree_and_head_lost_after_their_file_are_written_again_on_resume_from_the_files_alone(
+    signed: Settings, fake: fakeredis.FakeRedis
+) -> None:
+    url = Path(signed.archive_url)
+    ((epoch, _),) = chain_leaves(str(url)).items()
+    newest_tree = url / "tree" / "default" / f"{epoch}-{70:012d}.json"
+    newest_head = url / "checkpoints" / "default" / f"{epoch}-{70:012d}.note"
+    before = newest_tree.read_bytes(), newest_head.read_bytes()
+    for path in (url / "tree" / "default").glob("*.json"):  # as if every tree state was lost: rebuilt from files
+        path.unlink()
+    newest_head.unlink()
+    fake.delete(signed.keys("default").archive + ":lock")  # the fixture's archiver is gone: its lease with it
+    assert not Archiver(signed, fake, open_store(str(url), signed)).step(signed.keys("default"))
+    assert (newest_tree.read_bytes(), newest_head.read_bytes()) == before
+
+
+def test_a_tree_head_that_is_not_the_files_tree_refuses_the_archiver_rather_than_be_written_over(
+    signed: Settings, fake: fakeredis.FakeRedis
+) -> None:
+    url = Path(signed.archive_url)
+    ((epoch, _),) = chain_leaves(str(url)).items()
+    newest_head = url / "checkpoints" / "default" / f"{epoch}-{70:012d}.note"
+    newest_head.write_text(newest_head.read_text().replace("70\n", "71\n", 1))
+    (url / "tree" / "default" / f"{epoch}-{70:012d}.json").unlink()
+    fake.delete(signed.keys("default").archive + ":lock")
+    archiver = Archiver(signed, fake, open_store(str(url), signed))
+    with pytest.raises(NameTaken):
+        archiver.step(signed.keys("default"))
+
+
+def test_showdown_proof_hand_id_json_verifies_with_the_standalone_verifier_and_an_edited_leaf_fails(
+    signed: Settings, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    vkey = verifier_key(signed, capsys)
+    for hand, size, index in (("h-3", None, 3), ("h-60", None, 60), ("h-3", 25, 3)):
+        sized = ["--size", str(size)] if size else []
+        assert main(["proof", hand, "--json", "--archive", signed.archive_url, *sized]) == 0
+        document = json.loads(capsys.readouterr().out)
+        assert (document["hand_id"], document["leaf_index"], document["tree_size"]) == (hand, index, size or 70)
+        assert json.loads(document["leaf"])["seq"] == index + 1
+        proof = tmp_path / f"proof-{hand}-{size}.json"
+        proof.write_text(json.dumps(document))
+        checked = subprocess.run([*VERIFY, "inclusion", str(proof), "--key", vkey], check=False, capture_output=True,
+                                 text=True)  # fmt: skip
+        origin = document["checkpoint"].splitlines()[0]
+        assert (checked.returncode, checked.stdout) == (0, f"OK leaf {index} of {size or 70} in {origin}\n")
+        document["leaf"] = document["leaf"].replace('"seq"', '"seq" ', 1)
+        proof.write_text(json.dumps(document))
+        edited = subprocess.run([*VERIFY, "inclusion", str(proof), "--key", vkey], check=False, capture_output=True,
+                                text=True)  # fmt: skip
+        assert edited.returncode == 1
+        assert "does not lead to the checkpoint's root hash" in edited.stderr
+    assert main(["proof", "h-3", "--archive", signed.archive_url]) == 0
+    text = capsys.readouterr().out
+    assert "leaf 3 of tree size 70" in text
+    assert "room.example/default/" in text
+
+
+def test_showdown_proof_of_a_hand_not_archived_or_not_yet_signed_says_so(
+    signed: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["proof", "no-such-hand", "--archive", signed.archive_url]) == 1
+    assert "hand no-such-hand is not in the archive" in capsys.readouterr().err
+    assert main(["proof", "h-60", "--size", "50", "--archive", signed.archive_url]) == 1
+    assert "seq 61 is not yet in a signed tree head" in capsys.readouterr().err
+    assert main(["proof", "--archive", signed.archive_url]) == 2
+    assert "give HAND_ID or --consistency" in capsys.readouterr().err
+
+
+def test_workers_and_an_archiver_sigkilled_mid_file_give_the_roots_of_an_undisturbed_run_of_the_same_entries(
+    client: redis.Redis, worker_env: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The archiver is SIGKILLed twice while writing (files of 37 rows, a 0.1 s interval), a worker once: every
+    file still has its tree and signed head, and each root is the one an undisturbed tree of the archived leaves
+    (built from the files alone, in one pass) has at that size."""
+    settings = Settings(redis_url=worker_env["SHOWDOWN_REDIS_URL"])
+    private = tmp_path / "archiver.pem"
+    new_key_pair(private, tmp_path / "archiver.pub")
+    archive = tmp_path / "archive"
+    env = {**worker_env, "SHOWDOWN_ARCHIVE_URL": str(archive), "SHOWDOWN_ARCHIVE_FILE_ROWS": "37",
+           "SHOWDOWN_ARCHIVE_INTERVAL_S": "0.1", "SHOWDOWN_BATCH_SIZE": "20", "SHOWDOWN_ARCHIVE_LOCK_TTL_S": "1",
+           "SHOWDOWN_ARCHIVE_SIGNING_KEY": str(private),
+           "SHOWDOWN_ARCHIVE_CHECKPOINTS_COPY": str(tmp_path / "copy.jsonl")}  # fmt: skip
+    keys = settings.keys("default")
+    docs = hands(600)
+    xadd_events(client, keys.events, docs[:300])
+
+    def spawn(command: str, name: str) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [*SHOWDOWN, command], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env={**env, "SHOWDOWN_CONSUMER": name, "SHOWDOWN_HEARTBEAT_FILE": str(tmp_path / f"hb-{name}")},
+        )  # fmt: skip
+
+    def files() -> int:
+        return len(all_files(open_store(str(archive))))
+
+    workers = [spawn("worker", "w1"), spawn("worker", "w2")]
+    archiver = spawn("archiver", "a1")
+    try:
+        for kill in range(2):
+            seen = files()
+            wait_until(lambda: files() > seen, what="a file more", timeout=60)  # noqa: B023
+            archiver.send_signal(signal.SIGKILL)
+            archiver.wait(10)
+            if kill == 0:
+                workers[0].send_signal(signal.SIGKILL)
+                workers[0].wait(10)
+                xadd_events(client, keys.events, docs[300:])
+                workers[0] = spawn("worker", "w1b")
+            archiver = spawn("archiver", f"a{kill + 2}")
+        wait_until(lambda: int(client.hget(keys.archive, "seq") or 0) == len(docs), what="all archived", timeout=120)
+    finally:
+        for process in [*workers, archiver]:
+            process.send_signal(signal.SIGTERM)
+        for process in [*workers, archiver]:
+            process.wait(30)
+    ((epoch, leaves),) = chain_leaves(str(archive)).items()
+    assert len(leaves) == len(docs)
+    sizes = [last for _, last, _ in all_files(open_store(str(archive)))]
+    signed_heads = heads(str(archive))[epoch]
+    assert sorted(signed_heads) == sizes, "every file has its signed head, none other"
+    undisturbed = roots_at(leaves, sizes)
+    verifier = Verifier.parse(verifier_key(Settings(archive_signing_key=private), capsys))
+    for size in sizes:
+        checkpoint, _ = open_checkpoint(signed_heads[size], [verifier])
+        assert checkpoint.root == undisturbed[size], f"the signed root at size {size}"
+        kept = json.loads((archive / "tree" / "default" / f"{epoch}-{size:012d}.json").read_text())
+        assert CompactRange.from_json(kept).root() == undisturbed[size]
+    copied = [orjson.loads(line) for line in (tmp_path / "copy.jsonl").read_bytes().splitlines()]
+    assert sorted({c["tree_head"] for c in copied}) == sorted(set(signed_heads.values()))

@@ -1,0 +1,120 @@
+"""Proofs from the archive's Merkle log: where a hand's entry sits, the signed tree heads, the proofs themselves.
+
+Read-only over the archive (:mod:`.tlog` keeps the trees and heads, :mod:`.merkle` computes): used by
+``showdown proof`` (:mod:`.proof_cli`) and the read API's proof and checkpoint routes. A proof is computed from
+the leaves the files hold up to the head's size and checked against the signed root before it is handed out:
+the files and the signed head must agree, else :class:`~.layout.ArchiveError` says they do not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from showdown_service.archive import tlog
+from showdown_service.archive.merkle import MerkleTree, ProofError
+from showdown_service.archive.note import Checkpoint, NoteError, consistency_document, inclusion_document
+from showdown_service.storage.layout import ArchiveError, Store, epoch_runs, newest_file, read_rows
+
+
+@dataclass(frozen=True, slots=True)
+class Leaf:
+    """An archived entry in its shard's log: its chain (``epoch``, 16 hex digits), ``seq`` and audit text."""
+
+    shard: str
+    epoch: str
+    seq: int
+    audit: str
+    file: str
+
+    @property
+    def index(self) -> int:
+        """Its leaf index: seq 1 is leaf 0."""
+        return self.seq - 1
+
+
+def locate(store: Store, shard: str, seq: int, entry_id: str) -> Leaf | None:
+    """The archived entry ``entry_id`` at ``seq`` of ``shard``, in whichever chain's file holds it (None if none)."""
+    for epoch, runs in epoch_runs(store, shard).items():
+        for run in runs:
+            if not run.first_seq <= seq <= run.last_seq:
+                continue
+            table = read_rows(store, run.path, columns=["seq", "entry_id", "audit"])
+            for number, entry, audit in zip(
+                table["seq"].to_pylist(), table["entry_id"].to_pylist(), table["audit"].to_pylist(), strict=True
+            ):
+                if number == seq and entry == entry_id and isinstance(audit, str):
+                    return Leaf(shard, epoch, seq, audit, run.path)
+    return None
+
+
+def head_body(note: str) -> Checkpoint:
+    """The checkpoint a signed tree head carries (its signatures are the verifier's to check)."""
+    cut = note.rfind("\n\n")
+    if cut < 0:
+        raise ArchiveError("a signed tree head is a note: its text, a blank line, its signatures")
+    try:
+        return Checkpoint.parse(note[: cut + 1])
+    except NoteError as exc:
+        raise ArchiveError(f"a signed tree head that is no checkpoint: {exc}") from exc
+
+
+def head_sizes(store: Store, shard: str, epoch: str) -> list[int]:
+    """The sizes of ``shard``'s chain ``epoch`` that have a signed tree head, ascending."""
+    return tlog.sizes(store, tlog.CHECKPOINT_DIR, shard, epoch, "note")
+
+
+def newest_epoch(store: Store, shard: str) -> str:
+    """The chain of ``shard`` written last (16 hex digits; "" for none or a chain named before epochs)."""
+    meta = newest_file(store, shard)
+    return meta.epoch[:16] if meta is not None else ""
+
+
+def head(store: Store, shard: str, epoch: str, size: int | None = None) -> str:
+    """The signed tree head of ``size`` (the newest without), raising :class:`ProofError` when there is none."""
+    sizes = head_sizes(store, shard, epoch)
+    wanted = sizes[-1] if size is None and sizes else size
+    note = None if wanted is None else tlog.read_head(store, shard, epoch, wanted)
+    if note is None:
+        what = "any size" if size is None else f"size {size}"
+        raise ProofError(f"shard {shard} epoch {epoch or '(none)'} has no signed tree head of {what}")
+    return note
+
+
+def _tree(store: Store, shard: str, epoch: str, size: int, note: str) -> MerkleTree:
+    """The tree of the first ``size`` leaves, rebuilt from the files and checked against the signed head."""
+    tree = MerkleTree.build(list(tlog.leaves(store, shard, epoch, 0, size)))
+    signed = head_body(note)
+    if signed.size != size or tree.root() != signed.root:
+        raise ArchiveError(
+            f"shard {shard} epoch {epoch}: the archive's files give another root at size {size} than its signed "
+            "tree head: the files or the head were changed (run showdown audit replay)"
+        )
+    return tree
+
+
+def inclusion(store: Store, leaf: Leaf, size: int | None = None) -> dict[str, object]:
+    """The inclusion proof of ``leaf`` in its chain's newest signed tree (or the one of ``size``)."""
+    note = head(store, leaf.shard, leaf.epoch, size)
+    signed = head_body(note).size
+    if leaf.seq > signed:
+        raise ProofError(f"seq {leaf.seq} is not yet in a signed tree head (the newest is of size {signed})")
+    proof = _tree(store, leaf.shard, leaf.epoch, signed, note).inclusion_proof(leaf.index, signed)
+    return {
+        "shard": leaf.shard,
+        "epoch": leaf.epoch,
+        "seq": leaf.seq,
+        "file": leaf.file,
+        **inclusion_document(leaf.audit, proof, note),
+    }
+
+
+def consistency(store: Store, shard: str, epoch: str, size1: int, size2: int) -> dict[str, object]:
+    """The consistency proof between the signed tree heads of ``size1`` and ``size2`` of one chain."""
+    if size1 > size2:
+        raise ProofError(f"size1 ({size1}) is at most size2 ({size2})")
+    note1, note2 = head(store, shard, epoch, size1), head(store, shard, epoch, size2)
+    tree = _tree(store, shard, epoch, size2, note2)
+    if tree.root(size1) != head_body(note1).root:
+        raise ArchiveError(f"shard {shard} epoch {epoch}: the signed tree head of size {size1} is not the files' tree")
+    proof = tree.consistency_proof(size1, size2)
+    return {"shard": shard, "epoch": epoch, **consistency_document(proof, note1, note2)}
