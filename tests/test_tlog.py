@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import signal
@@ -18,9 +19,10 @@ import redis
 
 from showdown_service.archive import tlog
 from showdown_service.archive.archiver import Archiver
-from showdown_service.archive.checkpoints import new_key_pair
+from showdown_service.archive.checkpoints import load_private_key, new_key_pair, sign
 from showdown_service.archive.merkle import CompactRange, leaf_hash, record_leaf, roots_at
 from showdown_service.archive.note import Verifier, open_checkpoint
+from showdown_service.archive.replay import Difference, replay
 from showdown_service.cli.commands import main
 from showdown_service.infra.config import Settings
 from showdown_service.storage.layout import NameTaken, all_files, epoch_runs, open_store, read_rows
@@ -254,3 +256,51 @@ def test_workers_and_an_archiver_sigkilled_mid_file_give_the_roots_of_an_undistu
         assert CompactRange.from_json(kept).root() == undisturbed[size]
     copied = [orjson.loads(line) for line in (tmp_path / "copy.jsonl").read_bytes().splitlines()]
     assert sorted({c["tree_head"] for c in copied}) == sorted(set(signed_heads.values()))
+
+
+def proven(settings: Settings, **options: Any) -> tuple[list[Difference], int]:
+    found: list[Difference] = []
+    totals = replay(open_store(settings.archive_url), settings, found.append, **options)
+    return found, totals.tree_heads
+
+
+def test_audit_replay_recomputes_every_root_and_checks_every_signed_head_of_the_archive_and_the_copy(
+    signed: Settings, tmp_path: Path
+) -> None:
+    copy = Path(str(signed.archive_checkpoints_copy))
+    assert proven(signed, checkpoints=copy, public_key=tmp_path / "archiver.pub") == ([], 6)
+    assert proven(signed) == ([], 3), "without the key the roots are still recomputed"
+
+
+def test_audit_replay_reports_a_fork_two_signed_heads_of_one_size_with_different_roots(
+    signed: Settings, tmp_path: Path
+) -> None:
+    copy = Path(str(signed.archive_checkpoints_copy))
+    key = load_private_key(tmp_path / "archiver.pem")
+    lines = copy.read_bytes().splitlines()
+    second = orjson.loads(lines[1])
+    other = CompactRange().extend(leaf_hash(b"another history %d" % i) for i in range(50))
+    forked = tlog.sign_head("room.example", "default", second["epoch"], other, tlog.signer("room.example", key))
+    fields = {k: v for k, v in second.items() if k not in {"signature", "key_id"}} | {"tree_head": forked}
+    copy.write_bytes(copy.read_bytes() + orjson.dumps(sign(key, fields), option=orjson.OPT_SORT_KEYS) + b"\n")
+    found, _ = proven(signed, checkpoints=copy, public_key=tmp_path / "archiver.pub")
+    assert sorted(d.kind for d in found) == ["fork", "tree_head_root"]
+    fork = next(d for d in found if d.kind == "fork")
+    assert (fork.seq, fork.shard) == (50, "default")
+    assert f"{copy}:4" in fork.detail
+
+
+def test_audit_replay_reports_a_head_whose_signature_fails_and_one_whose_root_is_not_the_files(
+    signed: Settings, tmp_path: Path
+) -> None:
+    url = Path(signed.archive_url)
+    ((epoch, _),) = chain_leaves(str(url)).items()
+    head = url / "checkpoints" / "default" / f"{epoch}-{25:012d}.note"
+    text, _, signatures = head.read_text().partition("\n\n")
+    lines = text.split("\n")
+    lines[2] = base64.b64encode(b"\x07" * 32).decode()
+    head.write_text("\n".join(lines) + "\n\n" + signatures)
+    found, _ = proven(signed, public_key=tmp_path / "archiver.pub")
+    assert [(d.kind, d.shard) for d in found] == [("tree_head_signature", "default")]
+    found, _ = proven(signed)
+    assert [(d.kind, d.seq) for d in found] == [("tree_head_root", 25)]

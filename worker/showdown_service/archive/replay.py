@@ -26,6 +26,10 @@ For each shard, file by file in seq order, row by row, it proves:
 * every column the recall, the read API and the requeue guard read, against
   the record and event it copies (``edited_column``, naming the column), and
   every key of the file's metadata against its rows (``file_metadata``);
+* the Merkle log (:mod:`.tlog_audit`): every chain's root recomputed at each
+  signed tree head's size and each kept tree's, every head's signature (with
+  ``--public-key``), and a fork (two signed heads of one size, different
+  roots) reported, in the archive's ``checkpoints/`` and the copy alike;
 * online, that the archive goes no further than Redis's head
   (``beyond_head``) nor the archiver's recorded progress
   (``beyond_progress``).
@@ -51,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from cryptography.hazmat.primitives import serialization
 
 from showdown_service import EVALUATOR
 from showdown_service.archive.chains import (
@@ -67,7 +72,9 @@ from showdown_service.archive.chains import (
 from showdown_service.archive.checkpoints import load_public_key, read_checkpoints, signature_holds
 from showdown_service.archive.columns import Walk, columns, dead_letter_fields, digests, file_meta
 from showdown_service.archive.live import prove_live
+from showdown_service.archive.note import Verifier
 from showdown_service.archive.resettle import Resettler, prepare_row
+from showdown_service.archive.tlog_audit import check_log, copied_heads
 from showdown_service.decision.audit import GENESIS, Head, record_hash
 from showdown_service.decision.settling import Prepared
 from showdown_service.infra.config import Settings
@@ -84,6 +91,8 @@ class Totals:
     resettled: int = 0
     live_unchecked: str = ""
     """Why the live chain in Redis was not compared (Redis not reachable), or ""."""
+    tree_heads: int = 0
+    """Signed tree heads checked against the files' Merkle tree."""
 
 
 def replay(
@@ -123,6 +132,13 @@ def replay(
             totals.live_unchecked = f"{type(exc).__name__}: {exc}"
     if checkpoints is not None and public_key is not None:
         _checkpoints(store, checkpoints, public_key, report)
+    verifier = None
+    if public_key is not None:
+        raw = load_public_key(public_key).public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        verifier = Verifier(settings.archive_log_name, raw)
+    totals.tree_heads = check_log(
+        store, settings.archive_log_name, report, verifier=verifier, copied=copied_heads(checkpoints)
+    )
     return totals
 
 

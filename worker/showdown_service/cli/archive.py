@@ -394,6 +394,8 @@ def _replay(args: argparse.Namespace) -> int:
             report.close()
     if totals.live_unchecked:
         print(f"Redis not reachable, the live chain was not compared: {totals.live_unchecked}", file=sys.stderr)
+    if totals.tree_heads:
+        print(f"{totals.tree_heads} signed tree heads checked against the Merkle tree of the files")
     verdict = "every entry holds" if not found else f"{len(found)} difference{'s' if len(found) != 1 else ''}"
     if resets:
         verdict += f"; the chain restarted {len(resets)} time{'s' if len(resets) != 1 else ''} (RESET above)"
