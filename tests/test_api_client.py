@@ -28,6 +28,9 @@ from tests.helpers import REPO, event, seat
 GENERATOR = Path(sys.executable).parent / "openapi-python-client"
 PACKAGE = "showdown_api_client"
 OPERATIONS = {
+    "/v1/hands/{hand_id}/proof": "get_hand_proof",
+    "/v1/checkpoints/{shard}": "get_checkpoint",
+    "/v1/checkpoints/{shard}/consistency": "get_consistency",
     "/v1/hands/{hand_id}": "get_hand",
     "/v1/results": "get_results",
     "/v1/dead-letters": "get_dead_letters",
@@ -39,7 +42,7 @@ OPERATIONS = {
 }
 
 SCOPES = {"hands": "hands:read", "results": "hands:read", "dead-letters": "dead-letters:read",
-          "tournaments": "tournaments:read"}  # fmt: skip
+          "tournaments": "tournaments:read", "checkpoints": "hands:read"}  # fmt: skip
 """The scope each /v1 route needs, by its path's first part after /v1."""
 
 
@@ -270,6 +273,14 @@ def use(ops: dict[str, Any], models: Any, reader: Any, hands_only: Any, anonymou
     assert isinstance(placement, models.Placement)
     assert (placement.player_id, placement.place, placement.bounty_cash) == ("d", 4, 0)
     assert all(isinstance(entry, models.Playing) for entry in standings.playing)
+
+    for name, args in (("get_checkpoint", {"shard": "default"}), ("get_hand_proof", {"hand_id": "T-h1"}),
+                       ("get_consistency", {"shard": "default", "size1": 1, "size2": 2})):  # fmt: skip
+        no_log = ops[name].sync_detailed(client=reader, **args)  # no archive here: no signed tree head to prove by
+        assert no_log.status_code == 503, name
+        assert isinstance(no_log.parsed, models.Error)
+        assert no_log.parsed.code == "archive_unavailable"
+    assert {"TreeHead", "InclusionProof", "ConsistencyProof"} <= set(dir(models)), "the log's answers are typed"
 
     malformed = ops["get_results"].sync_detailed(client=reader, limit=0)
     assert malformed.status_code == 400

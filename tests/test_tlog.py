@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import fakeredis
+import httpx
 import orjson
 import pytest
 import redis
@@ -26,6 +27,7 @@ from showdown_service.archive.replay import Difference, replay
 from showdown_service.cli.commands import main
 from showdown_service.infra.config import Settings
 from showdown_service.storage.layout import NameTaken, all_files, epoch_runs, open_store, read_rows
+from tests.api_support import HANDS_ONLY, bearer, serving
 from tests.helpers import wait_until, xadd_events
 from tests.test_archive import hands, settle_and_archive
 
@@ -304,3 +306,46 @@ def test_audit_replay_reports_a_head_whose_signature_fails_and_one_whose_root_is
     assert [(d.kind, d.shard) for d in found] == [("tree_head_signature", "default")]
     found, _ = proven(signed)
     assert [(d.kind, d.seq) for d in found] == [("tree_head_root", 25)]
+
+
+def test_the_api_serves_the_signed_heads_a_hand_s_proof_and_a_consistency_proof_the_verifier_checks(
+    signed: Settings, redis_url: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    vkey = verifier_key(signed, capsys)
+    settings = signed.model_copy(update={"redis_url": redis_url})
+
+    def verified(kind: str, document: dict[str, Any]) -> str:
+        path = tmp_path / f"{kind}.json"
+        path.write_text(json.dumps(document))
+        done = subprocess.run([*VERIFY, kind, str(path), "--key", vkey], check=False, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    with serving(settings) as url:
+        newest = httpx.get(f"{url}/v1/checkpoints/default", headers=bearer(HANDS_ONLY), timeout=20)
+        assert newest.status_code == 200
+        checkpoint, _ = open_checkpoint(newest.json()["checkpoint"], [Verifier.parse(vkey)])
+        assert (newest.json()["size"], checkpoint.size) == (70, 70)
+        epoch = newest.json()["epoch"]
+        older = httpx.get(f"{url}/v1/checkpoints/default", params={"size": 25, "epoch": epoch},
+                          headers=bearer(), timeout=20)  # fmt: skip
+        assert (older.status_code, older.json()["size"]) == (200, 25)
+        proof = httpx.get(f"{url}/v1/hands/h-3/proof", headers=bearer(), timeout=20)
+        assert proof.status_code == 200
+        assert "file" not in proof.json(), "no path of the server"
+        assert verified("inclusion", proof.json()).startswith("OK leaf 3 of 70 in ")
+        between = httpx.get(f"{url}/v1/checkpoints/default/consistency", params={"size1": 25, "size2": 70},
+                            headers=bearer(), timeout=20)  # fmt: skip
+        assert between.status_code == 200
+        assert verified("consistency", between.json()).startswith("OK tree 25 is a prefix of tree 70 in ")
+        refusals = {
+            "/v1/checkpoints/default?size=26": (404, "no_tree_head"),
+            "/v1/checkpoints/elsewhere": (404, "unknown_shard"),
+            "/v1/hands/no-such-hand/proof": (404, "hand_not_archived"),
+            "/v1/hands/h-60/proof?size=50": (404, "not_yet_signed"),
+            "/v1/checkpoints/default/consistency?size1=70&size2=25": (400, "bad_query"),
+        }
+        for path, (status, code) in refusals.items():
+            refused = httpx.get(f"{url}{path}", headers=bearer(), timeout=20)
+            assert (refused.status_code, refused.json()["code"]) == (status, code), path
+        assert httpx.get(f"{url}/v1/checkpoints/default", timeout=20).status_code == 401

@@ -26,9 +26,20 @@ from starlette.exceptions import HTTPException
 
 from showdown_rules.limits import ID_PATTERN, MAX_ID_LENGTH
 from showdown_service import __version__
+from showdown_service.api import log
 from showdown_service.api.auth import Caller, Refused
 from showdown_service.api.index import ArchiveLookup, no_archive
-from showdown_service.api.models import DeadLettersPage, Error, Hand, ResultsPage, Standings, TournamentStandings
+from showdown_service.api.models import (
+    ConsistencyProof,
+    DeadLettersPage,
+    Error,
+    Hand,
+    InclusionProof,
+    ResultsPage,
+    Standings,
+    TournamentStandings,
+    TreeHead,
+)
 from showdown_service.api.pages import dead_letters_page, results_page
 from showdown_service.api.settings import ApiSettings
 from showdown_service.api.state import Api, Measured
@@ -39,6 +50,8 @@ from showdown_service.read.health import health
 IdPath = Annotated[str, Path(min_length=1, max_length=MAX_ID_LENGTH, pattern=ID_PATTERN)]
 """An id as the contract has it (showdown_rules.limits): 1-200 characters, none a control or format character.
 Routed as ``{name:path}`` where the id may end the path, so an id holding ``/`` (sent as ``%2F``) is reachable."""
+ShardPath = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")]
+"""A shard's name in a path (the routes answer only for SHOWDOWN_SHARDS' own)."""
 IdQuery = Annotated[str | None, Query(min_length=1, max_length=MAX_ID_LENGTH, pattern=ID_PATTERN)]
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": Error, "description": "A malformed path or query."},
@@ -52,8 +65,8 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 BEARER = HTTPBearer(
     scheme_name="bearer",
     description="A token from SHOWDOWN_API_TOKENS, sent as 'Authorization: Bearer <token>'. Each route needs a scope "
-    "its token holds: hands:read (/v1/hands, /v1/results), tournaments:read (/v1/tournaments), dead-letters:read "
-    "(/v1/dead-letters); 403 insufficient_scope without it.",
+    "its token holds: hands:read (/v1/hands, /v1/results, /v1/checkpoints), tournaments:read (/v1/tournaments), "
+    "dead-letters:read (/v1/dead-letters); 403 insufficient_scope without it.",
     auto_error=False,  # only declared here (the OpenAPI document's securitySchemes): Api.caller checks the token
 )
 
@@ -169,6 +182,41 @@ def create_app(
     tournaments = Depends(scoped("tournaments:read"))
     letters = Depends(scoped("dead-letters:read"))
     limit_query = Query(100, ge=1, le=api_settings.page_max, description="Most items on the page.")
+    size_query = Query(None, ge=0, description="The signed tree head of this size (default: the newest).")
+    epoch_query = Query(None, pattern=r"^[0-9a-f]{16}$", description="The chain (default: the newest).")
+    log_errors: dict[int | str, dict[str, Any]] = {
+        **ERRORS, 404: {"model": Error, "description": "unknown_shard, no_tree_head, hand_not_archived or "
+                        "not_yet_signed."},
+        503: {"model": Error, "description": "archive_unavailable: no archive here, or its files and its signed "
+              "head disagree."},
+    }  # fmt: skip
+
+    @app.get("/v1/hands/{hand_id:path}/proof", response_model=None,
+             responses={200: {"model": InclusionProof}, **log_errors}, dependencies=[hands],
+             summary="A hand's Merkle inclusion proof")  # fmt: skip
+    def get_hand_proof(hand_id: IdPath, size: int | None = size_query) -> Response:
+        """The archived entry that settled the hand: its audit record (the leaf), its index, the tree size, the
+        audit path and the signed tree head it verifies against, as ``showdown proof HAND_ID --json``."""
+        return json_body(log.hand_proof(settings, hand_id, size))
+
+    @app.get("/v1/checkpoints/{shard}", response_model=None, responses={200: {"model": TreeHead}, **log_errors},
+             dependencies=[hands], summary="A shard's signed tree head")  # fmt: skip
+    def get_checkpoint(shard: ShardPath, size: int | None = size_query, epoch: str | None = epoch_query) -> Response:
+        """The newest signed tree head of the shard's newest chain (or of ``size``, of ``epoch``): a C2SP
+        checkpoint note, verified with the room's key (``showdown archive verifier-key``)."""
+        return json_body(log.tree_head(settings, shard, size, epoch))
+
+    @app.get("/v1/checkpoints/{shard}/consistency", response_model=None,
+             responses={200: {"model": ConsistencyProof}, **log_errors}, dependencies=[hands],
+             summary="A consistency proof between two signed tree heads")  # fmt: skip
+    def get_consistency(
+        shard: ShardPath,
+        size1: Annotated[int, Query(ge=0)],
+        size2: Annotated[int, Query(ge=0)],
+        epoch: str | None = epoch_query,
+    ) -> Response:
+        """That the signed tree of ``size1`` is the start of the signed tree of ``size2`` (RFC 9162 2.1.4)."""
+        return json_body(log.consistency(settings, shard, size1, size2, epoch))
 
     @app.get("/v1/hands/{hand_id:path}", response_model=Hand, responses={**ERRORS, 404: {"model": Hand}},
              summary="What happened to a hand")  # fmt: skip

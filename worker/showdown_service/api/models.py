@@ -21,7 +21,8 @@ class Error(BaseModel):
 
     code: str = Field(description="unauthenticated, invalid_token, insufficient_scope, bad_query, "
                       "unknown_tournament, archive_unavailable, archive_incomplete, too_many_requests, "
-                      "too_many_streams, too_many_archive_lookups, archive_busy, internal_error")  # fmt: skip
+                      "too_many_streams, too_many_archive_lookups, archive_busy, unknown_shard, no_tree_head, "
+                      "hand_not_archived, not_yet_signed, internal_error")  # fmt: skip
     message: str
 
 
@@ -150,3 +151,39 @@ class TournamentStandings(BaseModel):
     prize_pool: int = Field(description="The payouts' sum (currency units).")
     placements: list[Placement] = Field(description="Placement objects of the finished entries, by place.")
     playing: list[Playing] = Field(description="Entries still playing, most chips first.")
+
+
+class TreeHead(BaseModel):
+    """A signed tree head of a shard's Merkle log (docs/verify.md): a c2sp.org/tlog-checkpoint signed note."""
+
+    shard: str
+    epoch: str = Field(description="The chain's epoch (16 hex digits): a Redis that lost its data began another.")
+    size: int = Field(description="The tree size: the chain's entries seq 1 to size.")
+    checkpoint: str = Field(description="The signed note: origin, size, base64 root, a blank line, signatures.")
+
+
+class InclusionProof(BaseModel):
+    """That a hand's archived entry (its audit record, the leaf) is in a signed tree (RFC 9162 section 2.1.3):
+    what ``showdown proof HAND_ID --json`` prints and ``scripts/verify_proof.py inclusion`` checks."""
+
+    hand_id: str
+    shard: str
+    epoch: str
+    seq: int
+    leaf: str = Field(description="The audit record's text exactly as archived: the leaf, as UTF-8.")
+    leaf_index: int = Field(description="seq - 1.")
+    tree_size: int
+    inclusion_path: list[str] = Field(description="The audit path, base64 hashes, nearest sibling first.")
+    checkpoint: str = Field(description="The signed tree head of tree_size the proof verifies against.")
+
+
+class ConsistencyProof(BaseModel):
+    """That the signed tree of size1 is the start of the signed tree of size2 (RFC 9162 section 2.1.4)."""
+
+    shard: str
+    epoch: str
+    size1: int
+    size2: int
+    consistency_path: list[str] = Field(description="Base64 hashes, as RFC 9162 section 2.1.4.1 gives them.")
+    checkpoint1: str
+    checkpoint2: str

@@ -16,6 +16,10 @@ from showdown_service.archive.note import Checkpoint, NoteError, consistency_doc
 from showdown_service.storage.layout import ArchiveError, Store, epoch_runs, newest_file, read_rows
 
 
+class NoHead(ProofError):
+    """No signed tree head of that chain (of that size): nothing to prove against."""
+
+
 @dataclass(frozen=True, slots=True)
 class Leaf:
     """An archived entry in its shard's log: its chain (``epoch``, 16 hex digits), ``seq`` and audit text."""
@@ -70,13 +74,13 @@ def newest_epoch(store: Store, shard: str) -> str:
 
 
 def head(store: Store, shard: str, epoch: str, size: int | None = None) -> str:
-    """The signed tree head of ``size`` (the newest without), raising :class:`ProofError` when there is none."""
+    """The signed tree head of ``size`` (the newest without), raising :class:`NoHead` when there is none."""
     sizes = head_sizes(store, shard, epoch)
     wanted = sizes[-1] if size is None and sizes else size
     note = None if wanted is None else tlog.read_head(store, shard, epoch, wanted)
     if note is None:
         what = "any size" if size is None else f"size {size}"
-        raise ProofError(f"shard {shard} epoch {epoch or '(none)'} has no signed tree head of {what}")
+        raise NoHead(f"shard {shard} epoch {epoch or '(none)'} has no signed tree head of {what}")
     return note
 
 
