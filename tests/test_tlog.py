@@ -349,3 +349,15 @@ def test_the_api_serves_the_signed_heads_a_hand_s_proof_and_a_consistency_proof_
             refused = httpx.get(f"{url}{path}", headers=bearer(), timeout=20)
             assert (refused.status_code, refused.json()["code"]) == (status, code), path
         assert httpx.get(f"{url}/v1/checkpoints/default", timeout=20).status_code == 401
+
+
+def test_showdown_hand_says_where_the_hand_sits_in_the_log_and_the_command_that_proves_it(
+    signed: Settings, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SHOWDOWN_ARCHIVE_URL", signed.archive_url)
+    monkeypatch.setenv("SHOWDOWN_REDIS_URL", "redis://127.0.0.1:1/0")  # none there: the archive answers
+    assert main(["hand", "h-3"]) == 0
+    (line,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  log: ")]
+    epoch = next(iter(chain_leaves(signed.archive_url)))
+    assert line == f"  log: leaf 3 of shard default's log, epoch {epoch}, in the signed tree head of size 70: " \
+        "showdown proof h-3"  # fmt: skip

@@ -229,7 +229,31 @@ def _hand(args: argparse.Namespace) -> int:
     for name in ("event", "result", "dead_letter", "audit"):
         value = getattr(found, name)
         print(f"  {name}: {orjson.dumps(value).decode() if value is not None else '(none)'}")
+    print(f"  log: {_log_place(found, settings)}")
     return 0
+
+
+def _log_place(found: HandFound, settings: Settings) -> str:
+    """Where the hand's entry sits in its shard's Merkle log, and the command that proves it."""
+    from showdown_service.archive import proofs  # noqa: PLC0415
+    from showdown_service.storage.errors import ArchiveError  # noqa: PLC0415
+    from showdown_service.storage.layout import open_store  # noqa: PLC0415
+    from showdown_service.storage.lookup import archive_exists  # noqa: PLC0415
+
+    if found.seq is None or not settings.archive_url or not archive_exists(settings.archive_url):
+        return "(not archived yet)"
+    try:
+        store = open_store(settings.archive_url, settings)
+        leaf = proofs.locate(store, found.shard, found.seq, found.entry_id)
+        if leaf is None:
+            return "(not archived yet)"
+        sizes = proofs.head_sizes(store, leaf.shard, leaf.epoch)
+    except (ArchiveError, OSError) as exc:
+        return f"(the archive cannot say: {exc})"
+    where = f"leaf {leaf.index:,} of shard {leaf.shard}'s log, epoch {leaf.epoch}"
+    if not sizes or sizes[-1] < leaf.seq:
+        return f"{where}; not yet in a signed tree head"
+    return f"{where}, in the signed tree head of size {sizes[-1]:,}: showdown proof {found.hand_id}"
 
 
 def _event_from_archive(found: HandFound, settings: Settings) -> HandFound:
