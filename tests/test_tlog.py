@@ -361,3 +361,27 @@ def test_showdown_hand_says_where_the_hand_sits_in_the_log_and_the_command_that_
     epoch = next(iter(chain_leaves(signed.archive_url)))
     assert line == f"  log: leaf 3 of shard default's log, epoch {epoch}, in the signed tree head of size 70: " \
         "showdown proof h-3"  # fmt: skip
+
+
+def test_a_witness_cosigns_a_signed_head_only_when_the_room_s_signature_holds(
+    signed: Settings, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    vkey = verifier_key(signed, capsys)
+    new_key_pair(tmp_path / "witness.pem", tmp_path / "witness.pub")
+    ((epoch, _),) = chain_leaves(signed.archive_url).items()
+    head = Path(signed.archive_url) / "checkpoints" / "default" / f"{epoch}-{70:012d}.note"
+    witness = ["--key", str(tmp_path / "witness.pem"), "--name", "witness.example"]
+    assert main(["archive", "cosign", str(head), "--log-key", vkey, *witness]) == 0
+    out = capsys.readouterr()
+    wkey = out.err.removeprefix("witness verifier key: ").strip()
+    assert wkey.startswith("witness.example+")
+    cosigned = tmp_path / "cosigned.note"
+    cosigned.write_text(out.out)
+    assert out.out.startswith(head.read_text()), "the room's note kept as it is, one line added"
+    checked = subprocess.run([*VERIFY, "note", str(cosigned), "--key", vkey, "--key", wkey], check=False,
+                             capture_output=True, text=True)  # fmt: skip
+    assert (checked.returncode, checked.stdout.splitlines()[0]) == (0, "OK")
+    forged = tmp_path / "forged.note"
+    forged.write_text(head.read_text().replace("\n70\n", "\n71\n", 1))
+    assert main(["archive", "cosign", str(forged), "--log-key", vkey, *witness]) == 1
+    assert "the room's signature does not hold" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""CLI commands of the archive: ``archiver``, ``hand``, ``archive query|export|keygen|verifier-key`` and ``audit
+"""CLI commands of the archive: ``archiver``, ``hand``, ``archive query|export|keygen|verifier-key|cosign`` and ``audit
 replay``."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import orjson
 
 from showdown_messages.protocol import AUDIT_FIELD_B, ENTRY_ID_FIELD_B, RAW_FIELD_B, RESULT_FIELD_B
+from showdown_service.cli.proof import register_log_verbs
 from showdown_service.infra.config import Settings
 from showdown_service.infra.connection import REDIS_ERRORS, Client, connect
 from showdown_service.infra.stops import STOP_REQUESTED
@@ -99,15 +100,14 @@ def register(commands: Commands) -> None:
     k.add_argument("private", type=Path, metavar="PRIVATE_PEM")
     k.add_argument("public", type=Path, metavar="PUBLIC_PEM")
     k.set_defaults(run=_keygen)
-    v = verbs.add_parser(
-        "verifier-key",
-        help="print the key that verifies the signed tree heads, as name+keyid+base64 (c2sp.org/signed-note)",
-        description="Print the verifier key of the archive's signed tree heads: SHOWDOWN_ARCHIVE_LOG_NAME (the key "
-        "name) and the public half of SHOWDOWN_ARCHIVE_SIGNING_KEY (or --key), in the name+keyid+base64 form "
-        "scripts/verify_proof.py --key and golang.org/x/mod/sumdb/note read.",
-    )
-    v.add_argument("--key", type=Path, metavar="PRIVATE_PEM", help="the signing key (default: the setting)")
-    v.set_defaults(run=_verifier_key)
+    register_log_verbs(verbs)  # verifier-key, cosign: the Merkle log's keys (cli/proof.py)
+
+
+def _log_place(found: HandFound, settings: Settings) -> str:
+    """Where the hand's entry sits in its shard's Merkle log (:func:`.proof.log_place`)."""
+    from showdown_service.cli.proof import log_place  # noqa: PLC0415
+
+    return log_place(settings, found.shard, found.seq, found.entry_id, found.hand_id)
 
 
 def register_audit(verbs: Commands) -> None:
@@ -233,29 +233,6 @@ def _hand(args: argparse.Namespace) -> int:
     return 0
 
 
-def _log_place(found: HandFound, settings: Settings) -> str:
-    """Where the hand's entry sits in its shard's Merkle log, and the command that proves it."""
-    from showdown_service.archive import proofs  # noqa: PLC0415
-    from showdown_service.storage.errors import ArchiveError  # noqa: PLC0415
-    from showdown_service.storage.layout import open_store  # noqa: PLC0415
-    from showdown_service.storage.lookup import archive_exists  # noqa: PLC0415
-
-    if found.seq is None or not settings.archive_url or not archive_exists(settings.archive_url):
-        return "(not archived yet)"
-    try:
-        store = open_store(settings.archive_url, settings)
-        leaf = proofs.locate(store, found.shard, found.seq, found.entry_id)
-        if leaf is None:
-            return "(not archived yet)"
-        sizes = proofs.head_sizes(store, leaf.shard, leaf.epoch)
-    except (ArchiveError, OSError) as exc:
-        return f"(the archive cannot say: {exc})"
-    where = f"leaf {leaf.index:,} of shard {leaf.shard}'s log, epoch {leaf.epoch}"
-    if not sizes or sizes[-1] < leaf.seq:
-        return f"{where}; not yet in a signed tree head"
-    return f"{where}, in the signed tree head of size {sizes[-1]:,}: showdown proof {found.hand_id}"
-
-
 def _event_from_archive(found: HandFound, settings: Settings) -> HandFound:
     """``found`` (in Redis, without its event) with the event the archive holds for the same entry, if it does."""
     from showdown_service.storage.recall import find_hand  # noqa: PLC0415
@@ -347,24 +324,6 @@ def _keygen(args: argparse.Namespace) -> int:
     print(
         f"private key {args.private} (mode 0600: the archiver's SHOWDOWN_ARCHIVE_SIGNING_KEY); public key {args.public}"
     )
-    return 0
-
-
-def _verifier_key(args: argparse.Namespace) -> int:
-    from showdown_service.archive.checkpoints import load_private_key  # noqa: PLC0415
-    from showdown_service.archive.tlog import verifier_key  # noqa: PLC0415
-    from showdown_service.storage.layout import ArchiveError  # noqa: PLC0415
-
-    settings = Settings()
-    path = args.key or settings.archive_signing_key
-    if path is None:
-        print("no signing key: give --key PRIVATE_PEM or set SHOWDOWN_ARCHIVE_SIGNING_KEY", file=sys.stderr)
-        return 2
-    try:
-        print(verifier_key(settings.archive_log_name, load_private_key(path)))
-    except (OSError, ValueError, ArchiveError) as exc:
-        print(f"{path}: no Ed25519 private key read: {exc}", file=sys.stderr)
-        return 2
     return 0
 
 

@@ -16,6 +16,7 @@ import argparse
 import base64
 import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias, cast
 
 import orjson
@@ -213,3 +214,89 @@ def _consistency(args: argparse.Namespace) -> int:
     ]
     sys.stdout.write("".join(f"{line}\n" for line in lines))
     return 0
+
+
+def register_log_verbs(verbs: Commands) -> None:
+    """Add ``archive verifier-key`` and ``archive cosign`` (a witness's) to the ``showdown archive`` parser."""
+    v = verbs.add_parser(
+        "verifier-key",
+        help="print the key that verifies the signed tree heads, as name+keyid+base64 (c2sp.org/signed-note)",
+        description="Print the verifier key of the archive's signed tree heads: SHOWDOWN_ARCHIVE_LOG_NAME (the key "
+        "name) and the public half of SHOWDOWN_ARCHIVE_SIGNING_KEY (or --key), in the name+keyid+base64 form "
+        "scripts/verify_proof.py --key and golang.org/x/mod/sumdb/note read.",
+    )
+    v.add_argument("--key", type=Path, metavar="PRIVATE_PEM", help="the signing key (default: the setting)")
+    v.set_defaults(run=verifier_key)
+    c = verbs.add_parser(
+        "cosign",
+        help="a witness's cosignature: add its signature line to a signed tree head the room's key verifies",
+        description="For a witness (a party the room does not control): open the signed tree head NOTE with the "
+        "room's verifier key (--log-key; refused unless its signature holds), add the witness's Ed25519 signature "
+        "line (--key PRIVATE_PEM under --name) and print the cosigned note; its verifier key is printed to stderr.",
+    )
+    c.add_argument("note", type=Path, metavar="NOTE", help="a signed tree head (checkpoints/<shard>/*.note)")
+    c.add_argument("--log-key", required=True, metavar="VKEY", help="the room's verifier key (name+keyid+base64)")
+    c.add_argument("--key", type=Path, required=True, metavar="PRIVATE_PEM", help="the witness's Ed25519 key")
+    c.add_argument("--name", required=True, help="the witness's key name (no spaces, no '+')")
+    c.set_defaults(run=cosign_head)
+
+
+def cosign_head(args: argparse.Namespace) -> int:
+    """``showdown archive cosign``: the room's head, checked, with the witness's line added."""
+    from showdown_service.archive.checkpoints import load_private_key  # noqa: PLC0415
+    from showdown_service.archive.note import NoteError, Signer, Verifier, cosign, open_checkpoint  # noqa: PLC0415
+    from showdown_service.storage.layout import ArchiveError  # noqa: PLC0415
+
+    try:
+        note = args.note.read_text(encoding="utf-8")
+        open_checkpoint(note, [Verifier.parse(args.log_key)])
+        witness = Signer(args.name, load_private_key(args.key))
+        sys.stdout.write(cosign(note, witness))
+    except (OSError, ValueError, ArchiveError) as exc:
+        why = "the room's signature does not hold" if isinstance(exc, NoteError) else "cannot cosign"
+        sys.stderr.write(f"showdown archive cosign: {why}: {exc}" + "\n")
+        return 1
+    sys.stderr.write(f"witness verifier key: {witness.verifier.encode()}" + "\n")
+    return 0
+
+
+def verifier_key(args: argparse.Namespace) -> int:
+    """``showdown archive verifier-key``: the room's key for its signed tree heads, ``name+keyid+base64``."""
+    from showdown_service.archive.checkpoints import load_private_key  # noqa: PLC0415
+    from showdown_service.archive.tlog import verifier_key as encoded  # noqa: PLC0415
+    from showdown_service.storage.layout import ArchiveError  # noqa: PLC0415
+
+    settings = Settings()
+    path = args.key or settings.archive_signing_key
+    if path is None:
+        sys.stderr.write("no signing key: give --key PRIVATE_PEM or set SHOWDOWN_ARCHIVE_SIGNING_KEY" + "\n")
+        return 2
+    try:
+        sys.stdout.write(encoded(settings.archive_log_name, load_private_key(path)) + "\n")
+    except (OSError, ValueError, ArchiveError) as exc:
+        sys.stderr.write(f"{path}: no Ed25519 private key read: {exc}" + "\n")
+        return 2
+    return 0
+
+
+def log_place(settings: Settings, shard: str, seq: int | None, entry_id: str, hand_id: str) -> str:
+    """Where an entry sits in its shard's Merkle log, and the command that proves it (``showdown hand``'s line)."""
+    from showdown_service.archive import proofs  # noqa: PLC0415
+    from showdown_service.storage.errors import ArchiveError  # noqa: PLC0415
+    from showdown_service.storage.layout import open_store  # noqa: PLC0415
+    from showdown_service.storage.lookup import archive_exists  # noqa: PLC0415
+
+    if seq is None or not settings.archive_url or not archive_exists(settings.archive_url):
+        return "(not archived yet)"
+    try:
+        store = open_store(settings.archive_url, settings)
+        leaf = proofs.locate(store, shard, seq, entry_id)
+        if leaf is None:
+            return "(not archived yet)"
+        sizes = proofs.head_sizes(store, leaf.shard, leaf.epoch)
+    except (ArchiveError, OSError) as exc:
+        return f"(the archive cannot say: {exc})"
+    where = f"leaf {leaf.index:,} of shard {leaf.shard}'s log, epoch {leaf.epoch}"
+    if not sizes or sizes[-1] < leaf.seq:
+        return f"{where}; not yet in a signed tree head"
+    return f"{where}, in the signed tree head of size {sizes[-1]:,}: showdown proof {hand_id}"
