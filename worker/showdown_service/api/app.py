@@ -106,6 +106,23 @@ def create_app(
 ) -> FastAPI:
     """The ASGI application. ``archive``: where a hand Redis no longer holds is looked up (h25's archive)."""
     state = Api(settings, api_settings, client, archive)
+    app = _application(state)
+    _answer_errors(app)
+    app.add_middleware(Measured, api=state)
+    hands = Depends(_scoped(state, "hands:read"))
+    tournaments = Depends(_scoped(state, "tournaments:read"))
+    letters = Depends(_scoped(state, "dead-letters:read"))
+    _log_routes(app, settings, hands)
+    _read_routes(app, state, hands, tournaments, letters)
+    _probe_routes(app, state)
+    if api_settings.floor:
+        _floor_routes(app, state)
+    return app
+
+
+def _application(state: Api) -> FastAPI:
+    """The FastAPI application: its lifespan (the hand index read before the first request, then followed), its
+    OpenAPI document without FastAPI's ``422``."""
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -146,6 +163,12 @@ def create_app(
 
     app.openapi = document  # type: ignore[method-assign]
 
+    return app
+
+
+def _answer_errors(app: FastAPI) -> None:
+    """Every error answered as ``{"code", "message"}``: a refusal, an unrouted path, a failure, a malformed query."""
+
     @app.exception_handler(Refused)
     async def refused(_request: Request, exc: Refused) -> JSONResponse:
         return JSONResponse({"code": exc.code, "message": exc.message}, exc.status, headers=exc.headers)
@@ -168,20 +191,19 @@ def create_app(
         where = ".".join(str(part) for part in first.get("loc", ()))
         return JSONResponse({"code": "bad_query", "message": f"{where}: {first.get('msg')}"}, 400)
 
-    app.add_middleware(Measured, api=state)
 
-    def scoped(scope: str) -> Callable[..., Caller]:
-        declared = Security(BEARER, scopes=[scope])  # for the document (security: bearer, naming the scope)
+def _scoped(state: Api, scope: str) -> Callable[..., Caller]:
+    """The caller of a route that needs ``scope`` (declared in the document as the bearer scheme naming it)."""
+    declared = Security(BEARER, scopes=[scope])  # for the document (security: bearer, naming the scope)
 
-        def check(request: Request, _bearer: HTTPAuthorizationCredentials | None = declared) -> Caller:
-            return state.caller(request, scope)
+    def check(request: Request, _bearer: HTTPAuthorizationCredentials | None = declared) -> Caller:
+        return state.caller(request, scope)
 
-        return check
+    return check
 
-    hands = Depends(scoped("hands:read"))
-    tournaments = Depends(scoped("tournaments:read"))
-    letters = Depends(scoped("dead-letters:read"))
-    limit_query = Query(100, ge=1, le=api_settings.page_max, description="Most items on the page.")
+
+def _log_routes(app: FastAPI, settings: Settings, hands: Any) -> None:
+    """The Merkle log's routes: a hand's inclusion proof, a shard's signed tree head, a consistency proof."""
     size_query = Query(None, ge=0, description="The signed tree head of this size (default: the newest).")
     epoch_query = Query(None, pattern=r"^[0-9a-f]{16}$", description="The chain (default: the newest).")
     log_errors: dict[int | str, dict[str, Any]] = {
@@ -217,6 +239,12 @@ def create_app(
     ) -> Response:
         """That the signed tree of ``size1`` is the start of the signed tree of ``size2`` (RFC 9162 2.1.4)."""
         return json_body(log.consistency(settings, shard, size1, size2, epoch))
+
+
+def _read_routes(app: FastAPI, state: Api, hands: Any, tournaments: Any, letters: Any) -> None:
+    """What happened to a hand, results, dead letters, a tournament's standings and its events."""
+    settings, api_settings = state.settings, state.api
+    limit_query = Query(100, ge=1, le=api_settings.page_max, description="Most items on the page.")
 
     @app.get("/v1/hands/{hand_id:path}", response_model=Hand, responses={**ERRORS, 404: {"model": Hand}},
              summary="What happened to a hand")  # fmt: skip
@@ -283,6 +311,11 @@ def create_app(
         they are committed; resumable with ``Last-Event-ID``: nothing missed, nothing repeated."""
         return await state.events(request, tournament_id, last_event_id)
 
+
+def _probe_routes(app: FastAPI, state: Api) -> None:
+    """``/healthz`` (showdown health's judgement), ``/metrics``, and the orchestrator's ``/livez`` and ``/readyz``."""
+    settings = state.settings
+
     @app.get("/healthz", response_class=PlainTextResponse, summary="The judgement of `showdown health`")
     def healthz() -> PlainTextResponse:
         healthy, lines = health(
@@ -310,30 +343,30 @@ def create_app(
             return PlainTextResponse(f"not ready: Redis does not answer: {type(exc).__name__}\n", 503)
         return PlainTextResponse("ready: Redis answers\n")
 
-    if api_settings.floor:
-        page = (
-            files("showdown_service.api")
-            .joinpath("floor.html")
-            .read_text(encoding="utf-8")
-            .replace('content="CURRENCY"', f'content="{api_settings.floor_currency or ""}"', 1)
-        )  # the currency: three capital letters (ApiSettings), nothing to escape
 
-        @app.get("/floor/{tournament_id}", response_class=HTMLResponse, summary="A tournament's floor page")
-        def floor(request: Request, tournament_id: IdPath) -> HTMLResponse:
-            state.limit.take("addr:" + (request.client.host if request.client else "?"))
-            return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
+def _floor_routes(app: FastAPI, state: Api) -> None:
+    """The floor page of a tournament and what it reads (``SHOWDOWN_API_FLOOR``)."""
+    page = (
+        files("showdown_service.api")
+        .joinpath("floor.html")
+        .read_text(encoding="utf-8")
+        .replace('content="CURRENCY"', f'content="{state.api.floor_currency or ""}"', 1)
+    )  # the currency: three capital letters (ApiSettings), nothing to escape
 
-        @app.get("/floor/{tournament_id}/standings", response_model=Standings, include_in_schema=False)
-        def floor_standings(request: Request, tournament_id: IdPath) -> Any:
-            state.limit.take("addr:" + (request.client.host if request.client else "?"))
-            return state.standings(tournament_id)
+    @app.get("/floor/{tournament_id}", response_class=HTMLResponse, summary="A tournament's floor page")
+    def floor(request: Request, tournament_id: IdPath) -> HTMLResponse:
+        state.limit.take("addr:" + (request.client.host if request.client else "?"))
+        return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
 
-        @app.get("/floor/{tournament_id}/events", include_in_schema=False)
-        async def floor_events(
-            request: Request, tournament_id: IdPath,
-            last_event_id: Annotated[str | None, Header(max_length=100)] = None,
-        ) -> StreamingResponse:  # fmt: skip
-            state.limit.take("addr:" + (request.client.host if request.client else "?"))
-            return await state.events(request, tournament_id, last_event_id, floor=True)
+    @app.get("/floor/{tournament_id}/standings", response_model=Standings, include_in_schema=False)
+    def floor_standings(request: Request, tournament_id: IdPath) -> Any:
+        state.limit.take("addr:" + (request.client.host if request.client else "?"))
+        return state.standings(tournament_id)
 
-    return app
+    @app.get("/floor/{tournament_id}/events", include_in_schema=False)
+    async def floor_events(
+        request: Request, tournament_id: IdPath,
+        last_event_id: Annotated[str | None, Header(max_length=100)] = None,
+    ) -> StreamingResponse:  # fmt: skip
+        state.limit.take("addr:" + (request.client.host if request.client else "?"))
+        return await state.events(request, tournament_id, last_event_id, floor=True)
