@@ -58,6 +58,7 @@ import orjson
 from cryptography.hazmat.primitives import serialization
 
 from showdown_service import EVALUATOR
+from showdown_service.archive import scale
 from showdown_service.archive.chains import (
     NOTICES,
     Chain,
@@ -73,7 +74,7 @@ from showdown_service.archive.checkpoints import load_public_key, read_checkpoin
 from showdown_service.archive.columns import Walk, columns, dead_letter_fields, digests, file_meta
 from showdown_service.archive.live import prove_live
 from showdown_service.archive.note import Verifier
-from showdown_service.archive.resettle import Resettler, prepare_row
+from showdown_service.archive.resettle import Resettler, prepare_rows
 from showdown_service.archive.tlog_audit import check_log, copied_heads
 from showdown_service.decision.audit import GENESIS, Head, record_hash
 from showdown_service.decision.settling import Prepared
@@ -101,15 +102,26 @@ def replay(
     report: Sink,
     *,
     jobs: int = 1,
+    engine: scale.Engine | None = None,
     client: Client | None = None,
     checkpoints: Path | None = None,
     public_key: Path | None = None,
 ) -> Totals:
-    """Prove the archive at ``store``; each difference goes to ``report``; returns what was walked."""
+    """Prove the archive at ``store``; each difference goes to ``report``; returns what was walked. ``engine``:
+    each file read and prepared on its cluster (:mod:`.scale`), proven here in chain order alike."""
     totals = Totals()
     ends: dict[str, list[ChainEnd]] = {}
     names = shards(store)
-    if jobs > 1 and len(names) > 1:  # shards are independent chains: one process each, reported in shard order
+    if engine is not None:
+        planned = scale.plan(store, names)
+        gathered = scale.Gathered(engine.run(scale.jobs(store, settings, planned)))
+        for one in planned:
+            for difference in one.reports:
+                report(difference)
+            if one.error is not None:
+                raise one.error
+            ends[one.shard] = _replay_shard(store, settings, one.shard, report, totals, gathered, one.chains)
+    elif jobs > 1 and len(names) > 1:  # shards are independent chains: one process each, reported in shard order
         with ProcessPoolExecutor(max_workers=min(jobs, len(names))) as pool:
             for shard, (found, walked, end) in zip(
                 names, pool.map(_shard_job, [(store.url, settings, shard) for shard in names]), strict=True
@@ -171,14 +183,7 @@ def _prepare_file(job: tuple[str, str, Settings]) -> tuple[list[dict[str, Any]],
         rows = read_rows(open_store(url, settings), path).to_pylist()
     except ArchiveError as exc:
         return str(exc)
-    prepared: list[Prepared | None] = []
-    for row in rows:
-        try:
-            record = orjson.loads(row["audit"] or "null")
-        except orjson.JSONDecodeError:
-            record = None
-        prepared.append(prepare_row(row, record, settings) if isinstance(record, dict) else None)
-    return rows, prepared
+    return rows, prepare_rows(rows, settings)
 
 
 def _prepared_only(job: tuple[str, str, Settings]) -> list[Prepared | None] | str:
@@ -203,12 +208,19 @@ def _loaded(
 
 
 def _replay_shard(  # noqa: PLR0917
-    store: Store, settings: Settings, shard: str, report: Sink, totals: Totals, pool: Any
+    store: Store,
+    settings: Settings,
+    shard: str,
+    report: Sink,
+    totals: Totals,
+    pool: Any,
+    listed: list[Chain] | None = None,
 ) -> list[ChainEnd]:
-    """Walk one shard's chains, each on its own, in the order they began; returns where each ends."""
+    """Walk one shard's chains (``listed``: as listed already), each on its own, in the order they began; returns
+    where each ends."""
     ends: list[ChainEnd] = []
     previous: Resettler | None = None
-    for chain in chains(store, shard, report):
+    for chain in chains(store, shard, report) if listed is None else listed:
         if ends:
             last = ends[-1]
             detail = (
@@ -231,8 +243,10 @@ def _replay_chain(  # noqa: PLR0917
     shard = resettler.keys.shard
     walk = Walk(Head(0, GENESIS))
     jobs = [(store.url, file.path, settings) for file in chain.files]  # pickled whole: secrets included
-    if isinstance(pool, _Inline):
-        results: Iterator[Any] = map(_prepare_file, jobs)
+    if isinstance(pool, scale.Gathered):  # --engine: read and prepared on the cluster, already submitted
+        results: Iterator[Any] = pool.files(chain.files)
+    elif isinstance(pool, _Inline):
+        results = map(_prepare_file, jobs)
     else:
         results = (
             _loaded(store, file.path, done)

@@ -93,6 +93,19 @@ def prepare_row(row: dict[str, Any], record: dict[str, Any], settings: Settings)
     return prepared
 
 
+def prepare_rows(rows: list[dict[str, Any]], settings: Settings) -> list[Prepared | None]:
+    """:func:`prepare_row` of each row of a file (None: its audit record cannot be read): the CPU-heavy half of
+    the replay, done where the file is read (``--jobs`` processes, ``--engine dask`` workers)."""
+    prepared: list[Prepared | None] = []
+    for row in rows:
+        try:
+            record = orjson.loads(row["audit"] or "null")
+        except orjson.JSONDecodeError:
+            record = None
+        prepared.append(prepare_row(row, record, settings) if isinstance(record, dict) else None)
+    return prepared
+
+
 def _dead_letter(row: dict[str, Any]) -> dict[str, Any]:
     with contextlib.suppress(orjson.JSONDecodeError, TypeError):
         letter = orjson.loads(row.get("dead_letter") or b"{}")

@@ -4,6 +4,7 @@ replay``."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import dataclasses
 import signal
@@ -116,6 +117,9 @@ def register_audit(verbs: Commands) -> None:
     r.add_argument("archive", metavar="ARCHIVE", help="the archive: a directory or s3://bucket/prefix")
     r.add_argument("--report", type=Path, help="write each difference as one JSON line here")
     r.add_argument("--jobs", type=int, default=1, help="processes preparing entries (default 1)")
+    r.add_argument("--engine", choices=("dask",), help="read and prepare each file on a Dask cluster (the [scale] "
+                   "extra): one of --jobs processes on 127.0.0.1, or --scheduler's")  # fmt: skip
+    r.add_argument("--scheduler", metavar="ADDRESS", help="with --engine: an existing cluster (tcp://host:8786)")
     r.add_argument("--checkpoints", type=Path, help="signed checkpoints (JSON lines) to prove the archive against")
     r.add_argument("--public-key", type=Path, help="the archiver's Ed25519 public key (PEM), with --checkpoints")
     r.add_argument("--offline", action="store_true", help="do not compare with Redis's live chain")
@@ -329,6 +333,7 @@ def _keygen(args: argparse.Namespace) -> int:
 
 def _replay(args: argparse.Namespace) -> int:
     from showdown_service.archive.replay import NOTICES, replay  # noqa: PLC0415
+    from showdown_service.archive.scale import EngineMissing  # noqa: PLC0415
     from showdown_service.storage.layout import ArchiveError, open_store  # noqa: PLC0415
 
     if (args.checkpoints is None) != (args.public_key is None):
@@ -336,6 +341,9 @@ def _replay(args: argparse.Namespace) -> int:
         return 2
     if args.jobs < 1:
         print("--jobs: give 1 or more", file=sys.stderr)
+        return 2
+    if args.scheduler and not args.engine:
+        print("--scheduler goes with --engine dask", file=sys.stderr)
         return 2
     settings = Settings()
     client = None if args.offline else connect(settings)  # connects lazily: Redis is asked only at the end
@@ -360,16 +368,23 @@ def _replay(args: argparse.Namespace) -> int:
               f"{difference.kind}: {difference.detail}")  # fmt: skip
 
     try:
-        totals = replay(
-            open_store(args.archive, settings),
-            settings,
-            sink,
-            jobs=args.jobs,
-            client=client,
-            checkpoints=args.checkpoints,
-            public_key=args.public_key,
-        )
-    except ArchiveError as exc:
+        with contextlib.ExitStack() as stack:
+            engine = None
+            if args.engine:
+                from showdown_service.archive.scale import DaskEngine  # noqa: PLC0415
+
+                engine = stack.enter_context(DaskEngine(args.scheduler, workers=args.jobs))
+            totals = replay(
+                open_store(args.archive, settings),
+                settings,
+                sink,
+                jobs=args.jobs,
+                engine=engine,
+                client=client,
+                checkpoints=args.checkpoints,
+                public_key=args.public_key,
+            )
+    except (ArchiveError, EngineMissing) as exc:
         print(f"showdown audit replay: {exc}", file=sys.stderr)
         return 2
     finally:
