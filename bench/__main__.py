@@ -29,6 +29,7 @@ from bench import (
     evaluator,
     kept_summary,
     replay,
+    scale,
     tournament,
     variants,
     worker,
@@ -64,7 +65,7 @@ def main() -> None:
     for name, run in (("evaluator", evaluator.section), ("variants", variants.section), ("worker", worker.section),
                       ("tournament", tournament.section), ("replay", replay.section),
                       ("persistence", aof.section), ("cluster", cluster.section),
-                      ("archive", archive.section), ("api", api.section)):  # fmt: skip
+                      ("archive", archive.section), ("scale", scale.section), ("api", api.section)):  # fmt: skip
         print(f"running the {name} benchmark...", flush=True)
         sections.append(run())
     figures = [f for s in sections for f in s.figures]

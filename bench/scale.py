@@ -1,0 +1,180 @@
+"""Audit replay on a distributed engine (issue 41): ``--engine dask`` against ``--jobs`` multiprocessing.
+
+An archive of ``HANDS`` real showdowns (the bundled examples, each its own hand id) settled by a real worker on
+fakeredis and archived by the real archiver, on two shards, in files of ``FILE_ROWS`` rows: what the archive's
+own tests and benchmark build. Then, in interleaved rounds, :func:`~showdown_service.archive.replay.replay` of it:
+
+* one process (the CPU an entry costs, here);
+* ``--jobs 2``: multiprocessing, a process per shard (the default way past one core);
+* ``--engine dask``: a local Dask cluster of two worker processes on 127.0.0.1 (started once, its start-up timed
+  apart), one task per file, the driver proving in chain order.
+
+Each run's differences are checked empty (the archive is intact). The figure: the engine's speed against
+multiprocessing's (``--jobs 2`` seconds / ``--engine dask`` seconds). Target: within 10% (0.9x).
+
+``python -m bench.scale --ray`` also runs Ray (``pip install ray``: not in any extra) the same way, one task per
+file, for the engine choice written down in docs/scale.md.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import fakeredis
+
+from bench import Figure, Section
+from showdown_service.archive.archiver import Archiver
+from showdown_service.archive.layout import open_store
+from showdown_service.archive.replay import Totals, replay
+from showdown_service.archive.scale import DaskEngine, Engine, Job, Part, prepare_part
+from showdown_service.config import Settings
+from showdown_service.worker import Worker
+
+HANDS = 6000
+FILE_ROWS = 250
+ROUNDS = 3
+EXAMPLES = Path(__file__).resolve().parents[1] / "worker" / "showdown_service" / "data" / "showdowns.jsonl"
+
+
+def build(tmp: Path, hands: int = HANDS) -> Settings:
+    """The archive: ``hands`` real showdowns settled and archived, half on each of two shards."""
+    lines = EXAMPLES.read_text(encoding="utf-8").splitlines()
+    client = fakeredis.FakeRedis(protocol=2)
+    settings = Settings(archive_url=str(tmp / "archive"), heartbeat_file=tmp / "hb", metrics_port=0, block_ms=1,
+                        archive_file_rows=FILE_ROWS, batch_size=200, shards=("east", "west"))  # fmt: skip
+    archiver = Archiver(settings, client, open_store(settings.archive_url))
+    for shard in settings.shards:
+        archiver.step(settings.keys(shard))
+    pipe = client.pipeline(transaction=False)
+    for i in range(hands):
+        event = {**json.loads(lines[i % len(lines)])["event"], "hand_id": f"s-{i}"}
+        pipe.xadd(settings.keys(settings.shards[i % 2]).events, {"event": json.dumps(event)})
+    pipe.execute()
+    worker = Worker(settings, client)
+    worker.prepare_groups()
+    for _ in range(hands // 100 + 3):
+        worker.step()
+    worker.flush()
+    archiver.drain()
+    return settings
+
+
+def timed(settings: Settings, **options: Any) -> tuple[float, Totals]:
+    found: list[object] = []
+    started = time.perf_counter()
+    totals = replay(open_store(settings.archive_url), settings, found.append, **options)
+    took = time.perf_counter() - started
+    assert not found, found[:3]
+    return took, totals
+
+
+class RayEngine:
+    """Ray, the same way (one task per file or row group, answers taken in order, a bounded window ahead): only
+    for the measurement. Ray is imported by name (not an extra of the project)."""
+
+    def __init__(self, workers: int, ahead: int = 8) -> None:
+        self.ray: Any = importlib.import_module("ray")
+        self.ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+        self.task = self.ray.remote(prepare_part)
+        self.ahead = ahead
+
+    def run(self, tasks: Iterable[Job]) -> Iterator[tuple[Job, Part]]:
+        pending: list[tuple[Job, Any]] = []
+        waiting = iter(tasks)
+        for job in waiting:
+            pending.append((job, self.task.remote(job)))
+            if len(pending) >= self.ahead:
+                break
+        while pending:
+            job, ref = pending.pop(0)
+            following = next(waiting, None)
+            if following is not None:
+                pending.append((following, self.task.remote(following)))
+            yield job, self.ray.get(ref)
+
+    def close(self) -> None:
+        self.ray.shutdown()
+
+
+def measure(settings: Settings, engines: dict[str, Engine], rounds: int = ROUNDS) -> dict[str, float]:
+    """Seconds of a whole replay (the fastest of ``rounds``, interleaved): one process, ``--jobs 2``, each engine."""
+    seconds: dict[str, list[float]] = {"one process": [], "--jobs 2": [], **{name: [] for name in engines}}
+    entries = 0
+    for _ in range(rounds):
+        took, totals = timed(settings)
+        seconds["one process"].append(took)
+        entries = totals.entries
+        seconds["--jobs 2"].append(timed(settings, jobs=2)[0])
+        for name, engine in engines.items():
+            took, totals = timed(settings, engine=engine)
+            assert totals.entries == entries
+            seconds[name].append(took)
+    return {name: min(taken) for name, taken in seconds.items()} | {"entries": float(entries)}
+
+
+def section() -> Section:
+    with tempfile.TemporaryDirectory(prefix="showdown-bench-scale-") as tmp:
+        settings = build(Path(tmp))
+        started = time.perf_counter()
+        with DaskEngine(workers=2) as dask:
+            dask.client.submit(int, 0).result()  # up to a first task's answer
+            startup = time.perf_counter() - started
+            best = measure(settings, {"--engine dask": dask})
+    entries = best.pop("entries")
+    ratio = best["--jobs 2"] / best["--engine dask"]
+    rows = [f"| {name} | {taken:.2f} s | {taken / entries * 1e6:,.0f} us | {best['one process'] / taken:.2f}x |"
+            for name, taken in best.items()]  # fmt: skip
+    markdown = "\n".join([
+        "## Audit replay on a distributed engine",
+        "",
+        f"`showdown audit replay` of {entries:,.0f} archived real showdowns (two shards, files of {FILE_ROWS} rows), "
+        f"the fastest of {ROUNDS} interleaved rounds each; the Dask cluster (two worker processes on 127.0.0.1) "
+        f"started once, in {startup:.1f} s (docs/scale.md).",
+        "",
+        "| run | whole replay | per entry | speed against one process |",
+        "|---|---:|---:|---:|",
+        *rows,
+        "",
+        f"`--engine dask` against `--jobs 2` (multiprocessing), the same archive: **{ratio:.2f}x** the speed "
+        "(target within 10%: at least 0.9x).",
+    ])  # fmt: skip
+    return Section(markdown, [Figure("audit replay: --engine dask vs --jobs 2 (speed)", ratio, 0.9)])
+
+
+def engines() -> None:
+    """``python -m bench.scale --ray``: Dask and Ray side by side (start-up, and a replay each), for docs/scale.md."""
+    with tempfile.TemporaryDirectory(prefix="showdown-bench-scale-") as tmp:
+        settings = build(Path(tmp))
+        started = time.perf_counter()
+        dask = DaskEngine(workers=2)
+        dask.client.submit(int, 0).result()  # up to a first task's answer
+        dask_startup = time.perf_counter() - started
+        started = time.perf_counter()
+        ray = RayEngine(workers=2)
+        ray.ray.get(ray.ray.remote(int).remote(0))  # Ray starts its workers on the first task: counted
+        ray_startup = time.perf_counter() - started
+        try:
+            best = measure(settings, {"--engine dask": dask, "ray": ray})
+        finally:
+            dask.close()
+            ray.close()
+    entries = best.pop("entries")
+    print(f"start-up to a first task's answer: dask {dask_startup:.2f} s, ray {ray_startup:.2f} s")
+    for name, taken in best.items():
+        print(f"{name}: {taken:.2f} s, {taken / entries * 1e6:,.0f} us an entry, "
+              f"{best['--jobs 2'] / taken:.2f}x the speed of --jobs 2")  # fmt: skip
+    print(f"entries: {entries:,.0f}")
+
+
+if __name__ == "__main__":
+    if "--ray" in sys.argv[1:]:
+        engines()
+    else:
+        print(section().markdown)
