@@ -31,11 +31,11 @@ import fakeredis
 
 from bench import Figure, Section
 from showdown_service.archive.archiver import Archiver
-from showdown_service.archive.layout import open_store
 from showdown_service.archive.replay import Totals, replay
 from showdown_service.archive.scale import DaskEngine, Engine, Job, Part, prepare_part
-from showdown_service.config import Settings
-from showdown_service.worker import Worker
+from showdown_service.infra.config import Settings
+from showdown_service.storage.layout import open_store
+from showdown_service.worker.loop import Worker
 
 HANDS = 6000
 FILE_ROWS = 250

@@ -18,13 +18,13 @@ import pytest
 
 from showdown_service.archive.archiver import Archiver
 from showdown_service.archive.checkpoints import new_key_pair
-from showdown_service.archive.layout import SCHEMA, all_files, open_store
 from showdown_service.archive.replay import Totals, replay
 from showdown_service.archive.scale import DaskEngine
-from showdown_service.audit import record_hash, sha256_hex
-from showdown_service.cli import main as showdown_main
-from showdown_service.config import Settings
-from showdown_service.worker import Worker
+from showdown_service.cli.commands import main as showdown_main
+from showdown_service.decision.audit import record_hash, sha256_hex
+from showdown_service.infra.config import Settings
+from showdown_service.storage.layout import SCHEMA, all_files, open_store
+from showdown_service.worker.loop import Worker
 from tests.test_archive import hands, mixed_entries, publish, settle_and_archive
 from tests.test_audit_proof import COLUMN_EDITS, DEAD_LETTER_EDITS, METADATA_EDITS, restarted_beside, two_epochs
 from tests.test_audit_proof import rewrite as rewrite_meta

@@ -4,10 +4,11 @@ The one-machine replay (:mod:`.replay`) reads each archive file and prepares eac
 validation and settlement of the archived entry: :func:`.resettle.prepare_rows`, the CPU-heavy half), then
 proves the rows in chain order. Here each file is one task on a Dask distributed cluster (each row group one
 task, for a file of several): the Dask worker reads it, from its own disk or from S3 (the archive's pyarrow
-filesystem, opened on the worker with the same settings, as :func:`.layout.open_store` opens it anywhere),
-prepares its rows and sends back the table and the preparations. This process (the driver) stitches them in
-chain order and proves them exactly as the one-machine run does (the same :func:`.replay._replay_chain`): the
-same differences in the same order, the same totals, so the same report and exit status.
+filesystem, opened on the worker with the same settings by
+:func:`showdown_service.storage.layout.open_store`), prepares its rows and sends back the table and the
+preparations. This process (the driver) stitches them in chain order and proves them exactly as the
+one-machine run does (the same :func:`.replay._replay_chain`): the same differences in the same order, the same
+totals, so the same report and exit status.
 
 Every shard's chains are listed first (what :func:`.chains.chains` reports is held and given to the report
 where the one-machine run gives it); then the files' tasks are submitted in chain order, at most
@@ -32,10 +33,10 @@ import pyarrow.parquet as pq
 from pyarrow.lib import ArrowException
 
 from showdown_service.archive.chains import Chain, ChainFile, Difference, chains
-from showdown_service.archive.layout import ArchiveError, Store, open_store, read_rows
 from showdown_service.archive.resettle import prepare_rows
-from showdown_service.config import Settings
-from showdown_service.settling import Prepared
+from showdown_service.decision.settling import Prepared
+from showdown_service.infra.config import Settings
+from showdown_service.storage.layout import ArchiveError, Store, open_store, read_rows
 
 ENGINES = ("dask",)
 """What ``--engine`` takes. Ray was measured and left out: docs/scale.md says why."""
