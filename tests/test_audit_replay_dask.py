@@ -26,10 +26,17 @@ from showdown_service.infra.config import Settings
 from showdown_service.storage.layout import SCHEMA, all_files, open_store
 from showdown_service.worker.loop import Worker
 from tests.test_archive import hands, mixed_entries, publish, settle_and_archive
-from tests.test_audit_proof import COLUMN_EDITS, DEAD_LETTER_EDITS, METADATA_EDITS, restarted_beside, two_epochs
+from tests.test_audit_proof import (
+    COLUMN_EDITS,
+    DEAD_LETTER_EDITS,
+    METADATA_EDITS,
+    restarted_beside,
+    s3_endpoint,
+    two_epochs,
+)
 from tests.test_audit_proof import rewrite as rewrite_meta
 
-__all__ = ["two_epochs"]  # a fixture of tests/test_audit_proof.py, used here
+__all__ = ["s3_endpoint", "two_epochs"]  # fixtures of tests/test_audit_proof.py, used here
 
 Row = dict[str, Any]
 Tamper = Callable[[Settings, list[str]], None]
@@ -73,10 +80,10 @@ def both(settings: Settings, engine: DaskEngine, **options: Any) -> tuple[list[b
     """The one-machine run and the distributed one: each difference as its report line, the totals; asserted
     equal, the one-machine run's returned."""
     alone: list[bytes] = []
-    totals = replay(open_store(settings.archive_url), settings, lambda d: alone.append(d.line()), **options)
+    store = open_store(settings.archive_url, settings)
+    totals = replay(store, settings, lambda d: alone.append(d.line()), **options)
     spread: list[bytes] = []
-    spread_totals = replay(open_store(settings.archive_url), settings, lambda d: spread.append(d.line()),
-                           engine=engine, **options)  # fmt: skip
+    spread_totals = replay(store, settings, lambda d: spread.append(d.line()), engine=engine, **options)
     assert spread == alone, "the same differences, in the same order, byte for byte"
     assert spread_totals == totals
     return alone, totals
@@ -276,6 +283,24 @@ def test_shards_are_proven_in_shard_order_alike(
         ("east", "missing"),
         ("west", "missing"),
     ]
+
+
+def test_an_s3_archive_is_read_by_the_workers_and_proven_alike(
+    fake: fakeredis.FakeRedis, make_settings: Any, s3_endpoint: str, engine: DaskEngine
+) -> None:
+    """``s3://``: each task opens the archive's S3 filesystem on its worker with the replay's settings (a real
+    S3-compatible server, moto's, on 127.0.0.1)."""
+    settings = make_settings(batch_size=10, archive_url="s3://showdown-archive/prod", archive_s3_endpoint=s3_endpoint,
+                             archive_s3_region="us-east-1", archive_s3_access_key="testing",
+                             archive_s3_secret_key="testing", archive_file_rows=8)  # fmt: skip
+    settle_and_archive(fake, settings, [("event", json.dumps(doc)) for doc in hands(20)])
+    assert both(settings, engine, client=fake)[0] == []
+    store = open_store(settings.archive_url, settings)
+    listed = [path for _, _, path in all_files(store)]
+    assert listed[0].startswith("showdown-archive/prod/shard=default/day="), "on S3"
+    store.fs.delete_file(listed[1])
+    found, _ = both(settings, engine, client=fake)
+    assert [json.loads(line)["kind"] for line in found] == ["missing"]
 
 
 def test_the_cli_with_engine_dask_prints_reports_and_exits_as_the_one_machine_run(
