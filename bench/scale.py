@@ -76,6 +76,10 @@ def timed(settings: Settings, **options: Any) -> tuple[float, Totals]:
     return took, totals
 
 
+def _same(value: int) -> int:
+    return value
+
+
 class RayEngine:
     """Ray, the same way (one task per file or row group, answers taken in order, a bounded window ahead): only
     for the measurement. Ray is imported by name (not an extra of the project)."""
@@ -105,23 +109,26 @@ class RayEngine:
 
 
 def tasks_alone(settings: Settings) -> float:
-    """Seconds of the tasks' work alone (every file read and its rows prepared: :func:`prepare_part`), in this one
-    process: the rest of a one-process replay is the driver's (proving in chain order)."""
+    """CPU seconds of the tasks' work alone (every file read and its rows prepared: :func:`prepare_part`), in this
+    one process: the rest of a one-process replay's CPU is the driver's (proving in chain order)."""
     store = open_store(settings.archive_url)
-    started = time.perf_counter()
+    started = time.process_time()
     for job in scale.jobs(store, settings, scale.plan(store, shards(store))):
         assert not isinstance(prepare_part(job), str)
-    return time.perf_counter() - started
+    return time.process_time() - started
 
 
 def measure(settings: Settings, engines: dict[str, Engine], rounds: int = ROUNDS) -> dict[str, float]:
     """Seconds of a whole replay (the fastest of ``rounds``, interleaved): one process, ``--jobs 2``, each engine;
-    and of the tasks' work alone, one process."""
+    and CPU seconds of the one-process replay (``cpu``) and of the tasks' work alone in one process (``tasks``)."""
     seconds: dict[str, list[float]] = {"one process": [], "--jobs 2": [], **{name: [] for name in engines}}
     alone: list[float] = []
+    cpu: list[float] = []
     entries = 0
     for _ in range(rounds):
+        started = time.process_time()
         took, totals = timed(settings)
+        cpu.append(time.process_time() - started)
         seconds["one process"].append(took)
         alone.append(tasks_alone(settings))
         entries = totals.entries
@@ -130,7 +137,8 @@ def measure(settings: Settings, engines: dict[str, Engine], rounds: int = ROUNDS
             took, totals = timed(settings, engine=engine)
             assert totals.entries == entries
             seconds[name].append(took)
-    return {name: min(taken) for name, taken in seconds.items()} | {"entries": float(entries), "tasks": min(alone)}
+    best = {name: min(taken) for name, taken in seconds.items()}
+    return best | {"entries": float(entries), "tasks": min(alone), "cpu": min(cpu)}
 
 
 def archive_bytes(settings: Settings) -> int:
@@ -146,8 +154,8 @@ def section() -> Section:
             dask.client.submit(int, 0).result()  # up to a first task's answer
             startup = time.perf_counter() - started
             best = measure(settings, {"--engine dask": dask})
-    entries, tasks = best.pop("entries"), best.pop("tasks")
-    driver = 1 - tasks / best["one process"]
+    entries, tasks, cpu = best.pop("entries"), best.pop("tasks"), best.pop("cpu")
+    driver = 1 - tasks / cpu
     ratio = best["--jobs 2"] / best["--engine dask"]
     rows = [f"| {name} | {taken:.2f} s | {taken / entries * 1e6:,.0f} us | {best['one process'] / taken:.2f}x |"
             for name, taken in best.items()]  # fmt: skip
@@ -165,8 +173,8 @@ def section() -> Section:
         f"`--engine dask` against `--jobs 2` (multiprocessing), the same archive: **{ratio:.2f}x** the speed "
         "(target within 10%: at least 0.9x).",
         "",
-        f"Of one process's {best['one process'] / entries * 1e6:,.0f} us an entry, the tasks' work (reading the files, "
-        f"preparing each row) is {tasks / entries * 1e6:,.0f} us; the driver's (proving in chain order) "
+        f"CPU, one process: {cpu / entries * 1e6:,.0f} us an entry, of which the tasks' work (reading the files, "
+        f"preparing each row) {tasks / entries * 1e6:,.0f} us; the driver's (proving in chain order) "
         f"{driver:.0%}: a cluster speeds one driver up at most {1 / driver:.1f}x. The archive: "
         f"{size / entries:,.0f} bytes an entry (zstd Parquet).",
     ])  # fmt: skip
@@ -177,21 +185,22 @@ def engines() -> None:
     """``python -m bench.scale --ray``: Dask and Ray side by side (start-up, and a replay each), for docs/scale.md."""
     with tempfile.TemporaryDirectory(prefix="showdown-bench-scale-") as tmp:
         settings = build(Path(tmp))
+        print(f"archive: {archive_bytes(settings) / HANDS:,.0f} bytes an entry")
         started = time.perf_counter()
         dask = DaskEngine(workers=2)
         dask.client.submit(int, 0).result()  # up to a first task's answer
         dask_startup = time.perf_counter() - started
         started = time.perf_counter()
         ray = RayEngine(workers=2)
-        ray.ray.get(ray.ray.remote(int).remote(0))  # Ray starts its workers on the first task: counted
+        ray.ray.get(ray.ray.remote(_same).remote(0))  # Ray starts its workers on the first task: counted
         ray_startup = time.perf_counter() - started
         try:
             best = measure(settings, {"--engine dask": dask, "ray": ray})
         finally:
             dask.close()
             ray.close()
-    entries, tasks = best.pop("entries"), best.pop("tasks")
-    print(f"tasks' work alone: {tasks / entries * 1e6:,.0f} us an entry; archive {archive_bytes(settings)} bytes")
+    entries, tasks, cpu = best.pop("entries"), best.pop("tasks"), best.pop("cpu")
+    print(f"CPU, one process: {cpu / entries * 1e6:,.0f} us an entry; tasks alone {tasks / entries * 1e6:,.0f} us")
     print(f"start-up to a first task's answer: dask {dask_startup:.2f} s, ray {ray_startup:.2f} s")
     for name, taken in best.items():
         print(f"{name}: {taken:.2f} s, {taken / entries * 1e6:,.0f} us an entry, "
