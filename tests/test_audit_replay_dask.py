@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -337,3 +338,14 @@ def test_scheduler_without_engine_is_refused(copied: Settings, capsys: pytest.Ca
     status = showdown_main(["audit", "replay", copied.archive_url, "--offline", "--scheduler", "tcp://127.0.0.1:1"])
     assert status == 2
     assert capsys.readouterr().err == "--scheduler goes with --engine dask\n"
+
+
+def test_engine_dask_without_the_scale_extra_says_how_to_install_it(
+    copied: Settings, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as where it is not installed: importing it fails
+    status = showdown_main(["audit", "replay", copied.archive_url, "--offline", "--engine", "dask"])
+    assert status == 2
+    assert capsys.readouterr().err == (
+        "showdown audit replay: --engine dask needs Dask distributed: pip install 'showdown-service[scale]'\n"
+    )
