@@ -38,9 +38,6 @@ from showdown_service.decision.settling import Prepared
 from showdown_service.infra.config import Settings
 from showdown_service.storage.layout import ArchiveError, Store, open_store, read_rows
 
-ENGINES = ("dask",)
-"""What ``--engine`` takes. Ray was measured and left out: docs/scale.md says why."""
-
 Part = tuple[pa.Table, list[Prepared | None]] | str
 """One task's answer: the rows it read and their preparations, or why the file could not be read."""
 Loaded = tuple[list[dict[str, Any]], list[Prepared | None]] | str
