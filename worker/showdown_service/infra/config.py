@@ -135,6 +135,11 @@ class Settings(BaseSettings):
         default=5.0, gt=0, description="Longest wait (s) between attempts while Redis is down."
     )
     log_level: str = Field(default="info", description="debug, info, warning, error or critical.")
+    rake_schedules_dir: Path | None = Field(
+        default=None,
+        description="A directory of rake schedule files (*.json, docs/rake.md) read after the shipped ones: the "
+        "schedules an event's rake_schedule may name. A file that is no schedule stops the worker, naming its line.",
+    )
     archive_url: str = Field(
         default="archive",
         description="Where `showdown archiver` writes Parquet files: a local directory, or s3://bucket/prefix. A "
