@@ -40,6 +40,8 @@ from showdown_service.infra.config import Settings, settings_problems
 from showdown_service.infra.examples import UNDECODED, documents, example_lines, file_lines
 from showdown_service.infra.stops import interrupt_on_stop
 from showdown_service.ops.acl import register as register_acl
+from showdown_service.rake_cli import register as register_rake
+from showdown_service.rake_schedules import ScheduleFileError
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -60,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"{parser.prog}: bad settings:", *settings_problems(exc), sep="\n  ", file=sys.stderr)
         return 2
-    except OSError as exc:  # a file it cannot open or write, a port already taken
+    except (OSError, ScheduleFileError) as exc:  # a file it cannot open or write, a port taken, a bad rake schedule
         print(f"{parser.prog}: {exc}", file=sys.stderr)
         return 2
     except (
@@ -89,6 +91,7 @@ REGISTRARS: tuple[Callable[[Commands], None], ...] = (
     register_api,
     register_dead_letters,
     register_results,
+    register_rake,
 )
 """Functions adding the subcommands of other areas (worker, replay, ...) to the parser.
 
