@@ -280,10 +280,10 @@ WRONG: Final[tuple[Any, ...]] = (
 )
 """Values of every JSON type, and some of the right type that a field still refuses."""
 CHIP_KEYS: Final = frozenset({"contributed", "dead_money", "stack", "rake", "bounty"})
-ID_KEYS: Final = frozenset({"hand_id", "table_id", "tournament_id", "player_id"})
+ID_KEYS: Final = frozenset({"hand_id", "table_id", "tournament_id", "player_id", "rake_schedule"})
 OPTIONAL_TOP: Final = (
     "tournament_id", "button_seat", "rake", "rake_ppm", "occurred_at", "boards", "bounty_cash_ppm",
-    "hand_for_hand_round", "mystery_bounties", "play",
+    "hand_for_hand_round", "mystery_bounties", "play", "rake_schedule", "stakes",
 )  # fmt: skip
 OPTIONAL_PLAYER: Final = ("hole_cards", "dead_money", "folded", "stack", "bounty")
 
@@ -323,7 +323,7 @@ def expected_refusal(path: tuple[str | int, ...], value: Any) -> tuple[str, str]
     if key == "hand_for_hand_round":
         return None if value is None or (whole_int and 1 <= value <= MAX_ORDINAL) else ("bad_round", here)
     if key in ID_KEYS:
-        if value is None and key == "tournament_id":
+        if value is None and key in {"tournament_id", "rake_schedule"}:
             return None
         if not isinstance(value, str):
             return ("wrong_type", here)
@@ -353,7 +353,7 @@ def expected_refusal(path: tuple[str | int, ...], value: Any) -> tuple[str, str]
         if not isinstance(value, list):
             return ("wrong_type", here)
         return None if isinstance(value[0], dict) else ("wrong_type", f"{here}[0]")
-    if key == "play":  # absent, null, or an object: its fields' and the betting's rules (any listed code)
+    if key in ("play", "stakes"):  # absent, null, or an object: its own fields' rules (any listed code)
         return None if value is None or isinstance(value, dict) else ("wrong_type", here)
     if key == "players":
         if not isinstance(value, list):

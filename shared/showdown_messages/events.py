@@ -60,6 +60,7 @@ __all__ = [
     "Play",
     "PlayerIn",
     "ShowdownEvent",
+    "Stakes",
     "Variant",
     "VariantShape",
 ]
@@ -207,6 +208,17 @@ class Play(BaseModel):
     )
 
 
+class Stakes(BaseModel):
+    """The table's blinds, in the currency's minor units: which row of its rake schedule applies."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="Stakes")
+
+    small_blind: Annotated[int, Strict(), Field(ge=1, le=MAX_CHIPS)] = Field(description="The small blind.")
+    big_blind: Annotated[int, Strict(), Field(ge=1, le=MAX_CHIPS)] = Field(
+        description="The big blind (fixed limit: the small bet): a schedule's stakes rows are found by it."
+    )
+
+
 class ShowdownEvent(BaseModel):
     """A finished hand, ready to settle."""
 
@@ -261,6 +273,19 @@ class ShowdownEvent(BaseModel):
         description="The house's rake rate in parts per million of the pot (4.5% = 45000), when the room "
         "charges a true percentage with a cap: it decides how `rake` falls on the main and side pots. "
         "Without it the rake falls on every pot in proportion to its chips.",
+    )
+    rake_schedule: Id | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # absent from the canonical JSON (the event's digest) when not given
+        description="The id of the table's posted rake schedule (`showdown rake --list`; docs/rake.md). The worker "
+        "takes the rake it gives from the pots; a `rake` given as well must equal it (`rake_mismatch`); an id no "
+        "worker knows is refused (`unknown_rake_schedule`). With it, the result says who paid the rake (`rake_paid`).",
+    )
+    stakes: Stakes | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # as above
+        description='The table\'s blinds in minor units, e.g. {"small_blind": 5, "big_blind": 10}: the row of '
+        "`rake_schedule` that applies (caps and rates are posted by stakes).",
     )
 
     bounty_cash_ppm: Annotated[int, Strict(), Field(ge=0, le=PPM)] | None = Field(

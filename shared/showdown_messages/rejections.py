@@ -54,7 +54,7 @@ def quote(value: Any, limit: int = 40) -> str:
 
 _CHIP_FIELDS = frozenset({"contributed", "dead_money", "stack", "rake", "bounty"})
 _SEAT_FIELDS = frozenset({"seat", "button_seat"})
-_ID_FIELDS = frozenset({"hand_id", "table_id", "tournament_id", "player_id"})
+_ID_FIELDS = frozenset({"hand_id", "table_id", "tournament_id", "player_id", "rake_schedule"})
 _ID_ERRORS = frozenset({"string_too_short", "string_too_long", "string_pattern_mismatch"})
 _CARD_LISTS = frozenset({"board", "boards", "hole_cards"})
 _NUMBER_ERRORS = frozenset(
@@ -73,6 +73,8 @@ _NUMBERED: Final = {
     ("deal", "entry"): ("bad_number", "an entry number (a whole number from 1 to 2^53 - 1)"),
     ("round_complete", "round"): _ROUND,
     ("hand_for_hand_round", "hand_for_hand_round"): _ROUND,
+    ("stakes", "small_blind"): ("bad_chips", "a blind (a whole number of minor units from 1 to 10^15)"),
+    ("stakes", "big_blind"): ("bad_chips", "a blind (a whole number of minor units from 1 to 10^15)"),
 }
 """The whole-number fields whose range is their own, by (the first step of the place: a tournament message's type,
 or the event's own field; the field): the code, and what the field is with its range."""

@@ -245,5 +245,15 @@ class ShowdownResult(_Out):
         description="With the event's `play`: whether the flop was dealt with two or more seats in the hand (what "
         "no-flop-no-drop rake policies ask); false in stud and draw games. Absent without a play.",
     )
+    rake_schedule: Id | None = Field(
+        default=None,
+        description="The rake schedule the rake was taken by (the event's `rake_schedule`); absent without one.",
+    )
+    rake_paid: tuple[Share, ...] = Field(
+        default=(),
+        description="With a rake schedule: what each seat dealt in paid of the rake by the schedule's method "
+        "(dealt, contributed or weighted contributed: for rakeback and loyalty), seats ascending, summing to the "
+        "pots' rake exactly. Absent without a schedule.",
+    )
     settled_at: datetime
     evaluator: str = Field(description="The settling software, 'showdown/<version>'.")

@@ -44,6 +44,10 @@ CODES: dict[str, str] = {
     "partial_stacks": "Starting stacks are given for some seats but not all.",
     "stack_too_small": "A seat put in more chips than its starting stack.",
     "bad_rake": "The rake is larger than the pots it is taken from or than rake_ppm gives; or rake_ppm is not 0-10^6.",
+    "unknown_rake_schedule": "rake_schedule names a schedule no worker knows (`showdown rake --list`), or one "
+    "that posts no rake for the hand's game, stakes or date: never settled with a guess.",
+    "rake_mismatch": "The rake given differs from what the event's rake_schedule takes from these pots (the message "
+    "names the schedule, the pot, the expected and the stated amounts): a rake above the schedule is never paid.",
     "bad_bounty": "bounty_cash_ppm is not a whole number from 0 to 1000000.",
     "bad_round": "hand_for_hand_round, or a round_complete's round, is not a whole number from 1 to 2^53 - 1.",
     "bad_number": "An entry or purchase number is not a whole number from 1 to 2^53 - 1.",

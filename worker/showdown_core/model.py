@@ -75,6 +75,13 @@ class Showdown(NamedTuple):
     muck), ``None`` for a seat that did not; empty otherwise."""
     saw_flop: bool | None = None
     """With the played betting: whether a flop was dealt with two or more seats in the hand; else ``None``."""
+    rake_pots: tuple[int, ...] = ()
+    """The rake each pot gives (main pot first), when a rake schedule decided it (:mod:`showdown_core.rake`);
+    empty: ``rake`` falls on the pots by :func:`~showdown_core.settlement.rake_by_pot`."""
+    rake_paid: tuple[Share, ...] = ()
+    """With a rake schedule: what each seat paid of ``rake`` by its method (seats ascending, summing to it)."""
+    rake_schedule: str | None = None
+    """The id of the rake schedule that decided ``rake``, if one did."""
 
     @property
     def runs(self) -> tuple[tuple[Card, ...], ...]:

@@ -95,7 +95,7 @@ def settle(showdown: Showdown) -> Settlement:
     for back in returned:
         won[back.seat] += back.amount
     rake = showdown.rake
-    raked = rake_by_pot([pot.amount for pot in pots], rake, showdown.rake_ppm) if rake else None
+    raked = (showdown.rake_pots or rake_by_pot([pot.amount for pot in pots], rake, showdown.rake_ppm)) if rake else None
     results: list[PotResult] = []
     for number, pot in enumerate(pots):
         eligible = pot.eligible

@@ -10,7 +10,7 @@ against the dedupe keys in Redis (:mod:`showdown_service.worker.commit`).
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
@@ -19,6 +19,7 @@ import orjson
 from pydantic import ValidationError
 
 from showdown_core import InvalidEvent, InvariantViolation, Settlement, settle
+from showdown_core.rake import Schedule
 from showdown_core.tournament_messages import TournamentMessage
 from showdown_messages import ShowdownEvent, rejections
 from showdown_messages.events import MysteryBountyDrawn
@@ -32,6 +33,8 @@ from showdown_messages.protocol import (
 from showdown_messages.tournaments import parse_tournament_message
 from showdown_service.decision.audit import sha256_hex
 from showdown_service.decision.intake import parse_event, to_showdown, to_tournament_message
+from showdown_service.decision.rake_live import apply_schedule
+from showdown_service.decision.rake_schedules import schedules_in
 from showdown_service.decision.wire import encode_result
 from showdown_service.infra.entry_fields import RepeatedFields
 
@@ -118,11 +121,15 @@ def prepare(
     now: datetime,
     started: float,
     keep_settlement: bool = False,
+    schedules: Mapping[str, Schedule] | None = None,
 ) -> Prepared:
-    """Judge one entry (:func:`_judge`), and note where it was requeued from and whether its body was edited."""
+    """Judge one entry (:func:`_judge`), and note where it was requeued from and whether its body was edited.
+
+    ``schedules``: the rake schedules an event's ``rake_schedule`` may name (the worker's, from the shipped set
+    and ``SHOWDOWN_RAKE_SCHEDULES_DIR``); none given: the shipped set."""
     prepared = _judge(entry_id, fields, failures=failures, max_deliveries=max_deliveries,
                       max_payload_bytes=max_payload_bytes, now=now, started=started,
-                      keep_settlement=keep_settlement)  # fmt: skip
+                      keep_settlement=keep_settlement, schedules=schedules)  # fmt: skip
     origin = fields.get(_REQUEUED_FROM) if fields else None
     if origin is not None:
         prepared.requeued_from = origin.decode(errors="replace")
@@ -140,6 +147,7 @@ def _judge(
     now: datetime,
     started: float,
     keep_settlement: bool = False,
+    schedules: Mapping[str, Schedule] | None = None,
 ) -> Prepared:
     """Judge one entry. Bad input of any kind returns a rejection; it never raises for it.
 
@@ -183,7 +191,10 @@ def _judge(
         return _refused(entry_id, raw, "payload_too_large", reason, started, now)
     try:
         event = parse_event(raw)
-        settlement = settle(to_showdown(event))
+        showdown = to_showdown(event)
+        if event.rake_schedule is not None:  # the table's posted rake: computed, or the stated one checked
+            showdown = apply_schedule(event, showdown, schedules_in(None) if schedules is None else schedules)
+        settlement = settle(showdown)
     except InvalidEvent as exc:
         return _refused(entry_id, raw, exc.code, exc.message, started, now)
     except InvariantViolation as exc:

@@ -62,6 +62,14 @@ def result_document(settlement: Settlement, settled_at: datetime) -> dict[str, A
             else {}
         ),
         **({} if showdown.saw_flop is None else {"saw_flop": showdown.saw_flop}),
+        **(
+            {
+                "rake_schedule": showdown.rake_schedule,
+                "rake_paid": [{"seat": seat, "amount": amount} for seat, amount in showdown.rake_paid],
+            }
+            if showdown.rake_schedule is not None
+            else {}
+        ),
         "settled_at": settled_at,
         "evaluator": EVALUATOR,
     }

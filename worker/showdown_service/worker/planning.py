@@ -127,7 +127,8 @@ class Planning(WorkerState):
         now = datetime.now(UTC)
         batch: list[Prepared] = []
         judge = partial(prepare, failures=0, max_deliveries=settings.max_deliveries,
-                        max_payload_bytes=settings.max_payload_bytes, now=now, started=started)  # fmt: skip
+                        max_payload_bytes=settings.max_payload_bytes, now=now, started=started,
+                        schedules=self.rake_schedules)  # fmt: skip
         known = counted or {}
         for entry_id, fields in entries:
             eid = entry_id.decode()

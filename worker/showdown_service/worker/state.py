@@ -22,6 +22,7 @@ from redis.cluster import RedisCluster
 from showdown_core.tournament import Book
 from showdown_messages.publish import Refusal
 from showdown_service.decision.audit import Head
+from showdown_service.decision.rake_schedules import schedules_in
 from showdown_service.decision.routing import Router
 from showdown_service.decision.settling import Prepared
 from showdown_service.infra.config import Settings, ShardKeys
@@ -65,6 +66,8 @@ class WorkerState(ABC):
 
     def __init__(self, settings: Settings, client: Client, *, metrics: Metrics | None = None) -> None:
         self.settings = settings
+        self.rake_schedules = schedules_in(settings.rake_schedules_dir)
+        """The rake schedules an event may name: read once, at start (a file that is no schedule stops it)."""
         self.client = client
         keep_repeated_fields(client)  # a field given twice in an entry is refused, not read on its last value
         self.cluster = isinstance(client, RedisCluster)

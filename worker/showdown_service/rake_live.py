@@ -1,0 +1,129 @@
+"""An event's rake by its table's posted schedule: computed, or a stated one checked; who paid it.
+
+An event naming ``rake_schedule`` (and its ``stakes``) is raked by that
+schedule (:mod:`showdown_core.rake`) before it is settled:
+
+* an id no worker knows, or a schedule that posts nothing for the hand's
+  game, stakes or date, is refused ``unknown_rake_schedule`` (never settled
+  with a guess); a tournament hand under a schedule that rakes per hand is
+  refused ``tournament_rake``;
+* without a stated ``rake`` the schedule's rake is taken; with one, it must
+  equal the schedule's (``rake_mismatch``, naming the schedule, the pot, the
+  expected and the stated amounts): a rake above the schedule is never paid;
+* when the event cannot say whether the hand ended in its first betting
+  round (an uncontested draw hand) the schedule's rake is 0, and a stated
+  rake may be that 0 or what the schedule takes past the first round;
+* the showdown then carries each pot's part (``rake_pots``) and what each
+  seat paid by the schedule's method (``rake_paid``).
+
+The schedule's version is the one in effect on ``occurred_at``'s UTC date;
+without ``occurred_at``, its current one (no end date).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from datetime import UTC
+from typing import Final
+
+from showdown_core import InvalidEvent, Share, Showdown, build_pots
+from showdown_core.model import Pot, from_fields
+from showdown_core.rake import (
+    Family,
+    Hand,
+    Raked,
+    RakeError,
+    Schedule,
+    Version,
+    attribute,
+    ended_in_first_round,
+    rake_hand,
+)
+from showdown_messages import ShowdownEvent
+
+_FIELD: Final = "rake_schedule"
+
+
+def family_of(showdown: Showdown) -> Family:
+    """How the game's first betting round ends: at the flop, fourth street or the draw."""
+    shape = showdown.variant.shape
+    return "board" if shape.board_cards else ("stud" if shape.odd_chip_by_card else "draw")
+
+
+def hand_of(showdown: Showdown, pots: list[Pot], big_blind: int | None) -> Hand:
+    """What a schedule reads of a showdown: its ``pots`` (uncalled bets returned), the players dealt in, the
+    stakes and whether it ended in the first betting round."""
+    seats = showdown.seats
+    contested = sum(not s.folded for s in seats) > 1
+    first = ended_in_first_round(family_of(showdown), contested, len(showdown.board), max(len(s.cards) for s in seats))
+    return Hand(tuple(p.amount for p in pots), len(seats), big_blind, first, None, showdown.tournament_id is not None)
+
+
+def version_for(schedule: Schedule, event: ShowdownEvent) -> Version:
+    """The schedule's version in effect when the hand ended; ``unknown_rake_schedule`` when none is, or the
+    schedule does not rake the event's game."""
+    if event.variant not in schedule.games:
+        raise InvalidEvent.of(
+            "unknown_rake_schedule",
+            _FIELD,
+            f"schedule {schedule.id!r} posts no rake for {event.variant} (its games: {', '.join(schedule.games)})",
+        )
+    day = event.occurred_at.astimezone(UTC).date() if event.occurred_at is not None else None
+    try:
+        return schedule.version_at(day)
+    except RakeError as exc:
+        raise InvalidEvent.of("unknown_rake_schedule", _FIELD, f"schedule {schedule.id!r}: {exc}") from None
+
+
+def apply_schedule(event: ShowdownEvent, showdown: Showdown, schedules: Mapping[str, Schedule]) -> Showdown:
+    """``showdown`` raked by the event's ``rake_schedule`` (see the module's rules); InvalidEvent when refused."""
+    schedule_id = event.rake_schedule
+    assert schedule_id is not None
+    schedule = schedules.get(schedule_id)
+    if schedule is None:
+        known = ", ".join(sorted(schedules)) or "none"
+        raise InvalidEvent.of(
+            "unknown_rake_schedule", _FIELD, f"{schedule_id!r} is no schedule this worker knows (it knows: {known})"
+        )
+    version = version_for(schedule, event)
+    pots, returned = build_pots(showdown.seats)
+    hand = hand_of(showdown, pots, event.stakes.big_blind if event.stakes is not None else None)
+    try:
+        raked = rake_hand(version, hand)
+    except RakeError as exc:
+        code = "tournament_rake" if hand.tournament else "unknown_rake_schedule"
+        raise InvalidEvent.of(code, _FIELD, f"schedule {schedule_id!r}: {exc}") from None
+    if "rake" in event.model_fields_set:
+        raked = _checked(schedule_id, version, hand, raked, event.rake)
+    rake = raked.rake
+    back = {r.seat: r.amount for r in returned}  # what each seat left in the pots: its chips less a bet returned
+    in_pots = [(s.seat, s.contributed + s.dead_money - back.get(s.seat, 0)) for s in showdown.seats]
+    paid = attribute(rake, in_pots, version.attribution)
+    return showdown._replace(
+        rake=rake,
+        rake_pots=raked.by_pot if rake else (),
+        rake_paid=tuple([from_fields(Share, pair) for pair in paid]),
+        rake_schedule=schedule_id,
+    )
+
+
+def _checked(schedule_id: str, version: Version, hand: Hand, raked: Raked, stated: int) -> Raked:
+    """The stated rake, when the schedule takes it; ``rake_mismatch`` otherwise."""
+    if stated == raked.rake:
+        return raked
+    if raked.alternative is not None and stated == raked.alternative:  # the first round unknown: past it
+        return rake_hand(version, replace(hand, first_round=False, preflop_3bet=True))
+    total = sum(hand.pots)
+    cap = "uncapped" if raked.cap is None else f"cap {raked.cap}"
+    either = "" if raked.alternative is None else f" (or {raked.alternative} had it gone past the first round)"
+    why = (
+        " (the hand ended in its first betting round: no flop, no drop)" if hand.first_round and not raked.rake else ""
+    )
+    raise InvalidEvent.of(
+        "rake_mismatch",
+        "rake",
+        f"schedule {schedule_id!r} (from {version.effective_from}) takes {raked.rake}{either} from the {total} "
+        f"chips in the pots ({hand.dealt_in} dealt in, big blind {hand.big_blind}, {cap}){why}; the event states "
+        f"{stated}",
+    )
