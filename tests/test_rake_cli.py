@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from showdown_service.cli import main
+from showdown_service.cli.commands import main
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str], str]:

@@ -20,13 +20,13 @@ from showdown_core import InvalidEvent, build_pots, settle
 from showdown_core.rake import Cap, Schedule, Tier, Version
 from showdown_messages import ShowdownResult
 from showdown_rules.codes import CODES
-from showdown_service.intake import parse_event, to_showdown
-from showdown_service.rake_live import apply_schedule
-from showdown_service.rake_schedules import load_schedules
-from showdown_service.settling import prepare
-from showdown_service.streams import read_range
-from showdown_service.wire import result_document
-from showdown_service.worker import Worker
+from showdown_service.decision.intake import parse_event, to_showdown
+from showdown_service.decision.rake_live import apply_schedule
+from showdown_service.decision.rake_schedules import load_schedules
+from showdown_service.decision.settling import prepare
+from showdown_service.decision.wire import result_document
+from showdown_service.infra.streams import read_range
+from showdown_service.worker.loop import Worker
 from tests.helpers import event, seat, xadd_events
 from tests.strategies import EVERY_GAME, deal_hand
 from tests.test_worker_unit import NOW, dead_letters, drain

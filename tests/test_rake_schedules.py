@@ -12,15 +12,15 @@ import jsonschema
 import pytest
 
 from showdown_core.rake import Hand, Version, rake_hand
-from showdown_service.rake_schedules import (
+from showdown_service.decision.rake_schedules import (
     ScheduleFileError,
     line_of,
     load_schedules,
     read_schedule,
     schema_text,
 )
-from showdown_service.replay.hands import HandRecord
-from showdown_service.replay.pokerstars import read_pokerstars
+from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.pokerstars import read_pokerstars
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 SHIPPED = ("888poker-usd-nl-pl", "bodog-usd-nl-pl", "live-usd-fixed-drop", "pokerstars-de-eur-nl-pl",

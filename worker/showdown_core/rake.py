@@ -1,6 +1,6 @@
 """The room's rake, as the room posts it: a schedule, what it takes from a hand's pots, and who paid it.
 
-Pure: no I/O, no pydantic. :mod:`showdown_service.rake_schedules` reads the
+Pure: no I/O, no pydantic. :mod:`showdown_service.decision.rake_schedules` reads the
 schedule files; the worker and ``showdown rake`` call :func:`rake_hand`.
 
 Every rule below is the room's own words (docs/rake.md has the sources) and

@@ -29,19 +29,19 @@ from showdown_service.cli.archive import register as register_archive
 from showdown_service.cli.dead_letters import register as register_dead_letters
 from showdown_service.cli.icm import register as register_icm
 from showdown_service.cli.proof import register as register_proof
+from showdown_service.cli.rake import register as register_rake
 from showdown_service.cli.replay import register as register_replay
 from showdown_service.cli.results import register as register_results
 from showdown_service.cli.stream import register as register_streams
 from showdown_service.cli.tournament import register as register_tournament
 from showdown_service.decision.intake import parse_event, to_showdown, unwrap_event
+from showdown_service.decision.rake_schedules import ScheduleFileError
 from showdown_service.decision.render import describe_result
 from showdown_service.decision.wire import encode_result, result_document
 from showdown_service.infra.config import Settings, settings_problems
 from showdown_service.infra.examples import UNDECODED, documents, example_lines, file_lines
 from showdown_service.infra.stops import interrupt_on_stop
 from showdown_service.ops.acl import register as register_acl
-from showdown_service.rake_cli import register as register_rake
-from showdown_service.rake_schedules import ScheduleFileError
 
 
 def main(argv: Sequence[str] | None = None) -> int:

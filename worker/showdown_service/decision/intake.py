@@ -116,7 +116,7 @@ def to_showdown(event: ShowdownEvent) -> Showdown:
             tuple([p.bounty for p in players]) if players[0].bounty is not None else (),  # every seat's, or none
             known["bounty_cash_ppm"] if known["bounty_cash_ppm"] is not None else PPM,
             *(_NO_PLAY if hand is None else (known["play"].starting_stacks, hand.folded_on, hand.saw_flop)),
-            (),  # rake_pots, rake_paid, rake_schedule: a rake schedule's (showdown_service.rake_live)
+            (),  # rake_pots, rake_paid, rake_schedule: a rake schedule's (showdown_service.decision.rake_live)
             (),
             None,
         ),

@@ -16,8 +16,8 @@ from datetime import date
 from decimal import Decimal
 
 from showdown_core.rake import PPM, Hand, RakeError, Schedule, Tier, Version, rake_hand
-from showdown_service.config import Settings
-from showdown_service.rake_schedules import Schedules, load_schedules
+from showdown_service.decision.rake_schedules import Schedules, load_schedules
+from showdown_service.infra.config import Settings
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
