@@ -242,3 +242,10 @@ def test_on_random_hands_of_every_game_money_in_equals_money_out_and_the_rake_ke
 def test_stakes_that_are_not_blinds_are_refused_as_bad_chips_naming_the_field() -> None:
     p = judged({**FLOPPED, "stakes": {"small_blind": 0, "big_blind": 10}})
     assert (p.code, p.message.split(":")[0]) == ("bad_chips", "stakes.small_blind")
+
+
+def test_a_key_given_twice_in_stakes_is_refused_as_duplicate_key() -> None:
+    text = json.dumps(FLOPPED).replace('"big_blind": 10', '"big_blind": 10, "big_blind": 20')
+    p = prepare("1-0", {b"event": text.encode()}, failures=0, max_deliveries=5, max_payload_bytes=65536, now=NOW,
+                started=0.0)  # fmt: skip
+    assert (p.code, p.message.split(":")[0]) == ("duplicate_key", "stakes.big_blind")

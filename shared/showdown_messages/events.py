@@ -568,6 +568,8 @@ class ShowdownEvent(BaseModel):
             given += len(p.__pydantic_fields_set__)
         if event.play is not None:
             given += len(event.play.__pydantic_fields_set__)
+        if event.stakes is not None:  # an object's keys each count (else every event with stakes is read again)
+            given += len(event.stakes.__pydantic_fields_set__)
         if could_repeat(json_data, given):
             refuse_repeated_keys(json_data, cls.__name__)
         return event

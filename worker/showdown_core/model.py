@@ -78,8 +78,9 @@ class Showdown(NamedTuple):
     rake_pots: tuple[int, ...] = ()
     """The rake each pot gives (main pot first), when a rake schedule decided it (:mod:`showdown_core.rake`);
     empty: ``rake`` falls on the pots by :func:`~showdown_core.settlement.rake_by_pot`."""
-    rake_paid: tuple[Share, ...] = ()
-    """With a rake schedule: what each seat paid of ``rake`` by its method (seats ascending, summing to it)."""
+    rake_paid: tuple[tuple[int, int], ...] = ()
+    """With a rake schedule: ``(seat, chips)``, what each seat paid of ``rake`` by its method (seats ascending,
+    summing to it)."""
     rake_schedule: str | None = None
     """The id of the rake schedule that decided ``rake``, if one did."""
 

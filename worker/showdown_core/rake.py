@@ -48,7 +48,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Final, Literal
+from typing import Final, Literal, NamedTuple
 
 PPM: Final = 1_000_000
 """Rates are whole parts per million (4.5% = 45_000)."""
@@ -158,9 +158,9 @@ class Schedule:
         raise RakeError(f"no version of it is in effect {when} (its versions: {spans})")
 
 
-@dataclass(frozen=True, slots=True)
-class Hand:
-    """What a schedule reads of a hand.
+class Hand(NamedTuple):
+    """What a schedule reads of a hand (a NamedTuple, as the per-hand records of :mod:`showdown_core.model`:
+    one is built per hand, on the hot path).
 
     ``first_round`` and ``preflop_3bet`` are ``None`` when the event does not
     say (an uncontested draw hand, a pre-flop hand without its betting).
@@ -176,8 +176,7 @@ class Hand:
     tournament: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Raked:
+class Raked(NamedTuple):
     """What a schedule takes from a hand."""
 
     rake: int
@@ -227,23 +226,30 @@ def rake_hand(version: Version, hand: Hand) -> Raked:
     Raises :class:`RakeError` for a tournament hand under a schedule that
     rakes per hand, or stakes the schedule does not post.
     """
-    pots = hand.pots
-    if version.mode in {"time_collection", "tournament"}:
-        return Raked(0, (0,) * len(pots), None, 0)
+    if version.mode in _NOTHING_PER_HAND:
+        return Raked(0, (0,) * len(hand.pots), None, 0)
     if hand.tournament:
         raise RakeError(f"a tournament hand is never raked per hand (the schedule's mode is {version.mode})")
     tier = version.tier(hand.big_blind)
-    rate = uncapped(version, tier)
+    return take(version, tier, uncapped(version, tier), hand)
+
+
+_NOTHING_PER_HAND: Final = frozenset({"time_collection", "tournament"})
+
+
+def take(version: Version, tier: Tier, rate: Callable[[int], int], hand: Hand) -> Raked:
+    """:func:`rake_hand` once the stakes row (``tier``) and its ``rate`` (:func:`uncapped`) are found: a caller
+    raking many hands keeps the two (the worker does, per schedule, day and stakes)."""
+    pots = hand.pots
     cap = tier.cap_for(hand.dealt_in)
-    total = sum(pots)
-    full = rate(total)
-    rake = full if cap is None else min(cap, full)
+    full = rate(pots[0] if len(pots) == 1 else sum(pots))
+    rake = full if cap is None or full <= cap else cap
     skipped = _not_raked(version, hand)
     if skipped is None:  # unknown: never more than the schedule proves
-        return Raked(0, (0,) * len(pots), cap, full, alternative=rake)
+        return Raked(0, (0,) * len(pots), cap, full, rake)
     if skipped:
         return Raked(0, (0,) * len(pots), cap, full)
-    return Raked(rake, split(pots, rake, version.cap_split, rate), cap, full)
+    return Raked(rake, (rake,) if len(pots) == 1 else split(pots, rake, version.cap_split, rate), cap, full)
 
 
 def _not_raked(version: Version, hand: Hand) -> bool | None:
@@ -291,23 +297,27 @@ def attribute(rake: int, seats: Sequence[tuple[int, int]], method: Attribution) 
     the lower seat.
     """
     ordered = sorted(seats)
-    if method == "dealt":
-        weights = [(seat, 1) for seat, _ in ordered]
+    numbers = [seat for seat, _ in ordered]
+    if not rake:
+        return tuple([(seat, 0) for seat in numbers])
+    if method == "weighted_contributed":
+        weights = [chips for _, chips in ordered]
     elif method == "contributed":
-        weights = [(seat, 1 if chips > 0 else 0) for seat, chips in ordered]
+        weights = [1 if chips > 0 else 0 for _, chips in ordered]
     else:
-        weights = list(ordered)
-    whole = sum(w for _, w in weights)
-    if not whole:
-        weights, whole = [(seat, 1) for seat, _ in ordered], len(ordered)
+        weights = [1] * len(ordered)
+    whole = sum(weights)
+    if not whole:  # nobody put a chip in (a rake from nothing cannot be): shared as dealt
+        weights, whole = [1] * len(ordered), len(ordered)
     if not whole:
         return ()
-    shares = {seat: rake * w // whole for seat, w in weights}
-    left = rake - sum(shares.values())
-    by_remainder = sorted(weights, key=lambda sw: (-(rake * sw[1] % whole), sw[0]))
-    for seat, _ in by_remainder[:left]:
-        shares[seat] += 1
-    return tuple((seat, shares[seat]) for seat, _ in ordered)
+    shares = [rake * w // whole for w in weights]
+    left = rake - sum(shares)
+    if left:
+        by_remainder = sorted(range(len(weights)), key=lambda i: (-(rake * weights[i] % whole), i))
+        for i in by_remainder[:left]:
+            shares[i] += 1
+    return tuple(zip(numbers, shares, strict=True))
 
 
 Family = Literal["board", "stud", "draw"]

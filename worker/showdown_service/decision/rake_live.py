@@ -22,23 +22,25 @@ without ``occurred_at``, its current one (no end date).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import replace
-from datetime import UTC
-from typing import Final
+from collections.abc import Callable, Mapping
+from datetime import UTC, date
+from typing import Final, NamedTuple
 
-from showdown_core import InvalidEvent, Share, Showdown, build_pots
-from showdown_core.model import Pot, from_fields
+from showdown_core import InvalidEvent, Showdown, build_pots
+from showdown_core.model import Pot
 from showdown_core.rake import (
     Family,
     Hand,
     Raked,
     RakeError,
     Schedule,
+    Tier,
     Version,
     attribute,
     ended_in_first_round,
     rake_hand,
+    take,
+    uncapped,
 )
 from showdown_messages import ShowdownEvent
 
@@ -55,9 +57,16 @@ def hand_of(showdown: Showdown, pots: list[Pot], big_blind: int | None) -> Hand:
     """What a schedule reads of a showdown: its ``pots`` (uncalled bets returned), the players dealt in, the
     stakes and whether it ended in the first betting round."""
     seats = showdown.seats
-    contested = sum(not s.folded for s in seats) > 1
-    first = ended_in_first_round(family_of(showdown), contested, len(showdown.board), max(len(s.cards) for s in seats))
-    return Hand(tuple(p.amount for p in pots), len(seats), big_blind, first, None, showdown.tournament_id is not None)
+    live = 0
+    for s in seats:
+        live += not s.folded
+    if live > 1:  # a contested showdown is past the first round in every game
+        first: bool | None = False
+    else:
+        most = max([len(s.cards) for s in seats])
+        first = ended_in_first_round(family_of(showdown), False, len(showdown.board), most)
+    amounts = (pots[0].amount,) if len(pots) == 1 else tuple([p.amount for p in pots])
+    return Hand(amounts, len(seats), big_blind, first, None, showdown.tournament_id is not None)
 
 
 def version_for(schedule: Schedule, event: ShowdownEvent) -> Version:
@@ -76,6 +85,43 @@ def version_for(schedule: Schedule, event: ShowdownEvent) -> Version:
         raise InvalidEvent.of("unknown_rake_schedule", _FIELD, f"schedule {schedule.id!r}: {exc}") from None
 
 
+class _Row(NamedTuple):
+    """A schedule's version and stakes row for one game, day and big blind, with its rate: kept between hands."""
+
+    schedule: Schedule
+    version: Version
+    tier: Tier | None
+    """``None`` when the version takes nothing per hand, or the stakes are not posted (``rake_hand`` says why)."""
+    rate: Callable[[int], int] | None
+
+
+_ROWS: Final[dict[tuple[str, str, date | None, int | None], _Row]] = {}
+_MOST_ROWS: Final = 4096
+
+
+def _row(schedule: Schedule, event: ShowdownEvent, big_blind: int | None) -> _Row:
+    """The version and stakes row an event is raked by, found once per schedule, game, day and big blind."""
+    occurred = event.occurred_at
+    key = (schedule.id, event.variant, occurred.astimezone(UTC).date() if occurred is not None else None, big_blind)
+    row = _ROWS.get(key)
+    if row is not None and row.schedule is schedule:
+        return row
+    version = version_for(schedule, event)
+    tier: Tier | None = None
+    rate = None
+    if version.mode not in {"time_collection", "tournament"}:
+        try:
+            tier = version.tier(big_blind)
+        except RakeError:
+            tier = None  # rake_hand raises it again, naming the stakes
+        else:
+            rate = uncapped(version, tier)
+    if len(_ROWS) >= _MOST_ROWS:
+        _ROWS.clear()
+    row = _ROWS[key] = _Row(schedule, version, tier, rate)
+    return row
+
+
 def apply_schedule(event: ShowdownEvent, showdown: Showdown, schedules: Mapping[str, Schedule]) -> Showdown:
     """``showdown`` raked by the event's ``rake_schedule`` (see the module's rules); InvalidEvent when refused."""
     schedule_id = event.rake_schedule
@@ -86,24 +132,30 @@ def apply_schedule(event: ShowdownEvent, showdown: Showdown, schedules: Mapping[
         raise InvalidEvent.of(
             "unknown_rake_schedule", _FIELD, f"{schedule_id!r} is no schedule this worker knows (it knows: {known})"
         )
-    version = version_for(schedule, event)
+    stakes = event.stakes
+    big_blind = stakes.big_blind if stakes is not None else None
+    row = _row(schedule, event, big_blind)
+    version = row.version
     pots, returned = build_pots(showdown.seats)
-    hand = hand_of(showdown, pots, event.stakes.big_blind if event.stakes is not None else None)
+    hand = hand_of(showdown, pots, big_blind)
     try:
-        raked = rake_hand(version, hand)
+        if row.tier is None or row.rate is None or hand.tournament:
+            raked = rake_hand(version, hand)
+        else:
+            raked = take(version, row.tier, row.rate, hand)
     except RakeError as exc:
         code = "tournament_rake" if hand.tournament else "unknown_rake_schedule"
         raise InvalidEvent.of(code, _FIELD, f"schedule {schedule_id!r}: {exc}") from None
     if "rake" in event.model_fields_set:
         raked = _checked(schedule_id, version, hand, raked, event.rake)
     rake = raked.rake
-    back = {r.seat: r.amount for r in returned}  # what each seat left in the pots: its chips less a bet returned
+    back = {r.seat: r.amount for r in returned} if returned else {}
+    # what each seat left in the pots: its chips less a bet returned to it
     in_pots = [(s.seat, s.contributed + s.dead_money - back.get(s.seat, 0)) for s in showdown.seats]
-    paid = attribute(rake, in_pots, version.attribution)
     return showdown._replace(
         rake=rake,
         rake_pots=raked.by_pot if rake else (),
-        rake_paid=tuple([from_fields(Share, pair) for pair in paid]),
+        rake_paid=attribute(rake, in_pots, version.attribution),
         rake_schedule=schedule_id,
     )
 
@@ -113,7 +165,7 @@ def _checked(schedule_id: str, version: Version, hand: Hand, raked: Raked, state
     if stated == raked.rake:
         return raked
     if raked.alternative is not None and stated == raked.alternative:  # the first round unknown: past it
-        return rake_hand(version, replace(hand, first_round=False, preflop_3bet=True))
+        return rake_hand(version, hand._replace(first_round=False, preflop_3bet=True))
     total = sum(hand.pots)
     cap = "uncapped" if raked.cap is None else f"cap {raked.cap}"
     either = "" if raked.alternative is None else f" (or {raked.alternative} had it gone past the first round)"
