@@ -248,4 +248,4 @@ def test_a_key_given_twice_in_stakes_is_refused_as_duplicate_key() -> None:
     text = json.dumps(FLOPPED).replace('"big_blind": 10', '"big_blind": 10, "big_blind": 20')
     p = prepare("1-0", {b"event": text.encode()}, failures=0, max_deliveries=5, max_payload_bytes=65536, now=NOW,
                 started=0.0)  # fmt: skip
-    assert (p.code, p.message.split(":")[0]) == ("duplicate_key", "stakes.big_blind")
+    assert (p.code, (p.message or "").split(":")[0]) == ("duplicate_key", "stakes.big_blind")
