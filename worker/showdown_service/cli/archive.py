@@ -1,5 +1,8 @@
 """CLI commands of the archive: ``archiver``, ``hand``, ``archive query|export|keygen|verifier-key|cosign`` and ``audit
-replay``."""
+replay``.
+
+Why over 400 lines: the archive's eight verbs, argparse and printing only (their work is in ``archive/``, ``storage/``).
+"""
 
 from __future__ import annotations
 
