@@ -282,6 +282,7 @@ class HandBuilder:
         rake: int | None = None,
         tournament: str | None = None,
         currency: str = "",
+        code: str = "",
         uncalled_written: bool = True,
         room: str = "the room",
         rake_rule: Callable[[int, int], tuple[int, str]] | None = None,
@@ -304,6 +305,7 @@ class HandBuilder:
         for the settlement to award them too.
         ``uncalled_written`` false: the room never writes an
         uncalled bet; the bet the actions leave uncalled came back.
+        ``currency``: the symbol the history writes; ``code``: the currency's code when it writes one.
         """
         self.refuse_unless_board(game, room)
         notes: list[str] = [note] if note else []
@@ -369,7 +371,7 @@ class HandBuilder:
             self.pooled, chip,
             by_rule,
         )  # fmt: skip
-        where = Where(self.source, self.hand_id, self.start + 1, self.total_line, table, currency)
+        where = Where(self.source, self.hand_id, self.start + 1, self.total_line, table, currency, code)
         return record(hand, where)
 
     def _boards(self, game: Game) -> list[list[str]]:

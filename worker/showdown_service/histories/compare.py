@@ -63,6 +63,9 @@ class Verdict(NamedTuple):
     variant: str = ""
     """The contract variant that settled it (``omaha_hilo``), when an event was built."""
     bounties: tuple[Bounty, ...] = ()
+    currency: str = ""
+    """The code of the currency its chips are in (``USD``, ``chips``; see :mod:`.currency`), ``""`` when the history
+    writes none."""
 
     def document(self) -> dict[str, Any]:
         """The report's JSON line for this hand."""
@@ -77,6 +80,7 @@ class Verdict(NamedTuple):
             "computed": dict(self.computed),
             "line": self.line,
             "bounties": [b.document() for b in self.bounties],
+            "currency": self.currency or None,
         }
 
 
@@ -146,7 +150,7 @@ def judge(record: HandRecord) -> Verdict:
     return _verdict(Verdict, (
         record.source, record.hand_id, record.line, status, kind, reason, Lazy(_expected_of, record), computed,
         record.contested, event.rake if event is not None else 0, record.game,
-        event.variant if event is not None else "", record.bounties,
+        event.variant if event is not None else "", record.bounties, record.currency_code,
     ))  # fmt: skip
 
 

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from typing import Final
 
 from showdown_service.histories.builder import HandBuilder
+from showdown_service.histories.currency import currency_code
 from showdown_service.histories.errors import (
     HandSyntaxError,
     ImpossibleAction,
@@ -119,7 +120,8 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             continue
         if any(word in line for word in _EQUITY):
             reason = f"paid by equity, not by the showdown (All-in Insurance or EV Cashout): {line!r}"
-            return HandRecord(source, hand.hand_id, start + 1, None, None, reason, False, game.name)
+            code = currency_code(currency, tournament=tournament is not None)
+            return HandRecord(source, hand.hand_id, start + 1, None, None, reason, False, game.name, currency_code=code)
         if in_summary:
             if m := _TOTAL.match(line):
                 total, rake = hand.chips(m.group(1), k), hand.chips(m.group(2), k)

@@ -190,6 +190,9 @@ class HandRecord(NamedTuple):
     buy_in_bounty: int | None = None
     """The bounty (cents) the tournament's buy-in states (PokerStars' ``$12.30+$12.25+$2.45``: the middle amount),
     every entry's starting bounty; ``None`` when the buy-in states none."""
+    currency_code: str = ""
+    """The currency its amounts are in: an ISO 4217 code (``USD``), ``chips`` in a tournament, a play-money code as
+    the room writes it, ``""`` when the history writes none (see :mod:`.currency`); the report's rake is per code."""
 
 
 def validated_event(doc: dict[str, Any], source: str, hand_id: str, line: int | Callable[[], int]) -> ShowdownEvent:

@@ -76,7 +76,8 @@ def _session(
         yield unreadable(exc, source, None, base + 1)
         return
     gametype = session.findtext("general/gametype") or ""
-    money = bool(session.findtext("general/currency") or session.findtext("general/tablecurrency"))
+    written = (session.findtext("general/tablecurrency") or session.findtext("general/currency") or "").strip()
+    money = bool(written)
     table = (session.findtext("general/tablename") or "ipoker").split(",")[0].strip()
     version = re.match(r"\s*(\d+)\.", session.findtext("general/client_version") or "")
     unchecked = version is not None and int(version.group(1)) >= BET_UNCHECKED_SINCE
@@ -84,7 +85,7 @@ def _session(
         code = game.get("gamecode", "")
         hand = HandBuilder(lines, source, f"ipoker:{code}", where.get(code, base))
         try:
-            yield _read(hand, game, gametype, table, money, unchecked=unchecked)
+            yield _read(hand, game, gametype, table, money, unchecked=unchecked, code=written)
         except ReplayError as exc:
             yield exc
         except Exception as exc:  # a value of a kind the reader did not foresee: this game's error
@@ -101,7 +102,14 @@ says so in its note. Sessions without a version (HHSmithy's samples, 2014) are c
 
 
 def _read(
-    hand: HandBuilder, game_xml: ET.Element, gametype: str, table: str, money: bool, *, unchecked: bool = False
+    hand: HandBuilder,
+    game_xml: ET.Element,
+    gametype: str,
+    table: str,
+    money: bool,
+    *,
+    unchecked: bool = False,
+    code: str = "",
 ) -> HandRecord:
     game = room_game(gametype)
     if game is None:
@@ -172,7 +180,9 @@ def _read(
     for name, chips in wins.items():
         if chips:
             hand.collect(name, chips, k)
-    return hand.finish(game, button, table, currency=currency, uncalled_written=False, room="iPoker", note=note)
+    return hand.finish(
+        game, button, table, currency=currency, code=code, uncalled_written=False, room="iPoker", note=note
+    )
 
 
 def _amount(hand: HandBuilder, text: str, k: int) -> int:

@@ -178,7 +178,7 @@ def _read(hand: HandBuilder, doc: dict[str, Any]) -> HandRecord:
     return hand.finish(
         game, _field(hand, doc, "dealer_seat", int), str(doc.get("table_name", "ohh")), rake=rake,
         tournament=str((doc.get("tournament_info") or {}).get("tournament_number")) if tournament else None,
-        currency="$" if currency == "USD" else "", uncalled_written=False, room="Open Hand History",
+        currency="$" if currency == "USD" else "", code=currency, uncalled_written=False, room="Open Hand History",
         bounties=bounties, heads=heads if tournament and heads else None,
         cash_ppm=(PKO_CASH_PPM if progressive else PPM) if tournament and heads else None,
     )  # fmt: skip

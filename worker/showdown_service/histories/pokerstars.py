@@ -51,6 +51,7 @@ from typing import Final, NamedTuple
 
 from showdown_messages import canonical_card
 from showdown_rules.limits import PPM
+from showdown_service.histories.currency import currency_code
 from showdown_service.histories.errors import (
     ChipsDoNotAddUp,
     HandSyntaxError,
@@ -255,6 +256,8 @@ class _Hand:
         self.buy_in: tuple[str, str, str] | None = None
         """The header's prize, bounty and fee as written, when the buy-in has three amounts."""
         self.currency = ""
+        self.code = ""
+        """The currency as the history names it when it writes no symbol: ``Play Money`` (the table line's)."""
 
     def _error(self, kind: type[ReplayError], k: int, reason: str) -> ReplayError:
         return kind(self.source, self.hand_id, k + 1, f"{reason}: {self.lines[k]!r}", self.game_name)
@@ -295,9 +298,13 @@ class _Hand:
         table = _TABLE.match(self.lines[k]) if k < self.end else None
         if table is None:
             raise self._error(HandSyntaxError, min(k, self.end - 1), "expected \"Table '...' Seat #N is the button\"")
+        self.code = "Play Money" if "(Play Money)" in self.lines[k] else ""
         if "Hand cancelled" in self.lines[k : self.end]:
             reason = "cancelled hand: the history says 'Hand cancelled' and nothing was paid"
-            return HandRecord(self.source, self.hand_id, self.line, None, None, reason, False, game.name)
+            code = currency_code(self.code or self.currency, tournament=tournament is not None)
+            return HandRecord(
+                self.source, self.hand_id, self.line, None, None, reason, False, game.name, currency_code=code
+            )
         button = int(table.group(2)) if table.group(2) else None
         if button is None and not game.stud:
             raise self._error(HandSyntaxError, k, f"{game.name} needs the button: expected 'Seat #N is the button'")
@@ -591,6 +598,7 @@ class _Hand:
             return HandRecord(
                 self.source, self.hand_id, self.line, None, None, play.unverifiable, False, game.name,
                 tuple(play.bounties), tuple(play.places), self.currency, tuple(play.purchases),
+                currency_code=currency_code(self.code or self.currency, tournament=tournament is not None),
             )  # fmt: skip
         if play.total is None or play.rake is None:
             raise HandSyntaxError(
@@ -615,7 +623,8 @@ class _Hand:
         for purchase in play.purchases:
             if purchase.player not in play.players:
                 raise self._error(ImpossibleAction, purchase.line - 1, f"{purchase.player!r} has no seat in this hand")
-        read = record(hand, Where(self.source, self.hand_id, self.line, self.total_line, self.table, self.currency))
+        where = Where(self.source, self.hand_id, self.line, self.total_line, self.table, self.currency, self.code)
+        read = record(hand, where)
         if play.purchases:
             read = read._replace(purchases=tuple(play.purchases))
         if (amounts := self._buy_in_amounts()) is not None:

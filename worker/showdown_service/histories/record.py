@@ -17,6 +17,7 @@ from showdown_core import InvalidEvent, SeatHand, build_pots
 from showdown_core.settlement import rake_by_pot
 from showdown_messages import SCHEMA_VERSION
 from showdown_rules.limits import MAX_PLAYERS, PPM
+from showdown_service.histories.currency import currency_code
 from showdown_service.histories.errors import ChipsDoNotAddUp, ImpossibleAction, UnsupportedHand
 from showdown_service.histories.games import BOARD_SIZE, Game
 from showdown_service.histories.hands import Bounty, HandRecord, Place, StarsOutcome, validated_event
@@ -41,6 +42,9 @@ class Where(NamedTuple):
     """1-based line of the pot's totals (the summary), where a disagreement of the chips is reported."""
     table: str
     currency: str = ""
+    code: str = ""
+    """The currency's code when the history writes one (iPoker's ``<tablecurrency>``, OHH's ``currency``): it is
+    preferred to the symbol (see :func:`~.currency.currency_code`)."""
 
 
 class Read(NamedTuple):
@@ -230,6 +234,7 @@ def record(hand: Read, where: Where) -> HandRecord:  # the checks, in the order 
     return HandRecord(
         where.source, where.hand_id, where.line, event, outcome, unverifiable, contested, game.name, hand.bounties,
         hand.places, where.currency,
+        currency_code=currency_code(where.code or where.currency, tournament=hand.tournament is not None),
     )  # fmt: skip
 
 
