@@ -5,23 +5,27 @@ Report line (``--report FILE``)::
 
     {"source": "...", "hand_id": "...", "game": "Omaha Hi/Lo", "variant": "omaha_hilo",
      "status": "match" | "mismatch" | "unverifiable" | "error",
-     "reason": "...", "expected": {...}, "computed": {...}, "line": 12, "bounties": [...]}
+     "reason": "...", "expected": {...}, "computed": {...}, "line": 12, "bounties": [...], "currency": "EUR"}
 
 ``expected`` is what the history recorded, ``computed`` what the rules give
 (seats as strings, chips as whole numbers of the source's unit; a recorded
 fraction stays a fraction). ``error`` marks a hand that could not be read;
-its ``reason`` names the file, the line and what is wrong.
+its ``reason`` names the file, the line and what is wrong. ``currency`` is
+the code of the currency the hand's chips are in (``USD``, ``chips`` in a
+tournament; ``null`` when the history writes none): the summary gives the
+rake per currency, never one sum across currencies.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Final
 
 import orjson
 
 from showdown_service.histories.compare import ERROR, MATCH, MISMATCH, UNVERIFIABLE, Verdict
+from showdown_service.histories.currency import CHIPS
 
 if TYPE_CHECKING:
     from showdown_service.histories.tournaments import TournamentAudit
@@ -44,7 +48,8 @@ class Summary:
     hands: int = 0
     showdowns: int = 0
     matches: int = 0
-    rake: int = 0
+    rake: Counter[str] = field(default_factory=Counter)
+    """The rake of the hands settled, per currency code (``""``: the history writes none): never added across."""
     mismatches: Counter[str] = field(default_factory=Counter)
     unverifiable: Counter[str] = field(default_factory=Counter)
     errors: Counter[str] = field(default_factory=Counter)
@@ -72,7 +77,8 @@ class Summary:
         self.games.setdefault(verdict.game or "unknown", Counter())[verdict.status] += 1
         self.bounties += len(verdict.bounties)
         self.showdowns += verdict.contested
-        self.rake += verdict.rake
+        if verdict.variant:  # an event was built: its rake is counted, in its currency
+            self.rake[verdict.currency] += verdict.rake
         if verdict.status == MATCH:
             self.matches += 1
             if verdict.kind:
@@ -116,7 +122,7 @@ class Summary:
         ):
             rows.append((label, f"{sum(counts.values())}"))
             rows += [(f"  {kind}", f"{n}") for kind, n in sorted(counts.items())]
-        rows.append(("rake total", f"{self.rake} (smallest units: cents for cash games)"))
+        rows += self._rake_rows()
         if self.bounties:
             rows.append(("knockout bounties read", f"{self.bounties} (each checked against the rules' award)"))
         width = max(len(label) for label, _ in rows)
@@ -124,6 +130,20 @@ class Summary:
         for label, value in rows:
             out.write(f"  {label.ljust(width)}  {value}\n")
         self._write_mismatches(out)
+
+    def _rake_rows(self) -> list[tuple[str, str]]:
+        """The rake total, one line per currency with its code: a replay over files in several currencies says so
+        and adds none of them together."""
+        if len(self.rake) <= 1:
+            code, rake = next(iter(self.rake.items()), ("", 0))
+            return [("rake total", f"{rake}{_in(code)}")]
+        rows = [
+            ("rake total", f"{len(self.rake)} currencies, each on its own line (mixed files: never added together)")
+        ]
+        rows += [
+            (f"  {code or 'currency not written'}", f"{rake}{_in(code)}") for code, rake in sorted(self.rake.items())
+        ]
+        return rows
 
     def _write_mismatches(self, out: IO[str]) -> None:
         """Each mismatch listed: where it is (file:line), its hand, and what differs, seats with their players."""
@@ -136,6 +156,19 @@ class Summary:
             out.write(f"  {where}  hand {verdict.hand_id}: {verdict.reason}\n")
         if found > len(self.listed):
             out.write(f"  ... and {found - len(self.listed)} more: --report FILE lists every hand\n")
+
+
+MINOR_UNITS: Final = {"USD": "cents", "EUR": "cents", "GBP": "pence", "INR": "paise"}
+"""The smallest unit of each currency whose code the readers give (ISO 4217: two decimals each)."""
+
+
+def _in(code: str) -> str:
+    """`` USD (cents)``: the code after an amount, with the unit it counts."""
+    if code == CHIPS:
+        return " chips"
+    if not code:
+        return " (the source's unit: its history writes no currency)"
+    return f" {code} ({MINOR_UNITS.get(code, 'smallest units')})"
 
 
 def write_tournaments(audits: list[TournamentAudit], out: IO[str]) -> None:
