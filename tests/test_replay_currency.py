@@ -140,3 +140,15 @@ def test_currency_code_is_iso_4217_where_the_symbol_names_one_currency(
     written: str, tournament: bool, code: str
 ) -> None:
     assert currency_code(written, tournament=tournament) == code
+
+
+def test_a_phh_hand_carries_the_currency_its_file_writes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = (FIXTURES / "phh" / "heads_up.phh").read_text(encoding="utf-8")
+    (tmp_path / "usd.phh").write_text(f"{text}currency = 'USD'\n", encoding="utf-8")
+    (tmp_path / "chips.phh").write_text(text, encoding="utf-8")
+    out, verdicts = _replay([tmp_path / "usd.phh", tmp_path / "chips.phh"], tmp_path, capsys)
+    assert [(Path(v["source"]).name, v["status"], v["currency"]) for v in verdicts] == [
+        ("usd.phh", "match", "USD"),
+        ("chips.phh", "match", None),
+    ]
+    assert [line.split()[0] for line in _rake_lines(out)[1:]] == ["currency", "USD"]  # 'currency not written'

@@ -5,11 +5,12 @@ a cash game in dollars, euros or pounds; the chip for a tournament). The code
 is the ISO 4217 one where the history's symbol names a single currency
 (``$`` USD, ``€`` EUR, ``£`` GBP, ``₹`` INR) or the history writes the code
 itself (iPoker's ``<tablecurrency>EUR</tablecurrency>``, Open Hand History's
-``"currency": "USD"``); :data:`CHIPS` for tournament chips; a play-money or
-other name as the room writes it (PokerStars' ``Play Money``, OHH's ``XPM``); the symbol itself when it
-names several (``¥``: yen or yuan); ``""`` when the history writes none
-(a PHH file without ``currency``). The replay's summary gives the rake per
-code (docs/replay.md, the summary).
+``"currency": "USD"``, PHH's ``currency = 'USD'``); :data:`CHIPS` for
+tournament chips; a play-money or other name as the room writes it
+(PokerStars' ``Play Money``, OHH's ``XPM``); the symbol itself when it names
+several (``¥``: yen or yuan); ``""`` when the history writes none (a PHH file
+without ``currency``). The replay's summary gives the rake per code
+(docs/replay.md, the summary).
 """
 
 from __future__ import annotations

@@ -532,9 +532,11 @@ class _Hand:
         outcome = (
             _record_of(PhhOutcome, (finishing, winnings)) if finishing is not None or winnings is not None else None
         )
+        code = self.fields.get("currency")  # PHH's optional ISO 4217 code; the chips' unit is unnamed without it
+        rest = (*_REST[:-1], code) if type(code) is str else _REST
         return _record_of(
             HandRecord,
-            (self.source, self.hand_id, self.first_line, event, outcome, unverifiable, contested, game.name, *_REST),
+            (self.source, self.hand_id, self.first_line, event, outcome, unverifiable, contested, game.name, *rest),
         )
 
     def _event(
@@ -1143,7 +1145,8 @@ class _Betting:
 _record_of: Final = tuple.__new__
 """``_record_of(HandRecord, (every field in order))``: a record without the NamedTuple's keyword handling."""
 _REST: Final = tuple(HandRecord._field_defaults[name] for name in HandRecord._fields[8:])
-"""A PHH hand's record past its first eight fields: the defaults (no bounties, places, currency, purchases)."""
+"""A PHH hand's record past its first eight fields: the defaults (no bounties, places, currency, purchases; the
+currency code last, replaced by the file's ``currency`` when it writes one)."""
 _INTS: Final = {int}
 _STRS: Final = {str}
 _CHIP_TYPES: Final = {int, Fraction}
