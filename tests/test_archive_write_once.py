@@ -553,7 +553,8 @@ def test_a_restart_not_yet_said_when_the_new_chain_s_first_file_was_written_is_s
 def test_a_restored_redis_behind_the_archive_is_refused_never_written_over_and_never_looped_on(
     fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path
 ) -> None:
-    """Redis restored from a snapshot taken at seq 10 while the archive holds the chain to seq 20: its next records
+    """Redis restored from a snapshot taken at seq 10 while the archive holds the chain to seq 20, and a worker that
+    cannot see the archive (its own workers start a new epoch then: tests/test_redis_behind.py): its next records
     (seq 11 on) fork the chain the archive holds. Refused, loudly; nothing written over."""
     settings = make_settings(batch_size=10, archive_url=str(tmp_path / "a"), archive_file_rows=5)
     settle(fake, settings, hands(10, "one"))
@@ -564,7 +565,7 @@ def test_a_restored_redis_behind_the_archive_is_refused_never_written_over_and_n
     fake.flushall()
     for name, dumped in snapshot.items():
         fake.restore(name, 0, dumped)
-    settle(fake, settings, hands(5, "fork"))
+    settle(fake, settings.model_copy(update={"archive_url": str(tmp_path / "not-here")}), hands(5, "fork"))
     from showdown_service.storage.layout import ArchiveRefused
 
     archiver = Archiver(settings, fake, open_store(settings.archive_url))

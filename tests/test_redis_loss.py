@@ -362,3 +362,34 @@ def test_a_real_restart_without_data_under_a_running_worker_restores_the_dedupe_
         assert reset is not None
         assert reset.archived_seq == 4
         client.close()
+
+
+def test_after_redis_lost_its_data_a_copy_of_a_hand_archived_on_another_shard_is_refused_not_paid_again(
+    client: redis.Redis, make_settings: Any, redis_url: str, tmp_path: Path
+) -> None:
+    """The cross-shard claims (``{registry}:hand:<id>``, routing.py) are lost with Redis too: the restore puts them
+    back from the archive (every shard's hands), so a copy of an archived hand read by another shard after the
+    loss is ``wrong_shard`` there, as before the loss; its tournaments are claimed again in the registry."""
+    from showdown_service.routing import hand_key, registry_key
+
+    archive = str(tmp_path / "archive")
+    both = make_settings(redis_url, consumer="archiver", shards="east,west", archive_url=archive)
+    east, west = (make_settings(redis_url, consumer=f"w-{s}", shards=s, archive_url=archive) for s in ("east", "west"))
+    hand = {**CASES[0], "hand_id": "H-1", "table_id": "table-a"}
+    xadd_events(client, east.keys("east").events, [hand])
+    xadd_events(client, west.keys("west").events, [{**CASES[1], "hand_id": "W-1"}])
+    drain(east, client)
+    drain(west, client)
+    archive_all(both, client)
+    assert client.get(hand_key("H-1")) == b"east"
+    client.flushall()  # Redis restarted without its data: the registry's claims went with it
+    xadd_events(client, west.keys("west").events, [{**hand, "table_id": "table-b"}])  # a corrected copy, routed west
+    drain(west, client)
+    got = [(r["hand_id"], r["outcome"], r["code"]) for r in records(client, west.keys("west"))]
+    assert got == [("H-1", "rejected", "wrong_shard")], "never paid on a second shard"
+    assert client.xlen(west.keys("west").results) == 0
+    assert client.get(hand_key("H-1")) == b"east", "the claim put back names the shard that settled it"
+    assert 0 < client.ttl(hand_key("H-1")) <= west.dedupe_ttl_s, "with what was left of its TTL"
+    reset = client.hgetall(west.keys("west").audit_reset)
+    assert reset[b"claims"] == b"2"
+    assert client.hlen(registry_key()) == 0, "no tournament here to claim"

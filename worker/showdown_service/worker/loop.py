@@ -213,6 +213,7 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
         self._io, self._inflight, self._rows, self._later = None, [], [], []
         self._heads.clear()
         self._books.clear()
+        self._vouched.clear()  # Redis may have come back behind the archive: asked again before the next commit
 
     def step(self) -> int:
         """One pass of the loop; returns how many entries it settled or refused.
@@ -360,6 +361,7 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
     def _committed(self, keys: ShardKeys, planned: Plan) -> None:
         """A commit went through: chain the next on its head, hold its ledgers, end any wait, report it."""
         self._heads[keys.shard] = planned.head
+        self._top[keys.shard] = planned.head.seq
         if planned.book is not None:  # the ledgers as this commit left them (less those not worth holding)
             for tournament_id in planned.lost:  # read again each time until restored (the restore moves no head)
                 planned.book.ledgers.pop(tournament_id, None)

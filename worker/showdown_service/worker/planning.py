@@ -19,7 +19,7 @@ import redis
 from showdown_core.tournament import Book
 from showdown_messages.protocol import entry_order
 from showdown_messages.publish import refusal
-from showdown_service.decision.audit import Head
+from showdown_service.decision.audit import EMPTY, Head
 from showdown_service.decision.decide import refuse_broken, utc_text
 from showdown_service.decision.settling import Prepared, prepare
 from showdown_service.infra.config import ShardKeys
@@ -27,8 +27,12 @@ from showdown_service.infra.connection import REDIS_ERRORS
 from showdown_service.ops.metrics import observe_many
 from showdown_service.worker.commit import LedgerInvariant, Plan, plan
 from showdown_service.worker.ledger import load_reply
-from showdown_service.worker.restore import restore_after_loss
+from showdown_service.worker.restore import chain_behind, restore_after_loss, start_new_epoch
 from showdown_service.worker.state import Entry, WorkerState
+
+VOUCH_TRIES = 5
+"""Reads of a shard's head while checking it against the archive (each moved by another worker's commit) before
+the worker waits and tries again."""
 
 
 def _deals(batch: list[Prepared]) -> bool:
@@ -86,7 +90,9 @@ class Planning(WorkerState):
         """At an empty chain head: restore what Redis lost from the archive, once (:mod:`.restore`);
         True if it restored anything now. Raises :class:`~showdown_service.worker.restore.ArchiveUnreadable` (the loop
         waits) while the archive cannot be read."""
-        restored = restore_after_loss(self.client, self.settings, keys)
+        behind = self._behind.get(keys.shard)
+        restored = restore_after_loss(self.client, self.settings, keys, behind=behind)
+        self._behind.pop(keys.shard, None)
         if restored is None:
             return False
         chain = restored.chain
@@ -95,12 +101,50 @@ class Planning(WorkerState):
             shard=keys.shard,
             archived_epoch=chain.epoch,
             archived_seq=chain.last_seq,
+            redis_seq=behind.redis_seq if behind is not None else None,
             dedupe_restored=restored.hands,
             tournaments_lost=list(restored.tournaments),
             then="dedupe restored from the archive; the lost tournaments are refused (ledger_lost) until "
             "`showdown tournament restore ID`",
         )
         return True
+
+    def _vouch(self, keys: ShardKeys, head: Head) -> Head:
+        """The head to plan on once the archive says Redis's chain is not behind it (:mod:`showdown_service.worker.restore`):
+        ``head``; or, when Redis came back behind the archive, the empty head of a new epoch (the old chain left,
+        the restore to follow). Asked once after the worker starts, after a Redis error and after the head went
+        backwards. Raises :class:`~showdown_service.worker.restore.ArchiveUnreadable` (the loop waits) while the archive
+        cannot be read."""
+        for _ in range(VOUCH_TRIES):
+            behind = chain_behind(self.client, self.settings, keys, head)
+            if behind is None:
+                self._vouched.add(keys.shard)
+                return head
+            if start_new_epoch(self.client, keys, head):
+                self._behind[keys.shard] = behind
+                self._heads.pop(keys.shard, None)
+                self._books.pop(keys.shard, None)
+                self.log.error("chain_behind_archive", shard=keys.shard, epoch=behind.epoch,
+                               redis_seq=behind.redis_seq, archived_seq=behind.archived_seq, file=behind.file,
+                               then="the old chain left Redis (archived); a new epoch begins after the restore "
+                               "from the archive")  # fmt: skip
+                return EMPTY
+            head = Head.decode(self.client.get(keys.audit_head))  # another worker committed meanwhile: ask again
+            if head.seq == 0:
+                return head
+        raise redis.ConnectionError(f"shard {keys.shard}: the chain head moved {VOUCH_TRIES} times while it was "
+                                    "checked against the archive")  # fmt: skip
+
+    def _check_chain(self, keys: ShardKeys) -> None:
+        """Once after the worker starts and after each Redis error, before the shard's next batch is routed and
+        claimed: a chain Redis holds behind the archive is left for a new epoch (:meth:`_vouch`), and an empty one
+        is restored from the archive (the dedupe, the cross-shard claims, the lost tournaments)."""
+        head = Head.decode(self.client.get(keys.audit_head))
+        if head.seq > 0:
+            head = self._vouch(keys, head)
+        if head.seq == 0:
+            self._restore_after_loss(keys)
+            self._vouched.add(keys.shard)
 
     def process(self, keys: ShardKeys, entries: Iterable[Entry], failures: Mapping[str, int] | None = None) -> None:
         """Settle a batch and commit it now (claims, recovery, flushing)."""
@@ -152,6 +196,8 @@ class Planning(WorkerState):
                 self.log.error("entry_failed", failures=failures, limit=settings.max_deliveries, then=then, **context)
                 if poison:  # judged with its count: poison, without settling it again
                     batch.append(judge(eid, fields, failures=failures))
+        if batch and keys.shard not in self._vouched:  # before any claim: a restore puts the lost claims back first
+            self._check_chain(keys)
         routed = self._router.route(keys.shard, keys.tournament, batch)
         return self._router.claim_hands(keys.shard, routed, settings.dedupe_ttl_s)  # one shard a hand, across shards
 
@@ -283,7 +329,13 @@ class Planning(WorkerState):
 
     def _plan(self, keys: ShardKeys, batch: list[Prepared], seen: dict[str, str | None], head: Head) -> Plan:
         settings = self.settings
+        if head.seq < self._top.get(keys.shard, 0):  # the head went backwards: Redis lost writes
+            self._vouched.discard(keys.shard)
+            self._top.pop(keys.shard, None)
+        if head.seq > 0 and keys.shard not in self._vouched:  # never extend a chain the archive has passed
+            head = self._vouch(keys, head)
         if head.seq == 0:  # the chain's start: a Redis that lost its data is restored from the archive first
+            self._vouched.add(keys.shard)  # a new epoch: no archive can be past it
             self._restore_after_loss(keys)
         book, head, lost = self._book(keys, batch, head)
         if head.seq == 0 and self._restore_after_loss(keys):  # restored just now: the lost set moved, read again

@@ -17,11 +17,18 @@ Otherwise, before its first commit, it (:func:`restore_after_loss`):
    within ``SHOWDOWN_DEDUPE_TTL_S`` (its digest, with the TTL it had left,
    measured from the record's ``at``): a hand re-sent after the loss is a
    ``duplicate``, or ``conflicting_duplicate``, exactly as before;
-2. adds every tournament the archive knows on the shard (one whose ledger
+2. puts back the cross-shard claims (:mod:`showdown_service.decision.routing`): the registry's
+   ``hand:<hand_id>`` key of every hand the archive has settled within the
+   dedupe TTL, on any shard, naming that shard (``SET NX``, with the TTL it had
+   left), and each tournament the archive knows on this shard in the
+   registry's ``tournaments`` hash (``HSETNX``): a copy of an archived hand
+   read by another shard after the loss is refused ``wrong_shard`` as it would
+   have been, never paid there;
+3. adds every tournament the archive knows on the shard (one whose ledger
    took a message) to the shard's ``tournaments:lost`` set: their hands and
    messages are refused ``ledger_lost`` (never settled as plain hands) until
    ``showdown tournament restore ID`` rebuilds the ledger from the archive;
-3. records the reset in the shard's ``audit:reset`` hash: the archived chain's
+4. records the reset in the shard's ``audit:reset`` hash: the archived chain's
    epoch, last seq and hash, when and what it restored; the commit script
    adds the new chain's ``epoch`` and ``began_at`` with its first record.
    ``showdown health``, ``audit verify``, the ``showdown_chain_restarted``
@@ -37,6 +44,28 @@ Redis outage (``ARCHIVE`` in ``showdown health``) until it can.
 What this cannot restore: entries the old chain settled after its last
 archived seq (the lost tail). Their dedupe keys are gone with them (a re-send
 of one settles again); the archive never had them.
+
+**Redis back behind the archive.** An AOF with ``appendfsync everysec``
+loses its last second: Redis comes back with its chain's head at seq H while
+the archive holds that chain (its epoch) to seq A > H. Extending the chain
+from H would fork it (two records of each seq H+1..A) and settle again the
+hands of H+1..A whose dedupe keys went with the lost second. So before a
+worker first commits on a head it has not checked (after its start, after any
+Redis error, after the head went backwards under it), it asks the archive
+(:func:`chain_behind`); an archive past the head makes it start a new epoch
+(:func:`start_new_epoch`, one script, only while the head is still H): the
+old chain's records, results, dead letters and placements (all archived, up
+to H) leave Redis's streams, its head, epoch and any older ``audit:reset``
+go, and the ledgers of its open tournaments too (they stand at H, the archive
+has them further: rebuilt with ``showdown tournament restore``). Then the
+restore above runs as for an empty Redis, and the reset names the gap:
+"Redis came back at seq H, behind the archive" (``redis_seq``).
+
+Over 400 lines because its parts are one sequence a worker runs before a new
+epoch's first commit (the chain left behind the archive, the dedupe, the
+claims, the lost tournaments, the reset that says it is done) and the reset's
+reading, each step's reason beside it; split, the order would be read in
+several files.
 """
 
 from __future__ import annotations
@@ -51,7 +80,7 @@ import orjson
 import redis
 
 from showdown_messages.publish import Refusal
-from showdown_service.decision.audit import GENESIS
+from showdown_service.decision.audit import GENESIS, Head, read_epoch
 from showdown_service.infra.config import Settings, ShardKeys
 
 ARCHIVE_WAIT: Final = "ARCHIVE"
@@ -69,6 +98,31 @@ return 0
 """
 """KEYS: the shard's ``tournaments:lost`` set, then each tournament's ledger; ARGV: their ids. Marks lost only those
 with no ledger (one restored meanwhile, by another worker's first commit or ``tournament restore``, stays)."""
+
+
+BEHIND_LUA: Final = """
+if (redis.call('GET', KEYS[1]) or '') ~= ARGV[1] or (redis.call('GET', KEYS[2]) or '') ~= ARGV[2] then
+  return 0
+end
+for i = 3, 6 do
+  redis.call('XTRIM', KEYS[i], 'MAXLEN', 0)
+end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[7], KEYS[8])
+if redis.call('EXISTS', KEYS[9]) == 1 then
+  redis.call('HSET', KEYS[9], 'seq', 0, 'hash', ARGV[3])
+  redis.call('HDEL', KEYS[9], 'epoch')
+end
+for i = 10, #KEYS do
+  redis.call('DEL', KEYS[i])
+end
+return 1
+"""
+"""KEYS: the chain head, its epoch key, the audit, results, dead-letter and standings streams, ``audit:reset``, the
+open-tournaments set, the archiver's progress hash, then each open tournament's ledger; ARGV: the head and epoch key
+expected, the genesis hash. Only while both are as expected (no commit since they were read): empties the streams
+(their keys and last ids kept), deletes the head, epoch, reset, open set and ledgers; the progress recorded says the
+new chain is archived to seq 0 (its file, events floor and the old epoch's fields kept). Returns 1 if done, 0 if the
+chain moved."""
 
 
 class ArchiveUnreadable(redis.RedisError):
@@ -136,14 +190,74 @@ class Restored:
     """Dedupe keys set."""
     tournaments: tuple[str, ...]
     """Tournaments marked lost."""
+    claims: int = 0
+    """Cross-shard hand claims put back (of every shard's archived hands)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Behind:
+    """Redis's chain came back behind what the archive holds of it (the gap: the archive's seqs after ``redis_seq``
+    that Redis lost, and whatever that chain settled after ``archived_seq``, lost with Redis)."""
+
+    epoch: str
+    redis_seq: int
+    """The head Redis came back with."""
+    archived_seq: int
+    """The last seq the archive holds of the same epoch."""
+    file: str
+
+    def text(self) -> str:
+        return (
+            f"Redis came back with epoch {self.epoch[:16]} at seq {self.redis_seq}, behind the archive's seq "
+            f"{self.archived_seq} ({self.file})"
+        )
+
+
+def chain_behind(client: Any, settings: Settings, keys: ShardKeys, head: Head) -> Behind | None:
+    """Whether the archive holds the chain Redis runs (its epoch) past ``head``: a Redis that lost its last writes
+    (never so otherwise: the archive only holds what Redis held). None without an archive, at an empty head, or
+    for a chain whose epoch is unknown. Raises :class:`ArchiveUnreadable` when the archive cannot be read."""
+    from showdown_service.storage.lookup import archive_exists  # noqa: PLC0415 - light
+
+    if head.seq == 0 or not archive_exists(settings.archive_url):
+        return None
+    epoch = read_epoch(client, keys.audit_epoch, keys.audit)
+    if not epoch:
+        return None
+    from pyarrow.lib import ArrowException  # noqa: PLC0415 - pyarrow only when asked
+
+    from showdown_service.storage.layout import ArchiveError, newest_file, open_store  # noqa: PLC0415
+
+    try:
+        newest = newest_file(open_store(settings.archive_url, settings), keys.shard, epoch)
+    except (ArchiveError, ArrowException, OSError) as exc:
+        raise ArchiveUnreadable(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
+    if newest is None or newest.last_seq <= head.seq:
+        return None
+    return Behind(epoch, head.seq, newest.last_seq, newest.path)
+
+
+def start_new_epoch(client: Any, keys: ShardKeys, head: Head) -> bool:
+    """Leave a chain that Redis holds behind the archive (see the module's text) so the next commit begins a new
+    epoch; only while its head is still ``head``. True if done, False if the chain moved meanwhile (read again)."""
+    stored = client.get(keys.audit_epoch)
+    opened = sorted(t.decode() if isinstance(t, bytes) else str(t) for t in client.smembers(keys.tournaments_open))
+    script = client.register_script(BEHIND_LUA)
+    done = script(
+        keys=[keys.audit_head, keys.audit_epoch, keys.audit, keys.results, keys.dead, keys.standings,
+              keys.audit_reset, keys.tournaments_open, keys.archive, *(keys.tournament(t) for t in opened)],
+        args=[head.encode(), stored or "", GENESIS],
+    )  # fmt: skip
+    return bool(done)
 
 
 def restore_after_loss(
-    client: Any, settings: Settings, keys: ShardKeys, *, now: float | None = None
+    client: Any, settings: Settings, keys: ShardKeys, *, now: float | None = None, behind: Behind | None = None
 ) -> Restored | None:
     """At an empty chain head: restore the shard's dedupe keys and mark its tournaments lost, from the archive
     (see the module's text); ``None`` when there is nothing to do (restored already, or no archived chain).
-    Raises :class:`ArchiveUnreadable` when the archive exists and cannot be read."""
+    Raises :class:`ArchiveUnreadable` when the archive exists and cannot be read. ``behind``: the chain Redis came
+    back with behind the archive, left by :func:`start_new_epoch` (its seq is recorded: ``redis_seq``)."""
     from showdown_service.storage.lookup import archive_exists  # noqa: PLC0415 - light
 
     url = settings.archive_url
@@ -162,7 +276,7 @@ def restore_after_loss(
         chains = archived_chains(store, keys.shard)
         if not chains:
             return None
-        hands, tournaments = _archived_state(store, keys.shard, instant - settings.dedupe_ttl_s)
+        hands, tournaments, claims = _archived_state(store, keys.shard, instant - settings.dedupe_ttl_s)
     except (ArchiveError, ArrowException, OSError, duckdb.Error) as exc:
         raise ArchiveUnreadable(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
     for start in range(0, len(hands), RESTORE_CHUNK):
@@ -172,6 +286,7 @@ def restore_after_loss(
             if left > 0:
                 pipe.set(keys.seen(hand_id), digest, ex=left, nx=True)
         pipe.execute()
+    claimed = _put_back_claims(client, settings, keys, claims, tournaments, instant=instant)
     mark = client.register_script(MARK_LOST_LUA)
     for start in range(0, len(tournaments), RESTORE_CHUNK):
         chunk = tournaments[start : start + RESTORE_CHUNK]
@@ -186,9 +301,37 @@ def restore_after_loss(
             "restored_at": _utc(instant),
             "hands": len(hands),
             "tournaments": len(tournaments),
+            "claims": claimed,
+            **({"redis_seq": behind.redis_seq} if behind is not None else {}),
         },
     )
-    return Restored(chain, len(hands), tuple(tournaments))
+    return Restored(chain, len(hands), tuple(tournaments), claimed)
+
+
+def _put_back_claims(
+    client: Any, settings: Settings, keys: ShardKeys, claims: list[tuple[str, str, float]], tournaments: list[str],
+    *, instant: float,
+) -> int:  # fmt: skip
+    """Set each archived hand's cross-shard claim (``hand_id, shard, settled at``) where none is (with the TTL it
+    had left), and claim this shard's archived tournaments in the registry where unclaimed; the hand claims set."""
+    from showdown_service.decision.routing import hand_key, registry_key  # noqa: PLC0415 - no cycle at import
+
+    prefix = settings.key_prefix
+    done = 0
+    for start in range(0, len(claims), RESTORE_CHUNK):
+        pipe = client.pipeline(transaction=False)
+        for hand_id, shard, at in claims[start : start + RESTORE_CHUNK]:
+            left = int(settings.dedupe_ttl_s - (instant - at))
+            if left > 0:
+                pipe.set(hand_key(hand_id, prefix), shard, ex=left, nx=True)
+                done += 1
+        pipe.execute()
+    for start in range(0, len(tournaments), RESTORE_CHUNK):
+        pipe = client.pipeline(transaction=False)
+        for tournament_id in tournaments[start : start + RESTORE_CHUNK]:
+            pipe.hsetnx(registry_key(prefix), tournament_id, keys.shard)
+        pipe.execute()
+    return done
 
 
 HANDS_SQL: Final = """
@@ -204,23 +347,37 @@ WHERE shard = ? AND tournament_id IS NOT NULL AND event_field = 'tournament' AND
 ORDER BY tournament_id
 """
 """The shard's tournaments whose ledgers took a message: those a ledger was kept for."""
+CLAIMS_SQL: Final = """
+SELECT hand_id, arg_min(shard, settled_at) AS shard, min(settled_at) AS at
+FROM archive_rows
+WHERE outcome = 'settled' AND hand_id IS NOT NULL AND settled_at >= ?
+GROUP BY hand_id
+"""
+"""Each hand settled since the cutoff on any shard: the shard that settled it first (the claim's holder), and when
+(its claim was made then, with the dedupe TTL)."""
 
 
-def _archived_state(store: Any, shard: str, cutoff: float) -> tuple[list[tuple[str, str, float]], list[str]]:
+def _archived_state(
+    store: Any, shard: str, cutoff: float
+) -> tuple[list[tuple[str, str, float]], list[str], list[tuple[str, str, float]]]:
+    """The shard's hands to dedupe (hand id, digest, settled at), its tournaments, every shard's hand claims (hand
+    id, shard, settled at)."""
     from showdown_service.storage.recall import connect  # noqa: PLC0415
 
     con = connect(store)
     try:
         rows = con.execute(HANDS_SQL, [shard, _utc(cutoff)]).fetchall()
         tournaments = [str(t) for (t,) in con.execute(TOURNAMENTS_SQL, [shard]).fetchall()]
+        claimed = con.execute(CLAIMS_SQL, [_utc(cutoff)]).fetchall()
     finally:
         con.close()
+    claims = [(str(hand_id), str(holder), _instant(str(at))) for hand_id, holder, at in claimed if holder]
     latest: dict[str, tuple[str, float]] = {}
     for hand_id, digest, at in rows:
         when = _instant(str(at))
         if digest and (hand_id not in latest or latest[hand_id][1] < when):
             latest[str(hand_id)] = (str(digest), when)
-    return [(hand_id, digest, at) for hand_id, (digest, at) in latest.items()], tournaments
+    return [(hand_id, digest, at) for hand_id, (digest, at) in latest.items()], tournaments, claims
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +393,8 @@ class Reset:
     hands: int
     tournaments: int
     acknowledged_at: str | None
+    redis_seq: int | None = None
+    """The head Redis came back with when it was behind the archive (lost its last writes), else None (empty)."""
 
     def text(self) -> str:
         """``the chain restarted: epoch X archived to seq N, epoch Y began at T``."""
@@ -244,7 +403,14 @@ class Reset:
             if self.epoch
             else f"the new epoch has no record yet (restored at {self.restored_at})"
         )
-        return f"the chain restarted: epoch {self.archived_epoch[:16]} archived to seq {self.archived_seq}, {began}"
+        back = (
+            f" (Redis came back at seq {self.redis_seq}, behind the archive: its writes after that were lost)"
+            if self.redis_seq is not None
+            else ""
+        )
+        return (
+            f"the chain restarted: epoch {self.archived_epoch[:16]} archived to seq {self.archived_seq}{back}, {began}"
+        )
 
 
 def read_reset(client: Any, keys: ShardKeys) -> Reset | None:
@@ -262,6 +428,7 @@ def read_reset(client: Any, keys: ShardKeys) -> Reset | None:
         int(doc.get("hands", "0") or 0),
         int(doc.get("tournaments", "0") or 0),
         doc.get("acknowledged_at"),
+        int(doc["redis_seq"]) if doc.get("redis_seq") else None,
     )
 
 

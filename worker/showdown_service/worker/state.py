@@ -34,6 +34,7 @@ from showdown_service.ops.sampling import Sampler
 from showdown_service.worker.commit import COMMIT_LUA, Plan
 from showdown_service.worker.ingress import Ingress
 from showdown_service.worker.ledger import LOAD_LUA
+from showdown_service.worker.restore import Behind
 
 Entry = Row
 """(entry id, fields or None for a deleted entry)."""
@@ -91,6 +92,13 @@ class WorkerState(ABC):
         self._heads: dict[str, Head] = {}
         """The chain head each shard's next commit builds on (as this worker last planned or saw it)."""
         self._contended: dict[str, int] = {}
+        self._vouched: set[str] = set()
+        """Shards whose head this worker checked against the archive (not behind it) since it started, since its last
+        Redis error, and since the head last went backwards under it (:func:`showdown_service.worker.restore.chain_behind`)."""
+        self._top: dict[str, int] = {}
+        """Per shard: the seq of the last head this worker committed (a head read lower means Redis lost writes)."""
+        self._behind: dict[str, Behind] = {}
+        """Per shard: a chain left because Redis came back behind the archive, until the restore records it."""
         """Per shard: commits still to plan on a freshly read head since the last conflict."""
         self._streams = dict.fromkeys((keys.events for keys in self.shards.values()), ">")
         self._rows: list[tuple[ShardKeys, list[Entry]]] = []

@@ -1,0 +1,122 @@
+"""Redis back with its chain's head BEHIND the archive (issue 33, item 1 of what was left): an AOF that lost its last
+writes (``appendfsync everysec`` loses up to a second; here the AOF is cut where it stood earlier, after a SIGKILL,
+on a real server). The workers never extend a chain the archive has passed: the first settlement after the loss
+begins a new epoch, after the dedupe is restored from the archive (a re-sent hand of the lost second is a
+duplicate); the gap is named in the shard's reset and by health; the old epoch's archived files stay byte for byte;
+the archiver writes the new epoch beside them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+import redis
+
+from showdown_service import heartbeat
+from showdown_service.archive.archiver import Archiver
+from showdown_service.archive.layout import open_store, read_meta
+from showdown_service.audit import Head
+from showdown_service.config import Settings, ShardKeys
+from showdown_service.examples import example_lines
+from showdown_service.localredis import LocalRedis
+from showdown_service.restore import read_reset
+from showdown_service.stream_cli import health
+from showdown_service.streams import read_range
+from showdown_service.worker import Worker
+from tests.helpers import xadd_events
+
+CASES = [orjson.loads(line)["event"] for line in list(example_lines())[:12]]
+
+
+def hands(n: int, tag: str = "h") -> list[dict[str, Any]]:
+    return [{**CASES[i % len(CASES)], "hand_id": f"{tag}-{i}"} for i in range(n)]
+
+
+def records(client: redis.Redis, keys: ShardKeys) -> list[dict[str, Any]]:
+    return [orjson.loads(fields[b"audit"]) for _, fields in read_range(client, keys.audit)]
+
+
+def steps(worker: Worker, rounds: int = 5) -> None:
+    for _ in range(rounds):
+        worker.step()
+    worker.flush()
+
+
+def incr_aof(data_dir: Path) -> Path:
+    """The server's incremental AOF (Redis 7 / Valkey: appendonlydir/<name>.<n>.incr.aof), where writes go."""
+    (found,) = sorted((data_dir / "appendonlydir").glob("*.incr.aof"))
+    return found
+
+
+@pytest.mark.parametrize("same_worker", [False, True], ids=["a-worker-started-after", "the-worker-that-ran-on"])
+def test_redis_back_behind_the_archive_begins_a_new_epoch_names_the_gap_and_pays_no_lost_second_hand_twice(
+    make_settings: Any, tmp_path: Path, same_worker: bool
+) -> None:
+    with LocalRedis(appendfsync="always", data_dir=tmp_path / "redis") as server:
+        client = redis.Redis.from_url(server.url, protocol=2)
+        archive = tmp_path / "archive"
+        settings: Settings = make_settings(server.url, archive_url=str(archive), heartbeat_file=tmp_path / "hb")
+        keys = settings.keys("default")
+        archiver = Archiver(settings, client, open_store(settings.archive_url))
+        archiver.drain()  # registered before the worker settles (no event trimmed it has not read)
+        worker = Worker(settings, client)
+        worker.prepare_groups()
+        docs = hands(9)
+        xadd_events(client, keys.events, docs[:4])
+        steps(worker)
+        archiver.drain()
+        cut = incr_aof(server.data_dir).stat().st_size  # appendfsync always: every write is on disk when answered
+        xadd_events(client, keys.events, docs[4:8])
+        steps(worker)
+        archiver.drain()
+        old_epoch = client.get(keys.audit_epoch)
+        assert isinstance(old_epoch, bytes)
+        written = {path: path.read_bytes() for path in archive.rglob("*") if path.is_file()}
+        assert max(read_meta(archiver.store, str(p)).last_seq for p in written if p.suffix == ".parquet") == 8
+
+        server.kill()  # a crash: what the AOF had past `cut` (the second before) is lost
+        os.truncate(incr_aof(server.data_dir), cut)
+        server.restart()
+        assert Head.decode(client.get(keys.audit_head)).seq == 4, "Redis is back behind the archive (seq 8)"
+
+        conflicting = {**docs[0], "hand_id": docs[6]["hand_id"]}
+        xadd_events(client, keys.events, [docs[5], conflicting, docs[8]])  # h-5, h-6 settled in the lost second
+        if not same_worker:
+            worker = Worker(settings, client)
+            worker.prepare_groups()
+        steps(worker)
+        got = [(r["seq"], r["prev_hash"] == "0" * 64, r["hand_id"], r["outcome"], r["code"])
+               for r in records(client, keys)]  # fmt: skip
+        assert got == [
+            (1, True, "h-5", "duplicate", None),
+            (2, False, "h-6", "rejected", "conflicting_duplicate"),
+            (3, False, "h-8", "settled", None),
+        ], "a new epoch, never the old chain extended from seq 4; the lost second's hands are not paid again"
+        new_epoch = records(client, keys)[0]["hash"]
+        assert client.get(keys.audit_epoch) == new_epoch.encode()
+        assert client.xlen(keys.results) == 1, "only h-8's result: the old chain's (archived) left Redis's streams"
+
+        reset = read_reset(client, keys)
+        assert reset is not None
+        assert (reset.archived_epoch, reset.archived_seq, reset.redis_seq) == (old_epoch.decode(), 8, 4)
+        assert (reset.epoch, reset.hands) == (new_epoch, 8)
+        assert reset.text() == (
+            f"the chain restarted: epoch {old_epoch.decode()[:16]} archived to seq 8 (Redis came back at seq 4, "
+            f"behind the archive: its writes after that were lost), epoch {new_epoch[:16]} began at "
+            f"{records(client, keys)[0]['at']}"
+        )
+        heartbeat.write(settings.heartbeat_file)
+        ok, lines = health(settings, client)
+        assert ok, lines
+        assert lines[0].startswith(f"degraded: shard default: {reset.text()};")
+
+        archiver.drain()  # the archiver sees the chain changed and writes the new epoch beside the old one
+        assert all(path.read_bytes() == data for path, data in written.items()), "nothing archived is rewritten"
+        new_files = sorted(str(p) for p in archive.rglob("*.parquet") if p not in written)
+        assert len(new_files) == 1
+        assert f"-{new_epoch[:16]}-000000000001-000000000003.parquet" in new_files[0]
+        assert client.hget(keys.archive, "previous_epoch") == old_epoch
+        client.close()
