@@ -388,7 +388,8 @@ def test_a_real_worker_process_needs_exactly_the_commands_the_worker_user_is_gra
             assert worker.wait(30) == 0
     used = used_since_reset(acl)
     # XCLAIM keeps a deal's entries while a plan longer than claim_idle_ms / 3 runs: granted, not used here
-    expected = granted(acl, "worker") - {"xclaim"}
+    # DEL: only when Redis came back behind the archive (a new epoch: the next test, tests/test_redis_behind.py)
+    expected = granted(acl, "worker") - {"xclaim", "del"}
     assert used == expected, f"unused grants: {expected - used}; missing: {used - expected}"
     admin = acl.admin()
     assert admin.xlen(KEYS.audit) == total
@@ -397,6 +398,38 @@ def test_a_real_worker_process_needs_exactly_the_commands_the_worker_user_is_gra
     assert admin.smembers(KEYS.tournaments_open) == {b"T2"}, "T finished, T2 open"
     assert admin.xlen(KEYS.dead) == 2
     assert admin.xpending(KEYS.events, "adjudicators")["pending"] == 0
+
+
+def test_the_worker_leaves_a_chain_redis_holds_behind_the_archive_and_restores_the_claims_with_its_grants(
+    acl: AclServer,
+) -> None:
+    """What a worker does when Redis came back behind the archive (restore.start_new_epoch) and the claims the
+    restore puts back, as the worker user: every command granted, the state left as a new epoch needs it."""
+    from showdown_service.decision.audit import Head
+    from showdown_service.worker.restore import _put_back_claims, start_new_epoch
+    from showdown_service.decision.routing import hand_key, registry_key
+
+    admin = acl.admin()
+    head = Head(2, "ab" * 32)
+    admin.set(KEYS.audit_head, head.encode())
+    admin.set(KEYS.audit_epoch, "cd" * 32)
+    for stream in (KEYS.audit, KEYS.results, KEYS.dead, KEYS.standings):
+        admin.xadd(stream, {"x": "1"})
+    admin.hset(KEYS.archive, mapping={"seq": 2, "epoch": "cd" * 32, "file": "f.parquet"})
+    admin.hset(KEYS.audit_reset, "archived_seq", 1)
+    admin.sadd(KEYS.tournaments_open, "T")
+    admin.hset(KEYS.tournament("T"), "rules", "{}")
+    worker = acl.client("worker")
+    start_counting(acl)
+    assert start_new_epoch(worker, KEYS, head)
+    _put_back_claims(worker, Settings(), KEYS, [("H-9", "default", time.time())], ["T"], instant=time.time())
+    assert used_since_reset(acl) <= granted(acl, "worker")
+    assert [admin.xlen(s) for s in (KEYS.audit, KEYS.results, KEYS.dead, KEYS.standings)] == [0, 0, 0, 0]
+    gone = (KEYS.audit_head, KEYS.audit_epoch, KEYS.audit_reset, KEYS.tournaments_open, KEYS.tournament("T"))
+    assert admin.exists(*gone) == 0
+    assert admin.hmget(KEYS.archive, ["seq", "epoch", "file"]) == [b"0", b"", b"f.parquet"]
+    assert admin.get(hand_key("H-9")) == b"default"
+    assert admin.hget(registry_key(), "T") == b"default"
 
 
 def settled_in_log(log: Path) -> int:
@@ -520,6 +553,17 @@ def test_the_auditor_verifies_the_chain_and_lists_dead_letters_with_exactly_its_
     assert used_since_reset(acl) == granted(acl, "auditor") == {
         "xrange", "xrevrange", "get", "hmget", "hget", "hgetall"  # hgetall: audit:reset (a restarted chain)
     }  # fmt: skip
+
+
+def test_the_auditor_reads_the_chain_s_epoch_key_where_its_seq_1_record_was_trimmed(acl: AclServer) -> None:
+    """``audit verify`` tells which archived chain Redis runs by its epoch: with the seq-1 record trimmed away, only
+    the ``audit:epoch`` key says it (the auditor had no GET on it: the answer was 'unknown')."""
+    from showdown_service.archive.chains import redis_epoch
+
+    acl.admin().set(KEYS.audit_epoch, "ef" * 32)
+    start_counting(acl)
+    assert redis_epoch(acl.client("auditor"), KEYS) == "ef" * 32
+    assert used_since_reset(acl) == {"xrange", "get"}
 
 
 def test_the_archiver_archives_and_trims_with_exactly_its_grants(acl: AclServer, tmp_path: Path) -> None:
