@@ -406,8 +406,8 @@ def test_the_worker_leaves_a_chain_redis_holds_behind_the_archive_and_restores_t
     """What a worker does when Redis came back behind the archive (restore.start_new_epoch) and the claims the
     restore puts back, as the worker user: every command granted, the state left as a new epoch needs it."""
     from showdown_service.decision.audit import Head
-    from showdown_service.worker.restore import _put_back_claims, start_new_epoch
     from showdown_service.decision.routing import hand_key, registry_key
+    from showdown_service.worker.restore import _put_back_claims, start_new_epoch
 
     admin = acl.admin()
     head = Head(2, "ab" * 32)

@@ -15,17 +15,17 @@ import orjson
 import pytest
 import redis
 
-from showdown_service import heartbeat
 from showdown_service.archive.archiver import Archiver
-from showdown_service.archive.layout import open_store, read_meta
-from showdown_service.audit import Head
-from showdown_service.config import Settings, ShardKeys
-from showdown_service.examples import example_lines
-from showdown_service.localredis import LocalRedis
-from showdown_service.restore import read_reset
-from showdown_service.stream_cli import health
-from showdown_service.streams import read_range
-from showdown_service.worker import Worker
+from showdown_service.decision.audit import Head
+from showdown_service.infra.config import Settings, ShardKeys
+from showdown_service.infra.examples import example_lines
+from showdown_service.infra.streams import read_range
+from showdown_service.ops import heartbeat
+from showdown_service.read.health import health
+from showdown_service.storage.layout import open_store, read_meta
+from showdown_service.testing.localredis import LocalRedis
+from showdown_service.worker.loop import Worker
+from showdown_service.worker.restore import read_reset
 from tests.helpers import xadd_events
 
 CASES = [orjson.loads(line)["event"] for line in list(example_lines())[:12]]

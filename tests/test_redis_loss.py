@@ -370,7 +370,7 @@ def test_after_redis_lost_its_data_a_copy_of_a_hand_archived_on_another_shard_is
     """The cross-shard claims (``{registry}:hand:<id>``, routing.py) are lost with Redis too: the restore puts them
     back from the archive (every shard's hands), so a copy of an archived hand read by another shard after the
     loss is ``wrong_shard`` there, as before the loss; its tournaments are claimed again in the registry."""
-    from showdown_service.routing import hand_key, registry_key
+    from showdown_service.decision.routing import hand_key, registry_key
 
     archive = str(tmp_path / "archive")
     both = make_settings(redis_url, consumer="archiver", shards="east,west", archive_url=archive)

@@ -19,7 +19,7 @@ import redis
 from showdown_core.tournament import Book
 from showdown_messages.protocol import entry_order
 from showdown_messages.publish import refusal
-from showdown_service.decision.audit import EMPTY, Head
+from showdown_service.decision.audit import Head
 from showdown_service.decision.decide import refuse_broken, utc_text
 from showdown_service.decision.settling import Prepared, prepare
 from showdown_service.infra.config import ShardKeys
@@ -27,12 +27,8 @@ from showdown_service.infra.connection import REDIS_ERRORS
 from showdown_service.ops.metrics import observe_many
 from showdown_service.worker.commit import LedgerInvariant, Plan, plan
 from showdown_service.worker.ledger import load_reply
-from showdown_service.worker.restore import chain_behind, restore_after_loss, start_new_epoch
+from showdown_service.worker.restore import leave_if_behind, restore_after_loss
 from showdown_service.worker.state import Entry, WorkerState
-
-VOUCH_TRIES = 5
-"""Reads of a shard's head while checking it against the archive (each moved by another worker's commit) before
-the worker waits and tries again."""
 
 
 def _deals(batch: list[Prepared]) -> bool:
@@ -110,30 +106,20 @@ class Planning(WorkerState):
         return True
 
     def _vouch(self, keys: ShardKeys, head: Head) -> Head:
-        """The head to plan on once the archive says Redis's chain is not behind it (:mod:`showdown_service.worker.restore`):
-        ``head``; or, when Redis came back behind the archive, the empty head of a new epoch (the old chain left,
-        the restore to follow). Asked once after the worker starts, after a Redis error and after the head went
-        backwards. Raises :class:`~showdown_service.worker.restore.ArchiveUnreadable` (the loop waits) while the archive
-        cannot be read."""
-        for _ in range(VOUCH_TRIES):
-            behind = chain_behind(self.client, self.settings, keys, head)
-            if behind is None:
+        """The head to plan on once the archive says Redis's chain is not behind it: ``head``; or the empty head of
+        a new epoch, the chain Redis came back with behind the archive left (:func:`.restore.leave_if_behind`)."""
+        head, behind = leave_if_behind(self.client, self.settings, keys, head)
+        if behind is None:
+            if head.seq > 0:
                 self._vouched.add(keys.shard)
-                return head
-            if start_new_epoch(self.client, keys, head):
-                self._behind[keys.shard] = behind
-                self._heads.pop(keys.shard, None)
-                self._books.pop(keys.shard, None)
-                self.log.error("chain_behind_archive", shard=keys.shard, epoch=behind.epoch,
-                               redis_seq=behind.redis_seq, archived_seq=behind.archived_seq, file=behind.file,
-                               then="the old chain left Redis (archived); a new epoch begins after the restore "
-                               "from the archive")  # fmt: skip
-                return EMPTY
-            head = Head.decode(self.client.get(keys.audit_head))  # another worker committed meanwhile: ask again
-            if head.seq == 0:
-                return head
-        raise redis.ConnectionError(f"shard {keys.shard}: the chain head moved {VOUCH_TRIES} times while it was "
-                                    "checked against the archive")  # fmt: skip
+            return head
+        self._behind[keys.shard] = behind
+        self._heads.pop(keys.shard, None)
+        self._books.pop(keys.shard, None)
+        self.log.error("chain_behind_archive", shard=keys.shard, epoch=behind.epoch, redis_seq=behind.redis_seq,
+                       archived_seq=behind.archived_seq, file=behind.file, then="the old chain left Redis "
+                       "(archived); a new epoch begins after the restore from the archive")  # fmt: skip
+        return head
 
     def _check_chain(self, keys: ShardKeys) -> None:
         """Once after the worker starts and after each Redis error, before the shard's next batch is routed and

@@ -80,7 +80,7 @@ import orjson
 import redis
 
 from showdown_messages.publish import Refusal
-from showdown_service.decision.audit import GENESIS, Head
+from showdown_service.decision.audit import EMPTY, GENESIS, Head
 from showdown_service.infra.config import Settings, ShardKeys
 
 ARCHIVE_WAIT: Final = "ARCHIVE"
@@ -249,6 +249,29 @@ def start_new_epoch(client: Any, keys: ShardKeys, head: Head) -> bool:
         args=[head.encode(), stored or "", GENESIS],
     )  # fmt: skip
     return bool(done)
+
+
+VOUCH_TRIES: Final = 5
+"""Reads of a shard's head while checking it against the archive (each moved by another worker's commit) before
+the worker waits and tries again."""
+
+
+def leave_if_behind(client: Any, settings: Settings, keys: ShardKeys, head: Head) -> tuple[Head, Behind | None]:
+    """The head to plan on and, when Redis came back behind the archive, what was left: ``(head, None)`` while the
+    archive is not past it; ``(EMPTY, behind)`` once :func:`start_new_epoch` left the chain. Read again when another
+    worker committed meanwhile. Raises :class:`ArchiveUnreadable` while the archive cannot be read, and a
+    :class:`redis.ConnectionError` (the worker waits, then asks again) when the head moved every time."""
+    for _ in range(VOUCH_TRIES):
+        behind = chain_behind(client, settings, keys, head)
+        if behind is None:
+            return head, None
+        if start_new_epoch(client, keys, head):
+            return EMPTY, behind
+        head = Head.decode(client.get(keys.audit_head))  # another worker committed (or left the chain) meanwhile
+        if head.seq == 0:
+            return head, None
+    raise redis.ConnectionError(f"shard {keys.shard}: the chain head moved {VOUCH_TRIES} times while it was checked "
+                                "against the archive")  # fmt: skip
 
 
 def restore_after_loss(

@@ -94,7 +94,7 @@ class WorkerState(ABC):
         self._contended: dict[str, int] = {}
         self._vouched: set[str] = set()
         """Shards whose head this worker checked against the archive (not behind it) since it started, since its last
-        Redis error, and since the head last went backwards under it (:func:`showdown_service.worker.restore.chain_behind`)."""
+        Redis error, and since the head last went backwards under it (:func:`.restore.chain_behind`)."""
         self._top: dict[str, int] = {}
         """Per shard: the seq of the last head this worker committed (a head read lower means Redis lost writes)."""
         self._behind: dict[str, Behind] = {}
