@@ -219,7 +219,7 @@ def test_the_probes_run_showdown_health_and_the_heartbeat_lives_on_an_empty_dir(
 def test_the_workers_stop_gracefully_and_log_in_with_the_worker_secret() -> None:
     block_s = int(CONFIG["SHOWDOWN_BLOCK_MS"]) / 1000
     assert POD["terminationGracePeriodSeconds"] >= max(10, 5 * block_s), "time to commit the batch in hand"
-    env = {e["name"]: e["valueFrom"] for e in CONTAINER["env"]}
+    env = {e["name"]: e["valueFrom"] for e in CONTAINER["env"] if "valueFrom" in e}
     assert env["SHOWDOWN_REDIS_USERNAME"]["secretKeyRef"] == {"name": "showdown-redis-worker", "key": "username"}
     assert env["SHOWDOWN_REDIS_PASSWORD"]["secretKeyRef"] == {"name": "showdown-redis-worker", "key": "password"}
     assert env["SHOWDOWN_CONSUMER"] == {"fieldRef": {"fieldPath": "metadata.name"}}, "one consumer name per pod"
@@ -296,3 +296,34 @@ def test_keda_logs_in_as_the_scaler_user_over_tls_with_the_workers_ca() -> None:
     scaler = next(line for line in ACL_FILE.read_text(encoding="utf-8").splitlines() if line.split()[1] == "scaler")
     assert "+xinfo|groups" in scaler
     assert "%R~showdown:{*}:events" in scaler
+
+
+def test_the_workers_read_the_archivers_claim_read_only_where_the_archiver_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A worker restores from the archive before a new chain's first commit (and tells a Redis back behind the
+    archive): it needs the archiver's archive, as compose's workers have it; read-only, on the archiver's node for
+    a ReadWriteOnce claim."""
+    env = {e["name"]: e for e in CONTAINER["env"]}
+    plain = {name: e["value"] for name, e in env.items() if "value" in e}
+    for key in list(os.environ):
+        if key.startswith("SHOWDOWN_"):
+            monkeypatch.delenv(key)
+    for key, value in {**CONFIG, **plain}.items():
+        monkeypatch.setenv(key, value)
+    settings = Settings()
+    mounts = {m["name"]: m for m in CONTAINER["volumeMounts"]}
+    volumes = {v["name"]: v for v in POD["volumes"]}
+    assert settings.archive_url == mounts["archive"]["mountPath"]
+    assert mounts["archive"]["readOnly"] is True
+    archiver = one("Deployment", "showdown-archiver")
+    archivers = {v["name"]: v for v in archiver["spec"]["template"]["spec"]["volumes"]}
+    archiver_env = {e["name"]: e.get("value") for e in archiver["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert settings.archive_url == archiver_env["SHOWDOWN_ARCHIVE_URL"], "the archiver's archive, at its path"
+    claim = volumes["archive"]["persistentVolumeClaim"]
+    assert claim == {**archivers["archive"]["persistentVolumeClaim"], "readOnly": True}, "the archiver's claim"
+    (mode,) = ALL[("PersistentVolumeClaim", claim["claimName"])]["spec"]["accessModes"]
+    if mode == "ReadWriteOnce":
+        (term,) = POD["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+        assert term["topologyKey"] == "kubernetes.io/hostname"
+        assert term["labelSelector"]["matchLabels"] == archiver["spec"]["selector"]["matchLabels"]
