@@ -620,6 +620,41 @@ def test_a_checkpoint_copy_that_cannot_be_written_is_waited_for_and_every_file_g
     assert found == []
 
 
+def test_an_online_audit_while_the_archiver_waits_for_its_checkpoint_copy_reports_no_tail_past_its_progress(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path
+) -> None:
+    """Between a file and its progress (here: the checkpoint copy waited for) the archive ends past the recorded
+    seq: the archiver said first which file it writes, so an online audit does not call it a forged tail
+    (``beyond_progress``, a false alarm before); a file past that one still is."""
+    from showdown_service.archive.chains import archived_ends, beyond
+    from showdown_service.archive.checkpoints import new_key_pair
+
+    private, public = tmp_path / "k.pem", tmp_path / "k.pub"
+    new_key_pair(private, public)
+    blocker = tmp_path / "copies"
+    blocker.write_text("not a directory")
+    settings = make_settings(batch_size=10, archive_url=str(tmp_path / "a"), archive_file_rows=10, archive_keep=0,
+                             archive_interval_s=0.01, backoff_max_s=0.05, archive_signing_key=private,
+                             archive_checkpoints_copy=blocker / "checkpoints.jsonl")  # fmt: skip
+    keys = settings.keys("default")
+    settle(fake, settings, hands(20))
+    archiver = Archiver(settings, fake, open_store(settings.archive_url))
+    runner = _run(archiver)
+    try:
+        wait_until(lambda: archiver.metrics.waiting.labels("default")._value.get() == 1, what="the archiver waiting")
+        assert fake.hget(keys.archive, "seq") == b"0", "the file is written, its progress not yet"
+        store = open_store(settings.archive_url)
+        end, found = beyond(fake, keys, archived_ends(store, "default"))
+        assert end is not None
+        assert end.seq == 10
+        assert found == [], "the file the archiver said it writes, not a tail past its progress"
+        fake.hset(keys.archive, "writing", 5)  # as if it had said another file: this one is past it
+        _, found = beyond(fake, keys, archived_ends(store, "default"))
+        assert [d.kind for d in found] == ["beyond_progress"]
+    finally:
+        _stop(archiver, runner)
+
+
 def test_a_copy_failing_three_times_then_a_progress_write_failing_leaves_each_checkpoint_once_in_the_copy(
     fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -511,6 +511,9 @@ class Archiver:
         data = encode_file(table, meta)
         name = file_name(keys.shard, first["seq"], last["seq"], epoch)
         relative = f"shard={keys.shard}/day={_day(first)}/{name}"
+        # said before the file exists: an online audit between the file and its progress (a checkpoint copy waited
+        # for) sees a file the archiver is writing, not a tail past its progress (``beyond_progress``)
+        self.client.hset(keys.archive, mapping={"writing": last["seq"], "writing_epoch": epoch})
         put_file(self.store, self.store.path(relative), data)
         if state.head.seq == 0:
             self._began(keys, state, epoch, first)

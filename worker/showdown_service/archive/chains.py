@@ -213,8 +213,8 @@ def redis_epoch(client: Client, keys: ShardKeys) -> str | None:
 
 def beyond(client: Client, keys: ShardKeys, ends: list[ChainEnd]) -> tuple[ChainEnd | None, list[Difference]]:
     """Which of the archive's chains is Redis's live one, and what of the archive goes past Redis: past its head
-    (``beyond_head``), past the archiver's recorded progress (``beyond_progress``); or, when Redis runs another
-    chain than any archived (or none), a ``reset`` notice."""
+    (``beyond_head``), past the archiver's recorded progress and the file it said it writes (``beyond_progress``);
+    or, when Redis runs another chain than any archived (or none), a ``reset`` notice."""
     shard = keys.shard
     if not ends:
         return None, []
@@ -239,7 +239,13 @@ def beyond(client: Client, keys: ShardKeys, ends: list[ChainEnd]) -> tuple[Chain
         found.append(Difference(shard, "beyond_head", detail, seq=end.seq, file=end.file))
     recorded = cast(bytes | None, client.hget(keys.archive, "seq"))
     recorded_epoch = cast(bytes | None, client.hget(keys.archive, "epoch"))
-    if recorded and (not recorded_epoch or recorded_epoch.decode() == end.epoch) and end.seq > int(recorded):
-        detail = f"the archive ends at seq {end.seq} ({end.file}), past the archiver's recorded seq {int(recorded)}"
-        found.append(Difference(shard, "beyond_progress", detail, seq=end.seq, file=end.file))
+    writing = cast(bytes | None, client.hget(keys.archive, "writing"))
+    writing_epoch = cast(bytes | None, client.hget(keys.archive, "writing_epoch"))
+    if recorded and (not recorded_epoch or recorded_epoch.decode() == end.epoch):
+        allowed = int(recorded)
+        if writing and (not writing_epoch or writing_epoch.decode() == end.epoch):
+            allowed = max(allowed, int(writing))  # the file the archiver said it writes, its progress to follow
+        if end.seq > allowed:
+            detail = f"the archive ends at seq {end.seq} ({end.file}), past the archiver's recorded seq {allowed}"
+            found.append(Difference(shard, "beyond_progress", detail, seq=end.seq, file=end.file))
     return end, found
