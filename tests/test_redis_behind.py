@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 import pytest
 import redis
 
 from showdown_service.archive.archiver import Archiver
+from showdown_service.cli.commands import main as showdown_main
 from showdown_service.decision.audit import Head
 from showdown_service.infra.config import Settings, ShardKeys
 from showdown_service.infra.examples import example_lines
@@ -24,9 +25,11 @@ from showdown_service.ops import heartbeat
 from showdown_service.read.health import health
 from showdown_service.storage.layout import open_store, read_meta
 from showdown_service.testing.localredis import LocalRedis
+from showdown_service.worker.ledger import read_book
 from showdown_service.worker.loop import Worker
 from showdown_service.worker.restore import read_reset
 from tests.helpers import xadd_events
+from tests.test_redis_loss import _tournament_run, _uninterrupted, archive_all, drain, publish
 
 CASES = [orjson.loads(line)["event"] for line in list(example_lines())[:12]]
 
@@ -120,3 +123,53 @@ def test_redis_back_behind_the_archive_begins_a_new_epoch_names_the_gap_and_pays
         assert f"-{new_epoch[:16]}-000000000001-000000000003.parquet" in new_files[0]
         assert client.hget(keys.archive, "previous_epoch") == old_epoch
         client.close()
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch, redis_url: str, tmp_path: Path) -> Settings:
+    """The command line's settings: the test server, an archive under tmp_path (as tests/test_redis_loss.py's)."""
+    for name, value in {"REDIS_URL": redis_url, "ARCHIVE_URL": str(tmp_path / "archive"),
+                        "HEARTBEAT_FILE": str(tmp_path / "hb-cli"), "METRICS_PORT": "0"}.items():  # fmt: skip
+        monkeypatch.setenv(f"SHOWDOWN_{name}", value)
+    return Settings()
+
+
+def test_a_running_knockout_after_redis_came_back_behind_the_archive_is_refused_restored_and_ends_as_without(
+    client: redis.Redis, env: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its ledger in Redis stands at the older head, the archive has it further: the new epoch drops it, its
+    entries are refused ``ledger_lost`` (never a plain hand, never applied to the stale ledger), ``tournament
+    restore`` rebuilds it as it stood at its last archived entry, and once requeued it ends as without the loss.
+    Redis is put back behind the archive with DUMP/RESTORE of every key (a snapshot restored)."""
+    settings = env.model_copy(update={"consumer": "w1", "block_ms": 20})
+    keys = settings.keys("default")
+    sim = _tournament_run()
+    tid = sim.tournament_id
+    quarter, half = len(sim.lines) // 4, len(sim.lines) // 2
+    archiver = archive_all(settings, client)
+    publish(client, keys, sim.lines[:quarter])
+    drain(settings, client, rounds=quarter // 50 + 5)
+    snapshot = {name: cast(bytes, client.dump(name)) for name in cast(list[bytes], client.keys("*"))}
+    publish(client, keys, sim.lines[quarter:half])
+    drain(settings, client, rounds=quarter // 50 + 5)
+    archiver.drain()
+    archived = client.hgetall(keys.tournament(tid))
+    client.flushall()
+    for name, dumped in snapshot.items():
+        client.restore(name, 0, dumped)
+    assert client.hgetall(keys.tournament(tid)) != archived, "Redis's ledger stands behind the archive's"
+    rest = sim.lines[half:]
+    publish(client, keys, rest)
+    drain(settings, client, rounds=len(rest) // 50 + 5)
+    refused = records(client, keys)
+    assert refused[0]["seq"] == 1, "a new epoch"
+    assert {(r["outcome"], r["code"]) for r in refused} == {("rejected", "ledger_lost")}, "never a plain hand"
+    assert client.smembers(keys.tournaments_lost) == {tid.encode()}
+    capsys.readouterr()
+    assert showdown_main(["tournament", "restore", tid]) == 0
+    assert client.hgetall(keys.tournament(tid)) == archived, "as it stood at its last archived entry"
+    assert showdown_main(["dead-letters", "--code", "ledger_lost", "--requeue"]) == 0
+    drain(settings, client, rounds=len(rest) // 50 + 5)
+    book = read_book(client, keys, tid)
+    assert book is not None
+    assert orjson.dumps(book.standings(tid)[0]) == orjson.dumps(_uninterrupted(sim.lines, tid))
