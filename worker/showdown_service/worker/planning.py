@@ -1,5 +1,8 @@
 """The worker's planning: entries judged (:func:`~..decision.settling.prepare`), decided and packed into a
 commit (:func:`~showdown_service.worker.commit.plan`) on the right chain head and ledgers, and reported once committed.
+
+Why over 400 lines: the one place a batch goes from entries to a commit (the restore after a loss, the claims, the
+rake schedules, the broken-ledger retry); split it with the worker's parts as composed objects (issue 35, item 5).
 """
 
 from __future__ import annotations
