@@ -142,6 +142,36 @@ def test_claim_hands_claims_each_valid_hand_once_and_leaves_the_rest_alone() -> 
     assert router.claim_hands("a", [hand], 60) == [hand], "its own shard's claim lets it through"
 
 
+def calls(client: redis.Redis) -> dict[str, int]:
+    """Commands the server ran so far, by name (INFO commandstats: a script's own commands count too)."""
+    return {name.removeprefix("cmdstat_"): int(stat["calls"]) for name, stat in client.info("commandstats").items()}
+
+
+def test_a_batch_s_hands_are_claimed_with_one_script_call_and_again_after_the_server_forgot_it(
+    client: redis.Redis,
+) -> None:
+    """Issue 34's claim cost: one EVALSHA a batch (the script SETs NX GET each hand in the registry's slot), not
+    a command a hand; a server that lost its scripts (restart, failover) answers NOSCRIPT once, the script is
+    loaded again and the batch still claimed, with the same answers."""
+    judge = partial(prepare, failures=0, max_deliveries=5, max_payload_bytes=65536, now=datetime.now(UTC), started=0.0)
+    batch = [judge(f"{i}-0", {b"event": json.dumps({**HAND, "hand_id": f"H-{i}"}).encode()}) for i in range(1, 6)]
+    client.set(hand_key("H-2"), "b")  # another shard took H-2 first
+    router = Router(client)
+    client.config_resetstat()
+    out = router.claim_hands("a", batch, 60)
+    ran = calls(client)
+    assert ran.get("evalsha") == 1, ran
+    assert ran.get("set") == 5, "one SET NX GET a hand, inside the script"
+    assert [p.code for p in out] == [None, "wrong_shard", None, None, None]
+    assert [client.get(hand_key(f"H-{i}")) for i in range(1, 6)] == [b"a", b"b", b"a", b"a", b"a"]
+    assert 0 < client.ttl(hand_key("H-1")) <= 60
+    client.script_flush()
+    client.config_resetstat()
+    assert [p.code for p in router.claim_hands("a", batch, 60)] == [None, "wrong_shard", None, None, None]
+    assert calls(client).get("evalsha") == 2, "NOSCRIPT, then loaded and run again"
+    assert [p.code for p in router.claim_hands("b", batch, 60)] == ["wrong_shard", None] + ["wrong_shard"] * 3
+
+
 @pytest.mark.parametrize("prefix", ["showdown", "casino"])
 def test_a_hand_s_claim_is_in_the_registry_s_slot(prefix: str) -> None:
     assert hand_key("h{1}", prefix) == f"{prefix}:{{registry}}:hand:h{{1}}"

@@ -57,6 +57,22 @@ REGISTRY_TAG = "registry"
 WRONG_SHARD = "wrong_shard"
 _HELD_BY = re.compile(r" is held by shard '([^']*)', not ")
 """What :func:`misrouted` writes before the holder (shard names hold no quote: config refuses them)."""
+CLAIM_LUA = """
+local shard, ttl = ARGV[1], ARGV[2]
+local elsewhere = {}
+for i, key in ipairs(KEYS) do
+  local holder = redis.call('SET', key, shard, 'NX', 'EX', ttl, 'GET')
+  if holder and holder ~= shard then
+    elsewhere[#elsewhere + 1] = i
+    elsewhere[#elsewhere + 1] = holder
+  end
+end
+return elsewhere
+"""
+"""KEYS: each hand's ``<prefix>:{registry}:hand:<hand_id>`` (one slot); ARGV: the shard, the dedupe TTL (s). Claims
+each hand no shard holds for the shard (``SET NX GET``: nothing before, so taken now) and returns ``{index, holder,
+...}`` for the hands another shard holds (1-based index into KEYS): empty when the batch's hands are all this
+shard's."""
 HOLDERS_KEPT = 100_000
 """Tournaments whose holder a worker remembers (a holder never changes, so it need not be read again)."""
 
@@ -143,6 +159,7 @@ class Router:
         self.key = registry_key(prefix)
         self.holders: dict[str, str] = {}
         """Holders read or claimed so far (final: a claim never changes)."""
+        self._claim = client.register_script(CLAIM_LUA)
 
     def route(self, shard: str, ledger_key: Any, batch: list[Prepared]) -> list[Prepared]:
         """``batch`` with its misrouted entries refused. One round trip when it names a tournament whose holder
@@ -178,20 +195,19 @@ class Router:
 
     def claim_hands(self, shard: str, batch: list[Prepared], ttl_s: int) -> list[Prepared]:
         """``batch`` with each valid hand another shard took refused ``wrong_shard``; each hand no shard held is
-        claimed for ``shard`` (for ``ttl_s``, the dedupe TTL) first. One round trip (one ``SET NX GET`` a hand,
-        Redis 7.0+: the holder before, or nil where this shard took it now), none for a batch without a valid
-        hand."""
+        claimed for ``shard`` (for ``ttl_s``, the dedupe TTL) first. One round trip, one script a batch
+        (:data:`CLAIM_LUA`, in the registry's slot: ``SET NX GET`` a hand, Redis 7.0+, answering only the hands
+        another shard holds; loaded once, and again where a node answers NOSCRIPT), none for a batch without a
+        valid hand."""
         hands = list(dict.fromkeys(e.hand_id for e in batch if e.valid and e.hand_id is not None
                                    and e.tournament_message is None))  # fmt: skip
         if not hands:
             return batch
-        pipe = self.client.pipeline(transaction=False)
-        for hand_id in hands:
-            pipe.set(hand_key(hand_id, self.prefix), shard, nx=True, ex=ttl_s, get=True)
-        holders = {}
-        for hand_id, holder in zip(hands, pipe.execute(), strict=True):
-            if holder is not None:  # None: no shard held it, this one took it now
-                holders[hand_id] = holder.decode() if isinstance(holder, bytes) else str(holder)
-        if all(holder == shard for holder in holders.values()):
+        prefix = self.prefix
+        reply = self._claim(keys=[f"{prefix}:{{{REGISTRY_TAG}}}:hand:{hand_id}" for hand_id in hands],
+                            args=[shard, ttl_s])  # fmt: skip
+        if not reply:  # the usual answer: every hand this shard's (taken now, or by an earlier copy)
             return batch
+        holders = {hands[int(index) - 1]: holder.decode() if isinstance(holder, bytes) else str(holder)
+                   for index, holder in zip(reply[::2], reply[1::2], strict=True)}  # fmt: skip
         return hand_elsewhere(shard, batch, holders)
