@@ -1,5 +1,11 @@
 """Two versions of the worker side by side: ``python -m bench.ab_worker BASE_PYTHON [ROUNDS] [HANDS]``.
 
+``python -m bench.ab_worker --paths [ROUNDS] [HANDS]``: this checkout's worker fed by each producer path in turn,
+interleaved on one server: the entries pushed to the shard's inbox (as producers do) against the same entries
+XADDed straight to its events stream (as ``dead-letters --requeue`` does, or a backlog left after an outage);
+a producer thread appends them 100 at a time (one RPUSH, or one pipeline of XADDs) as fast as it goes
+once the worker is up; printed: each path's median entries/s and stream/inbox.
+
 ``BASE_PYTHON`` is the interpreter of another checkout's virtual environment
 (for example a ``git worktree`` of the commit before a change, with ``make
 .venv/.installed`` run in it); this interpreter runs this checkout. Rounds are
@@ -19,15 +25,21 @@ import os
 import statistics
 import sys
 import tempfile
+import threading
 import time
+from functools import partial
 from pathlib import Path
 
 import redis
 
 from bench import worker as bw
+from showdown_messages.publish import element as inbox_element
+from showdown_messages.publish import inbox_key
 from showdown_service.testing.localredis import LocalRedis
 
 TICK = os.sysconf("SC_CLK_TCK")
+LIVE_CHUNK = 100
+"""Entries a live producer appends at once (one RPUSH, or one pipeline of XADDs)."""
 FINISH_S = 300.0
 """Longest wait (s) for one run's last audit record (bounded)."""
 
@@ -39,20 +51,39 @@ def cpu_s(pid: int) -> float:
 
 
 def run_worker(
-    client: redis.Redis, url: str, n: int, workdir: Path, *, python: str, tag: str
+    client: redis.Redis,
+    url: str,
+    n: int,
+    workdir: Path,
+    *,
+    python: str,
+    tag: str,
+    path: str = "stream",
+    live: bool = False,
 ) -> tuple[float, float, float]:
-    """One worker run under ``python``: (entries/s, worker CPU us/entry, redis-server CPU us/entry)."""
-    bw._publish(client, f"showdown:{{{tag}}}:events", bw._events(n, tag))
+    """One worker run under ``python``: (entries/s, worker CPU us/entry, redis-server CPU us/entry). ``path``:
+    the entries are XADDed to the shard's events stream (``stream``) or pushed to its inbox (``inbox``); before
+    the worker starts, or (``live``) by a producer thread once it is up, 100 an append as fast as it goes."""
+    payloads = bw._events(n, tag)
+    if path == "inbox":
+        send = partial(_push, client, inbox_key(tag), chunk=LIVE_CHUNK if live else 2000)
+    else:
+        send = partial(bw._publish, client, f"showdown:{{{tag}}}:events", chunk=LIVE_CHUNK if live else 2000)
+    if not live:
+        send(payloads)
     mine = sys.executable
     sys.executable = python  # bench.worker launches `sys.executable -m showdown_service worker`
     try:
         proc, beats = bw._launch(bw._worker_env(url, tag, workdir), 1)
     finally:
         sys.executable = mine
+    producer = threading.Thread(target=send, args=(payloads,), daemon=True)
     try:
         start = bw._wait_until_up([proc], beats)
         server = int(client.info("server")["process_id"])
         cpu0, srv0 = cpu_s(proc.pid), cpu_s(server)
+        if live:
+            producer.start()
         deadline = time.monotonic() + FINISH_S
         while client.xlen(f"showdown:{{{tag}}}:audit") < n:
             if time.monotonic() > deadline:
@@ -62,10 +93,42 @@ def run_worker(
         cpu, srv = cpu_s(proc.pid) - cpu0, cpu_s(server) - srv0
     finally:
         bw._stop(proc)
+        if producer.is_alive():
+            producer.join(FINISH_S)
     return n / elapsed, cpu / n * 1e6, srv / n * 1e6
 
 
+def _push(client: redis.Redis, inbox: str, payloads: list[bytes], chunk: int = 2000) -> None:
+    """RPUSH ``payloads`` to ``inbox`` as producers do (one ``event <JSON>`` element each)."""
+    for start in range(0, len(payloads), chunk):
+        client.rpush(inbox, *[inbox_element("event", payload) for payload in payloads[start : start + chunk]])
+
+
+def paths(rounds: int, n: int) -> dict[str, float]:
+    """This checkout's worker fed through the inbox, then straight to the stream (interleaved); median entries/s."""
+    rates: dict[str, list[float]] = {"inbox": [], "stream": []}
+    with tempfile.TemporaryDirectory(prefix="showdown-ab-") as tmp, LocalRedis(appendfsync="everysec") as server:
+        client = redis.Redis.from_url(server.url, protocol=2)
+        for r in range(rounds):
+            order = ["inbox", "stream"] if r % 2 == 0 else ["stream", "inbox"]
+            for path in order:
+                client.flushall()
+                rate, cpu, srv = run_worker(client, server.url, n, Path(tmp), python=sys.executable,
+                                            tag=f"{path}{r}", path=path, live=True)  # fmt: skip
+                client.flushall()
+                rates[path].append(rate)
+                print(f"round {r} {path}: worker {rate:,.0f}/s, worker CPU {cpu:.1f} us/entry, "
+                      f"redis-server {srv:.1f} us/entry", flush=True)  # fmt: skip
+    medians = {path: statistics.median(rows) for path, rows in rates.items()}
+    print(f"inbox: median {medians['inbox']:,.0f}/s; stream: median {medians['stream']:,.0f}/s; "
+          f"stream/inbox {medians['stream'] / medians['inbox']:.3f}")  # fmt: skip
+    return medians
+
+
 def main(argv: list[str]) -> None:
+    if argv[0] == "--paths":
+        paths(int(argv[1]) if len(argv) > 1 else 3, int(argv[2]) if len(argv) > 2 else 10_000)
+        return
     base = argv[0]
     rounds = int(argv[1]) if len(argv) > 1 else 5
     n = int(argv[2]) if len(argv) > 2 else 20_000

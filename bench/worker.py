@@ -109,7 +109,7 @@ def _launch(env: dict[str, str], processes: int) -> tuple[subprocess.Popen[bytes
 
 def _wait_until_up(procs: list[subprocess.Popen[bytes]], heartbeats: list[Path]) -> float:
     """Wait for every heartbeat (a worker beats as its loop starts); ``perf_counter()`` when the first appeared."""
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120
     first: float | None = None
     while not all(heartbeat.exists() for heartbeat in heartbeats):
         if first is None and any(heartbeat.exists() for heartbeat in heartbeats):
