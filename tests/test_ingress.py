@@ -189,6 +189,39 @@ def test_item2_an_idle_worker_wakes_on_a_push_without_waiting_out_block_ms(
     assert waited < block_ms / 1000 / 2, f"the push waited {waited:.1f}s behind a blocked read"
 
 
+@pytest.mark.parametrize("shards", ["default", "default,other"])
+def test_issue41_an_idle_worker_wakes_on_an_entry_xadded_straight_to_its_stream_and_on_a_push_alike(
+    admin: redis.Redis, server: LocalRedis, make_settings: Any, shards: str
+) -> None:
+    """Issue 41 section 2: an entry XADDed to the events stream directly (``dead-letters --requeue``, a backlog
+    left after an outage) waited out block_ms behind a wait on the inbox each time the worker had caught up;
+    it is read at once now, as a push is, one after the other, on one shard or several."""
+    block_ms = 10_000
+    settings = make_settings(server.url, block_ms=block_ms, shards=shards)
+    keys = settings.keys("default")
+    worker = Worker(settings, redis.Redis.from_url(server.url, protocol=2, socket_timeout=30))
+    runner = threading.Thread(target=worker.run)
+    runner.start()
+    waited: list[float] = []
+    try:
+        wait_until(lambda: bool(admin.exists(keys.events)) and bool(admin.xinfo_groups(keys.events)), "the group")
+        for i, how in enumerate(["xadd", "push", "xadd", "xadd", "push"]):
+            time.sleep(0.3)  # idle by now: waiting
+            event = {**CASES[0]["event"], "hand_id": f"idle-{i}"}
+            sent = time.monotonic()
+            if how == "xadd":
+                admin.xadd(keys.events, {"event": orjson.dumps(event)})
+            else:
+                publish(admin, event)
+            wait_until(lambda n=i + 1: admin.xlen(keys.results) == n, f"{how} {i} settled", timeout=block_ms / 1000)
+            waited.append(time.monotonic() - sent)
+    finally:
+        worker.stop()
+        runner.join(30)
+    assert not runner.is_alive()
+    assert max(waited) < block_ms / 1000 / 4, f"an entry waited behind a blocked read: {waited}"
+
+
 @pytest.mark.parametrize("how", ["xtrim", "xdel"])
 def test_item2_unread_events_deleted_anyway_are_reported_by_an_error_line_a_metric_and_health(
     admin: redis.Redis, server: LocalRedis, make_settings: Any, how: str

@@ -21,10 +21,16 @@ on stay in the list for the next move, and the error is raised to the worker
 like any other refused write. Order is the list's: a tournament's messages
 keep the order they were pushed in.
 
-An idle worker waits on the inbox (``BLMOVE inbox inbox LEFT LEFT``: a
-blocking look that leaves the list as it was), so a push wakes it at once;
-an entry XADDed to the stream directly (``dead-letters --requeue``, a test
-harness) is read within ``SHOWDOWN_BLOCK_MS``.
+An idle worker waits on its events streams (a blocking ``XREADGROUP``),
+which any XADD wakes: an entry XADDed to the stream directly (``dead-letters
+--requeue``, a backlog left after an outage, a test harness) is read at once.
+Meanwhile a thread of its own waits on the inboxes (``BLMOVE inbox inbox
+LEFT LEFT``: a blocking look that leaves the list as it was) and moves a
+push into its stream as it comes, whose XADD wakes the read: a push wakes
+the worker at once too. Before, the idle worker waited on the inbox alone,
+and an entry XADDed to a stream waited out ``SHOWDOWN_BLOCK_MS`` each time
+the worker had caught up (issue 41: such entries settled at about half the
+inbox's rate).
 
 :func:`deleted_unread` watches for unread entries deleted anyway (an admin's
 XTRIM or XDEL): XINFO STREAM's ``max-deleted-entry-id`` above the group's
@@ -33,7 +39,9 @@ XTRIM or XDEL): XINFO STREAM's ``max-deleted-entry-id`` above the group's
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 import redis
@@ -71,8 +79,9 @@ return {moved, failed}
 (``error`` empty, or the first XADD's refusal: the elements from that one on stay in the inbox)."""
 
 IDLE_SHARD_BLOCK_MS = 50
-"""With several shards, how long (ms) an idle worker waits on one shard's inbox before it moves and reads them
-all again (in turn, as on a cluster): a push to another shard waits at most about this long."""
+"""With several shards, how long (ms) the watcher waits on one shard's inbox before it waits on the next (in turn);
+on a cluster, how long an idle worker waits on one shard's stream before the next's (see
+:meth:`~showdown_service.worker.io.IOPipeline._read`)."""
 
 
 class InboxMoveFailed(redis.ResponseError):
@@ -91,6 +100,11 @@ class Ingress:
         self._next = 0
         self.moved = 0
         """Elements moved so far (for tests and logs)."""
+        self._lock = threading.Lock()
+        """Guards the watcher's state (and ``moved``: the watcher's thread moves too)."""
+        self._idle = False
+        """The worker waits on its streams: the watcher waits on the inboxes (see :meth:`watching`)."""
+        self._watcher: threading.Thread | None = None
 
     @property
     def replies(self) -> int:
@@ -111,7 +125,8 @@ class Ingress:
             elif isinstance(reply, Exception):
                 raise reply
             moved, failed = int(reply[0]), reply[1]
-            self.moved += moved
+            with self._lock:
+                self.moved += moved
             if failed:
                 text = failed.decode(errors="replace") if isinstance(failed, bytes) else str(failed)
                 raise InboxMoveFailed(text)
@@ -124,16 +139,59 @@ class Ingress:
         self.check(pipe.execute(raise_on_error=False))
         return self.moved - before
 
-    def wait(self, block_ms: int) -> None:
-        """Wait up to ``block_ms`` for a push to an inbox (one shard's at a time, in turn, when there are several),
-        leaving the list as it was: ``BLMOVE inbox inbox LEFT LEFT`` takes its first element and puts it back."""
-        if not self.shards:
-            return
-        keys = self.shards[self._next % len(self.shards)]
-        self._next += 1
+    def watching(self, block_ms: int) -> AbstractContextManager[None]:
+        """While the worker waits on its streams (a blocking XREADGROUP, which an XADD wakes), a thread of this
+        ingress waits on the inboxes and moves each push into its stream as it comes (:meth:`_watch`): that
+        move's XADD wakes the read. So an idle worker wakes at once for either path, a push to an inbox or an
+        entry XADDed straight to the stream (``dead-letters --requeue``, a backlog left after an outage)."""
+        return _Watching(self, block_ms)
+
+    def _start_watching(self, block_ms: int) -> None:
+        with self._lock:
+            self._idle = True
+            if self._watcher is not None or not self.shards:  # one watcher at most: the one still waiting goes on
+                return
+            self._watcher = threading.Thread(target=self._watch, args=(block_ms,), name="inbox-watch", daemon=True)
+            self._watcher.start()
+
+    def _stop_watching(self) -> None:
+        with self._lock:
+            self._idle = False  # the watcher ends once its wait in hand answers (a push, or its timeout)
+
+    def _watch(self, block_ms: int) -> None:
+        """(The watcher's thread) While the worker is idle: wait up to ``block_ms`` for a push to an inbox (one
+        shard's at a time, in turn, when there are several), leaving the list as it was (``BLMOVE inbox inbox LEFT
+        LEFT`` takes its first element and puts it back), and move every inbox once one came. A refused move or a
+        lost connection ends it: the worker's own next read meets the same error, and waits as for any."""
+        timeout_s = (block_ms or 1000) / 1000
         if len(self.shards) > 1 or isinstance(self.client, RedisCluster):
-            block_ms = min(block_ms, IDLE_SHARD_BLOCK_MS)
-        self.client.blmove(keys.inbox, keys.inbox, block_ms / 1000, "LEFT", "LEFT")  # type: ignore[arg-type]  # s
+            timeout_s = min(timeout_s, IDLE_SHARD_BLOCK_MS / 1000)
+        try:
+            while True:
+                with self._lock:
+                    if not self._idle:
+                        self._watcher = None
+                        return
+                    keys = self.shards[self._next % len(self.shards)]
+                    self._next += 1
+                if self.client.blmove(keys.inbox, keys.inbox, timeout_s, "LEFT", "LEFT") is not None:  # type: ignore[arg-type]  # s
+                    self.move()
+        except redis.RedisError:
+            with self._lock:
+                self._watcher = None
+
+
+class _Watching:
+    """:meth:`Ingress.watching`'s context: the watcher waits on the inboxes for as long as the worker waits."""
+
+    def __init__(self, ingress: Ingress, block_ms: int) -> None:
+        self.ingress, self.block_ms = ingress, block_ms
+
+    def __enter__(self) -> None:
+        self.ingress._start_watching(self.block_ms)
+
+    def __exit__(self, *exc: object) -> None:
+        self.ingress._stop_watching()
 
 
 def deleted_unread(client: Client, keys: ShardKeys, group: str) -> tuple[str, str] | None:

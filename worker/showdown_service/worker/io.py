@@ -17,6 +17,7 @@ from showdown_messages.protocol import queue_waits
 from showdown_service.infra.config import ShardKeys
 from showdown_service.infra.streams import Row, read_group
 from showdown_service.worker.commit import Plan
+from showdown_service.worker.ingress import IDLE_SHARD_BLOCK_MS
 from showdown_service.worker.state import Entry, WorkerState
 
 
@@ -24,13 +25,28 @@ class IOPipeline(WorkerState):
     """Reads and commits: the round trips to Redis."""
 
     def _read(self, *, block: int | None) -> list[tuple[ShardKeys, list[Entry]]]:
-        """Move the inboxes and read the next batch of every shard; with nothing new, wait up to ``block`` ms for a
-        push to an inbox (None: do not wait), then move and read once more (see :mod:`.ingress`)."""
+        """Move the inboxes and read the next batch of every shard; with nothing new, wait up to ``block`` ms (None:
+        do not wait) for an entry on any shard's stream, XADDed there directly or moved there from an inbox by the
+        ingress's watcher as it is pushed (see :mod:`.ingress`): whichever path it came by, it is read at once."""
         rows = self._read_now()
         if rows or block is None:
             return rows
-        self.ingress.wait(block)  # an entry XADDed to a stream directly (a requeue) is read within block_ms
-        return self._read_now()
+        with self.ingress.watching(block):
+            return self._read_blocking(block)
+
+    def _read_blocking(self, block: int) -> list[tuple[ShardKeys, list[Entry]]]:
+        """The next batch, waiting up to ``block`` ms for one: one XREADGROUP over every shard's stream on one node;
+        on a cluster one shard's at a time, in turn, for up to ``IDLE_SHARD_BLOCK_MS`` each (a read blocks on one
+        node)."""
+        settings = self.settings
+        streams = self._streams
+        if self.cluster and len(streams) > 1:
+            stream = list(streams)[self._idle_turn % len(streams)]
+            self._idle_turn += 1
+            streams, block = {stream: ">"}, min(block, IDLE_SHARD_BLOCK_MS)
+        reply = read_group(self.client, settings.group, settings.consumer, streams, count=settings.batch_size,
+                           block=block)  # fmt: skip
+        return self._rows_of(reply)
 
     def _read_now(self) -> list[tuple[ShardKeys, list[Entry]]]:
         pipe = self.client.pipeline(transaction=False)

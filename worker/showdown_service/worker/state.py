@@ -101,6 +101,8 @@ class WorkerState(ABC):
         """Per shard: a chain left because Redis came back behind the archive, until the restore records it."""
         """Per shard: commits still to plan on a freshly read head since the last conflict."""
         self._streams = dict.fromkeys((keys.events for keys in self.shards.values()), ">")
+        self._idle_turn = 0
+        """On a cluster, whose stream an idle worker waits on next (in turn)."""
         self._rows: list[tuple[ShardKeys, list[Entry]]] = []
         """Entries read (and now pending for this consumer) but not yet settled."""
         self._io: Future[list[Any]] | None = None
