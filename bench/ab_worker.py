@@ -1,10 +1,11 @@
 """Two versions of the worker side by side: ``python -m bench.ab_worker BASE_PYTHON [ROUNDS] [HANDS]``.
 
-``python -m bench.ab_worker --paths [ROUNDS] [HANDS]``: this checkout's worker fed by each producer path in turn,
-interleaved on one server: the entries pushed to the shard's inbox (as producers do) against the same entries
-XADDed straight to its events stream (as ``dead-letters --requeue`` does, or a backlog left after an outage);
-a producer thread appends them 100 at a time (one RPUSH, or one pipeline of XADDs) as fast as it goes
-once the worker is up; printed: each path's median entries/s and stream/inbox.
+``python -m bench.ab_worker --paths [ROUNDS] [HANDS] [BASE_PYTHON]``: this checkout's worker (and BASE_PYTHON's)
+fed by each producer path in turn, interleaved on one server: the entries pushed to the shard's inbox (as
+producers do) against the same entries XADDed straight to its events stream (as ``dead-letters --requeue`` does,
+or a backlog left after an outage); a producer thread appends them 100 at a time (one RPUSH, or one pipeline of
+XADDs) as fast as it goes once the worker is up; printed: each version's median entries/s by path, and
+stream/inbox.
 
 ``BASE_PYTHON`` is the interpreter of another checkout's virtual environment
 (for example a ``git worktree`` of the commit before a change, with ``make
@@ -104,30 +105,34 @@ def _push(client: redis.Redis, inbox: str, payloads: list[bytes], chunk: int = 2
         client.rpush(inbox, *[inbox_element("event", payload) for payload in payloads[start : start + chunk]])
 
 
-def paths(rounds: int, n: int) -> dict[str, float]:
-    """This checkout's worker fed through the inbox, then straight to the stream (interleaved); median entries/s."""
-    rates: dict[str, list[float]] = {"inbox": [], "stream": []}
+def paths(rounds: int, n: int, base: str | None = None) -> dict[str, float]:
+    """This checkout's worker (and ``base``'s, when given) fed through the inbox, then straight to the stream, in
+    interleaved rounds on one server; median entries/s of each (version, path)."""
+    pythons = {"this": sys.executable} | ({"base": base} if base else {})
+    runs = [(name, path) for name in pythons for path in ("inbox", "stream")]
+    rates: dict[tuple[str, str], list[float]] = {run: [] for run in runs}
     with tempfile.TemporaryDirectory(prefix="showdown-ab-") as tmp, LocalRedis(appendfsync="everysec") as server:
         client = redis.Redis.from_url(server.url, protocol=2)
         for r in range(rounds):
-            order = ["inbox", "stream"] if r % 2 == 0 else ["stream", "inbox"]
-            for path in order:
+            for name, path in runs if r % 2 == 0 else runs[::-1]:
                 client.flushall()
-                rate, cpu, srv = run_worker(client, server.url, n, Path(tmp), python=sys.executable,
-                                            tag=f"{path}{r}", path=path, live=True)  # fmt: skip
+                rate, cpu, srv = run_worker(client, server.url, n, Path(tmp), python=pythons[name],
+                                            tag=f"{name}-{path}{r}", path=path, live=True)  # fmt: skip
                 client.flushall()
-                rates[path].append(rate)
-                print(f"round {r} {path}: worker {rate:,.0f}/s, worker CPU {cpu:.1f} us/entry, "
+                rates[name, path].append(rate)
+                print(f"round {r} {name} {path}: worker {rate:,.0f}/s, worker CPU {cpu:.1f} us/entry, "
                       f"redis-server {srv:.1f} us/entry", flush=True)  # fmt: skip
-    medians = {path: statistics.median(rows) for path, rows in rates.items()}
-    print(f"inbox: median {medians['inbox']:,.0f}/s; stream: median {medians['stream']:,.0f}/s; "
-          f"stream/inbox {medians['stream'] / medians['inbox']:.3f}")  # fmt: skip
-    return medians
+    medians = {run: statistics.median(rows) for run, rows in rates.items()}
+    for name in pythons:
+        inbox, stream = medians[name, "inbox"], medians[name, "stream"]
+        print(f"{name}: inbox median {inbox:,.0f}/s, stream median {stream:,.0f}/s, stream/inbox {stream / inbox:.3f}")
+    return {f"{name} {path}": rate for (name, path), rate in medians.items()}
 
 
 def main(argv: list[str]) -> None:
     if argv[0] == "--paths":
-        paths(int(argv[1]) if len(argv) > 1 else 3, int(argv[2]) if len(argv) > 2 else 10_000)
+        paths(int(argv[1]) if len(argv) > 1 else 3, int(argv[2]) if len(argv) > 2 else 10_000,
+              argv[3] if len(argv) > 3 else None)  # fmt: skip
         return
     base = argv[0]
     rounds = int(argv[1]) if len(argv) > 1 else 5

@@ -18,6 +18,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -189,6 +190,10 @@ def test_item2_an_idle_worker_wakes_on_a_push_without_waiting_out_block_ms(
     assert waited < block_ms / 1000 / 2, f"the push waited {waited:.1f}s behind a blocked read"
 
 
+def results_reach(client: redis.Redis, results: str, n: int) -> bool:
+    return int(client.xlen(results)) == n
+
+
 @pytest.mark.parametrize("shards", ["default", "default,other"])
 def test_issue41_an_idle_worker_wakes_on_an_entry_xadded_straight_to_its_stream_and_on_a_push_alike(
     admin: redis.Redis, server: LocalRedis, make_settings: Any, shards: str
@@ -213,7 +218,7 @@ def test_issue41_an_idle_worker_wakes_on_an_entry_xadded_straight_to_its_stream_
                 admin.xadd(keys.events, {"event": orjson.dumps(event)})
             else:
                 publish(admin, event)
-            wait_until(lambda n=i + 1: admin.xlen(keys.results) == n, f"{how} {i} settled", timeout=block_ms / 1000)
+            wait_until(partial(results_reach, admin, keys.results, i + 1), f"{how} {i} settled", timeout=10)
             waited.append(time.monotonic() - sent)
     finally:
         worker.stop()
