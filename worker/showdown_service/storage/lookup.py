@@ -98,16 +98,18 @@ def find_archived(settings: Settings, hand_id: str, *, registered: Mapping[str, 
 
     ``registered``: the shards asked about whose archiver is registered (:func:`registered_archives`); with
     any, an archive that cannot be read (missing, without their newest file, or failing to read) raises
-    :class:`ArchiveUnreadable` instead of finding nothing."""
+    :class:`ArchiveUnreadable` instead of finding nothing. The files are filtered by the process's filters of
+    their hand ids (:mod:`.idfilter`): a hand no file holds is answered without reading one."""
     if registered:
         _check_readable(settings, registered)
     elif not archive_exists(settings.archive_url):
         return None
+    from showdown_service.storage.idfilter import FILTERS  # noqa: PLC0415 - numpy on first use
     from showdown_service.storage.recall import find_hand  # noqa: PLC0415 - pyarrow and DuckDB on first use
 
     if not registered:
-        return find_hand(settings.archive_url, hand_id, settings=settings)
+        return find_hand(settings.archive_url, hand_id, settings=settings, filters=FILTERS)
     try:
-        return find_hand(settings.archive_url, hand_id, settings=settings)
+        return find_hand(settings.archive_url, hand_id, settings=settings, filters=FILTERS)
     except Exception as exc:
         raise _unreadable(settings, registered, f"{type(exc).__name__}: {exc}") from exc

@@ -13,6 +13,7 @@ record's JSON text).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import duckdb
@@ -20,8 +21,10 @@ import orjson
 import pyarrow as pa
 import pyarrow.dataset as pads
 import pyarrow.fs as pafs
+import pyarrow.parquet as pq
 
 from showdown_service.infra.config import Settings
+from showdown_service.storage.idfilter import HandFilters
 from showdown_service.storage.layout import SCHEMA, Store, all_files, open_store
 
 ENTRY_COLUMNS = (
@@ -35,10 +38,12 @@ FROM entries WHERE standings IS NOT NULL
 """
 
 
-def connect(store: Store) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB with the archive's views ``entries`` and ``placements``."""
+def connect(store: Store, paths: list[str] | None = None) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB with the archive's views ``entries`` and ``placements`` (over ``paths`` alone when
+    given: some of the archive's files)."""
     con = duckdb.connect()
-    paths = [path for _, _, path in all_files(store)]
+    if paths is None:
+        paths = [path for _, _, path in all_files(store)]
     if not paths:
         con.register("archive_rows", pa.Table.from_pylist([], schema=SCHEMA))
     elif isinstance(store.fs, pafs.LocalFileSystem):
@@ -127,10 +132,25 @@ def found_from_row(row: dict[str, Any], where: str) -> HandFound:
     )
 
 
-def find_hand(archive_url: str, hand_id: str, *, settings: Settings | None = None) -> HandFound | None:
-    """The archived entry of ``hand_id`` (the one that settled it, else the newest), or None."""
+def hand_ids(store: Store, path: str) -> list[str]:
+    """The hand ids of one archive file (its ``hand_id`` column, nulls left out)."""
+    column = pq.read_table(path, columns=["hand_id"], filesystem=store.fs).column("hand_id")
+    return [hand_id for hand_id in column.to_pylist() if hand_id is not None]
+
+
+def find_hand(
+    archive_url: str, hand_id: str, *, settings: Settings | None = None, filters: HandFilters | None = None
+) -> HandFound | None:
+    """The archived entry of ``hand_id`` (the one that settled it, else the newest), or None. With ``filters``
+    (a long-lived process's, :mod:`.idfilter`), only the files whose filter may hold the hand are read: none, and
+    nothing is read, for most hands no file holds."""
     store = open_store(archive_url, settings)
-    con = connect(store)
+    paths = None
+    if filters is not None:
+        paths = filters.files_for(hand_id, [path for _, _, path in all_files(store)], partial(hand_ids, store))
+        if not paths:
+            return None
+    con = connect(store, paths)
     try:
         relation = con.execute(
             "SELECT shard, seq, entry_id, outcome, hand_id, event, result, dead_letter, audit "
