@@ -1,11 +1,12 @@
 """Two versions of the worker side by side: ``python -m bench.ab_worker BASE_PYTHON [ROUNDS] [HANDS]``.
 
-``python -m bench.ab_worker --paths [ROUNDS] [HANDS] [BASE_PYTHON]``: this checkout's worker (and BASE_PYTHON's)
-fed by each producer path in turn, interleaved on one server: the entries pushed to the shard's inbox (as
+``python -m bench.ab_worker --paths [ROUNDS] [HANDS] [BASE_PYTHON|-] [RATE]``: this checkout's worker (and
+BASE_PYTHON's) fed by each producer path in turn, interleaved on one server: the entries pushed to the shard's inbox (as
 producers do) against the same entries XADDed straight to its events stream (as ``dead-letters --requeue`` does,
 or a backlog left after an outage); a producer thread appends them 100 at a time (one RPUSH, or one pipeline of
-XADDs) as fast as it goes once the worker is up; printed: each version's median entries/s by path, and
-stream/inbox.
+XADDs) once the worker is up, as fast as it goes or at RATE entries/s (below the worker's rate, the worker
+catches up again and again: each time it waits for what comes next); printed: each version's median entries/s by
+path, and stream/inbox.
 
 ``BASE_PYTHON`` is the interpreter of another checkout's virtual environment
 (for example a ``git worktree`` of the commit before a change, with ``make
@@ -28,6 +29,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -60,17 +62,18 @@ def run_worker(
     python: str,
     tag: str,
     path: str = "stream",
-    live: bool = False,
+    live: float | None = None,
 ) -> tuple[float, float, float]:
     """One worker run under ``python``: (entries/s, worker CPU us/entry, redis-server CPU us/entry). ``path``:
     the entries are XADDed to the shard's events stream (``stream``) or pushed to its inbox (``inbox``); before
-    the worker starts, or (``live``) by a producer thread once it is up, 100 an append as fast as it goes."""
+    the worker starts, or (``live``) by a producer thread once it is up, 100 an append, as fast as it goes (``live``
+    0) or at ``live`` entries/s."""
     payloads = bw._events(n, tag)
     if path == "inbox":
         send = partial(_push, client, inbox_key(tag), chunk=LIVE_CHUNK if live else 2000)
     else:
         send = partial(bw._publish, client, f"showdown:{{{tag}}}:events", chunk=LIVE_CHUNK if live else 2000)
-    if not live:
+    if live is None:
         send(payloads)
     mine = sys.executable
     sys.executable = python  # bench.worker launches `sys.executable -m showdown_service worker`
@@ -78,12 +81,12 @@ def run_worker(
         proc, beats = bw._launch(bw._worker_env(url, tag, workdir), 1)
     finally:
         sys.executable = mine
-    producer = threading.Thread(target=send, args=(payloads,), daemon=True)
+    producer = threading.Thread(target=_produce, args=(send, payloads, live or 0.0), daemon=True)
     try:
         start = bw._wait_until_up([proc], beats)
         server = int(client.info("server")["process_id"])
         cpu0, srv0 = cpu_s(proc.pid), cpu_s(server)
-        if live:
+        if live is not None:
             producer.start()
         deadline = time.monotonic() + FINISH_S
         while client.xlen(f"showdown:{{{tag}}}:audit") < n:
@@ -99,15 +102,25 @@ def run_worker(
     return n / elapsed, cpu / n * 1e6, srv / n * 1e6
 
 
+def _produce(send: Callable[[list[bytes]], None], payloads: list[bytes], rate: float) -> None:
+    """Append ``payloads`` with ``send``, :data:`LIVE_CHUNK` at a time: as fast as it goes, or at ``rate``/s."""
+    start = time.perf_counter()
+    for first in range(0, len(payloads), LIVE_CHUNK):
+        if rate and (ahead := start + first / rate - time.perf_counter()) > 0:
+            time.sleep(ahead)
+        send(payloads[first : first + LIVE_CHUNK])
+
+
 def _push(client: redis.Redis, inbox: str, payloads: list[bytes], chunk: int = 2000) -> None:
     """RPUSH ``payloads`` to ``inbox`` as producers do (one ``event <JSON>`` element each)."""
     for start in range(0, len(payloads), chunk):
         client.rpush(inbox, *[inbox_element("event", payload) for payload in payloads[start : start + chunk]])
 
 
-def paths(rounds: int, n: int, base: str | None = None) -> dict[str, float]:
+def paths(rounds: int, n: int, base: str | None = None, rate: float = 0.0) -> dict[str, float]:
     """This checkout's worker (and ``base``'s, when given) fed through the inbox, then straight to the stream, in
-    interleaved rounds on one server; median entries/s of each (version, path)."""
+    interleaved rounds on one server, by a producer appending as fast as it goes (``rate`` 0) or at ``rate``
+    entries/s; median entries/s of each (version, path)."""
     pythons = {"this": sys.executable} | ({"base": base} if base else {})
     runs = [(name, path) for name in pythons for path in ("inbox", "stream")]
     rates: dict[tuple[str, str], list[float]] = {run: [] for run in runs}
@@ -117,7 +130,7 @@ def paths(rounds: int, n: int, base: str | None = None) -> dict[str, float]:
             for name, path in runs if r % 2 == 0 else runs[::-1]:
                 client.flushall()
                 rate, cpu, srv = run_worker(client, server.url, n, Path(tmp), python=pythons[name],
-                                            tag=f"{name}-{path}{r}", path=path, live=True)  # fmt: skip
+                                            tag=f"{name}-{path}{r}", path=path, live=rate)  # fmt: skip
                 client.flushall()
                 rates[name, path].append(rate)
                 print(f"round {r} {name} {path}: worker {rate:,.0f}/s, worker CPU {cpu:.1f} us/entry, "
@@ -131,8 +144,9 @@ def paths(rounds: int, n: int, base: str | None = None) -> dict[str, float]:
 
 def main(argv: list[str]) -> None:
     if argv[0] == "--paths":
-        paths(int(argv[1]) if len(argv) > 1 else 3, int(argv[2]) if len(argv) > 2 else 10_000,
-              argv[3] if len(argv) > 3 else None)  # fmt: skip
+        base = argv[3] if len(argv) > 3 and argv[3] != "-" else None
+        paths(int(argv[1]) if len(argv) > 1 else 3, int(argv[2]) if len(argv) > 2 else 10_000, base,
+              float(argv[4]) if len(argv) > 4 else 0.0)  # fmt: skip
         return
     base = argv[0]
     rounds = int(argv[1]) if len(argv) > 1 else 5
