@@ -8,6 +8,10 @@ XADDs) once the worker is up, as fast as it goes or at RATE entries/s (below the
 catches up again and again: each time it waits for what comes next); printed: each version's median entries/s by
 path, and stream/inbox.
 
+``python -m bench.ab_worker --bursts ROUNDS HANDS [BASE_PYTHON|-] [BURSTS]``: the same, the entries sent in BURSTS
+bursts (default 10), each to a worker that has waited idle for half a second (a requeued batch, a producer's burst
+after a quiet spell); entries/s over the bursts' time, each from its first append to its last audit record.
+
 ``BASE_PYTHON`` is the interpreter of another checkout's virtual environment
 (for example a ``git worktree`` of the commit before a change, with ``make
 .venv/.installed`` run in it); this interpreter runs this checkout. Rounds are
@@ -43,6 +47,8 @@ from showdown_service.testing.localredis import LocalRedis
 TICK = os.sysconf("SC_CLK_TCK")
 LIVE_CHUNK = 100
 """Entries a live producer appends at once (one RPUSH, or one pipeline of XADDs)."""
+IDLE_S = 0.5
+"""How long a worker waits idle before each burst of ``--bursts``."""
 FINISH_S = 300.0
 """Longest wait (s) for one run's last audit record (bounded)."""
 
@@ -102,6 +108,40 @@ def run_worker(
     return n / elapsed, cpu / n * 1e6, srv / n * 1e6
 
 
+def run_bursts(
+    client: redis.Redis, url: str, n: int, workdir: Path, *, python: str, tag: str, path: str, bursts: int
+) -> float:
+    """``n`` entries in ``bursts`` bursts to a worker under ``python`` that waits idle before each (as a requeued
+    batch, or a producer's burst after a quiet spell, meets it): entries/s over the bursts' time alone, each from
+    its first append to its last audit record."""
+    send = _push if path == "inbox" else bw._publish
+    to = inbox_key(tag) if path == "inbox" else f"showdown:{{{tag}}}:events"
+    payloads = bw._events(n, tag)
+    size = -(-n // bursts)
+    mine = sys.executable
+    sys.executable = python
+    try:
+        proc, beats = bw._launch(bw._worker_env(url, tag, workdir), 1)
+    finally:
+        sys.executable = mine
+    busy = 0.0
+    try:
+        bw._wait_until_up([proc], beats)
+        for first in range(0, n, size):
+            time.sleep(IDLE_S)  # the worker has caught up: it waits for what comes next
+            started = time.perf_counter()
+            send(client, to, payloads[first : first + size], chunk=LIVE_CHUNK)
+            deadline = time.monotonic() + FINISH_S
+            while client.xlen(f"showdown:{{{tag}}}:audit") < min(first + size, n):
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{python}: the worker did not settle a burst in {FINISH_S:.0f} s")
+                time.sleep(0.001)
+            busy += time.perf_counter() - started
+    finally:
+        bw._stop(proc)
+    return n / busy
+
+
 def _produce(send: Callable[[list[bytes]], None], payloads: list[bytes], rate: float) -> None:
     """Append ``payloads`` with ``send``, :data:`LIVE_CHUNK` at a time: as fast as it goes, or at ``rate``/s."""
     start = time.perf_counter()
@@ -142,7 +182,33 @@ def paths(rounds: int, n: int, base: str | None = None, rate: float = 0.0) -> di
     return {f"{name} {path}": rate for (name, path), rate in medians.items()}
 
 
+def bursts(rounds: int, n: int, base: str | None, count: int) -> dict[str, float]:
+    """As :func:`paths`, the entries sent in ``count`` bursts to an idle worker (:func:`run_bursts`)."""
+    pythons = {"this": sys.executable} | ({"base": base} if base else {})
+    runs = [(name, path) for name in pythons for path in ("inbox", "stream")]
+    rates: dict[tuple[str, str], list[float]] = {run: [] for run in runs}
+    with tempfile.TemporaryDirectory(prefix="showdown-ab-") as tmp, LocalRedis(appendfsync="everysec") as server:
+        client = redis.Redis.from_url(server.url, protocol=2)
+        for r in range(rounds):
+            for name, path in runs if r % 2 == 0 else runs[::-1]:
+                client.flushall()
+                rate = run_bursts(client, server.url, n, Path(tmp), python=pythons[name], tag=f"{name}-{path}{r}",
+                                  path=path, bursts=count)  # fmt: skip
+                client.flushall()
+                rates[name, path].append(rate)
+                print(f"round {r} {name} {path}: {rate:,.0f}/s over {count} bursts", flush=True)
+    medians = {run: statistics.median(rows) for run, rows in rates.items()}
+    for name in pythons:
+        inbox, stream = medians[name, "inbox"], medians[name, "stream"]
+        print(f"{name}: inbox median {inbox:,.0f}/s, stream median {stream:,.0f}/s, stream/inbox {stream / inbox:.3f}")
+    return {f"{name} {path}": rate for (name, path), rate in medians.items()}
+
+
 def main(argv: list[str]) -> None:
+    if argv[0] == "--bursts":
+        base = argv[3] if len(argv) > 3 and argv[3] != "-" else None
+        bursts(int(argv[1]), int(argv[2]), base, int(argv[4]) if len(argv) > 4 else 10)
+        return
     if argv[0] == "--paths":
         base = argv[3] if len(argv) > 3 and argv[3] != "-" else None
         paths(int(argv[1]) if len(argv) > 1 else 3, int(argv[2]) if len(argv) > 2 else 10_000, base,
