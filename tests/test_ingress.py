@@ -227,6 +227,36 @@ def test_issue41_an_idle_worker_wakes_on_an_entry_xadded_straight_to_its_stream_
     assert max(waited) < block_ms / 1000 / 4, f"an entry waited behind a blocked read: {waited}"
 
 
+def test_issue41_a_burst_xadded_to_an_idle_worker_s_stream_is_read_as_one_batch_not_its_first_entry_alone(
+    admin: redis.Redis, server: LocalRedis, make_settings: Any
+) -> None:
+    """The blocking read wakes on a burst's first XADD (Redis answers a blocked read after the command that fed
+    it): that entry alone would be a batch of one, committed in a round trip of its own before the rest. The
+    worker reads again at once, and gets the rest of the burst with it."""
+    settings = make_settings(server.url, block_ms=10_000)
+    keys = settings.keys("default")
+    worker = Worker(settings, redis.Redis.from_url(server.url, protocol=2, socket_timeout=30))
+    worker.prepare_groups()
+
+    def burst() -> None:
+        time.sleep(0.5)  # the worker waits by now
+        pipe = admin.pipeline(transaction=False)
+        for event in many_events(50, "burst"):
+            pipe.xadd(keys.events, {"event": orjson.dumps(event)})
+        pipe.execute()
+
+    sender = threading.Thread(target=burst)
+    sender.start()
+    started = time.monotonic()
+    rows = worker._read(block=10_000)
+    took = time.monotonic() - started
+    sender.join(30)
+    assert took < 5, f"woken by the burst, not after block_ms: {took:.1f} s"
+    assert [k.shard for k, _ in rows] == ["default"], "one batch"
+    ((_, entries),) = rows
+    assert len(entries) > 1, "not the first entry alone"
+
+
 @pytest.mark.parametrize("how", ["xtrim", "xdel"])
 def test_item2_unread_events_deleted_anyway_are_reported_by_an_error_line_a_metric_and_health(
     admin: redis.Redis, server: LocalRedis, make_settings: Any, how: str

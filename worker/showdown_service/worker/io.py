@@ -32,7 +32,10 @@ class IOPipeline(WorkerState):
         if rows or block is None:
             return rows
         with self.ingress.watching(block):
-            return self._read_blocking(block)
+            rows = self._read_blocking(block)
+        if rows and sum(len(entries) for _, entries in rows) < self.settings.batch_size:
+            rows = _merged(rows + self._read_now())  # woken by a burst's first entries: the rest is there by now
+        return rows
 
     def _read_blocking(self, block: int) -> list[tuple[ShardKeys, list[Entry]]]:
         """The next batch, waiting up to ``block`` ms for one: one XREADGROUP over every shard's stream on one node;
@@ -167,3 +170,11 @@ class IOPipeline(WorkerState):
             self._settle_reply(keys, planned, answer)
         self._commit_later()  # what a plan that raised left while settling them, now that no commit loop runs
         self._rows += self._rows_of_each(replies[waits:])  # after any rows in hand
+
+
+def _merged(rows: list[tuple[ShardKeys, list[Entry]]]) -> list[tuple[ShardKeys, list[Entry]]]:
+    """``rows`` with each shard's entries in one batch, in the order read (a blocking read's, then the next)."""
+    by_shard: dict[str, tuple[ShardKeys, list[Entry]]] = {}
+    for keys, entries in rows:
+        by_shard.setdefault(keys.shard, (keys, []))[1].extend(entries)
+    return list(by_shard.values())
