@@ -70,6 +70,7 @@ def commit(settings: Settings, rounds: int = 3) -> None:
     for _ in range(rounds):
         worker.step()
     worker.flush()
+    worker.ingress.stop()  # as a stopped worker does: its inbox watcher's wait ends before the caller goes on
 
 
 def knockout(tid: str = "T") -> list[str]:

@@ -158,6 +158,15 @@ class Ingress:
         with self._lock:
             self._idle = False  # the watcher ends once its wait in hand answers (a push, or its timeout)
 
+    def stop(self, timeout_s: float = 5.0) -> None:
+        """The worker stops: the watcher ends with its wait in hand (``block_ms`` at most), waited for here, so a
+        stopped worker leaves no command of its own running on Redis."""
+        self._stop_watching()
+        with self._lock:
+            watcher = self._watcher
+        if watcher is not None:
+            watcher.join(timeout_s)
+
     def _watch(self, block_ms: int) -> None:
         """(The watcher's thread) While the worker is idle: wait up to ``block_ms`` for a push to an inbox (one
         shard's at a time, in turn, when there are several), leaving the list as it was (``BLMOVE inbox inbox LEFT

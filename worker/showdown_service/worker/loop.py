@@ -152,6 +152,7 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
         except REDIS_ERRORS as exc:  # they stay pending; another worker claims them after claim_idle_ms
             self.log.warning("unfinished_at_stop", error=f"{type(exc).__name__}: {exc}")
         self._io_thread.shutdown(wait=True)
+        self.ingress.stop()
         heartbeat.write(self.settings.heartbeat_file, {"stopped_at": time.time()})  # healthy no more, at once
         self.log.info("worker_stopped")
 
