@@ -26,6 +26,7 @@ from bench import (
     api,
     archive,
     cluster,
+    equity,
     evaluator,
     kept_summary,
     replay,
@@ -62,7 +63,8 @@ def chart(figures: list[Figure], path: Path) -> None:
 def main() -> None:
     started = time.monotonic()
     sections: list[Section] = []
-    for name, run in (("evaluator", evaluator.section), ("variants", variants.section), ("worker", worker.section),
+    for name, run in (("evaluator", evaluator.section), ("variants", variants.section), ("equity", equity.section),
+                      ("worker", worker.section),
                       ("tournament", tournament.section), ("replay", replay.section),
                       ("persistence", aof.section), ("cluster", cluster.section),
                       ("archive", archive.section), ("scale", scale.section), ("api", api.section)):  # fmt: skip
