@@ -27,6 +27,7 @@ from showdown_service import __version__
 from showdown_service.cli.api import register as register_api
 from showdown_service.cli.archive import register as register_archive
 from showdown_service.cli.dead_letters import register as register_dead_letters
+from showdown_service.cli.equity import register as register_equity
 from showdown_service.cli.icm import register as register_icm
 from showdown_service.cli.proof import register as register_proof
 from showdown_service.cli.rake import register as register_rake
@@ -92,6 +93,7 @@ REGISTRARS: tuple[Callable[[Commands], None], ...] = (
     register_dead_letters,
     register_results,
     register_rake,
+    register_equity,
 )
 """Functions adding the subcommands of other areas (worker, replay, ...) to the parser.
 
