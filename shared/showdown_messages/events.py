@@ -56,6 +56,7 @@ __all__ = [
     "PPM",
     "SCHEMA_VERSION",
     "VARIANT_SHAPES",
+    "CashOutTaken",
     "MysteryBountyDrawn",
     "Play",
     "PlayerIn",
@@ -219,6 +220,26 @@ class Stakes(BaseModel):
     )
 
 
+class CashOutTaken(BaseModel):
+    """An all-in cash-out the room paid (PokerStars' All-in Cash Out, GGPoker's EV Cashout): see docs/cashout.md."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="CashOut")
+
+    seat: SeatNumber = Field(description="The seat that cashed out: all-in, or covering the all-ins.")
+    street: Literal["preflop", "flop", "turn"] = Field(
+        description="When: the board then known is the first 0, 3 or 4 cards of `board`."
+    )
+    amount: Chips = Field(
+        description="What the room paid the seat: (pot - rake) x its exact equity then, less the fee, rounded "
+        "half to even to the minor unit (summed over the pots it contests, each by its equity among that pot's "
+        "hands). Refused when it differs (`cashout_mismatch`)."
+    )
+    fee_ppm: Annotated[int, Strict(), Field(ge=0, le=PPM)] = Field(
+        description="The room's fee in parts per million of the hand's value, not of the pot (PokerStars: 1% = "
+        "10000 to 2022, about 2% since)."
+    )
+
+
 class ShowdownEvent(BaseModel):
     """A finished hand, ready to settle."""
 
@@ -319,6 +340,14 @@ class ShowdownEvent(BaseModel):
         "the actions break a betting rule or give other `contributed`, `dead_money`, `folded`, board, `stack` or "
         "`button_seat` values than stated; the result then gives the street each seat folded on and whether the "
         "hand saw a flop.",
+    )
+
+    cashouts: Annotated[tuple[CashOutTaken, ...], Field(max_length=MAX_PLAYERS)] | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # absent from the canonical JSON (the event's digest) when not given
+        description="Cash games: the all-in cash-outs the room paid, one a seat at most. Each seat that cashed out "
+        "collects its `amount` whatever the run-out, and the house takes that seat's share of the run-out. Needs "
+        "starting stacks (`stack`) to show the seat all-in.",
     )
 
     @model_validator(mode="after")
@@ -464,7 +493,51 @@ class ShowdownEvent(BaseModel):
             _check_mystery(self.mystery_bounties, seats, stacked)
         if self.play is not None:
             _check_play(self.play, self.variant, count)
+        if self.cashouts:
+            self._check_cashouts(shape, contested)
         return self
+
+    def _check_cashouts(self, shape: VariantShape, contested: bool) -> None:
+        """Each cash-out is of a live seat of a contested cash hand with a board, run once; one a seat; and the
+        seat was all-in (or covered every all-in: no more betting could involve it), which needs stacks."""
+        cashouts = self.cashouts
+        assert cashouts is not None
+        where = "cashouts"
+        if not shape.board_cards or self.boards is not None or self.tournament_id is not None or not contested:
+            why = (
+                f"{shape.label} has no board"
+                if not shape.board_cards
+                else "the hand was run more than once"
+                if self.boards is not None
+                else "the hand is a tournament's (chips, not cash)"
+                if self.tournament_id is not None
+                else "the showdown is uncontested"
+            )
+            raise reject("bad_cashout", where, f"are given, but {why}: a cash-out is of a contested cash hand")
+        by_seat = {p.seat: p for p in self.players}
+        live = [p for p in self.players if not p.folded]
+        named: dict[int, int] = {}
+        for i, offer in enumerate(cashouts):
+            where = f"cashouts[{i}].seat"
+            player = by_seat.get(offer.seat)
+            if player is None or player.folded:
+                raise reject("bad_cashout", where, f"seat {offer.seat} is {'folded' if player else 'not in the hand'}")
+            if offer.seat in named:
+                raise reject(
+                    "cashout_repeated", where, f"seat {offer.seat} cashed out at cashouts[{named[offer.seat]}] already"
+                )
+            named[offer.seat] = i
+            if player.stack is None:
+                raise reject(
+                    "cashout_not_all_in", where, f"seat {offer.seat}: without starting stacks nobody is shown all-in"
+                )
+            if not _all_in(player, live):
+                raise reject(
+                    "cashout_not_all_in",
+                    where,
+                    f"seat {offer.seat} put in {player.contributed + player.dead_money} of its {player.stack} chips "
+                    "and another live seat could still bet: only a seat all-in (or covering every all-in) cashes out",
+                )
 
     def _check_bounties(self, bountied: int, stacked: int) -> None:
         """Bounties are given for every seat or none (``bountied`` seats give one), with starting stacks (busts
@@ -607,6 +680,17 @@ def _check_play(play: Play, variant: str, players: int) -> None:
         given = len(getattr(play, name))
         if given != players and (given or name == "starting_stacks"):
             raise reject("bad_play", f"play.{name}", f"has {given} entries for {players} players (one each, p1 first)")
+
+
+def _all_in(player: PlayerIn, live: list[PlayerIn]) -> bool:
+    """No more betting could involve ``player``: it put in its whole stack, or every other live seat put in
+    theirs and it matched the most any of them put in (it covered them: GGPoker's covering EV Cashout)."""
+    if player.contributed + player.dead_money == player.stack:
+        return True
+    others = [p for p in live if p is not player]
+    return all(p.contributed + p.dead_money == p.stack for p in others) and all(
+        player.contributed >= p.contributed for p in others
+    )
 
 
 def _shared_start(boards: tuple[tuple[str, ...], ...]) -> int:

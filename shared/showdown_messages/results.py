@@ -207,6 +207,27 @@ class BountyAward(_Out):
     winners: tuple[BountyShare, ...] = Field(description="Seats ascending; the amounts sum to `bounty`.")
 
 
+class CashOutSettled(_Out):
+    """An all-in cash-out, checked and paid: the seat took `amount`, the house its share of the run-out."""
+
+    model_config = ConfigDict(title="CashOutSettled")
+
+    seat: SeatNumber
+    player_id: Id
+    street: Literal["preflop", "flop", "turn"]
+    equity: Annotated[str, Field(pattern=r"^[0-9]+/[1-9][0-9]*$")] = Field(
+        description="The seat's exact equity then, as a fraction ('907/990'): value / (pot - rake) of the pots it "
+        "contests, every remaining board enumerated."
+    )
+    value: Annotated[str, Field(pattern=r"^[0-9]+/[1-9][0-9]*$")] = Field(
+        description="(pot - rake) x equity, exact, before the fee (minor units, as a fraction)."
+    )
+    fee_ppm: Annotated[int, Field(ge=0, le=1_000_000)]
+    amount: Amount = Field(description="The offer paid to the seat: value less the fee, rounded half to even.")
+    runout: Amount = Field(description="What the seat's hand won of the pots on the board dealt: the house's side.")
+    house: int = Field(description="runout - amount: the house's net (negative when it paid more than it took).")
+
+
 class Returned(_Out):
     """An uncalled bet given back to the seat that made it."""
 
@@ -254,6 +275,11 @@ class ShowdownResult(_Out):
         description="With a rake schedule: what each seat dealt in paid of the rake by the schedule's method "
         "(dealt, contributed or weighted contributed: for rakeback and loyalty), seats ascending, summing to the "
         "pots' rake exactly. Absent without a schedule.",
+    )
+    cashouts: tuple[CashOutSettled, ...] = Field(
+        default=(),
+        description="Cash games: each all-in cash-out, seat ascending (its `awards` amount is the offer, not the "
+        "run-out). Absent when the hand had none.",
     )
     settled_at: datetime
     evaluator: str = Field(description="The settling software, 'showdown/<version>'.")

@@ -128,6 +128,15 @@ CODES: dict[str, str] = {
     "mystery_bounty_not_expected": "mystery_bounties on a hand outside the tournament's mystery-bounty stage (or of "
     "a tournament without one, or of no tournament at all: a hand with no tournament_id).",
     "bad_stacks": "A stack given to ICM is not a positive whole number of chips.",
+    # All-in cash-outs (issue 39, docs/cashout.md):
+    "bad_cashout": "A cash-out in a game without a board, on a hand run more than once, of a tournament, at an "
+    "uncontested showdown, or by a seat not in the hand or folded.",
+    "cashout_not_all_in": "A cash-out by a seat that was not all-in (nor covering the all-ins, every other live "
+    "seat all-in), or on a hand without starting stacks (which show who was all-in).",
+    "cashout_repeated": "Two cash-outs of one seat.",
+    "cashout_above_pot": "A cash-out offer above the pots the seat contests, less their rake.",
+    "cashout_mismatch": "A cash-out offer other than (pot - rake) x the seat's exact equity at its street, less "
+    "fee_ppm of it, rounded half to even to the minor unit.",
 }
 """Every rejection code with what it means and how to fix the event."""
 

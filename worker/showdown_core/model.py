@@ -10,6 +10,7 @@ values, variants) are frozen slotted dataclasses.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Final, Literal, NamedTuple
 
 from showdown_core.cards import Card
@@ -83,11 +84,47 @@ class Showdown(NamedTuple):
     summing to it)."""
     rake_schedule: str | None = None
     """The id of the rake schedule that decided ``rake``, if one did."""
+    cashouts: tuple[CashOutOffer, ...] = ()
+    """All-in cash-outs the room paid (:mod:`showdown_core.cashout`); empty without one."""
 
     @property
     def runs(self) -> tuple[tuple[Card, ...], ...]:
         """The board of each run: ``boards``, or the one ``board``."""
         return self.boards or (self.board,)
+
+
+class CashOutOffer(NamedTuple):
+    """An all-in cash-out as the event states it: who, at which point, the amount offered and the fee rule."""
+
+    seat: int
+    street: str
+    """``preflop``, ``flop`` or ``turn``: the board then known is the first 0, 3 or 4 cards of ``board``."""
+    amount: int
+    """What the room paid the seat instead of its share of the run-out."""
+    fee_ppm: int
+    """The room's fee in parts per million of the hand's value (1% = 10,000)."""
+
+
+class CashOut(NamedTuple):
+    """An all-in cash-out, checked and settled: the seat takes ``amount``, the house its share of the run-out."""
+
+    seat: int
+    player_id: str
+    street: str
+    equity: Fraction
+    """The seat's exact share of the pots it contests over every board left at ``street``."""
+    value: Fraction
+    """``(pot - rake) x equity``, summed over the pots the seat contests, before the fee."""
+    fee_ppm: int
+    amount: int
+    """The offer: ``value`` less the fee, rounded half to even to the minor unit."""
+    runout: int
+    """What the seat's hand won of the pots on the board dealt: the house's side, taken by the house."""
+
+    @property
+    def house(self) -> int:
+        """The house's net: what it took of the run-out less what it paid (negative when it paid more)."""
+        return self.runout - self.amount
 
 
 class Share(NamedTuple):
@@ -208,7 +245,8 @@ class Settlement(NamedTuple):
 
     Invariant (checked when it is made): the pots plus the returned bets
     equal every chip put in, and ``collected`` plus the rake pays out
-    exactly that.
+    exactly that (with cash-outs: plus the house's side of each, what it
+    took of the run-out less what it paid).
     """
 
     showdown: Showdown
@@ -227,6 +265,8 @@ class Settlement(NamedTuple):
     mystery_bounties: tuple[BountyAward, ...] = ()
     """Each mystery-bounty envelope the hand paid (a tournament ledger's, :mod:`showdown_core.mystery`): the
     eliminated seat, the envelope's amount as ``bounty``, and who collects it (all cash); empty without one."""
+    cashouts: tuple[CashOut, ...] = ()
+    """Each all-in cash-out, seat ascending: ``collected`` then pays the seat its offer, not its run-out."""
 
     def collected_by_seat(self) -> dict[int, int]:
         """``{seat: chips collected}`` for every seat."""

@@ -26,6 +26,9 @@ Rules (each has a test; TDA 2024 Rules 20-21, WSOP 2023 Rule 73):
   higher, and equal starting stacks share the place.
 * With bounties on the heads, each bust's bounty goes to the winners of its
   relevant pot (:mod:`showdown_core.bounties`).
+* An all-in cash-out's seat collects the room's offer, checked against its
+  exact equity, and the house its share of the run-out
+  (:mod:`showdown_core.cashout`).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from showdown_core.cards import Card
 from showdown_core.errors import InvalidEvent, InvariantViolation
 from showdown_core.model import (
     Bust,
+    CashOut,
     Half,
     PotPart,
     PotResult,
@@ -129,6 +133,11 @@ def settle(showdown: Showdown) -> Settlement:
             f"hand {showdown.hand_id!r}: {sum(collected)} chips awarded{f' and {rake} raked' if rake else ''} "
             f"but {put_in} put in; refusing to settle"
         )
+    cashouts: tuple[CashOut, ...] = ()
+    if showdown.cashouts:  # the house pays each offer and takes the seat's share of the run-out
+        from showdown_core.cashout import cash_out  # noqa: PLC0415  # numpy's import, only for a cash-out
+
+        collected, cashouts = cash_out(showdown, results, collected)
     if not by_run:
         shown: tuple[Shown, ...] = ()
     elif values is None or variant.shape.omaha:
@@ -155,7 +164,9 @@ def settle(showdown: Showdown) -> Settlement:
         if busts and showdown.bounties
         else ()
     )
-    return from_fields(Settlement, (showdown, tuple(results), tuple(returned), collected, shown, busts, bounties, ()))
+    return from_fields(
+        Settlement, (showdown, tuple(results), tuple(returned), collected, shown, busts, bounties, (), cashouts)
+    )
 
 
 def _ranked(

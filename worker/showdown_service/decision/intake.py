@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from showdown_core import BY_TEXT, DECK, VARIANTS, Card, InvalidEvent, SeatHand, Showdown, betting
 from showdown_core import tournament_messages as core
-from showdown_core.model import from_fields
+from showdown_core.model import CashOutOffer, from_fields
 from showdown_messages import ShowdownEvent, rejections
 from showdown_messages import tournaments as contract
 from showdown_rules import PPM
@@ -119,6 +119,9 @@ def to_showdown(event: ShowdownEvent) -> Showdown:
             (),  # rake_pots, rake_paid, rake_schedule: a rake schedule's (showdown_service.decision.rake_live)
             (),
             None,
+            tuple([CashOutOffer(c.seat, c.street, c.amount, c.fee_ppm) for c in cashouts])
+            if (cashouts := known["cashouts"])
+            else (),
         ),
     )
 

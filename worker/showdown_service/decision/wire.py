@@ -19,7 +19,7 @@ import orjson
 
 from showdown_core import Card, Category, PotPart, Settlement, Shown, Value
 from showdown_core.evaluator import RANK_NAMES
-from showdown_core.model import BountyAward
+from showdown_core.model import BountyAward, CashOut
 from showdown_core.ranking import LowCategory, Ranking
 from showdown_core.variants import Variant
 from showdown_service import EVALUATOR
@@ -70,6 +70,7 @@ def result_document(settlement: Settlement, settled_at: datetime) -> dict[str, A
             if showdown.rake_schedule is not None
             else {}
         ),
+        **({"cashouts": [_cashout(c) for c in settlement.cashouts]} if settlement.cashouts else {}),
         "settled_at": settled_at,
         "evaluator": EVALUATOR,
     }
@@ -97,6 +98,20 @@ def _awards(settlement: Settlement) -> list[dict[str, Any]]:
             award["folded_on"] = showdown.folded_on[k]
         out.append(award)
     return out
+
+
+def _cashout(taken: CashOut) -> dict[str, Any]:
+    return {
+        "seat": taken.seat,
+        "player_id": taken.player_id,
+        "street": taken.street,
+        "equity": f"{taken.equity.numerator}/{taken.equity.denominator}",
+        "value": f"{taken.value.numerator}/{taken.value.denominator}",
+        "fee_ppm": taken.fee_ppm,
+        "amount": taken.amount,
+        "runout": taken.runout,
+        "house": taken.house,
+    }
 
 
 def _bounty(award: BountyAward) -> dict[str, Any]:
