@@ -17,8 +17,8 @@ from showdown_core.equity import equity
 from showdown_core.variants import VARIANTS
 from showdown_messages import ShowdownResult
 from showdown_rules import CODES
-from showdown_service.cli import adjudicate_lines
-from showdown_service.wire import result_document
+from showdown_service.cli.commands import adjudicate_lines
+from showdown_service.decision.wire import result_document
 from tests.helpers import event, seat, settle_doc
 
 PPM = 1_000_000
