@@ -182,3 +182,30 @@ def test_bad_input_names_the_card_and_why(
     assert raised.value.code == code
     assert raised.value.field == field
     assert says in raised.value.message
+
+
+@pytest.mark.parametrize(("variant", "size", "hands"), [("omaha", 4, 2), ("omaha", 5, 3), ("omaha", 6, 2),
+                                                        ("omaha_hilo", 4, 3), ("omaha_hilo", 5, 2)])  # fmt: skip
+def test_omaha_preflop_with_numpy_agrees_with_the_board_by_board_path(variant: str, size: int, hands: int) -> None:
+    """No board card known: showdown_core.equity_omaha, on a deck thinned by dead cards to 16 cards (4,368
+    boards), against the Variant's own valuation of each board (itself checked against pokerkit above)."""
+    rng = random.Random(f"{variant}{size}{hands}")
+    for _ in range(2):
+        cards = rng.sample(DECK, 52)
+        holes = [cards[i * size : (i + 1) * size] for i in range(hands)]
+        deck = cards[hands * size : hands * size + 16]
+        dead = cards[hands * size + 16 :]
+        fast = equity(VARIANTS[variant], holes, (), dead)
+        units, whole = _by_board(VARIANTS[variant], holes, (), sorted(deck, key=lambda c: c.index), 5)
+        assert list(fast.shares) == [Fraction(u, whole) for u in units], (holes, dead)
+        assert fast.boards == comb(16, 5)
+
+
+def test_omaha_hi_lo_preflop_splits_halves_on_the_full_deck() -> None:
+    """A2-suited-double against KQJT: the whole deck (1,086,008 boards); the low half goes to A2 on every board
+    that gives a low, so A2's share is more than half of the boards with a low."""
+    holes = [parse_cards(["Ah", "2h", "3d", "Kd"]), parse_cards(["Ks", "Qs", "Jc", "Tc"])]
+    result = equity(VARIANTS["omaha_hilo"], holes)
+    assert result.boards == comb(44, 5)
+    assert sum(result.shares) == 1
+    assert result.shares[0] > Fraction(1, 2)

@@ -14,12 +14,13 @@ Shares are exact (:class:`fractions.Fraction`), with no odd chip: what a chip di
 hand more than another is a matter of a settlement (:mod:`showdown_core.settlement`), not of equity. The
 equities of the hands sum to exactly 1.
 
-Hold'em boards are valued with numpy, all at once, from the evaluator's own tables (the seven-card table
-of :mod:`showdown_core.batch`): the keys of every remaining board are summed once, each hand adds its own
-two cards' keys, one lookup gives each strength (a flush re-valued from its suit's rank mask). Heads-up
-preflop hold'em, 1,712,304 boards, takes tens of milliseconds (``python -m bench.equity``). Every other
-game goes through its :class:`~showdown_core.variants.Variant` board by board: the few hundred boards of a
-flop or turn spot at once, a preflop Omaha spot (a million boards) in tens of seconds.
+Hold'em boards are valued with numpy, all at once (:func:`_holdem`): each board's rank multiset is numbered
+once for all hands, and each hand looks its strength up in a small table of its own built from the
+evaluator's seven-card table, a flush re-valued from its suit's rank bits. Heads-up preflop hold'em, 1,712,304
+boards, takes about 30 ms of CPU (``python -m bench.equity``). Omaha and Omaha Hi/Lo with no board card known
+(a million boards) are valued the same way (:mod:`showdown_core.equity_omaha`). Every other spot goes through
+its :class:`~showdown_core.variants.Variant` board by board: the few hundred boards of a flop or turn at once;
+short deck preflop (201,376 boards) in about a second and a half.
 """
 
 from __future__ import annotations
@@ -84,6 +85,12 @@ def equity(
         )
     if _vectorised(variant):
         units, denominator = _holdem(holes, board, deck, to_deal)
+    elif _omaha_preflop(variant, to_deal):
+        from showdown_core.equity_omaha import omaha_preflop  # noqa: PLC0415  # its tables, only when needed
+
+        units, denominator = omaha_preflop(
+            holes, _numbered(deck, to_deal), _packed(deck, to_deal), variant.low is not None
+        )
     else:
         units, denominator = _by_board(variant, holes, board, deck, to_deal)
     return Equity(tuple(Fraction(u, denominator) for u in units), comb(len(deck), to_deal))
@@ -93,6 +100,30 @@ def _vectorised(variant: Variant) -> bool:
     """Hold'em's high hand on a 52-card deck: valued with numpy, all boards at once."""
     shape = variant.shape
     return variant.high is HIGH and variant.low is None and not shape.omaha and shape.lowest_rank == 2
+
+
+def _omaha_preflop(variant: Variant, to_deal: int) -> bool:
+    """Omaha high or Hi/Lo with no board card known: valued with numpy (:mod:`showdown_core.equity_omaha`)."""
+    low = variant.low
+    return (
+        variant.shape.omaha
+        and variant.high is HIGH
+        and (low is None or low.name == "eight_or_better")
+        and to_deal == 5
+        and variant.shape.lowest_rank == 2
+    )
+
+
+def _numbered(deck: list[Card], to_deal: int) -> npt.NDArray[np.uint16]:
+    """The number of each board's dealt rank multiset (see :func:`_multisets`), boards in the order of
+    ``itertools.combinations(deck, to_deal)``: a card at place ``p`` of a board adds ``comb(rank + p, p + 1)``
+    (ranks from 0, the deuce), the deck being in card order."""
+    return _sums([np.array([comb(c.rank - 2 + p, p + 1) for c in deck], np.uint16) for p in range(to_deal)])
+
+
+def _packed(deck: list[Card], to_deal: int) -> npt.NDArray[np.uint64]:
+    """Each board's dealt cards' rank bits, suit ``s``'s at bit ``16 * s``, boards in the order of ``_numbered``."""
+    return _sums([np.array([c.bit << _SUIT_SHIFT * c.suit for c in deck], dtype=np.uint64)] * to_deal)
 
 
 def _check(variant: Variant, holes: Sequence[Sequence[Card]], board: Sequence[Card], dead: Sequence[Card]) -> None:
@@ -223,9 +254,9 @@ def _holdem(
     """
     count = len(holes)
     pot = lcm(*range(1, count + 1))
-    numbered = _sums([np.array([comb(c.rank - 2 + p, p + 1) for c in deck], np.uint16) for p in range(to_deal)])
+    numbered = _numbered(deck, to_deal)
     suits = _sums([np.array([c.suit_key for c in deck], dtype=np.uint8)] * to_deal)
-    packed = _sums([np.array([c.bit << _SUIT_SHIFT * c.suit for c in deck], dtype=np.uint64)] * to_deal)
+    packed = _packed(deck, to_deal)
     packed |= np.uint64(sum(c.bit << _SUIT_SHIFT * c.suit for c in board))
     multisets = _multisets(to_deal)
     tables = []
