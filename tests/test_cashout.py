@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
+import fakeredis
 import pytest
 
 from showdown_core import InvalidEvent, parse_cards
@@ -19,6 +20,8 @@ from showdown_messages import ShowdownResult
 from showdown_rules import CODES
 from showdown_service.cli.commands import adjudicate_lines
 from showdown_service.decision.wire import result_document
+from showdown_service.infra.streams import read_range
+from showdown_service.worker.loop import Worker
 from tests.helpers import event, seat, settle_doc
 
 PPM = 1_000_000
@@ -231,3 +234,27 @@ def test_a_refused_cash_out_is_a_rejection_with_its_reason_code_and_nothing_is_p
     assert (rejected["code"], rejected["field"]) == ("cashout_mismatch", "cashouts[0].amount")
     assert "expected 22118" in rejected["message"]
     assert "stated 22119" in rejected["message"]
+
+
+def test_through_a_worker_a_cash_out_settles_and_a_bad_offer_is_a_dead_letter(
+    fake: fakeredis.FakeRedis, make_settings: Any
+) -> None:
+    """The worker's own path: the good offer's result carries the cash-out; the bad one (a cent over the
+    rooms' figure) is dead-lettered cashout_mismatch and nothing of it is settled."""
+    settings = make_settings()
+    keys = settings.keys("default")
+    bad = ggpoker_kings(amount=22119) | {"hand_id": "HD149101-bad"}
+    fake.xadd(keys.events, {"event": json.dumps(ggpoker_kings())})
+    fake.xadd(keys.events, {"event": json.dumps(bad)})
+    worker = Worker(settings, fake)
+    worker.prepare_groups()
+    worker.step()
+    worker.flush()
+    ((_, settled),) = read_range(fake, keys.results)
+    result = json.loads(settled[b"result"])
+    assert result["hand_id"] == "HD149101"
+    assert [(c["seat"], c["amount"], c["house"]) for c in result["cashouts"]] == [(3, 22118, 2268)]
+    assert {a["seat"]: a["amount"] for a in result["awards"]}[3] == 22118
+    ((_, letter),) = read_range(fake, keys.dead)
+    assert letter[b"code"] == b"cashout_mismatch"
+    assert b"expected 22118" in letter[b"message"]
