@@ -65,6 +65,10 @@ def test_a_bad_card_is_named_with_why_and_exits_2(
     assert says in captured.err
 
 
-def test_a_game_without_a_board_is_not_offered() -> None:
-    with pytest.raises(SystemExit):
+def test_a_game_without_a_board_is_not_offered(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
         main(["equity", "--variant", "stud", "AsKc2d3d4d5d6d", "7h7c8h8c9h9cTs"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --variant: invalid choice: 'stud'" in err
+    assert "'omaha_hilo'" in err  # the games with a board are offered
