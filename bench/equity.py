@@ -27,6 +27,7 @@ SPOTS: tuple[tuple[str, str, Sequence[str], Sequence[str]], ...] = (
     ("three-way preflop (1,370,754 boards)", "holdem", (), ("AsKs", "QsJs", "2d2c")),
     ("heads-up on the flop (990 boards)", "holdem", ("Ah", "7d", "2c"), ("AsKc", "7h7c")),
     ("Omaha Hi/Lo heads-up preflop (1,086,008 boards)", "omaha_hilo", (), ("Ah2h3dKd", "KsQsJcTc")),
+    ("short deck heads-up preflop (201,376 boards)", "short_deck", (), ("AsKs", "7h7c")),
     ("Omaha Hi/Lo heads-up on the flop (903 boards)", "omaha_hilo", ("4c", "5d", "9s"), ("Ah2hKcQd", "Ad3sKdQc")),
 )
 

@@ -15,7 +15,7 @@ import pytest
 from pokerkit import OmahaEightOrBetterLowHand, OmahaHoldemHand, ShortDeckHoldemHand, StandardHighHand
 
 from showdown_core import DECK, Card, InvalidEvent, parse_cards
-from showdown_core.equity import _by_board, _holdem, equity
+from showdown_core.equity import _by_board, _holdem, _short_deck, equity
 from showdown_core.variants import VARIANTS
 
 HIGH_CLASS: dict[str, Any] = {
@@ -132,16 +132,30 @@ def pokerkit_with_dead(holes: list[list[Card]], dead: list[Card]) -> list[Fracti
     return [share / len(boards) for share in shares]
 
 
-@pytest.mark.parametrize(("hands", "known"), [(2, 0), (3, 0), (6, 3), (9, 4), (2, 5)])
-def test_the_numpy_path_agrees_with_the_board_by_board_one(hands: int, known: int) -> None:
-    rng = random.Random(hands * 10 + known)
+@pytest.mark.parametrize(
+    ("variant", "hands", "known"),
+    [
+        ("holdem", 2, 0),
+        ("holdem", 3, 0),
+        ("holdem", 6, 3),
+        ("holdem", 9, 4),
+        ("holdem", 2, 5),
+        ("short_deck", 2, 0),
+        ("short_deck", 4, 3),
+        ("short_deck_straight_over_trips", 3, 0),
+    ],
+)
+def test_the_numpy_path_agrees_with_the_board_by_board_one(variant: str, hands: int, known: int) -> None:
+    rng = random.Random(f"{variant}{hands}{known}")
+    game = VARIANTS[variant]
     for _ in range(3):
-        holes, board = deal(rng, "holdem", hands, known)
+        holes, board = deal(rng, variant, hands, known)
         used = {c for hole in holes for c in hole} | set(board)
-        deck = [c for c in DECK if c not in used][: 20 if known == 0 else None]  # fewer boards preflop
+        deck = [c for c in DECK if c not in used and c.rank >= game.shape.lowest_rank]
+        deck = deck[: 20 if known == 0 else None]  # fewer boards preflop
         to_deal = 5 - known
-        fast_units, fast_whole = _holdem(holes, board, deck, to_deal)
-        slow_units, slow_whole = _by_board(VARIANTS["holdem"], holes, board, deck, to_deal)
+        fast_units, fast_whole = _holdem(holes, board, deck, to_deal, _short_deck(game.high))
+        slow_units, slow_whole = _by_board(game, holes, board, deck, to_deal)
         fast = [Fraction(u, fast_whole) for u in fast_units]
         assert fast == [Fraction(u, slow_whole) for u in slow_units], (holes, board)
 

@@ -18,9 +18,9 @@ Hold'em boards are valued with numpy, all at once (:func:`_holdem`): each board'
 once for all hands, and each hand looks its strength up in a small table of its own built from the
 evaluator's seven-card table, a flush re-valued from its suit's rank bits. Heads-up preflop hold'em, 1,712,304
 boards, takes about 30 ms of CPU (``python -m bench.equity``). Omaha and Omaha Hi/Lo with no board card known
-(a million boards) are valued the same way (:mod:`showdown_core.equity_omaha`). Every other spot goes through
-its :class:`~showdown_core.variants.Variant` board by board: the few hundred boards of a flop or turn at once;
-short deck preflop (201,376 boards) in about a second and a half.
+(a million boards) are valued the same way (:mod:`showdown_core.equity_omaha`), and short deck as hold'em
+from its own tables. Every other spot (Omaha with board cards known: a few hundred boards) goes through its
+:class:`~showdown_core.variants.Variant` board by board.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from fractions import Fraction
 from functools import cache
 from itertools import combinations, combinations_with_replacement
 from math import comb, lcm
-from typing import Final, TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -40,7 +40,11 @@ from showdown_core.cards import DECK, RANK_KEYS, Card
 from showdown_core.errors import InvalidEvent
 from showdown_core.evaluator import FLUSH_SUIT, FLUSHES, STRENGTH7
 from showdown_core.high import HIGH
+from showdown_core.ranking import Ranking
 from showdown_core.variants import Variant
+
+if TYPE_CHECKING:
+    from showdown_core.short_deck import ShortDeck
 
 _Int = TypeVar("_Int", np.uint8, np.uint16, np.uint32, np.uint64)
 
@@ -84,7 +88,7 @@ def equity(
             "too_many_cards", "hands", f"leave {len(deck)} cards in the deck, fewer than the {to_deal} still to deal"
         )
     if _vectorised(variant):
-        units, denominator = _holdem(holes, board, deck, to_deal)
+        units, denominator = _holdem(holes, board, deck, to_deal, _short_deck(variant.high))
     elif _omaha_preflop(variant, to_deal):
         from showdown_core.equity_omaha import omaha_preflop  # noqa: PLC0415  # its tables, only when needed
 
@@ -97,9 +101,29 @@ def equity(
 
 
 def _vectorised(variant: Variant) -> bool:
-    """Hold'em's high hand on a 52-card deck: valued with numpy, all boards at once."""
+    """Hold'em's high hand, or short deck's (either order): valued with numpy, all boards at once."""
     shape = variant.shape
-    return variant.high is HIGH and variant.low is None and not shape.omaha and shape.lowest_rank == 2
+    if variant.low is not None or shape.omaha:
+        return False
+    return (variant.high is HIGH and shape.lowest_rank == 2) or _short_deck(variant.high) is not None
+
+
+def _short_deck(ranking: Ranking | None) -> ShortDeck | None:
+    """``ranking`` if it is a short-deck one (its module is loaded once a short-deck variant is)."""
+    if ranking is None or not ranking.name.startswith("short_deck"):
+        return None
+    from showdown_core.short_deck import ShortDeck  # noqa: PLC0415  # loaded with the variant already
+
+    return ranking if isinstance(ranking, ShortDeck) else None
+
+
+@cache
+def _short_deck_flushes(ranking: ShortDeck) -> npt.NDArray[np.int16]:
+    """A short-deck ranking's flush strength by the 13-bit rank mask of one suit's cards (0: no flush)."""
+    table = np.zeros(1 << 13, dtype=np.int16)
+    for bits, value in ranking._flush.items():
+        table[bits] = value.strength
+    return table
 
 
 def _omaha_preflop(variant: Variant, to_deal: int) -> bool:
@@ -242,9 +266,9 @@ def _multisets(k: int) -> npt.NDArray[np.int64]:
 
 
 def _holdem(
-    holes: Sequence[Sequence[Card]], board: Sequence[Card], deck: list[Card], to_deal: int
+    holes: Sequence[Sequence[Card]], board: Sequence[Card], deck: list[Card], to_deal: int, short: ShortDeck | None
 ) -> tuple[list[int], int]:
-    """:func:`_by_board` for hold'em's high hand, every board at once with numpy.
+    """:func:`_by_board` for hold'em's high hand (or ``short`` deck's), every board at once with numpy.
 
     Each remaining board is three numbers, summed once for all hands (:func:`_sums`): the number of its
     dealt cards' rank multiset, its cards' suit keys, its cards' rank bits packed by suit. Each hand looks
@@ -262,7 +286,12 @@ def _holdem(
     tables = []
     for hole in holes:
         rank_sum = multisets + sum(c.rank_key for c in (*board, *hole))
-        tables.append(_PLAIN7[np.minimum(rank_sum, len(_PLAIN7) - 1)])  # (a sum past the table: 5 of a rank)
+        if short is None:
+            tables.append(_PLAIN7[np.minimum(rank_sum, len(_PLAIN7) - 1)])  # (a sum past the table: 5 of a rank)
+        else:  # a multiset with a rank below six, or five of a rank, is never dealt
+            plain = short._plain
+            tables.append(np.array([v.strength if (v := plain.get(k)) else 0 for k in rank_sum.tolist()], np.int16))
+    flushes = _FLUSH_STRENGTH if short is None else _short_deck_flushes(short)
     suit_tables = [
         _FLUSH_SUIT7[np.arange(32 * to_deal + 1) + sum(c.suit_key for c in (*board, *hole))] for hole in holes
     ]
@@ -277,7 +306,7 @@ def _holdem(
             suit = suit_tables[i][suit_sum]
             flushed = np.flatnonzero(suit >= 0)
             if len(flushed):
-                strengths[i, flushed] = _flushes(packed[start + flushed], suit[flushed], own_bits[i])
+                strengths[i, flushed] = _flushes(packed[start + flushed], suit[flushed], own_bits[i], flushes)
         if count == 2:  # heads-up: two comparisons
             ahead = np.count_nonzero(strengths[0] > strengths[1])
             tied = np.count_nonzero(strengths[0] == strengths[1])
@@ -296,12 +325,15 @@ def _holdem(
 
 
 def _flushes(
-    packed: npt.NDArray[np.uint64], suit: npt.NDArray[np.int8], own: npt.NDArray[np.uint64]
+    packed: npt.NDArray[np.uint64],
+    suit: npt.NDArray[np.int8],
+    own: npt.NDArray[np.uint64],
+    table: npt.NDArray[np.int16],
 ) -> npt.NDArray[np.int16]:
-    """The flush strength of each board (its ``packed`` bits) in its ``suit``, with the hand's ``own`` bits
-    of each suit."""
+    """The flush strength (by ``table``, by rank mask) of each board (its ``packed`` bits) in its ``suit``,
+    with the hand's ``own`` bits of each suit."""
     shift = suit.astype(np.uint64) * np.uint64(_SUIT_SHIFT)
     bits = (packed >> shift) & np.uint64(0x1FFF)
     bits |= own[suit]
-    strengths: npt.NDArray[np.int16] = _FLUSH_STRENGTH[bits]
+    strengths: npt.NDArray[np.int16] = table[bits]
     return strengths
