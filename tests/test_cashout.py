@@ -19,6 +19,7 @@ from showdown_core.variants import VARIANTS
 from showdown_messages import ShowdownResult
 from showdown_rules import CODES
 from showdown_service.cli.commands import adjudicate_lines
+from showdown_service.decision.render import describe_result
 from showdown_service.decision.wire import result_document
 from showdown_service.infra.streams import read_range
 from showdown_service.worker.loop import Worker
@@ -166,6 +167,10 @@ def test_the_result_carries_equity_offer_and_house_side_and_validates() -> None:
         }
     ]
     ShowdownResult.model_validate(document)
+    assert describe_result(document) == (
+        "HD149101: main pot 25186, rake 800: oiesfcv1 24386 (Pair of Kings); "
+        "oiesfcv1 cashed out on the flop for 22118 (equity 907/990), the house takes its 24386"
+    )
     plain = result_document(settle_doc(tied_on_the_turn(1, 12) | {"cashouts": None}), datetime.now(UTC))
     assert "cashouts" not in plain
 

@@ -9,6 +9,9 @@ from typing import Any
 def describe_result(result: Mapping[str, Any], places: Mapping[str, Mapping[str, Any]] | None = None) -> str:
     """``hand: main pot 900: alice 900 (Full house, Kings full of Fives); bob busts``.
 
+    An all-in cash-out is said after the pots: ``alice cashed out on the flop for 812 (equity 907/990), the
+    house takes its 900``.
+
     A tournament bust says its place when ``places`` (player id -> that player's newest placement object in
     the hand's tournament) has one, the bounty it paid: ``dev busts in 4th place, bounty 1001: ben 501
     (251 cash + 250 added), cai 500 (250 cash + 250 added)``, and the mystery-bounty envelope drawn for it:
@@ -28,6 +31,11 @@ def describe_result(result: Mapping[str, Any], places: Mapping[str, Mapping[str,
         hand = f" ({pot['hand']})" if pot.get("hand") else ""
         parts.append(f"{label} {pot['amount']}{raked}: {won}{hand}")
     parts += [f"{names[r['seat']]} gets {r['amount']} back" for r in result.get("returned", ())]
+    parts += [
+        f"{names[c['seat']]} cashed out on the {c['street']} for {c['amount']} (equity {c['equity']}), "
+        f"the house takes its {c['runout']}"
+        for c in result.get("cashouts", ())
+    ]
     paid = {b["seat"]: b for b in result.get("bounties", ())}
     drawn = {b["seat"]: b for b in result.get("mystery_bounties", ())}
     if result.get("tournament_id") is not None:
