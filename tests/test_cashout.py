@@ -134,6 +134,26 @@ def test_multiway_the_short_all_in_is_valued_on_the_main_pot_only() -> None:
     assert sum(settlement.collected) + 300 + taken.house == 7000
 
 
+def test_a_pot_the_seat_alone_contests_is_valued_whole() -> None:
+    """Seat 2 folded after putting 1000 in: the side pot above seat 1's all-in is seat 3's alone (equity 1),
+    and seat 3, covering the only other live seat's all-in, may cash out."""
+    doc = event(
+        seat(1, "Qs Qh", 300, stack=300),
+        seat(2, None, 1000, folded=True, stack=5000),
+        seat(3, "Ac Kc", 1000, stack=4000),
+        board="2h 8c Td 4s 9c",
+    )
+    holes = [parse_cards(["Qs", "Qh"]), parse_cards(["Ac", "Kc"])]
+    share = equity(VARIANTS["holdem"], holes, parse_cards(["2h", "8c", "Td"])).shares[1]
+    amount = offer(900 * share + 1400, 10000)
+    doc["cashouts"] = [{"seat": 3, "street": "flop", "amount": amount, "fee_ppm": 10000}]
+    settlement = settle_doc(doc)
+    (taken,) = settlement.cashouts
+    assert taken.value == 900 * share + 1400
+    assert taken.runout == 1400  # QQ holds the main pot; the side pot was seat 3's anyway
+    assert settlement.collected_by_seat() == {1: 900, 2: 0, 3: amount}
+
+
 def test_omaha_hi_lo_is_valued_by_halves() -> None:
     holes = ["Ah 2h Kc Qd", "Ad 3s Kd Qc"]
     doc = event(

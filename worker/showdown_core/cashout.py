@@ -66,9 +66,12 @@ def cash_out(
         value = Fraction(0)
         for pot in contested:
             key = (pot.eligible, known)
-            if key not in shares:
+            if key not in shares:  # a pot the seat alone contests (the others folded) is surely its
                 holes = [cards[seat] for seat in pot.eligible]
-                shares[key] = equity(showdown.variant, holes, showdown.board[:known]).shares
+                alone = len(holes) == 1
+                shares[key] = (
+                    (Fraction(1),) if alone else equity(showdown.variant, holes, showdown.board[:known]).shares
+                )
             value += (pot.amount - pot.rake) * shares[key][pot.eligible.index(offer.seat)]
         expected = round(value * (PPM - offer.fee_ppm) / PPM)  # a Fraction rounds half to even
         if offer.amount != expected:
