@@ -283,7 +283,7 @@ CHIP_KEYS: Final = frozenset({"contributed", "dead_money", "stack", "rake", "bou
 ID_KEYS: Final = frozenset({"hand_id", "table_id", "tournament_id", "player_id", "rake_schedule"})
 OPTIONAL_TOP: Final = (
     "tournament_id", "button_seat", "rake", "rake_ppm", "occurred_at", "boards", "bounty_cash_ppm",
-    "hand_for_hand_round", "mystery_bounties", "play", "rake_schedule", "stakes",
+    "hand_for_hand_round", "mystery_bounties", "play", "rake_schedule", "stakes", "cashouts",
 )  # fmt: skip
 OPTIONAL_PLAYER: Final = ("hole_cards", "dead_money", "folded", "stack", "bounty")
 
@@ -347,7 +347,7 @@ def expected_refusal(path: tuple[str | int, ...], value: Any) -> tuple[str, str]
         return None if value is None or value == "2026-11-22T12:00:00Z" else ("bad_timestamp", here)
     if key == "boards":  # absent, or a list of boards: its rules span fields (any listed code)
         return None if value is None or isinstance(value, list) else ("wrong_type", here)
-    if key == "mystery_bounties":  # absent, [], or envelopes {"seat", "amount"}: their rules span fields
+    if key in ("mystery_bounties", "cashouts"):  # absent, [], or objects ({"seat", ...}): their rules span fields
         if value is None or value == []:
             return None
         if not isinstance(value, list):
