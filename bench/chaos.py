@@ -451,7 +451,7 @@ class Refuser:
         until: Callable[[], bool] = lambda: True,
     ) -> None:
         """Refuse writes of ``kind`` for ``seconds``; ``then`` runs once writes are refused (OOM only); ``until``
-        (BUSY only): the refusal goes on past ``seconds`` until it is true (up to :data:`BUSY_MAX_S`)."""
+        (OOM and BUSY): the refusal goes on past ``seconds`` until it is true (up to :data:`BUSY_MAX_S`)."""
         admin = redis.Redis.from_url(self.server.url, protocol=2, socket_timeout=BUSY_MAX_S + 30)
         try:
             if kind == "oom":
@@ -459,6 +459,9 @@ class Refuser:
                 admin.config_set("maxmemory", int(admin.info("memory")["used_memory"]) + OOM_HEADROOM)
                 then()
                 time.sleep(seconds)
+                deadline = time.monotonic() + BUSY_MAX_S  # held until a worker met it, as BUSY is (see _busy)
+                while not until() and time.monotonic() < deadline:
+                    time.sleep(0.1)
                 admin.config_set("maxmemory", 0)
             elif kind == "readonly":
                 admin.execute_command("REPLICAOF", "127.0.0.1", str(free_port()))  # type: ignore[no-untyped-call]
@@ -498,14 +501,15 @@ class Refuser:
         admin.config_set("lua-time-limit", 5000)
 
 
-def _busy_met(fleet: Fleet) -> int:
-    """How many times the workers have logged a command refused with BUSY (``redis_unavailable``, one line a wait)."""
-    return sum(line.get("reason") == "BUSY" for line in fleet.lines("redis_unavailable"))
+def _met(fleet: Fleet, reason: str) -> int:
+    """How many times the workers have logged a command refused with ``reason`` (``redis_unavailable``, one line a
+    wait)."""
+    return sum(line.get("reason") == reason for line in fleet.lines("redis_unavailable"))
 
 
-def _busy_met_since(fleet: Fleet, before: int) -> bool:
-    """Whether a worker has met BUSY since :func:`_busy_met` said ``before``."""
-    return _busy_met(fleet) > before
+def _met_since(fleet: Fleet, reason: str, before: int) -> bool:
+    """Whether a worker has met ``reason`` since :func:`_met` said ``before``."""
+    return _met(fleet, reason) > before
 
 
 def _run_busy_script(admin: redis.Redis) -> None:
@@ -741,10 +745,15 @@ def run(
                 # Workers that have caught up hold nothing for a refusal to re-deliver: pause them while a
                 # backlog forms, so that they read it (Redis reads when memory is full) and their commits fail;
                 # not while the network is cut (the cut is its own test), or they could not read at all.
+                # An idle worker waits on a read, which Redis answers when memory is full: the refusal is held until a
+                # worker's write has met it (its next inbox move or commit), as BUSY's is, so that a loaded machine
+                # cannot close the window first.
+                fleet.wait_until_up()
                 proxy.wait_until_joined()
                 fleet.pause()
                 time.sleep(BACKLOG_S)
-                refuser.refuse(action, REFUSAL_S, then=fleet.resume)
+                met = functools.partial(_met_since, fleet, "OOM", _met(fleet, "OOM"))
+                refuser.refuse(action, REFUSAL_S, then=fleet.resume, until=met)
             elif action == "busy":
                 # A worker blocked in XREADGROUP when the script starts sends nothing while it runs (and a caught-up
                 # fleet is mostly blocked): pause them while a backlog forms, resume them once the script runs, so
@@ -755,7 +764,7 @@ def run(
                 proxy.wait_until_joined()
                 fleet.pause()
                 time.sleep(BACKLOG_S)
-                met = functools.partial(_busy_met_since, fleet, _busy_met(fleet))
+                met = functools.partial(_met_since, fleet, "BUSY", _met(fleet, "BUSY"))
                 resuming = threading.Timer(BUSY_RESUME_S, fleet.resume)
                 resuming.start()
                 refuser.refuse(action, REFUSAL_S, until=met)
