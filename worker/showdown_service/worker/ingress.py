@@ -105,6 +105,9 @@ class Ingress:
         self._idle = False
         """The worker waits on its streams: the watcher waits on the inboxes (see :meth:`watching`)."""
         self._watcher: threading.Thread | None = None
+        self._refused: redis.RedisError | None = None
+        """What ended the watcher (a write refused: OOM, READONLY, ...; a lost connection): raised by the next
+        :meth:`check`, so the worker waits for it as for any refusal of its own, never silently."""
 
     @property
     def replies(self) -> int:
@@ -118,7 +121,12 @@ class Ingress:
 
     def check(self, replies: Sequence[Any]) -> None:
         """Read the replies of :meth:`queue`: load the script where a node lacked it (and move then); raise a
-        refused move (the worker waits as for any refused write: nothing was lost, the elements stay)."""
+        refused move (the worker waits as for any refused write: nothing was lost, the elements stay), or what
+        ended the watcher's wait (its BLMOVE is a write: memory full refuses it while the worker's reads go on)."""
+        with self._lock:
+            refused, self._refused = self._refused, None
+        if refused is not None:
+            raise refused
         for keys, reply in zip(self.shards, replies, strict=True):
             if isinstance(reply, redis.exceptions.NoScriptError):  # a restart without persistence, a failover
                 reply = self._script(keys=[keys.inbox, keys.events], args=[self.count])  # noqa: PLW2901 - loads it
@@ -171,7 +179,7 @@ class Ingress:
         """(The watcher's thread) While the worker is idle: wait up to ``block_ms`` for a push to an inbox (one
         shard's at a time, in turn, when there are several), leaving the list as it was (``BLMOVE inbox inbox LEFT
         LEFT`` takes its first element and puts it back), and move every inbox once one came. A refused move or a
-        lost connection ends it: the worker's own next read meets the same error, and waits as for any."""
+        lost connection ends it, and the worker's next :meth:`check` raises it: the worker waits as for any."""
         timeout_s = (block_ms or 1000) / 1000
         if len(self.shards) > 1 or isinstance(self.client, RedisCluster):
             timeout_s = min(timeout_s, IDLE_SHARD_BLOCK_MS / 1000)
@@ -185,9 +193,10 @@ class Ingress:
                     self._next += 1
                 if self.client.blmove(keys.inbox, keys.inbox, timeout_s, "LEFT", "LEFT") is not None:  # type: ignore[arg-type]  # s
                     self.move()
-        except redis.RedisError:
+        except redis.RedisError as exc:
             with self._lock:
                 self._watcher = None
+                self._refused = exc
 
 
 class _Watching:
