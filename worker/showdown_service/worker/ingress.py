@@ -106,8 +106,9 @@ class Ingress:
         """The worker waits on its streams: the watcher waits on the inboxes (see :meth:`watching`)."""
         self._watcher: threading.Thread | None = None
         self._refused: redis.RedisError | None = None
-        """What ended the watcher (a write refused: OOM, READONLY, ...; a lost connection): raised by the next
-        :meth:`check`, so the worker waits for it as for any refusal of its own, never silently."""
+        """The refusal that ended the watcher (a write refused: OOM, READONLY, ...): raised by the next
+        :meth:`check`, so the worker waits for it as for any refusal of its own, never silently. A lost connection
+        is not kept: it may be over by then, and the worker's own next command meets any that is not."""
 
     @property
     def replies(self) -> int:
@@ -179,7 +180,7 @@ class Ingress:
         """(The watcher's thread) While the worker is idle: wait up to ``block_ms`` for a push to an inbox (one
         shard's at a time, in turn, when there are several), leaving the list as it was (``BLMOVE inbox inbox LEFT
         LEFT`` takes its first element and puts it back), and move every inbox once one came. A refused move or a
-        lost connection ends it, and the worker's next :meth:`check` raises it: the worker waits as for any."""
+        lost connection ends it; the worker's next :meth:`check` raises a refusal: the worker waits as for any."""
         timeout_s = (block_ms or 1000) / 1000
         if len(self.shards) > 1 or isinstance(self.client, RedisCluster):
             timeout_s = min(timeout_s, IDLE_SHARD_BLOCK_MS / 1000)
@@ -196,7 +197,8 @@ class Ingress:
         except redis.RedisError as exc:
             with self._lock:
                 self._watcher = None
-                self._refused = exc
+                if isinstance(exc, redis.ResponseError):  # a refusal; a lost connection the loop meets itself
+                    self._refused = exc
 
 
 class _Watching:
