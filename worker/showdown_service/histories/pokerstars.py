@@ -198,13 +198,13 @@ class _Play:
     sitting_out: set[str]
     purchases: list[Purchase]
     big_blind: int | None
-    names: list[str] = field(default_factory=list)
+    names: list[str] = field(init=False)
     """The seats' names, the longest first: 'Bob' must not take 'Bob 2: ...'."""
-    seats: dict[int, str] = field(default_factory=dict)
-    put: dict[str, int] = field(default_factory=dict)
-    dead: dict[str, int] = field(default_factory=dict)
-    bet: dict[str, int] = field(default_factory=dict)
-    left: dict[str, int] = field(default_factory=dict)
+    seats: dict[int, str] = field(init=False)
+    put: dict[str, int] = field(init=False)
+    dead: dict[str, int] = field(init=False)
+    bet: dict[str, int] = field(init=False)
+    left: dict[str, int] = field(init=False)
     folded: set[str] = field(default_factory=set)
     mucked: set[str] = field(default_factory=set)
     acted: set[str] = field(default_factory=set)
