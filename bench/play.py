@@ -20,7 +20,7 @@ from bench.timing import fmt_time, race
 from showdown_service.decision.settling import prepare
 from showdown_service.histories.phh import read_phh
 
-PLURIBUS = Path(__file__).resolve().parents[3] / "shared" / "data" / "phh" / "pluribus"
+PLURIBUS = Path(__file__).resolve().parents[2] / "shared" / "data" / "phh" / "pluribus"
 PLAY_FIELDS = ("variant", "antes", "blinds_or_straddles", "min_bet", "starting_stacks", "actions")
 
 

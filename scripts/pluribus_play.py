@@ -25,7 +25,7 @@ from showdown_service.decision.decide import decide
 from showdown_service.decision.settling import prepare
 from showdown_service.histories.phh import read_phh
 
-DEFAULT = Path(__file__).resolve().parents[3] / "shared" / "data" / "phh" / "pluribus"
+DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "phh" / "pluribus"
 PLAY_FIELDS = ("variant", "antes", "blinds_or_straddles", "min_bet", "starting_stacks", "actions")
 AT = "2026-11-29T00:00:00.000000Z"
 

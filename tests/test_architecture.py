@@ -247,3 +247,20 @@ def test_the_read_api_loads_neither_the_worker_loop_nor_the_commit() -> None:
     assert "showdown_service.api.app" in loaded
     assert not {"showdown_service.worker.loop", "showdown_service.worker.commit"} & loaded
     assert not _of(loaded, "showdown_service.cli")
+
+
+def test_every_path_to_the_shared_data_is_the_repository_s_sibling() -> None:
+    """``../shared/data`` is beside the repository, wherever the clone is: a ``Path(__file__).parents[N]`` one level
+    too high passed in a worktree two levels deep and failed CI's clone (stop 44: ``/check/shared/data`` missing).
+    Tests use ``tests.helpers.SHARED_DATA``; every other ``parents[N] / "shared"`` must name the repository's parent."""
+    import re
+
+    pattern = re.compile(r"parents\[(\d+)\]\s*/\s*\"shared\"")
+    wrong = [
+        f"{path.relative_to(REPO)}: parents[{level}]"
+        for folder in ("tests", "bench", "scripts", "worker")
+        for path in (REPO / folder).rglob("*.py")
+        for level in pattern.findall(path.read_text(encoding="utf-8"))
+        if path.resolve().parents[int(level)] != REPO.resolve().parent
+    ]
+    assert wrong == []

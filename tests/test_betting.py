@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from showdown_core.betting import BettingError, Hand, Played, form_of, play
+from tests.helpers import SHARED_DATA
 
-PLURIBUS = Path(__file__).resolve().parents[3] / "shared" / "data" / "phh" / "pluribus"
+PLURIBUS = SHARED_DATA / "phh" / "pluribus"
 
 DEAL6 = ("d dh p1 AsKs", "d dh p2 QdQc", "d dh p3 7h2c", "d dh p4 9s9d", "d dh p5 JcTc", "d dh p6 4d4h")
 

@@ -129,6 +129,37 @@ def test_item2_a_refused_xadd_inside_the_move_leaves_every_element_in_the_inbox_
     assert [orjson.loads(f[b"event"])["hand_id"] for _, f in read_range(admin, keys.events)] == ["k-0", "k-1", "k-2"]
 
 
+class _ClosedUnderTheWait(fakeredis.FakeRedis):
+    """A client closed by another thread while its BLMOVE waited: redis-py's pool then meets a socket that is None
+    and raises a TypeError from ``select.poll().register`` (seen in CI, stop 44)."""
+
+    def blmove(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("argument must be an int, or have a fileno() method.")
+
+
+def test_item2_the_inbox_watcher_ends_quietly_when_its_client_is_closed_under_it_and_the_worker_s_check_goes_on(
+    make_settings: Any,
+) -> None:
+    """Whatever ends the watcher's wait ends the thread with nothing left unhandled (pytest reported a closed client's
+    TypeError as an unhandled thread exception, failing an unrelated test); only a refusal is raised by the worker's
+    next check: a lost connection the worker's loop meets itself, and an idle worker starts a new watcher."""
+    keys = make_settings("redis://127.0.0.1:1").keys("default")
+    ingress = Ingress(_ClosedUnderTheWait(server=fakeredis.FakeServer(), protocol=2), [keys], count=10)
+    unhandled: list[threading.ExceptHookArgs] = []
+    before, threading.excepthook = threading.excepthook, unhandled.append
+    try:
+        with ingress.watching(50):
+            wait_until(lambda: ingress._watcher is None, "the watcher ended")
+        ingress.stop()
+    finally:
+        threading.excepthook = before
+    assert unhandled == []
+    ingress.check([[0, None]])  # nothing moved, nothing to raise: the lost connection is the loop's to meet
+    with ingress.watching(50):
+        wait_until(lambda: ingress._watcher is None, "a new watcher started and ended the same way")
+    assert unhandled == []
+
+
 def test_item2_workers_killed_while_they_move_and_settle_lose_and_duplicate_nothing(
     admin: redis.Redis, server: LocalRedis, tmp_path: Path, make_settings: Any
 ) -> None:

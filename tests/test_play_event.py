@@ -21,8 +21,9 @@ from showdown_service.decision.intake import parse_event, to_showdown
 from showdown_service.decision.settling import prepare
 from showdown_service.decision.wire import encode_result
 from showdown_service.histories.phh import read_phh
+from tests.helpers import SHARED_DATA
 
-PLURIBUS = Path(__file__).resolve().parents[3] / "shared" / "data" / "phh" / "pluribus"
+PLURIBUS = SHARED_DATA / "phh" / "pluribus"
 PLAY_FIELDS = ("variant", "antes", "blinds_or_straddles", "min_bet", "starting_stacks", "actions")
 
 
