@@ -65,7 +65,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, NamedTuple
 
-from showdown_core import InvalidEvent, InvariantViolation, Settlement
+from showdown_core import InvalidEvent, InvariantViolation, Settlement, Showdown
 from showdown_core import mystery as envelopes
 from showdown_core.bounties import award_bounties
 from showdown_core.deals import deal_amounts
@@ -645,59 +645,10 @@ class Book:
         if ledger is None:
             return UNTRACKED
         rules = ledger.rules
-        if ledger.over:
-            return _refuse("tournament_over", "tournament_id", f"tournament {tournament_id!r} has finished")
-        seats = showdown.seats
-        if seats[0].stack is None:
-            return _refuse(
-                "tournament_stacks_missing",
-                "players[0].stack",
-                f"players[0].stack (seat {seats[0].seat}): is missing, but every hand of tournament {tournament_id!r} "
-                "gives each seat's starting stack (the ledger checks each against its entry's chips).",
-            )
-        if showdown.rake:
-            return _refuse(
-                "tournament_rake",
-                "rake",
-                f"rake: {showdown.rake} chips would leave tournament {tournament_id!r}, whose chips stay in play (the "
-                "house takes its fee with the buy-in): send the hand without rake.",
-            )
-        live = ledger.live
-        heads = showdown.bounties
-        entries: list[Entry] = []
-        for i, s in enumerate(seats):  # by name, not unpacked: a seat's other fields are not touched (cold in cache)
-            entry = live.get(s.player_id)
-            if (
-                entry is None
-                or entry.chips != s.stack
-                or entry.status != "playing"
-                or (bounties_given and heads[i] != entry.bounty)
-            ):
-                return _seat_refused(rules, i, s.seat, s.player_id, s.stack, heads[i] if heads else None, entry)
-            entries.append(entry)
-        if (
-            bounty_cash_ppm is not None
-            and bounty_cash_ppm != rules.bounty_cash_ppm
-            and not (rules.bounty_cash_ppm is None and bounties_given and not any(showdown.bounties))
-        ):  # a tournament without bounties takes a hand whose every seat gives a bounty of 0 (with its cash rate)
-            pays = (
-                "pays no bounties"
-                if rules.bounty_cash_ppm is None
-                else f"pays {rules.bounty_cash_ppm} of each bounty as cash"
-            )
-            return _refuse(
-                "bounty_mismatch",
-                "bounty_cash_ppm",
-                f"bounty_cash_ppm: {bounty_cash_ppm} is given, but tournament {tournament_id!r} {pays}.",
-            )
-        if hand_for_hand_round is not None and hand_for_hand_round <= ledger.rounds_done:
-            return _refuse(
-                "round_already_complete",
-                "hand_for_hand_round",
-                f"round {hand_for_hand_round} of tournament {tournament_id!r} was completed before this hand",
-            )
-        if hand_for_hand_round is None and ledger.rounds_seen > ledger.rounds_done:
-            return _round_open(ledger)
+        checked = _check_hand(ledger, showdown, hand_for_hand_round, bounties_given, bounty_cash_ppm)
+        if isinstance(checked, Applied):
+            return checked
+        entries = checked
         drawn: dict[int, int] = {}
         if rules.mystery_from is not None or mystery is not None:
             drawn_or_refused = _mystery_stage(ledger, settlement, mystery)
@@ -706,17 +657,9 @@ class Book:
             drawn = drawn_or_refused
         changed: Settlement | None = None
         if rules.bounty_cash_ppm is not None and not bounties_given:
-            heads = tuple([entry.bounty for entry in entries])
-            showdown = showdown._replace(bounties=heads, bounty_cash_ppm=rules.bounty_cash_ppm)
-            awards = (
-                award_bounties(
-                    showdown, settlement.pots, settlement.collected, settlement.shown, heads, rules.bounty_cash_ppm
-                )
-                if settlement.busts
-                else ()
-            )
-            settlement = changed = settlement._replace(showdown=showdown, bounties=awards)
-
+            settlement = changed = _with_ledger_heads(settlement, entries, rules.bounty_cash_ppm)
+            showdown = settlement.showdown
+        seats = showdown.seats
         if self.in_place:
             self.chips_changed.setdefault(tournament_id, []).extend(entries)
         else:
@@ -735,10 +678,25 @@ class Book:
             settlement = changed = settlement._replace(mystery_bounties=paid)  # the result names each envelope
         if not (busted or settlement.bounties):  # the usual hand: only chips moved
             return SETTLED if changed is None else Applied("settled", (), changed)
+        return self._bounties_and_busts(ledger, settlement, entries, busted, hand_for_hand_round, changed=changed)
+
+    def _bounties_and_busts(
+        self,
+        ledger: Ledger,
+        settlement: Settlement,
+        entries: list[Entry],
+        busted: bool,
+        hand_for_hand_round: int | None,
+        *,
+        changed: Settlement | None,
+    ) -> Applied:
+        """The unusual hand's second half: bounties move among the seats (conserved, or refused), busts are placed."""
+        showdown = settlement.showdown
+        seats = showdown.seats
         if self.in_place:  # bounties or places move too: those entries are written whole (the rest: chips)
             involved = {share.seat for award in settlement.bounties for share in award.winners}
             involved.update([award.seat for award in settlement.bounties])
-            self.changed.setdefault(tournament_id, set()).update(
+            self.changed.setdefault(ledger.rules.tournament_id, set()).update(
                 [e.key for s, e in zip(seats, entries) if not e.chips or s.seat in involved]  # noqa: B905 - as above
             )
         placements: list[dict[str, Any]] = []
@@ -1073,3 +1031,82 @@ def _held_out(entry: Entry) -> str:
 def _same_but_payouts(a: Rules, b: Rules) -> bool:
     """An ``open`` re-sent after ``registration_closed`` replaced its payouts is the same ``open``."""
     return dataclasses.replace(a, payouts=()) == dataclasses.replace(b, payouts=())
+
+
+def _check_hand(
+    ledger: Ledger,
+    showdown: Showdown,
+    hand_for_hand_round: int | None,
+    bounties_given: bool,
+    bounty_cash_ppm: int | None,
+) -> Applied | list[Entry]:
+    """:meth:`TournamentBook.apply_hand`'s checks, before anything moves: the tournament is on, no rake, each seat
+    is a playing entry at its ledger stack (and bounty, when given), the bounty cash rate is the tournament's, the
+    hand-for-hand round is open. The seats' entries, in seat order; or the refusal."""
+    tournament_id, rules = showdown.tournament_id, ledger.rules
+    if ledger.over:
+        return _refuse("tournament_over", "tournament_id", f"tournament {tournament_id!r} has finished")
+    seats = showdown.seats
+    if seats[0].stack is None:
+        return _refuse(
+            "tournament_stacks_missing",
+            "players[0].stack",
+            f"players[0].stack (seat {seats[0].seat}): is missing, but every hand of tournament {tournament_id!r} "
+            "gives each seat's starting stack (the ledger checks each against its entry's chips).",
+        )
+    if showdown.rake:
+        return _refuse(
+            "tournament_rake",
+            "rake",
+            f"rake: {showdown.rake} chips would leave tournament {tournament_id!r}, whose chips stay in play (the "
+            "house takes its fee with the buy-in): send the hand without rake.",
+        )
+    live = ledger.live
+    heads = showdown.bounties
+    entries: list[Entry] = []
+    for i, s in enumerate(seats):  # by name, not unpacked: a seat's other fields are not touched (cold in cache)
+        entry = live.get(s.player_id)
+        if (
+            entry is None
+            or entry.chips != s.stack
+            or entry.status != "playing"
+            or (bounties_given and heads[i] != entry.bounty)
+        ):
+            return _seat_refused(rules, i, s.seat, s.player_id, s.stack, heads[i] if heads else None, entry)
+        entries.append(entry)
+    if (
+        bounty_cash_ppm is not None
+        and bounty_cash_ppm != rules.bounty_cash_ppm
+        and not (rules.bounty_cash_ppm is None and bounties_given and not any(showdown.bounties))
+    ):  # a tournament without bounties takes a hand whose every seat gives a bounty of 0 (with its cash rate)
+        pays = (
+            "pays no bounties"
+            if rules.bounty_cash_ppm is None
+            else f"pays {rules.bounty_cash_ppm} of each bounty as cash"
+        )
+        return _refuse(
+            "bounty_mismatch",
+            "bounty_cash_ppm",
+            f"bounty_cash_ppm: {bounty_cash_ppm} is given, but tournament {tournament_id!r} {pays}.",
+        )
+    if hand_for_hand_round is not None and hand_for_hand_round <= ledger.rounds_done:
+        return _refuse(
+            "round_already_complete",
+            "hand_for_hand_round",
+            f"round {hand_for_hand_round} of tournament {tournament_id!r} was completed before this hand",
+        )
+    if hand_for_hand_round is None and ledger.rounds_seen > ledger.rounds_done:
+        return _round_open(ledger)
+    return entries
+
+
+def _with_ledger_heads(settlement: Settlement, entries: list[Entry], bounty_cash_ppm: int) -> Settlement:
+    """A knockout hand sent without ``players[].bounty``: its bounties settled from the heads the ledger holds."""
+    heads = tuple([entry.bounty for entry in entries])
+    showdown = settlement.showdown._replace(bounties=heads, bounty_cash_ppm=bounty_cash_ppm)
+    awards = (
+        award_bounties(showdown, settlement.pots, settlement.collected, settlement.shown, heads, bounty_cash_ppm)
+        if settlement.busts
+        else ()
+    )
+    return settlement._replace(showdown=showdown, bounties=awards)
