@@ -194,7 +194,7 @@ class Ingress:
                     self._next += 1
                 if self.client.blmove(keys.inbox, keys.inbox, timeout_s, "LEFT", "LEFT") is not None:  # type: ignore[arg-type]  # s
                     self.move()
-        except Exception as exc:  # noqa: BLE001  # the thread must never die with an exception nobody sees
+        except Exception as exc:  # the thread must never die with an exception nobody sees
             # A refusal is raised by the worker's next check. Anything else is a lost connection, including redis-py's
             # own TypeError when the client is closed under a blocking call (its socket is None, seen in CI): the
             # worker's loop meets a lost connection itself on its next command, and starts a new watcher.
