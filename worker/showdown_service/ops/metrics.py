@@ -95,6 +95,14 @@ class Metrics:
             [*shard, "code"],
             registry=r,
         )
+        self._declare_tournaments(r)
+        self._declare_sampled(r)
+        self.port: int | None = None
+        """The port /metrics is served on (after :meth:`serve`)."""
+
+    def _declare_tournaments(self, r: CollectorRegistry) -> None:
+        """The tournaments' messages, places and money paid."""
+        shard = ["shard"]
         self.tournament_messages = Counter(
             "showdown_tournament_messages",
             "Tournament messages committed, by type and outcome (applied, refused, duplicate)",
@@ -134,6 +142,10 @@ class Metrics:
             shard,
             registry=r,
         )
+
+    def _declare_sampled(self, r: CollectorRegistry) -> None:
+        """What housekeeping samples (streams, memory, the chain's and the ledgers' state) and the worker's faults."""
+        shard = ["shard"]
         self.chain_restarted = Gauge(
             "showdown_chain_restarted",
             "1 while the shard's audit chain restarted after Redis lost its data (its audit:reset hash) and no "
@@ -191,8 +203,6 @@ class Metrics:
             ["shard"],
             registry=r,
         )
-        self.port: int | None = None
-        """The port /metrics is served on (after :meth:`serve`)."""
 
     def serve(self, port: int, *, tries: int = 1) -> int:
         """Expose ``/metrics`` on ``port`` (all interfaces: the pod or container network); with ``tries`` > 1,
