@@ -406,6 +406,28 @@ class ShowdownEvent(BaseModel):
             cards += self._canonical_boards(shape)
 
         count = len(players)
+        if len(seats) != count or len(ids) != count or len(set(cards)) != len(cards) or shape.lowest_rank > 2:
+            self._check_identities(shape, seats, ids, cards)
+        if stack_short or total > MAX_TOTAL_CHIPS or (stacked and stacked != count):
+            _check_stacks(players, stacked, stack_short, total)
+        if not live:
+            raise reject("no_live_player", "players", "every player folded; somebody must be left to win")
+        contested = live > 1
+        self._check_shapes(shape, contested, too_many or (contested and live_shows_wrong), contested and unequal)
+        if top and live_top != top:
+            holders = ", ".join(str(p.seat) for p in players if p.contributed == top)
+            raise reject(
+                "folded_top_contribution",
+                "players",
+                f"the largest contribution ({top}) belongs only to folded seat(s) {holders}; a live seat must match it",
+            )
+        if self.rake or bountied or self.mystery_bounties is not None or self.play is not None or self.cashouts:
+            self._check_sections(shape, contested, seats, stacked, bountied)
+        return self
+
+    def _check_identities(self, shape: VariantShape, seats: set[int], ids: set[str], cards: list[str]) -> None:
+        """Each seat, player and card once; a short deck's cards in its deck."""
+        players, count = self.players, len(self.players)
         if len(seats) != count:
             _raise_first_repeat(
                 "duplicate_seat", "seat", [p.seat for p in players], "seat {} is taken by players[{}] too"
@@ -417,26 +439,10 @@ class ShowdownEvent(BaseModel):
             self._raise_duplicate_card()
         if shape.lowest_rank > 2:
             self._check_deck(shape, cards)
-        if stacked and stacked != count:
-            i = next(i for i, p in enumerate(players) if p.stack is None)
-            raise reject("partial_stacks", f"players[{i}].stack", "is missing while other seats give theirs")
-        if stack_short:
-            i, p = next((i, p) for i, p in enumerate(players) if p.stack < p.contributed + p.dead_money)  # type: ignore[operator]
-            raise reject(
-                "stack_too_small",
-                f"players[{i}].stack",
-                f"{p.stack} is less than the {p.contributed + p.dead_money} chips the seat put in",
-            )
-        if total > MAX_TOTAL_CHIPS:
-            raise reject(
-                "bad_chips",
-                "players",
-                f"the chips put in total {total}, more than {MAX_TOTAL_CHIPS} (2^53 - 1): results could not be "
-                "read exactly as JSON numbers",
-            )
-        if not live:
-            raise reject("no_live_player", "players", "every player folded; somebody must be left to win")
-        contested = live > 1
+
+    def _check_shapes(self, shape: VariantShape, contested: bool, wrong_holes: bool, unequal: bool) -> None:
+        """The board, the hole cards and the button as the game deals them."""
+        players = self.players
         first_board = self.boards[0] if self.boards else self.board
         if len(first_board) > shape.board_cards or (contested and len(first_board) != shape.board_cards):
             where = "boards[0]" if self.boards else "board"
@@ -445,7 +451,8 @@ class ShowdownEvent(BaseModel):
                 where,
                 f"has {len(first_board)} cards; a {shape.label} showdown has {shape.board_cards}",
             )
-        if too_many or (contested and live_shows_wrong):
+        if wrong_holes:
+            counts, most = shape.hole_cards, shape.hole_cards[-1]
             i, p = next(
                 (i, p)
                 for i, p in enumerate(players)
@@ -457,7 +464,7 @@ class ShowdownEvent(BaseModel):
                 f"players[{i}].hole_cards",
                 f"has {len(p.hole_cards or ())} cards; a {shape.label} player shows {shape.hole_text()}",
             )
-        if contested and unequal:
+        if unequal:
             live_players = [(i, p) for i, p in enumerate(players) if not p.folded]
             first_i, first_p = live_players[0]
             i, p = next((i, p) for i, p in live_players if len(p.hole_cards or ()) != len(first_p.hole_cards or ()))
@@ -471,15 +478,13 @@ class ShowdownEvent(BaseModel):
             raise reject(
                 "missing_button", "button_seat", f"is required for {shape.label}: it decides who gets odd chips"
             )
-        if top and live_top != top:
-            holders = ", ".join(str(p.seat) for p in players if p.contributed == top)
-            raise reject(
-                "folded_top_contribution",
-                "players",
-                f"the largest contribution ({top}) belongs only to folded seat(s) {holders}; a live seat must match it",
-            )
+
+    def _check_sections(
+        self, shape: VariantShape, contested: bool, seats: set[int], stacked: int, bountied: int
+    ) -> None:
+        """The optional sections, each by its own rules: rake, bounties, mystery envelopes, the play, cash-outs."""
         if self.rake:
-            _check_rake(self.rake, self.rake_ppm, players)
+            _check_rake(self.rake, self.rake_ppm, self.players)
         if bountied:
             self._check_bounties(bountied, stacked)
         if self.mystery_bounties is not None and self.tournament_id is None:
@@ -492,10 +497,9 @@ class ShowdownEvent(BaseModel):
         if self.mystery_bounties:
             _check_mystery(self.mystery_bounties, seats, stacked)
         if self.play is not None:
-            _check_play(self.play, self.variant, count)
+            _check_play(self.play, self.variant, len(self.players))
         if self.cashouts:
             self._check_cashouts(shape, contested)
-        return self
 
     def _check_cashouts(self, shape: VariantShape, contested: bool) -> None:
         """Each cash-out is of a live seat of a contested cash hand with a board, run once; one a seat; and the
@@ -700,6 +704,27 @@ def _shared_start(boards: tuple[tuple[str, ...], ...]) -> int:
     while shared < len(first) and all(len(b) > shared and b[shared] == first[shared] for b in boards[1:]):
         shared += 1
     return shared
+
+
+def _check_stacks(players: tuple[PlayerIn, ...], stacked: int, stack_short: bool, total: int) -> None:
+    """Stacks all given or none; none short of what its seat put in; the chips put in readable as JSON numbers."""
+    if stacked and stacked != len(players):
+        i = next(i for i, p in enumerate(players) if p.stack is None)
+        raise reject("partial_stacks", f"players[{i}].stack", "is missing while other seats give theirs")
+    if stack_short:
+        i, p = next((i, p) for i, p in enumerate(players) if p.stack < p.contributed + p.dead_money)  # type: ignore[operator]
+        raise reject(
+            "stack_too_small",
+            f"players[{i}].stack",
+            f"{p.stack} is less than the {p.contributed + p.dead_money} chips the seat put in",
+        )
+    if total > MAX_TOTAL_CHIPS:
+        raise reject(
+            "bad_chips",
+            "players",
+            f"the chips put in total {total}, more than {MAX_TOTAL_CHIPS} (2^53 - 1): results could not be "
+            "read exactly as JSON numbers",
+        )
 
 
 def _check_rake(rake: int, rake_ppm: int | None, players: tuple[PlayerIn, ...]) -> None:
