@@ -48,3 +48,11 @@ def test_deployment_browser_and_slow_modules_carry_their_markers() -> None:
 def test_every_marker_the_hook_gives_is_registered(pytestconfig: pytest.Config) -> None:
     registered = {line.split(":")[0] for line in pytestconfig.getini("markers")}
     assert {"server", "cluster", "deploy", "browser", "slow"} <= registered
+
+
+def test_every_module_named_deploy_or_slow_exists() -> None:
+    from tests.conftest import DEPLOY, SLOW
+
+    modules = {path.stem for path in (REPO / "tests").glob("test_*.py")}
+    assert set(SLOW) <= modules
+    assert all(any(module.startswith(prefix) for module in modules) for prefix in DEPLOY)
