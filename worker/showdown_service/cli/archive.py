@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from showdown_service.archive.replay import Difference
     from showdown_service.storage.recall import HandFound
 
-EXPORT_FORMATS = ("jsonl", "csv", "parquet")
+EXPORT_FORMATS = ("jsonl", "csv", "parquet", "phh", "ohh")
 """(pyarrow, DuckDB and the archive's modules are imported by the commands that need them: every other
 ``showdown`` command starts as fast as before.)"""
 
@@ -55,7 +55,8 @@ HAND_HELP = """\
 Find a hand by its hand_id: first in Redis (each shard's audit stream, newest first, joined to the
 entry's event, result and dead letter), then in the archive; print where it was found and its event,
 result, dead letter and audit record. An event Redis has trimmed already is read from the archive.
-Exit 1 if neither holds the hand.
+With --history, print the hand as a hand history instead (PHH or Open Hand History, from the event's
+play and the result; exit 2 naming why when it cannot be). Exit 1 if neither holds the hand.
 
 Reads: SHOWDOWN_REDIS_URL and its credentials, SHOWDOWN_SHARDS, SHOWDOWN_KEY_PREFIX,
 SHOWDOWN_ARCHIVE_URL (and the S3 endpoint, region and keys for an s3:// archive)."""
@@ -84,6 +85,8 @@ def register(commands: Commands) -> None:
     )
     h.add_argument("hand_id", metavar="HAND_ID", help="the hand's hand_id, as its event gave it")
     h.add_argument("--json", action="store_true", help="one JSON object")
+    h.add_argument("--history", nargs="?", const="phh", choices=("phh", "ohh"), help="print the hand as a hand "
+                   "history instead: PHH (the default) or Open Hand History; needs the event's play")  # fmt: skip
     h.set_defaults(run=_hand)
 
     ar = commands.add_parser("archive", help="query or export the archive (SHOWDOWN_ARCHIVE_URL)")
@@ -97,7 +100,8 @@ def register(commands: Commands) -> None:
     e = verbs.add_parser("export", help="every entry settled between two UTC days, for a regulator")
     e.add_argument("--from", dest="day_from", type=_day, required=True, metavar="DATE", help="first day (YYYY-MM-DD)")
     e.add_argument("--to", dest="day_to", type=_day, required=True, metavar="DATE", help="last day, included")
-    e.add_argument("--format", choices=EXPORT_FORMATS, default="jsonl")
+    e.add_argument("--format", choices=EXPORT_FORMATS, default="jsonl", help="jsonl, csv, parquet: the entries; "
+                   "phh (one .phhs), ohh (Open Hand History): each settled hand with its play")  # fmt: skip
     e.add_argument("--out", type=Path, help="file to write (stdout for jsonl and csv when absent)")
     e.set_defaults(run=_export)
     k = verbs.add_parser("keygen", help="write a new Ed25519 key pair for signed checkpoints")
@@ -227,6 +231,10 @@ def _hand(args: argparse.Namespace) -> int:
     if found is None:
         print(f"hand {args.hand_id} is neither in Redis nor in the archive ({settings.archive_url})", file=sys.stderr)
         return 1
+    if args.history:
+        from showdown_service.cli.history import print_history  # noqa: PLC0415
+
+        return print_history(args.history, found.event, found.result)
     if args.json:
         print(orjson.dumps(found.document()).decode())
         return 0
@@ -296,6 +304,10 @@ def _export(args: argparse.Namespace) -> int:
     con = connect_archive(open_store(settings.archive_url, settings))
     sql = export_sql(args.day_from, args.day_to)
     try:
+        if args.format in ("phh", "ohh"):
+            from showdown_service.cli.history import export_histories  # noqa: PLC0415
+
+            return export_histories(con, sql, args.format, args.out)
         if args.format == "parquet":
             con.sql(sql).write_parquet(str(args.out), compression="zstd")
             return 0
