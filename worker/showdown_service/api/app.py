@@ -12,7 +12,7 @@ import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from importlib.resources import files
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, Literal, cast
 
 import anyio.to_thread
 from fastapi import Depends, FastAPI, Header, Path, Query, Request, Security
@@ -41,6 +41,7 @@ from showdown_service.api.models import (
     TreeHead,
 )
 from showdown_service.api.pages import dead_letters_page, results_page
+from showdown_service.api.replay import history, page, replay_document, settled_hand
 from showdown_service.api.settings import ApiSettings
 from showdown_service.api.state import Api, Measured
 from showdown_service.infra.config import Settings
@@ -52,6 +53,7 @@ IdPath = Annotated[str, Path(min_length=1, max_length=MAX_ID_LENGTH, pattern=ID_
 Routed as ``{name:path}`` where the id may end the path, so an id holding ``/`` (sent as ``%2F``) is reachable."""
 ShardPath = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")]
 """A shard's name in a path (the routes answer only for SHOWDOWN_SHARDS' own)."""
+HistoryFormat = Annotated[Literal["phh", "ohh"], Query(alias="format", description="PHH (TOML) or Open Hand History")]
 IdQuery = Annotated[str | None, Query(min_length=1, max_length=MAX_ID_LENGTH, pattern=ID_PATTERN)]
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": Error, "description": "A malformed path or query."},
@@ -113,6 +115,7 @@ def create_app(
     tournaments = Depends(_scoped(state, "tournaments:read"))
     letters = Depends(_scoped(state, "dead-letters:read"))
     _log_routes(app, settings, hands)
+    _replay_routes(app, state, hands)  # before /v1/hands/{hand_id:path}, which would take their paths
     _read_routes(app, state, hands, tournaments, letters)
     _probe_routes(app, state)
     if api_settings.floor:
@@ -239,6 +242,29 @@ def _log_routes(app: FastAPI, settings: Settings, hands: Any) -> None:
     ) -> Response:
         """That the signed tree of ``size1`` is the start of the signed tree of ``size2`` (RFC 9162 2.1.4)."""
         return json_body(log.consistency(settings, shard, size1, size2, epoch))
+
+
+def _replay_routes(app: FastAPI, state: Api, hands: Any) -> None:
+    """A settled hand given back whole (api/replay.py): as a hand history, and its replay page."""
+    whole: dict[int | str, dict[str, Any]] = {404: {"model": Error, "description": "Not a settled hand."},
+             409: {"model": Error, "description": "no_history: no play, or a game OHH cannot hold."}}  # fmt: skip
+    texts = {"application/toml": {"schema": {"type": "string"}}, "application/json": {"schema": {"type": "object"}}}
+
+    @app.get("/v1/hands/{hand_id:path}/history", response_model=None, summary="A settled hand as a hand history",
+             responses={200: {"content": texts, "description": "PHH or OHH"}, **ERRORS, **whole})  # fmt: skip
+    def get_history(hand_id: IdPath, fmt: HistoryFormat = "phh", caller: Caller = hands) -> Response:
+        """The event's play and the result as PHH (phh-std TOML) or Open Hand History JSON (hh-specs 1.4)."""
+        body, media = history(*settled_hand(state, hand_id, state.archive_permit(caller)), fmt)
+        return Response(body, media_type=media)
+
+    html = {"content": {"text/html": {"schema": {"type": "string"}}}, "description": "The page"}
+
+    @app.get("/hands/{hand_id:path}", response_model=None, responses={200: html, **ERRORS, **whole},
+             summary="A settled hand's replay page")  # fmt: skip
+    def hand_page(hand_id: IdPath, caller: Caller = hands) -> HTMLResponse:
+        """Street by street, the cards drawn: Pennsylvania's replay list (58 Pa. Code 810a.11(a))."""
+        document = replay_document(*settled_hand(state, hand_id, state.archive_permit(caller)))
+        return HTMLResponse(page(document), headers={"Cache-Control": "no-store"})
 
 
 def _read_routes(app: FastAPI, state: Api, hands: Any, tournaments: Any, letters: Any) -> None:
