@@ -85,6 +85,23 @@ def test_the_history_route_and_the_page_refuse_what_they_cannot_give_back(
     assert httpx.get(f"{url}/v1/hands/P-0/history?format=xml", headers=bearer()).status_code == 400
 
 
+def test_a_later_conflicting_re_send_is_never_given_back_as_the_settled_hand(
+    redis_url: str, make_settings: Any, client: redis.Redis
+) -> None:
+    settings: Settings = make_settings(redis_url)
+    docs, lines = events(SHOWDOWN)
+    other = json.loads(json.dumps(docs[0]))
+    other["play"]["actions"][-1] = "p2 sm"  # MrBlue mucks: another hand under the same id
+    other["players"][1]["folded"] = True
+    publish_lines(client, settings.keys("default").events, [lines[0], json.dumps({"event": other})])
+    commit(settings)
+    with serving(settings) as url:
+        hand = httpx.get(f"{url}/v1/hands/P-0", headers=bearer()).json()
+        assert (hand["status"], hand["audit"]["code"]) == ("settled", "conflicting_duplicate")
+        given = httpx.get(f"{url}/v1/hands/P-0/history", headers=bearer())
+    assert (given.status_code, given.json()["code"]) == (404, "event_gone"), "never the re-send's play"
+
+
 def test_the_replay_page_steps_street_by_street_with_the_cards_drawn_on_a_phone(
     served: tuple[str, list[dict[str, Any]]], browser: BrowserContext, tmp_path: Path
 ) -> None:

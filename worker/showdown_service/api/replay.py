@@ -28,13 +28,16 @@ PAGE_MARK = "/*HAND*/null"
 
 
 def settled_hand(state: Api, hand_id: str, permit: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The event and result of a settled hand; :class:`Refused` 404 when it is unknown or was not settled."""
+    """The event and result of a settled hand; :class:`Refused` 404 when it is unknown or was not settled. The
+    event is the one its newest audit record settled (never a later re-send's, a ``duplicate`` or a
+    ``conflicting_duplicate``: for those, the archive's entry that settled it)."""
     found = state.index.lookup(hand_id, permit)
     if found["status"] != "settled" or not isinstance(found.get("result"), dict):
         raise Refused(404, "not_settled", f"hand {hand_id} is {found['status']}: only a settled hand is replayed")
     event = None
     where = state.index.audit.get(hand_id)
-    if where is not None:
+    newest = found.get("audit") or {}
+    if where is not None and newest.get("outcome") == "settled":  # else a later entry (a re-send): the archive's
         entry = where[2].decode()
         rows = read_range(state.client, state.settings.keys(where[0]).events, low=entry, high=entry, count=1)
         payload = rows[0][1].get(EVENT_FIELD_B) if rows else None
@@ -43,7 +46,12 @@ def settled_hand(state: Api, hand_id: str, permit: Any) -> tuple[dict[str, Any],
         archived = find_archived(state.settings, hand_id)
         event = archived.event if archived is not None else None
     if not isinstance(event, dict):
-        raise Refused(404, "event_gone", f"hand {hand_id}: its event is neither in Redis nor in the archive")
+        raise Refused(
+            404,
+            "event_gone",
+            f"hand {hand_id}: the event that settled it is neither in Redis "
+            "(its newest entry there is a later re-send, or trimmed) nor in the archive",
+        )
     return event, found["result"]
 
 
