@@ -31,7 +31,8 @@ import orjson
 
 from showdown_core.tournament import Book, Ledger
 from showdown_service.decision.audit import Head
-from showdown_service.decision.decide import LEDGER_LOST, LedgerInvariant, decide
+from showdown_service.decision.decide import LEDGER_LOST
+from showdown_service.decision.twin import Twin
 from showdown_service.infra.config import Settings, ShardKeys
 from showdown_service.worker.ledger import decode_ledger, writes
 
@@ -108,8 +109,8 @@ def replay_rows(settings: Settings, tournament_id: str, rows: list[dict[str, Any
     from showdown_service.archive.resettle import prepare_row  # noqa: PLC0415 - light, but pulls in the routing
 
     book = Book({}, in_place=True)
+    twin = Twin(book, dedupe_ttl_s=settings.dedupe_ttl_s)
     fields: dict[str, str] = {}
-    seen: dict[str, tuple[str, float]] = {}
     replayed, last_seq = 0, 0
     commit = Commit(book)
     for row in rows:
@@ -130,17 +131,11 @@ def replay_rows(settings: Settings, tournament_id: str, rows: list[dict[str, Any
         if (str(record.get("worker", "")), at) != commit.batch:  # the worker's next commit: its writes as it wrote them
             fields.update(commit.written())
             commit.batch = (str(record.get("worker", "")), at)
-        hand_id = prepared.hand_id or ""
-        held = seen.get(hand_id)
-        now = _instant(at)
-        if held is not None and now - held[1] >= settings.dedupe_ttl_s:
-            held = None
         head = Head(seq - 1, str(record.get("prev_hash", "")))
-        try:
-            decided = decide([prepared], {hand_id: held[0]} if held else {}, head, worker=str(record.get("worker", "")),
-                             at=at, book=book)  # fmt: skip
-        except LedgerInvariant as broken:
-            raise RestoreError(f"seq {seq}: the ledger breaks an invariant re-deciding it ({broken.reason})") from None
+        decided = twin.decide([prepared], worker=str(record.get("worker", "")), at=at, now=_instant(at), head=head)
+        if twin.broken:  # the twin refused the entry as the worker would; a restore rebuilds nothing from a bug
+            reason = twin.broken[0].reason
+            raise RestoreError(f"seq {seq}: the ledger breaks an invariant re-deciding it ({reason})")
         decision = decided.decisions[0]
         if decision.record.get("hash") != record.get("hash"):
             raise RestoreError(
@@ -148,8 +143,6 @@ def replay_rows(settings: Settings, tournament_id: str, rows: list[dict[str, Any
                 f"one (archived outcome {record.get('outcome')}, code {record.get('code')}; re-decided "
                 f"{decision.outcome}, {decision.code}): nothing restored"
             )
-        if decision.remembers:
-            seen[hand_id] = (prepared.event_sha256, now)
         if decided.book is not None:
             commit.add(decided.book)
         replayed += 1

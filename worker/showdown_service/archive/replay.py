@@ -230,7 +230,7 @@ def _replay_shard(  # noqa: PLR0917
             report(Difference(shard, "reset", detail, seq=1, file=chain.files[0].path))
         resettler = Resettler(settings, shard)
         if previous is not None:  # what the archive knew when the new chain began: its dedupe and ledgers
-            resettler.seen, resettler.book = previous.seen, previous.book
+            resettler.twin.seen, resettler.twin.book = previous.twin.seen, previous.twin.book
         ends.append(_replay_chain(store, settings, chain, resettler, report, totals, pool))
         previous = resettler
     return ends

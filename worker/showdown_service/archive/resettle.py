@@ -45,9 +45,9 @@ import orjson
 
 from showdown_core.tournament import Book
 from showdown_service.decision.audit import Head
-from showdown_service.decision.decide import LedgerInvariant, decide, refuse_broken
 from showdown_service.decision.routing import WRONG_SHARD, as_recorded
 from showdown_service.decision.settling import Prepared, prepare
+from showdown_service.decision.twin import Twin
 from showdown_service.infra.config import Settings
 
 LEDGER_LOST = "ledger_lost"
@@ -131,9 +131,9 @@ class Resettler:
     def __init__(self, settings: Settings, shard: str) -> None:
         self.settings = settings
         self.keys = settings.keys(shard)
-        self.seen: dict[str, tuple[str, float]] = {}
-        """hand_id -> (digest of the event that settled it, when, on the records' clock)."""
-        self.book = Book({}, in_place=True)
+        self.twin = Twin(Book({}, in_place=True), dedupe_ttl_s=settings.dedupe_ttl_s)
+        """The dedupe keys (on the records' clock: a key lapses as the worker's did), the ledgers (in place: a
+        replay's ledger changes are never dropped but by a broken invariant, a bug the differences then show)."""
         self.gap_at: int | None = None
         """The first seq after which entries are missing: the ledgers are unknown from there on."""
         self.skipped = 0
@@ -146,23 +146,14 @@ class Resettler:
         if record.get("code") == LEDGER_LOST:  # the ledger Redis had lost is not archived: the chain's word
             return Decided(record, None, LEDGER_LOST, None, None)
         now = _at(at).timestamp()
-        hand_id = prepared.hand_id or ""
-        held = self.seen.get(hand_id)
-        if held is not None and now - held[1] >= self.settings.dedupe_ttl_s:  # the key had expired by then
-            del self.seen[hand_id]
-            held = None
-        seen: dict[str, str | None] = {hand_id: held[0]} if held is not None else {}
         head = Head(int(record.get("seq", 1)) - 1, str(record.get("prev_hash", "")))
-        book = self.book if prepared.tournament_id is not None else None
-        try:
-            decided = decide([prepared], seen, head, worker=str(record.get("worker", "")), at=at, book=book)
-        except LedgerInvariant as broken:
-            return self.decide(refuse_broken([prepared], broken)[0], record)
+        decided = self.twin.decide([prepared], worker=str(record.get("worker", "")), at=at, now=now, head=head,
+                                   ledgers=prepared.tournament_id is not None, remember=False)  # fmt: skip
         decision = decided.decisions[0]
         if record.get("outcome") == "settled" and record.get("hand_id") and record.get("code") is None:
             # the chain's own word (proven by its hashes) on what settled: a later re-send is judged against it
             # even if this entry's re-settlement differed, or an earlier gap in the archive hid its first send
-            self.seen[str(record["hand_id"])] = (str(record.get("event_sha256")), now)
+            self.twin.remember(str(record["hand_id"]), str(record.get("event_sha256")), now)
         texts = decision.placement_texts
         return Decided(
             decision.record,

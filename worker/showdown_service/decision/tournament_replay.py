@@ -26,10 +26,10 @@ from showdown_core.tournament import Book
 from showdown_messages import rejections
 from showdown_messages.protocol import EVENT_FIELD, TOURNAMENT_FIELD
 from showdown_messages.repeats import refuse_repeated_keys
-from showdown_service.decision.audit import EMPTY, Head
-from showdown_service.decision.decide import Decision, LedgerInvariant, decide, refuse_broken, utc_text
+from showdown_service.decision.decide import Decision, utc_text
 from showdown_service.decision.intake import tournament_body, unwrap_event
 from showdown_service.decision.settling import Prepared, prepare
+from showdown_service.decision.twin import Twin
 from showdown_service.infra.examples import documents
 
 REPLAY_WORKER = "replay"
@@ -62,14 +62,16 @@ class TournamentReplay:
     """Each settled hand's settlement, in order."""
     decisions: list[Decision] = field(default_factory=list)
     """Every decided line's decision, in order (outcome, code, result text, placements, audit record)."""
-    seen: dict[str, str | None] = field(default_factory=dict)
-    """The dedupe keys: hand_id -> the digest of the event it was settled from."""
-    head: Head = EMPTY
-    """The replay's own audit chain."""
     settled_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     """The instant every result and record of the replay carries (the batch clock of the worker)."""
     max_payload_bytes: int = MAX_PAYLOAD_BYTES
     """As the worker's ``SHOWDOWN_MAX_PAYLOAD_BYTES``."""
+    twin: Twin = field(init=False)
+    """The dedupe keys (never lapsing: every hand of the file is remembered), the replay's own audit chain, and
+    :attr:`book`."""
+
+    def __post_init__(self) -> None:
+        self.twin = Twin(self.book, dedupe_ttl_s=None)
 
     def feed(self, lines: Iterable[str], source: str = "-") -> None:
         """Apply every JSON document of ``lines`` (one a line, or pretty-printed over several), numbered by the
@@ -100,20 +102,7 @@ class TournamentReplay:
     def decide(self, batch: list[Prepared]) -> list[Decision]:
         """Decide prepared entries as the worker does (a broken ledger invariant refuses that entry alone), and
         keep what they change: the ledgers, the dedupe keys, the chain."""
-        at = utc_text(self.settled_at)
-        while True:
-            try:
-                decided = decide(batch, self.seen, self.head, worker=REPLAY_WORKER, at=at, book=self.book)
-            except LedgerInvariant as broken:  # the copy it half changed is dropped: the book is as it was
-                batch = refuse_broken(batch, broken)
-                continue
-            break
-        if decided.book is not None:
-            self.book.adopt(decided.book)
-        for d in decided.decisions:
-            if d.remembers:
-                self.seen[d.prepared.hand_id or ""] = d.prepared.event_sha256
-        self.head = decided.head
+        decided = self.twin.decide(batch, worker=REPLAY_WORKER, at=utc_text(self.settled_at), now=0.0)
         self.decisions += decided.decisions
         return decided.decisions
 
