@@ -95,7 +95,8 @@ def without_paths(line: str) -> str:
 
 ARCHIVE_503 = (
     "The tournament finished and its ledger expired, and the archive (SHOWDOWN_ARCHIVE_URL) cannot answer: "
-    "archive_unavailable (none there, or unreadable) or archive_incomplete (it lacks an entry's records)."
+    "archive_unavailable (none there, or unreadable) or archive_incomplete (it lacks an entry's records); or "
+    "ledger_lost: Redis lost the ledger of a tournament still running (`showdown tournament restore` rebuilds it)."
 )
 
 

@@ -17,16 +17,18 @@ from fastapi.responses import StreamingResponse
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from showdown_core.tournament import Entry, Ledger
+from showdown_core.tournament import Book, Entry, Ledger
 from showdown_service.api import events as sse
 from showdown_service.api.auth import Caller, RateLimit, Refused, Tokens, require
 from showdown_service.api.index import ArchiveLookup, HandIndex
 from showdown_service.api.settings import ApiSettings
+from showdown_service.archive.ledger_restore import RestoreError, rebuild
 from showdown_service.archive.standings import StandingsUnavailable, archived_standings
 from showdown_service.decision.routing import registry_key
 from showdown_service.infra import logs
 from showdown_service.infra.config import Settings
 from showdown_service.infra.connection import REDIS_ERRORS, Client
+from showdown_service.storage.lookup import archive_exists
 from showdown_service.worker.ledger import read_book
 
 KEEPALIVE_S = 15.0
@@ -99,6 +101,8 @@ class Api:
         self.log = logs.get_logger(component="api")
         self.archived: dict[tuple[str, str], list[dict[str, Any]]] = {}
         """Expired tournaments' placement objects read from the archive, by (shard, tournament id)."""
+        self.rebuilt_books: dict[tuple[str, str], Book] = {}
+        """Finished tournaments whose ledgers Redis lost, rebuilt from the archive, by (shard, tournament id)."""
         self.registry = CollectorRegistry()
         self.requests = Counter(
             "showdown_api_requests", "Requests served, by route and status.", ["route", "status"],
@@ -151,8 +155,10 @@ class Api:
         shard = self.tournament_shard(tournament_id)
         book = read_book(self.client, self.settings.keys(shard), tournament_id)
         ledger = book.ledgers.get(tournament_id) if book is not None else None
-        if book is None or ledger is None:  # gone between the two reads
-            raise Refused(404, "unknown_tournament", f"no shard holds tournament {tournament_id!r}")
+        if book is None or ledger is None:  # Redis lost even its short ledger (the registry still names its shard)
+            book = self.rebuilt(shard, tournament_id)
+            ledger = book.ledgers[tournament_id]
+        assert ledger is not None
         playing: list[Entry] = []
         if ledger.expired:  # its places are in the archive (docs/archive.md): read there, never guessed
             finished = self.archived_standings(shard, tournament_id, ledger)
@@ -190,6 +196,35 @@ class Api:
                 for e in playing
             ],
         }
+
+    def rebuilt(self, shard: str, tournament_id: str) -> Book:
+        """A tournament the registry places on ``shard`` whose ledger Redis lost (a loss, issue 33): a finished
+        one's ledger rebuilt from the archive's entries (kept once read: it never changes), as ``showdown tournament
+        standings`` does; a running one is refused ``ledger_lost`` (503) until ``showdown tournament restore``
+        writes its ledger back; 404 when the archive never knew it."""
+        found = self.rebuilt_books.get((shard, tournament_id))
+        if found is not None:
+            return found
+        unknown = Refused(404, "unknown_tournament", f"no shard holds tournament {tournament_id!r}")
+        if not archive_exists(self.settings.archive_url):
+            raise unknown
+        try:
+            rebuilt = rebuild(self.settings, shard, tournament_id)
+        except RestoreError as exc:
+            if "holds no ledger" in str(exc):
+                raise unknown from exc
+            raise Refused(503, "archive_unavailable", str(exc)) from exc
+        if not rebuilt.ledger.over:
+            raise Refused(
+                503, "ledger_lost",
+                f"Redis lost tournament {tournament_id!r}'s ledger on shard {shard} and it is still running: "
+                f"`showdown tournament restore {tournament_id}` rebuilds it from the archive",
+            )  # fmt: skip
+        book = Book({tournament_id: rebuilt.ledger})
+        if len(self.rebuilt_books) >= ARCHIVED_KEPT:
+            del self.rebuilt_books[next(iter(self.rebuilt_books))]  # the oldest read
+        self.rebuilt_books[(shard, tournament_id)] = book
+        return book
 
     def archived_standings(self, shard: str, tournament_id: str, ledger: Ledger) -> list[dict[str, Any]]:
         """The placement objects of an expired ledger, from the archive (kept once read: they never change)."""
