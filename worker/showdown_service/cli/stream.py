@@ -176,7 +176,7 @@ def run_worker(settings: Settings) -> int:
             logs.get_logger(worker=settings.consumer).info(
                 "metrics_port_moved", port=port, taken=settings.metrics_port, then="scrape this worker there"
             )
-    worker = Worker(settings, connect(settings, name=settings.consumer), metrics=metrics)
+    worker = Worker(settings, connect(settings, name=settings.consumer, watch=True), metrics=metrics)
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)  # the I/O thread sends commits without waiting out 5 ms
     gc.freeze()  # everything built so far (evaluator tables, models) lives forever: keep it out of GC passes
     gc.set_threshold(*GC_THRESHOLDS)  # a batch's objects die by reference count: collect rarely (see GC_THRESHOLDS)

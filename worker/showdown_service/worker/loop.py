@@ -215,6 +215,8 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
         self._heads.clear()
         self._books.clear()
         self._vouched.clear()  # Redis may have come back behind the archive: asked again before the next commit
+        self._runs.accept()  # a restarted server (a new run id) refuses this worker's connections until now
+        self._restarts_seen = self._runs.restarts
 
     def step(self) -> int:
         """One pass of the loop; returns how many entries it settled or refused.

@@ -318,6 +318,9 @@ class Planning(WorkerState):
 
     def _plan(self, keys: ShardKeys, batch: list[Prepared], seen: dict[str, str | None], head: Head) -> Plan:
         settings = self.settings
+        if self._runs.restarts != self._restarts_seen:  # a worker sharing this client took note of a restart
+            self._restarts_seen = self._runs.restarts
+            self._vouched.clear()
         if head.seq < self._top.get(keys.shard, 0):  # the head went backwards: Redis lost writes
             self._vouched.discard(keys.shard)
             self._top.pop(keys.shard, None)

@@ -26,7 +26,7 @@ from showdown_service.decision.rake_schedules import schedules_in
 from showdown_service.decision.routing import Router
 from showdown_service.decision.settling import Prepared
 from showdown_service.infra.config import Settings, ShardKeys
-from showdown_service.infra.connection import Client, keep_repeated_fields
+from showdown_service.infra.connection import Client, keep_repeated_fields, run_watch
 from showdown_service.infra.logs import get_logger
 from showdown_service.infra.streams import Row
 from showdown_service.ops.metrics import Metrics
@@ -71,6 +71,10 @@ class WorkerState(ABC):
         """The rake schedules an event may name: read once, at start (a file that is no schedule stops it)."""
         self.client = client
         keep_repeated_fields(client)  # a field given twice in an entry is refused, not read on its last value
+        self._runs = run_watch(client)
+        """Each server's run id, read as each connection opens (a client of ``connect(..., watch=True)``): a restarted
+        server is an error, never ridden over."""
+        self._restarts_seen = self._runs.restarts
         self.cluster = isinstance(client, RedisCluster)
         """Redis Cluster: every shard is read with a command of its own, on the node holding it."""
         self.metrics = metrics or Metrics()
