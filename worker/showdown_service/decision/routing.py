@@ -82,6 +82,13 @@ def registry_key(prefix: str = "showdown") -> str:
     return f"{prefix}:{{{REGISTRY_TAG}}}:tournaments"
 
 
+def registry_epoch_key(prefix: str = "showdown") -> str:
+    """``showdown:{registry}:epoch``: when the registry was begun (or restored from the archive). Written by a
+    worker's first check, it goes only with the registry's own data: on Redis Cluster, the node holding the
+    registry's slot restarted empty while the shards' nodes kept theirs (:func:`.worker.restore.restore_registry`)."""
+    return f"{prefix}:{{{REGISTRY_TAG}}}:epoch"
+
+
 def hand_key(hand_id: str, prefix: str = "showdown") -> str:
     """``showdown:{registry}:hand:<hand_id>``: the shard that took the hand (the registry's slot)."""
     return f"{prefix}:{{{REGISTRY_TAG}}}:hand:{hand_id}"

@@ -30,7 +30,7 @@ from showdown_service.infra.connection import REDIS_ERRORS
 from showdown_service.ops.metrics import observe_many
 from showdown_service.worker.commit import LedgerInvariant, Plan, plan
 from showdown_service.worker.ledger import load_reply
-from showdown_service.worker.restore import leave_if_behind, restore_after_loss
+from showdown_service.worker.restore import leave_if_behind, restore_after_loss, restore_registry
 from showdown_service.worker.state import Entry, WorkerState
 
 
@@ -128,12 +128,23 @@ class Planning(WorkerState):
         """Once after the worker starts and after each Redis error, before the shard's next batch is routed and
         claimed: a chain Redis holds behind the archive is left for a new epoch (:meth:`_vouch`), and an empty one
         is restored from the archive (the dedupe, the cross-shard claims, the lost tournaments)."""
+        self._check_registry()
         head = Head.decode(self.client.get(keys.audit_head))
         if head.seq > 0:
             head = self._vouch(keys, head)
         if head.seq == 0:
             self._restore_after_loss(keys)
             self._vouched.add(keys.shard)
+
+    def _check_registry(self) -> None:
+        """The registry lost its data (its marker is gone: on Redis Cluster, its node restarted empty while the
+        shards' kept theirs): every claim and tournament put back from the archive before a hand is claimed
+        (:func:`.restore.restore_registry`)."""
+        restored = restore_registry(self.client, self.settings)
+        if restored is not None and (restored.claims or restored.tournaments):
+            self.log.error("registry_restored", claims=restored.claims, tournaments=restored.tournaments,
+                           then="the registry had lost its data: its claims and tournaments put back from the "
+                           "archive before any hand is claimed")  # fmt: skip
 
     def process(self, keys: ShardKeys, entries: Iterable[Entry], failures: Mapping[str, int] | None = None) -> None:
         """Settle a batch and commit it now (claims, recovery, flushing)."""

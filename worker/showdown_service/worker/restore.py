@@ -61,6 +61,13 @@ has them further: rebuilt with ``showdown tournament restore``). Then the
 restore above runs as for an empty Redis, and the reset names the gap:
 "Redis came back at seq H, behind the archive" (``redis_seq``).
 
+**The registry's own loss.** On Redis Cluster the node holding the
+``{registry}`` slot may restart empty while the shards' nodes keep their
+chains: no head is empty, so the restore above never runs, yet the claims are
+gone. The registry's marker goes with it (:func:`restore_registry`): a worker
+finding it missing (at its start, after any Redis error) puts every claim and
+tournament back from the archive before it claims a hand.
+
 Over 400 lines because its parts are one sequence a worker runs before a new
 epoch's first commit (the chain left behind the archive, the dedupe, the
 claims, the lost tournaments, the reset that says it is done) and the reset's
@@ -357,6 +364,70 @@ def _put_back_claims(
     return done
 
 
+@dataclass(frozen=True, slots=True)
+class RegistryRestored:
+    """What :func:`restore_registry` put back in a registry that had lost its data."""
+
+    claims: int
+    """Hand claims (every shard's hands archived within the dedupe TTL)."""
+    tournaments: int
+    """Tournaments named to their shards."""
+
+
+def restore_registry(client: Any, settings: Settings, *, now: float | None = None) -> RegistryRestored | None:
+    """The registry's own loss (issue 33): on Redis Cluster the node holding the ``{registry}`` slot may restart
+    empty while the shards' nodes keep their chains, so no shard's head is empty and no restore of a shard runs;
+    the claims are gone, and a copy of a settled hand read by another shard would be paid there too. The
+    registry's marker (:func:`~showdown_service.decision.routing.registry_epoch_key`) goes with it: when it is
+    missing, every hand claim archived within the dedupe TTL (any shard's, with the TTL it had left) and every
+    archived tournament's shard are put back (``SET NX``, ``HSETNX``: nothing a worker claimed meanwhile is
+    changed), as the restore after a loss does, and the marker written last. ``None`` when the marker is there
+    (nothing lost); raises :class:`ArchiveUnreadable` while the archive cannot be read (the worker waits). Without
+    an archive (a new deployment) only the marker is written."""
+    from showdown_service.decision.routing import hand_key, registry_epoch_key, registry_key  # noqa: PLC0415
+    from showdown_service.storage.lookup import archive_exists  # noqa: PLC0415 - light
+
+    marker = registry_epoch_key(settings.key_prefix)
+    if client.exists(marker):
+        return None
+    instant = time.time() if now is None else now
+    claims: list[tuple[str, str, float]] = []
+    tournaments: list[tuple[str, str]] = []
+    if archive_exists(settings.archive_url):
+        import duckdb  # noqa: PLC0415 - pyarrow and DuckDB only once the registry is lost
+        from pyarrow.lib import ArrowException  # noqa: PLC0415
+
+        from showdown_service.storage.layout import ArchiveError, open_store  # noqa: PLC0415
+        from showdown_service.storage.recall import connect  # noqa: PLC0415
+
+        try:
+            con = connect(open_store(settings.archive_url, settings))
+            try:
+                claimed = con.execute(CLAIMS_SQL, [_utc(instant - settings.dedupe_ttl_s)]).fetchall()
+                tournaments = [(str(t), str(s)) for t, s in con.execute(REGISTRY_SQL).fetchall() if s]
+            finally:
+                con.close()
+        except (ArchiveError, ArrowException, OSError, duckdb.Error) as exc:
+            raise ArchiveUnreadable(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
+        claims = [(str(hand_id), str(holder), _instant(str(at))) for hand_id, holder, at in claimed if holder]
+    put = 0
+    for start in range(0, len(claims), RESTORE_CHUNK):
+        pipe = client.pipeline(transaction=False)
+        for hand_id, shard, at in claims[start : start + RESTORE_CHUNK]:
+            left = int(settings.dedupe_ttl_s - (instant - at))
+            if left > 0:
+                pipe.set(hand_key(hand_id, settings.key_prefix), shard, ex=left, nx=True)
+                put += 1
+        pipe.execute()
+    for start in range(0, len(tournaments), RESTORE_CHUNK):
+        pipe = client.pipeline(transaction=False)
+        for tournament_id, shard in tournaments[start : start + RESTORE_CHUNK]:
+            pipe.hsetnx(registry_key(settings.key_prefix), tournament_id, shard)
+        pipe.execute()
+    client.set(marker, _utc(instant), nx=True)
+    return RegistryRestored(put, len(tournaments))
+
+
 HANDS_SQL: Final = """
 SELECT hand_id, json_extract_string(audit, '$.event_sha256') AS digest, max(settled_at) AS at
 FROM archive_rows
@@ -378,6 +449,12 @@ GROUP BY hand_id
 """
 """Each hand settled since the cutoff on any shard: the shard that settled it first (the claim's holder), and when
 (its claim was made then, with the dedupe TTL)."""
+REGISTRY_SQL: Final = """
+SELECT tournament_id, arg_min(shard, seq) AS shard FROM archive_rows
+WHERE tournament_id IS NOT NULL AND event_field = 'tournament' AND outcome = 'settled'
+GROUP BY tournament_id ORDER BY tournament_id
+"""
+"""Every archived tournament whose ledger took a message, and the shard that holds it (its ledger's)."""
 
 
 def _archived_state(
