@@ -227,21 +227,39 @@ def chain_behind(client: Any, settings: Settings, keys: ShardKeys, head: Head) -
 
     if head.seq == 0 or not archive_exists(settings.archive_url):
         return None
-    stored = client.get(keys.audit_epoch)  # a chain begun before the key existed: its epoch is not asked (no XRANGE)
+    stored = client.get(keys.audit_epoch)
     epoch = stored.decode() if isinstance(stored, bytes) else str(stored or "")
-    if not epoch:
-        return None
     from pyarrow.lib import ArrowException  # noqa: PLC0415 - pyarrow only when asked
 
     from showdown_service.storage.layout import ArchiveError, newest_file, open_store  # noqa: PLC0415
 
     try:
-        newest = newest_file(open_store(settings.archive_url, settings), keys.shard, epoch)
+        store = open_store(settings.archive_url, settings)
+        newest = newest_file(store, keys.shard, epoch) if epoch else _legacy_newest(store, keys.shard)
     except (ArchiveError, ArrowException, OSError) as exc:
         raise ArchiveUnreadable(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
     if newest is None or newest.last_seq <= head.seq:
         return None
-    return Behind(epoch, head.seq, newest.last_seq, newest.path)
+    return Behind(epoch or newest.epoch or LEGACY_EPOCH, head.seq, newest.last_seq, newest.path)
+
+
+LEGACY_EPOCH: Final = "0"
+"""The epoch a chain begun before epochs is known by (no ``audit:epoch`` in Redis, its files named without one) where
+the archive holds no record of its seq 1 to name it by."""
+
+
+def _legacy_newest(store: Any, shard: str) -> Any:
+    """A chain begun before epochs existed (Redis holds no ``audit:epoch``: epoch 0): the newest file of the
+    archive's chain of files named without an epoch (with those its archiver named since, by the hash of its seq 1
+    record), or None if the archive holds no such file. Checked as any chain is, never skipped."""
+    from showdown_service.storage.layout import epoch_runs, newest_run, read_meta, shard_runs  # noqa: PLC0415
+
+    if not any(run.epoch16 == "" for run in shard_runs(store, shard)):
+        return None
+    groups = epoch_runs(store, shard)  # the files named before epochs join the chain their seq 1 record names
+    legacy = [group for group in groups.values() if any(run.epoch16 == "" for run in group)]
+    newest = newest_run(legacy[0]) if legacy else None
+    return read_meta(store, newest.path) if newest is not None else None
 
 
 def start_new_epoch(client: Any, keys: ShardKeys, head: Head) -> bool:
