@@ -294,8 +294,8 @@ def test_with_a_retention_setting_files_and_checkpoints_are_locked_and_a_delete_
     Archiver(settings, fake, open_store(settings.archive_url, settings)).drain()
     objects = s3.list_object_versions(Bucket="locked", Prefix="prod/")["Versions"]
     names = sorted(o["Key"].removeprefix("prod/").split("/")[0] for o in objects)
-    assert names == ["checkpoints"] * 4 + ["shard=default"] * 2 + ["tree"] * 2  # a JSON checkpoint and a signed
-    # tree head per file, and the file's Merkle tree: each locked
+    assert names == ["checkpoints"] * 4 + ["shard=default"] * 2 + ["tiles"] * 2 + ["tree"] * 2  # a JSON checkpoint
+    # and a signed tree head per file, the tree's tile (tile/8/0/000.p/10, then .p/20) and its Merkle tree: each locked
     soon = datetime.now(UTC) + timedelta(days=3)
     for version in objects:
         head = s3.head_object(Bucket="locked", Key=version["Key"], VersionId=version["VersionId"])
@@ -306,7 +306,7 @@ def test_with_a_retention_setting_files_and_checkpoints_are_locked_and_a_delete_
     fake.delete(settings.keys("default").archive + ":lock")
     settle(fake, settings, hands(5, "more"))
     Archiver(settings, fake, open_store(settings.archive_url, settings)).drain()  # resumes: reads its checkpoint
-    assert len(s3.list_object_versions(Bucket="locked", Prefix="prod/")["Versions"]) == 12  # 4 objects a file
+    assert len(s3.list_object_versions(Bucket="locked", Prefix="prod/")["Versions"]) == 15  # 5 objects a file
     data_key = next(o["Key"] for o in objects if "/shard=" in o["Key"])
     original = s3.get_object(Bucket="locked", Key=data_key)["Body"].read()
     s3.put_object(Bucket="locked", Key=data_key, Body=b"forged")  # an unconditional overwrite: a new version only
@@ -432,6 +432,7 @@ def test_an_archive_written_before_epochs_is_continued_under_the_new_names_and_l
         Path(path).unlink()
         pq.write_table(table.replace_schema_metadata(meta), path, compression="zstd")
     shutil.rmtree(Path(settings.archive_url) / "tree")  # nor did it keep a Merkle tree: rebuilt from the files
+    shutil.rmtree(Path(settings.archive_url) / "tiles")  # nor its tiles
     before = contents(settings)
     assert all(re.fullmatch(r"default-\d{12}-\d{12}\.parquet", Path(name).name) for name in before), before
     settle(fake, settings, hands(10, "new"))

@@ -506,7 +506,8 @@ class Archiver:
             "written_at": _now(),
         }
         base = self._tree(keys, state, epoch)
-        tree = base.extend(leaf_hash(record_leaf(str(row["audit"]))) for row in rows) if base is not None else None
+        added = [leaf_hash(record_leaf(str(row["audit"]))) for row in rows] if base is not None else []
+        tree = base.extend(added) if base is not None else None
         table = pa.table({name: [row.get(name) for row in rows] for name in SCHEMA.names}, schema=SCHEMA)
         data = encode_file(table, meta)
         name = file_name(keys.shard, first["seq"], last["seq"], epoch)
@@ -519,7 +520,7 @@ class Archiver:
             self._began(keys, state, epoch, first)
         state.epoch, state.fresh = epoch, False
         self._moved_on[keys.shard] = 0
-        head = self._tree_head(keys, epoch, tree) if tree is not None else ""
+        head = self._tree_head(keys, epoch, tree, added) if tree is not None else ""
         if self._signing_key is not None:
             self._checkpoint(keys, epoch, first["seq"], last["seq"], last_hash, relative, data, head)
         state.head = Head(int(last["seq"]), last_hash)
@@ -594,9 +595,15 @@ class Archiver:
             self.log.warning("merkle_log_unavailable", shard=keys.shard, epoch=epoch[:16], why=state.tree_gap)
             return None
 
-    def _tree_head(self, keys: ShardKeys, epoch: str, tree: CompactRange) -> str:
-        """Keep the tree beside the archive and, with a signing key, write its signed tree head under
-        ``checkpoints/`` (both write-once; what a SIGKILL left is kept): returns the head ("" unsigned)."""
+    def _tree_head(self, keys: ShardKeys, epoch: str, tree: CompactRange, added: list[bytes] | None = None) -> str:
+        """Keep the tree beside the archive (its tiles grown by the leaf hashes ``added``, then its compact range)
+        and, with a signing key, write its signed tree head under ``checkpoints/`` (all write-once; what a SIGKILL
+        left is kept): returns the head ("" unsigned)."""
+        added = added or []
+        try:
+            tlog.keep_tiles(self.store, keys.shard, epoch, tree.size - len(added), added)
+        except tlog.LogGap as exc:  # a kept tree over files that no longer hold its leaves: proofs cannot be made
+            self.log.warning("merkle_tiles_unavailable", shard=keys.shard, epoch=epoch[:16], why=str(exc))
         tlog.keep_tree(self.store, keys.shard, epoch, tree)
         if self._signer is None:
             return ""

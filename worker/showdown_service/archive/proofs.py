@@ -2,8 +2,9 @@
 
 Read-only over the archive (:mod:`.tlog` keeps the trees and heads, :mod:`.merkle` computes): used by
 ``showdown proof`` (:mod:`.proof_cli`) and the read API's proof and checkpoint routes. A proof is computed from
-the leaves the files hold up to the head's size and checked against the signed root before it is handed out:
-the files and the signed head must agree, else :class:`~.layout.ArchiveError` says they do not.
+the chain's tiles at the head's size (:mod:`.tiles`: O(log n) reads, never the leaves; the files' leaves only
+for an archive kept before tiles) and checked against the signed root before it is handed out: the tiles and
+the signed head must agree, else :class:`~.layout.ArchiveError` says they do not.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from showdown_service.archive import tlog
-from showdown_service.archive.merkle import MerkleTree, ProofError
+from showdown_service.archive.merkle import MerkleTree, ProofError, StoredTree
 from showdown_service.archive.note import Checkpoint, NoteError, consistency_document, inclusion_document
+from showdown_service.archive.tiles import TileMissing
 from showdown_service.storage.layout import ArchiveError, Store, epoch_runs, newest_file, read_rows
 
 
@@ -84,11 +86,17 @@ def head(store: Store, shard: str, epoch: str, size: int | None = None) -> str:
     return note
 
 
-def _tree(store: Store, shard: str, epoch: str, size: int, note: str) -> MerkleTree:
-    """The tree of the first ``size`` leaves, rebuilt from the files and checked against the signed head."""
-    tree = MerkleTree.build(list(tlog.leaves(store, shard, epoch, 0, size)))
+def _tree(store: Store, shard: str, epoch: str, size: int, note: str) -> StoredTree:
+    """The tree of the first ``size`` leaves, read from its tiles (O(log n) of them, never the leaves) and checked
+    against the signed head; rebuilt from the files' leaves only where its tiles are not kept."""
+    try:
+        tree = tlog.tiled(store, shard, epoch, size).tree()
+        root = tree.root()
+    except TileMissing:
+        built = MerkleTree.build(list(tlog.leaves(store, shard, epoch, 0, size)))
+        tree, root = StoredTree(built.size, built.stored), built.root()
     signed = head_body(note)
-    if signed.size != size or tree.root() != signed.root:
+    if signed.size != size or root != signed.root:
         raise ArchiveError(
             f"shard {shard} epoch {epoch}: the archive's files give another root at size {size} than its signed "
             "tree head: the files or the head were changed (run showdown audit replay)"
@@ -122,3 +130,37 @@ def consistency(store: Store, shard: str, epoch: str, size1: int, size2: int) ->
         raise ArchiveError(f"shard {shard} epoch {epoch}: the signed tree head of size {size1} is not the files' tree")
     proof = tree.consistency_proof(size1, size2)
     return {"shard": shard, "epoch": epoch, **consistency_document(proof, note1, note2)}
+
+
+def tree_for(store: Store, shard: str, epoch: str, size: int) -> StoredTree:
+    """The tree of ``shard``'s chain ``epoch`` as far as ``size`` (at least): read from the tiles of the smallest
+    size kept at or past it (O(log n) tiles); from the files' leaves when no tiles are kept (:class:`~.tlog.LogGap`
+    naming where their run breaks, or how far it goes)."""
+    for kept in (s for s in tlog.sizes(store, tlog.TREE_DIR, shard, epoch, "json") if s >= size):
+        tree = tlog.tiled(store, shard, epoch, kept).tree()
+        try:
+            tree.root(size)
+        except TileMissing:
+            break
+        return tree
+    built = MerkleTree.build(list(tlog.leaves(store, shard, epoch, 0, size)))
+    return StoredTree(built.size, built.stored)
+
+
+def signed_pair(
+    store: Store, shard: str, epoch: str, first: tuple[int, bytes], second: tuple[int, bytes]
+) -> dict[str, str]:
+    """The signed tree heads of two ``(size, root)`` of a chain, as ``checkpoint1`` and ``checkpoint2``: both,
+    when both sizes have one (an unsigned archive, or a size between files: none). A head whose root is not the
+    one given raises :class:`ArchiveError`."""
+    notes = {}
+    for name, (size, root) in (("checkpoint1", first), ("checkpoint2", second)):
+        note = tlog.read_head(store, shard, epoch, size) if size else None
+        if note is None:
+            return {}
+        if head_body(note).root != root:
+            raise ArchiveError(f"shard {shard} epoch {epoch}: the signed tree head of size {size} is not the tree "
+                               "its tiles and files give: the files or the head were changed (run showdown audit "
+                               "replay)")  # fmt: skip
+        notes[name] = note
+    return notes

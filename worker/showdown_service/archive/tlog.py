@@ -10,7 +10,11 @@ Per shard and chain epoch the leaves are the archived entries' audit texts in se
 - with a signing key, its signed tree head: a c2sp.org/tlog-checkpoint body (origin ``<room>/<shard>/<epoch16>``,
   the size, the base64 root) signed as a c2sp.org/signed-note with Ed25519 under the room's key name
   (:func:`signer`), at ``checkpoints/<shard>/<epoch16>-<size>.note``; the file's JSON checkpoint carries it as
-  ``tree_head``, so the independent copy holds it too.
+  ``tree_head``, so the independent copy holds it too;
+- before either, the tree's stored hashes as tiles (:mod:`.tiles`, c2sp.org/tlog-tiles):
+  ``tiles/<shard>/<epoch16>/tile/8/<L>/<N>[.p/<W>]``, grown from the partial tiles of the size before (never
+  the leaves before); a proof reads O(log n) of them (:func:`tiled`). Tiles not kept (an archive written before
+  them, a failure between a file and its tiles) are made again from the files once (:func:`keep_tiles`).
 
 Ed25519 signs deterministically and the head holds nothing but origin, size and root: a head written again
 after a SIGKILL is the same bytes.
@@ -25,12 +29,14 @@ import orjson
 import pyarrow.fs as pafs
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from showdown_service.archive import tiles
 from showdown_service.archive.merkle import CompactRange, leaf_hash, record_leaf
 from showdown_service.archive.note import Checkpoint, Signer, Verifier, sign
 from showdown_service.storage.layout import ArchiveError, NameTaken, Store, epoch_runs, put_file, read_rows
 
 TREE_DIR = "tree"
 CHECKPOINT_DIR = "checkpoints"
+TILES_DIR = "tiles"
 
 
 class LogGap(ArchiveError):
@@ -177,3 +183,71 @@ def read_head(store: Store, shard: str, epoch: str, size: int) -> str | None:
 
 def verifier_of(room: str, key: Ed25519PrivateKey) -> Verifier:
     return signer(room, key).verifier
+
+
+def tile_path(store: Store, shard: str, epoch: str, tile: tiles.Tile) -> str:
+    """Where a chain's tile is kept: under ``tiles/<shard>/<epoch16>/``, the log's prefix, at its tlog-tiles name."""
+    return store.path(TILES_DIR, shard, *([epoch[:16]] if epoch else []), *tile.path().split("/"))
+
+
+def tiled(store: Store, shard: str, epoch: str, size: int) -> tiles.TiledTree:
+    """The tree of ``size`` leaves of ``shard``'s chain ``epoch``, read from its tiles as a proof needs them
+    (:class:`~.tiles.TileMissing` when one is not kept)."""
+    return tiles.TiledTree(size, lambda tile: _read(store, tile_path(store, shard, epoch, tile)))
+
+
+def _edge(store: Store, shard: str, epoch: str, size: int) -> dict[int, list[bytes]]:
+    """The hashes of the partial tiles of the tree of ``size``, by level (TileMissing when one is not kept)."""
+    found = {}
+    for tile in tiles.edge(size):
+        data = _read(store, tile_path(store, shard, epoch, tile))
+        if data is None:
+            raise tiles.TileMissing(f"{tile_path(store, shard, epoch, tile)}: not kept")
+        found[tile.level] = tiles.split(data, tile)
+    return found
+
+
+REBUILD_CHUNK = 1 << 16
+"""Leaves hashed into tiles at a time when tiles are made again from the files (whole tiles: a multiple of 256)."""
+
+
+def keep_tiles(store: Store, shard: str, epoch: str, size: int, added: list[bytes]) -> None:
+    """Write (write-once) the tiles of the tree of ``size`` leaves grown by the leaf hashes ``added``.
+
+    The partial tiles of ``size`` are read back; when one is not kept, every tile up to ``size`` is made again
+    from the files' leaves first (:func:`leaves`, in chunks: :class:`LogGap` if the files do not hold them).
+    """
+    try:
+        edge = _edge(store, shard, epoch, size)
+    except tiles.TileMissing:
+        edge, made = {}, 0
+        for batch in _chunks(store, shard, epoch, size):
+            edge = _write_tiles(store, shard, epoch, made, edge=edge, added=batch)
+            made += len(batch)
+    _write_tiles(store, shard, epoch, size, edge=edge, added=added)
+
+
+def _chunks(store: Store, shard: str, epoch: str, size: int) -> Iterator[list[bytes]]:
+    batch: list[bytes] = []
+    for given in leaves(store, shard, epoch, 0, size):
+        batch.append(given)
+        if len(batch) == REBUILD_CHUNK:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _write_tiles(
+    store: Store, shard: str, epoch: str, size: int, *, edge: dict[int, list[bytes]], added: list[bytes]
+) -> dict[int, list[bytes]]:
+    """Write the tiles ``added`` makes of the tree of ``size`` (lowest level first: a tree's top tile is written
+    last, so a kept top tile says every tile below it is); returns the partial tiles' hashes after."""
+    after = dict(edge)
+    for tile, data in tiles.grow(size, edge, added):
+        put_once(store, tile_path(store, shard, epoch, tile), data)
+        if tile.width < tiles.WIDTH:
+            after[tile.level] = tiles.split(data, tile)
+        else:
+            after.pop(tile.level, None)
+    return after
