@@ -4,10 +4,11 @@
 size and audit path, and the signed tree head of its chain it verifies against (:mod:`.proofs`), as
 ``scripts/verify_proof.py inclusion`` reads it.
 
-The leaves are the ``audit`` column of a shard's files, in seq order (seq 1 is leaf 0), read through
-:mod:`.layout` and never written. The archive must hold the shard's run from seq 1 up to ``SIZE2`` without a
-gap; otherwise the command names the file and the seq where the run breaks. Until the archiver signs C2SP
-checkpoints (docs/archive.md, "The Merkle log"), the proof comes with the two roots it joins, computed here.
+``--consistency SIZE1 SIZE2``: within one chain of the shard (``--epoch``, default its newest), the proof and
+the two roots it joins, read from the chain's tiles (:mod:`.tiles`: O(log n) reads, never the leaves), with
+both signed tree heads when the archive holds heads of both sizes. An archive kept before tiles is proven from
+its files' ``audit`` column (seq 1 is leaf 0): they must hold the chain's run from seq 1 up to ``SIZE2``
+without a gap, else the command names the file and the seq where the run breaks.
 """
 
 from __future__ import annotations
@@ -17,14 +18,11 @@ import base64
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias, cast
+from typing import TypeAlias, cast
 
 import orjson
 
 from showdown_service.infra.config import Settings
-
-if TYPE_CHECKING:
-    from showdown_service.storage.layout import Store
 
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
@@ -36,8 +34,9 @@ or no signed head holds it yet.
 
 showdown proof --consistency SIZE1 SIZE2: prove that a shard's Merkle log only grew: the tree of its
 first SIZE1 archived entries is the start of the tree of its first SIZE2 (RFC 9162 section 2.1.4).
-Prints both roots and the consistency path, computed from the archive's audit column (read-only);
-exit 1 naming the file where the archive's run from seq 1 breaks, or how far it goes.
+Within one chain of the shard (--epoch, default its newest): prints both roots, the consistency path
+and both signed tree heads where the archive holds them, read from the chain's tiles (read-only); exit 1
+naming the file where the archive's run from seq 1 breaks, or how far it goes.
 docs/verify.md says how anyone checks a proof.
 
 Reads: SHOWDOWN_ARCHIVE_URL (unless --archive is given), and for S3 SHOWDOWN_ARCHIVE_S3_ENDPOINT,
@@ -68,6 +67,7 @@ def register(commands: Commands) -> None:
     )
     p.add_argument("--archive", metavar="URL", help="the archive (default: SHOWDOWN_ARCHIVE_URL)")
     p.add_argument("--shard", default="default", help="with --consistency: the shard whose log it is")
+    p.add_argument("--epoch", metavar="EPOCH", help="with --consistency: the shard's chain (default: its newest)")
     p.add_argument("--json", action="store_true", help="one JSON object (hashes in base64)")
     p.set_defaults(run=_proof)
 
@@ -80,37 +80,6 @@ def _size(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"a tree size is 0 or more, got {value}")
     return value
-
-
-def archived_leaves(store: Store, shard: str, size: int) -> list[bytes]:
-    """The first ``size`` leaves of ``shard``'s log: the audit texts of seq 1..size, as UTF-8 bytes.
-
-    Raises :class:`~showdown_service.storage.layout.ArchiveError` naming where the run breaks (a file that
-    does not start where the previous one ended, a row out of order, a null audit text) or how far it goes.
-    """
-    from showdown_service.archive.merkle import record_leaf  # noqa: PLC0415
-    from showdown_service.storage.layout import ArchiveError, read_rows, shard_files  # noqa: PLC0415
-
-    leaves: list[bytes] = []
-    for first, _last, path in shard_files(store, shard):
-        if len(leaves) >= size:
-            break
-        if first != len(leaves) + 1:
-            raise ArchiveError(
-                f"archive file {path}: starts at seq {first}, the run of shard {shard} is at {len(leaves)}"
-            )
-        table = read_rows(store, path, columns=["seq", "audit"])
-        for row, (seq, audit) in enumerate(zip(table["seq"].to_pylist(), table["audit"].to_pylist(), strict=True)):
-            if seq != len(leaves) + 1:
-                raise ArchiveError(f"archive file {path} row {row}: seq {seq} where {len(leaves) + 1} comes next")
-            if not isinstance(audit, str):
-                raise ArchiveError(f"archive file {path} row {row}: seq {seq} has no audit record")
-            leaves.append(record_leaf(audit))
-            if len(leaves) == size:
-                break
-    if len(leaves) < size:
-        raise ArchiveError(f"the archive holds {len(leaves)} entries of shard {shard}, not {size}")
-    return leaves
 
 
 def _proof(args: argparse.Namespace) -> int:
@@ -174,8 +143,9 @@ def _inclusion(args: argparse.Namespace) -> int:
 
 
 def _consistency(args: argparse.Namespace) -> int:
-    from showdown_service.archive.merkle import MerkleTree, ProofError, leaf_hash  # noqa: PLC0415
-    from showdown_service.storage.layout import ArchiveError, open_store  # noqa: PLC0415
+    from showdown_service.archive import proofs  # noqa: PLC0415
+    from showdown_service.archive.merkle import ProofError  # noqa: PLC0415
+    from showdown_service.storage.layout import ArchiveError, epoch_runs, open_store  # noqa: PLC0415
 
     size1, size2 = args.consistency
     if size1 > size2:
@@ -186,32 +156,44 @@ def _consistency(args: argparse.Namespace) -> int:
     if url is None:
         return 2
     try:
-        leaves = archived_leaves(open_store(url, settings), args.shard, size2)
-        tree = MerkleTree.build([leaf_hash(leaf) for leaf in leaves])
+        store = open_store(url, settings)
+        chains = epoch_runs(store, args.shard)
+        epoch = proofs.newest_epoch(store, args.shard) if args.epoch is None else args.epoch[:16]
+        if not chains:
+            raise ArchiveError(f"the archive holds no entries of shard {args.shard}")
+        if epoch not in chains:
+            raise ArchiveError(f"shard {args.shard} has no chain {epoch} (its chains: {', '.join(sorted(chains))})")
+        tree = proofs.tree_for(store, args.shard, epoch, size2)
         proof = tree.consistency_proof(size1, size2)
+        root1, root2 = tree.root(size1), tree.root(size2)
+        signed = proofs.signed_pair(store, args.shard, epoch, (size1, root1), (size2, root2))
     except (ArchiveError, ProofError) as exc:
         sys.stderr.write(f"showdown proof: {exc}" + "\n")
         return 1
-    root1, root2 = tree.root(size1), tree.root(size2)
     path = [base64.b64encode(p).decode() for p in proof.path]
     if args.json:
         document = {
             "shard": args.shard,
+            "epoch": epoch,
             "size1": size1,
             "size2": size2,
             "root1": base64.b64encode(root1).decode(),
             "root2": base64.b64encode(root2).decode(),
             "consistency_path": path,
+            **signed,
         }
         sys.stdout.buffer.write(orjson.dumps(document) + b"\n")
         return 0
     lines = [
         f"shard {args.shard}: the tree of {size1} entries is the start of the tree of {size2}",
+        f"chain (epoch): {epoch or '(none)'}",
         f"root of {size1}: {base64.b64encode(root1).decode()}",
         f"root of {size2}: {base64.b64encode(root2).decode()}",
         f"consistency path ({len(path)} hashes, RFC 9162 section 2.1.4):",
         *(f"  {p}" for p in path),
-    ]
+        *(f"signed tree head of {size} entries:\n" + "".join(f"  {line}\n" for line in str(signed[name]).splitlines())
+          for name, size in (("checkpoint1", size1), ("checkpoint2", size2)) if name in signed),
+    ]  # fmt: skip
     sys.stdout.write("".join(f"{line}\n" for line in lines))
     return 0
 
