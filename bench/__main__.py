@@ -32,6 +32,7 @@ from bench import (
     pipeline,
     replay,
     scale,
+    tlog,
     tournament,
     variants,
     worker,
@@ -68,8 +69,8 @@ def main() -> None:
                       ("worker", worker.section),
                       ("tournament", tournament.section), ("replay", replay.section),
                       ("persistence", aof.section), ("cluster", cluster.section),
-                      ("archive", archive.section), ("scale", scale.section), ("api", api.section),
-                      ("pipeline", pipeline.section)):  # fmt: skip
+                      ("archive", archive.section), ("merkle log", tlog.section), ("scale", scale.section),
+                      ("api", api.section), ("pipeline", pipeline.section)):  # fmt: skip
         print(f"running the {name} benchmark...", flush=True)
         sections.append(run())
     figures = [f for s in sections for f in s.figures]
