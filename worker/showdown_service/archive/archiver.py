@@ -65,7 +65,7 @@ import redis
 from pyarrow.lib import ArrowException
 
 from showdown_messages.protocol import AUDIT_FIELD_B
-from showdown_service.archive import tlog
+from showdown_service.archive import timestamps, tlog
 from showdown_service.archive.checkpoints import append_copy, copy_holds, load_private_key, sign
 from showdown_service.archive.collect import Cursors, collect, events_floor
 from showdown_service.archive.merkle import CompactRange, leaf_hash, record_leaf
@@ -608,7 +608,23 @@ class Archiver:
         if self._signer is None:
             return ""
         note = tlog.sign_head(self.settings.archive_log_name, keys.shard, epoch, tree, self._signer)
-        return tlog.write_head(self.store, keys.shard, epoch, tree.size, note)
+        note = tlog.write_head(self.store, keys.shard, epoch, tree.size, note)
+        self._timestamp(keys, epoch, tree.size, note)
+        return note
+
+    def _timestamp(self, keys: ShardKeys, epoch: str, size: int, note: str) -> None:
+        """With a timestamp authority configured, keep its RFC 3161 timestamp of the signed head beside it (once:
+        a head that has one is not stamped again). An authority that fails is logged: archiving goes on."""
+        url, command = self.settings.archive_tsa_url, self.settings.archive_tsa_command
+        if not (url or command) or tlog.read_timestamp(self.store, keys.shard, epoch, size) is not None:
+            return
+        try:
+            response = timestamps.stamp(note.encode("utf-8"), url=url, command=command)
+            tlog.keep_timestamp(self.store, keys.shard, epoch, size, response)
+        except timestamps.TimestampError as exc:
+            self.log.warning("tree_head_not_timestamped", shard=keys.shard, epoch=epoch[:16], size=size, why=str(exc))
+        except NameTaken:
+            pass  # another archiver's timestamp of the same head, kept first
 
     def _checkpoint(  # noqa: PLR0917 - the run a file holds, as _write has it
         self,

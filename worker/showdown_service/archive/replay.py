@@ -149,8 +149,9 @@ def replay(
         raw = load_public_key(public_key).public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
         verifier = Verifier(settings.archive_log_name, raw)
     totals.tree_heads = check_log(
-        store, settings.archive_log_name, report, verifier=verifier, copied=copied_heads(checkpoints)
-    )
+        store, settings.archive_log_name, report, verifier=verifier, copied=copied_heads(checkpoints),
+        tsa_ca=settings.archive_tsa_ca,
+    )  # fmt: skip
     return totals
 
 

@@ -50,6 +50,8 @@ class LogShort(LogGap):
 
 SIZED = re.compile(r"^(?:(?P<epoch>[0-9a-f]{16})-)?(?P<size>\d{12})\.(?P<ext>json|note)$")
 """A kept tree's or a signed head's name (a SIGKILL mid-write may leave a ``.writing-*`` beside: never one)."""
+SIZED_TSR = re.compile(r"^(?:(?P<epoch>[0-9a-f]{16})-)?(?P<size>\d{12})\.tsr$")
+"""A signed head's RFC 3161 timestamp's name (:mod:`.timestamps`)."""
 
 
 def origin(room: str, shard: str, epoch: str) -> str:
@@ -251,3 +253,17 @@ def _write_tiles(
         else:
             after.pop(tile.level, None)
     return after
+
+
+def timestamp_path(store: Store, shard: str, epoch: str, size: int) -> str:
+    """Where a signed tree head's RFC 3161 timestamp is kept: beside it, ``.tsr`` (:mod:`.timestamps`)."""
+    return store.path(CHECKPOINT_DIR, shard, _name(epoch, size, "tsr"))
+
+
+def read_timestamp(store: Store, shard: str, epoch: str, size: int) -> bytes | None:
+    return _read(store, timestamp_path(store, shard, epoch, size))
+
+
+def keep_timestamp(store: Store, shard: str, epoch: str, size: int, response: bytes) -> None:
+    """Keep a head's timestamp response (write-once; one already kept is the one: never asked twice)."""
+    put_file(store, timestamp_path(store, shard, epoch, size), response)

@@ -11,7 +11,10 @@ checkpoints copy) is checked:
 - ``fork``: two heads of one log and one size with different roots: the room signed two histories;
 - ``tree_head_root``: a head whose root is not the files' tree at its size (a rewritten file, or a head not
   consistent with those that are the files' tree), or whose size the files do not reach;
-- ``tree_state``: a kept compact range (``tree/``) that is not the files' tree at its size.
+- ``tree_state``: a kept compact range (``tree/``) that is not the files' tree at its size;
+- ``tree_head_timestamp``: with the timestamp authority's CA (``SHOWDOWN_ARCHIVE_TSA_CA``), a head's RFC 3161
+  timestamp (``.tsr`` beside it, :mod:`.timestamps`) that does not verify for that head's bytes, or one kept
+  without its head.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from pathlib import Path
 
 import pyarrow.fs as pafs
 
-from showdown_service.archive import tlog
+from showdown_service.archive import timestamps, tlog
 from showdown_service.archive.chains import Difference, Sink
 from showdown_service.archive.checkpoints import read_checkpoints
 from showdown_service.archive.merkle import CompactRange, roots_at
@@ -61,12 +64,21 @@ def _body(note: str, verifier: Verifier | None) -> Checkpoint:
 
 
 def check_log(
-    store: Store, room: str, report: Sink, *, verifier: Verifier | None = None, copied: Iterable[tuple[str, str]] = ()
+    store: Store,
+    room: str,
+    report: Sink,
+    *,
+    verifier: Verifier | None = None,
+    copied: Iterable[tuple[str, str]] = (),
+    tsa_ca: Path | None = None,
 ) -> int:
-    """Check every signed tree head and kept tree of the archive against its files; returns the heads checked."""
+    """Check every signed tree head and kept tree of the archive against its files (and, with ``tsa_ca``, every
+    head's timestamp); returns the heads checked."""
     copies = list(copied)
     checked = 0
     for shard in shards(store):
+        if tsa_ca is not None:
+            _check_timestamps(store, shard, tsa_ca, report)
         logs = {tlog.origin(room, shard, epoch): epoch for epoch in epoch_runs(store, shard)}
         heads: dict[tuple[str, int], tuple[bytes, str]] = {}
         every: list[tuple[Checkpoint, str]] = []
@@ -142,3 +154,24 @@ def _check_kept(store: Store, shard: str, epoch: str, size: int, *, root: bytes 
         return
     if tree is None or root is None or tree.root() != root:
         report(Difference(shard, "tree_state", f"{path}: not the files' tree at size {size}", seq=size))
+
+
+def _check_timestamps(store: Store, shard: str, ca: Path, report: Sink) -> None:
+    """Every ``.tsr`` under ``checkpoints/<shard>/``: a token of the head beside it, from a TSA ``ca`` certifies."""
+    selector = pafs.FileSelector(store.path(tlog.CHECKPOINT_DIR, shard), allow_not_found=True)
+    for info in sorted(store.fs.get_file_info(selector), key=lambda i: i.path):
+        match = tlog.SIZED_TSR.match(info.base_name)
+        if info.type != pafs.FileType.File or match is None:
+            continue
+        size = int(match["size"])
+        note = tlog.read_head(store, shard, match["epoch"] or "", size)
+        with store.fs.open_input_stream(info.path) as handle:
+            token = bytes(handle.read())
+        if note is None:
+            report(Difference(shard, "tree_head_timestamp", f"{info.path}: a timestamp without its signed head",
+                              seq=size))  # fmt: skip
+            continue
+        try:
+            timestamps.verify(note.encode("utf-8"), token, ca)
+        except timestamps.TimestampError as exc:
+            report(Difference(shard, "tree_head_timestamp", f"{info.path}: {exc}", seq=size))

@@ -18,11 +18,14 @@ import base64
 import os
 import sys
 from pathlib import Path
-from typing import TypeAlias, cast
+from typing import TYPE_CHECKING, TypeAlias, cast
 
 import orjson
 
 from showdown_service.infra.config import Settings
+
+if TYPE_CHECKING:
+    from showdown_service.storage.layout import Store
 
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
@@ -39,8 +42,11 @@ and both signed tree heads where the archive holds them, read from the chain's t
 naming the file where the archive's run from seq 1 breaks, or how far it goes.
 docs/verify.md says how anyone checks a proof.
 
-Reads: SHOWDOWN_ARCHIVE_URL (unless --archive is given), and for S3 SHOWDOWN_ARCHIVE_S3_ENDPOINT,
-SHOWDOWN_ARCHIVE_S3_REGION and the archive's S3 credentials."""
+A signed head's RFC 3161 timestamp, when the archive keeps one, is added (and verified with
+SHOWDOWN_ARCHIVE_TSA_CA when set).
+
+Reads: SHOWDOWN_ARCHIVE_URL (unless --archive is given), SHOWDOWN_ARCHIVE_TSA_CA, and for S3
+SHOWDOWN_ARCHIVE_S3_ENDPOINT, SHOWDOWN_ARCHIVE_S3_REGION and the archive's S3 credentials."""
 PROOF_EXAMPLE = """\
 example:
   showdown proof T-0042 --json > proof.json && python3 scripts/verify_proof.py inclusion proof.json --key KEY
@@ -105,6 +111,7 @@ def _store(args: argparse.Namespace, settings: Settings) -> str | None:
 def _inclusion(args: argparse.Namespace) -> int:
     from showdown_service.archive import proofs  # noqa: PLC0415
     from showdown_service.archive.merkle import ProofError  # noqa: PLC0415
+    from showdown_service.archive.timestamps import TimestampError  # noqa: PLC0415
     from showdown_service.storage.layout import ArchiveError, open_store  # noqa: PLC0415
     from showdown_service.storage.recall import find_hand  # noqa: PLC0415
 
@@ -122,7 +129,9 @@ def _inclusion(args: argparse.Namespace) -> int:
             sys.stderr.write(f"showdown proof: hand {args.hand_id} is not in the archive at {url}" + "\n")
             return 1
         document = proofs.inclusion(store, leaf, args.size)
-    except (ArchiveError, ProofError) as exc:
+        size = cast(int, document["tree_size"])
+        stamped = _timestamp(store, leaf.shard, leaf.epoch, size=size, document=document, settings=settings)
+    except (ArchiveError, ProofError, TimestampError) as exc:
         sys.stderr.write(f"showdown proof: {exc}" + "\n")
         return 1
     if args.json:
@@ -137,9 +146,27 @@ def _inclusion(args: argparse.Namespace) -> int:
         *(f"  {p}" for p in path),
         "signed tree head (c2sp.org/tlog-checkpoint):",
         *(f"  {line}" for line in str(document["checkpoint"]).splitlines()),
+        *([stamped] if stamped else []),
     ]
     sys.stdout.write("".join(f"{line}\n" for line in lines))
     return 0
+
+
+def _timestamp(
+    store: Store, shard: str, epoch: str, *, size: int, document: dict[str, object], settings: Settings
+) -> str:
+    """Add the signed head's RFC 3161 timestamp to ``document`` (``timestamp``: the DER response in base64), verified
+    with ``SHOWDOWN_ARCHIVE_TSA_CA`` when set (:class:`TimestampError` when it does not hold); the line to print."""
+    from showdown_service.archive import timestamps, tlog  # noqa: PLC0415
+
+    token = tlog.read_timestamp(store, shard, epoch, size)
+    if token is None:
+        return ""
+    document["timestamp"] = base64.b64encode(token).decode()
+    if settings.archive_tsa_ca is None:
+        return "RFC 3161 timestamp kept beside the head (not verified here: SHOWDOWN_ARCHIVE_TSA_CA is not set)"
+    when = timestamps.verify(str(document["checkpoint"]).encode("utf-8"), token, settings.archive_tsa_ca)
+    return f"RFC 3161 timestamp of the signed head: {when} (verified with {settings.archive_tsa_ca})"
 
 
 def _consistency(args: argparse.Namespace) -> int:

@@ -195,6 +195,21 @@ class Settings(BaseSettings):
         description="The room's name in its Merkle log (rooms.example/showdown): the signed tree heads' key name and "
         "the start of their origin line, <name>/<shard>/<epoch16>; no spaces and no '+'.",
     )
+    archive_tsa_url: str | None = Field(
+        default=None,
+        description="An RFC 3161 timestamp authority (http(s) URL) that timestamps each signed tree head; the token "
+        "is kept beside it (checkpoints/<shard>/<epoch16>-<size>.tsr). None: no timestamps.",
+    )
+    archive_tsa_command: str | None = Field(
+        default=None,
+        description="Instead of SHOWDOWN_ARCHIVE_TSA_URL: a command that reads an RFC 3161 query (DER) on stdin and "
+        "writes the authority's response on stdout (openssl ts -reply ... -queryfile /dev/stdin -out /dev/stdout).",
+    )
+    archive_tsa_ca: Path | None = Field(
+        default=None,
+        description="The timestamp authority's CA certificate (PEM): showdown proof and audit replay verify each "
+        "timestamp token with it (openssl ts -verify). None: tokens are handed out, not verified.",
+    )
 
     @field_validator("redis_url")
     @classmethod
