@@ -3,6 +3,7 @@
 
     python3 verify_proof.py inclusion PROOF.json --key VERIFIER_KEY
     python3 verify_proof.py consistency PROOF.json --key VERIFIER_KEY
+    python3 verify_proof.py epochs PROOF.json --key VERIFIER_KEY   (across a chain's restart: an epoch boundary)
     python3 verify_proof.py note NOTE_FILE --key VERIFIER_KEY
 
 ``VERIFIER_KEY`` is the room's key as ``name+keyid+base64`` (c2sp.org/signed-note); give ``--key`` again for a
@@ -215,9 +216,29 @@ def check_consistency(proof: dict[str, Any], vkeys: list[str]) -> str:
     return f"OK tree {size1} is a prefix of tree {size2} in {origin1}"
 
 
+def check_epochs(proof: dict[str, Any], vkeys: list[str]) -> str:
+    """Across two chains of a shard: the first head is a prefix of its chain's last head, which the room's signed
+    epoch boundary names (origin, size, root) as followed by the second head's chain (origin)."""
+    inner = proof.get("consistency")
+    if not isinstance(inner, dict):
+        raise VerifyError("the proof's consistency is not a JSON object")
+    check_consistency(inner, vkeys)
+    origin1, last, root = parse_checkpoint(open_note(_str(inner, "checkpoint2"), vkeys))
+    lines = open_note(_str(proof, "boundary"), vkeys).split("\n")
+    if len(lines) != 6 or lines[5] or not lines[0].endswith(" epoch boundary"):
+        raise VerifyError("the boundary is not an epoch boundary's five lines")
+    if (lines[1], lines[2], lines[3]) != (origin1, str(last), base64.b64encode(root).decode()):
+        raise VerifyError(f"the boundary names another tree than {origin1}'s head of size {last}")
+    origin2, size2, _ = parse_checkpoint(open_note(_str(proof, "checkpoint2"), vkeys))
+    if origin2 != lines[4]:
+        raise VerifyError(f"the boundary is followed by {lines[4]}, the second head is of {origin2}")
+    size1 = _int(inner, "size1")
+    return f"OK tree {size1} is a prefix of tree {last} in {origin1}, followed by {origin2} (tree {size2})"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("kind", choices=["inclusion", "consistency", "note"])
+    parser.add_argument("kind", choices=["inclusion", "consistency", "epochs", "note"])
     parser.add_argument("file", type=Path)
     parser.add_argument("--key", action="append", required=True, help="a verifier key, name+keyid+base64")
     args = parser.parse_args(argv)
@@ -233,7 +254,8 @@ def main(argv: list[str] | None = None) -> int:
             raise VerifyError(f"the proof is not JSON: {exc}") from exc
         if not isinstance(proof, dict):
             raise VerifyError("the proof is a JSON object")
-        check = check_inclusion if args.kind == "inclusion" else check_consistency
+        checks = {"inclusion": check_inclusion, "consistency": check_consistency, "epochs": check_epochs}
+        check = checks[args.kind]
         print(check(proof, args.key))
     except (VerifyError, OSError, UnicodeDecodeError) as exc:
         print(f"FAILED: {exc}", file=sys.stderr)

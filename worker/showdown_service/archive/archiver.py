@@ -70,6 +70,8 @@ from showdown_service.archive.checkpoints import append_copy, copy_holds, load_p
 from showdown_service.archive.collect import Cursors, collect, events_floor
 from showdown_service.archive.merkle import CompactRange, leaf_hash, record_leaf
 from showdown_service.archive.metrics import ArchiveMetrics
+from showdown_service.archive.note import Checkpoint
+from showdown_service.archive.note import sign as sign_note
 from showdown_service.decision.audit import GENESIS, Head
 from showdown_service.infra.config import Settings, ShardKeys
 from showdown_service.infra.connection import REDIS_ERRORS, Client
@@ -566,6 +568,22 @@ class Archiver:
                                                 "previous_epoch_lost": lost, "epoch_began_at": began_at,
                                                 "epoch": epoch})  # fmt: skip
         self._heartbeat()
+        self._boundary(keys, old_epoch, old.last_seq, epoch)
+
+    def _boundary(self, keys: ShardKeys, old_epoch: str, old_size: int, epoch: str) -> None:
+        """With a signing key, sign and keep (write-once) that the old chain, archived to ``old_size``, was followed
+        by ``epoch``: its root there from the kept tree (:func:`.tlog.boundary_text`)."""
+        if self._signer is None:
+            return
+        try:
+            root = tlog.tree_at(self.store, keys.shard, old_epoch, old_size).root()
+        except tlog.LogGap as exc:
+            self.log.warning("epoch_boundary_unsigned", shard=keys.shard, old_epoch=old_epoch[:16], why=str(exc))
+            return
+        room = self.settings.archive_log_name
+        ended = Checkpoint(tlog.origin(room, keys.shard, old_epoch), old_size, root)
+        note = sign_note(tlog.boundary_text(room, keys.shard, ended, epoch), self._signer)
+        tlog.write_boundary(self.store, keys.shard, epoch, note)
 
     def _expire(self, keys: ShardKeys, state: ShardState) -> None:
         """Expire the ledgers the written files finished (docs/archive.md); an outage leaves them to the next turn."""

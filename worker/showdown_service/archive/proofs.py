@@ -164,3 +164,25 @@ def signed_pair(
                                "replay)")  # fmt: skip
         notes[name] = note
     return notes
+
+
+def across(store: Store, shard: str, epoch1: str, epoch2: str, *, size1: int, size2: int) -> dict[str, object]:
+    """How the signed head of ``size1`` of chain ``epoch1`` relates to the one of ``size2`` of the chain after it,
+    ``epoch2`` (a new chain from seq 1: no tree of one is a prefix of the other's): the consistency proof from
+    ``size1`` to the old chain's last archived tree, the room's signed boundary naming that tree and the new
+    chain (:func:`~.tlog.boundary_text`), and the new chain's head of ``size2``."""
+    boundary = tlog.read_boundary(store, shard, epoch2)
+    if boundary is None:
+        raise NoHead(f"shard {shard} has no signed epoch boundary into epoch {epoch2[:16]}")
+    cut = boundary.rfind("\n\n")
+    ended, following = tlog.parse_boundary(boundary[: cut + 1] if cut >= 0 else boundary)
+    if not ended.origin.endswith(f"/{epoch1[:16]}"):
+        raise ProofError(f"epoch {epoch2[:16]} of shard {shard} follows {ended.origin}, not epoch {epoch1[:16]}")
+    if size1 > ended.size:
+        raise ProofError(f"epoch {epoch1[:16]} ended at size {ended.size}: no head of size {size1} in it")
+    before = consistency(store, shard, epoch1, size1, ended.size)
+    note2 = head(store, shard, epoch2, size2)
+    if head_body(note2).origin != following or head_body(str(before["checkpoint2"])).root != ended.root:
+        raise ArchiveError(f"shard {shard}: the epoch boundary into {epoch2[:16]} names other trees than its heads")
+    return {"shard": shard, "epoch1": epoch1[:16], "epoch2": epoch2[:16], "size1": size1, "size2": size2,
+            "consistency": before, "boundary": boundary, "checkpoint2": note2}  # fmt: skip

@@ -22,6 +22,7 @@ after a SIGKILL is the same bytes.
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Iterator
 
@@ -267,3 +268,43 @@ def read_timestamp(store: Store, shard: str, epoch: str, size: int) -> bytes | N
 def keep_timestamp(store: Store, shard: str, epoch: str, size: int, response: bytes) -> None:
     """Keep a head's timestamp response (write-once; one already kept is the one: never asked twice)."""
     put_file(store, timestamp_path(store, shard, epoch, size), response)
+
+
+BOUNDARY = "epoch boundary"
+
+
+def boundary_path(store: Store, shard: str, epoch: str) -> str:
+    """Where the signed boundary into chain ``epoch`` is kept: ``checkpoints/<shard>/<epoch16>-boundary.note``."""
+    return store.path(CHECKPOINT_DIR, shard, f"{epoch[:16]}-boundary.note")
+
+
+def boundary_text(room: str, shard: str, ended: Checkpoint, epoch: str) -> str:
+    """The text of the room's statement that the shard's chain ``ended`` (its origin, size and root: the last tree
+    the archive holds of it) was followed by the chain ``epoch`` (a new chain from seq 1, after Redis lost the
+    old one's tail): a signed note, c2sp.org/signed-note, that a verifier checks against both chains' heads."""
+    lines = [f"{room}/{shard} {BOUNDARY}", ended.origin, str(ended.size), base64.b64encode(ended.root).decode(),
+             origin(room, shard, epoch)]  # fmt: skip
+    return "".join(f"{line}\n" for line in lines)
+
+
+def parse_boundary(text: str) -> tuple[Checkpoint, str]:
+    """The ended chain's tree head and the origin of the chain after it, from a boundary's text."""
+    lines = text.split("\n")
+    if len(lines) != 6 or lines[5] != "" or not lines[0].endswith(f" {BOUNDARY}"):
+        raise ArchiveError("an epoch boundary is five lines: the log and 'epoch boundary', the ended chain's origin, "
+                           "size and root, the next chain's origin")  # fmt: skip
+    try:
+        ended = Checkpoint.parse("".join(f"{line}\n" for line in lines[1:4]))
+    except ValueError as exc:
+        raise ArchiveError(f"an epoch boundary whose ended chain is no tree head: {exc}") from exc
+    return ended, lines[4]
+
+
+def write_boundary(store: Store, shard: str, epoch: str, note: str) -> str:
+    """Write the signed boundary into chain ``epoch`` (write-once); returns it."""
+    return put_once(store, boundary_path(store, shard, epoch), note.encode("utf-8")).decode("utf-8")
+
+
+def read_boundary(store: Store, shard: str, epoch: str) -> str | None:
+    data = _read(store, boundary_path(store, shard, epoch))
+    return None if data is None else data.decode("utf-8", errors="replace")

@@ -37,7 +37,10 @@ or no signed head holds it yet.
 
 showdown proof --consistency SIZE1 SIZE2: prove that a shard's Merkle log only grew: the tree of its
 first SIZE1 archived entries is the start of the tree of its first SIZE2 (RFC 9162 section 2.1.4).
-Within one chain of the shard (--epoch, default its newest): prints both roots, the consistency path
+With --to-epoch, SIZE2 is of the chain after --epoch's (after Redis lost a tail, a new chain begins at
+seq 1): the proof goes from SIZE1 to the old chain's last signed head, then through the room's signed
+epoch boundary to the new chain's head of SIZE2. Otherwise within one chain of the shard
+(--epoch, default its newest): prints both roots, the consistency path
 and both signed tree heads where the archive holds them, read from the chain's tiles (read-only); exit 1
 naming the file where the archive's run from seq 1 breaks, or how far it goes.
 docs/verify.md says how anyone checks a proof.
@@ -50,7 +53,9 @@ SHOWDOWN_ARCHIVE_S3_ENDPOINT, SHOWDOWN_ARCHIVE_S3_REGION and the archive's S3 cr
 PROOF_EXAMPLE = """\
 example:
   showdown proof T-0042 --json > proof.json && python3 scripts/verify_proof.py inclusion proof.json --key KEY
-  showdown proof --consistency 1000 250000 --archive /srv/showdown-archive --shard default --json"""
+  showdown proof --consistency 1000 250000 --archive /srv/showdown-archive --shard default --json
+  showdown proof --consistency 1000 20 --to-epoch 9fa7f34d8c684e53 --json > epochs.json &&
+    python3 scripts/verify_proof.py epochs epochs.json --key KEY"""
 
 
 def register(commands: Commands) -> None:
@@ -74,6 +79,12 @@ def register(commands: Commands) -> None:
     p.add_argument("--archive", metavar="URL", help="the archive (default: SHOWDOWN_ARCHIVE_URL)")
     p.add_argument("--shard", default="default", help="with --consistency: the shard whose log it is")
     p.add_argument("--epoch", metavar="EPOCH", help="with --consistency: the shard's chain (default: its newest)")
+    p.add_argument(
+        "--to-epoch",
+        metavar="EPOCH",
+        help="with --consistency: SIZE2 is of this chain, the one after --epoch's (a new chain after Redis lost "
+        "the old one's tail): the proof goes through the room's signed epoch boundary",
+    )
     p.add_argument("--json", action="store_true", help="one JSON object (hashes in base64)")
     p.set_defaults(run=_proof)
 
@@ -175,13 +186,15 @@ def _consistency(args: argparse.Namespace) -> int:
     from showdown_service.storage.layout import ArchiveError, epoch_runs, open_store  # noqa: PLC0415
 
     size1, size2 = args.consistency
-    if size1 > size2:
+    if size1 > size2 and args.to_epoch is None:
         sys.stderr.write(f"showdown proof: SIZE1 ({size1}) is at most SIZE2 ({size2})" + "\n")
         return 2
     settings = Settings()
     url = _store(args, settings)
     if url is None:
         return 2
+    if args.to_epoch is not None:
+        return _across(args, url, settings)
     try:
         store = open_store(url, settings)
         chains = epoch_runs(store, args.shard)
@@ -221,6 +234,44 @@ def _consistency(args: argparse.Namespace) -> int:
         *(f"signed tree head of {size} entries:\n" + "".join(f"  {line}\n" for line in str(signed[name]).splitlines())
           for name, size in (("checkpoint1", size1), ("checkpoint2", size2)) if name in signed),
     ]  # fmt: skip
+    sys.stdout.write("".join(f"{line}\n" for line in lines))
+    return 0
+
+
+def _across(args: argparse.Namespace, url: str, settings: Settings) -> int:
+    """``--consistency SIZE1 SIZE2 --epoch OLD --to-epoch NEW``: through the signed boundary between two chains."""
+    from showdown_service.archive import proofs, tlog  # noqa: PLC0415
+    from showdown_service.archive.merkle import ProofError  # noqa: PLC0415
+    from showdown_service.storage.layout import ArchiveError, open_store  # noqa: PLC0415
+
+    size1, size2 = args.consistency
+    try:
+        store = open_store(url, settings)
+        epoch1 = args.epoch
+        if epoch1 is None:
+            boundary = tlog.read_boundary(store, args.shard, args.to_epoch)
+            if boundary is None:
+                raise ArchiveError(f"shard {args.shard} has no signed epoch boundary into epoch {args.to_epoch}")
+            epoch1 = tlog.parse_boundary(boundary[: boundary.rfind("\n\n") + 1])[0].origin.rsplit("/", 1)[1]
+        document = proofs.across(store, args.shard, epoch1, args.to_epoch, size1=size1, size2=size2)
+    except (ArchiveError, ProofError) as exc:
+        sys.stderr.write(f"showdown proof: {exc}" + "\n")
+        return 1
+    if args.json:
+        sys.stdout.buffer.write(orjson.dumps(document) + b"\n")
+        return 0
+    inner = cast(dict[str, object], document["consistency"])
+    lines = [
+        f"shard {args.shard}: the tree of {size1} entries of epoch {document['epoch1']} is the start of its last "
+        f"tree, of {inner['size2']} entries; the room signed that epoch {document['epoch2']} followed it (a new "
+        f"chain from seq 1), whose tree of {size2} entries it signed",
+        f"consistency path ({len(cast(list[str], inner['consistency_path']))} hashes, RFC 9162 section 2.1.4):",
+        *(f"  {p}" for p in cast(list[str], inner["consistency_path"])),
+        "signed epoch boundary:",
+        *(f"  {line}" for line in str(document["boundary"]).splitlines()),
+        f"signed tree head of {size2} entries of epoch {document['epoch2']}:",
+        *(f"  {line}" for line in str(document["checkpoint2"]).splitlines()),
+    ]
     sys.stdout.write("".join(f"{line}\n" for line in lines))
     return 0
 
