@@ -14,8 +14,13 @@ import fakeredis
 import pytest
 
 from showdown_service.archive import tlog
+from showdown_service.archive.checkpoints import load_private_key
+from showdown_service.archive.merkle import CompactRange, leaf_hash
+from showdown_service.archive.note import Checkpoint, sign
+from showdown_service.archive.replay import Difference, replay
 from showdown_service.cli.commands import main
 from showdown_service.infra.config import Settings
+from showdown_service.storage.layout import open_store
 from tests.test_archive import hands, settle_and_archive
 from tests.test_tlog import VERIFY, chain_leaves, signed_settings, verifier_key
 
@@ -81,3 +86,29 @@ def test_without_a_signing_key_no_boundary_is_claimed(
     assert not list((Path(settings.archive_url) / "checkpoints").rglob("*boundary*"))
     assert main(["proof", "--consistency", "3", "5", "--to-epoch", new, "--archive", settings.archive_url]) == 1
     assert f"no signed epoch boundary into epoch {new}" in capsys.readouterr().err
+
+
+def test_audit_replay_checks_the_signed_epoch_boundary_against_the_old_chain_s_files(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path
+) -> None:
+    settings = signed_settings(make_settings, tmp_path)
+    old, new = lose_redis_and_go_on(fake, settings)
+
+    def found() -> list[tuple[str, str]]:
+        differences: list[Difference] = []
+        replay(open_store(settings.archive_url), settings, differences.append, public_key=tmp_path / "archiver.pub")
+        return [(d.kind, d.detail) for d in differences if d.kind != "reset"]  # the restart said, as it always is
+
+    assert found() == []
+    path = Path(settings.archive_url) / "checkpoints" / "default" / f"{new}-boundary.note"
+    signer = tlog.signer("room.example", load_private_key(tmp_path / "archiver.pem"))
+    other = CompactRange().extend(leaf_hash(b"another history %d" % i) for i in range(30))
+    ended = Checkpoint(f"room.example/default/{old}", 30, other.root())
+    path.write_text(sign(tlog.boundary_text("room.example", "default", ended, new), signer))
+    ((kind, detail),) = found()
+    assert (kind, f"the ended chain room.example/default/{old} is not the files' tree at size 30" in detail) == (
+        "epoch_boundary",
+        True,
+    )
+    path.write_text(path.read_text().replace("\n30\n", "\n25\n", 1))
+    assert [kind for kind, _ in found()] == ["epoch_boundary"], "its signature fails"

@@ -12,6 +12,9 @@ checkpoints copy) is checked:
 - ``tree_head_root``: a head whose root is not the files' tree at its size (a rewritten file, or a head not
   consistent with those that are the files' tree), or whose size the files do not reach;
 - ``tree_state``: a kept compact range (``tree/``) that is not the files' tree at its size;
+- ``epoch_boundary``: a signed epoch boundary (``<epoch16>-boundary.note``, :func:`.tlog.boundary_text`) that is
+  unreadable, without the room's valid signature (with its key), or whose ended chain's root is not the files'
+  tree at its size, or that names a chain the archive does not hold;
 - ``tree_head_timestamp``: with the timestamp authority's CA (``SHOWDOWN_ARCHIVE_TSA_CA``), a head's RFC 3161
   timestamp (``.tsr`` beside it, :mod:`.timestamps`) that does not verify for that head's bytes, or one kept
   without its head.
@@ -28,7 +31,7 @@ from showdown_service.archive import timestamps, tlog
 from showdown_service.archive.chains import Difference, Sink
 from showdown_service.archive.checkpoints import read_checkpoints
 from showdown_service.archive.merkle import CompactRange, roots_at
-from showdown_service.archive.note import Checkpoint, NoteError, Verifier, open_checkpoint
+from showdown_service.archive.note import Checkpoint, NoteError, Verifier, open_checkpoint, open_note
 from showdown_service.storage.layout import ArchiveError, Store, epoch_runs, shards
 
 
@@ -79,6 +82,7 @@ def check_log(
     for shard in shards(store):
         if tsa_ca is not None:
             _check_timestamps(store, shard, tsa_ca, report)
+        _check_boundaries(store, shard, room, verifier, report)
         logs = {tlog.origin(room, shard, epoch): epoch for epoch in epoch_runs(store, shard)}
         heads: dict[tuple[str, int], tuple[bytes, str]] = {}
         every: list[tuple[Checkpoint, str]] = []
@@ -175,3 +179,29 @@ def _check_timestamps(store: Store, shard: str, ca: Path, report: Sink) -> None:
             timestamps.verify(note.encode("utf-8"), token, ca)
         except timestamps.TimestampError as exc:
             report(Difference(shard, "tree_head_timestamp", f"{info.path}: {exc}", seq=size))
+
+
+def _check_boundaries(store: Store, shard: str, room: str, verifier: Verifier | None, report: Sink) -> None:
+    """Every signed epoch boundary of ``shard``: readable, signed (with the key), naming chains the archive holds,
+    the ended one's root the files' tree at its size (recomputed from its leaves)."""
+    chains = epoch_runs(store, shard)
+    for epoch in chains:
+        note = tlog.read_boundary(store, shard, epoch)
+        if note is None:
+            continue
+        where = tlog.boundary_path(store, shard, epoch)
+        try:
+            text = open_note(note, [verifier]).text if verifier is not None else note[: note.rfind("\n\n") + 1]
+            ended, following = tlog.parse_boundary(text)
+        except (NoteError, ArchiveError) as exc:
+            report(Difference(shard, "epoch_boundary", f"{where}: {exc}"))
+            continue
+        old = ended.origin.rsplit("/", 1)[-1]
+        if following != tlog.origin(room, shard, epoch) or ended.origin != tlog.origin(room, shard, old):
+            report(Difference(shard, "epoch_boundary", f"{where}: names {ended.origin} and {following}, not chains "
+                              f"of shard {shard} into epoch {epoch}"))  # fmt: skip
+            continue
+        roots, _ = _roots(store, shard, old, [ended.size]) if old in chains else ({}, True)
+        if roots.get(ended.size) != ended.root:
+            report(Difference(shard, "epoch_boundary", f"{where}: the ended chain {ended.origin} is not the files' "
+                              f"tree at size {ended.size}", seq=ended.size))  # fmt: skip
