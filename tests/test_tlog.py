@@ -359,8 +359,10 @@ def test_showdown_hand_says_where_the_hand_sits_in_the_log_and_the_command_that_
     assert main(["hand", "h-3"]) == 0
     (line,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  log: ")]
     epoch = next(iter(chain_leaves(signed.archive_url)))
-    assert line == f"  log: leaf 3 of shard default's log, epoch {epoch}, in the signed tree head of size 70: " \
-        "showdown proof h-3"  # fmt: skip
+    signed_at = json.loads((Path(signed.archive_url) / "checkpoints" / "default" / f"{epoch}-{70:012d}.json")
+                           .read_text())["signed_at"]  # fmt: skip
+    assert line == f"  log: leaf 3 of shard default's log, epoch {epoch}, in the signed tree head of size 70 of " \
+        f"{signed_at[:16]}Z: showdown proof h-3"  # fmt: skip
 
 
 def test_a_witness_cosigns_a_signed_head_only_when_the_room_s_signature_holds(

@@ -359,4 +359,18 @@ def log_place(settings: Settings, shard: str, seq: int | None, entry_id: str, ha
     where = f"leaf {leaf.index:,} of shard {leaf.shard}'s log, epoch {leaf.epoch}"
     if not sizes or sizes[-1] < leaf.seq:
         return f"{where}; not yet in a signed tree head"
-    return f"{where}, in the signed tree head of size {sizes[-1]:,}: showdown proof {hand_id}"
+    when = _signed_at(store, leaf.shard, leaf.epoch, sizes[-1])
+    return f"{where}, in the signed tree head of size {sizes[-1]:,}{when}: showdown proof {hand_id}"
+
+
+def _signed_at(store: Store, shard: str, epoch: str, size: int) -> str:
+    """`` of 2026-11-28T10:00Z``: when the file's checkpoint that carries the head of ``size`` was signed (to the
+    minute); "" when it says nothing readable."""
+    from showdown_service.storage.layout import checkpoint_path  # noqa: PLC0415
+
+    try:
+        with store.fs.open_input_stream(store.path(*checkpoint_path(shard, size, epoch))) as handle:
+            signed_at = orjson.loads(bytes(handle.read())).get("signed_at")
+    except (OSError, orjson.JSONDecodeError, AttributeError):
+        return ""
+    return f" of {signed_at[:16]}Z" if isinstance(signed_at, str) and len(signed_at) >= 16 else ""
