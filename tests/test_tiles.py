@@ -120,6 +120,17 @@ def test_a_full_tile_stands_for_the_partial_one_a_grown_tree_no_longer_needs() -
     )
 
 
+def test_a_wider_partial_tile_stands_for_a_narrower_one_not_kept() -> None:
+    hashes = leaf_hashes(200)
+    kept, _ = grown(hashes, [37, 37, 126])
+    del kept[Tile(0, 0, 37)]
+    with pytest.raises(TileMissing, match=r"tile/8/0/000\.p/37: not kept"):
+        TiledTree(37, kept.get).tree().root()
+    widths = sorted(t.width for t in kept if t.level == 0)
+    tree = TiledTree(37, kept.get, lambda level, index: widths if (level, index) == (0, 0) else []).tree()
+    assert tree.root() == tree_hash(hashes[:37])
+
+
 @pytest.fixture
 def signed(fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path) -> Settings:
     """70 settled hands archived in files of 25 rows (signed heads at 25, 50 and 70), with their tiles."""

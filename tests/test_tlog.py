@@ -256,6 +256,7 @@ def test_workers_and_an_archiver_sigkilled_mid_file_give_the_roots_of_an_undistu
         assert checkpoint.root == undisturbed[size], f"the signed root at size {size}"
         kept = json.loads((archive / "tree" / "default" / f"{epoch}-{size:012d}.json").read_text())
         assert CompactRange.from_json(kept).root() == undisturbed[size]
+        assert tlog.tiled(open_store(str(archive)), "default", epoch, size).tree().root() == undisturbed[size]
     copied = [orjson.loads(line) for line in (tmp_path / "copy.jsonl").read_bytes().splitlines()]
     assert sorted({c["tree_head"] for c in copied}) == sorted(set(signed_heads.values()))
 

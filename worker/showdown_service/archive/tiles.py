@@ -16,7 +16,7 @@ needs from the tiles of one tree size: O(log n) tiles, so a proof costs the same
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from showdown_service.archive.merkle import HASH_SIZE, ProofError, StoredTree, node_hash
@@ -121,6 +121,9 @@ class TiledTree:
 
     size: int
     read: Callable[[Tile], bytes | None]
+    widths: Callable[[int, int], list[int]] = lambda _level, _index: []
+    """The widths of the partial tiles kept at a level and index: asked only when neither the tile of this size
+    nor the full one is kept (a tree whose tiles were made again after a failure holds wider ones)."""
     _cache: dict[tuple[int, int], list[bytes]] = field(default_factory=dict)
 
     def _tile(self, level: int, index: int) -> list[bytes]:
@@ -128,12 +131,19 @@ class TiledTree:
         if found is not None:
             return found
         width = min(WIDTH, (self.size >> (HEIGHT * level)) - index * WIDTH)
-        for tile in dict.fromkeys((Tile(level, index, width), Tile(level, index))):
+        for tile in self._candidates(level, index, width):
             data = self.read(tile)
             if data is not None:
                 self._cache[(level, index)] = split(data, tile)[:width]
                 return self._cache[(level, index)]
         raise TileMissing(f"{Tile(level, index, width).path()}: not kept (the tree of {self.size} leaves needs it)")
+
+    def _candidates(self, level: int, index: int, width: int) -> Iterator[Tile]:
+        """The tile of this size, the full one, then any wider partial one kept (each holds these hashes first)."""
+        yield Tile(level, index, width)
+        if width < WIDTH:
+            yield Tile(level, index)
+            yield from (Tile(level, index, w) for w in sorted(self.widths(level, index)) if width < w < WIDTH)
 
     def stored(self, height: int, index: int) -> bytes:
         """The root of leaves ``index*2**height .. (index+1)*2**height-1``: hashed up inside one tile."""

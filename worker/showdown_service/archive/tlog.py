@@ -196,7 +196,17 @@ def tile_path(store: Store, shard: str, epoch: str, tile: tiles.Tile) -> str:
 def tiled(store: Store, shard: str, epoch: str, size: int) -> tiles.TiledTree:
     """The tree of ``size`` leaves of ``shard``'s chain ``epoch``, read from its tiles as a proof needs them
     (:class:`~.tiles.TileMissing` when one is not kept)."""
-    return tiles.TiledTree(size, lambda tile: _read(store, tile_path(store, shard, epoch, tile)))
+    return tiles.TiledTree(
+        size,
+        lambda tile: _read(store, tile_path(store, shard, epoch, tile)),
+        lambda level, index: _widths(store, tile_path(store, shard, epoch, tiles.Tile(level, index))),
+    )
+
+
+def _widths(store: Store, full: str) -> list[int]:
+    """The widths of the partial tiles kept beside the full tile named ``full`` (``<N>.p/<W>``)."""
+    selector = pafs.FileSelector(f"{full}.p", allow_not_found=True)
+    return [int(info.base_name) for info in store.fs.get_file_info(selector) if info.base_name.isdigit()]
 
 
 def _edge(store: Store, shard: str, epoch: str, size: int) -> dict[int, list[bytes]]:
