@@ -1,0 +1,243 @@
+"""Bad-beat jackpots as ledgers: the drop each pot pays in, the hand that qualifies, the shares paid out.
+
+A jackpot program is a room's published rule (issue 39; GGPoker's Bad Beat Jackpot is the anchor, measured on
+its real histories in ``../shared/data/rooms-more/GGPoker``). A jackpot's fund is a ledger: drops go in, payouts
+come out, nothing else moves it. Each rule with its test (tests/test_jackpot.py):
+
+* **The drop** (GGPoker: "1 big blind from every pot of 30 big blinds or more"): ``drop_big_blinds`` big blinds
+  from a pot whose total (rake included, as the history's ``Total pot``) is at least ``minimum_pot_big_blinds``
+  big blinds; nothing from a smaller pot. Every GGPoker cash sample's ``Jackpot`` figure is this drop. The drop
+  is taken after the rake (N.J.A.C. 13:69F-14.19(c)): never more than the pot less its rake. A stated drop other
+  than the rule's is refused (``jackpot_drop_mismatch``), naming both figures.
+* **The qualifier** (GGPoker: "AAATT or better loses", PLO 2222; "both hole cards play", a pocket pair for quads;
+  first run-out only): the best hand that does not win the pot every live seat contests is the losing hand; it
+  qualifies when it is at least ``minimum`` and, with ``both_hole_cards``, some five cards with both hole cards
+  make a hand as good (Omaha plays two hole cards always). Only the first board of a hand run more than once.
+* **The shares** (GGPoker: 10% to the losing hand, 3% to the winner, 0.8% to each other seat dealt in): parts
+  per million of the fund's balance before the payout, each rounded down to the minor unit; seats sharing a role
+  (a split pot's winners, tied losing hands) split the role's amount equally, rounded down. What rounding leaves
+  stays in the fund (the remainder): the fund never goes negative, and the program is refused when its shares
+  could pay more than the whole fund at a full table (``bad_jackpot_program``).
+* **Money in == money out.** After any run of hands: the balance is the seed plus every drop less every payout
+  (:func:`fold`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Final
+
+from showdown_core.cards import Card, parse_cards
+from showdown_core.errors import InvalidEvent, InvariantViolation
+from showdown_core.evaluator import Category, HandValue, evaluate
+from showdown_rules.limits import MAX_PLAYERS, PPM
+
+ROLES: Final = ("loser", "winner", "other")
+"""Who a bad beat pays: the losing hand, the winning hand, each other seat dealt in."""
+_SUITS: Final = "cdhs"
+
+
+@dataclass(frozen=True, slots=True)
+class JackpotProgram:
+    """A jackpot's published rule: its drop, its qualifier and its shares."""
+
+    program_id: str
+    drop_big_blinds: int
+    """Big blinds dropped from a pot that qualifies for the drop (GGPoker: 1)."""
+    minimum_pot_big_blinds: int
+    """The least total pot, in big blinds, that pays the drop (GGPoker: 30)."""
+    minimum: HandValue
+    """The weakest losing hand that qualifies (GGPoker hold'em: AAATT)."""
+    loser_ppm: int
+    winner_ppm: int
+    other_ppm: int
+    """Each other seat's share (GGPoker: 0.8% = 8,000)."""
+    both_hole_cards: bool = True
+    """The qualifying hand must play both hole cards (a pocket pair for quads)."""
+    omaha: bool = False
+    """Hands are Omaha's: exactly two hole cards and three of the board (both hole cards always play)."""
+
+    def __post_init__(self) -> None:
+        where = f"jackpot program {self.program_id!r}"
+        if self.drop_big_blinds < 0 or self.minimum_pot_big_blinds < 0:
+            raise InvalidEvent.of("bad_jackpot_program", "drop", f"{where}: a negative drop or minimum pot")
+        most = self.loser_ppm + self.winner_ppm + self.other_ppm * (MAX_PLAYERS - 2)
+        if min(self.loser_ppm, self.winner_ppm, self.other_ppm) < 0 or most > PPM:
+            raise InvalidEvent.of(
+                "bad_jackpot_program",
+                "shares",
+                f"{where}: its shares pay {most} ppm of the fund at a table of {MAX_PLAYERS}: more than the fund",
+            )
+
+
+def hand_named(spelled: str) -> HandValue:
+    """The hand value five ranks spell (``AAATT``, ``2222`` with the highest kicker: quads of deuces).
+
+    Suits are dealt round so that no flush is made unless the ranks could make nothing else; ``2222`` (four cards)
+    is the weakest hand of four deuces (with a three). Raises :class:`InvalidEvent` ``bad_jackpot_program`` for a
+    spelling no hand has (five of a rank, a letter that is no rank).
+    """
+    text = spelled.strip().upper()
+    if len(text) == 4 and len(set(text)) == 1:  # quads named by their rank alone: the weakest kicker
+        text += "3" if text[0] == "2" else "2"
+    ranks = "23456789TJQKA"
+    if len(text) != 5 or any(r not in ranks for r in text) or max(text.count(r) for r in text) > 4:
+        raise InvalidEvent.of(
+            "bad_jackpot_program", "minimum", f"{spelled!r} names no poker hand (five ranks, e.g. AAATT, or 2222)"
+        )
+    seen: dict[str, int] = {}
+    cards = []
+    for r in text:
+        cards.append(f"{r}{_SUITS[seen.get(r, 0)]}")
+        seen[r] = seen.get(r, 0) + 1
+    if len(set(text)) == 5:  # five different ranks: keep them off one suit (no accidental flush)
+        cards[-1] = cards[-1][0] + "d"
+    return evaluate(parse_cards(cards))
+
+
+def expected_drop(program: JackpotProgram, pot: int, rake: int, big_blind: int) -> int:
+    """What ``program`` drops from a pot of ``pot`` chips (rake included) at a big blind of ``big_blind``: its
+    drop when the pot reaches the minimum, never more than the pot less its rake."""
+    if big_blind <= 0 or pot < program.minimum_pot_big_blinds * big_blind:
+        return 0
+    return max(0, min(program.drop_big_blinds * big_blind, pot - rake))
+
+
+def check_drop(program: JackpotProgram, stated: int, pot: int, rake: int, big_blind: int) -> int:
+    """``stated`` if it is the drop ``program`` takes, else :class:`InvalidEvent` ``jackpot_drop_mismatch``."""
+    expected = expected_drop(program, pot, rake, big_blind)
+    if stated != expected:
+        minimum = program.minimum_pot_big_blinds * big_blind
+        raise InvalidEvent.of(
+            "jackpot_drop_mismatch",
+            "jackpot.drop",
+            f"program {program.program_id!r} drops {expected} from a pot of {pot} (rake {rake}; "
+            f"{program.drop_big_blinds} big blind of {big_blind} from pots of {minimum} or more), stated {stated}",
+        )
+    return expected
+
+
+def best_value(hole: Sequence[Card], board: Sequence[Card], *, omaha: bool) -> HandValue:
+    """The hand's best high value: hold'em any five of seven, Omaha two hole cards and three of the board."""
+    if not omaha:
+        return evaluate([*hole, *board])
+    return max(evaluate([*two, *three]) for two in combinations(hole, 2) for three in combinations(board, 3))
+
+
+def plays_both(hole: Sequence[Card], board: Sequence[Card], value: HandValue) -> bool:
+    """Some five cards holding both of ``hole`` and three of ``board`` make ``value``; four of a kind needs a pocket
+    pair of its rank (GGPoker: "a pocket pair for quads"), not one of the four and the kicker."""
+    if value.category is Category.FOUR_OF_A_KIND:
+        return all(card.rank == value.ranks[0] for card in hole)
+    return any(evaluate([*hole, *three]) is value for three in combinations(board, 3))
+
+
+@dataclass(frozen=True, slots=True)
+class BadBeat:
+    """A qualifying bad beat: the losing hand's seats, the winners', and its value."""
+
+    losers: tuple[int, ...]
+    winners: tuple[int, ...]
+    losing_hand: HandValue
+    winning_hand: HandValue
+
+
+def bad_beat(
+    program: JackpotProgram, board: Sequence[Card], live: Sequence[tuple[int, Sequence[Card]]]
+) -> BadBeat | None:
+    """The bad beat ``live`` (each seat at the showdown with its hole cards) makes on ``board`` (the first run-out),
+    or ``None`` when the best losing hand does not qualify (or everyone ties)."""
+    if len(live) < 2 or len(board) != 5:
+        return None
+    values = {seat: best_value(hole, board, omaha=program.omaha) for seat, hole in live}
+    top = max(values.values())
+    winners = tuple(sorted(s for s, v in values.items() if v is top))
+    beaten = [v for v in values.values() if v is not top]
+    if not beaten:
+        return None
+    losing = max(beaten)
+    if losing < program.minimum:
+        return None
+    losers = tuple(sorted(s for s, v in values.items() if v is losing))
+    cards = dict(live)
+    if program.both_hole_cards and not program.omaha:
+        losers = tuple(s for s in losers if plays_both(cards[s], board, losing))
+        if not losers:
+            return None
+    return BadBeat(losers, winners, losing, top)
+
+
+@dataclass(frozen=True, slots=True)
+class JackpotShare:
+    """One seat's share of a payout."""
+
+    seat: int
+    role: str
+    """``loser``, ``winner`` or ``other`` (:data:`ROLES`)."""
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class Payout:
+    """A bad beat paid from the fund: the shares, and the fund before and after (the remainder stays in it)."""
+
+    before: int
+    shares: tuple[JackpotShare, ...]
+    after: int
+
+    @property
+    def paid(self) -> int:
+        return sum(share.amount for share in self.shares)
+
+
+def payout(program: JackpotProgram, balance: int, beat: BadBeat, dealt: Iterable[int]) -> Payout:
+    """What ``beat`` pays from a fund of ``balance``: each role's parts per million of ``balance``, rounded down,
+    split equally (rounded down) among the role's seats; ``dealt`` are every seat dealt in (folded or not)."""
+    if balance < 0:
+        raise InvariantViolation(f"jackpot fund of {balance}: a fund is never negative")
+    others = tuple(sorted(set(dealt) - set(beat.losers) - set(beat.winners)))
+    shares: list[JackpotShare] = []
+    for role, seats, ppm in (
+        ("loser", beat.losers, program.loser_ppm),
+        ("winner", beat.winners, program.winner_ppm),
+    ):
+        each = balance * ppm // PPM // len(seats)
+        shares.extend(JackpotShare(seat, role, each) for seat in seats)
+    each_other = balance * program.other_ppm // PPM
+    shares.extend(JackpotShare(seat, "other", each_other) for seat in others)
+    paid = sum(share.amount for share in shares)
+    if paid > balance:
+        raise InvariantViolation(f"jackpot payout of {paid} from a fund of {balance}; refusing to pay")
+    return Payout(balance, tuple(sorted(shares, key=lambda s: s.seat)), balance - paid)
+
+
+def fold(seed: int, moves: Iterable[tuple[int, Payout | None]]) -> int:
+    """The fund after ``moves`` (each hand's drop and its payout, if any) from ``seed``, checking each payout was
+    decided on the balance the drops and payouts before it leave (the hand's own drop first)."""
+    balance = seed
+    for drop, paid in moves:
+        if drop < 0:
+            raise InvariantViolation(f"a negative drop of {drop}")
+        balance += drop
+        if paid is not None:
+            if paid.before != balance:
+                raise InvariantViolation(f"a payout decided on a fund of {paid.before}, but the fund is {balance}")
+            balance = paid.after
+    return balance
+
+
+__all__ = [
+    "ROLES",
+    "BadBeat",
+    "JackpotProgram",
+    "JackpotShare",
+    "Payout",
+    "bad_beat",
+    "check_drop",
+    "expected_drop",
+    "fold",
+    "hand_named",
+    "payout",
+]
