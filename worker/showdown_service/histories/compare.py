@@ -128,7 +128,12 @@ def judge(record: HandRecord) -> Verdict:
         assert event is not None
         try:
             settlement = settle(to_showdown(event))
-        except (InvalidEvent, InvariantViolation) as exc:
+        except InvalidEvent as exc:
+            if exc.code in _CASHOUT_CODES:  # the room's cash-out offer is not the rule's: the history paid otherwise
+                status, kind, reason = MISMATCH, "cash-out", f"the cash-out is not the rule's: {exc}"
+            else:
+                status, kind, reason = ERROR, "settlement refused", f"the service refuses to settle it: {exc}"
+        except InvariantViolation as exc:
             status, kind, reason = ERROR, "settlement refused", f"the service refuses to settle it: {exc}"
         except Exception as exc:  # one hand must not stop a replay of years: say which and why
             status, kind, reason = ERROR, "settlement failed", f"settling it failed ({type(exc).__name__}: {exc})"
@@ -143,6 +148,8 @@ def judge(record: HandRecord) -> Verdict:
                 names = _names(settlement)
                 ours = _stars_computed(settlement, outcome)
                 status, kind, reason = _compare_stars(outcome, settlement, names)
+                if status == MATCH and outcome.cashouts:
+                    status, kind, reason = _compare_cashouts(outcome, settlement, names, (status, kind, reason))
                 ours.update(_computed_tournament(record, settlement))
                 computed = ours
                 if status == MATCH:
@@ -152,6 +159,23 @@ def judge(record: HandRecord) -> Verdict:
         record.contested, event.rake if event is not None else 0, record.game,
         event.variant if event is not None else "", record.bounties, record.currency_code,
     ))  # fmt: skip
+
+
+_CASHOUT_CODES: Final = frozenset({"cashout_mismatch", "cashout_above_pot"})
+
+
+def _compare_cashouts(
+    outcome: StarsOutcome, settlement: Settlement, names: dict[int, str], matched: tuple[str, str, str]
+) -> tuple[str, str, str]:
+    """The house's side of each cash-out written (what it kept of the run-out less what it paid) against the
+    settlement's (the offer checked against the exact equity, the run-out by the rules)."""
+    ours = {c.seat: c.house for c in settlement.cashouts}
+    recorded = dict(outcome.cashouts)
+    if ours != recorded:
+        return MISMATCH, "cash-out", f"cash-out, the house's side: recorded {recorded}, rules give {ours}"
+    said = ", ".join(f"{_seat(c.seat, names)} cashed out on the {c.street} for {c.amount}" for c in settlement.cashouts)
+    status, kind, reason = matched
+    return status, kind or "cash-out checked", "; ".join(filter(None, (reason, said)))
 
 
 _verdict: Final = tuple.__new__

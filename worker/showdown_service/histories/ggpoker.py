@@ -17,8 +17,14 @@ hands newest first; the jackpot, Bingo, Fortune and Tax are taken from the
 pot like the rake (the event's rake is their sum); a hand run twice or three
 times writes ``*** FIRST FLOP ***`` ... ``*** SECOND SHOWDOWN ***``; PLO-5
 and PLO-6 are ``PLO-5``/``PLO-6`` in the header, short deck ``ShortDeck``;
-an All-in Insurance or an EV Cashout pays by the equity, not the showdown:
-``unverifiable`` with the reason.
+an All-in Insurance pays by the equity, not the showdown: ``unverifiable``
+with the reason. An EV Cashout is read into the event's ``cashouts``
+(docs/cashout.md): ``NAME: Chooses to EV Cashout`` gives the street (the
+board then dealt), ``Pays Cashout Risk ($X)`` what the seat gave the house
+of its run-out, ``Receives Cashout ($X)`` what the house paid it beyond its
+run-out; the offer is what the seat ended with, at GGPoker's 1% fee, and
+the settlement checks it against the exact equity. A cash-out whose street
+or amount is not written stays ``unverifiable``, saying which.
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ from showdown_service.histories.reading import (
     split_hands,
     starting_with,
 )
+from showdown_service.histories.record import CashOutLine, with_cashouts
 
 START: Final = "Poker Hand #"
 _HEADER = re.compile(r"^Poker Hand #(\w+):\s*(.*?)\s*(?:\(([^()]*/[^()]*)\))?\s*-\s*[\d/]+ [\d:]+\s*$")
@@ -62,7 +69,11 @@ _EXTRA = re.compile(r" \| (\w+) (\S+)")
 _RUNS: Final = {"FIRST": 1, "SECOND": 2, "THIRD": 3}
 _STREETS: Final = {"FLOP": 3, "TURN": 4, "RIVER": 5}
 _OPENINGS: Final = frozenset({"HOLE CARDS", "SHOWDOWN", "SHOW DOWN"})
-_EQUITY: Final = ("Chooses to EV Cashout", "Pays Cashout Risk", "Receives Cashout", "All-in Insurance", "Insurance")
+_INSURANCE: Final = ("All-in Insurance", "Insurance")
+_CASHOUT: Final = re.compile(r"^(.+?): (Chooses to EV Cashout|Pays Cashout Risk|Receives Cashout)\s*(?:\((\S+)\))?\s*$")
+_CASHOUT_STREET: Final = {0: "preflop", 3: "flop", 4: "turn"}
+FEE_PPM: Final = 10_000
+"""GGPoker's EV Cashout fee: 1% of the hand's value (HD149101 fits it to the cent; docs/cashout.md)."""
 _INFO: Final = (" joins the table", " leaves the table", " sits out", " is sitting out", " said,", "Hand was run ")
 
 
@@ -98,6 +109,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     taken: list[str] = []
     run = 0
     in_summary = False
+    cashing: dict[str, _Cashing] = {}
     for k in range(k, end):  # noqa: B020  # on from the line after the seats
         line = lines[k]
         if not line:
@@ -118,8 +130,11 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             elif name not in _OPENINGS:
                 raise hand.error(HandSyntaxError, k, f"unknown section for {game.name}")
             continue
-        if any(word in line for word in _EQUITY):
-            reason = f"paid by equity, not by the showdown (All-in Insurance or EV Cashout): {line!r}"
+        if not in_summary and (cash := _CASHOUT.match(line)) and cash.group(1) in hand.players:
+            _cash_line(hand, cashing, cash, len(hand.board), k)
+            continue
+        if any(word in line for word in _INSURANCE):
+            reason = f"paid by equity, not by the showdown (All-in Insurance): {line!r}"
             code = currency_code(currency, tournament=tournament is not None)
             return HandRecord(source, hand.hand_id, start + 1, None, None, reason, False, game.name, currency_code=code)
         if in_summary:
@@ -148,10 +163,59 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         raise HandSyntaxError(source, hand.hand_id, end, "the hand has no 'Total pot ... | Rake' line", game.name)
     check_total(hand, total)
     note = f"taken from the pot beside the rake: {', '.join(taken)}" if taken else ""
-    return hand.finish(
+    if cashing and (unknown := _unpriced(cashing)):
+        code = currency_code(currency, tournament=tournament is not None)
+        return HandRecord(source, hand.hand_id, start + 1, None, None, unknown, False, game.name, currency_code=code)
+    record = hand.finish(
         game, button, table.group(1), total=total, rake=rake, tournament=tournament.group(1) if tournament else None,
         currency=currency, room="GGPoker", note=note,
     )  # fmt: skip
+    if not cashing:
+        return record
+    offers = [CashOutLine(hand.players[name].seat, c.street or "", c.net, FEE_PPM) for name, c in cashing.items()]
+    return with_cashouts(record, offers)
+
+
+class _Cashing:
+    """One seat's EV Cashout as the lines tell it: when it chose to (``None``: not written) and what it was paid
+    beyond its run-out (``Receives Cashout``) or paid back of it (``Pays Cashout Risk``, negative)."""
+
+    __slots__ = ("net", "street", "written")
+
+    def __init__(self) -> None:
+        self.street: str | None = None
+        self.net = 0
+        self.written = False
+
+
+def _cash_line(hand: HandBuilder, cashing: dict[str, _Cashing], match: re.Match[str], known: int, k: int) -> None:
+    """``Chooses to EV Cashout`` (the street: the board then known), ``Pays Cashout Risk ($X)`` (the seat's hand won:
+    it gives the house X of its run-out) or ``Receives Cashout ($X)`` (the house pays it X beyond its run-out)."""
+    name, what, amount = match.group(1), match.group(2), match.group(3)
+    seen = cashing.setdefault(name, _Cashing())
+    if what == "Chooses to EV Cashout":
+        if known not in _CASHOUT_STREET:
+            raise hand.error(ImpossibleAction, k, "an EV Cashout on the river: no card is left to deal")
+        seen.street = _CASHOUT_STREET[known]
+        return
+    if amount is None:
+        raise hand.error(HandSyntaxError, k, f"expected '{what} ($AMOUNT)'")
+    chips = hand.chips(amount.strip("()"), k)
+    seen.net += chips if what == "Receives Cashout" else -chips
+    seen.written = True
+
+
+def _unpriced(cashing: dict[str, _Cashing]) -> str:
+    """Why the hand's cash-outs cannot be checked (a street or an amount not written), or ``""``."""
+    for name, seen in cashing.items():
+        if not seen.written:
+            return f"paid by equity, not by the showdown: {name}'s EV Cashout amount is not written"
+        if seen.street is None:
+            return (
+                f"paid by equity, not by the showdown: {name}'s EV Cashout is paid, but the history does not say on "
+                "which street it was taken ('Chooses to EV Cashout' is missing)"
+            )
+    return ""
 
 
 def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:

@@ -76,6 +76,9 @@ class StarsOutcome(NamedTuple):
     chip: int = 1
     """The room's smallest chip at this table (Full Tilt: 5 cents): the rules split to the unit, the room to this
     chip, so a split pot's shares may differ by less than one such chip and still match (with a note)."""
+    cashouts: tuple[tuple[int, int], ...] = ()
+    """All-in cash-outs written (GGPoker's ``Pays Cashout Risk``, ``Receives Cashout``): ``(seat, the house's
+    side)``, what the house kept of the seat's run-out less what it paid, seats ascending."""
 
 
 class Bounty(NamedTuple):

@@ -11,6 +11,7 @@ checks for every room, builds the worker's ShowdownEvent and the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final, NamedTuple
 
 from showdown_core import InvalidEvent, SeatHand, build_pots
@@ -296,3 +297,35 @@ def _gives(amounts: list[int], rake: int, ppm: int, wanted: tuple[int, ...]) -> 
         return rake_by_pot(amounts, rake, ppm) == wanted
     except InvalidEvent:
         return False
+
+
+class CashOutLine(NamedTuple):
+    """An all-in cash-out as a history writes it (GGPoker's EV Cashout): the seat, the street it was taken on
+    (``preflop``, ``flop``, ``turn``), what the house paid the seat beyond its run-out (``Receives Cashout``;
+    negative: what the seat paid back of its run-out, ``Pays Cashout Risk``) and the room's fee."""
+
+    seat: int
+    street: str
+    net: int
+    fee_ppm: int
+
+
+def with_cashouts(record: HandRecord, taken: Sequence[CashOutLine]) -> HandRecord:
+    """``record`` with its cash-outs: in the event (each offer is what the seat ended with: its run-out as the
+    history pays it plus ``net``), which the settlement checks against (pot - rake) x the exact equity less the
+    fee (``cashout_mismatch``); in the outcome (the house's side written: ``-net``), which the comparison checks."""
+    if record.event is None or not isinstance(record.outcome, StarsOutcome) or not taken:
+        return record
+    outcome = record.outcome
+    runout: dict[int, int] = {}
+    for pot in outcome.pots:
+        for seat, chips in pot.items():
+            runout[seat] = runout.get(seat, 0) + chips
+    doc = record.event.model_dump(mode="json")
+    doc["cashouts"] = [
+        {"seat": t.seat, "street": t.street, "amount": runout.get(t.seat, 0) + t.net, "fee_ppm": t.fee_ppm}
+        for t in sorted(taken)
+    ]
+    event = validated_event(doc, record.source, record.hand_id, record.line)
+    house = tuple(sorted((t.seat, -t.net) for t in taken))
+    return record._replace(event=event, outcome=outcome._replace(cashouts=house))
