@@ -283,7 +283,7 @@ CHIP_KEYS: Final = frozenset({"contributed", "dead_money", "stack", "rake", "bou
 ID_KEYS: Final = frozenset({"hand_id", "table_id", "tournament_id", "player_id", "rake_schedule"})
 OPTIONAL_TOP: Final = (
     "tournament_id", "button_seat", "rake", "rake_ppm", "occurred_at", "boards", "bounty_cash_ppm",
-    "hand_for_hand_round", "mystery_bounties", "play", "rake_schedule", "stakes", "cashouts",
+    "hand_for_hand_round", "mystery_bounties", "play", "rake_schedule", "stakes", "cashouts", "jackpot",
 )  # fmt: skip
 OPTIONAL_PLAYER: Final = ("hole_cards", "dead_money", "folded", "stack", "bounty")
 
@@ -353,7 +353,7 @@ def expected_refusal(path: tuple[str | int, ...], value: Any) -> tuple[str, str]
         if not isinstance(value, list):
             return ("wrong_type", here)
         return None if isinstance(value[0], dict) else ("wrong_type", f"{here}[0]")
-    if key in ("play", "stakes"):  # absent, null, or an object: its own fields' rules (any listed code)
+    if key in ("play", "stakes", "jackpot"):  # absent, null, or an object: its own fields' rules (any listed code)
         return None if value is None or isinstance(value, dict) else ("wrong_type", here)
     if key == "players":
         if not isinstance(value, list):

@@ -57,6 +57,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "VARIANT_SHAPES",
     "CashOutTaken",
+    "JackpotDrop",
     "MysteryBountyDrawn",
     "Play",
     "PlayerIn",
@@ -240,6 +241,22 @@ class CashOutTaken(BaseModel):
     )
 
 
+class JackpotDrop(BaseModel):
+    """The jackpot drop the room took from this hand's pot (GGPoker's Bad Beat Jackpot): see docs/jackpot.md."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="JackpotDrop")
+
+    jackpot_id: Id = Field(description="The jackpot (its fund) the drop goes to: the room's id for it.")
+    program: Id = Field(
+        description="The jackpot program (its published rule: the drop, the qualifying hand, the shares) the "
+        "workers know (`data/jackpot/`): refused `unknown_jackpot_program` otherwise."
+    )
+    drop: Chips = Field(
+        description="What the room took for the jackpot: part of `rake` (everything taken from the pot), taken "
+        "after the house's rake. Refused when the program takes another amount (`jackpot_drop_mismatch`)."
+    )
+
+
 class ShowdownEvent(BaseModel):
     """A finished hand, ready to settle."""
 
@@ -350,6 +367,14 @@ class ShowdownEvent(BaseModel):
         "starting stacks (`stack`) to show the seat all-in.",
     )
 
+    jackpot: JackpotDrop | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # absent from the canonical JSON (the event's digest) when not given
+        description="Cash games: the jackpot drop the room took (counted in `rake`), checked against its program; "
+        "the result's `jackpot` says whether the hand is the program's bad beat. Needs `stakes` (the drop is in big "
+        "blinds).",
+    )
+
     @model_validator(mode="after")
     def _check_game_rules(self) -> Self:
         """Rules that span fields. Each failure names the field to fix.
@@ -421,7 +446,14 @@ class ShowdownEvent(BaseModel):
                 "players",
                 f"the largest contribution ({top}) belongs only to folded seat(s) {holders}; a live seat must match it",
             )
-        if self.rake or bountied or self.mystery_bounties is not None or self.play is not None or self.cashouts:
+        if (
+            self.rake
+            or bountied
+            or self.mystery_bounties is not None
+            or self.play is not None
+            or self.cashouts
+            or self.jackpot is not None
+        ):
             self._check_sections(shape, contested, seats, stacked, bountied)
         return self
 
@@ -482,7 +514,8 @@ class ShowdownEvent(BaseModel):
     def _check_sections(
         self, shape: VariantShape, contested: bool, seats: set[int], stacked: int, bountied: int
     ) -> None:
-        """The optional sections, each by its own rules: rake, bounties, mystery envelopes, the play, cash-outs."""
+        """The optional sections, each by its own rules: rake, bounties, mystery envelopes, the play, cash-outs, the
+        jackpot drop."""
         if self.rake:
             _check_rake(self.rake, self.rake_ppm, self.players)
         if bountied:
@@ -500,6 +533,24 @@ class ShowdownEvent(BaseModel):
             _check_play(self.play, self.variant, len(self.players))
         if self.cashouts:
             self._check_cashouts(shape, contested)
+        if self.jackpot is not None:
+            self._check_jackpot(self.jackpot)
+
+    def _check_jackpot(self, jackpot: JackpotDrop) -> None:
+        """A jackpot drop is of a cash hand with its stakes, and part of the rake (everything taken from the pot)."""
+        if self.tournament_id is not None:
+            raise reject(
+                "bad_jackpot", "jackpot", "is given, but the hand is a tournament's: a jackpot is a cash pot's"
+            )
+        if self.stakes is None:
+            raise reject("bad_jackpot", "jackpot", "needs `stakes`: a program's drop and minimum are in big blinds")
+        if jackpot.drop > self.rake:
+            raise reject(
+                "bad_jackpot",
+                "jackpot.drop",
+                f"{jackpot.drop} is more than the rake of {self.rake}: `rake` counts everything taken from the pot, "
+                "the jackpot drop included",
+            )
 
     def _check_cashouts(self, shape: VariantShape, contested: bool) -> None:
         """Each cash-out is of a live seat of a contested cash hand with a board, run once; one a seat; and the

@@ -207,6 +207,37 @@ class BountyAward(_Out):
     winners: tuple[BountyShare, ...] = Field(description="Seats ascending; the amounts sum to `bounty`.")
 
 
+class JackpotRole(_Out):
+    """A seat's part in a bad beat: its role and the role's share of the jackpot's fund."""
+
+    model_config = ConfigDict(title="JackpotRole")
+
+    seat: SeatNumber
+    player_id: Id
+    role: Literal["loser", "winner", "other"] = Field(
+        description="The losing hand, the winning hand, or another seat dealt in."
+    )
+    ppm: Annotated[int, Field(ge=0, le=1_000_000)] = Field(
+        description="The role's parts per million of the fund before the payout (seats sharing a role split it)."
+    )
+
+
+class JackpotSettled(_Out):
+    """The hand's jackpot drop, checked against its program, and whether the hand is the program's bad beat."""
+
+    model_config = ConfigDict(title="JackpotSettled")
+
+    jackpot_id: Id
+    program: Id
+    drop: Amount = Field(description="What the pot paid into the fund (part of the rake), as the program takes it.")
+    bad_beat: bool = Field(description="The best losing hand qualifies by the program (first run-out).")
+    losing_hand: str | None = Field(default=None, description="The qualifying losing hand, for people.")
+    winning_hand: str | None = Field(default=None, description="The hand that beat it, for people.")
+    roles: tuple[JackpotRole, ...] = Field(
+        default=(), description="With a bad beat: every seat dealt in with its role and share, seats ascending."
+    )
+
+
 class CashOutSettled(_Out):
     """An all-in cash-out, checked and paid: the seat took `amount`, the house its share of the run-out."""
 
@@ -280,6 +311,11 @@ class ShowdownResult(_Out):
         default=(),
         description="Cash games: each all-in cash-out, seat ascending (its `awards` amount is the offer, not the "
         "run-out). Absent when the hand had none.",
+    )
+    jackpot: JackpotSettled | None = Field(
+        default=None,
+        description="Cash games: the event's jackpot drop, checked, and the bad beat if the hand is one. Absent "
+        "without a jackpot.",
     )
     settled_at: datetime
     evaluator: str = Field(description="The settling software, 'showdown/<version>'.")

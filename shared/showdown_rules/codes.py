@@ -137,6 +137,14 @@ CODES: dict[str, str] = {
     "cashout_above_pot": "A cash-out offer above the pots the seat contests, less their rake.",
     "cashout_mismatch": "A cash-out offer other than (pot - rake) x the seat's exact equity at its street, less "
     "fee_ppm of it, rounded half to even to the minor unit.",
+    # Jackpots (issue 39, docs/jackpot.md):
+    "bad_jackpot": "A jackpot drop on a tournament hand, without stakes, or above the rake (which counts it).",
+    "unknown_jackpot_program": "jackpot.program names a program no worker knows (data/jackpot/), or one that does "
+    "not run in the hand's game.",
+    "jackpot_drop_mismatch": "The jackpot drop differs from what its program takes from this pot (its big blinds, "
+    "from pots of its minimum or more, after the rake).",
+    "bad_jackpot_program": "A jackpot program that cannot be: shares that could pay more than the fund, a "
+    "qualifying hand no poker hand is, a negative drop.",
 }
 """Every rejection code with what it means and how to fix the event."""
 

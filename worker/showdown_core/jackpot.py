@@ -213,6 +213,30 @@ def payout(program: JackpotProgram, balance: int, beat: BadBeat, dealt: Iterable
     return Payout(balance, tuple(sorted(shares, key=lambda s: s.seat)), balance - paid)
 
 
+@dataclass(frozen=True, slots=True)
+class JackpotOutcome:
+    """What a hand did to a jackpot: the drop it paid in and, when it is the program's bad beat, who shares it."""
+
+    jackpot_id: str
+    program_id: str
+    drop: int
+    beat: BadBeat | None
+    roles: tuple[tuple[int, str, int], ...]
+    """``(seat, role, the role's parts per million of the fund)``, seats ascending; empty without a bad beat."""
+
+
+def outcome(
+    program: JackpotProgram, jackpot_id: str, drop: int, beat: BadBeat | None, dealt: Iterable[int]
+) -> JackpotOutcome:
+    """The hand's jackpot outcome: each seat's role in ``beat`` (``dealt``: every seat dealt in) with its ppm."""
+    if beat is None:
+        return JackpotOutcome(jackpot_id, program.program_id, drop, None, ())
+    ppm = {"loser": program.loser_ppm, "winner": program.winner_ppm, "other": program.other_ppm}
+    roles = [(seat, "loser") for seat in beat.losers] + [(seat, "winner") for seat in beat.winners]
+    roles += [(seat, "other") for seat in set(dealt) - set(beat.losers) - set(beat.winners)]
+    return JackpotOutcome(jackpot_id, program.program_id, drop, beat, tuple(sorted((s, r, ppm[r]) for s, r in roles)))
+
+
 def fold(seed: int, moves: Iterable[tuple[int, Payout | None]]) -> int:
     """The fund after ``moves`` (each hand's drop and its payout, if any) from ``seed``, checking each payout was
     decided on the balance the drops and payouts before it leave (the hand's own drop first)."""
@@ -231,6 +255,7 @@ def fold(seed: int, moves: Iterable[tuple[int, Payout | None]]) -> int:
 __all__ = [
     "ROLES",
     "BadBeat",
+    "JackpotOutcome",
     "JackpotProgram",
     "JackpotShare",
     "Payout",
@@ -239,5 +264,6 @@ __all__ = [
     "expected_drop",
     "fold",
     "hand_named",
+    "outcome",
     "payout",
 ]

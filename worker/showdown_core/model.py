@@ -11,11 +11,14 @@ values, variants) are frozen slotted dataclasses.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Final, Literal, NamedTuple
+from typing import TYPE_CHECKING, Final, Literal, NamedTuple
 
 from showdown_core.cards import Card
 from showdown_core.ranking import Value
 from showdown_core.variants import Variant
+
+if TYPE_CHECKING:
+    from showdown_core.jackpot import JackpotOutcome
 
 from_fields: Final = tuple.__new__
 """``from_fields(Share, (seat, amount))``: a record from all its fields in order, without a NamedTuple's
@@ -267,6 +270,9 @@ class Settlement(NamedTuple):
     eliminated seat, the envelope's amount as ``bounty``, and who collects it (all cash); empty without one."""
     cashouts: tuple[CashOut, ...] = ()
     """Each all-in cash-out, seat ascending: ``collected`` then pays the seat its offer, not its run-out."""
+    jackpot: JackpotOutcome | None = None
+    """The jackpot drop the hand paid and its bad beat, if any (:mod:`showdown_core.jackpot`); ``None`` without
+    one. The drop is part of the rake: ``collected`` and the money check are unchanged by it."""
 
     def collected_by_seat(self) -> dict[int, int]:
         """``{seat: chips collected}`` for every seat."""

@@ -165,7 +165,7 @@ def settle(showdown: Showdown) -> Settlement:
         else ()
     )
     return from_fields(
-        Settlement, (showdown, tuple(results), tuple(returned), collected, shown, busts, bounties, (), cashouts)
+        Settlement, (showdown, tuple(results), tuple(returned), collected, shown, busts, bounties, (), cashouts, None)
     )
 
 

@@ -33,6 +33,7 @@ from showdown_messages.protocol import (
 from showdown_messages.tournaments import parse_tournament_message
 from showdown_service.decision.audit import sha256_hex
 from showdown_service.decision.intake import parse_event, to_showdown, to_tournament_message
+from showdown_service.decision.jackpot_live import apply_jackpot
 from showdown_service.decision.rake_live import apply_schedule
 from showdown_service.decision.rake_schedules import schedules_in
 from showdown_service.decision.wire import encode_result
@@ -195,6 +196,8 @@ def _judge(
         if event.rake_schedule is not None:  # the table's posted rake: computed, or the stated one checked
             showdown = apply_schedule(event, showdown, schedules_in(None) if schedules is None else schedules)
         settlement = settle(showdown)
+        if event.jackpot is not None:  # the drop checked against its program, the bad beat decided
+            settlement = apply_jackpot(event, settlement)
     except InvalidEvent as exc:
         return _refused(entry_id, raw, exc.code, exc.message, started, now)
     except InvariantViolation as exc:

@@ -71,6 +71,7 @@ def result_document(settlement: Settlement, settled_at: datetime) -> dict[str, A
             else {}
         ),
         **({"cashouts": [_cashout(c) for c in settlement.cashouts]} if settlement.cashouts else {}),
+        **({"jackpot": _jackpot(settlement)} if settlement.jackpot is not None else {}),
         "settled_at": settled_at,
         "evaluator": EVALUATOR,
     }
@@ -98,6 +99,29 @@ def _awards(settlement: Settlement) -> list[dict[str, Any]]:
             award["folded_on"] = showdown.folded_on[k]
         out.append(award)
     return out
+
+
+def _jackpot(settlement: Settlement) -> dict[str, Any]:
+    jackpot = settlement.jackpot
+    assert jackpot is not None
+    beat = jackpot.beat
+    names = {s.seat: s.player_id for s in settlement.showdown.seats}
+    return {
+        "jackpot_id": jackpot.jackpot_id,
+        "program": jackpot.program_id,
+        "drop": jackpot.drop,
+        "bad_beat": beat is not None,
+        **(
+            {"losing_hand": beat.losing_hand.description, "winning_hand": beat.winning_hand.description}
+            if beat is not None
+            else {}
+        ),
+        **(
+            {"roles": [{"seat": s, "player_id": names[s], "role": r, "ppm": p} for s, r, p in jackpot.roles]}
+            if jackpot.roles
+            else {}
+        ),
+    }
 
 
 def _cashout(taken: CashOut) -> dict[str, Any]:
