@@ -105,3 +105,35 @@ def test_an_ev_cashout_without_its_amount_stays_unverifiable(tmp_path: Path) -> 
     verdict = _verdict(copy)
     assert verdict.status == "unverifiable"
     assert "oiesfcv1's EV Cashout amount is not written" in verdict.reason
+
+
+# -- the Jackpot figure: GGPoker's Bad Beat Jackpot drop, checked against its program ---------------------------
+
+
+def test_a_ggpoker_cash_hands_jackpot_drop_is_in_its_event_and_checked() -> None:
+    # 1 big blind from pots of 30 big blinds or more; 'Jackpot $0' is not checked (the table may run no jackpot)
+    general = ACTIONS.parent / "GeneralHands"
+    hands = {"HD149101": (ACTIONS / "PaysCashoutFee.txt", 200, (100, 200)), "HD1587634": (general / "RunTwice.txt",
+             100, (50, 100))}  # fmt: skip
+    for hand_id, (path, drop, blinds) in hands.items():
+        record = _record(path.read_text(encoding="utf-8-sig"))
+        assert record.event is not None
+        assert record.event.jackpot is not None, hand_id
+        assert (record.event.jackpot.program, record.event.jackpot.drop) == ("ggpoker-bad-beat-holdem", drop)
+        assert record.event.jackpot.jackpot_id == "ggpoker-bad-beat-USD"
+        assert record.event.stakes is not None
+        assert (record.event.stakes.small_blind, record.event.stakes.big_blind) == blinds
+        assert _verdict(path).status == "match"
+    no_drop = _record((ACTIONS / "PostingDead.txt").read_text(encoding="utf-8-sig"))
+    assert no_drop.event is not None
+    assert no_drop.event.jackpot is None
+
+
+def test_a_jackpot_drop_other_than_the_programs_is_a_mismatch(tmp_path: Path) -> None:
+    # $1 of HD149101's $2 drop moved to the rake: the pot adds up, but 125 big blinds drop 1 big blind ($2)
+    copy = _doctored(tmp_path, "PaysCashoutFee.txt", "Rake $6 | Jackpot $2", "Rake $7 | Jackpot $1")
+    verdict = _verdict(copy)
+    assert verdict.status == "mismatch"
+    assert verdict.kind == "jackpot drop"
+    assert "drops 200 from a pot of 25186" in verdict.reason
+    assert "stated 100" in verdict.reason

@@ -37,6 +37,7 @@ from typing import Any, Final, NamedTuple
 from showdown_core import InvalidEvent, InvariantViolation, PotResult, Settlement, settle
 from showdown_rules.limits import PPM
 from showdown_service.decision.intake import to_showdown
+from showdown_service.decision.jackpot_live import apply_jackpot
 from showdown_service.histories.errors import ReplayError
 from showdown_service.histories.hands import Bounty, HandRecord, PhhOutcome, Place, StarsOutcome
 from showdown_service.histories.headless import check_without_heads, note_without_heads
@@ -128,9 +129,13 @@ def judge(record: HandRecord) -> Verdict:
         assert event is not None
         try:
             settlement = settle(to_showdown(event))
+            if event.jackpot is not None:  # the jackpot drop the history writes, checked against its program
+                settlement = apply_jackpot(event, settlement)
         except InvalidEvent as exc:
             if exc.code in _CASHOUT_CODES:  # the room's cash-out offer is not the rule's: the history paid otherwise
                 status, kind, reason = MISMATCH, "cash-out", f"the cash-out is not the rule's: {exc}"
+            elif exc.code == "jackpot_drop_mismatch":
+                status, kind, reason = MISMATCH, "jackpot drop", f"the jackpot drop is not the program's: {exc}"
             else:
                 status, kind, reason = ERROR, "settlement refused", f"the service refuses to settle it: {exc}"
         except InvariantViolation as exc:

@@ -53,7 +53,7 @@ from showdown_service.histories.reading import (
     split_hands,
     starting_with,
 )
-from showdown_service.histories.record import CashOutLine, with_cashouts
+from showdown_service.histories.record import CashOutLine, with_cashouts, with_jackpot
 
 START: Final = "Poker Hand #"
 _HEADER = re.compile(r"^Poker Hand #(\w+):\s*(.*?)\s*(?:\(([^()]*/[^()]*)\))?\s*-\s*[\d/]+ [\d:]+\s*$")
@@ -110,6 +110,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     run = 0
     in_summary = False
     cashing: dict[str, _Cashing] = {}
+    jackpot: int | None = None
     for k in range(k, end):  # noqa: B020  # on from the line after the seats
         line = lines[k]
         if not line:
@@ -141,6 +142,8 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             if m := _TOTAL.match(line):
                 total, rake = hand.chips(m.group(1), k), hand.chips(m.group(2), k)
                 for label, amount in _EXTRA.findall(m.group(3)):
+                    if label == "Jackpot":
+                        jackpot = hand.chips(amount, k)
                     if chips := hand.chips(amount, k):
                         rake += chips
                         taken.append(f"{label} {chips}")
@@ -170,10 +173,22 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         game, button, table.group(1), total=total, rake=rake, tournament=tournament.group(1) if tournament else None,
         currency=currency, room="GGPoker", note=note,
     )  # fmt: skip
+    program = _PROGRAMS.get((game.variant, game.cards))  # PLO-5's bad beat is 8888: no program of it here
+    blinds = stakes.replace(currency, "").split("/") if stakes else []
+    # a cash table's drop for the bad beat; 'Jackpot $0' is not checked: the table may run no jackpot
+    if jackpot and program and hand.scale == 100 and len(blinds) == 2:
+        small, big = (hand.chips(blind, start) for blind in blinds)
+        fund = f"ggpoker-bad-beat-{record.currency_code or 'cash'}"
+        record = with_jackpot(record, program, fund, jackpot, (small, big))
     if not cashing:
         return record
     offers = [CashOutLine(hand.players[name].seat, c.street or "", c.net, FEE_PPM) for name, c in cashing.items()]
     return with_cashouts(record, offers)
+
+
+_PROGRAMS: Final = {("holdem", 2): "ggpoker-bad-beat-holdem", ("omaha", 4): "ggpoker-bad-beat-plo"}
+"""The jackpot program a GGPoker cash game's ``Jackpot`` figure is checked by (data/jackpot/): its Bad Beat
+Jackpot's drop, 1 big blind from pots of 30 big blinds or more."""
 
 
 class _Cashing:

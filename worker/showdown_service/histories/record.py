@@ -329,3 +329,15 @@ def with_cashouts(record: HandRecord, taken: Sequence[CashOutLine]) -> HandRecor
     event = validated_event(doc, record.source, record.hand_id, record.line)
     house = tuple(sorted((t.seat, -t.net) for t in taken))
     return record._replace(event=event, outcome=outcome._replace(cashouts=house))
+
+
+def with_jackpot(record: HandRecord, program: str, jackpot_id: str, drop: int, blinds: tuple[int, int]) -> HandRecord:
+    """``record`` with the jackpot drop its history writes (GGPoker's ``| Jackpot $X``, counted in the rake) and the
+    table's ``blinds`` as its stakes, for the settlement to check the drop against ``program``
+    (``jackpot_drop_mismatch``)."""
+    if record.event is None:
+        return record
+    doc = record.event.model_dump(mode="json")
+    doc["stakes"] = {"small_blind": blinds[0], "big_blind": blinds[1]}
+    doc["jackpot"] = {"jackpot_id": jackpot_id, "program": program, "drop": drop}
+    return record._replace(event=validated_event(doc, record.source, record.hand_id, record.line))
