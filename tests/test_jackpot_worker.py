@@ -12,6 +12,7 @@ import pytest
 from showdown_core import InvalidEvent
 from showdown_messages import ShowdownResult
 from showdown_service.decision.jackpot_live import read_program, shipped_programs
+from showdown_service.decision.render import describe_result
 from showdown_service.infra.streams import read_range
 from showdown_service.worker.loop import Worker
 from tests.helpers import event, refusal, seat
@@ -91,6 +92,10 @@ def test_a_bad_beat_names_the_hands_and_every_seats_share(fake: fakeredis.FakeRe
         (2, "winner", 30_000),
         (3, "other", 8_000),
     ]
+    assert describe_result(result).endswith(
+        "jackpot 100 dropped to ggpoker-bbj-usd; bad beat: Full house, Aces full of Tens loses to Four of a kind, "
+        "Tens, Ace kicker (p1 loser 10%, p2 winner 3%, p3 other 0.8% of the fund)"
+    )
     raked = sum(pot["rake"] for pot in result["pots"])
     assert (raked, sum(a["amount"] for a in result["awards"]) + raked) == (400, 6100)  # the drop is in the rake
 

@@ -36,6 +36,8 @@ def describe_result(result: Mapping[str, Any], places: Mapping[str, Mapping[str,
         f"the house takes its {c['runout']}"
         for c in result.get("cashouts", ())
     ]
+    if jackpot := result.get("jackpot"):
+        parts.append(_jackpot(jackpot, names))
     paid = {b["seat"]: b for b in result.get("bounties", ())}
     drawn = {b["seat"]: b for b in result.get("mystery_bounties", ())}
     if result.get("tournament_id") is not None:
@@ -44,6 +46,15 @@ def describe_result(result: Mapping[str, Any], places: Mapping[str, Mapping[str,
             for b in result.get("busts", ())
         ]
     return f"{escaped(result['hand_id'])}: " + "; ".join(parts)
+
+
+def _jackpot(jackpot: Mapping[str, Any], names: Mapping[int, str]) -> str:
+    """``jackpot 200 dropped to ggpoker-bbj-usd`` and, for a bad beat, who loses with what and the roles' shares."""
+    said = f"jackpot {jackpot['drop']} dropped to {escaped(jackpot['jackpot_id'])}"
+    if not jackpot["bad_beat"]:
+        return said
+    roles = ", ".join(f"{names.get(r['seat'], r['seat'])} {r['role']} {r['ppm'] / 10_000:g}%" for r in jackpot["roles"])
+    return f"{said}; bad beat: {jackpot['losing_hand']} loses to {jackpot['winning_hand']} ({roles} of the fund)"
 
 
 def _part(part: Mapping[str, Any], names: Mapping[int, str], *, runs: bool) -> str:
