@@ -135,3 +135,18 @@ def test_the_shipped_programs_load_and_a_bad_file_is_refused_naming_it() -> None
         read_program(json.dumps({"format": "showdown.jackpot_program", "format_version": 1}), "x.json")
     assert caught.value.code == "bad_jackpot_program"
     assert caught.value.field == "x.json"
+
+
+@pytest.mark.parametrize(("first", "second", "beat"), [
+    ("Kd 7s 4h 2c 9c", "Ac Td Ts 3h 5c", False),
+    ("Ac Td Ts 3h 5c", "Kd 7s 4h 2c 9c", True),
+])  # fmt: skip
+def test_only_the_first_run_out_is_a_bad_beat(
+    fake: fakeredis.FakeRedis, make_settings: Any, first: str, second: str, beat: bool
+) -> None:
+    # GGPoker: "first run-out only"; the second board's bad beat pays nothing
+    doc = bad_beat_hand() | {"boards": [first.split(), second.split()]}
+    del doc["board"]
+    [result], dead = _run(fake, make_settings, doc)
+    assert dead == []
+    assert result["jackpot"]["bad_beat"] is beat
