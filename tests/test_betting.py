@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from showdown_core.betting import BettingError, Hand, Played, form_of, play
+from showdown_core.betting import BettingError, Hand, Machine, Played, form_of, play
 from tests.helpers import SHARED_DATA
 
 PLURIBUS = SHARED_DATA / "phh" / "pluribus"
@@ -259,3 +259,44 @@ def test_real_pluribus_hands_play_and_their_chips_add_up() -> None:
             ends = list(got.stacks)
             ends[winner] += sum(got.net_contributed) + sum(got.dead_money)
             assert ends == finishing, path
+
+
+def test_out_of_turn_a_stud_hand_opens_with_the_bring_in_or_a_completion_never_a_check() -> None:
+    hand = Hand(
+        "F7S", (100, 100, 100), ("d dh p1 ????Ac", "d dh p2 ????2c", "d dh p3 ????Kc", "p2 cc"),
+        antes=(1, 1, 1), bring_in=2, small_bet=4, big_bet=8,
+    )  # fmt: skip
+    error = refused(hand)
+    assert (error.code, error.index, error.player) == ("out_of_turn", 3, 2)
+    assert error.reason == "third street opens with the bring-in (pb) or a completion"
+
+
+def test_out_of_turn_a_bring_in_after_third_street_was_opened() -> None:
+    hand = Hand(
+        "F7S", (100, 100, 100), ("d dh p1 ????Ac", "d dh p2 ????2c", "d dh p3 ????Kc", "p2 pb", "p3 pb"),
+        antes=(1, 1, 1), bring_in=2, small_bet=4, big_bet=8,
+    )  # fmt: skip
+    assert (refused(hand).code, refused(hand).index) == ("out_of_turn", 4)
+    assert refused(nl("p3 pb")).code == "bad_action"  # hold'em has no bring-in at all
+
+
+def test_the_machine_played_action_by_action_leaves_what_play_leaves_and_says_who_is_to_act() -> None:
+    hand = nl("p3 cbr 30", "p4 f", "p5 f", "p6 f", "p1 f", "p2 cc", "d db 2c7d9h", "p2 cc", "p3 cbr 970", "p2 f")
+    machine = Machine(hand)
+    seen = []
+    for k, action in enumerate(hand.actions):
+        machine.act(k, action)
+        seen.append((machine.to_act, machine.live, machine.able))
+    assert machine.finish(len(hand.actions)) == play(hand)
+    assert seen[5] == (2, 6, 6)  # the deal done: p3 first to act preflop
+    assert seen[11] == (None, 2, 2)  # the flop is to be dealt: nobody to act
+    assert seen[12] == (1, 2, 2)  # the flop dealt: p2 first
+    assert seen[-1] == (None, 1, 0)  # won: p3 all-in, p2 folded
+
+
+def test_a_refusal_gives_its_reason_apart_from_the_field_and_the_action() -> None:
+    error = refused(nl("p4 cbr 30"))
+    assert error.reason == "p3 is to act, not p4"
+    assert str(error.rejections[0].message).endswith("'p4 cbr 30': p3 is to act, not p4")
+    unfinished = refused(nl("p3 f"))
+    assert unfinished.reason == "the actions end while p4 is still to act (preflop)"

@@ -187,11 +187,15 @@ class BettingError(InvalidEvent):
     action's 0-based index (``None``: the hand's declared fields), ``player`` its 1-based player (``None``: the
     dealer or the hand)."""
 
-    def __init__(self, rule: str, index: int | None, player: int | None, field: str, message: str) -> None:
+    def __init__(  # noqa: PLR0917  # what the rejection says, and the reason alone
+        self, rule: str, index: int | None, player: int | None, field: str, message: str, reason: str = ""
+    ) -> None:
         super().__init__([Rejection(rule, field, message)])
         self.rule = rule
         self.index = index
         self.player = player
+        self.reason = reason or message
+        """What is wrong, without the field and action before it (a history reader names its own line)."""
 
 
 _CARDS: Final = dict(SPELLINGS)
@@ -202,13 +206,18 @@ def play(hand: Hand, seats: Sequence[int] = ()) -> Played:
 
     ``seats``: each player's seat, to name it in messages (``p3 (seat 5)``); by default ``p3`` alone.
     """
-    return _Machine(hand, seats).run()
+    return Machine(hand, seats).run()
 
 
-class _Machine:
-    """The state of a hand being played (indices are player number - 1)."""
+class Machine:
+    """The state of a hand being played (indices are player number - 1).
 
-    def __init__(self, hand: Hand, seats: Sequence[int]) -> None:
+    :func:`play` runs it over every action at once; a history reader that checks the cards as they are dealt
+    plays it action by action instead (:meth:`act`, then :meth:`finish`), so that the readers and the worker
+    judge the betting with the one state machine.
+    """
+
+    def __init__(self, hand: Hand, seats: Sequence[int] = ()) -> None:
         self.hand = hand
         n = self.n = len(hand.starting_stacks)
         self.seats = seats if len(seats) == n else ()
@@ -323,12 +332,6 @@ class _Machine:
     def _able(self, i: int) -> bool:
         return self.can_bet[i]
 
-    def _able_count(self) -> int:
-        return self.can_bet.count(True)
-
-    def _live(self) -> int:
-        return self.folded.count(False)
-
     def _order_from(self, first: int) -> list[int]:
         """The seats able to act, clockwise from ``first``; none when fewer than two could still bet (unless one
         of them faces a bet)."""
@@ -341,12 +344,7 @@ class _Machine:
         return able
 
     def _street_name(self) -> str:
-        family = self.form.family
-        if family == "board":
-            return BOARD_STREETS[self.street]
-        if family == "stud":
-            return STUD_STREETS[self.street]
-        return DRAW_STREETS[self.street]
+        return _STREET_NAMES[self.form.family][self.street]
 
     def _bet_size(self) -> int:
         """Fixed limit: the street's bet (the small bet early, the big bet late)."""
@@ -358,13 +356,17 @@ class _Machine:
         who = f"p{i + 1} (seat {self.seats[i]}): " if i is not None and self.seats else ""
         return BettingError(rule, k, None if i is None else i + 1, f"play.actions[{k}]", (
             f"play.actions[{k}] {action!r}: {who}{reason}"
-        ))  # fmt: skip
+        ), reason)  # fmt: skip
 
     def _cards(self, text: str, k: int, action: str) -> list[str | None]:
         if len(text) == 4:  # two own cards, the usual deal
             first, second = _CARDS.get(text[:2]), _CARDS.get(text[2:])
             if first is not None and second is not None:
                 return [first, second]
+        elif len(text) == 6 or len(text) == 2:  # a flop, a turn or a river
+            known: list[str | None] = [_CARDS.get(text[j : j + 2]) for j in range(0, len(text), 2)]
+            if None not in known:
+                return known
         if len(text) % 2:
             raise self._error("bad_action", k, None, action, f"{text!r} is not a run of two-character cards")
         out: list[str | None] = []
@@ -391,44 +393,68 @@ class _Machine:
                 "play.actions",
                 f"play.actions: {len(actions)} actions, more than {MAX_ACTIONS}",
             )
+        act = self.act
         for k, action in enumerate(actions):
+            act(k, action)
+        return self.finish(len(actions))
+
+    def act(self, k: int, action: str) -> None:
+        """Play action ``k`` (``action``, phh-std's text); :class:`BettingError` if it breaks a rule."""
+        words = _WORDS.get(action)
+        if words is None:
             words = (action.split("#", 1)[0] if "#" in action else action).split()
-            if not words:
-                raise self._error("bad_action", k, None, action, "is empty")
-            if words[0] == "d":
-                self._deal(words, k, action)
-                continue
-            i = _PLAYERS.get(words[0], self.n)
-            if i >= self.n:
-                raise self._error(
-                    "bad_action", k, None, action, f"{words[0]!r} is not a player (p1 to p{self.n}) or the dealer (d)"
-                )
-            verb = words[1] if len(words) > 1 else ""
-            if verb == "sm":
-                self._show(i, words[2:], k, action)
-            elif verb == "sd":
-                self._draw(i, words[2:], k, action)
-            elif verb in ("f", "cc", "cbr", "pb"):
-                self._bet(i, verb, words[2:], k, action)
-            else:
-                raise self._error(
-                    "bad_action", k, i, action, "is not an action (f, cc, cbr AMOUNT, pb, sd [CARDS], sm [CARDS])"
-                )
+            if len(_WORDS) >= _WORDS_KEPT:
+                _WORDS.clear()
+            _WORDS[action] = words  # never changed: each use slices it
+        if not words:
+            raise self._error("bad_action", k, None, action, "is empty")
+        if words[0] == "d":
+            self._deal(words, k, action)
+            return
+        i = _PLAYERS.get(words[0], self.n)
+        if i >= self.n:
+            raise self._error(
+                "bad_action", k, None, action, f"{words[0]!r} is not a player (p1 to p{self.n}) or the dealer (d)"
+            )
+        verb = words[1] if len(words) > 1 else ""
+        if verb == "sm":
+            self._show(i, words[2:], k, action)
+        elif verb == "sd":
+            self._draw(i, words[2:], k, action)
+        elif verb in ("f", "cc", "cbr", "pb"):
+            self._bet(i, verb, words[2:], k, action)
+        else:
+            raise self._error(
+                "bad_action", k, i, action, "is not an action (f, cc, cbr AMOUNT, pb, sd [CARDS], sm [CARDS])"
+            )
+
+    def finish(self, count: int) -> Played:
+        """What the hand's ``count`` actions, played, leave; ``incomplete_play`` if a seat is still to act."""
         if self.pending:
             i = self.pending[0]
-            raise BettingError(
-                "incomplete_play",
-                len(actions),
-                i + 1,
-                "play.actions",
-                f"play.actions end while p{i + 1} is still to act ({self._street_name()})",
-            )
+            reason = f"the actions end while p{i + 1} is still to act ({self._street_name()})"
+            raise BettingError("incomplete_play", count, i + 1, "play.actions", f"play.{reason[4:]}", reason)
         if self.drawing:
             i = self.drawing[0]
-            raise BettingError(
-                "incomplete_play", len(actions), i + 1, "play.actions", f"play.actions end while p{i + 1} is to draw"
-            )
+            reason = f"the actions end while p{i + 1} is to draw"
+            raise BettingError("incomplete_play", count, i + 1, "play.actions", f"play.{reason[4:]}", reason)
         return self._played()
+
+    @property
+    def to_act(self) -> int | None:
+        """The player index (0 for p1) whose betting action is awaited, or ``None`` (a deal, a draw, a new stud
+        street's opener, or the end of the hand comes next)."""
+        return self.pending[0] if self.pending else None
+
+    @property
+    def live(self) -> int:
+        """Seats not folded (a muck at the showdown is not a fold)."""
+        return self.folded.count(False)
+
+    @property
+    def able(self) -> int:
+        """Seats that may still bet: not folded, chips behind."""
+        return self.can_bet.count(True)
 
     def _played(self) -> Played:
         n = self.n
@@ -464,19 +490,31 @@ class _Machine:
         pending = self.pending
         if pending and pending[0] == i and not rest and verb in _FOLD_OR_CALL:  # the usual action, its turn
             del pending[0]
-            if verb == "cc":
-                self._pay(i, self.top - self.bet[i])
-                self._acted(i)
-                if not self.can_bet[i] or not pending:
-                    self.pending = [j for j in pending if self.can_bet[j]]
+            can_bet = self.can_bet
+            if verb == "cc":  # _pay and _acted, inline: the hot path of every hand
+                bet, left = self.bet, self.left[i]
+                chips = self.top - bet[i]
+                if chips >= left:
+                    chips = left
+                    can_bet[i] = False
+                self.left[i] = left - chips
+                self.put[i] += chips
+                bet[i] += chips
+                if self.form.limit == "fixed_limit":
+                    self._acted(i)
+                else:
+                    self.reopen_at[i] = self.top + max(self.increment, self.hand.min_bet)
+                if not can_bet[i] or not pending:
+                    self.pending = [j for j in pending if can_bet[j]]
                     self._trim_pending()
             else:
                 self.folded[i] = True
                 self.folded_on[i] = self._street_name()
-                self.can_bet[i] = False
+                can_bet[i] = False
                 if self.folded.count(False) < 2:
                     self.pending = []
-                self._trim_pending()
+                if can_bet.count(True) < 2:
+                    self._trim_pending()
             if not self.pending:
                 self.closed = True
             return
@@ -497,8 +535,9 @@ class _Machine:
             raise self._error("out_of_turn", k, i, action, f"p{self.pending[0] + 1} is to act, not p{i + 1}")
         form = self.form
         if verb == "pb":
-            if form.family != "stud" or self.street or self.top:
-                raise self._error("bad_action", k, i, action, "a bring-in (pb) opens a stud hand's third street only")
+            if form.family != "stud" or self.street or self.top:  # in stud, a bring-in out of its turn
+                rule = "out_of_turn" if form.family == "stud" else "bad_action"
+                raise self._error(rule, k, i, action, "a bring-in (pb) opens a stud hand's third street only")
             if rest and _amount(rest[0]) != self.hand.bring_in:
                 raise self._error(
                     "forced_bet_mismatch", k, i, action, f"a bring-in of {rest[0]}; the declared bring_in is "
@@ -528,7 +567,8 @@ class _Machine:
                 self._trim_pending()
         else:
             if len(rest) != 1 or (amount := _amount(rest[0])) is None:
-                raise self._error("bad_action", k, i, action, "a raise is 'cbr AMOUNT', the total bet it makes")
+                said = f"{rest[0]!r} is not a whole number of chips: " if len(rest) == 1 else ""
+                raise self._error("bad_action", k, i, action, f"{said}a raise is 'cbr AMOUNT', the total bet it makes")
             self._raise(i, amount, k, action)
         self._close_if_done()
 
@@ -629,7 +669,11 @@ class _Machine:
         if self.folded.count(False) < 2 or self.can_bet.count(True) < 2:
             return  # the hand is over, or nobody can bet: the caller refuses the action
         if family == "board":
-            name = STREET_OF_BOARD.get(len(self.runs[-1]), "showdown")
+            name = STREET_OF_BOARD.get(len(self.runs[-1]))
+            if name is None:
+                raise self._error(
+                    "out_of_turn", k, i, action, "the river's betting is over: the hand is at its showdown"
+                )
             raise self._error("out_of_turn", k, i, action, f"the {name} is to be dealt (d db) before anybody acts")
         if family == "draw":
             raise self._error("out_of_turn", k, i, action, "the draw (pN sd) comes before the next betting round")
@@ -639,7 +683,7 @@ class _Machine:
                 raise self._error("out_of_turn", k, i, action, "seventh street's betting is over")
             self.street += 1
             self._new_round()
-        if verb == "f" and self.street == 0:
+        if verb not in {"pb", "cbr"} and self.street == 0:  # a check is no bring-in: somebody must bet
             raise self._error("out_of_turn", k, i, action, "third street opens with the bring-in (pb) or a completion")
         self.closed = False
         self.pending = [i, *(j for j in self._order_from((i + 1) % self.n) if j != i)]
@@ -726,7 +770,9 @@ class _Machine:
             elif None in held:
                 held.remove(None)
             else:
-                raise self._error("bad_action", k, i, action, f"p{i + 1} discards {card}, which it does not hold")
+                raise self._error(
+                    "bad_action", k, i, action, f"p{i + 1} discards {card or 'an unknown card'}, which it does not hold"
+                )
         if not self.drawing:
             self._new_round()
             self.pending = self._order_from(0)
@@ -749,6 +795,10 @@ class _Machine:
 
 
 _FOLD_OR_CALL: Final = frozenset(("f", "cc"))
+_STREET_NAMES: Final = {"board": BOARD_STREETS, "stud": STUD_STREETS, "draw": DRAW_STREETS}
+_WORDS: dict[str, list[str]] = {}
+"""Each action's words, by its text: a table's hands repeat the same folds, calls, raises and deals."""
+_WORDS_KEPT: Final = 65_536
 _PLAYERS: Final = {f"p{i + 1}": i for i in range(10)}
 """phh-std's player labels: ``p1`` is index 0."""
 _ORDERS: Final = {n: [[(first + s) % n for s in range(n)] for first in range(n)] for n in range(2, 11)}
