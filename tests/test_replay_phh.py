@@ -6,6 +6,7 @@ import tomllib
 
 import pytest
 
+from showdown_core.betting import BettingError, Hand, play
 from showdown_service.histories import HandRecord, ImpossibleAction, ReplayError, UnsupportedHand, judge, read_phh
 from showdown_service.histories.games import phh_game
 from showdown_service.histories.phh import _flat_fields, _NotFlat, _number
@@ -148,7 +149,7 @@ def test_a_raise_to_a_superscript_digit_is_a_syntax_error_naming_the_action_not_
 def test_a_bring_in_anywhere_but_the_first_stud_street_is_an_impossible_action() -> None:
     error = refused("stud.phh", "'p1 cbr 4', 'p2 cc', 'p3 f'", "'p1 pb', 'p2 cc', 'p3 f'")
     assert isinstance(error, ImpossibleAction)
-    assert "a bring-in opens a stud hand's first street, nothing else" in str(error)
+    assert "a bring-in (pb) opens a stud hand's third street only" in str(error)
 
 
 def test_a_stud_street_dealt_while_the_betting_is_open_is_an_impossible_action() -> None:
@@ -159,7 +160,8 @@ def test_a_stud_street_dealt_while_the_betting_is_open_is_an_impossible_action()
 
 def test_a_stud_hand_that_opens_with_a_call_is_an_impossible_action() -> None:
     error = refused("stud.phh", "'p2 pb', 'p3 cc'", "'p3 cc', 'p2 pb'")
-    assert "a stud hand opens with the bring-in (pb) or a completion" in str(error)
+    assert isinstance(error, ImpossibleAction)
+    assert "action 4 'p3 cc': third street opens with the bring-in (pb) or a completion" in str(error)
 
 
 # -- draws -----------------------------------------------------------------------------
@@ -182,7 +184,7 @@ def test_unknown_cards_may_be_discarded_and_replaced_unknown() -> None:
 def test_betting_before_every_seat_has_drawn_is_an_impossible_action() -> None:
     error = refused("triple_draw.phh", "'p1 sd Kh', 'p3 sd Qc'", "'p1 sd Kh', 'p1 cc', 'p3 sd Qc'")
     assert isinstance(error, ImpossibleAction)
-    assert "p1 bets while p3 is still to draw" in str(error)
+    assert "action 8 'p1 cc': p3 is to draw (sd) first" in str(error)
 
 
 def test_discarding_a_card_not_held_or_being_dealt_more_than_discarded_is_an_impossible_action() -> None:
@@ -192,8 +194,8 @@ def test_discarding_a_card_not_held_or_being_dealt_more_than_discarded_is_an_imp
 
 def test_a_fourth_draw_in_triple_draw_or_a_draw_in_hold_em_is_an_impossible_action() -> None:
     error = refused("triple_draw.phh", "'p3 sm -'", "'p1 sd', 'p3 sm -'")
-    assert "Triple Draw 2-7 Lowball has 3 draw(s)" in str(error)
-    assert "Omaha has no draw" in str(refused("omaha.phh", "'p3 f'", "'p3 sd'"))
+    assert "deuce_to_seven has 3 draw(s)" in str(error)
+    assert "omaha has no draw" in str(refused("omaha.phh", "'p3 f'", "'p3 sd'"))
 
 
 # -- runouts ---------------------------------------------------------------------------
@@ -219,7 +221,7 @@ def test_a_fourth_runout_is_refused_the_contract_takes_two_or_three() -> None:
 
 def test_a_runout_dealt_the_wrong_size_is_an_impossible_action() -> None:
     error = refused("run_three_times.phh", "'d db 4s'", "'d db 4s6d'")
-    assert "deals 2 board cards; the turn has 1" in str(error)
+    assert "deals 2 board card(s); the turn is 1" in str(error)
 
 
 # -- codes and decks -------------------------------------------------------------------
@@ -236,3 +238,47 @@ def test_a_card_below_six_in_short_deck_is_an_impossible_action_at_its_deal() ->
     assert isinstance(error, ImpossibleAction)
     assert "action 2 'd dh p2 Qh5d': 5d is not in the 6+ Hold'em deck" in str(error)
     assert error.game == "6+ Hold'em"
+
+
+# -- one betting machine ---------------------------------------------------------------
+
+HOLDEM_HAND = """variant = 'NT'
+antes = [0, 0, 0]
+blinds_or_straddles = [50, 100, 0]
+min_bet = 100
+starting_stacks = [10000, 10000, 10000]
+actions = ['d dh p1 Ks7d', 'd dh p2 8sQh', 'd dh p3 2sKh', 'p3 cbr 300', 'p1 f', 'p2 cc', 'd db 3dQc2c', 'p2 cc', \
+'p3 cc', 'd db 9s', 'p2 cc', 'p3 cc', 'd db 5s', 'p2 cc', 'p3 cc', 'p2 sm 8sQh', 'p3 sm 2sKh']
+"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "rule"),
+    [
+        ("'p3 cbr 300'", "'p3 cbr 150'", "raise_below_minimum"),  # TDA 2024 Rule 43: the least raise is to 200
+        ("'p3 cbr 300'", "'p1 cbr 300'", "out_of_turn"),
+        ("'p3 cbr 300'", "'p3 cbr 20000'", "bet_beyond_stack"),
+        ("'p2 sm 8sQh'", "'p1 cc'", "acted_after_fold"),
+    ],
+)
+def test_the_phh_reader_refuses_the_betting_the_core_machine_refuses_naming_the_same_action(
+    old: str, new: str, rule: str
+) -> None:
+    # the replay and the worker judge betting with one state machine (showdown_core.betting), not two
+    text = HOLDEM_HAND.replace(old, new)
+    (found,) = read_phh(text, "/x/phh/one/1.phh")
+    fields = tomllib.loads(text)
+    with pytest.raises(BettingError) as caught:
+        play(Hand(fields["variant"], tuple(fields["starting_stacks"]), tuple(fields["actions"]), tuple(
+            fields["antes"]), tuple(fields["blinds_or_straddles"]), min_bet=fields["min_bet"]))  # fmt: skip
+    error = caught.value
+    assert error.code == rule
+    assert isinstance(found, ImpossibleAction), found
+    assert error.index is not None
+    assert f"action {error.index + 1} {fields['actions'][error.index]!r}: {error.reason}" in str(found)
+
+
+def test_draws_are_made_in_turn_p1_first_as_the_core_machine_has_them() -> None:
+    error = refused("triple_draw.phh", "'p1 sd Kh', 'p3 sd Qc'", "'p3 sd Qc', 'p1 sd Kh'")
+    assert isinstance(error, ImpossibleAction)
+    assert "'p3 sd Qc': p1 draws first" in str(error)

@@ -1,11 +1,13 @@
 """Read Poker Hand History (PHH) files: one hand per ``.phh``, many under ``[1]``, ``[2]``... in a ``.phhs``.
 
-Why over 400 lines: the PHH reader and the betting state machine it plays each hand's actions through;
-the action grammar is one piece.
+Why over 400 lines: the PHH field reader, the cards of every game (dealt, shown, drawn) and the hand's record;
+the errors of all three name the same file, line and action.
 
-PHH is TOML. The reader plays each hand's ``actions`` through a small
-betting state machine (whose turn it is, how many chips a call or a
-``cbr`` raise-to costs, when a street closes) and turns the result into the
+PHH is TOML. The reader plays each hand's ``actions`` through the core's
+betting state machine (:class:`showdown_core.betting.Machine`: whose turn it
+is, what a call or a ``cbr`` raise-to costs, when a street closes, the
+minimum raise, the stacks), the one the worker judges an event's ``play``
+with, and keeps the cards itself; it turns the result into the
 :class:`~showdown_messages.ShowdownEvent` the worker settles:
 
 * seats are the player numbers: 1 is the small blind, the highest number
@@ -26,13 +28,8 @@ arrays, comments, escapes, dates) goes to :mod:`tomllib`. Both give the same
 values (a test checks it on every real hand). The files of one collection write
 the same stakes, stacks, seats and actions again and again: a line or an
 action met before is taken from a bounded cache (a list value copied, so each
-hand owns its fields), and the usual hold'em actions are played inline, the
-general path kept for anything else and for every error.
-
-Over 400 lines: the field reader, the betting state machine of every game
-and the hand's record are the replay's hot path per PHH hand (its inlined
-loop reads the state machine's own fields), and the errors of all three
-name the same file, line and action.
+hand owns its fields), and the usual cards are placed inline, the general path
+kept for anything else and for every error.
 """
 
 from __future__ import annotations
@@ -43,9 +40,9 @@ import re
 import tomllib
 from collections.abc import Iterator
 from fractions import Fraction
-from operator import or_
 from typing import Any, Final
 
+from showdown_core.betting import BettingError, Hand, Machine, Played
 from showdown_messages import SCHEMA_VERSION, ShowdownEvent, canonical_card
 from showdown_rules.cards import SPELLINGS
 from showdown_rules.variants import MAX_RUNS
@@ -59,7 +56,6 @@ from showdown_service.histories.errors import (
 )
 from showdown_service.histories.games import (
     BOARD_SIZE,
-    BOARD_STREETS,
     HOLDEM,
     STUD_CARDS,
     STUD_STREETS,
@@ -451,13 +447,25 @@ class _Hand:
         finishing = self._recorded("finishing_stacks", n)
         winnings = self._recorded("winnings", n) if "winnings" in fields else None
 
-        state = _Betting(self, game, stacks, antes, blinds, trimming, int(bring_in))
-        state.run(actions)
-        return self._record(state, names, finishing, winnings)
+        stakes = (int(bring_in), self._stake("small_bet"), self._stake("big_bet"), self._stake("min_bet"))
+        state = _Betting(self, game, code, stacks, antes, blinds, trimming, stakes)
+        played = state.run(actions)
+        return self._record(state, played, names, finishing, winnings)
 
-    def _record(
+    def _stake(self, key: str) -> int:
+        """A stake the betting needs (``min_bet``; ``small_bet`` and ``big_bet`` in fixed limit), 0 when absent."""
+        value = self.fields.get(key, 0)
+        if type(value) is int and value >= 0:  # the usual case
+            return value
+        value = self._field(key, (int, Fraction))
+        if value != int(value) or value < 0:
+            raise self._syntax(key, f"{key} = {value} is not a whole, non-negative number of chips")
+        return int(value)
+
+    def _record(  # the hand played, and what the file records of it
         self,
         state: _Betting,
+        played: Played,
         names: list[str] | None,
         finishing: dict[int, int | Fraction] | None,
         winnings: dict[int, int | Fraction] | None,
@@ -468,24 +476,13 @@ class _Hand:
         def last() -> int:
             return self._at(state.actions - 1) if state.actions else self._line("actions")
 
-        if state.pending:
-            raise ImpossibleAction(
-                self.source, self.hand_id, last(), f"the actions end while p{state.pending[0] + 1} is still to act"
-            )
-        if (state.drawing or state.opening) and state.live > 1 and (waiting := state.still_to_open()):
-            raise ImpossibleAction(self.source, self.hand_id, last(), f"the actions end {waiting}")
-        put = state.put
-        ranked = sorted(put)
-        top, second = ranked[-1], ranked[-2]
-        if top > second:  # an uncalled bet goes back before the showdown
-            put[put.index(top)] = second
-        contested = state.folded.count(False) > 1
-        in_showdown = [i for i, out in enumerate(state.folded) if not out] if contested else []
-        runs = state.runs
-        boards = runs or [state.board]
+        put = list(played.net_contributed)  # an uncalled bet goes back before the showdown
+        folded = [out and street != "showdown" for out, street in zip(played.folded, played.folded_on, strict=True)]
+        contested = folded.count(False) > 1
+        in_showdown = [i for i, out in enumerate(folded) if not out] if contested else []
+        boards = [list(board) for board in played.boards]
         unverifiable = ""
-        short_board = len(state.board) < BOARD_SIZE or (runs and min(map(len, runs)) < BOARD_SIZE)
-        if contested and short_board and game.board:
+        if contested and game.board and min(map(len, boards)) < BOARD_SIZE:
             raise ImpossibleAction(
                 self.source,
                 self.hand_id,
@@ -502,7 +499,7 @@ class _Hand:
             )
         holes = state.known()
         if contested:
-            showing = [i for i in in_showdown if not state.mucked[i]]
+            showing = [i for i in in_showdown if played.folded_on[i] != "showdown"]  # not mucked
             unknown = [i + 1 for i in showing if holes[i] is None]
             if len(showing) > 1 and unknown:
                 unverifiable = f"unknown cards at a contested showdown (seat {', '.join(map(str, unknown))})"
@@ -517,18 +514,18 @@ class _Hand:
                     self._line("finishing_stacks"),
                     f"the finishing stacks total {_text(after)} chips but the starting stacks {before}",
                 )
-        if winnings is not None and sum(winnings.values()) != sum(put) + sum(state.dead):
+        if winnings is not None and sum(winnings.values()) != sum(put) + sum(played.dead_money):
             raise ChipsDoNotAddUp(
                 self.source,
                 self.hand_id,
                 self._line("winnings"),
                 f"the winnings total {_text(sum(winnings.values()))} chips "
-                f"but the pots hold {sum(put) + sum(state.dead)}",
+                f"but the pots hold {sum(put) + sum(played.dead_money)}",
             )
 
         event = None
         if not unverifiable:
-            event = self._event(state, names, put, stacks, boards, holes=holes)
+            event = self._event(state, played, names, put, stacks, boards, holes=holes)
         outcome = (
             _record_of(PhhOutcome, (finishing, winnings)) if finishing is not None or winnings is not None else None
         )
@@ -539,9 +536,10 @@ class _Hand:
             (self.source, self.hand_id, self.first_line, event, outcome, unverifiable, contested, game.name, *rest),
         )
 
-    def _event(
+    def _event(  # noqa: PLR0917  # the hand played, and the event's parts made of it
         self,
         state: _Betting,
+        played: Played,
         names: list[str] | None,
         put: list[int],
         stacks: list[int | None],
@@ -550,7 +548,7 @@ class _Hand:
         holes: list[list[str] | None],
     ) -> ShowdownEvent:
         game = self.game
-        out = list(map(or_, state.folded, state.mucked))  # folded or mucked (both lists of the n seats' bools)
+        out = played.folded  # folded or mucked
         players = [
             {
                 "seat": seat,
@@ -562,7 +560,14 @@ class _Hand:
                 "stack": stack,
             }
             for seat, player_id, hole_cards, contributed, dead_money, folded, stack in zip(
-                range(1, state.n + 1), names or _LABELS[state.n], holes, put, state.dead, out, stacks, strict=True
+                range(1, state.n + 1),
+                names or _LABELS[state.n],
+                holes,
+                put,
+                played.dead_money,
+                out,
+                stacks,
+                strict=True,
             )
         ]
         doc: dict[str, Any] = {
@@ -589,131 +594,90 @@ def _text(amount: int | Fraction) -> str:
 
 
 class _Betting:
-    """Whose turn it is and what each seat has put in, street by street (indices are player number - 1).
+    """A PHH hand's actions played: the betting by the core's state machine (:class:`showdown_core.betting.Machine`,
+    the one the worker judges an event's ``play`` with), the cards here (indices are player number - 1).
 
-    ``pending`` lists, in order, the seats still to act on this street; a
-    seat can act while it has not folded and has chips behind (``left`` is
-    ``None`` for an unknown, unlimited stack). Each game deals as
-    :mod:`.games` says: board cards street by street (and again for each
-    further runout), stud cards to each seat street by street (the seat that
-    opens a stud street is the one the history has act first), draw games'
-    discards (``sd``) and replacements between betting rounds.
+    The machine decides whose turn it is, what each action costs, when a street closes, the uncalled bet, the folds
+    and the boards (each further run of them); this class keeps what the betting does not: each card dealt once and
+    from the game's deck, each seat's own cards as dealt, shown and drawn, a stud street's cards dealt before its
+    betting, a draw's replacements. Each action goes to the machine first, then to the cards; a rule the machine
+    refuses is named as the file's action and line (:meth:`_refused`).
     """
 
     # Rarely changed from their defaults (set on the instance when they are): kept off __init__, the hot path.
-    bring_in = 0
-    runs: list[list[str]] = []  # noqa: RUF012  # replaced, never changed in place, while it is the default
-    """The boards of a hand run more than once (the first is ``board``); empty when it was run once."""
-    shared = 0
-    """Board cards every runout shares: those dealt before the last betting action."""
-    runout_from: int | None = None
-    """The board's size when it was first dealt with at most one seat able to bet: every later run starts with
-    those cards (``None`` while betting could go on)."""
     unknown_dealt = False
     """Some own card was dealt unknown (``??``)."""
     street = 0
-    """Stud: the street being dealt or bet (0 is 3rd street). Draw games: the draws done."""
-    drawing: list[int] | None = None
-    """Draw games: the seats still to discard or stand pat in this draw (``None`` outside a draw)."""
+    """Stud: the street whose cards were dealt last (0 is 3rd street)."""
     owed: list[int] = []  # noqa: RUF012  # replaced by the first draw
     """Draw games: the cards each seat discarded and is still to be dealt."""
 
-    def __init__(  # noqa: PLR0917  # the hand's forced bets, as the file gives them
+    def __init__(  # noqa: PLR0917  # the hand's forced bets and stakes, as the file gives them
         self,
         hand: _Hand,
         game: Game,
+        code: str,
         stacks: list[int | None],
         antes: list[int],
         blinds: list[int],
         trimming: bool,
-        bring_in: int,
+        stakes: tuple[int, int, int, int],
     ) -> None:
         n = self.n = len(stacks)
         self.hand = hand
         self.game = game
         self.fast_deal = game is HOLDEM  # 'd dh pN AsKd', the replay's hot path
         self.fast_own = not (game is HOLDEM or game.draw or game.missing_ranks)  # Omaha's and stud's own cards
-        if bring_in:
-            self.bring_in = bring_in
         self.stacks = stacks
-        self.left: list[int | None] = list(stacks)
-        self.put = [0] * n
-        self.dead = [0] * n
-        self.bet = [0] * n
-        self.top = 0
-        self.folded = [False] * n
-        self.mucked = [False] * n
         self.hole: list[list[str | None]] = [_NOTHING] * n  # replaced, never changed in place
         """Per seat: its own cards as dealt (``None`` for one written ``??``), a draw game's as they stand."""
         self.dealt_at: list[int | None] = [None] * n
         """Per seat: the action that dealt its hole cards (board games: a second deal is an error)."""
-        self.board: list[str] = []
         self.opening = game.stud
-        """Stud: nobody has acted on this street yet; the first to act opens it."""
+        """Stud: the street's cards were dealt and nobody has acted on it yet."""
         self.actions = 0
         self.card_at: dict[str, int] = {}
-        self.index, self.after, self.orders = _SEATING[n]
-        self.active = [True] * n  # a seat stays active until it folds or has no chips behind
-        self.able = n
-        if n == 2 and not game.stud:  # heads-up the list is (small, big) but player 1 is the big blind
-            antes, blinds = antes[::-1], blinds[::-1]
-        pay, left = self._pay, self.left
-        for i, chips in enumerate(antes):
-            if chips:  # paying none changes nothing the blinds' loop does not
-                pay(i, chips, ante=True, trimming=trimming)
-        for i, chips in enumerate(blinds):
-            if chips or left[i] == 0:  # paying none matters only to a seat without chips: it cannot act
-                pay(i, chips)
-        self.live = n
-        if game.stud:
-            self.pending: list[int] = []
-        else:  # the seat after the last of the highest blinds opens
-            bet = self.bet
-            self.pending = self._round_from((n - bet[::-1].index(max(bet))) % n)
+        bring_in, small_bet, big_bet, min_bet = stakes
+        try:
+            self.machine = Machine(
+                Hand(
+                    code,
+                    tuple(_UNLIMITED if s is None else s for s in stacks),
+                    (),
+                    tuple(antes),
+                    tuple(blinds),
+                    bring_in,
+                    small_bet,
+                    big_bet,
+                    min_bet,
+                    trimming,
+                ),
+                (),
+            )
+        except BettingError as exc:  # the declared forced bets or stakes: named at their field's line
+            key = exc.rejections[0].field.removeprefix("play.")
+            raise hand._syntax(key, exc.reason) from None
 
-    def _pay(self, i: int, chips: int, *, ante: bool = False, trimming: bool = False) -> None:
-        left = self.left[i]
-        if left is not None:
-            if chips >= left:
-                chips = left
-                if self.active[i]:
-                    self.active[i] = False
-                    self.able -= 1
-            self.left[i] = left - chips
-        if ante and not trimming:
-            self.dead[i] += chips
+    def _refused(self, exc: BettingError, action: str) -> ReplayError:
+        """The machine's refusal as the file's: the action, its line, why (grammar: a syntax error)."""
+        k = exc.index if exc.index is not None else self.actions
+        return self._error(HandSyntaxError if exc.rule == "bad_action" else ImpossibleAction, k, action, exc.reason)
+
+    def finish(self, count: int) -> Played:
+        """What the betting of the hand's ``count`` actions leaves; the hand cut short is refused at its last."""
+        hand = self.hand
+        reason = ""
+        machine = self.machine
+        try:
+            played = machine.finish(count)
+        except BettingError as exc:
+            reason = exc.reason
         else:
-            self.put[i] += chips
-            if not ante:
-                bet = self.bet[i] = self.bet[i] + chips
-                self.top = max(self.top, bet)
-
-    def _round_from(self, first: int) -> list[int]:
-        if self.live < 2:
-            return []
-        active = self.active
-        order = self.orders[first]
-        if self.able > 1:
-            return [i for i in order if active[i]]
-        return [i for i in order if active[i] and self.bet[i] < self.top]
-
-    def _new_round(self) -> None:
-        """A betting round after a street or a draw: nothing bet yet."""
-        self.bet = [0] * self.n
-        self.top = 0
-        if self.game.stud:
-            self.pending = []
-            self.opening = True
-        else:
-            self.pending = self._round_from(0)
-
-    def still_to_open(self) -> str:
-        """Why the hand is not over although nobody is pending: a stud street nobody opened, a draw not done."""
-        if self.drawing:
-            return f"while p{self.drawing[0] + 1} is still to discard or stand pat"
-        if self.opening and self.able > 1 and self.live > 1:
-            return "before anybody acts on this street"
-        return ""
+            if not (self.opening and machine.able > 1 and machine.live > 1):
+                return played
+            reason = "the actions end before anybody acts on this street"
+        last = hand._at(count - 1) if count else hand._line("actions")  # found only once there is an error
+        raise ImpossibleAction(hand.source, hand.hand_id, last, reason, hand.game_name)
 
     def known(self) -> list[list[str] | None]:
         """Each seat's own cards when all of them are dealt and known, else ``None``."""
@@ -721,10 +685,6 @@ class _Betting:
             return [cards or None for cards in self.hole]  # type: ignore[misc]
         counts = self.game.counts
         return [cards if len(cards) in counts and None not in cards else None for cards in self.hole]  # type: ignore[misc]
-
-    def boards(self) -> list[list[str]]:
-        """Every board: the one board, or each runout's."""
-        return self.runs or [self.board]
 
     def _error(self, kind: type[ReplayError], k: int, action: str, reason: str) -> ReplayError:
         hand = self.hand
@@ -764,78 +724,71 @@ class _Betting:
             if first != k:
                 raise self._error(ImpossibleAction, k, action, f"{card} was already dealt (action {first + 1})")
 
-    def run(self, actions: list[Any]) -> None:
-        """Play every action. The common ones (deal hold'em hole cards and the board, fold, check/call, raise) are
-        inlined: this loop is the replay's hot path; anything else, and any of them that breaks a rule (for the
-        error), goes through :meth:`act`. Each action's words are read once per text (:func:`_step`)."""
+    def run(self, actions: list[Any]) -> Played:
+        """Play every action: the machine first (:meth:`Machine.act`), then the cards. The usual cards (hold'em hole
+        cards and board, Omaha's and stud's own cards, a hold'em show) are placed inline: this loop is the replay's
+        hot path; anything else, and any of them that breaks a rule (for the error), goes through :meth:`act`.
+        Each action's words are read once per text (:func:`_step`)."""
         hole, card_at, dealt_at, n = self.hole, self.card_at, self.dealt_at, self.n
-        fast_deal, folded, active, after = self.fast_deal, self.folded, self.active, self.after  # never replaced
-        fast_own = self.fast_own
+        fast_deal, fast_own, stud = self.fast_deal, self.fast_own, self.game.stud
+        play = self.machine.act
         known = _STEPS.get
         for k, action in enumerate(actions):
             if type(action) is not str:
                 hand = self.hand
                 raise HandSyntaxError(hand.source, hand.hand_id, hand._at(k), f"action {action!r} is not text")
             kind, i, first, second = known(action) or _step(action)
-            if kind is _FOLD or kind is _CALL:
-                pending = self.pending
-                if i < n and pending and pending[0] == i:
-                    del pending[0]
-                    able = self.able
-                    if kind is _CALL:
-                        if self.bet[i] < self.top:
-                            self._pay(i, self.top - self.bet[i])
-                    else:
-                        folded[i] = True
-                        self.live -= 1
-                        active[i] = False
-                        self.able -= 1
-                    if self.live < 2 or self.able < 2 <= able:  # else nothing changes: see _after_action
-                        self._after_action(pending, able)
-                    continue
-            elif kind is _DEAL:
+            if kind is _DEAL:  # hold'em hole cards: nothing the betting keeps (the machine's record of cards unused)
                 if fast_deal and i < n and dealt_at[i] is None and first not in card_at and second not in card_at:
                     card_at[first] = card_at[second] = dealt_at[i] = k
                     hole[i] = [first, second]
                     continue
-            elif kind is _RAISE:
-                pending = self.pending
-                if i < n and pending and pending[0] == i and first > self.top and not (self.opening or self.drawing):
-                    left, bet = self.left[i], self.bet[i]
-                    if left is None or first - bet <= left:  # no stud street to open, no draw under way
-                        del pending[0]
-                        able = self.able
-                        self._pay(i, first - bet)
-                        self.pending = pending = [j for j in after[i] if active[j]]
-                        if self.live < 2 or self.able < 2 <= able:  # else nothing changes: see _after_action
-                            self._after_action(pending, able)
-                        continue
-            elif kind is _OWN:  # Omaha's own cards, or a stud seat's cards of the street being dealt
+            elif stud and kind is not _OWN and kind is not _SHOW:
+                self._stud_turn(action, k)
+            try:
+                play(k, action)
+            except BettingError as exc:
+                raise self._refused(exc, action) from None
+            if kind is _FOLD or kind is _CALL or kind is _RAISE:
+                continue
+            if kind is _OWN:  # Omaha's own cards, or a stud seat's cards of the street being dealt
                 if fast_own and i < n and self._dealt_own(i, first, k):
                     continue
             elif kind is _SHOW:  # 'pN sm' (a muck) or 'pN sm CARDS': the seat's own two cards, in any order
-                if fast_deal and i < n and not folded[i] and not self.pending:
+                if fast_deal:  # the machine let the seat show (in the hand, nobody still to act)
                     if first is None:
-                        self.mucked[i] = True
                         continue
                     held = hole[i]
                     if len(held) == 2 and first in held and second in held:  # both known: nothing new is placed
                         hole[i] = [first, second]
                         continue
-            elif kind is _BOARD and fast_deal and not self.pending and not self.runs and self._dealt_board(first, k):
+            elif kind is _BOARD and fast_deal and self._dealt_board(first, k):
                 continue
             self.act(action, k)
-        self.actions = len(actions)  # each action above set it as it was played (the hand is dropped on an error)
+        self.actions = len(actions)
+        return self.finish(len(actions))
+
+    def _stud_turn(self, action: str, k: int) -> None:
+        """Stud: a street's betting comes after its cards. A bet (``f``, ``cc``, ``cbr``, ``pb``) made once the
+        street's betting closed and no card of the next one was dealt is made where no betting is open."""
+        words = action.split()
+        if len(words) < 2 or words[1] not in _BETS or (i := _PLAYER.get(words[0])) is None:
+            return  # a deal, a show, or no action at all (the machine names it)
+        machine = self.machine
+        if self.opening:
+            self.opening = False
+        elif machine.to_act is None and machine.live > 1 and machine.able > 1 and not machine.folded[i]:
+            raise self._error(ImpossibleAction, k, action, f"p{i + 1} acts but no betting is open")
 
     def _dealt_own(self, i: int, first: Any, k: int) -> bool:
         """:meth:`run`'s quick path for a seat's own cards (Omaha's, or a stud street's): True if placed, False to
-        let :meth:`act` play the action (and name what is wrong with it)."""
+        let :meth:`act` place them (and name what is wrong with them)."""
         card_at, hole = self.card_at, self.hole
         if any(card in card_at for card in first):
             return False
         held = hole[i]
         if self.game.stud:
-            if self.folded[i] or len(held) + len(first) > _STUD_DEALT[self.street]:
+            if self.machine.folded[i] or len(held) + len(first) > _STUD_DEALT[self.street]:
                 return False
             for card in first:
                 card_at[card] = k
@@ -850,234 +803,95 @@ class _Betting:
         return True
 
     def _dealt_board(self, first: Any, k: int) -> bool:
-        """:meth:`run`'s quick path for the next street's board cards: True if dealt (a new betting round begins),
-        False to let :meth:`act` play the action."""
-        board, card_at = self.board, self.card_at
-        if _STREET_CARDS.get(len(board)) != len(first) or any(card in card_at for card in first):
+        """:meth:`run`'s quick path for board cards the machine dealt: True if placed."""
+        if any(card in self.card_at for card in first) or len(self.machine.runs) > MAX_RUNS:
             return False
-        if self.able < 2 and self.runout_from is None:  # nobody can bet any more: the runout starts here
-            self.runout_from = len(board)
         for card in first:
-            card_at[card] = k
-        board += first
-        self.bet = [0] * self.n  # a new betting round
-        self.top = 0
-        self.pending = self._round_from(0)
+            self.card_at[card] = k
         return True
 
-    def _after_action(self, pending: list[int], able: int) -> None:
-        if self.live < 2:
-            self.pending = []
-        elif self.able < 2 and able >= 2:  # the last seat with chips behind acts only if it faces a bet
-            active, bet, top = self.active, self.bet, self.top
-            self.pending = [j for j in pending if active[j] and bet[j] < top]
-
-    def act(self, action: str, k: int) -> None:  # one branch per kind of action
+    def act(self, action: str, k: int) -> None:
+        """The cards of an action the machine played (a deal, a show, a draw); a bet has none."""
         self.actions = k + 1
         words = (action.split("#", 1)[0] if "#" in action else action).split()
-        if not words:
-            return
-        actor = words[0]
-        if actor == "d":
+        if words[0] == "d":
             self._deal(words, k, action)
             return
-        i = self.index.get(actor)
-        if i is None:
-            raise self._error(
-                HandSyntaxError, k, action, f"{actor!r} is not a player (p1 to p{self.n}) or the dealer (d)"
-            )
-        verb = words[1] if len(words) > 1 else ""
+        i = _PLAYER[words[0]]  # the machine checked the player
+        verb = words[1]
         if verb == "sm":
             self._show(i, words[2:], k, action)
-            return
-        if verb == "sd":
+        elif verb == "sd":
             self._draw(i, words[2:], k, action)
-            return
-        if verb not in ("f", "cc", "cbr", "pb") or len(words) != (3 if verb == "cbr" else 2):
-            raise self._error(
-                HandSyntaxError, k, action, "not an action (f, cc, cbr AMOUNT, pb, sd [CARDS], sm [CARDS])"
-            )
-        if self.drawing:
-            raise self._error(
-                ImpossibleAction, k, action, f"p{i + 1} bets while p{self.drawing[0] + 1} is still to draw"
-            )
-        if verb == "pb" and not (self.game.stud and self.street == 0 and self.opening):
-            raise self._error(ImpossibleAction, k, action, "a bring-in opens a stud hand's first street, nothing else")
-        if self.opening and self.live > 1:
-            if self.folded[i] or not self.active[i]:
-                raise self._error(ImpossibleAction, k, action, f"p{i + 1} cannot act: folded or all-in")
-            if self.street == 0 and verb not in ("pb", "cbr"):
-                raise self._error(
-                    ImpossibleAction, k, action, "a stud hand opens with the bring-in (pb) or a completion"
-                )
-            self.opening = False
-            active = self.active
-            self.pending = [i, *(j for j in self.after[i] if active[j])]
-        pending = self.pending
-        if not pending:
-            raise self._error(ImpossibleAction, k, action, f"p{i + 1} acts but no betting is open")
-        if pending[0] != i:
-            raise self._error(ImpossibleAction, k, action, f"p{i + 1} acts out of turn: p{pending[0] + 1} is to act")
-        del pending[0]
-        able = self.able
-        if verb == "cc":
-            self._pay(i, self.top - self.bet[i])
-        elif verb == "f":
-            self.folded[i] = True
-            self.live -= 1
-            self.active[i] = False
-            self.able -= 1
-        else:
-            if verb == "pb":
-                amount = self.bring_in
-                left = self.left[i]
-                amount = amount if left is None else min(amount, left)
-            else:
-                parsed = _amount(words[2])
-                if parsed is None:
-                    raise self._error(HandSyntaxError, k, action, f"{words[2]!r} is not a whole number of chips")
-                amount = parsed
-                if amount <= self.top:
-                    raise self._error(
-                        ImpossibleAction, k, action, f"a raise to {amount} does not raise the bet of {self.top}"
-                    )
-                left = self.left[i]
-                if left is not None and amount - self.bet[i] > left:
-                    raise self._error(
-                        ImpossibleAction,
-                        k,
-                        action,
-                        f"raising to {amount} takes {amount - self.bet[i]} chips; p{i + 1} has {left}",
-                    )
-            self._pay(i, amount - self.bet[i])
-            active = self.active
-            self.pending = pending = [j for j in self.after[i] if active[j]]
-        self._after_action(pending, able)
 
     def _deal(self, words: list[str], k: int, action: str) -> None:
-        if len(words) == 4 and words[1] == "dh":
-            i = self.index.get(words[2])
-            if i is None:
-                raise self._error(HandSyntaxError, k, action, f"{words[2]!r} is not a player (p1 to p{self.n})")
-            cards = self._cards(words[3], k, action)
-            if None in cards:
-                self.unknown_dealt = True
-            game = self.game
-            if game.stud:
-                self._deal_stud(i, cards, k, action)
-            elif self.owed and self.owed[i]:
-                self._deal_draw(i, cards, k, action)
-            else:
-                if (before := self.dealt_at[i]) is not None:
-                    raise self._error(
-                        ImpossibleAction, k, action, f"p{i + 1} was already dealt hole cards (action {before + 1})"
-                    )
-                if len(cards) != game.cards and not (game.board and len(cards) in game.counts):
-                    raise self._error(
-                        ImpossibleAction, k, action, f"deals {len(cards)} cards; a {game.name} hand is {game.cards}"
-                    )
-                self.dealt_at[i] = k
-                self._place(cards, k, action)
-                self.hole[i] = cards
-            return
-        if len(words) != 3 or words[1] != "db":
-            raise self._error(HandSyntaxError, k, action, "not a deal (d dh pN CARDS, d db CARDS)")
-        if not self.game.board:
-            raise self._error(ImpossibleAction, k, action, f"{self.game.name} has no board")
-        if self.pending:
-            raise self._error(
-                ImpossibleAction, k, action, f"the board is dealt while p{self.pending[0] + 1} is still to act"
-            )
-        cards = self._cards(words[2], k, action)
-        if None in cards:
-            raise self._error(HandSyntaxError, k, action, "board cards cannot be unknown")
-        board = self.board
-        if len(board) >= BOARD_SIZE or self.runs:  # another runout of a board already complete
-            board = self._next_runout(k, action)
-        expected = _STREET_CARDS[len(board)]
-        if len(cards) != expected:
-            raise self._error(
-                ImpossibleAction,
-                k,
-                action,
-                f"deals {len(cards)} board cards; the {_STREETS[len(board)]} has {expected}",
-            )
-        if self.able < 2 and self.runout_from is None:  # nobody can bet any more: the runout starts here
-            self.runout_from = len(board)
-        self._place(cards, k, action)
-        board += cards  # type: ignore[arg-type]  # no None: checked above
-        self.bet = [0] * self.n  # a new betting round (board games only)
-        self.top = 0
-        self.pending = self._round_from(0)
-
-    def _next_runout(self, k: int, action: str) -> list[str]:
-        """The board the next cards go to once the first board is complete: the runout being dealt, or a new one
-        that starts with the cards dealt before the betting ended (everybody but one all-in)."""
-        if not self.runs:
-            if self.runout_from is None:
+        if words[1] != "dh":  # 'd db': the machine dealt the board (its street, its size, each run)
+            if len(self.machine.runs) > MAX_RUNS:
                 raise self._error(
-                    ImpossibleAction, k, action, "board cards dealt after the river, and nobody is all-in"
+                    UnsupportedHand,
+                    k,
+                    action,
+                    f"a board run more than {MAX_RUNS} times; the contract takes 2 or 3 runs",
                 )
-            self.shared = self.runout_from
-            self.runs = [self.board]
-        current = self.runs[-1]
-        if len(current) < BOARD_SIZE:
-            return current
-        if len(self.runs) == MAX_RUNS:
-            raise self._error(
-                UnsupportedHand, k, action, f"a board run more than {MAX_RUNS} times; the contract takes 2 or 3 runs"
-            )
-        current = self.board[: self.shared]
-        self.runs.append(current)
-        return current
+            self._place(self._cards(words[2], k, action), k, action)
+            return
+        i = _PLAYER[words[2]]
+        cards = self._cards(words[3], k, action)
+        if None in cards:
+            self.unknown_dealt = True
+        game = self.game
+        if game.stud:
+            self._deal_stud(i, cards, k, action)
+        elif self.owed and self.owed[i]:
+            self._deal_draw(i, cards, k, action)
+        else:
+            if (before := self.dealt_at[i]) is not None:
+                raise self._error(
+                    ImpossibleAction, k, action, f"p{i + 1} was already dealt hole cards (action {before + 1})"
+                )
+            if len(cards) != game.cards and not (game.board and len(cards) in game.counts):
+                raise self._error(
+                    ImpossibleAction, k, action, f"deals {len(cards)} cards; a {game.name} hand is {game.cards}"
+                )
+            self.dealt_at[i] = k
+            self._place(cards, k, action)
+            self.hole[i] = cards
 
     def _deal_stud(self, i: int, cards: list[str | None], k: int, action: str) -> None:
         """Stud: own cards street by street; the first card of a street after betting closed starts the next one."""
         held = self.hole[i]
         target = _STUD_DEALT[self.street]
         if len(held) + len(cards) > target:
-            reason = self.still_to_open() or (
-                f"while p{self.pending[0] + 1} is still to act" if self.pending and self.live > 1 else ""
-            )
+            machine = self.machine
+            if self.opening and machine.able > 1 and machine.live > 1:
+                reason = "before anybody acts on this street"
+            elif machine.to_act is not None and machine.live > 1:
+                reason = f"while p{machine.to_act + 1} is still to act"
+            else:
+                reason = ""
             if reason:
                 raise self._error(ImpossibleAction, k, action, f"the next street is dealt {reason}")
-            short = [j + 1 for j in range(self.n) if not self.folded[j] and len(self.hole[j]) < target]
+            folded = machine.folded
+            short = [j + 1 for j in range(self.n) if not folded[j] and len(self.hole[j]) < target]
             if short or self.street + 1 >= len(STUD_STREETS):
                 where = f"p{short[0]} still has {len(self.hole[short[0] - 1])}" if short else "7th street is the last"
                 raise self._error(ImpossibleAction, k, action, f"deals beyond street {self.street + 3}: {where}")
             self.street += 1
-            self._new_round()
+            self.opening = True
             target = _STUD_DEALT[self.street]
             if len(held) + len(cards) > target:
                 raise self._error(
                     ImpossibleAction, k, action, f"deals {len(cards)} cards; street {self.street + 3} deals 1"
                 )
-        if self.folded[i]:
+        if self.machine.folded[i]:
             raise self._error(ImpossibleAction, k, action, f"p{i + 1} folded and is dealt no more cards")
         self._place(cards, k, action)
         self.hole[i] = held + cards
 
     def _draw(self, i: int, rest: list[str], k: int, action: str) -> None:
-        """``pN sd [CARDS]``: discard ``CARDS`` (stand pat without) in a draw game's draw."""
-        game = self.game
-        if not game.draw:
-            raise self._error(ImpossibleAction, k, action, f"{game.name} has no draw")
-        if self.drawing is None:
-            if self.pending and self.live > 1:
-                raise self._error(
-                    ImpossibleAction, k, action, f"p{i + 1} draws while p{self.pending[0] + 1} is still to act"
-                )
-            if self.street >= game.draws:
-                raise self._error(ImpossibleAction, k, action, f"{game.name} has {game.draws} draw(s)")
-            self.street += 1
-            self.drawing = [j for j in [0, *self.after[0]] if not self.folded[j]]
-            if not self.owed:
-                self.owed = [0] * self.n
-        if i not in self.drawing:
-            raise self._error(ImpossibleAction, k, action, f"p{i + 1} has already drawn or is out of the hand")
-        self.drawing.remove(i)
-        if len(rest) > 1:
-            raise self._error(HandSyntaxError, k, action, "expected 'pN sd' or 'pN sd CARDS'")
+        """``pN sd [CARDS]``: discard ``CARDS`` (stand pat without); the machine checked whose draw it is."""
+        if not self.owed:
+            self.owed = [0] * self.n
         thrown = self._cards(rest[0], k, action) if rest else []
         held = self.hole[i] = list(self.hole[i])  # its own list, changed in place below
         for card in thrown:
@@ -1095,9 +909,6 @@ class _Betting:
             else:
                 raise self._error(ImpossibleAction, k, action, f"p{i + 1} discards {card}, which it does not hold")
         self.owed[i] = len(thrown)
-        if not self.drawing:
-            self.drawing = None
-            self._new_round()
 
     def _deal_draw(self, i: int, cards: list[str | None], k: int, action: str) -> None:
         """The cards that replace seat ``i``'s discards."""
@@ -1110,17 +921,9 @@ class _Betting:
         self.hole[i] = self.hole[i] + cards
 
     def _show(self, i: int, rest: list[str], k: int, action: str) -> None:
-        if self.folded[i]:
-            raise self._error(ImpossibleAction, k, action, f"p{i + 1} folded and has nothing to show")
-        if self.pending:
-            raise self._error(
-                ImpossibleAction, k, action, f"p{i + 1} shows down while p{self.pending[0] + 1} is still to act"
-            )
-        if not rest:
-            self.mucked[i] = True
-            return
-        if rest == ["-"]:
-            return  # show the cards dealt
+        """The cards a seat shows (the machine checked that it may show): those it was dealt, or its first known."""
+        if not rest or rest == ["-"]:
+            return  # a muck, or the cards dealt shown
         shown = self._cards("".join(rest), k, action)
         held = self.hole[i]
         if None in shown:
@@ -1151,35 +954,15 @@ _INTS: Final = {int}
 _STRS: Final = {str}
 _CHIP_TYPES: Final = {int, Fraction}
 """The types of a list of chips read from PHH, as sets (a list's ``set(map(type, ...))`` is compared with them)."""
-_SEATING: Final = {
-    n: (
-        {f"p{i + 1}": i for i in range(n)},
-        [[(i + s) % n for s in range(1, n)] for i in range(n)],
-        [[(i + s) % n for s in range(n)] for i in range(n)],
-    )
-    for n in range(2, MAX_PLAYERS + 1)
-}
-"""Per player count: player label -> index, each index's followers clockwise, and each index with them."""
 _LABELS: Final = {n: [f"p{i + 1}" for i in range(n)] for n in range(2, MAX_PLAYERS + 1)}
 """Per player count: the players' ids when the file names none."""
 _SPELLING: Final = dict(SPELLINGS)
 _NOTHING: Final[list[str | None]] = []
 """No cards dealt yet (shared by every seat; a seat's cards are replaced, never extended in place)."""
-_STREETS: Final = {0: "flop", 3: "turn", 4: "river"}
-_STREET_CARDS: Final = {0: BOARD_STREETS[0], 3: BOARD_STREETS[1], 4: BOARD_STREETS[2]}
-"""Board cards a street deals, by the board's size before it."""
 _STUD_DEALT: Final = tuple(sum(STUD_STREETS[: s + 1]) for s in range(len(STUD_STREETS)))
 """Stud: the own cards a seat holds once each street is dealt (3, 4, 5, 6, 7)."""
-
-
-def _amount(text: str) -> int | None:
-    if text.isascii() and text.isdigit():  # '²' and other non-ASCII digits go to Fraction, which refuses them
-        return int(text)
-    try:
-        value = Fraction(text)
-    except (ValueError, ZeroDivisionError):
-        return None
-    return int(value) if value.denominator == 1 and value >= 0 else None
+_UNLIMITED: Final = 10**15
+"""The machine's stack for one PHH writes ``inf`` (unknown): more chips than any bet the file can make."""
 
 
 _DEAL, _OWN, _FOLD, _CALL, _RAISE, _BOARD, _SHOW, _OTHER = (
@@ -1190,6 +973,7 @@ _DEAL, _OWN, _FOLD, _CALL, _RAISE, _BOARD, _SHOW, _OTHER = (
 _BY_VERB: Final = {"f": _FOLD, "cc": _CALL, "sm": _SHOW}
 """A player's action of one word: a fold, a check/call, a muck."""
 _PLAYER: Final = {f"p{i + 1}": i for i in range(MAX_PLAYERS)}
+_BETS: Final = frozenset(("f", "cc", "cbr", "pb"))
 _STEPS: dict[str, tuple[str, int, Any, Any]] = {}
 """Actions read so far (the text as written): the same folds, calls, raises and deals recur from hand to hand."""
 _STEPS_KEPT: Final = 65_536
