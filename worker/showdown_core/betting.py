@@ -260,7 +260,9 @@ class Machine:
     # -- the declared fields ---------------------------------------------------------------
 
     def _declared(self, field: str, reason: str) -> BettingError:
-        return BettingError("forced_bet_mismatch", None, None, f"play.{field}", f"play.{field}: {reason}")
+        return BettingError("forced_bet_mismatch", None, None, f"play.{field}", f"play.{field}: {reason}", (
+            f"{field} {reason}"
+        ))  # fmt: skip
 
     def _check_declared(self) -> None:
         hand, n, form = self.hand, self.n, self.form
@@ -400,29 +402,23 @@ class Machine:
 
     def act(self, k: int, action: str) -> None:
         """Play action ``k`` (``action``, phh-std's text); :class:`BettingError` if it breaks a rule."""
-        words = _WORDS.get(action)
-        if words is None:
-            words = (action.split("#", 1)[0] if "#" in action else action).split()
-            if len(_WORDS) >= _WORDS_KEPT:
-                _WORDS.clear()
-            _WORDS[action] = words  # never changed: each use slices it
-        if not words:
+        step = _STEPS.get(action) or _read(action)
+        i, verb, rest = step
+        if verb in _BETS and i < self.n:  # the usual action first
+            self._bet(i, verb, rest, k, action)
+        elif i == _DEALER:
+            self._deal(list(rest), k, action)
+        elif i == _NOBODY:
             raise self._error("bad_action", k, None, action, "is empty")
-        if words[0] == "d":
-            self._deal(words, k, action)
-            return
-        i = _PLAYERS.get(words[0], self.n)
-        if i >= self.n:
+        elif i >= self.n:
+            label = rest[0] if i == len(_PLAYERS) else f"p{i + 1}"
             raise self._error(
-                "bad_action", k, None, action, f"{words[0]!r} is not a player (p1 to p{self.n}) or the dealer (d)"
+                "bad_action", k, None, action, f"{label!r} is not a player (p1 to p{self.n}) or the dealer (d)"
             )
-        verb = words[1] if len(words) > 1 else ""
-        if verb == "sm":
-            self._show(i, words[2:], k, action)
+        elif verb == "sm":
+            self._show(i, list(rest), k, action)
         elif verb == "sd":
-            self._draw(i, words[2:], k, action)
-        elif verb in ("f", "cc", "cbr", "pb"):
-            self._bet(i, verb, words[2:], k, action)
+            self._draw(i, list(rest), k, action)
         else:
             raise self._error(
                 "bad_action", k, i, action, "is not an action (f, cc, cbr AMOUNT, pb, sd [CARDS], sm [CARDS])"
@@ -485,7 +481,7 @@ class Machine:
             self.saw_flop,
         )
 
-    def _bet(self, i: int, verb: str, rest: list[str], k: int, action: str) -> None:
+    def _bet(self, i: int, verb: str, rest: tuple[str, ...], k: int, action: str) -> None:
         """``f``, ``cc``, ``cbr AMOUNT`` and a stud bring-in ``pb``."""
         pending = self.pending
         if pending and pending[0] == i and not rest and verb in _FOLD_OR_CALL:  # the usual action, its turn
@@ -796,9 +792,12 @@ class Machine:
 
 _FOLD_OR_CALL: Final = frozenset(("f", "cc"))
 _STREET_NAMES: Final = {"board": BOARD_STREETS, "stud": STUD_STREETS, "draw": DRAW_STREETS}
-_WORDS: dict[str, list[str]] = {}
-"""Each action's words, by its text: a table's hands repeat the same folds, calls, raises and deals."""
-_WORDS_KEPT: Final = 65_536
+_STEPS: dict[str, tuple[int, str, tuple[str, ...]]] = {}
+"""Each action read, by its text (:func:`_read`): a table's hands repeat the same folds, calls, raises and deals."""
+_STEPS_KEPT: Final = 65_536
+_DEALER: Final = -1
+_NOBODY: Final = -2
+_BETS: Final = frozenset(("f", "cc", "cbr", "pb"))
 _PLAYERS: Final = {f"p{i + 1}": i for i in range(10)}
 """phh-std's player labels: ``p1`` is index 0."""
 _ORDERS: Final = {n: [[(first + s) % n for s in range(n)] for first in range(n)] for n in range(2, 11)}
@@ -807,3 +806,21 @@ _ORDERS: Final = {n: [[(first + s) % n for s in range(n)] for first in range(n)]
 
 def _amount(text: str) -> int | None:
     return int(text) if text.isascii() and text.isdigit() and len(text) <= 16 else None
+
+
+def _read(action: str) -> tuple[int, str, tuple[str, ...]]:
+    """An action's ``(player index, verb, the words after the verb)``: the dealer's ``(_DEALER, "d", every word)``,
+    an empty one's ``(_NOBODY, "", ())``, an unknown player's ``(10, "", (its label,))``; kept by text."""
+    words = (action.split("#", 1)[0] if "#" in action else action).split()
+    if not words:
+        step: tuple[int, str, tuple[str, ...]] = (_NOBODY, "", ())
+    elif words[0] == "d":
+        step = (_DEALER, "d", tuple(words))
+    elif (i := _PLAYERS.get(words[0])) is None:
+        step = (len(_PLAYERS), "", (words[0],))
+    else:
+        step = (i, words[1] if len(words) > 1 else "", tuple(words[2:]))
+    if len(_STEPS) >= _STEPS_KEPT:
+        _STEPS.clear()
+    _STEPS[action] = step
+    return step
