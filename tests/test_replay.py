@@ -151,10 +151,10 @@ def test_a_hand_without_a_recorded_outcome_is_unverifiable_but_still_settled() -
     ("name", "error", "line", "words"),
     [
         ("bad_syntax.phh", HandSyntaxError, 6, "not valid TOML"),
-        ("out_of_turn.phh", ImpossibleAction, 9, "p1 acts out of turn: p3 is to act"),
+        ("out_of_turn.phh", ImpossibleAction, 9, "p3 is to act, not p1"),
         ("bad_card.phh", HandSyntaxError, 5, "'Xd' is not a card"),
         ("chips.phh", ChipsDoNotAddUp, 6, "finishing stacks total 1950 chips but the starting stacks 2000"),
-        ("over_stack.phh", ImpossibleAction, 5, "takes 4950 chips; p2 has 950"),
+        ("over_stack.phh", ImpossibleAction, 5, "needs 4950 chips; p2 has 950 behind"),
     ],
 )
 def test_each_malformed_hand_names_its_file_hand_and_line(name: str, error: type, line: int, words: str) -> None:

@@ -447,7 +447,16 @@ class _Hand:
         finishing = self._recorded("finishing_stacks", n)
         winnings = self._recorded("winnings", n) if "winnings" in fields else None
 
-        stakes = (int(bring_in), self._stake("small_bet"), self._stake("big_bet"), self._stake("min_bet"))
+        # phh-std requires the stakes the betting needs; a file without them is played at the big blind's
+        # (min_bet and the small bet; the big bet twice it; in stud, twice the bring-in), as the reader always read it
+        big_blind = max(blinds) or 2 * int(bring_in) or 1
+        small_bet = self._stake("small_bet") or big_blind
+        stakes = (
+            int(bring_in),
+            small_bet,
+            self._stake("big_bet") or 2 * small_bet,
+            self._stake("min_bet") or big_blind,
+        )
         state = _Betting(self, game, code, stacks, antes, blinds, trimming, stakes)
         played = state.run(actions)
         return self._record(state, played, names, finishing, winnings)
