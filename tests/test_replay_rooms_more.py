@@ -12,6 +12,7 @@ import pytest
 
 from showdown_service.histories.compare import Verdict
 from showdown_service.histories.run import BOVADA, PARTYPOKER, replay_file
+from tests.helpers import SHARED_DATA
 
 FIXTURES = Path(__file__).parent / "fixtures" / "replay" / "rooms"
 
@@ -211,6 +212,33 @@ def test_winamax_seat_0_doctored_winner_is_a_mismatch(tmp_path: Path) -> None:
     verdicts = _doctored(tmp_path, "winamax_seat_0.txt", "kebab79 collected 3€", "mrotsim collected 3€")
     [hand] = verdicts.values()
     assert hand.status == "mismatch", hand.reason
+
+
+def test_winamax_seat_without_a_stack_sits_out() -> None:
+    # 'Seat 1: Player1 ()' (its stack left empty by the sample's authors): Player1 neither posts nor acts
+    [hand] = _verdicts("winamax_sitting_out.txt").values()
+    assert hand.status == "match", hand.reason
+    assert hand.computed["collected"] == {"4": 62_650}  # HERO's 626.50€ after a 3.50€ rake
+    assert hand.computed["rake"] == 350
+
+
+def test_winamax_seat_without_a_stack_that_pays_is_refused(tmp_path: Path) -> None:
+    verdicts = _doctored(tmp_path, "winamax_sitting_out.txt", "Player5 posts small blind", "Player1 posts small blind")
+    [hand] = verdicts.values()
+    assert hand.status == "error", hand.reason
+    assert "Player1 puts in 1000 with 0 behind" in hand.reason
+
+
+def test_winamax_posting_dead_sample_contradicts_itself() -> None:
+    """The sample's lines put in 6.00€ (0.25 + 0.50 blinds, Dbrz34's 0.25 + 0.50 out of position and 'calls 0.50€',
+    sined20's 1.50€ and the 2.50€ flop bet nobody called) but 'Total pot 6.26€ | Rake 0.24€' is 6.50€: more was
+    collected than was put in. (Dbrz34's call of 0.50€ leaves its bet short of sined20's 1.50€ under any reading of
+    the blinds posted out of position: the call is written short.) Refused as such, never a mismatch of the rules."""
+    path = SHARED_DATA / "rooms-more/Winamax/ItalyToast-PokerHandHistoryParser/CashGame/HandActionTests/PostingDead.txt"
+    [hand] = replay_file(str(path), named=True).verdicts
+    assert hand.status == "error", hand.reason
+    assert "'Total pot' 626 and the rake 24 are 50 more than every chip the lines put in (600" in hand.reason
+    assert hand.line == 25  # the 'Total pot' line
 
 
 # -- Bovada / Ignition / Bodog ----------------------------------------------------------------

@@ -47,6 +47,9 @@ _HEADER = re.compile(r"^Winamax Poker - (.*?)\s*-?\s*HandId: #([\w-]+) - (.+?) \
 _TOURNAMENT = re.compile(r'^Tournament "(.*)"', re.I)
 _TABLE = re.compile(r"^Table: '(.*)'.*?(?:Seat #(\d+) is the button)?\s*$")
 _SEAT = re.compile(r"^Seat (\d+): (.+) \(([^(),]+)(?:, ([^()]+) bounty)?\)$")
+_NO_STACK = re.compile(r"^Seat (\d+): (.+) \(\)$")
+"""A seat whose stack is not written (``Seat 1: Player1 ()``): read as a seat with nothing behind, sitting out; if it
+then puts a chip in, the hand is refused there (it has nothing behind), else it takes no part and the hand is read."""
 _SECTION = re.compile(r"^\*\*\* (.+?) \*\*\*\s*(.*)$")
 _CARDS = re.compile(r"\[([^\]]*)\]")
 _COLLECTED = re.compile(r"^(.+?) collected (\S+) from (pot|main pot|side pot(?: ?(\d+))?)\s*$")
@@ -83,7 +86,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         raise hand.error(HandSyntaxError, min(k, end - 1), "expected \"Table: 'NAME' ... Seat #N is the button\"")
     button = int(table.group(2)) if table.group(2) else None
     k += 1
-    k = seats(hand, k, end, _SEAT)
+    k = _seats(hand, k, end)
     note = ""
     if any(p.seat == 0 for p in hand.players.values()):
         # 'Seat #0 is the button', 'Seat 0: mrotsim (865.05€)' (a 2015 5-max Omaha table): the contract numbers seats
@@ -131,10 +134,29 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         raise ChipsDoNotAddUp(
             source, hand.hand_id, hand.total_line, f"'Total pot' says {total} but {collected} was collected", game.name
         )
+    put_in = sum(hand.put.values()) + sum(hand.dead.values()) + sum(hand.returned.values())
+    if total + rake > put_in:
+        # 'Total pot' counts the uncalled bet (it is in the winner's 'collected'): with the rake it is at most every
+        # chip the lines put in. More was collected than was put in: the history contradicts itself (a call written
+        # short of the bet it calls, a blind not written), and no rule can say who was owed what
+        raise ChipsDoNotAddUp(
+            source, hand.hand_id, hand.total_line,
+            f"'Total pot' {total} and the rake {rake} are {total + rake - put_in} more than every chip the lines put "
+            f"in ({put_in}, uncalled bets included): the history contradicts itself", game.name,
+        )  # fmt: skip
     return hand.finish(
         game, button, table.group(1), rake=rake, tournament=tournament.group(1) if tournament else None,
         currency=currency, uncalled_written=False, room="Winamax", note=note,
     )  # fmt: skip
+
+
+def _seats(hand: HandBuilder, k: int, end: int) -> int:
+    """The seat lines from line ``k`` on (a seat with no stack written sits out with nothing): the line after them."""
+    while k < end and (seat := _SEAT.match(hand.lines[k]) or _NO_STACK.match(hand.lines[k])):
+        empty = seat.re is _NO_STACK
+        hand.seat(int(seat.group(1)), seat.group(2), 0 if empty else hand.chips(seat.group(3), k), k, sitting_out=empty)
+        k += 1
+    return seats(hand, k, end, _SEAT)  # no seat line is left: checks there are two
 
 
 def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
