@@ -230,15 +230,23 @@ def test_winamax_seat_without_a_stack_that_pays_is_refused(tmp_path: Path) -> No
 
 
 def test_winamax_posting_dead_sample_contradicts_itself() -> None:
-    """The sample's lines put in 6.00€ (0.25 + 0.50 blinds, Dbrz34's 0.25 + 0.50 out of position and 'calls 0.50€',
-    sined20's 1.50€ and the 2.50€ flop bet nobody called) but 'Total pot 6.26€ | Rake 0.24€' is 6.50€: more was
-    collected than was put in. (Dbrz34's call of 0.50€ leaves its bet short of sined20's 1.50€ under any reading of
-    the blinds posted out of position: the call is written short.) Refused as such, never a mismatch of the rules."""
+    """Dbrz34 posts 0.25€ and 0.50€ out of position, checks, sined20 'raises 1.00€ to 1.50€', Dbrz34 'calls 0.50€':
+    its bet is 1.25€ (1.00€ if the small blind posted out of position is dead, as PokerStars has it), short of
+    1.50€ under either reading, with 13.23€ behind, and the flop is dealt. The pot confirms the lines disagree: they
+    put in 6.00€ (sined20's 2.50€ flop bet nobody called included) but 'Total pot 6.26€ | Rake 0.24€' is 6.50€.
+    Refused at the flop as a call written short, never a mismatch of the rules."""
     path = SHARED_DATA / "rooms-more/Winamax/ItalyToast-PokerHandHistoryParser/CashGame/HandActionTests/PostingDead.txt"
     [hand] = replay_file(str(path), named=True).verdicts
     assert hand.status == "error", hand.reason
-    assert "'Total pot' 626 and the rake 24 are 50 more than every chip the lines put in (600" in hand.reason
-    assert hand.line == 25  # the 'Total pot' line
+    assert "the round closes with Dbrz34's bet at 125, short of 150, and Dbrz34 not all-in" in hand.reason
+    assert hand.line == 20  # '*** FLOP *** [4d Kc 9c]'
+
+
+def test_winamax_call_written_short_is_refused_at_the_next_street(tmp_path: Path) -> None:
+    verdicts = _doctored(tmp_path, "winamax_sitting_out.txt", "Player2 calls 70€", "Player2 calls 60€")
+    [hand] = verdicts.values()
+    assert hand.status == "error", hand.reason
+    assert "the round closes with Player2's bet at 6000, short of 7000, and Player2 not all-in" in hand.reason
 
 
 # -- Bovada / Ignition / Bodog ----------------------------------------------------------------

@@ -107,6 +107,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
                 in_summary = True
                 hand.total_line = k + 1
             elif name in _STREETS and game.board:
+                _closed(hand, k)
                 hand.deal(hand.card_list(" ".join(_CARDS.findall(section.group(2))), k), _STREETS[name], k)
             elif name not in _OPENINGS:
                 raise hand.error(HandSyntaxError, k, f"unknown section for {game.name}")
@@ -134,20 +135,23 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         raise ChipsDoNotAddUp(
             source, hand.hand_id, hand.total_line, f"'Total pot' says {total} but {collected} was collected", game.name
         )
-    put_in = sum(hand.put.values()) + sum(hand.dead.values()) + sum(hand.returned.values())
-    if total + rake > put_in:
-        # 'Total pot' counts the uncalled bet (it is in the winner's 'collected'): with the rake it is at most every
-        # chip the lines put in. More was collected than was put in: the history contradicts itself (a call written
-        # short of the bet it calls, a blind not written), and no rule can say who was owed what
-        raise ChipsDoNotAddUp(
-            source, hand.hand_id, hand.total_line,
-            f"'Total pot' {total} and the rake {rake} are {total + rake - put_in} more than every chip the lines put "
-            f"in ({put_in}, uncalled bets included): the history contradicts itself", game.name,
-        )  # fmt: skip
     return hand.finish(
         game, button, table.group(1), rake=rake, tournament=tournament.group(1) if tournament else None,
         currency=currency, uncalled_written=False, room="Winamax", note=note,
     )  # fmt: skip
+
+
+def _closed(hand: HandBuilder, k: int) -> None:
+    """The betting round closes as street ``k`` is dealt: every seat still in the hand with chips behind has matched
+    the bet (a call written short of it contradicts the raise it calls: no rule can say what the seat put in)."""
+    top = max(hand.bet.values())
+    for name, bet in hand.bet.items():
+        if bet < top and hand.left[name] > 0 and name in hand.acted and name not in hand.folded:
+            raise hand.error(
+                ChipsDoNotAddUp,
+                k,
+                f"the round closes with {name}'s bet at {bet}, short of {top}, and {name} not all-in",
+            )
 
 
 def _seats(hand: HandBuilder, k: int, end: int) -> int:
