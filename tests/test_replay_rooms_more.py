@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from showdown_service.histories.compare import Verdict
-from showdown_service.histories.run import BOVADA, PARTYPOKER, replay_file
+from showdown_service.histories.run import BOVADA, MICROGAMING, PARTYPOKER, replay_file
 from tests.helpers import SHARED_DATA
 
 FIXTURES = Path(__file__).parent / "fixtures" / "replay" / "rooms"
@@ -283,6 +283,52 @@ def test_bovada_unknown_action_is_that_hands_error(tmp_path: Path) -> None:
     assert verdicts["bovada:4290335080"].status == "error"
     assert "not a Bovada action: 'UTG : Juggles'" in verdicts["bovada:4290335080"].reason
     assert {v.status for k, v in verdicts.items() if k != "bovada:4290335080"} == {"match"}
+
+
+# -- Microgaming -------------------------------------------------------------------------------
+
+
+def test_microgaming_xml_hands_read_and_settled() -> None:
+    result = replay_file(str(FIXTURES / "microgaming_2013_2015.txt"), named=True)
+    assert result.format == MICROGAMING
+    verdicts = {v.hand_id: v for v in result.verdicts}
+    assert {v.status for v in verdicts.values()} == {"match"}, [v.reason for v in verdicts.values()]
+    allin = verdicts["microgaming:5049093555"]  # two all-ins, 'MoneyReturned' 1.60, rake="10" (cents)
+    assert allin.computed["returned"] == {"4": 160}
+    assert allin.computed["rake"] == 10
+    assert allin.computed["collected"] == {"3": 102}
+    hilo = verdicts["microgaming:5049105591"]  # Omaha H/L: the pot of 0.36 less 0.03 split high and low
+    assert hilo.computed["collected"] == {"3": 17, "4": 16}
+    mtt = verdicts["microgaming:5835000000"]  # a tournament in chips: the all-in nobody called is in the 'Win'
+    assert mtt.computed["returned"] == {"7": 2950}
+    assert mtt.computed["collected"] == {"7": 150}
+    # 'BadBeatContribution' 0.02 goes from the stack to the jackpot, not into the pot
+    assert verdicts["microgaming:5049151144"].computed["collected"] == {"1": 500}
+
+
+def test_microgaming_doctored_win_is_a_mismatch(tmp_path: Path) -> None:
+    verdicts = _doctored(tmp_path, "microgaming_2013_2015.txt", 'amount="1.02"', 'amount="1.12"')
+    assert verdicts["microgaming:5049093555"].status == "mismatch"
+
+
+def test_microgaming_unknown_action_is_that_hands_error(tmp_path: Path) -> None:
+    verdicts = _doctored(
+        tmp_path, "microgaming_2013_2015.txt", 'seq="11" type="Check" seat="3"', 'seq="11" type="Juggle" seat="3"'
+    )
+    hand = verdicts["microgaming:5049093555"]
+    assert hand.status == "error"
+    assert "jugins: unknown type 'Juggle'" in hand.reason
+    assert hand.line == 25  # the action's own line
+    assert {v.status for k, v in verdicts.items() if k != "microgaming:5049093555"} == {"match"}
+
+
+def test_microgaming_all_in_leaving_chips_behind_is_refused() -> None:
+    # an edited sample: Player1 (237.50) posts 5, raises 110, then is 'AllIn' for 122.00 with 122.50 behind; the bet
+    # returned (117) leaves Player6 one chip over him: the lines disagree with themselves
+    path = SHARED_DATA / "rooms-more/MicroGaming/ItalyToast-PokerHandHistoryParser/CashGame/HandActionTests"
+    [hand] = replay_file(str(path / "AllInHandWithUncalledBet.txt"), named=True).verdicts
+    assert hand.status == "error"
+    assert "Player1 is all-in for 12200 with 12250 behind" in hand.reason
 
 
 # -- mutated copies -----------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from showdown_service.histories.fulltilt import read_fulltilt
 from showdown_service.histories.ggpoker import read_ggpoker
 from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.ipoker import read_ipoker
+from showdown_service.histories.microgaming import read_microgaming, starts_microgaming
 from showdown_service.histories.ohh import read_ohh, starts_ohh
 from showdown_service.histories.pacific import read_pacific
 from showdown_service.histories.partypoker import read_partypoker
@@ -35,6 +36,7 @@ PHH, POKERSTARS, PACIFIC, WINAMAX, PARTYPOKER, FULLTILT, WPN, IPOKER, OHH, GGPOK
     "phh", "pokerstars", "888poker", "winamax", "partypoker", "fulltilt", "wpn", "ipoker", "ohh", "ggpoker", "acr",
     "bovada",
 )  # fmt: skip
+MICROGAMING: Final = "microgaming"
 
 READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]]]] = {
     PHH: read_phh,
@@ -49,6 +51,7 @@ READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]
     GGPOKER: read_ggpoker,
     ACR: read_acr,
     BOVADA: read_bovada,
+    MICROGAMING: read_microgaming,
 }
 """Each format's reader: ``reader(text, source)`` yields every hand of the file, read, or the error that stopped it."""
 
@@ -104,7 +107,9 @@ def detect(text: str) -> str | None:
         if stripped.startswith("{"):
             return OHH if starts_ohh(text) else None
         if stripped.startswith("<"):
-            return IPOKER if "<session" in text[:4000] else None
+            if "<session" in text[:4000]:
+                return IPOKER
+            return MICROGAMING if starts_microgaming(text) else None
         if stripped.startswith("Game started at: "):
             return WPN
         if stripped.startswith("Winamax Poker - "):

@@ -1,0 +1,205 @@
+"""Read Microgaming network hand histories: XML, one ``<Game>`` element a hand, cash games in cents.
+
+Written from the real exports in ``../shared/data/rooms-more/MicroGaming`` (2013-2017; ItalyToast's
+PokerHandHistoryParser tests, MIT). A hand is ``<Game hhversion="4" id="5049092010" tablename="Turbo: Micro NLHE 4 -
+€2 Max" stakes="0.01|0.02" betlimit="NL" gametype="Hold&apos;em" currencysymbol="rCA=" istournament="0"
+rake="10">`` (``currencysymbol`` the symbol in base64 UTF-16: ``rCA=`` is ``€``; ``rake`` in cents), its
+``<Seats>`` (``<Seat num="4" alias="b16Al" balance="1.88" dealer="true"/>``: the stack at the start) and its
+``<Gameplay>``: ``<Action seq="N" type="T" seat="S" value="0.12"/>`` in ``seq`` order. Every ``value`` is the
+chips the action adds (``SmallBlind``, ``BigBlind``, ``Call``, ``Bet``, ``Raise``, ``AllIn``); ``MoneyReturned``
+is the bet nobody called, given back; ``BadBeatContribution`` (0.02) goes to the room's bad beat jackpot from the
+stack, not into the pot; ``DealCards`` / ``ShowCards`` hold a seat's own cards (``<Card value="10" suit="s"/>``),
+``DealFlop`` / ``DealTurn`` / ``DealRiver`` the board; ``Win`` lists ``<Seat num="3" amount="1.02" pot="0"/>``
+per pot won (``pot`` 0 the main pot, ``lowhandwin="1"`` the low half of a hi-lo pot). A tournament
+(``istournament="1"``) is in chips, without a rake.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from typing import Final
+
+from showdown_service.histories.builder import HandBuilder
+from showdown_service.histories.errors import ChipsDoNotAddUp, HandSyntaxError, ReplayError, UnsupportedHand, unreadable
+from showdown_service.histories.games import room_game
+from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.reading import LineCount
+
+_GAME: Final = re.compile(r"<Game[\s>]")
+_END: Final = "</Game>"
+_STREETS: Final = {"DealFlop": 3, "DealTurn": 4, "DealRiver": 5}
+_QUIET: Final = frozenset({"Disconnect", "Win", "SitOut", "Reconnect"})
+"""Actions that move no chips of the hand (``Win`` is read apart: what each seat collected)."""
+
+
+def starts_microgaming(text: str) -> bool:
+    """Whether ``text`` (a file opening with ``<``) is Microgaming's XML: a ``<Game hhversion=...>``."""
+    return re.match(r"\s*<Game\s[^>]*\bhhversion=", text.lstrip("\ufeff")) is not None
+
+
+def read_microgaming(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
+    """Each hand (``<Game>``) of a Microgaming file's ``text``, read, or the error that stopped it."""
+    body = text.replace("\ufeff", "")
+    lines = body.splitlines()
+    count = LineCount(body)
+    starts = [m.start() for m in _GAME.finditer(body)]
+    if not starts:
+        yield HandSyntaxError(source, None, 1, "no Microgaming <Game> in the file")
+        return
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(body)
+        line = count.line(start)
+        head = re.search(r'\bid="([^"]*)"', body[start : min(end, start + 400)])
+        hand = HandBuilder(lines, source, f"microgaming:{head.group(1) if head else line + 1}", line)
+        try:
+            element = ET.fromstring(body[start:end].strip())  # noqa: S314  # expat refuses entity bombs
+        except ET.ParseError as exc:
+            at, column = exc.position
+            yield HandSyntaxError(
+                source, hand.hand_id, line + at, f"not well-formed XML at column {column + 1}: {exc.msg}"
+            )
+            continue
+        except (ValueError, RecursionError) as exc:
+            yield unreadable(exc, source, hand.hand_id, line + 1)
+            continue
+        try:
+            yield _read(hand, element)
+        except ReplayError as exc:
+            yield exc
+        except Exception as exc:  # a value of a kind the reader did not foresee: this hand's error
+            yield unreadable(exc, source, hand.hand_id, hand.start + 1, hand.game_name)
+
+
+def _currency(written: str) -> str:
+    """``rCA=`` (base64 of UTF-16 LE) -> ``€``; nothing written (a tournament) -> ``""``."""
+    try:
+        return base64.b64decode(written, validate=True).decode("utf-16-le").strip()
+    except (binascii.Error, UnicodeDecodeError):
+        return ""
+
+
+def _read(hand: HandBuilder, xml: ET.Element) -> HandRecord:
+    k = hand.start
+    kind = xml.get("gametype", "")
+    game = room_game(kind.replace("H/L", "Hi/Lo"))
+    if game is None:
+        raise UnsupportedHand(hand.source, hand.hand_id, k + 1, f"no game this reader knows in {kind!r}")
+    hand.game_name = game.name
+    hand.refuse_unless_board(game, "Microgaming")
+    tournament = xml.get("istournament") == "1"
+    hand.scale = 1 if tournament else 100
+    currency = "" if tournament else _currency(xml.get("currencysymbol", ""))
+    button = None
+    seats: dict[str, str] = {}
+    for seat in xml.iterfind("Seats/Seat"):
+        number, name = seat.get("num", ""), seat.get("alias", "")
+        if not number.isdigit():
+            raise hand.error(HandSyntaxError, k, f"seat {number!r} of {name!r} is not a seat number")
+        hand.seat(int(number), name, hand.chips(seat.get("balance", ""), k), k)
+        seats[number] = name
+        if seat.get("dealer") == "true":
+            button = int(number)
+    if len(hand.players) < 2:
+        if len(hand.players) == 1:
+            reason = "no hand was played: 1 seat at the table"
+            return HandRecord(hand.source, hand.hand_id, k + 1, None, None, reason, False, game.name)
+        raise hand.error(HandSyntaxError, k, "a hand needs two <Seat> seats")
+    at = _action_lines(hand)
+    for action in xml.iterfind("Gameplay/Action"):
+        _act(hand, action, seats, game.board, at.get(action.get("seq", ""), k))
+    written = xml.get("rake")
+    if written is not None and not written.isdigit():
+        raise hand.error(HandSyntaxError, k, f"rake={written!r} is not a number of cents")
+    rake = 0 if tournament else None if written is None else int(written)
+    name = xml.get("tablename", "microgaming")
+    return hand.finish(
+        game, button, name, rake=rake, tournament=name.rsplit(":Table", 1)[0] if tournament else None,
+        currency=currency, room="Microgaming", uncalled_written=False,
+    )  # fmt: skip
+
+
+def _action_lines(hand: HandBuilder) -> dict[str, int]:
+    """Each action's 0-based line by its ``seq`` (an error quotes the action's own line), to the hand's end."""
+    at: dict[str, int] = {}
+    for k in range(hand.start, len(hand.lines)):
+        line = hand.lines[k]
+        if (seq := _SEQ.search(line)) is not None:
+            at.setdefault(seq.group(1), k)
+        elif _END in line or (k > hand.start and _GAME.search(line)):
+            break
+    return at
+
+
+_SEQ: Final = re.compile(r'<Action\s[^>]*\bseq="([^"]*)"')
+
+
+def _who(hand: HandBuilder, action: ET.Element, seats: dict[str, str], k: int, attribute: str = "seat") -> str:
+    seat = action.get(attribute, "")
+    if seat not in seats:
+        raise hand.error(HandSyntaxError, k, f"seat {seat!r} has no <Seat>")
+    return seats[seat]
+
+
+def _act(hand: HandBuilder, action: ET.Element, seats: dict[str, str], board: bool, k: int) -> None:
+    kind = action.get("type", "")
+    if kind in _STREETS:
+        if board:
+            hand.deal(_cards(hand, action, k), _STREETS[kind], k)
+        return
+    if kind in _QUIET:
+        if kind == "Win":
+            for won in action.iterfind("Seat"):
+                name = _who(hand, won, seats, k, "num")
+                pot = won.get("pot", "0")
+                hand.collect(name, hand.chips(won.get("amount", ""), k), k, int(pot) if pot.isdigit() else None)
+        return
+    name = _who(hand, action, seats, k)
+    value = action.get("value", "0")
+    if kind in ("SmallBlind", "BigBlind", "Bet", "Raise"):
+        hand.pay(name, hand.chips(value, k), k)
+    elif kind == "AllIn":
+        chips = hand.chips(value, k)
+        if chips != hand.left[name]:
+            raise hand.error(
+                ChipsDoNotAddUp,
+                k,
+                f"{name} is all-in for {chips} with {hand.left[name]} behind",
+            )
+        hand.pay(name, chips, k)
+    elif kind == "MuckCards":  # gives up at the showdown (the last seat left keeps the pot: the builder sees it)
+        hand.muck(name, k)
+    elif kind == "Call":
+        hand.call(name, hand.chips(value, k), k)
+    elif kind == "MoneyReturned":
+        hand.give_back(name, hand.chips(value, k), k)
+    elif kind == "Check":
+        hand.check(name, k)
+    elif kind == "Fold":
+        hand.fold(name, k)
+    elif kind in ("DealCards", "ShowCards"):
+        hand.show(name, _cards(hand, action, k), k)
+    elif kind == "BadBeatContribution":  # from the stack to the room's jackpot: not in the pot
+        fee = hand.chips(value, k)
+        if fee > hand.left[name]:
+            raise hand.error(HandSyntaxError, k, f"{name} pays {fee} to the jackpot with {hand.left[name]} behind")
+        hand.left[name] -= fee
+    else:
+        raise hand.error(HandSyntaxError, k, f"{name}: unknown type {kind!r}")
+
+
+_RANKS: Final = {"10": "T", **{r: r for r in "23456789TJQKA"}}
+
+
+def _cards(hand: HandBuilder, action: ET.Element, k: int) -> list[str]:
+    """``<Card value="10" suit="s"/>`` ... -> ``["Ts", ...]``."""
+    out = []
+    for card in action.iterfind("Card"):
+        rank, suit = _RANKS.get(card.get("value", "")), card.get("suit", "")
+        if rank is None or suit not in ("c", "d", "h", "s"):
+            raise hand.error(HandSyntaxError, k, f"{card.get('value')}{suit} is not a card")
+        out.append(rank + suit)
+    return out
