@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from showdown_service.histories.compare import Verdict
-from showdown_service.histories.run import BOVADA, MICROGAMING, PARTYPOKER, replay_file
+from showdown_service.histories.run import BOVADA, MICROGAMING, ONGAME, PARTYPOKER, replay_file
 from tests.helpers import SHARED_DATA
 
 FIXTURES = Path(__file__).parent / "fixtures" / "replay" / "rooms"
@@ -329,6 +329,40 @@ def test_microgaming_all_in_leaving_chips_behind_is_refused() -> None:
     [hand] = replay_file(str(path / "AllInHandWithUncalledBet.txt"), named=True).verdicts
     assert hand.status == "error"
     assert "Player1 is all-in for 12200 with 12250 behind" in hand.reason
+
+
+# -- OnGame ---------------------------------------------------------------------------------------
+
+
+def test_ongame_hands_read_and_settled() -> None:
+    result = replay_file(str(FIXTURES / "ongame_2014.txt"), named=True)
+    assert result.format == ONGAME
+    verdicts = {v.hand_id: v for v in result.verdicts}
+    assert {v.status for v in verdicts.values()} == {"match"}, [v.reason for v in verdicts.values()]
+    allin = verdicts["ongame:R5-361850810-476"]  # 'Main pot: $229.82 won by fyabcf ($226.82)', 'Rake taken: $3'
+    assert allin.computed["collected"] == {"8": 22_682}
+    assert allin.computed["rake"] == 300
+    assert allin.computed["returned"] == {"8": 12_324}  # raised to $210.15, called all-in for $50.91: not written
+    hilo = verdicts["ongame:R5-361875219-6"]  # 'won by alikator21 ($354.50), McCall901 ($354.50)': high and low
+    assert hilo.computed["collected"] == {"1": 35_450, "2": 35_450}
+    tournament = verdicts["ongame:T5-556000000-1"]  # in chips: the turn bet nobody called came back
+    assert tournament.computed["collected"] == {"10": 400}
+    assert tournament.computed["returned"] == {"10": 300}
+    # the cards shown are on the summary's seat lines, after the net and before the hand's name
+    assert verdicts["ongame:R5-526040000-10"].computed["collected"] == {"6": 19_500}
+
+
+def test_ongame_doctored_winner_is_a_mismatch(tmp_path: Path) -> None:
+    verdicts = _doctored(tmp_path, "ongame_2014.txt", "won by fyabcf ($226.82)", "won by kliketiklok ($226.82)")
+    assert verdicts["ongame:R5-361850810-476"].status == "mismatch"
+
+
+def test_ongame_unknown_summary_line_is_that_hands_error(tmp_path: Path) -> None:
+    verdicts = _doctored(tmp_path, "ongame_2014.txt", "Rake taken: $3\n", "Rake taken: $3\nJackpot: $1\n")
+    hand = verdicts["ongame:R5-361850810-476"]
+    assert hand.status == "error"
+    assert "not a line of an OnGame summary: 'Jackpot: $1'" in hand.reason
+    assert {v.status for k, v in verdicts.items() if k != "ongame:R5-361850810-476"} == {"match"}
 
 
 # -- mutated copies -----------------------------------------------------------------------------

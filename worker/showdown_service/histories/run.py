@@ -25,6 +25,8 @@ from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.ipoker import read_ipoker
 from showdown_service.histories.microgaming import read_microgaming, starts_microgaming
 from showdown_service.histories.ohh import read_ohh, starts_ohh
+from showdown_service.histories.ongame import START as ONGAME_START
+from showdown_service.histories.ongame import read_ongame
 from showdown_service.histories.pacific import read_pacific
 from showdown_service.histories.partypoker import read_partypoker
 from showdown_service.histories.phh import read_phh
@@ -37,6 +39,7 @@ PHH, POKERSTARS, PACIFIC, WINAMAX, PARTYPOKER, FULLTILT, WPN, IPOKER, OHH, GGPOK
     "bovada",
 )  # fmt: skip
 MICROGAMING: Final = "microgaming"
+ONGAME: Final = "ongame"
 
 READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]]]] = {
     PHH: read_phh,
@@ -52,6 +55,7 @@ READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]
     ACR: read_acr,
     BOVADA: read_bovada,
     MICROGAMING: read_microgaming,
+    ONGAME: read_ongame,
 }
 """Each format's reader: ``reader(text, source)`` yields every hand of the file, read, or the error that stopped it."""
 
@@ -114,6 +118,8 @@ def detect(text: str) -> str | None:
             return WPN
         if stripped.startswith("Winamax Poker - "):
             return WINAMAX
+        if stripped.startswith(ONGAME_START):
+            return ONGAME
         if stripped.startswith("#Game No :") or (
             stripped.startswith("***** ") and " Hand History for Game " in stripped
         ):
