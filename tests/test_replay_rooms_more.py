@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from showdown_service.histories.compare import Verdict
-from showdown_service.histories.run import BOVADA, MICROGAMING, ONGAME, PARTYPOKER, replay_file
+from showdown_service.histories.run import BOSSMEDIA, BOVADA, MICROGAMING, ONGAME, PARTYPOKER, replay_file
 from tests.helpers import SHARED_DATA
 
 FIXTURES = Path(__file__).parent / "fixtures" / "replay" / "rooms"
@@ -363,6 +363,44 @@ def test_ongame_unknown_summary_line_is_that_hands_error(tmp_path: Path) -> None
     assert hand.status == "error"
     assert "not a line of an OnGame summary: 'Jackpot: $1'" in hand.reason
     assert {v.status for k, v in verdicts.items() if k != "ongame:R5-361850810-476"} == {"match"}
+
+
+# -- Boss Media -----------------------------------------------------------------------------------
+
+
+def test_bossmedia_xml_hands_read_and_settled() -> None:
+    result = replay_file(str(FIXTURES / "bossmedia_2014.txt"), named=True)
+    assert result.format == BOSSMEDIA
+    verdicts = {v.hand_id: v for v in result.verdicts}
+    assert {v.status for v in verdicts.values()} == {"match"}, [v.reason for v in verdicts.values()]
+    # SAMERRRR all-in for 15,972.51 over ItalyToast's 8,635: the rest came back (never written); the showdown's
+    # POT="17555.00" is after its RAKE="15.00"; LINK 49 33 37 6 are Ts 8h Qh 7d (diamonds, clubs, hearts, spades)
+    allin = verdicts["bossmedia:2089056842"]
+    assert allin.computed["returned"] == {"5": 733_751}
+    assert allin.computed["rake"] == 1_500
+    assert allin.computed["collected"] == {"5": 1_755_500}
+    folded = verdicts["bossmedia:2076618714"]  # a raise to 400 the big blind folds to: WIN="400.00" without it
+    assert folded.computed["returned"] == {"5": 20_000}
+    assert verdicts["bossmedia:123456123"].computed["collected"] == {"1": 1_620, "2": 540}  # a sit & go, hi-lo
+
+
+def test_bossmedia_doctored_win_is_a_mismatch(tmp_path: Path) -> None:
+    # the pot split between the two all-ins, the straight's owner and the seat that mucked: the sum unchanged
+    old = 'ItalyToast" WIN="0.00" HAND="$(STR_G_MUCK)" WINCARDS=""></RESULT>\n<RESULT PLAYER="SAMERRRR" WIN="17555.00"'
+    new = (
+        'ItalyToast" WIN="8777.50" HAND="$(STR_G_MUCK)" WINCARDS=""></RESULT>\n<RESULT PLAYER="SAMERRRR" WIN="8777.50"'
+    )
+    verdicts = _doctored(tmp_path, "bossmedia_2014.txt", old, new)
+    assert verdicts["bossmedia:2089056842"].status == "mismatch"
+
+
+def test_bossmedia_html_entity_in_a_name_reads() -> None:
+    # '&pound;' and '&Ouml;' are HTML's, not XML's: read as the characters; the sample then names its seat 1
+    # 'Player1' in the actions (an edit of its authors), refused as such, not as XML the reader cannot parse
+    path = SHARED_DATA / "rooms-more/BossMedia/ItalyToast-PokerHandHistoryParser/CashGame/PlayerTests"
+    [hand] = replay_file(str(path / "StrangePlayerNames.txt"), named=True).verdicts
+    assert hand.status == "error"
+    assert "'Player1' has no seat in this hand" in hand.reason
 
 
 # -- mutated copies -----------------------------------------------------------------------------

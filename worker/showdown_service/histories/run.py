@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Final, NamedTuple
 
 from showdown_service.histories.acr import read_acr, starts_acr
+from showdown_service.histories.bossmedia import read_bossmedia, starts_bossmedia
 from showdown_service.histories.bovada import read_bovada, starts_bovada
 from showdown_service.histories.compare import Verdict, error_verdict, judge
 from showdown_service.histories.errors import HandSyntaxError, ReplayError, UnknownFormat, unreadable
@@ -40,6 +41,7 @@ PHH, POKERSTARS, PACIFIC, WINAMAX, PARTYPOKER, FULLTILT, WPN, IPOKER, OHH, GGPOK
 )  # fmt: skip
 MICROGAMING: Final = "microgaming"
 ONGAME: Final = "ongame"
+BOSSMEDIA: Final = "bossmedia"
 
 READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]]]] = {
     PHH: read_phh,
@@ -56,6 +58,7 @@ READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]
     BOVADA: read_bovada,
     MICROGAMING: read_microgaming,
     ONGAME: read_ongame,
+    BOSSMEDIA: read_bossmedia,
 }
 """Each format's reader: ``reader(text, source)`` yields every hand of the file, read, or the error that stopped it."""
 
@@ -113,7 +116,9 @@ def detect(text: str) -> str | None:
         if stripped.startswith("<"):
             if "<session" in text[:4000]:
                 return IPOKER
-            return MICROGAMING if starts_microgaming(text) else None
+            if starts_microgaming(text):
+                return MICROGAMING
+            return BOSSMEDIA if starts_bossmedia(text) else None
         if stripped.startswith("Game started at: "):
             return WPN
         if stripped.startswith("Winamax Poker - "):
