@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from showdown_service.histories.compare import Verdict
-from showdown_service.histories.run import BOSSMEDIA, BOVADA, MICROGAMING, ONGAME, PARTYPOKER, replay_file
+from showdown_service.histories.run import BOSSMEDIA, BOVADA, ENTRACTION, MICROGAMING, ONGAME, PARTYPOKER, replay_file
 from tests.helpers import SHARED_DATA
 
 FIXTURES = Path(__file__).parent / "fixtures" / "replay" / "rooms"
@@ -401,6 +401,39 @@ def test_bossmedia_html_entity_in_a_name_reads() -> None:
     [hand] = replay_file(str(path / "StrangePlayerNames.txt"), named=True).verdicts
     assert hand.status == "error"
     assert "'Player1' has no seat in this hand" in hand.reason
+
+
+# -- Entraction -----------------------------------------------------------------------------------
+
+
+def test_entraction_hands_read_and_settled() -> None:
+    result = replay_file(str(FIXTURES / "entraction_2012.txt"), named=True)
+    assert result.format == ENTRACTION
+    verdicts = {v.hand_id: v for v in result.verdicts}
+    assert {v.status for v in verdicts.values()} == {"match"}, [v.reason for v in verdicts.values()]
+    # 'dimi85 didn't show hand (Ac - 8h)': gave up at the showdown, trinco999's kings take the 2.25 less 0.11
+    assert verdicts["entraction:2646492690"].computed["collected"] == {"3": 214}
+    hilo = verdicts["entraction:2646515978"]  # 'YoOyYo wins: EUR 799.25' twice: the high and the low half
+    assert hilo.computed["collected"] == {"2": 159_850}
+    assert hilo.computed["rake"] == 150
+    payback = verdicts["entraction:2646494962"]  # 'stook   Payback   (23.00)': the bet nobody called
+    assert payback.computed["returned"] == {"2": 2_300}
+    assert verdicts["entraction:2703545521"].game == "5 Card Omaha"
+
+
+def test_entraction_doctored_winner_is_a_mismatch(tmp_path: Path) -> None:
+    verdicts = _doctored(tmp_path, "entraction_2012.txt", "trinco999 wins:", "marcel8 wins:  ")
+    assert verdicts["entraction:2646492690"].status == "mismatch"
+
+
+def test_entraction_omaha_hilo_sample_whose_header_is_not_its_game_is_a_named_mismatch() -> None:
+    """The sample's header says 'Omaha Hi/Lo Fixed Limit EUR 100.00/200.00' but its amounts are no fixed limit
+    (a raise of 500.00, two all-ins); YoOyYo's 7d 8s with the board's As 2d 4d make an 8-low the history pays no
+    half of: bglegend22 takes the whole pot, as in Omaha high. A mismatch the docs name, not fitted."""
+    path = SHARED_DATA / "rooms-more/Entraction/ItalyToast-PokerHandHistoryParser/CashGame/HandActionTests"
+    [hand] = replay_file(str(path / "AllInHandWithShowdown.txt"), named=True).verdicts
+    assert hand.status == "mismatch"
+    assert "rules give seat 1 (YoOyYo) 294925, seat 2 (bglegend22) 294925" in hand.reason
 
 
 # -- mutated copies -----------------------------------------------------------------------------

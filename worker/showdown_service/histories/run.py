@@ -19,6 +19,7 @@ from showdown_service.histories.acr import read_acr, starts_acr
 from showdown_service.histories.bossmedia import read_bossmedia, starts_bossmedia
 from showdown_service.histories.bovada import read_bovada, starts_bovada
 from showdown_service.histories.compare import Verdict, error_verdict, judge
+from showdown_service.histories.entraction import read_entraction, starts_entraction
 from showdown_service.histories.errors import HandSyntaxError, ReplayError, UnknownFormat, unreadable
 from showdown_service.histories.fulltilt import read_fulltilt
 from showdown_service.histories.ggpoker import read_ggpoker
@@ -42,6 +43,7 @@ PHH, POKERSTARS, PACIFIC, WINAMAX, PARTYPOKER, FULLTILT, WPN, IPOKER, OHH, GGPOK
 MICROGAMING: Final = "microgaming"
 ONGAME: Final = "ongame"
 BOSSMEDIA: Final = "bossmedia"
+ENTRACTION: Final = "entraction"
 
 READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]]]] = {
     PHH: read_phh,
@@ -59,6 +61,7 @@ READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]
     MICROGAMING: read_microgaming,
     ONGAME: read_ongame,
     BOSSMEDIA: read_bossmedia,
+    ENTRACTION: read_entraction,
 }
 """Each format's reader: ``reader(text, source)`` yields every hand of the file, read, or the error that stopped it."""
 
@@ -125,6 +128,8 @@ def detect(text: str) -> str | None:
             return WINAMAX
         if stripped.startswith(ONGAME_START):
             return ONGAME
+        if starts_entraction(stripped):
+            return ENTRACTION
         if stripped.startswith("#Game No :") or (
             stripped.startswith("***** ") and " Hand History for Game " in stripped
         ):
