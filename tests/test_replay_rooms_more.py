@@ -11,7 +11,16 @@ from pathlib import Path
 import pytest
 
 from showdown_service.histories.compare import Verdict
-from showdown_service.histories.run import BOSSMEDIA, BOVADA, ENTRACTION, MICROGAMING, ONGAME, PARTYPOKER, replay_file
+from showdown_service.histories.run import (
+    BOSSMEDIA,
+    BOVADA,
+    ENTRACTION,
+    MERGE,
+    MICROGAMING,
+    ONGAME,
+    PARTYPOKER,
+    replay_file,
+)
 from tests.helpers import SHARED_DATA
 
 FIXTURES = Path(__file__).parent / "fixtures" / "replay" / "rooms"
@@ -434,6 +443,37 @@ def test_entraction_omaha_hilo_sample_whose_header_is_not_its_game_is_a_named_mi
     [hand] = replay_file(str(path / "AllInHandWithShowdown.txt"), named=True).verdicts
     assert hand.status == "mismatch"
     assert "rules give seat 1 (YoOyYo) 294925, seat 2 (bglegend22) 294925" in hand.reason
+
+
+# -- Merge ----------------------------------------------------------------------------------------
+
+
+def test_merge_xml_hands_read_and_settled() -> None:
+    result = replay_file(str(FIXTURES / "merge_2012.txt"), named=True)
+    assert result.format == MERGE
+    verdicts = {v.hand_id: v for v in result.verdicts}
+    assert {v.status for v in verdicts.values()} == {"match"}, [v.reason for v in verdicts.values()]
+    omaha = verdicts["merge:56166187-14"]  # seats from 0, read one higher: seat 4 (IlikePLO) is seat 5
+    assert omaha.computed["collected"] == {"5": 20_674}
+    assert omaha.computed["rake"] == 50  # written nowhere: the $207.24 put in less the $206.74 won
+    shown = verdicts["merge:56114855-410"]  # 'uncalled="true" potnumber="2"': the bet nobody called, returned
+    assert shown.computed["returned"] == {"6": 2_174}
+    assert shown.computed["collected"] == {"6": 40_770}
+    folded = verdicts["merge:56114855-409"]  # END_OF_FOLDED_GAME: the winner's amount holds the bet nobody called
+    assert folded.computed["returned"] == {"2": 2_066}
+
+
+def test_merge_doctored_winner_is_a_mismatch(tmp_path: Path) -> None:
+    verdicts = _doctored(tmp_path, "merge_2012.txt", 'potnumber="1" player="4"', 'potnumber="1" player="0"')
+    assert verdicts["merge:56166187-14"].status == "mismatch"
+
+
+def test_merge_unknown_event_is_that_hands_error(tmp_path: Path) -> None:
+    verdicts = _doctored(tmp_path, "merge_2012.txt", 'type="CHECK" timestamp="1338275242343"', 'type="JUGGLE"')
+    hand = verdicts["merge:56166187-14"]
+    assert hand.status == "error"
+    assert "girlpoker69: unknown event 'JUGGLE'" in hand.reason
+    assert {v.status for k, v in verdicts.items() if k != "merge:56166187-14"} == {"match"}
 
 
 # -- mutated copies -----------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from showdown_service.histories.fulltilt import read_fulltilt
 from showdown_service.histories.ggpoker import read_ggpoker
 from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.ipoker import read_ipoker
+from showdown_service.histories.merge import read_merge, starts_merge
 from showdown_service.histories.microgaming import read_microgaming, starts_microgaming
 from showdown_service.histories.ohh import read_ohh, starts_ohh
 from showdown_service.histories.ongame import START as ONGAME_START
@@ -44,6 +45,7 @@ MICROGAMING: Final = "microgaming"
 ONGAME: Final = "ongame"
 BOSSMEDIA: Final = "bossmedia"
 ENTRACTION: Final = "entraction"
+MERGE: Final = "merge"
 
 READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]]]] = {
     PHH: read_phh,
@@ -62,6 +64,7 @@ READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]
     ONGAME: read_ongame,
     BOSSMEDIA: read_bossmedia,
     ENTRACTION: read_entraction,
+    MERGE: read_merge,
 }
 """Each format's reader: ``reader(text, source)`` yields every hand of the file, read, or the error that stopped it."""
 
@@ -121,7 +124,9 @@ def detect(text: str) -> str | None:
                 return IPOKER
             if starts_microgaming(text):
                 return MICROGAMING
-            return BOSSMEDIA if starts_bossmedia(text) else None
+            if starts_bossmedia(text):
+                return BOSSMEDIA
+            return MERGE if starts_merge(text) else None
         if stripped.startswith("Game started at: "):
             return WPN
         if stripped.startswith("Winamax Poker - "):

@@ -1,0 +1,156 @@
+"""Read Merge Gaming network hand histories: XML, one ``<game>`` element a hand, cash games in cents.
+
+Written from the real exports in ``../shared/data/rooms-more/Merge`` (2012; ItalyToast's PokerHandHistoryParser
+tests, MIT). A hand is ``<description type="Omaha" stakes="Pot Limit ($3/$6)"/>`` then ``<game
+id="56166187-14" ...>``: ``<players dealer="5">`` with ``<player seat="0" nickname="girlpoker69" balance="$325.50"
+dealtin="true"/>`` (seats from 0: read one higher; ``dealtin="false"`` sits out), then a ``<round id="...">`` per
+street (``BLINDS``, ``PREFLOP``, ``POSTFLOP``, ``POSTTURN``, ``POSTRIVER``, ``SHOWDOWN``) of ``<event type="T"
+player="SEAT" amount="18.00"/>`` (``SMALL_BLIND``, ``BIG_BLIND``, ``CALL`` and ``BET`` the chips added, ``RAISE``
+to a total for the street, ``ALL_IN`` everything left, ``CHECK``, ``FOLD``, ``SHOW``, ``MUCK``; ``CHAT`` and
+``RABBIT`` move no chips) and the street's ``<cards type="COMMUNITY" cards="4h,Qs,Qd"/>`` (the whole board;
+``SHOWN`` and ``MUCKED`` a seat's own cards), then ``END_OF_GAME`` (or ``END_OF_FOLDED_GAME``) with ``<winner
+amount="206.74" uncalled="false" potnumber="1" player="4"/>`` per pot won (``uncalled="true"``: the bet nobody
+called, returned). The rake is written nowhere: the pot less what was collected.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from typing import Final
+
+from showdown_service.histories.builder import HandBuilder
+from showdown_service.histories.errors import HandSyntaxError, ReplayError, UnsupportedHand, unreadable
+from showdown_service.histories.games import room_game
+from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.reading import LineCount
+
+_GAME: Final = re.compile(r"<game[\s>]")
+_DESCRIPTION: Final = re.compile(r'<description type="([^"]*)" stakes="([^"]*)"')
+_SIZES: Final = {"POSTFLOP": 3, "POSTTURN": 4, "POSTRIVER": 5}
+_QUIET: Final = frozenset({"CHAT", "RABBIT", "SHOW", "SIT_OUT", "SIT_IN"})
+
+
+def starts_merge(text: str) -> bool:
+    """Whether ``text`` (a file opening with ``<``) is Merge's: a ``<description type=... stakes=...>``."""
+    return _DESCRIPTION.search(text[:2000]) is not None and _GAME.search(text[:4000]) is not None
+
+
+def read_merge(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
+    """Each hand (``<game>``) of a Merge file's ``text``, read, or the error that stopped it."""
+    body = text.replace("\ufeff", "")
+    lines = body.splitlines()
+    count = LineCount(body)
+    starts = [m.start() for m in _GAME.finditer(body)]
+    for n, start in enumerate(starts):
+        end = body.find("</game>", start)
+        end = len(body) if end < 0 else end + len("</game>")
+        if n + 1 < len(starts):
+            end = min(end, starts[n + 1])
+        described = None  # the last <description> before this <game>
+        for found in _DESCRIPTION.finditer(body, starts[n - 1] if n else 0, start):
+            described = found
+        line = count.line(start)
+        head = re.search(r'\bid="([^"]*)"', body[start : min(end, start + 200)])
+        hand = HandBuilder(lines, source, f"merge:{head.group(1) if head else line + 1}", line)
+        try:
+            element = ET.fromstring(body[start:end])  # noqa: S314  # expat refuses entity bombs
+        except ET.ParseError as exc:
+            at, column = exc.position
+            yield HandSyntaxError(
+                source, hand.hand_id, line + at, f"not well-formed XML at column {column + 1}: {exc.msg}"
+            )
+            continue
+        except (ValueError, RecursionError) as exc:
+            yield unreadable(exc, source, hand.hand_id, line + 1)
+            continue
+        try:
+            kind, stakes = (described.group(1), described.group(2)) if described else ("", "")
+            yield _read(hand, element, kind, stakes)
+        except ReplayError as exc:
+            yield exc
+        except Exception as exc:  # a value of a kind the reader did not foresee: this hand's error
+            yield unreadable(exc, source, hand.hand_id, hand.start + 1, hand.game_name)
+
+
+def _read(hand: HandBuilder, xml: ET.Element, kind: str, stakes: str) -> HandRecord:
+    k = hand.start
+    game = room_game(kind.replace("Texas Hold'em", "Holdem") or "Holdem")
+    if game is None:
+        raise UnsupportedHand(hand.source, hand.hand_id, k + 1, f"no game this reader knows in {kind!r}")
+    hand.game_name = game.name
+    hand.refuse_unless_board(game, "Merge")
+    money = xml.get("realmoney") == "true"
+    hand.scale = 100 if money else 1
+    currency = next((c for c in stakes if c in "$€£"), "")
+    seats: dict[str, str] = {}
+    for player in xml.iterfind("players/player"):
+        seat, name = player.get("seat", ""), player.get("nickname", "")
+        if not seat.isdigit():
+            raise hand.error(HandSyntaxError, k, f"seat {seat!r} of {name!r} is not a seat number")
+        balance = player.get("balance", "")
+        hand.seat(int(seat) + 1, name, hand.chips(balance, k), k, sitting_out=player.get("dealtin") == "false")
+        seats[seat] = name
+    dealer = (xml.find("players") or ET.Element("players")).get("dealer", "")
+    button = int(dealer) + 1 if dealer.isdigit() else None
+    if len(hand.players) < 2:
+        raise hand.error(HandSyntaxError, k, "a hand needs two <player> seats")
+    rounds = list(xml.iterfind("round"))
+    if any(r.get("id") == "GAME_CANCELLED" for r in rounds):
+        return HandRecord(hand.source, hand.hand_id, k + 1, None, None, "the game was cancelled", False, game.name)
+    for round_xml in rounds:
+        _round(hand, round_xml, seats, game.board, k)
+    return hand.finish(
+        game, button, [*xml.get("data", "").split("|"), "", ""][1] or "merge", currency=currency,
+        uncalled_written=False, room="Merge",
+    )  # fmt: skip
+
+
+def _who(hand: HandBuilder, element: ET.Element, seats: dict[str, str], k: int) -> str:
+    seat = element.get("player", "")
+    if seat not in seats:
+        raise hand.error(HandSyntaxError, k, f"player {seat!r} has no seat")
+    return seats[seat]
+
+
+def _round(hand: HandBuilder, round_xml: ET.Element, seats: dict[str, str], board: bool, k: int) -> None:
+    """One ``<round>``: its board first (written after the round's events), then the events, then cards shown and
+    the winners."""
+    name = round_xml.get("id", "")
+    for cards in round_xml.iterfind("cards"):
+        if cards.get("type") == "COMMUNITY" and board and name in _SIZES:
+            hand.deal(hand.card_list(cards.get("cards", ""), k), _SIZES[name], k)
+    for event in round_xml.iterfind("event"):
+        kind = event.get("type", "")
+        if kind in _QUIET or kind == "GAME_CANCELLED":
+            continue
+        who = _who(hand, event, seats, k)
+        amount = event.get("amount", "0")
+        if kind in ("SMALL_BLIND", "BIG_BLIND", "BET"):
+            hand.pay(who, hand.chips(amount, k), k)
+        elif kind == "CALL":
+            hand.call(who, hand.chips(amount, k), k)
+        elif kind == "RAISE":
+            hand.raise_to(who, hand.chips(amount, k), k)
+        elif kind == "ALL_IN":
+            hand.pay(who, hand.left[who], k)
+        elif kind == "CHECK":
+            hand.check(who, k)
+        elif kind == "FOLD":
+            hand.fold(who, k)
+        elif kind == "MUCK":
+            hand.muck(who, k)
+        else:
+            raise hand.error(HandSyntaxError, k, f"{who}: unknown event {kind!r}")
+    for cards in round_xml.iterfind("cards"):
+        if cards.get("type") in ("SHOWN", "MUCKED"):
+            hand.show(_who(hand, cards, seats, k), hand.card_list(cards.get("cards", ""), k), k)
+    for winner in round_xml.iterfind("winner"):
+        who = _who(hand, winner, seats, k)
+        chips = hand.chips(winner.get("amount", ""), k)
+        if winner.get("uncalled") == "true":
+            hand.give_back(who, chips, k)
+        else:
+            pot = winner.get("potnumber", "1")
+            hand.collect(who, chips, k, int(pot) - 1 if pot.isdigit() and pot != "0" else 0)
