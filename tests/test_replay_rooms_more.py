@@ -410,6 +410,7 @@ def test_bossmedia_html_entity_in_a_name_reads() -> None:
     [hand] = replay_file(str(path / "StrangePlayerNames.txt"), named=True).verdicts
     assert hand.status == "error"
     assert "'Player1' has no seat in this hand" in hand.reason
+    assert hand.line == 7  # the action's own line: '<ACTION TYPE="HAND_BLINDS" PLAYER="Player1" ...'
 
 
 # -- Entraction -----------------------------------------------------------------------------------

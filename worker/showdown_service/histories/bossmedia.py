@@ -108,8 +108,9 @@ def _read(hand: HandBuilder, xml: ET.Element) -> HandRecord:
     # the 2010 client (its seats without a STATE) writes a call as the street's total: the small blind 'calls 0.04'
     # a big blind of 0.04; the 2014 client writes the chips added (a big blind of 20 'calls 20' a raise to 40)
     to_total = all(player.get("STATE") is None for player in xml.iterfind("PLAYER"))
-    for action in xml.iterfind("ACTION"):
-        _act(hand, action, game, k, to_total=to_total)
+    at = _action_lines(hand)
+    for n, action in enumerate(xml.iterfind("ACTION")):
+        _act(hand, action, game, at[n] if n < len(at) else k, to_total=to_total)
     showdown = xml.find("SHOWDOWN")
     if showdown is None:
         raise HandSyntaxError(
@@ -128,6 +129,18 @@ def _read(hand: HandBuilder, xml: ET.Element) -> HandRecord:
         tournament=None if cash else xml.get("TABLETOURNEYID") or xml.get("TABLE"),
         currency="" if not cash else xml.get("TABLECURRENCY", ""), uncalled_written=False, room="Boss Media",
     )  # fmt: skip
+
+
+def _action_lines(hand: HandBuilder) -> list[int]:
+    """The 0-based line of each ``<ACTION`` of the hand, in order (an error quotes the action's own line)."""
+    at: list[int] = []
+    for k in range(hand.start, len(hand.lines)):
+        line = hand.lines[k].lstrip("\ufeff \t")
+        if line.startswith("<ACTION"):
+            at.append(k)
+        elif "</HISTORY>" in line or (k > hand.start and line.startswith("<HISTORY")):
+            break
+    return at
 
 
 def _act(hand: HandBuilder, action: ET.Element, game: Game, k: int, *, to_total: bool) -> None:
