@@ -15,6 +15,7 @@ from showdown_service.histories.run import (
     BOSSMEDIA,
     BOVADA,
     ENTRACTION,
+    IGT,
     MERGE,
     MICROGAMING,
     ONGAME,
@@ -475,6 +476,37 @@ def test_merge_unknown_event_is_that_hands_error(tmp_path: Path) -> None:
     assert hand.status == "error"
     assert "girlpoker69: unknown event 'JUGGLE'" in hand.reason
     assert {v.status for k, v in verdicts.items() if k != "merge:56166187-14"} == {"match"}
+
+
+# -- IGT --------------------------------------------------------------------------------------------
+
+
+def test_igt_json_hands_read_and_settled() -> None:
+    result = replay_file(str(FIXTURES / "igt_2017_2019.json"), named=True)
+    assert result.format == IGT
+    verdicts = {v.hand_id: v for v in result.verdicts}
+    assert {v.status for v in verdicts.values()} == {"match"}, [v.reason for v in verdicts.values()]
+    hilo = verdicts["igt:54500000.hand.202"]  # Boss Media's cards and fields as JSON: HERO high, PLAYER4 low
+    assert hilo.computed["collected"] == {"1": 1_971, "4": 1_970}
+    assert hilo.computed["rake"] == 109
+    # 'ACTION_ADJUSTEMENT' value 2.50: the big blind of 5.00 comes back down to the 2.50 the small blind matched
+    assert verdicts["igt:1488901.hand.154"].computed["returned"] == {"5": 250}
+    # 'HAND_DSB' (a dead small blind of 0.25) is in the pot, not Player4's bet: Player3's raise to 2.50 comes back
+    # down to the 0.50 matched, and the 2.00 pot is Player3's
+    dead = verdicts["igt:55950000.hand.20"]
+    assert dead.computed["returned"] == {"3": 200}
+    assert dead.computed["collected"] == {"3": 200}
+
+
+def test_igt_doctored_win_is_a_mismatch(tmp_path: Path) -> None:
+    # the whole pot to HERO, the low half's owner PLAYER4 given nothing: the total unchanged, the hands not
+    text = (FIXTURES / "igt_2017_2019.json").read_text(encoding="utf-8")
+    assert text.count('"win": "19.71"') == 1
+    assert text.count('"win": "19.7"') == 1
+    copy = tmp_path / "igt.json"
+    copy.write_text(text.replace('"win": "19.71"', '"win": "39.41"').replace('"win": "19.7"', '"win": "0.0"'))
+    verdicts = {v.hand_id: v for v in replay_file(str(copy), named=True).verdicts}
+    assert verdicts["igt:54500000.hand.202"].status == "mismatch", verdicts["igt:54500000.hand.202"].reason
 
 
 # -- mutated copies -----------------------------------------------------------------------------

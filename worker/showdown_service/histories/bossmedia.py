@@ -5,13 +5,14 @@ tests, MIT). A hand is ``<HISTORY ID="2089056842" TABLE="Moa 11" GAME="GAME_OMA"
 TABLECURRENCY="USD" LIMIT="PL" STAKES="100.00/200.00" ...>`` (``GAME_THM`` hold'em, ``GAME_OMA`` Omaha,
 ``GAME_OMAHL`` Omaha Hi/Lo; ``GAMEKIND_SITGO`` and ``GAMEKIND_TOURNAMENT`` in chips), its seats (``<PLAYER
 NAME="Phyre" SEAT="2" AMOUNT="13427.00" STATE="STATE_PLAYING" DEALER="N">``; ``UNKNOWN`` in an empty seat), then
-``<ACTION TYPE="...">`` in order: ``HAND_BLINDS`` (``KIND="HAND_SB"``, ``HAND_BB``), ``HAND_ANTE``, ``HAND_DEAL``
-(a seat's own cards, ``<CARD LINK="38">``, ``b`` unknown), ``ACTION_FOLD``, ``ACTION_CHECK``, ``ACTION_CALL`` (the
-chips added), ``ACTION_BET``, ``ACTION_RAISE`` (to a total for the street), ``ACTION_ALLIN`` (everything the seat
-has left), ``HAND_BOARD`` (the whole board so far). A card's ``LINK`` is 0-51: diamonds, clubs, hearts, spades in
-blocks of 13, each ace first (0 ``Ad``, 1 ``2d``, ... 12 ``Kd``, 13 ``Ac``). ``<SHOWDOWN POT="17555.00"
-RAKE="15.00">`` closes the hand: the pot after its rake (uncalled bets not in it, and never written), then a
-``<RESULT PLAYER="SAMERRRR" WIN="17555.00">`` per seat (its cards shown inside; ``WINTYPE`` a hi-lo half).
+``<ACTION TYPE="...">`` in order: ``HAND_BLINDS`` (``KIND="HAND_SB"``, ``HAND_BB``; ``HAND_DSB`` a dead small
+blind), ``HAND_ANTE``, ``HAND_DEAL`` (a seat's own cards, ``<CARD LINK="38">``, ``b`` unknown), ``ACTION_FOLD``,
+``ACTION_CHECK``, ``ACTION_CALL`` (the chips added), ``ACTION_BET``, ``ACTION_RAISE`` (to a total for the street),
+``ACTION_ALLIN`` (everything the seat has left), ``HAND_BOARD`` (the whole board so far). A card's ``LINK`` is
+0-51: diamonds, clubs, hearts, spades in blocks of 13, each ace first (0 ``Ad``, 1 ``2d``, ... 12 ``Kd``, 13
+``Ac``). ``<SHOWDOWN POT="17555.00" RAKE="15.00">`` closes the hand: the pot after its rake (uncalled bets not in
+it, and never written), then a ``<RESULT PLAYER="SAMERRRR" WIN="17555.00">`` per seat (its cards shown inside;
+``WINTYPE`` a hi-lo half).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def read_bossmedia(text: str, source: str) -> Iterator[HandRecord | ReplayError]
             yield unreadable(exc, source, hand.hand_id, line + 1)
             continue
         try:
-            yield _read(hand, element)
+            yield read_history(hand, element)
         except ReplayError as exc:
             yield exc
         except Exception as exc:  # a value of a kind the reader did not foresee: this hand's error
@@ -84,7 +85,9 @@ def _numeric(entity: re.Match[str]) -> str:
     return f"&#{name2codepoint[name]};"
 
 
-def _read(hand: HandBuilder, xml: ET.Element) -> HandRecord:
+def read_history(hand: HandBuilder, xml: ET.Element, *, calls_to_total: bool | None = None) -> HandRecord:
+    """One ``<HISTORY>`` element (IGT's JSON exports build the same element: :mod:`.igt`); ``calls_to_total``: a
+    call's ``VALUE`` is the street's total (``None``: told by the seats, as below)."""
     k = hand.start
     game = _GAMES.get(xml.get("GAME", ""))
     if game is None:
@@ -108,6 +111,8 @@ def _read(hand: HandBuilder, xml: ET.Element) -> HandRecord:
     # the 2010 client (its seats without a STATE) writes a call as the street's total: the small blind 'calls 0.04'
     # a big blind of 0.04; the 2014 client writes the chips added (a big blind of 20 'calls 20' a raise to 40)
     to_total = all(player.get("STATE") is None for player in xml.iterfind("PLAYER"))
+    if calls_to_total is not None:
+        to_total = calls_to_total
     at = _action_lines(hand)
     for n, action in enumerate(xml.iterfind("ACTION")):
         _act(hand, action, game, at[n] if n < len(at) else k, to_total=to_total)
@@ -156,7 +161,9 @@ def _act(hand: HandBuilder, action: ET.Element, game: Game, k: int, *, to_total:
         return
     name = hand.player(name, k)
     value = action.get("VALUE", "0") or "0"
-    if kind in {"HAND_BLINDS", "ACTION_BET"}:
+    if kind == "HAND_BLINDS" and action.get("KIND") == "HAND_DSB":  # a dead small blind: in the pot, not the bet
+        hand.pay(name, hand.chips(value, k), k, to_bet=False, is_dead=True)
+    elif kind in {"HAND_BLINDS", "ACTION_BET"}:
         hand.pay(name, hand.chips(value, k), k)
     elif kind == "HAND_ANTE":
         hand.pay(name, hand.chips(value, k), k, to_bet=False)
@@ -167,6 +174,11 @@ def _act(hand: HandBuilder, action: ET.Element, game: Game, k: int, *, to_total:
         hand.raise_to(name, hand.chips(value, k), k)
     elif kind == "ACTION_ALLIN":
         hand.pay(name, hand.left[name], k)
+    elif kind == "ACTION_ADJUSTEMENT":  # IGT: the bet comes back down to VALUE, the most anybody matched
+        back = hand.bet[name] - hand.chips(value, k)
+        if back < 0:
+            raise hand.error(HandSyntaxError, k, f"{name} is adjusted up to {value}, above its bet")
+        hand.give_back(name, back, k)
     elif kind == "ACTION_CHECK":
         hand.check(name, k)
     elif kind == "ACTION_FOLD":

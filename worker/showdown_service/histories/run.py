@@ -24,6 +24,7 @@ from showdown_service.histories.errors import HandSyntaxError, ReplayError, Unkn
 from showdown_service.histories.fulltilt import read_fulltilt
 from showdown_service.histories.ggpoker import read_ggpoker
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.igt import read_igt, starts_igt
 from showdown_service.histories.ipoker import read_ipoker
 from showdown_service.histories.merge import read_merge, starts_merge
 from showdown_service.histories.microgaming import read_microgaming, starts_microgaming
@@ -46,6 +47,7 @@ ONGAME: Final = "ongame"
 BOSSMEDIA: Final = "bossmedia"
 ENTRACTION: Final = "entraction"
 MERGE: Final = "merge"
+IGT: Final = "igt"
 
 READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]]]] = {
     PHH: read_phh,
@@ -65,6 +67,7 @@ READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]
     BOSSMEDIA: read_bossmedia,
     ENTRACTION: read_entraction,
     MERGE: read_merge,
+    IGT: read_igt,
 }
 """Each format's reader: ``reader(text, source)`` yields every hand of the file, read, or the error that stopped it."""
 
@@ -118,6 +121,8 @@ def detect(text: str) -> str | None:
         if starts_bovada(stripped):
             return BOVADA
         if stripped.startswith("{"):
+            if starts_igt(text):
+                return IGT
             return OHH if starts_ohh(text) else None
         if stripped.startswith("<"):
             if "<session" in text[:4000]:
