@@ -20,6 +20,7 @@ from showdown_service.histories.run import (
     MICROGAMING,
     ONGAME,
     PARTYPOKER,
+    PKR,
     replay_file,
 )
 from tests.helpers import SHARED_DATA
@@ -507,6 +508,28 @@ def test_igt_doctored_win_is_a_mismatch(tmp_path: Path) -> None:
     copy.write_text(text.replace('"win": "19.71"', '"win": "39.41"').replace('"win": "19.7"', '"win": "0.0"'))
     verdicts = {v.hand_id: v for v in replay_file(str(copy), named=True).verdicts}
     assert verdicts["igt:54500000.hand.202"].status == "mismatch", verdicts["igt:54500000.hand.202"].reason
+
+
+# -- PKR --------------------------------------------------------------------------------------------
+
+
+def test_pkr_hands_read_and_settled() -> None:
+    result = replay_file(str(FIXTURES / "pkr_2013.txt"), named=True)
+    assert result.format == PKR
+    verdicts = {v.hand_id: v for v in result.verdicts}
+    assert {v.status for v in verdicts.values()} == {"match"}, [v.reason for v in verdicts.values()]
+    # 'bigbraine777 calls $1.50' from a big blind of $0.50 is a call to $1.50 ('Pot sizes: $3' after it); his
+    # 'raises to $42.48 (all-in)' over a bet of $13.50 comes back but for it (never written): $54 less $2.70 rake
+    folded = verdicts["pkr:2433310836"]
+    assert folded.computed["returned"] == {"2": 2_898}
+    assert folded.computed["rake"] == 270
+    assert folded.computed["collected"] == {"2": 5_130}
+    assert verdicts["pkr:2433311396"].computed["collected"] == {"1": 2_671}  # a straight, shown
+
+
+def test_pkr_doctored_winner_is_a_mismatch(tmp_path: Path) -> None:
+    verdicts = _doctored(tmp_path, "pkr_2013.txt", "Duckface wins $26.71", "GrossKhan wins $26.71")
+    assert verdicts["pkr:2433311396"].status == "mismatch"
 
 
 # -- mutated copies -----------------------------------------------------------------------------

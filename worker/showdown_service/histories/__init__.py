@@ -1,8 +1,8 @@
 """Replay exported hand histories for audits: re-settle every hand, report every difference, audit tournaments.
 
 Formats: PHH, PokerStars, GGPoker, 888poker, partypoker, Winamax, WPN (ACR, two clients),
-iPoker (XML), Full Tilt, Bovada, Microgaming (XML), OnGame, Boss Media (XML), Entraction,
-Merge Gaming (XML) and Open Hand History, each one reader module told
+iPoker (XML), Full Tilt, Bovada, Microgaming (XML), OnGame, Boss Media (XML), IGT (JSON),
+Entraction, Merge Gaming (XML), PKR and Open Hand History, each one reader module told
 by content (:func:`~.run.detect`), sharing the games (:mod:`.games`), the
 chips builder (:mod:`.builder`), the record (:mod:`.record`) and the
 comparison (:mod:`.compare`); whole tournaments in :mod:`.tournaments`.

@@ -34,6 +34,7 @@ from showdown_service.histories.ongame import read_ongame
 from showdown_service.histories.pacific import read_pacific
 from showdown_service.histories.partypoker import read_partypoker
 from showdown_service.histories.phh import read_phh
+from showdown_service.histories.pkr import is_pkr, read_pkr
 from showdown_service.histories.pokerstars import read_pokerstars
 from showdown_service.histories.winamax import read_winamax
 from showdown_service.histories.wpn import read_wpn
@@ -48,6 +49,7 @@ BOSSMEDIA: Final = "bossmedia"
 ENTRACTION: Final = "entraction"
 MERGE: Final = "merge"
 IGT: Final = "igt"
+PKR: Final = "pkr"
 
 READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]]]] = {
     PHH: read_phh,
@@ -68,6 +70,7 @@ READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]
     ENTRACTION: read_entraction,
     MERGE: read_merge,
     IGT: read_igt,
+    PKR: read_pkr,
 }
 """Each format's reader: ``reader(text, source)`` yields every hand of the file, read, or the error that stopped it."""
 
@@ -140,6 +143,8 @@ def detect(text: str) -> str | None:
             return ONGAME
         if starts_entraction(stripped):
             return ENTRACTION
+        if is_pkr(stripped, text):
+            return PKR
         if stripped.startswith("#Game No :") or (
             stripped.startswith("***** ") and " Hand History for Game " in stripped
         ):
