@@ -1,11 +1,14 @@
 """``showdown replay PATH... [--report FILE] [--emit-events FILE] [--jobs N] [--tournaments PATH...
-[--tournament-report FILE]]``.
+[--tournament-report FILE]] [--rake-schedule FILE|ID]``.
 
 Exit status: 0 when every hand read matched the rules or could not be
 decided by its history (unverifiable); 1 when any recorded payout differs
-from the rules (a mismatch) or a hand could not be read (malformed); 2 for
-a misused command. With ``--tournaments``, a tournament whose hands, ledger
-and summary disagree is a mismatch too (exit status 1).
+from the rules (a mismatch), a hand could not be read (malformed), a hand's
+chips out are not its chips in (unbalanced) or, with ``--rake-schedule``, a
+hand was raked otherwise than the schedule posts (``rake_mismatch``); 2 for
+a misused command (or a schedule that cannot be read). With
+``--tournaments``, a tournament whose hands, ledger and summary disagree is
+a mismatch too (exit status 1).
 """
 
 from __future__ import annotations
@@ -19,12 +22,15 @@ from typing import IO
 from rich.console import Console
 from rich.progress import Progress, TaskID
 
+from showdown_core.rake import Schedule
+from showdown_service.decision.rake_schedules import read_schedule, schedules_in
 from showdown_service.histories.compare import MISMATCH
 from showdown_service.histories.ohh import starts_ohh
 from showdown_service.histories.report import Summary, report_line, write_tournaments
 from showdown_service.histories.run import FileResult, cpu_count, decode, find_files, replay_files
 from showdown_service.histories.summaries import is_ots
 from showdown_service.histories.tournaments import audit_paths
+from showdown_service.infra.config import Settings
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -51,7 +57,25 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     rep.add_argument(
         "--tournament-report", type=Path, metavar="FILE", help="write one JSON line per tournament to FILE"
     )
+    rep.add_argument(
+        "--rake-schedule",
+        metavar="FILE|ID",
+        help="check each hand's rake against a posted rake schedule: a schedule file, or the id of a shipped or "
+        "configured one (showdown rake --list); each hand raked otherwise is a rake_mismatch",
+    )
     rep.set_defaults(run=run)
+
+
+def schedule_of(given: str) -> Schedule:
+    """The schedule ``--rake-schedule`` names: a file (read and checked), else an id of the shipped schedules and
+    ``SHOWDOWN_RAKE_SCHEDULES_DIR``'s. Raises :class:`ValueError` saying why there is none."""
+    path = Path(given)
+    if path.is_file():
+        return read_schedule(path.read_text(encoding="utf-8"), given)
+    known = schedules_in(Settings().rake_schedules_dir)
+    if given not in known:
+        raise ValueError(f"{given!r} is no schedule file nor a schedule id known ({', '.join(sorted(known))})")
+    return known[given]
 
 
 def _jobs(text: str) -> int:
@@ -74,6 +98,13 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         sys.stderr.write(f"showdown replay: no such file or directory: {', '.join(missing)}\n")
         return 2
+    schedule = None
+    if args.rake_schedule is not None:
+        try:
+            schedule = schedule_of(args.rake_schedule)
+        except (ValueError, OSError) as exc:  # a ScheduleFileError names the file, the line and the field
+            sys.stderr.write(f"showdown replay: --rake-schedule: {exc}\n")
+            return 2
     files, named = find_files(paths)
     summaries = set(find_files(args.tournaments)[0]) if args.tournaments else set()
     files = [f for f in files if f not in summaries or not _is_summary(f)]
@@ -82,7 +113,9 @@ def run(args: argparse.Namespace) -> int:
         report: IO[bytes] | None = stack.enter_context(args.report.open("wb")) if args.report else None
         events: IO[bytes] | None = stack.enter_context(args.emit_events.open("wb")) if args.emit_events else None
         advance = stack.enter_context(_Bar(len(files)))
-        for result in replay_files(files, named, jobs=args.jobs, emit=events is not None, progress=advance):
+        for result in replay_files(
+            files, named, jobs=args.jobs, emit=events is not None, progress=advance, schedule=schedule
+        ):
             summary.add_file(result.encoding)
             summary.skipped += result.format is None and not result.verdicts
             for verdict in result.verdicts:

@@ -166,16 +166,20 @@ def _checked(schedule_id: str, version: Version, hand: Hand, raked: Raked, state
         return raked
     if raked.alternative is not None and stated == raked.alternative:  # the first round unknown: past it
         return rake_hand(version, hand._replace(first_round=False, preflop_3bet=True))
+    raise InvalidEvent.of("rake_mismatch", "rake", mismatch(schedule_id, version, hand, raked, stated, who="the event"))
+
+
+def mismatch(schedule_id: str, version: Version, hand: Hand, raked: Raked, stated: int, *, who: str) -> str:
+    """Why ``stated`` is not the schedule's rake: the schedule, the pot, the expected and the stated amounts (the
+    live check's ``rake_mismatch``, and a replay's against a room's posted schedule; ``who`` states it)."""
     total = sum(hand.pots)
     cap = "uncapped" if raked.cap is None else f"cap {raked.cap}"
     either = "" if raked.alternative is None else f" (or {raked.alternative} had it gone past the first round)"
     why = (
         " (the hand ended in its first betting round: no flop, no drop)" if hand.first_round and not raked.rake else ""
     )
-    raise InvalidEvent.of(
-        "rake_mismatch",
-        "rake",
+    return (
         f"schedule {schedule_id!r} (from {version.effective_from}) takes {raked.rake}{either} from the {total} "
-        f"chips in the pots ({hand.dealt_in} dealt in, big blind {hand.big_blind}, {cap}){why}; the event states "
-        f"{stated}",
+        f"chips in the pots ({hand.dealt_in} dealt in, big blind {hand.big_blind}, {cap}){why}; {who} states "
+        f"{stated}"
     )

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from fractions import Fraction
-from typing import Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from showdown_core import InvalidEvent, InvariantViolation, PotResult, Settlement, settle
 from showdown_rules.limits import PPM
@@ -42,7 +42,13 @@ from showdown_service.histories.errors import ReplayError
 from showdown_service.histories.hands import Bounty, HandRecord, PhhOutcome, Place, StarsOutcome
 from showdown_service.histories.headless import check_without_heads, note_without_heads
 
+if TYPE_CHECKING:
+    from showdown_service.histories.rake_audit import RakeCheck
+
 MATCH, MISMATCH, UNVERIFIABLE, ERROR = "match", "mismatch", "unverifiable", "error"
+UNBALANCED: Final = "unbalanced"
+"""A hand whose settlement's chips out (collected, rake, the house's side of a cash-out) are not its chips in:
+never a match, whatever the history recorded (issue 38: money in equals money out on every replay)."""
 
 
 class Verdict(NamedTuple):
@@ -67,6 +73,11 @@ class Verdict(NamedTuple):
     currency: str = ""
     """The code of the currency its chips are in (``USD``, ``chips``; see :mod:`.currency`), ``""`` when the history
     writes none."""
+    balanced: bool = False
+    """Settled, and its chips in (contributed less returned, plus the house's money) equal its chips out (collected,
+    rake): checked on every hand settled (:func:`unbalanced`)."""
+    rake_check: RakeCheck | None = None
+    """Its rake against a posted schedule (``showdown replay --rake-schedule``), when asked."""
 
     def document(self) -> dict[str, Any]:
         """The report's JSON line for this hand."""
@@ -82,7 +93,7 @@ class Verdict(NamedTuple):
             "line": self.line,
             "bounties": [b.document() for b in self.bounties],
             "currency": self.currency or None,
-        }
+        } | ({"rake_check": self.rake_check.document()} if self.rake_check is not None else {})
 
 
 class Lazy(Mapping[str, Any]):
@@ -123,6 +134,7 @@ def judge(record: HandRecord) -> Verdict:
     outcome = record.outcome
     event = record.event
     computed: Mapping[str, Any] = {}
+    balanced = False
     if record.unverifiable:
         status, kind, reason = UNVERIFIABLE, _kind(record.unverifiable), record.unverifiable
     else:
@@ -138,12 +150,17 @@ def judge(record: HandRecord) -> Verdict:
                 status, kind, reason = MISMATCH, "jackpot drop", f"the jackpot drop is not the program's: {exc}"
             else:
                 status, kind, reason = ERROR, "settlement refused", f"the service refuses to settle it: {exc}"
-        except InvariantViolation as exc:
-            status, kind, reason = ERROR, "settlement refused", f"the service refuses to settle it: {exc}"
+        except InvariantViolation as exc:  # the settlement's own money check: said as such, never an error alone
+            status, kind, reason = UNBALANCED, MONEY, f"the settlement refuses it: {exc}"
         except Exception as exc:  # one hand must not stop a replay of years: say which and why
             status, kind, reason = ERROR, "settlement failed", f"settling it failed ({type(exc).__name__}: {exc})"
         else:
-            if outcome is None:
+            wrong = unbalanced(settlement)
+            balanced = wrong is None
+            if wrong is not None:
+                status, kind, reason = UNBALANCED, MONEY, wrong
+                computed = _phh_computed(settlement)
+            elif outcome is None:
                 status, kind, reason = UNVERIFIABLE, "no recorded outcome", "no recorded outcome"
                 computed = _phh_computed(settlement)
             elif isinstance(outcome, PhhOutcome):
@@ -162,7 +179,7 @@ def judge(record: HandRecord) -> Verdict:
     return _verdict(Verdict, (
         record.source, record.hand_id, record.line, status, kind, reason, Lazy(_expected_of, record), computed,
         record.contested, event.rake if event is not None else 0, record.game,
-        event.variant if event is not None else "", record.bounties, record.currency_code,
+        event.variant if event is not None else "", record.bounties, record.currency_code, balanced, None,
     ))  # fmt: skip
 
 
@@ -185,6 +202,45 @@ def _compare_cashouts(
 
 _verdict: Final = tuple.__new__
 """``_verdict(Verdict, (every field in order))``: a Verdict without the NamedTuple's keyword handling, per hand."""
+
+
+MONEY: Final = "money in != money out"
+"""An unbalanced hand's short reason (the summary's)."""
+
+
+def unbalanced(settlement: Settlement) -> str | None:
+    """Why ``settlement``'s chips out are not its chips in, or ``None`` when they are, to the unit.
+
+    The Open Hand History model: every chip put in (contributed and dead money) is returned as an uncalled bet
+    or lies in a pot; each pot's chips are its winners' and its rake; and what the seats collect (returns
+    included), the rake and the house's net from cash-outs together are every chip put in.
+    """
+    put_in = 0
+    for s in settlement.showdown.seats:
+        put_in += s.contributed + s.dead_money
+    returned = sum([r.amount for r in settlement.returned])
+    in_pots = awarded = raked = 0
+    for pot in settlement.pots:
+        in_pots += pot.amount
+        raked += pot.rake
+        for share in pot.winners:
+            awarded += share.amount
+    rake = settlement.showdown.rake
+    house = sum([c.house for c in settlement.cashouts]) if settlement.cashouts else 0
+    collected = sum(settlement.collected)
+    wrong = []
+    if in_pots + returned != put_in:
+        wrong.append(f"the pots hold {in_pots} and {returned} went back, of the {put_in} chips put in")
+    if raked != rake:
+        wrong.append(f"the pots give {raked} rake, the hand's rake is {rake}")
+    if awarded + raked != in_pots:
+        wrong.append(f"the pots' {in_pots} chips go {awarded} to their winners and {raked} to the rake")
+    if collected + rake + house != put_in:
+        wrong.append(
+            f"the seats collect {collected}, the rake is {rake} and the house nets {house} from cash-outs: "
+            f"{collected + rake + house}, not the {put_in} chips put in"
+        )
+    return "; ".join(wrong) or None
 
 
 def _expected_of(record: HandRecord) -> dict[str, Any]:

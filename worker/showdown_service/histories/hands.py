@@ -9,6 +9,7 @@ fractions (the Pluribus logs split an odd chip into halves) stay exact as
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import date
 from fractions import Fraction
 from typing import Any, Final, NamedTuple
 
@@ -161,6 +162,19 @@ class Purchase(NamedTuple):
     (PokerStars: a fresh starting bounty when it costs prize + bounty); ``None`` when the cost does not tell."""
 
 
+class Stakes(NamedTuple):
+    """The table's terms as the history's header writes them: what a rake schedule is looked up by
+    (``showdown replay --rake-schedule``)."""
+
+    small_blind: int | None
+    big_blind: int | None
+    """In the hand's units (cents in a cash game); fixed limit: the small bet."""
+    limit: str
+    """``no_limit``, ``pot_limit``, ``fixed_limit``; ``""`` when the header does not say."""
+    played_on: date | None
+    """The day the room dates the hand (PokerStars: its ET date when it writes one)."""
+
+
 class HandRecord(NamedTuple):
     """One hand, read: where it is, the event to settle and the recorded outcome to compare with."""
 
@@ -196,6 +210,8 @@ class HandRecord(NamedTuple):
     currency_code: str = ""
     """The currency its amounts are in: an ISO 4217 code (``USD``), ``chips`` in a tournament, a play-money code as
     the room writes it, ``""`` when the history writes none (see :mod:`.currency`); the report's rake is per code."""
+    stakes: Stakes | None = None
+    """The table's blinds, betting and date, when the reader gives them (PokerStars): a rake schedule's lookup."""
 
 
 def validated_event(doc: dict[str, Any], source: str, hand_id: str, line: int | Callable[[], int]) -> ShowdownEvent:

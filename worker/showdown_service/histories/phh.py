@@ -539,7 +539,7 @@ class _Hand:
             _record_of(PhhOutcome, (finishing, winnings)) if finishing is not None or winnings is not None else None
         )
         code = self.fields.get("currency")  # PHH's optional ISO 4217 code; the chips' unit is unnamed without it
-        rest = (*_REST[:-1], code) if type(code) is str else _REST
+        rest = (*_REST[:_CODE], code, *_REST[_CODE + 1 :]) if type(code) is str else _REST
         return _record_of(
             HandRecord,
             (self.source, self.hand_id, self.first_line, event, outcome, unverifiable, contested, game.name, *rest),
@@ -958,7 +958,9 @@ _record_of: Final = tuple.__new__
 """``_record_of(HandRecord, (every field in order))``: a record without the NamedTuple's keyword handling."""
 _REST: Final = tuple(HandRecord._field_defaults[name] for name in HandRecord._fields[8:])
 """A PHH hand's record past its first eight fields: the defaults (no bounties, places, currency, purchases; the
-currency code last, replaced by the file's ``currency`` when it writes one)."""
+currency code replaced by the file's ``currency`` when it writes one)."""
+_CODE: Final = HandRecord._fields.index("currency_code") - 8
+"""Where the currency code is in :data:`_REST`."""
 _INTS: Final = {int}
 _STRS: Final = {str}
 _CHIP_TYPES: Final = {int, Fraction}

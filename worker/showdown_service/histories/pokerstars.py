@@ -47,6 +47,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Final, NamedTuple
 
 from showdown_messages import canonical_card
@@ -61,7 +62,16 @@ from showdown_service.histories.errors import (
     unreadable,
 )
 from showdown_service.histories.games import Game, pokerstars_game
-from showdown_service.histories.hands import MAX_AMOUNT, TOO_LARGE, Bounty, HandRecord, Place, Purchase, too_long
+from showdown_service.histories.hands import (
+    MAX_AMOUNT,
+    TOO_LARGE,
+    Bounty,
+    HandRecord,
+    Place,
+    Purchase,
+    Stakes,
+    too_long,
+)
 from showdown_service.histories.record import Player as _Player
 from showdown_service.histories.record import Read, Where, fit_rake_ppm, record
 
@@ -79,6 +89,8 @@ _BUY_IN = re.compile(r"Tournament #\d+,\s*([^\s+]+)\+([^\s+]+)\+([^\s+]+)(?=\s|$
 _PAREN = re.compile(r"\(([^()]*)\)")
 _STAKES = re.compile(r"([^\s/,]*\d[\d.,]*)\s*/\s*([^\s/,]*\d[\d.,]*)")
 _BUTTON_BLIND = re.compile(r"Button Blind (\S+)", re.I)
+_DAY = re.compile(r"(\d{4})/(\d\d)/(\d\d) \d\d?:\d\d:\d\d( ET)?")
+"""A header's date (``2014/11/08 0:40:18 WET [2014/11/07 19:40:18 ET]``): the ET one when written (the room's)."""
 _TABLE = re.compile(
     r"^Table (?:ID )?'(.*)'(?:\(\d+\))?\s*(?:\d+-max\s*)?(?:\((?:Play|Real) Money\)\s*)*"
     r"(?:Seat #(\d+) is the button)?\s*$",
@@ -256,6 +268,8 @@ class _Hand:
         self.buy_in: tuple[str, str, str] | None = None
         """The header's prize, bounty and fee as written, when the buy-in has three amounts."""
         self.currency = ""
+        self.stakes: Stakes | None = None
+        """The header's blinds, betting and date (a rake schedule's lookup)."""
         self.code = ""
         """The currency as the history names it when it writes no symbol: ``Play Money`` (the table line's)."""
 
@@ -288,6 +302,14 @@ class _Hand:
         money = any(c in text for text in stakes for c in _SYMBOLS) or any("." in text for text in stakes)
         self.scale = 100 if money else 1
         big_blind = self._chips(stakes[1], k) if len(stakes) > 1 and stakes[1] else None
+        small_blind = None
+        if stakes and stakes[0]:
+            try:
+                small_blind = self._chips(stakes[0], k)
+            except ReplayError:  # read for a rake schedule only: a small blind the chips cannot hold is none
+                small_blind = None
+        limit = "no_limit" if "No Limit" in title else "pot_limit" if "Pot Limit" in title else ""
+        self.stakes = Stakes(small_blind, big_blind, limit or ("fixed_limit" if named.fixed_limit else ""), _day(title))
         return game, tournament.group(1) if tournament else None, _Stakes(big_blind, money)
 
     def read(self) -> HandRecord:
@@ -629,7 +651,7 @@ class _Hand:
             read = read._replace(purchases=tuple(play.purchases))
         if (amounts := self._buy_in_amounts()) is not None:
             read = read._replace(buy_in_bounty=amounts[1])
-        return read
+        return read._replace(stakes=self.stakes)
 
     def _buy_in_amounts(self) -> tuple[int, int, int] | None:
         """The header's prize, bounty and fee in cents; ``None`` without a three-amount buy-in (or one that does
@@ -810,6 +832,18 @@ class _Hand:
                 raise self._error(HandSyntaxError, k, f"{token!r} is not a card")
             out.append(card)
         return out
+
+
+def _day(title: str) -> date | None:
+    """The day a header dates its hand: the ET date when it writes one, else the first; ``None`` without one."""
+    found = _DAY.findall(title)
+    chosen = next((d for d in found if d[3]), found[0] if found else None)
+    if chosen is None:
+        return None
+    try:
+        return date(int(chosen[0]), int(chosen[1]), int(chosen[2]))
+    except ValueError:
+        return None
 
 
 def _stakes(title: str, fixed_limit: bool) -> tuple[str, ...]:

@@ -4,8 +4,10 @@
 Report line (``--report FILE``)::
 
     {"source": "...", "hand_id": "...", "game": "Omaha Hi/Lo", "variant": "omaha_hilo",
-     "status": "match" | "mismatch" | "unverifiable" | "error",
-     "reason": "...", "expected": {...}, "computed": {...}, "line": 12, "bounties": [...], "currency": "EUR"}
+     "status": "match" | "mismatch" | "unverifiable" | "error" | "unbalanced",
+     "reason": "...", "expected": {...}, "computed": {...}, "line": 12, "bounties": [...], "currency": "EUR",
+     "rake_check": {"schedule": "...", "status": "as_posted" | "rake_mismatch" | "not_covered",
+                    "stated": 202, "expected": 202, "reason": "..."}}
 
 ``expected`` is what the history recorded, ``computed`` what the rules give
 (seats as strings, chips as whole numbers of the source's unit; a recorded
@@ -14,6 +16,13 @@ its ``reason`` names the file, the line and what is wrong. ``currency`` is
 the code of the currency the hand's chips are in (``USD``, ``chips`` in a
 tournament; ``null`` when the history writes none): the summary gives the
 rake per currency, never one sum across currencies.
+
+``unbalanced`` marks a hand whose settlement's chips out (collected, rake,
+the house's net from cash-outs) are not its chips in, to the unit: checked
+on every hand settled, and the summary says for how many it held.
+``rake_check`` is there with ``--rake-schedule``: the history's rake
+(``stated``) against the schedule's (``expected``, ``null`` when the
+schedule does not cover the hand; see :mod:`.rake_audit`).
 """
 
 from __future__ import annotations
@@ -24,8 +33,9 @@ from typing import IO, TYPE_CHECKING, Final
 
 import orjson
 
-from showdown_service.histories.compare import ERROR, MATCH, MISMATCH, UNVERIFIABLE, Verdict
+from showdown_service.histories.compare import ERROR, MATCH, MISMATCH, UNBALANCED, UNVERIFIABLE, Verdict
 from showdown_service.histories.currency import CHIPS
+from showdown_service.histories.rake_audit import AS_POSTED, NOT_COVERED, RAKE_MISMATCH
 
 if TYPE_CHECKING:
     from showdown_service.histories.tournaments import TournamentAudit
@@ -61,6 +71,19 @@ class Summary:
     bounties: int = 0
     listed: list[Verdict] = field(default_factory=list)
     """The first :data:`MISMATCHES_LISTED` mismatches, in the order read: printed after the table."""
+    balanced: int = 0
+    """Hands settled whose chips out equal their chips in (every hand settled, unless ``unbalanced`` counts it)."""
+    unbalanced: list[Verdict] = field(default_factory=list)
+    """Hands whose chips out are not their chips in (listed after the table: there should be none)."""
+    rake_schedule: str = ""
+    """The schedule the hands' rake was checked against (``--rake-schedule``), ``""`` when none."""
+    rake_checks: Counter[str] = field(default_factory=Counter)
+    """Hands by their rake check's status (``as_posted``, ``rake_mismatch``, ``not_covered``)."""
+    not_covered: Counter[str] = field(default_factory=Counter)
+    """Hands the schedule does not cover, by why."""
+    rake_mismatches: list[Verdict] = field(default_factory=list)
+    """The first :data:`MISMATCHES_LISTED` hands raked otherwise than the schedule, listed after the table."""
+    rake_mismatch_count: int = 0
 
     def add_file(self, encoding: str) -> None:
         """Count one file read in ``encoding``."""
@@ -77,6 +100,17 @@ class Summary:
         self.games.setdefault(verdict.game or "unknown", Counter())[verdict.status] += 1
         self.bounties += len(verdict.bounties)
         self.showdowns += verdict.contested
+        self.balanced += verdict.balanced
+        check = verdict.rake_check
+        if check is not None:
+            self.rake_schedule = check.schedule
+            self.rake_checks[check.status] += 1
+            if check.status == NOT_COVERED:
+                self.not_covered[check.kind] += 1
+            elif check.status == RAKE_MISMATCH:
+                self.rake_mismatch_count += 1
+                if len(self.rake_mismatches) < MISMATCHES_LISTED:
+                    self.rake_mismatches.append(verdict)
         if verdict.variant:  # an event was built: its rake is counted, in its currency
             self.rake[verdict.currency] += verdict.rake
         if verdict.status == MATCH:
@@ -89,13 +123,16 @@ class Summary:
                 self.listed.append(verdict)
         elif verdict.status == UNVERIFIABLE:
             self.unverifiable[verdict.kind] += 1
+        elif verdict.status == UNBALANCED:
+            self.unbalanced.append(verdict)
         else:
             self.errors[verdict.kind] += 1
 
     @property
     def exit_status(self) -> int:
-        """0 when no hand's recorded payout differs from the rules and every hand could be read, else 1."""
-        return 1 if self.mismatches or self.errors else 0
+        """0 when no hand's recorded payout differs from the rules, every hand could be read, every hand settled
+        put out the chips put in and (``--rake-schedule``) none was raked otherwise than posted; else 1."""
+        return 1 if self.mismatches or self.errors or self.unbalanced or self.rake_mismatch_count else 0
 
     def write(self, out: IO[str]) -> None:
         """The summary table."""
@@ -122,7 +159,11 @@ class Summary:
         ):
             rows.append((label, f"{sum(counts.values())}"))
             rows += [(f"  {kind}", f"{n}") for kind, n in sorted(counts.items())]
+        rows.append(("money in = money out", f"held for {self.balanced} hands settled"))
+        if self.unbalanced:
+            rows.append(("unbalanced (money in != out)", f"{len(self.unbalanced)}"))
         rows += self._rake_rows()
+        rows += self._schedule_rows()
         if self.bounties:
             rows.append(("knockout bounties read", f"{self.bounties} (each checked against the rules' award)"))
         width = max(len(label) for label, _ in rows)
@@ -130,6 +171,41 @@ class Summary:
         for label, value in rows:
             out.write(f"  {label.ljust(width)}  {value}\n")
         self._write_mismatches(out)
+        self._write_listed(out)
+
+    def _schedule_rows(self) -> list[tuple[str, str]]:
+        """With ``--rake-schedule``: the hands checked against it, by status (those not covered by why)."""
+        if not self.rake_schedule:
+            return []
+        checked = sum(self.rake_checks.values())
+        rows = [
+            (f"rake by schedule {self.rake_schedule}", f"{checked} hands checked"),
+            ("  as posted", f"{self.rake_checks[AS_POSTED]}"),
+            ("  rake_mismatch", f"{self.rake_checks[RAKE_MISMATCH]}"),
+            ("  not covered", f"{self.rake_checks[NOT_COVERED]}"),
+        ]
+        rows += [(f"    {kind}", f"{n}") for kind, n in sorted(self.not_covered.items())]
+        return rows
+
+    def _write_listed(self, out: IO[str]) -> None:
+        """Each unbalanced hand, then each hand raked otherwise than the schedule posts (file:line, hand: why)."""
+        for title, verdicts, reason in (
+            ("unbalanced: money in != money out (file:line, hand: why)", self.unbalanced, _own_reason),
+            (
+                "rake mismatches (file:line, hand: what the schedule takes and what the history states)",
+                self.rake_mismatches,
+                _rake_reason,
+            ),
+        ):
+            if not verdicts:
+                continue
+            out.write(f"{title}\n")
+            for verdict in verdicts[:MISMATCHES_LISTED]:
+                where = f"{verdict.source}:{verdict.line}" if verdict.line else verdict.source
+                out.write(f"  {where}  hand {verdict.hand_id}: {reason(verdict)}\n")
+        if self.rake_mismatch_count > len(self.rake_mismatches):
+            more = self.rake_mismatch_count - len(self.rake_mismatches)
+            out.write(f"  ... and {more} more: --report FILE lists every hand\n")
 
     def _rake_rows(self) -> list[tuple[str, str]]:
         """The rake total, one line per currency with its code: a replay over files in several currencies says so
@@ -156,6 +232,14 @@ class Summary:
             out.write(f"  {where}  hand {verdict.hand_id}: {verdict.reason}\n")
         if found > len(self.listed):
             out.write(f"  ... and {found - len(self.listed)} more: --report FILE lists every hand\n")
+
+
+def _own_reason(verdict: Verdict) -> str:
+    return verdict.reason
+
+
+def _rake_reason(verdict: Verdict) -> str:
+    return verdict.rake_check.reason if verdict.rake_check is not None else ""
 
 
 MINOR_UNITS: Final = {"USD": "cents", "EUR": "cents", "GBP": "pence", "INR": "paise"}

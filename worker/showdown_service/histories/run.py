@@ -15,6 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Final, NamedTuple
 
+from showdown_core.rake import Schedule
 from showdown_service.histories.acr import read_acr, starts_acr
 from showdown_service.histories.bossmedia import read_bossmedia, starts_bossmedia
 from showdown_service.histories.bovada import read_bovada, starts_bovada
@@ -36,6 +37,7 @@ from showdown_service.histories.partypoker import read_partypoker
 from showdown_service.histories.phh import read_phh
 from showdown_service.histories.pkr import is_pkr, read_pkr
 from showdown_service.histories.pokerstars import read_pokerstars
+from showdown_service.histories.rake_audit import check_rake
 from showdown_service.histories.winamax import read_winamax
 from showdown_service.histories.wpn import read_wpn
 
@@ -243,8 +245,8 @@ def _guarded(hands: Iterator[HandRecord | ReplayError], source: str) -> Iterator
         yield unreadable(exc, source, None, line)
 
 
-def replay_file(source: str, named: bool = False, emit: bool = False) -> FileResult:
-    """Read, settle and compare every hand of one file."""
+def replay_file(source: str, named: bool = False, emit: bool = False, schedule: Schedule | None = None) -> FileResult:
+    """Read, settle and compare every hand of one file; with a ``schedule``, check each hand's rake against it."""
     kind, hands, encoding = read_file(source, named)
     verdicts: list[Verdict] = []
     events: list[bytes] = []
@@ -252,14 +254,17 @@ def replay_file(source: str, named: bool = False, emit: bool = False) -> FileRes
         if isinstance(hand, ReplayError):
             verdicts.append(error_verdict(hand))
             continue
-        verdicts.append(judge(hand))
+        verdict = judge(hand)
+        if schedule is not None and (check := check_rake(hand, schedule)) is not None:
+            verdict = verdict._replace(rake_check=check)
+        verdicts.append(verdict)
         if emit and hand.event is not None:
             events.append(hand.event.model_dump_json(exclude_none=True).encode())  # as publish() sends it
     return FileResult(source, kind, verdicts, events, encoding)
 
 
-def _replay_batch(batch: Sequence[tuple[str, bool]], emit: bool) -> list[FileResult]:
-    return [replay_file(source, named, emit) for source, named in batch]
+def _replay_batch(batch: Sequence[tuple[str, bool]], emit: bool, schedule: Schedule | None) -> list[FileResult]:
+    return [replay_file(source, named, emit, schedule) for source, named in batch]
 
 
 def replay_files(
@@ -269,13 +274,15 @@ def replay_files(
     jobs: int = 1,
     emit: bool = False,
     progress: Callable[[FileResult], None] | None = None,
+    schedule: Schedule | None = None,
 ) -> Iterator[FileResult]:
-    """Each file's result, in the order of ``files``, computed by ``jobs`` processes."""
+    """Each file's result, in the order of ``files``, computed by ``jobs`` processes; with a rake ``schedule``,
+    each hand's rake checked against it."""
     given = set(named)
     work = [(source, source in given) for source in files]
     if jobs <= 1 or len(work) < 2:
         for source, is_named in work:
-            result = replay_file(source, is_named, emit)
+            result = replay_file(source, is_named, emit, schedule)
             if progress:
                 progress(result)
             yield result
@@ -283,7 +290,7 @@ def replay_files(
     size = min(64, len(work) // (jobs * 8)) or 1
     batches = [work[k : k + size] for k in range(0, len(work), size)]
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for results in pool.map(_replay_batch, batches, [emit] * len(batches)):
+        for results in pool.map(_replay_batch, batches, [emit] * len(batches), [schedule] * len(batches)):
             for result in results:
                 if progress:
                     progress(result)

@@ -61,7 +61,7 @@ from showdown_messages.tournaments import (
 )
 from showdown_rules.limits import PPM
 from showdown_service.decision.intake import to_showdown, to_tournament_message
-from showdown_service.histories.compare import MATCH, MISMATCH, UNVERIFIABLE, Verdict, judge
+from showdown_service.histories.compare import MATCH, MISMATCH, UNBALANCED, UNVERIFIABLE, Verdict, judge
 from showdown_service.histories.continuity import (
     chip_differences,
     chips_messages,
@@ -238,7 +238,7 @@ def _audit_one(
 ) -> TournamentAudit:
     result = _audit(key, len(group))
     for record, verdict in group:
-        if verdict.status == MISMATCH:
+        if verdict.status in {MISMATCH, UNBALANCED}:  # a payout, or the chips out not the chips in
             result.differ("hand", record.hand_id, verdict.reason)
     _gaps(result, gaps)
     first = group[0][0].event
