@@ -21,7 +21,7 @@ from showdown_core.rake import Cap, Schedule, Tier, Version
 from showdown_messages import ShowdownResult
 from showdown_rules.codes import CODES
 from showdown_service.decision.intake import parse_event, to_showdown
-from showdown_service.decision.rake_live import apply_schedule
+from showdown_service.decision.rake_live import apply_schedule, pots_of
 from showdown_service.decision.rake_schedules import load_schedules
 from showdown_service.decision.settling import prepare
 from showdown_service.decision.wire import result_document
@@ -237,6 +237,19 @@ def test_on_random_hands_of_every_game_money_in_equals_money_out_and_the_rake_ke
         assert rake == 0  # ended in the first betting round: no flop, no drop
     document = result_document(settlement, NOW)
     assert Counter(document.keys()) >= Counter(["rake_schedule", "rake_paid"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_pots_of_on_random_hands_of_every_game_are_the_settlements_own_pots(rng: random.Random) -> None:
+    # the schedule's one-pass pots (the usual showdown; any other hand by build_pots): what the settlement builds
+    seats = to_showdown(parse_event(json.dumps(deal_hand(rng, games=EVERY_GAME, rake=False)))).seats
+    pots, returned = build_pots(seats)
+    assert pots_of(seats) == (
+        tuple(p.amount for p in pots),
+        {r.seat: r.amount for r in returned},
+        sum(not s.folded for s in seats),
+    )
 
 
 def test_stakes_that_are_not_blinds_are_refused_as_bad_chips_naming_the_field() -> None:

@@ -297,9 +297,8 @@ def attribute(rake: int, seats: Sequence[tuple[int, int]], method: Attribution) 
     the lower seat.
     """
     ordered = sorted(seats)
-    numbers = [seat for seat, _ in ordered]
     if not rake:
-        return tuple([(seat, 0) for seat in numbers])
+        return tuple([(seat, 0) for seat, _ in ordered])
     if method == "weighted_contributed":
         weights = [chips for _, chips in ordered]
     elif method == "contributed":
@@ -311,13 +310,14 @@ def attribute(rake: int, seats: Sequence[tuple[int, int]], method: Attribution) 
         weights, whole = [1] * len(ordered), len(ordered)
     if not whole:
         return ()
-    shares = [rake * w // whole for w in weights]
+    parts = [rake * weight for weight in weights]
+    shares = [part // whole for part in parts]
     left = rake - sum(shares)
-    if left:
-        by_remainder = sorted(range(len(weights)), key=lambda i: (-(rake * weights[i] % whole), i))
-        for i in by_remainder[:left]:
+    if left:  # largest remainders first; a stable sort keeps ties in seat order (the lower seat first)
+        remainders = [part % whole for part in parts]
+        for i in sorted(range(len(weights)), key=remainders.__getitem__, reverse=True)[:left]:
             shares[i] += 1
-    return tuple(zip(numbers, shares, strict=True))
+    return tuple([(seat, shares[i]) for i, (seat, _) in enumerate(ordered)])
 
 
 Family = Literal["board", "stud", "draw"]

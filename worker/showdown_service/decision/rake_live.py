@@ -22,12 +22,12 @@ without ``occurred_at``, its current one (no end date).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, date
 from typing import Final, NamedTuple
 
 from showdown_core import InvalidEvent, Showdown, build_pots
-from showdown_core.model import Pot
+from showdown_core.model import SeatHand, from_fields
 from showdown_core.rake import (
     Family,
     Hand,
@@ -53,19 +53,24 @@ def family_of(showdown: Showdown) -> Family:
     return "board" if shape.board_cards else ("stud" if shape.odd_chip_by_card else "draw")
 
 
-def hand_of(showdown: Showdown, pots: list[Pot], big_blind: int | None) -> Hand:
-    """What a schedule reads of a showdown: its ``pots`` (uncalled bets returned), the players dealt in, the
-    stakes and whether it ended in the first betting round."""
+def hand_of(showdown: Showdown, amounts: tuple[int, ...], big_blind: int | None) -> Hand:
+    """What a schedule reads of a showdown: its pots' ``amounts`` (uncalled bets returned), the players dealt in,
+    the stakes and whether it ended in the first betting round."""
     seats = showdown.seats
     live = 0
     for s in seats:
         live += not s.folded
+    return _hand(showdown, amounts, big_blind, live)
+
+
+def _hand(showdown: Showdown, amounts: tuple[int, ...], big_blind: int | None, live: int) -> Hand:
+    """:func:`hand_of` with its ``live`` seats counted."""
+    seats = showdown.seats
     if live > 1:  # a contested showdown is past the first round in every game
         first: bool | None = False
     else:
         most = max([len(s.cards) for s in seats])
         first = ended_in_first_round(family_of(showdown), False, len(showdown.board), most)
-    amounts = (pots[0].amount,) if len(pots) == 1 else tuple([p.amount for p in pots])
     return Hand(amounts, len(seats), big_blind, first, None, showdown.tournament_id is not None)
 
 
@@ -122,6 +127,26 @@ def _row(schedule: Schedule, event: ShowdownEvent, big_blind: int | None) -> _Ro
     return row
 
 
+def pots_of(seats: Sequence[SeatHand]) -> tuple[tuple[int, ...], dict[int, int], int]:
+    """The pots' amounts (main pot first), the chips returned by seat and the live seats: the usual showdown
+    (every live seat put in the most anyone did: one pot of every chip, nothing returned) in one pass over the
+    seats, any other hand by :func:`showdown_core.build_pots` (the settlement's own pots, which it builds again)."""
+    total = live = 0
+    top = low = -1
+    for s in seats:
+        chips = s.contributed
+        total += chips + s.dead_money
+        top = max(top, chips)
+        if not s.folded:
+            live += 1
+            if low < 0 or chips < low:
+                low = chips
+    if live > 1 and low == top:
+        return ((total,) if total else ()), {}, live
+    pots, returned = build_pots(seats)
+    return tuple([p.amount for p in pots]), {r.seat: r.amount for r in returned}, live
+
+
 def apply_schedule(event: ShowdownEvent, showdown: Showdown, schedules: Mapping[str, Schedule]) -> Showdown:
     """``showdown`` raked by the event's ``rake_schedule`` (see the module's rules); InvalidEvent when refused."""
     schedule_id = event.rake_schedule
@@ -136,8 +161,8 @@ def apply_schedule(event: ShowdownEvent, showdown: Showdown, schedules: Mapping[
     big_blind = stakes.big_blind if stakes is not None else None
     row = _row(schedule, event, big_blind)
     version = row.version
-    pots, returned = build_pots(showdown.seats)
-    hand = hand_of(showdown, pots, big_blind)
+    amounts, back, live = pots_of(showdown.seats)
+    hand = _hand(showdown, amounts, big_blind, live)
     try:
         if row.tier is None or row.rate is None or hand.tournament:
             raked = rake_hand(version, hand)
@@ -149,15 +174,23 @@ def apply_schedule(event: ShowdownEvent, showdown: Showdown, schedules: Mapping[
     if "rake" in event.model_fields_set:
         raked = _checked(schedule_id, version, hand, raked, event.rake)
     rake = raked.rake
-    back = {r.seat: r.amount for r in returned} if returned else {}
     # what each seat left in the pots: its chips less a bet returned to it
-    in_pots = [(s.seat, s.contributed + s.dead_money - back.get(s.seat, 0)) for s in showdown.seats]
-    return showdown._replace(
-        rake=rake,
-        rake_pots=raked.by_pot if rake else (),
-        rake_paid=attribute(rake, in_pots, version.attribution),
-        rake_schedule=schedule_id,
-    )
+    if back:
+        in_pots = [(s.seat, s.contributed + s.dead_money - back.get(s.seat, 0)) for s in showdown.seats]
+    else:
+        in_pots = [(s.seat, s.contributed + s.dead_money) for s in showdown.seats]
+    paid = attribute(rake, in_pots, version.attribution)
+    return from_fields(  # showdown._replace(rake=, rake_pots=, rake_paid=, rake_schedule=), without its keywords
+        Showdown,
+        (*showdown[:_RAKE], rake, *showdown[_RAKE + 1 : _POTS], raked.by_pot if rake else (), paid, schedule_id,
+         *showdown[_POTS + 3 :]),
+    )  # fmt: skip
+
+
+_RAKE: Final = Showdown._fields.index("rake")
+_POTS: Final = Showdown._fields.index("rake_pots")
+"""Where a showdown's rake and its schedule's fields (``rake_pots``, ``rake_paid``, ``rake_schedule``) are."""
+assert Showdown._fields[_POTS : _POTS + 3] == ("rake_pots", "rake_paid", "rake_schedule")
 
 
 def _checked(schedule_id: str, version: Version, hand: Hand, raked: Raked, stated: int) -> Raked:

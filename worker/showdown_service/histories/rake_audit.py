@@ -87,7 +87,7 @@ def check_rake(record: HandRecord, schedule: Schedule) -> RakeCheck | None:
     try:
         showdown = to_showdown(event)
         pots, _ = build_pots(showdown.seats)
-        hand = hand_of(showdown, pots, stakes.big_blind)
+        hand = hand_of(showdown, tuple([p.amount for p in pots]), stakes.big_blind)
         raked = rake_hand(version, hand)
     except RakeError as exc:
         return uncovered(f"other stakes: {exc}")
