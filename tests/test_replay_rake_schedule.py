@@ -6,6 +6,7 @@ hands it held."""
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from showdown_service.cli.commands import main
 from showdown_service.decision.intake import to_showdown
 from showdown_service.histories import compare
 from showdown_service.histories.compare import UNBALANCED, judge, unbalanced
+from showdown_service.histories.hands import HandRecord, Stakes
 from showdown_service.histories.pokerstars import read_pokerstars
 from showdown_service.histories.report import Summary
 from tests.helpers import SHARED_DATA
@@ -198,3 +200,14 @@ def test_unbalanced_names_each_book_that_does_not_add_up() -> None:
     assert "the pots hold" in reason
     assert "go " in reason
     assert "to their winners" in reason
+
+
+def test_the_pokerstars_reader_keeps_the_headers_blinds_betting_and_et_date() -> None:
+    # "2014/11/08 0:40:18 WET [2014/11/07 19:40:18 ET]": the room's ET date, the day a schedule's version is chosen by
+    text = (VARIANTS / "run_it_twice_1.txt").read_text(encoding="utf-8-sig")
+    record = next(iter(read_pokerstars(text, "run_it_twice_1.txt")))
+    assert isinstance(record, HandRecord)
+    assert record.stakes == Stakes(1000, 2000, "pot_limit", date(2014, 11, 7))
+    stars = next(iter(read_pokerstars((STARS / "allin_showdown_rake.txt").read_text(encoding="utf-8-sig"), "x")))
+    assert isinstance(stars, HandRecord)
+    assert stars.stakes == Stakes(5, 10, "no_limit", date(2014, 1, 6))
