@@ -22,7 +22,9 @@ last audit record, the same round's bare redis-py loop, the worker process's
 CPU per entry and redis-server's (from /proc: user + system, steadier than wall
 time on a shared machine). Printed: the median worker/bare-loop ratio of each,
 and this/base for the ratio and for CPU per entry (the figure "within 5%" is
-judged on).
+judged on). Then its own check, one line: ``PASS`` when this checkout's worker/bare-loop ratio is at least
+:data:`TARGET` of BASE's (issue 41: a slower worker than the pinned release's fails the bench), else ``FAIL`` and exit
+status 1.
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ IDLE_S = 0.5
 """How long a worker waits idle before each burst of ``--bursts``."""
 FINISH_S = 300.0
 """Longest wait (s) for one run's last audit record (bounded)."""
+TARGET = 0.95
+"""This checkout's worker/bare-loop ratio against BASE's below which the comparison fails (issue 41)."""
 
 
 def cpu_s(pid: int) -> float:
@@ -235,6 +239,17 @@ def main(argv: list[str]) -> None:
         print(f"{name}: median ratio {ratio:.3f}, worker CPU {cpu:.1f} us/entry, redis-server {srv:.1f} us/entry")
     (b_ratio, b_cpu, _), (t_ratio, t_cpu, _) = medians["base"], medians["this"]
     print(f"this/base: worker/bare-loop ratio {t_ratio / b_ratio:.3f}, worker CPU per entry {t_cpu / b_cpu:.3f}")
+    line, passed = verdict(t_ratio / b_ratio)
+    print(line)
+    if not passed:
+        sys.exit(1)
+
+
+def verdict(ratio: float, target: float = TARGET) -> tuple[str, bool]:
+    """The comparison's own check: this/base worker/bare-loop ``ratio`` against ``target``; (its line, passed)."""
+    passed = ratio >= target
+    word = "PASS" if passed else "FAIL"
+    return f"{word}: this/base worker/bare-loop ratio {ratio:.3f} {'>=' if passed else '<'} {target:g}", passed
 
 
 if __name__ == "__main__":
