@@ -87,18 +87,25 @@ def _awards(settlement: Settlement) -> list[dict[str, Any]]:
             {"seat": s.seat, "player_id": s.player_id, "amount": won, "net": won - s.contributed - s.dead_money}
             for s, won in zip(seats, collected, strict=True)
         ]
-    starts: tuple[int | None, ...] = showdown.starting_stacks or tuple(s.stack for s in seats)
-    out = []
-    for k, (s, won) in enumerate(zip(seats, collected, strict=True)):
-        net = won - s.contributed - s.dead_money
-        award: dict[str, Any] = {"seat": s.seat, "player_id": s.player_id, "amount": won, "net": net}
-        start = starts[k]
-        assert start is not None  # every seat's stack or none: the contract's rule
-        award["end_stack"] = start + net
-        if showdown.folded_on:
-            award["folded_on"] = showdown.folded_on[k]
-        out.append(award)
-    return out
+    starts, folded_on = showdown.starting_stacks, showdown.folded_on
+    if not starts and not folded_on:  # the event's stacks, every seat's (the contract's rule): the hot path
+        return [
+            {"seat": s.seat, "player_id": s.player_id, "amount": won,
+             "net": (net := won - s.contributed - s.dead_money), "end_stack": s.stack + net}  # type: ignore[operator]  # not None: seats[0]'s is not
+            for s, won in zip(seats, collected, strict=True)
+        ]  # fmt: skip
+    starts = starts or tuple([s.stack for s in seats])  # type: ignore[misc]  # every seat's, as above
+    if not folded_on:
+        return [
+            {"seat": s.seat, "player_id": s.player_id, "amount": won,
+             "net": (net := won - s.contributed - s.dead_money), "end_stack": start + net}
+            for s, won, start in zip(seats, collected, starts, strict=True)
+        ]  # fmt: skip
+    return [
+        {"seat": s.seat, "player_id": s.player_id, "amount": won, "net": (net := won - s.contributed - s.dead_money),
+         "end_stack": start + net, "folded_on": folded}
+        for s, won, start, folded in zip(seats, collected, starts, folded_on, strict=True)
+    ]  # fmt: skip
 
 
 def _jackpot(settlement: Settlement) -> dict[str, Any]:
