@@ -206,13 +206,12 @@ class Router:
         (:data:`CLAIM_LUA`, in the registry's slot: ``SET NX GET`` a hand, Redis 7.0+, answering only the hands
         another shard holds; loaded once, and again where a node answers NOSCRIPT), none for a batch without a
         valid hand."""
-        hands = list(dict.fromkeys(e.hand_id for e in batch if e.valid and e.hand_id is not None
-                                   and e.tournament_message is None))  # fmt: skip
+        hands = list(dict.fromkeys([e.hand_id for e in batch if e.code is None and e.hand_id is not None
+                                    and e.tournament_message is None]))  # fmt: skip  # the valid (a list, no generator)
         if not hands:
             return batch
-        prefix = self.prefix
-        reply = self._claim(keys=[f"{prefix}:{{{REGISTRY_TAG}}}:hand:{hand_id}" for hand_id in hands],
-                            args=[shard, ttl_s])  # fmt: skip
+        key = hand_key("", self.prefix)  # each hand's key is this and its id
+        reply = self._claim(keys=[key + hand_id for hand_id in hands], args=[shard, ttl_s])
         if not reply:  # the usual answer: every hand this shard's (taken now, or by an earlier copy)
             return batch
         holders = {hands[int(index) - 1]: holder.decode() if isinstance(holder, bytes) else str(holder)

@@ -37,7 +37,8 @@ from showdown_service.worker.state import Entry, WorkerState
 def _deals(batch: list[Prepared]) -> bool:
     """The batch holds a tournament's ``deal``: the one entry whose decision may take seconds (an ICM deal of up
     to ``MAX_ICM_DEAL_ENTRIES`` entries: a Monte Carlo over 10 stacks)."""
-    return any(getattr(p.tournament_message, "type", None) == "deal" for p in batch)
+    messages = [m for p in batch if (m := p.tournament_message) is not None]  # none in a batch of cash hands
+    return any(getattr(m, "type", None) == "deal" for m in messages)
 
 
 class Planning(WorkerState):
