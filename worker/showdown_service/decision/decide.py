@@ -154,7 +154,6 @@ def decide(
     hands: list[str] = []
     state: dict[str, str | None] = {}
     decisions: list[Decision] = []
-    settled_at: datetime | None = None
     for p in batch:
         remembers = False
         code, message = p.code, p.message
@@ -186,24 +185,12 @@ def decide(
             elif current is None:
                 outcome = "settled"
                 if view is not None and p.settlement is not None:  # a tournament hand: the ledger may refuse it
-                    try:
-                        applied = view.apply_hand(
-                            p.settlement,
-                            p.hand_for_hand_round,
-                            p.bounties_given,
-                            p.mystery_bounties,
-                            bounty_cash_ppm=p.bounty_cash_ppm,
-                        )
-                    except InvariantViolation as exc:
-                        raise LedgerInvariant(p.entry_id, str(exc)) from exc
-                    if applied is not SETTLED:  # the usual hand is SETTLED: chips moved, nothing else
-                        outcome, code, message, placements = _read(applied)
-                    if applied.settlement is not None:  # bounties settled from the ledger's heads
-                        if settled_at is None:
-                            settled_at = datetime.fromisoformat(at)
-                        settlement = applied.settlement
-                        result = encode_result(settlement, settled_at)
-                        result_sha256 = sha256_hex(result)
+                    ledgered = _ledger_hand(view, p, at)
+                    if ledgered is not None:
+                        outcome, code, message, placements, changed = ledgered
+                        if changed is not None:  # bounties settled from the ledger's heads
+                            settlement, result = changed
+                            result_sha256 = sha256_hex(result)
                 if outcome == "settled":
                     remembers = True
                     state[hand_id] = p.event_sha256
@@ -217,45 +204,92 @@ def decide(
                 )
         else:
             outcome = "poison" if code == "poison" else "rejected"
-        texts: tuple[bytes, ...] = ()
-        standings_sha256 = None
-        if placements:
-            texts = tuple([orjson.dumps(placement) for placement in placements])
-            standings_sha256 = sha256_hex(b"[" + b",".join(texts) + b"]")
-        settled = outcome == "settled"
-        record, record_json, head = make_record(
-            head,
-            hand_id=p.hand_id,
-            entry_id=p.entry_id,
-            outcome=outcome,
-            code=code,
-            event_sha256=p.event_sha256,
-            result_sha256=result_sha256 if settled else None,
-            worker=worker,
-            at=at,
-            standings_sha256=standings_sha256,
-            requeued_from=p.requeued_from,
-            body_changed=p.body_changed,
+        decision, head = _decision(
+            p, outcome, code, message, head, worker, at, result, result_sha256, settlement, placements, remembers
         )
-        decisions.append(
-            _new(  # Decision(...) without its __new__'s cost per entry
-                Decision,
-                (
-                    p,
-                    outcome,
-                    code,
-                    message,
-                    record,
-                    record_json,
-                    result if settled else None,
-                    settlement if settled else None,
-                    placements,
-                    texts,
-                    remembers,
-                ),
-            )
-        )
+        decisions.append(decision)
     return Decided(decisions, head, hands, view, order_id)
+
+
+def _ledger_hand(
+    view: Book, p: Prepared, at: str
+) -> tuple[str, str | None, str | None, tuple[dict[str, Any], ...], tuple[Settlement, bytes] | None] | None:
+    """A tournament hand through its ledger: ``None`` for the usual hand (chips moved, nothing else), else its
+    outcome, code, message, placements, and the settlement and result its bounties changed (settled from the
+    ledger's heads) or None. Raises :class:`LedgerInvariant`."""
+    assert p.settlement is not None
+    try:
+        applied = view.apply_hand(
+            p.settlement,
+            p.hand_for_hand_round,
+            p.bounties_given,
+            p.mystery_bounties,
+            bounty_cash_ppm=p.bounty_cash_ppm,
+        )
+    except InvariantViolation as exc:
+        raise LedgerInvariant(p.entry_id, str(exc)) from exc
+    if applied is SETTLED:
+        return None
+    outcome, code, message, placements = _read(applied)
+    changed = None
+    if applied.settlement is not None:
+        changed = applied.settlement, encode_result(applied.settlement, datetime.fromisoformat(at))
+    return outcome, code, message, placements, changed
+
+
+def _decision(  # noqa: PLR0917 - one entry's every part, positional on the hot path
+    p: Prepared,
+    outcome: str,
+    code: str | None,
+    message: str | None,
+    head: Head,
+    worker: str,
+    at: str,
+    result: bytes | None,
+    result_sha256: str | None,
+    settlement: Settlement | None,
+    placements: tuple[dict[str, Any], ...],
+    remembers: bool,
+) -> tuple[Decision, Head]:
+    """The entry's audit record chained on ``head``, its placements' texts, and its :class:`Decision`."""
+    texts: tuple[bytes, ...] = ()
+    standings_sha256 = None
+    if placements:
+        texts = tuple([orjson.dumps(placement) for placement in placements])
+        standings_sha256 = sha256_hex(b"[" + b",".join(texts) + b"]")
+    settled = outcome == "settled"
+    record, record_json, head = make_record(
+        head,
+        hand_id=p.hand_id,
+        entry_id=p.entry_id,
+        outcome=outcome,
+        code=code,
+        event_sha256=p.event_sha256,
+        result_sha256=result_sha256 if settled else None,
+        worker=worker,
+        at=at,
+        standings_sha256=standings_sha256,
+        requeued_from=p.requeued_from,
+        body_changed=p.body_changed,
+    )
+    return (
+        _new(  # Decision(...) without its __new__'s cost per entry
+            Decision,
+            (
+                p,
+                outcome,
+                code,
+                message,
+                record,
+                record_json,
+                result if settled else None,
+                settlement if settled else None,
+                placements,
+                texts,
+                remembers,
+            ),
+        )
+    ), head
 
 
 def refuse_broken(batch: Sequence[Prepared], broken: LedgerInvariant) -> list[Prepared]:
