@@ -126,6 +126,7 @@ def test_the_replay_page_steps_street_by_street_with_the_cards_drawn_on_a_phone(
     assert blue.all_inner_texts() == ["A\u2665", "8\u2660"]
     assert page.locator("#players tr[data-player='Pluribus'] .hole").inner_text() == "folded (preflop)"
     assert page.locator("#pots li").all_inner_texts()[0].startswith("main pot 200: MrBlue 200 with ")
+    assert page.locator("#log").inner_text() == "(not archived yet)", "its place in the Merkle log, once archived"
 
     page.locator("#steps button[data-step='0']").click()
     assert page.locator("#board .card").count() == 0

@@ -41,7 +41,7 @@ from showdown_service.api.models import (
     TreeHead,
 )
 from showdown_service.api.pages import dead_letters_page, results_page
-from showdown_service.api.replay import history, page, replay_document, settled_hand
+from showdown_service.api.replay import history, log_line, page, replay_document, settled_hand
 from showdown_service.api.settings import ApiSettings
 from showdown_service.api.state import Api, Measured
 from showdown_service.infra.config import Settings
@@ -255,7 +255,7 @@ def _replay_routes(app: FastAPI, state: Api, hands: Any) -> None:
              responses={200: {"content": texts, "description": "PHH or OHH"}, **ERRORS, **whole})  # fmt: skip
     def get_history(hand_id: IdPath, fmt: HistoryFormat = "phh", caller: Caller = hands) -> Response:
         """The event's play and the result as PHH (phh-std TOML) or Open Hand History JSON (hh-specs 1.4)."""
-        body, media = history(*settled_hand(state, hand_id, state.archive_permit(caller)), fmt)
+        body, media = history(*settled_hand(state, hand_id, state.archive_permit(caller))[:2], fmt)
         return Response(body, media_type=media)
 
     html = {"content": {"text/html": {"schema": {"type": "string"}}}, "description": "The page"}
@@ -264,7 +264,8 @@ def _replay_routes(app: FastAPI, state: Api, hands: Any) -> None:
              summary="A settled hand's replay page")  # fmt: skip
     def hand_page(hand_id: IdPath, caller: Caller = hands) -> HTMLResponse:
         """Street by street, the cards drawn: Pennsylvania's replay list (58 Pa. Code 810a.11(a))."""
-        document = replay_document(*settled_hand(state, hand_id, state.archive_permit(caller)))
+        event, result, place = settled_hand(state, hand_id, state.archive_permit(caller))
+        document = replay_document(event, result, log_line(state, hand_id, place))
         return HTMLResponse(page(document), headers={"Cache-Control": "no-store"})
 
 

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from importlib.resources import files
 from typing import Any
+from urllib.parse import quote
 
 import orjson
 
 from showdown_messages.protocol import EVENT_FIELD_B
 from showdown_service.api.auth import Refused
 from showdown_service.api.state import Api
+from showdown_service.archive.proofs import place_in_log
 from showdown_service.histories.export import NotAHistory, ohh_document, phh_text
 from showdown_service.infra.streams import read_range
 from showdown_service.storage.lookup import find_archived
@@ -27,14 +29,20 @@ PAGE_MARK = "/*HAND*/null"
 """Where the page's template takes the hand (a JSON object)."""
 
 
-def settled_hand(state: Api, hand_id: str, permit: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+Place = tuple[str, int, str]
+"""Where the entry that settled a hand sits: its shard, seq and entry id."""
+
+
+def settled_hand(state: Api, hand_id: str, permit: Any) -> tuple[dict[str, Any], dict[str, Any], Place | None]:
     """The event and result of a settled hand; :class:`Refused` 404 when it is unknown or was not settled. The
     event is the one its newest audit record settled (never a later re-send's, a ``duplicate`` or a
-    ``conflicting_duplicate``: for those, the archive's entry that settled it)."""
+    ``conflicting_duplicate``: for those, the archive's entry that settled it), and where that entry sits (None
+    when neither says)."""
     found = state.index.lookup(hand_id, permit)
     if found["status"] != "settled" or not isinstance(found.get("result"), dict):
         raise Refused(404, "not_settled", f"hand {hand_id} is {found['status']}: only a settled hand is replayed")
     event = None
+    place: Place | None = None
     where = state.index.audit.get(hand_id)
     newest = found.get("audit") or {}
     if where is not None and newest.get("outcome") == "settled":  # else a later entry (a re-send): the archive's
@@ -42,9 +50,13 @@ def settled_hand(state: Api, hand_id: str, permit: Any) -> tuple[dict[str, Any],
         rows = read_range(state.client, state.settings.keys(where[0]).events, low=entry, high=entry, count=1)
         payload = rows[0][1].get(EVENT_FIELD_B) if rows else None
         event = orjson.loads(payload) if payload else None
+        seq = newest.get("seq")
+        place = (where[0], seq, entry) if isinstance(seq, int) else None
     if event is None and state.settings.archive_url:
         archived = find_archived(state.settings, hand_id)
-        event = archived.event if archived is not None else None
+        if archived is not None:
+            event = archived.event
+            place = (archived.shard, archived.seq, archived.entry_id) if archived.seq is not None else None
     if not isinstance(event, dict):
         raise Refused(
             404,
@@ -52,7 +64,16 @@ def settled_hand(state: Api, hand_id: str, permit: Any) -> tuple[dict[str, Any],
             f"hand {hand_id}: the event that settled it is neither in Redis "
             "(its newest entry there is a later re-send, or trimmed) nor in the archive",
         )
-    return event, found["result"]
+    return event, found["result"], place
+
+
+def log_line(state: Api, hand_id: str, place: Place | None) -> dict[str, Any] | None:
+    """The hand page's line on where the hand sits in its shard's Merkle log (issue 37 item 6), with the link to its
+    inclusion proof when a signed tree head holds it; None when the entry's place is unknown."""
+    if place is None:
+        return None
+    where, provable = place_in_log(state.settings, place[0], place[1], place[2])
+    return {"where": where, "proof": f"/v1/hands/{quote(hand_id, safe='')}/proof" if provable else None}
 
 
 def history(event: dict[str, Any], result: dict[str, Any], fmt: str) -> tuple[bytes, str]:
@@ -65,8 +86,9 @@ def history(event: dict[str, Any], result: dict[str, Any], fmt: str) -> tuple[by
         raise Refused(409, "no_history", str(exc)) from exc
 
 
-def replay_document(event: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
-    """What the page draws: the hand's header, each seat's money, the streets with their actions, the pots."""
+def replay_document(event: dict[str, Any], result: dict[str, Any], log: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What the page draws: the hand's header, each seat's money, the streets with their actions, the pots, and
+    where the hand sits in the Merkle log (``log``: :func:`log_line`)."""
     try:
         ohh = ohh_document(event, result)["ohh"]
     except NotAHistory as exc:
@@ -108,7 +130,7 @@ def replay_document(event: dict[str, Any], result: dict[str, Any]) -> dict[str, 
         "hand_id": ohh["game_number"], "table": ohh["table_name"], "at": ohh["start_date_utc"],
         "game": f"{ohh['bet_limit']['bet_type']} {ohh['game_type']}", "currency": "chips",
         "tournament": event.get("tournament_id"), "players": players, "streets": streets, "pots": pots,
-        "bounties": bounties,
+        "bounties": bounties, "log": log,
     }  # fmt: skip
 
 

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import orjson
+
 from showdown_service.archive import tlog
 from showdown_service.archive.merkle import MerkleTree, ProofError, StoredTree
 from showdown_service.archive.note import Checkpoint, NoteError, consistency_document, inclusion_document
 from showdown_service.archive.tiles import TileMissing
-from showdown_service.storage.layout import ArchiveError, Store, epoch_runs, newest_file, read_rows
+from showdown_service.infra.config import Settings
+from showdown_service.storage.layout import ArchiveError, Store, checkpoint_path, epoch_runs, newest_file, read_rows
 
 
 class NoHead(ProofError):
@@ -186,3 +189,38 @@ def across(store: Store, shard: str, epoch1: str, epoch2: str, *, size1: int, si
         raise ArchiveError(f"shard {shard}: the epoch boundary into {epoch2[:16]} names other trees than its heads")
     return {"shard": shard, "epoch1": epoch1[:16], "epoch2": epoch2[:16], "size1": size1, "size2": size2,
             "consistency": before, "boundary": boundary, "checkpoint2": note2}  # fmt: skip
+
+
+def place_in_log(settings: Settings, shard: str, seq: int | None, entry_id: str) -> tuple[str, bool]:
+    """Where an entry sits in its shard's Merkle log, in words (``showdown hand``'s and the hand page's line:
+    "leaf 41,207 of shard default's log, epoch ..., in the signed tree head of size 1,000,000 of
+    2026-11-28T10:00Z"), and whether a signed tree head holds it (so that a proof can be asked for)."""
+    from showdown_service.storage.layout import open_store  # noqa: PLC0415 - pyarrow's filesystems on first use
+    from showdown_service.storage.lookup import archive_exists  # noqa: PLC0415
+
+    if seq is None or not settings.archive_url or not archive_exists(settings.archive_url):
+        return "(not archived yet)", False
+    try:
+        store = open_store(settings.archive_url, settings)
+        leaf = locate(store, shard, seq, entry_id)
+        if leaf is None:
+            return "(not archived yet)", False
+        sizes = head_sizes(store, leaf.shard, leaf.epoch)
+    except (ArchiveError, OSError) as exc:
+        return f"(the archive cannot say: {exc})", False
+    where = f"leaf {leaf.index:,} of shard {leaf.shard}'s log, epoch {leaf.epoch}"
+    if not sizes or sizes[-1] < leaf.seq:
+        return f"{where}; not yet in a signed tree head", False
+    when = _signed_at(store, leaf.shard, leaf.epoch, sizes[-1])
+    return f"{where}, in the signed tree head of size {sizes[-1]:,}{when}", True
+
+
+def _signed_at(store: Store, shard: str, epoch: str, size: int) -> str:
+    """`` of 2026-11-28T10:00Z``: when the file's checkpoint that carries the head of ``size`` was signed (to the
+    minute); "" when it says nothing readable."""
+    try:
+        with store.fs.open_input_stream(store.path(*checkpoint_path(shard, size, epoch))) as handle:
+            signed_at = orjson.loads(bytes(handle.read())).get("signed_at")
+    except (OSError, orjson.JSONDecodeError, AttributeError):
+        return ""
+    return f" of {signed_at[:16]}Z" if isinstance(signed_at, str) and len(signed_at) >= 16 else ""

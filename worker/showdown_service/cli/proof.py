@@ -341,36 +341,7 @@ def verifier_key(args: argparse.Namespace) -> int:
 
 def log_place(settings: Settings, shard: str, seq: int | None, entry_id: str, hand_id: str) -> str:
     """Where an entry sits in its shard's Merkle log, and the command that proves it (``showdown hand``'s line)."""
-    from showdown_service.archive import proofs  # noqa: PLC0415
-    from showdown_service.storage.errors import ArchiveError  # noqa: PLC0415
-    from showdown_service.storage.layout import open_store  # noqa: PLC0415
-    from showdown_service.storage.lookup import archive_exists  # noqa: PLC0415
+    from showdown_service.archive.proofs import place_in_log  # noqa: PLC0415
 
-    if seq is None or not settings.archive_url or not archive_exists(settings.archive_url):
-        return "(not archived yet)"
-    try:
-        store = open_store(settings.archive_url, settings)
-        leaf = proofs.locate(store, shard, seq, entry_id)
-        if leaf is None:
-            return "(not archived yet)"
-        sizes = proofs.head_sizes(store, leaf.shard, leaf.epoch)
-    except (ArchiveError, OSError) as exc:
-        return f"(the archive cannot say: {exc})"
-    where = f"leaf {leaf.index:,} of shard {leaf.shard}'s log, epoch {leaf.epoch}"
-    if not sizes or sizes[-1] < leaf.seq:
-        return f"{where}; not yet in a signed tree head"
-    when = _signed_at(store, leaf.shard, leaf.epoch, sizes[-1])
-    return f"{where}, in the signed tree head of size {sizes[-1]:,}{when}: showdown proof {hand_id}"
-
-
-def _signed_at(store: Store, shard: str, epoch: str, size: int) -> str:
-    """`` of 2026-11-28T10:00Z``: when the file's checkpoint that carries the head of ``size`` was signed (to the
-    minute); "" when it says nothing readable."""
-    from showdown_service.storage.layout import checkpoint_path  # noqa: PLC0415
-
-    try:
-        with store.fs.open_input_stream(store.path(*checkpoint_path(shard, size, epoch))) as handle:
-            signed_at = orjson.loads(bytes(handle.read())).get("signed_at")
-    except (OSError, orjson.JSONDecodeError, AttributeError):
-        return ""
-    return f" of {signed_at[:16]}Z" if isinstance(signed_at, str) and len(signed_at) >= 16 else ""
+    where, provable = place_in_log(settings, shard, seq, entry_id)
+    return f"{where}: showdown proof {hand_id}" if provable else where
