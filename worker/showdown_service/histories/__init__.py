@@ -2,8 +2,9 @@
 
 Formats: PHH, PokerStars, GGPoker, 888poker, partypoker, Winamax, WPN (ACR, two clients),
 iPoker (XML), Full Tilt, Bovada, Microgaming (XML), OnGame, Boss Media (XML), IGT (JSON),
-Entraction, Merge Gaming (XML), PKR and Open Hand History, each one reader module told
-by content (:func:`~.run.detect`), sharing the games (:mod:`.games`), the
+Entraction, Merge Gaming (XML), PKR and Open Hand History, each one reader module exporting
+its :class:`~.reader.Reader` (its own detection predicate, asked in :data:`~.run.REGISTERED`'s order by
+:func:`~.run.detect`), sharing the games (:mod:`.games`), the
 chips builder (:mod:`.builder`), the record (:mod:`.record`) and the
 comparison (:mod:`.compare`); whole tournaments in :mod:`.tournaments`.
 

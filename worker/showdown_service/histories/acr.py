@@ -31,6 +31,7 @@ from showdown_service.histories.errors import (
 )
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.reader import Reader
 from showdown_service.histories.reading import (
     act,
     actor,
@@ -197,3 +198,6 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
         antes=("posts ante ", "posts the ante "),
         quiet=("does not show", "doesn't show", "sits out", "is sitting out", "waits for big blind"),
     )  # fmt: skip
+
+
+READER: Final = Reader("acr", lambda head: starts_acr(head.line), read_acr)

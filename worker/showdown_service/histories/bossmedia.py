@@ -27,6 +27,7 @@ from showdown_service.histories.builder import HandBuilder
 from showdown_service.histories.errors import HandSyntaxError, ReplayError, UnsupportedHand, unreadable
 from showdown_service.histories.games import HOLDEM, OMAHA, OMAHA_HILO, Game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.reader import Reader
 from showdown_service.histories.reading import LineCount
 
 _HISTORY: Final = re.compile(r"<HISTORY[\s>]")
@@ -203,3 +204,8 @@ def _cards(hand: HandBuilder, element: ET.Element, k: int) -> list[str]:
             raise hand.error(HandSyntaxError, k, f"LINK={link!r} is not a card (0-51)")
         out.append(_RANKS[int(link) % 13] + _SUITS[int(link) // 13])
     return out
+
+
+READER: Final = Reader(
+    "bossmedia", lambda head: head.line.startswith("<") and starts_bossmedia(head.text), read_bossmedia
+)

@@ -30,6 +30,7 @@ from showdown_service.histories.builder import HandBuilder, no_flop_no_drop
 from showdown_service.histories.errors import HandSyntaxError, ReplayError, UnsupportedHand
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.reader import Reader
 from showdown_service.histories.reading import check_total, split_hands
 
 _START: Final = re.compile(r"^(?:Bovada|Ignition|Bodog) Hand #(\d+):? +(.*?) - \d{4}-\d\d-\d\d[ \d:]*$")
@@ -175,3 +176,6 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
         hand.muck(name, k)
     elif not action.startswith(_QUIET):
         raise hand.error(HandSyntaxError, k, "not a Bovada action")
+
+
+READER: Final = Reader("bovada", lambda head: starts_bovada(head.line), read_bovada)

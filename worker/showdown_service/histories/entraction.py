@@ -22,6 +22,7 @@ from showdown_service.histories.builder import HandBuilder
 from showdown_service.histories.errors import HandSyntaxError, ReplayError, UnsupportedHand
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.reader import Reader
 from showdown_service.histories.reading import split_hands
 
 _HEADER: Final = re.compile(r'^Game # (\d+) - (.+?) ([A-Z]{3}) ([\d.,]+)/([\d.,]+) - Table "(.*)"$')
@@ -118,3 +119,6 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
             hand.muck(name, k)  # gave up at the showdown (the last seat left keeps the pot: the builder sees it)
     else:
         raise hand.error(HandSyntaxError, k, f"not an Entraction action of {name}")
+
+
+READER: Final = Reader("entraction", lambda head: starts_entraction(head.line), read_entraction)

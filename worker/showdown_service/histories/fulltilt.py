@@ -36,6 +36,7 @@ from showdown_service.histories.errors import (
 )
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.reader import Reader, opens_with
 from showdown_service.histories.reading import check_total, dealt, returned, seats, split_hands, starting_with
 
 _START = re.compile(r"^Full Tilt Poker Game #(\d+):\s*(.*)$")
@@ -213,3 +214,6 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
         pass
     else:
         raise hand.error(HandSyntaxError, k, "not a Full Tilt action")
+
+
+READER: Final = Reader("fulltilt", opens_with("Full Tilt Poker Game #"), read_fulltilt)

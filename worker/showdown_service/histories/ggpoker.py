@@ -43,6 +43,7 @@ from showdown_service.histories.errors import (
 )
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.reader import Reader, opens_with
 from showdown_service.histories.reading import (
     act,
     actor,
@@ -253,3 +254,6 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
 
 
 _BET_AND_MUCK: Final = "Bet & Muck "
+
+
+READER: Final = Reader("ggpoker", opens_with("Poker Hand #"), read_ggpoker)

@@ -23,6 +23,7 @@ from showdown_service.histories.bossmedia import read_history
 from showdown_service.histories.builder import HandBuilder
 from showdown_service.histories.errors import HandSyntaxError, ReplayError, unreadable
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.reader import Reader
 
 _START: Final = re.compile(r'^\s*\{\s*"history"\s*:\s*\[')
 
@@ -98,3 +99,6 @@ def _element(history: dict[str, Any]) -> ET.Element:
             )
             _cards(out, result.get("card"))
     return root
+
+
+READER: Final = Reader("igt", lambda head: head.line.startswith("{") and starts_igt(head.text), read_igt)

@@ -31,6 +31,7 @@ from showdown_service.histories.builder import HandBuilder
 from showdown_service.histories.errors import ChipsDoNotAddUp, HandSyntaxError, ReplayError, UnsupportedHand, unreadable
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.reader import Head, Reader
 from showdown_service.histories.reading import LineCount
 
 _STREETS: Final = {"Flop": 3, "Turn": 4, "River": 5}
@@ -200,3 +201,11 @@ def _cards(hand: HandBuilder, text: str, k: int) -> list[str]:
             raise hand.error(HandSyntaxError, k, f"{token!r} is not a card")
         out.append(rank + suit)
     return out
+
+
+def _detect(head: Head) -> bool:
+    """An XML file with a ``<session`` in its first 4,000 characters."""
+    return head.line.startswith("<") and "<session" in head.text[:4000]
+
+
+READER: Final = Reader("ipoker", _detect, read_ipoker)

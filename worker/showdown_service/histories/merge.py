@@ -24,6 +24,7 @@ from showdown_service.histories.builder import HandBuilder
 from showdown_service.histories.errors import HandSyntaxError, ReplayError, UnsupportedHand, unreadable
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.reader import Reader
 from showdown_service.histories.reading import LineCount
 
 _GAME: Final = re.compile(r"<game[\s>]")
@@ -154,3 +155,6 @@ def _round(hand: HandBuilder, round_xml: ET.Element, seats: dict[str, str], boar
         else:
             pot = winner.get("potnumber", "1")
             hand.collect(who, chips, k, int(pot) - 1 if pot.isdigit() and pot != "0" else 0)
+
+
+READER: Final = Reader("merge", lambda head: head.line.startswith("<") and starts_merge(head.text), read_merge)

@@ -27,6 +27,7 @@ from showdown_service.histories.builder import HandBuilder
 from showdown_service.histories.errors import ChipsDoNotAddUp, HandSyntaxError, ReplayError, UnsupportedHand, unreadable
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.reader import Reader
 from showdown_service.histories.reading import LineCount
 
 _GAME: Final = re.compile(r"<Game[\s>]")
@@ -203,3 +204,8 @@ def _cards(hand: HandBuilder, action: ET.Element, k: int) -> list[str]:
             raise hand.error(HandSyntaxError, k, f"{card.get('value')}{suit} is not a card")
         out.append(rank + suit)
     return out
+
+
+READER: Final = Reader(
+    "microgaming", lambda head: head.line.startswith("<") and starts_microgaming(head.text), read_microgaming
+)

@@ -32,6 +32,7 @@ from showdown_service.histories.errors import ChipsDoNotAddUp, HandSyntaxError, 
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import MAX_AMOUNT, TOO_LARGE, Bounty, HandRecord
 from showdown_service.histories.pokerstars import PKO_CASH_PPM
+from showdown_service.histories.reader import Reader
 from showdown_service.histories.reading import LineCount
 
 _STREETS: Final = {"Flop": 3, "Turn": 4, "River": 5}
@@ -221,3 +222,6 @@ def _act(hand: HandBuilder, action: dict[str, Any], name: str) -> None:
         hand.muck(name, k)
     elif kind not in _QUIET:
         raise hand.error(HandSyntaxError, k, f"action {action.get('action_number')}: unknown action {kind!r}")
+
+
+READER: Final = Reader("ohh", lambda head: head.line.startswith("{") and starts_ohh(head.text), read_ohh)

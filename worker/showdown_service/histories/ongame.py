@@ -24,6 +24,7 @@ from showdown_service.histories.builder import HandBuilder
 from showdown_service.histories.errors import HandSyntaxError, ReplayError, UnsupportedHand
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.reader import Reader, opens_with
 from showdown_service.histories.reading import act, actor, seats, split_hands, starting_with
 
 START: Final = "***** History for hand "
@@ -123,3 +124,6 @@ def _summary(
     elif not line.startswith("Seat "):
         raise hand.error(HandSyntaxError, k, "not a line of an OnGame summary")
     return total, rake
+
+
+READER: Final = Reader("ongame", opens_with(START), read_ongame)

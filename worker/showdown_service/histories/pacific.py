@@ -28,6 +28,7 @@ from showdown_service.histories.builder import no_flop_no_drop
 from showdown_service.histories.errors import HandSyntaxError, ImpossibleAction, ReplayError, UnsupportedHand
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.reader import PACIFIC, Reader, banner_room
 from showdown_service.histories.reading import (
     button_before_seats,
     dealt,
@@ -183,3 +184,8 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         currency=currency, uncalled_written=False, room="888poker",
         rake_rule=partial(no_flop_no_drop, len(hand.board), "888poker"),
     )  # fmt: skip
+
+
+READER: Final = Reader(PACIFIC, lambda head: banner_room(head) == PACIFIC, read_pacific)
+"""Under the banner 888poker shares with partypoker (``#Game No : N`` above it is skipped as a comment), told by
+its stakes line (:func:`~.reader.banner_room`)."""

@@ -33,6 +33,7 @@ from showdown_service.histories.builder import CAP_STEP, HandBuilder, no_flop_no
 from showdown_service.histories.errors import HandSyntaxError, ReplayError, UnsupportedHand
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.reader import PARTYPOKER, Reader, banner_room
 from showdown_service.histories.reading import (
     button_before_seats,
     dealt,
@@ -223,3 +224,7 @@ def _uncalled_side_pot(hand: HandBuilder) -> None:
     if last and hand.pots[last] == {hand.players[name].seat: back}:
         del hand.pots[last]
         hand.give_back(name, back, hand.total_line - 1)
+
+
+READER: Final = Reader(PARTYPOKER, lambda head: banner_room(head) == PARTYPOKER, read_partypoker)
+"""Under the banner partypoker shares with 888poker, told by its stakes line (:func:`~.reader.banner_room`)."""

@@ -64,6 +64,7 @@ from showdown_service.histories.games import (
     phh_game,
 )
 from showdown_service.histories.hands import HandRecord, PhhOutcome, validated_event
+from showdown_service.histories.reader import Head, Reader
 
 MAX_PLAYERS: Final = 10
 
@@ -1030,3 +1031,15 @@ def _step(action: str) -> tuple[str, int, Any, Any]:
         _STEPS.clear()
     _STEPS[action] = step
     return step
+
+
+def _detect(head: Head) -> bool:
+    """A TOML line: a table header (``[hand]``, no ``=``) or a ``key = value`` whose key is a bare word."""
+    line = head.line
+    if line.startswith("[") and line.endswith("]") and "=" not in line:
+        return True
+    key, equals, _ = line.partition("=")
+    return bool(equals) and key.strip().replace("_", "").replace("-", "").isalnum()
+
+
+READER: Final = Reader("phh", _detect, read_phh)

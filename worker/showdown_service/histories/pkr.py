@@ -22,6 +22,7 @@ from showdown_service.histories.builder import HandBuilder
 from showdown_service.histories.errors import HandSyntaxError, ReplayError, UnsupportedHand
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.reader import Reader
 from showdown_service.histories.reading import split_hands
 
 _TABLE: Final = re.compile(r"^Table #\d+ - (.*)$")
@@ -138,3 +139,6 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
         hand.collect(name, hand.chips(rest.split(" with: ")[0], k), k)
     elif not any(marker in " " + action for marker in _INFO):
         raise hand.error(HandSyntaxError, k, f"not a PKR action of {name}")
+
+
+READER: Final = Reader("pkr", lambda head: is_pkr(head.line, head.text), read_pkr)

@@ -72,6 +72,7 @@ from showdown_service.histories.hands import (
     Stakes,
     too_long,
 )
+from showdown_service.histories.reader import Head, Reader
 from showdown_service.histories.record import Player as _Player
 from showdown_service.histories.record import Read, Where, fit_rake_ppm, record
 
@@ -857,3 +858,16 @@ def _stakes(title: str, fixed_limit: bool) -> tuple[str, ...]:
             small, big = m.group(1), m.group(2)
             return (small, small) if fixed_limit else (small, big)
     return ()
+
+
+def _detect(head: Head) -> bool:
+    """A PokerStars hand (``PokerStars Hand #``, ``PokerStars Game #``, ...; a tournament summary, ``PokerStars
+    Tournament #``, is no hand history) or a Full Tilt hand on the PokerStars platform (``Full Tilt Poker Hand #``),
+    which writes the PokerStars format."""
+    line = head.line
+    if line.startswith("PokerStars "):
+        return not line.startswith("PokerStars Tournament #")
+    return line.startswith("Full Tilt Poker Hand #")
+
+
+READER: Final = Reader("pokerstars", _detect, read_pokerstars)

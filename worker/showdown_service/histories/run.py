@@ -9,70 +9,86 @@ from __future__ import annotations
 
 import codecs
 import os
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Final, NamedTuple
 
 from showdown_core.rake import Schedule
-from showdown_service.histories.acr import read_acr, starts_acr
-from showdown_service.histories.bossmedia import read_bossmedia, starts_bossmedia
-from showdown_service.histories.bovada import read_bovada, starts_bovada
+from showdown_service.histories import (
+    acr,
+    bossmedia,
+    bovada,
+    entraction,
+    fulltilt,
+    ggpoker,
+    igt,
+    ipoker,
+    merge,
+    microgaming,
+    ohh,
+    ongame,
+    pacific,
+    partypoker,
+    phh,
+    pkr,
+    pokerstars,
+    winamax,
+    wpn,
+)
 from showdown_service.histories.compare import Verdict, error_verdict, judge
-from showdown_service.histories.entraction import read_entraction, starts_entraction
 from showdown_service.histories.errors import HandSyntaxError, ReplayError, UnknownFormat, unreadable
-from showdown_service.histories.fulltilt import read_fulltilt
-from showdown_service.histories.ggpoker import read_ggpoker
 from showdown_service.histories.hands import HandRecord
-from showdown_service.histories.igt import read_igt, starts_igt
-from showdown_service.histories.ipoker import read_ipoker
-from showdown_service.histories.merge import read_merge, starts_merge
-from showdown_service.histories.microgaming import read_microgaming, starts_microgaming
-from showdown_service.histories.ohh import read_ohh, starts_ohh
-from showdown_service.histories.ongame import START as ONGAME_START
-from showdown_service.histories.ongame import read_ongame
-from showdown_service.histories.pacific import read_pacific
-from showdown_service.histories.partypoker import read_partypoker
-from showdown_service.histories.phh import read_phh
-from showdown_service.histories.pkr import is_pkr, read_pkr
-from showdown_service.histories.pokerstars import read_pokerstars
 from showdown_service.histories.rake_audit import check_rake
-from showdown_service.histories.winamax import read_winamax
-from showdown_service.histories.wpn import read_wpn
+from showdown_service.histories.reader import Head, Reader
+
+REGISTERED: Final[tuple[Reader, ...]] = (
+    pokerstars.READER,
+    fulltilt.READER,
+    ggpoker.READER,
+    acr.READER,
+    bovada.READER,
+    igt.READER,
+    ohh.READER,
+    ipoker.READER,
+    microgaming.READER,
+    bossmedia.READER,
+    merge.READER,
+    wpn.READER,
+    winamax.READER,
+    ongame.READER,
+    entraction.READER,
+    pkr.READER,
+    pacific.READER,
+    partypoker.READER,
+    phh.READER,
+)
+"""The readers in the order :func:`detect` asks them, most specific first: the rooms told by their own first line;
+among the XML rooms iPoker first (a ``<session`` anywhere in the opening wins), then Microgaming, Boss Media and
+Merge; OnGame's ``***** History for hand`` before the banner 888poker and partypoker share; PHH last, whose
+``key = value`` line is the loosest opening."""
 
 PHH, POKERSTARS, PACIFIC, WINAMAX, PARTYPOKER, FULLTILT, WPN, IPOKER, OHH, GGPOKER, ACR, BOVADA = (
-    "phh", "pokerstars", "888poker", "winamax", "partypoker", "fulltilt", "wpn", "ipoker", "ohh", "ggpoker", "acr",
-    "bovada",
+    phh.READER.name, pokerstars.READER.name, pacific.READER.name, winamax.READER.name, partypoker.READER.name,
+    fulltilt.READER.name, wpn.READER.name, ipoker.READER.name, ohh.READER.name, ggpoker.READER.name,
+    acr.READER.name, bovada.READER.name,
 )  # fmt: skip
-MICROGAMING: Final = "microgaming"
-ONGAME: Final = "ongame"
-BOSSMEDIA: Final = "bossmedia"
-ENTRACTION: Final = "entraction"
-MERGE: Final = "merge"
-IGT: Final = "igt"
-PKR: Final = "pkr"
+MICROGAMING: Final = microgaming.READER.name
+ONGAME: Final = ongame.READER.name
+BOSSMEDIA: Final = bossmedia.READER.name
+ENTRACTION: Final = entraction.READER.name
+MERGE: Final = merge.READER.name
+IGT: Final = igt.READER.name
+PKR: Final = pkr.READER.name
+
+_LISTED: Final = (
+    PHH, POKERSTARS, PACIFIC, WINAMAX, PARTYPOKER, FULLTILT, WPN, IPOKER, OHH, GGPOKER, ACR, BOVADA, MICROGAMING,
+    ONGAME, BOSSMEDIA, ENTRACTION, MERGE, IGT, PKR,
+)  # fmt: skip
+"""The formats in the order an unknown file's error lists them (the order they were added)."""
 
 READERS: Final[dict[str, Callable[[str, str], Iterator[HandRecord | ReplayError]]]] = {
-    PHH: read_phh,
-    POKERSTARS: read_pokerstars,
-    PACIFIC: read_pacific,
-    WINAMAX: read_winamax,
-    PARTYPOKER: read_partypoker,
-    FULLTILT: read_fulltilt,
-    WPN: read_wpn,
-    IPOKER: read_ipoker,
-    OHH: read_ohh,
-    GGPOKER: read_ggpoker,
-    ACR: read_acr,
-    BOVADA: read_bovada,
-    MICROGAMING: read_microgaming,
-    ONGAME: read_ongame,
-    BOSSMEDIA: read_bossmedia,
-    ENTRACTION: read_entraction,
-    MERGE: read_merge,
-    IGT: read_igt,
-    PKR: read_pkr,
+    name: reader.read for name in _LISTED for reader in REGISTERED if reader.name == name
 }
 """Each format's reader: ``reader(text, source)`` yields every hand of the file, read, or the error that stopped it."""
 
@@ -106,69 +122,14 @@ def find_files(paths: Iterable[str]) -> tuple[list[str], list[str]]:
 
 
 def detect(text: str) -> str | None:
-    """``phh``, ``pokerstars`` or ``None``, by the first line that is not blank, a ``#`` comment or an archive
-    export's ``*** # 1 ***`` separator. A PokerStars tournament summary (``PokerStars Tournament #``) is no hand
-    history."""
-    for line in text.lstrip("\ufeff").splitlines():
-        stripped = line.strip()
-        if not stripped or stripped.startswith(("#", "**********")):
-            continue
-        if stripped.startswith("PokerStars "):
-            return None if stripped.startswith("PokerStars Tournament #") else POKERSTARS
-        if stripped.startswith("Full Tilt Poker Game #"):
-            return FULLTILT
-        if stripped.startswith("Full Tilt Poker Hand #"):
-            return POKERSTARS  # Full Tilt on the PokerStars platform writes the PokerStars format
-        if stripped.startswith("Poker Hand #"):
-            return GGPOKER
-        if starts_acr(stripped):
-            return ACR
-        if starts_bovada(stripped):
-            return BOVADA
-        if stripped.startswith("{"):
-            if starts_igt(text):
-                return IGT
-            return OHH if starts_ohh(text) else None
-        if stripped.startswith("<"):
-            if "<session" in text[:4000]:
-                return IPOKER
-            if starts_microgaming(text):
-                return MICROGAMING
-            if starts_bossmedia(text):
-                return BOSSMEDIA
-            return MERGE if starts_merge(text) else None
-        if stripped.startswith("Game started at: "):
-            return WPN
-        if stripped.startswith("Winamax Poker - "):
-            return WINAMAX
-        if stripped.startswith(ONGAME_START):
-            return ONGAME
-        if starts_entraction(stripped):
-            return ENTRACTION
-        if is_pkr(stripped, text):
-            return PKR
-        if stripped.startswith("#Game No :") or (
-            stripped.startswith("***** ") and " Hand History for Game " in stripped
-        ):
-            return _pacific_or_party(text)
-        if stripped.startswith("[") and stripped.endswith("]") and "=" not in stripped:
-            return PHH
-        key, equals, _ = stripped.partition("=")
-        if equals and key.strip().replace("_", "").replace("-", "").isalnum():
-            return PHH
+    """The format of ``text``: the first of the :data:`REGISTERED` readers whose own predicate accepts the file's
+    :class:`~.reader.Head` (its first line that is not blank, a ``#`` comment or an archive export's ``*** # 1 ***``
+    separator, and its opening), or ``None`` (no hand history: a PokerStars tournament summary, ``PokerStars
+    Tournament #``, is none)."""
+    head = Head.of(text)
+    if head is None:
         return None
-    return None
-
-
-def _pacific_or_party(text: str) -> str | None:
-    """888poker writes ``... Blinds GAME - *** DATE`` under its banner; partypoker, which shares the banner, writes
-    ``STAKES USD GAME - DAY, DATE``."""
-    for line in text.replace("\ufeff", "").splitlines()[:5]:
-        if " Blinds " in line and " - *** " in line:
-            return PACIFIC
-        if re.search(r" (?:USD|EUR|GBP) .* - \w+day, ", line):
-            return PARTYPOKER
-    return None
+    return next((reader.name for reader in REGISTERED if reader.detect(head)), None)
 
 
 def decode(raw: bytes) -> tuple[str, str, UnicodeDecodeError | None]:

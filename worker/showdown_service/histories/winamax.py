@@ -31,6 +31,7 @@ from showdown_service.histories.errors import (
 )
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.reader import Reader, opens_with
 from showdown_service.histories.reading import (
     act,
     actor,
@@ -173,3 +174,6 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
         quiet=("doesn't show", "sits out", "is sitting out"),
         quiet_lines=("is all-in",),
     )  # fmt: skip
+
+
+READER: Final = Reader("winamax", opens_with("Winamax Poker - "), read_winamax)

@@ -29,6 +29,7 @@ from showdown_service.histories.builder import HandBuilder
 from showdown_service.histories.errors import ChipsDoNotAddUp, HandSyntaxError, ReplayError, UnsupportedHand
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.reader import Reader, opens_with
 from showdown_service.histories.reading import returned, split_hands, starting_with
 
 START: Final = "Game started at: "
@@ -184,3 +185,6 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
         hand.muck(name, k)
     elif not action.startswith(_QUIET):
         raise hand.error(HandSyntaxError, k, "not a WPN action")
+
+
+READER: Final = Reader("wpn", opens_with("Game started at: "), read_wpn)
