@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Final
 
-from showdown_service.histories.builder import no_flop_no_drop
+from showdown_service.histories.builder import HandBuilder, no_flop_no_drop
 from showdown_service.histories.errors import HandSyntaxError, ImpossibleAction, ReplayError, UnsupportedHand
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
@@ -129,18 +129,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
                 hand.deal(hand.card_list(street.group(2) or "", k), _STREET_SIZE[street.group(1)], k)
             continue
         if (m := _ACTION.match(line)) and m.group(1) in hand.players:
-            name, verb, chips = m.group(1), m.group(2), hand.chips(m.group(3).split("+")[-1], k)
-            if verb == "posts dead blind":  # '[$1 + $2]': the small blind dead, the big blind live
-                parts = m.group(3).split("+")
-                dead = sum(hand.chips(p, k) for p in parts[:-1])
-                hand.pay(name, dead, k, to_bet=False, is_dead=True)
-                hand.pay(name, chips, k)
-            elif verb == "posts ante":
-                hand.pay(name, chips, k, to_bet=False)
-            elif verb == "calls":
-                hand.call(name, chips, k)
-            else:  # blinds, bets, raises and all-ins: the chips added
-                hand.pay(name, chips, k)
+            _act(hand, m, k)
             continue
         if line.startswith("Dealt to "):
             dealt(hand, line, k, one_bracket=True)
@@ -149,19 +138,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             hand.collect(m.group(1), hand.chips(m.group(2), k), k)
             continue
         if (m := _PLAIN.match(line)) and m.group(1) in names:
-            name, verb = m.group(1), m.group(2)
-            if verb == "folds":
-                hand.fold(name, k)
-            elif verb == "checks":
-                hand.check(name, k)
-            elif verb == "shows":
-                hand.show(name, hand.card_list(m.group(3) or "", k), k)
-            elif verb == "mucks":
-                if m.group(3):
-                    hand.show(name, hand.card_list(m.group(3), k), k)
-                    mucked_cards.append((name, k))
-                else:
-                    hand.muck(name, k)
+            _plain(hand, m, k, mucked_cards)
             continue
         if any(marker in line for marker in _INFO):
             continue
@@ -184,6 +161,40 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         currency=currency, uncalled_written=False, room="888poker",
         rake_rule=partial(no_flop_no_drop, len(hand.board), "888poker"),
     )  # fmt: skip
+
+
+def _act(hand: HandBuilder, m: re.Match[str], k: int) -> None:
+    """A bracketed action at line ``k`` (``calls [$1]``, ``raises [$6.37]``: the chips added)."""
+    name, verb, chips = m.group(1), m.group(2), hand.chips(m.group(3).split("+")[-1], k)
+    if verb == "posts dead blind":  # '[$1 + $2]': the small blind dead, the big blind live
+        parts = m.group(3).split("+")
+        dead = sum(hand.chips(p, k) for p in parts[:-1])
+        hand.pay(name, dead, k, to_bet=False, is_dead=True)
+        hand.pay(name, chips, k)
+    elif verb == "posts ante":
+        hand.pay(name, chips, k, to_bet=False)
+    elif verb == "calls":
+        hand.call(name, chips, k)
+    else:  # blinds, bets, raises and all-ins: the chips added
+        hand.pay(name, chips, k)
+
+
+def _plain(hand: HandBuilder, m: re.Match[str], k: int, mucked_cards: list[tuple[str, int]]) -> None:
+    """An action without chips at line ``k`` (folds, checks, shows, mucks); cards mucked face up are noted in
+    ``mucked_cards`` (see :func:`_read`'s end)."""
+    name, verb = m.group(1), m.group(2)
+    if verb == "folds":
+        hand.fold(name, k)
+    elif verb == "checks":
+        hand.check(name, k)
+    elif verb == "shows":
+        hand.show(name, hand.card_list(m.group(3) or "", k), k)
+    elif verb == "mucks":
+        if m.group(3):
+            hand.show(name, hand.card_list(m.group(3), k), k)
+            mucked_cards.append((name, k))
+        else:
+            hand.muck(name, k)
 
 
 READER: Final = Reader(PACIFIC, lambda head: banner_room(head) == PACIFIC, read_pacific)
