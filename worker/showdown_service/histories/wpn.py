@@ -125,16 +125,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             raise hand.error(HandSyntaxError, k, "a player with no seat in this hand")
         action = rest[len(name) :].lstrip(" ")
         if summary:
-            result = _RESULT.search(action)
-            if result is None:
-                raise hand.error(HandSyntaxError, k, "expected '... Bets: X. Collects: Y. Wins: Z.'")
-            bets[name] = hand.chips(result.group(1), k)
-            if collects := hand.chips(result.group(2), k):
-                hand.collect(name, collects, k)
-            if action.startswith("shows"):
-                hand.show(name, hand.card_list(" ".join(_CARDS.findall(action)), k), k)
-            elif action.startswith("mucks"):
-                hand.muck(name, k)
+            bets[name] = _summary_line(hand, name, action, k)
             continue
         _act(hand, name, action, k)
     if pot is None or rake is None:
@@ -162,6 +153,22 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
 JACKPOT_DROP: Final = 25
 """WPN's jackpot tables (``(JP)``, ``( Beast )``) take 25 cents from a pot that sees the flop for the bad-beat jackpot
 (in the samples, not from every such pot); the history writes it nowhere: a pot short of exactly that is the drop."""
+
+
+def _summary_line(hand: HandBuilder, name: str, action: str, k: int) -> int:
+    """A seat's line of the summary at line ``k`` (``... Bets: X. Collects: Y. Wins: Z.``, its cards shown or
+    mucked): what it collects and shows taken, the chips it says the seat bet returned."""
+    result = _RESULT.search(action)
+    if result is None:
+        raise hand.error(HandSyntaxError, k, "expected '... Bets: X. Collects: Y. Wins: Z.'")
+    bet = hand.chips(result.group(1), k)
+    if collects := hand.chips(result.group(2), k):
+        hand.collect(name, collects, k)
+    if action.startswith("shows"):
+        hand.show(name, hand.card_list(" ".join(_CARDS.findall(action)), k), k)
+    elif action.startswith("mucks"):
+        hand.muck(name, k)
+    return bet
 
 
 def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
