@@ -90,18 +90,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     table = _TABLE.match(lines[k]) if k < end else None
     if table is None:
         raise hand.error(HandSyntaxError, min(k, end - 1), "expected \"Table 'NAME' N-max Seat #N is the button\"")
-    k += 1
-    while k < end and lines[k].startswith("Seat "):
-        if seat := _SEAT.match(lines[k]):
-            # 'Seat 7: Dcin2020 (16800.00) is sitting out' still posts the ante and may act
-            hand.seat(
-                int(seat.group(1)), seat.group(2), hand.chips(seat.group(3), k), k, sitting_out=bool(seat.group(4))
-            )
-        elif not any(marker in lines[k] for marker in _INFO):
-            raise hand.error(HandSyntaxError, k, "expected 'Seat N: NAME (STACK)'")
-        k += 1
-    if len(hand.players) < 2:
-        raise hand.error(HandSyntaxError, min(k, end - 1), "a hand needs two seats; seat lines expected")
+    k = _seats(hand, lines, k + 1, end)
     total = rake = fee = None
     summary_wins: dict[str, int] = {}
     collected_any = in_summary = False
@@ -159,6 +148,22 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         game, int(table.group(2)), table.group(1), total=total, rake=rake,
         tournament=tournament, currency=currency, room="WPN", note=note,
     )  # fmt: skip
+
+
+def _seats(hand: HandBuilder, lines: list[str], k: int, end: int) -> int:
+    """The seat lines from line ``k`` (table news among them passed over), seated; the line after them."""
+    while k < end and lines[k].startswith("Seat "):
+        if seat := _SEAT.match(lines[k]):
+            # 'Seat 7: Dcin2020 (16800.00) is sitting out' still posts the ante and may act
+            hand.seat(
+                int(seat.group(1)), seat.group(2), hand.chips(seat.group(3), k), k, sitting_out=bool(seat.group(4))
+            )
+        elif not any(marker in lines[k] for marker in _INFO):
+            raise hand.error(HandSyntaxError, k, "expected 'Seat N: NAME (STACK)'")
+        k += 1
+    if len(hand.players) < 2:
+        raise hand.error(HandSyntaxError, min(k, end - 1), "a hand needs two seats; seat lines expected")
+    return k
 
 
 def _uncalled_in_won(hand: HandBuilder, wins: dict[str, int]) -> int:
