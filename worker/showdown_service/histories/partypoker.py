@@ -132,21 +132,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
                 hand.deal(hand.card_list(street.group(2) or "", k), _STREET_SIZE[street.group(1).lower()], k)
             continue
         if (m := _BRACKETED.match(line)) and m.group(1) in hand.players:
-            name, verb, chips = m.group(1), m.group(2), hand.chips(m.group(3).split("+")[-1], k)
-            if verb == "posts dead blind":
-                dead = sum(hand.chips(p, k) for p in m.group(3).split("+")[:-1])
-                hand.pay(name, dead, k, to_bet=False, is_dead=True)
-                hand.pay(name, chips, k)
-            elif verb == "posts big blind + dead":  # '[$3]': the big blind live, the rest (the small blind) dead
-                hand.pay(name, chips - min(chips, big_blind), k, to_bet=False, is_dead=True)
-                hand.pay(name, min(chips, big_blind), k)
-            elif verb == "posts ante":
-                hand.pay(name, chips, k, to_bet=False)
-            elif verb == "calls":
-                hand.call(name, chips, k)
-            else:  # blinds, bets, raises and all-ins: the chips added
-                hand.pay(name, chips, k)
-                big_blind = chips if verb == "posts big blind" else big_blind
+            big_blind = _bracketed(hand, m, k, big_blind)
             continue
         if (m := _CARDS.match(line)) and m.group(1) in hand.players:
             hand.show(m.group(1), hand.card_list(m.group(3), k), k)
@@ -184,6 +170,27 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     return hand.finish(
         game, button, table.group(1), currency=currency, uncalled_written=False, room="partypoker", rake_rule=rule
     )
+
+
+def _bracketed(hand: HandBuilder, m: re.Match[str], k: int, big_blind: int) -> int:
+    """A bracketed action at line ``k`` (``posts big blind [$0.10 USD].``, ``raises [$0.30 USD]``: the chips added);
+    the big blind posted so far in the hand, that one included."""
+    name, verb, chips = m.group(1), m.group(2), hand.chips(m.group(3).split("+")[-1], k)
+    if verb == "posts dead blind":
+        dead = sum(hand.chips(p, k) for p in m.group(3).split("+")[:-1])
+        hand.pay(name, dead, k, to_bet=False, is_dead=True)
+        hand.pay(name, chips, k)
+    elif verb == "posts big blind + dead":  # '[$3]': the big blind live, the rest (the small blind) dead
+        hand.pay(name, chips - min(chips, big_blind), k, to_bet=False, is_dead=True)
+        hand.pay(name, min(chips, big_blind), k)
+    elif verb == "posts ante":
+        hand.pay(name, chips, k, to_bet=False)
+    elif verb == "calls":
+        hand.call(name, chips, k)
+    else:  # blinds, bets, raises and all-ins: the chips added
+        hand.pay(name, chips, k)
+        big_blind = chips if verb == "posts big blind" else big_blind
+    return big_blind
 
 
 RAKE_18TH_SINCE: Final = 2018
