@@ -154,21 +154,7 @@ def _read(
             if current >= 1:
                 hand.street()
             current = street
-        hand.player(name, k)
-        if kind in (_SMALL, _BIG, _BET, _ALL_IN):
-            hand.pay(name, chips, k)
-        elif kind == _ANTE:
-            hand.pay(name, chips, k, to_bet=False)
-        elif kind == _CALL:
-            hand.call(name, chips, k)
-        elif kind == _RAISE:
-            hand.raise_to(name, chips, k)
-        elif kind == _CHECK:
-            hand.check(name, k)
-        elif kind == _FOLD:
-            hand.fold(name, k)
-        elif kind != _SIT_OUT:
-            raise hand.error(HandSyntaxError, k, f"action no={number} of {name}: unknown type {kind}")
+        _act(hand, name, kind, chips, k, number=number)
     wrong = {n: b for n, b in bets.items() if b != hand.put[n] + hand.dead[n]}
     note = ""
     if wrong and unchecked:
@@ -184,6 +170,25 @@ def _read(
     return hand.finish(
         game, button, table, currency=currency, code=code, uncalled_written=False, room="iPoker", note=note
     )
+
+
+def _act(hand: HandBuilder, name: str, kind: int, chips: int, k: int, *, number: int) -> None:
+    """The ``<action no=number type=kind sum=chips>`` of ``name``, taken by the builder."""
+    hand.player(name, k)
+    if kind in (_SMALL, _BIG, _BET, _ALL_IN):
+        hand.pay(name, chips, k)
+    elif kind == _ANTE:
+        hand.pay(name, chips, k, to_bet=False)
+    elif kind == _CALL:
+        hand.call(name, chips, k)
+    elif kind == _RAISE:
+        hand.raise_to(name, chips, k)
+    elif kind == _CHECK:
+        hand.check(name, k)
+    elif kind == _FOLD:
+        hand.fold(name, k)
+    elif kind != _SIT_OUT:
+        raise hand.error(HandSyntaxError, k, f"action no={number} of {name}: unknown type {kind}")
 
 
 def _amount(hand: HandBuilder, text: str, k: int) -> int:
