@@ -41,7 +41,7 @@ from showdown_service.histories.errors import (
     ReplayError,
     UnsupportedHand,
 )
-from showdown_service.histories.games import room_game
+from showdown_service.histories.games import Game, room_game
 from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.reader import Reader, opens_with
 from showdown_service.histories.reading import (
@@ -117,20 +117,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         if not line:
             continue
         if line.startswith("*** ") and (section := _SECTION.match(line)):
-            again, name = section.group(1), section.group(2)
-            if name == "SUMMARY":
-                in_summary = True
-                hand.total_line = k + 1
-            elif name in _STREETS and game.board:
-                cards = hand.card_list(" ".join(_CARDS.findall(section.group(3))), k)
-                if again:
-                    hand.deal_run(_RUNS[again], cards, _STREETS[name], k)
-                else:
-                    hand.deal(cards, _STREETS[name], k)
-            elif name in ("SHOWDOWN", "SHOW DOWN"):
-                run = _RUNS[again] if again else 0
-            elif name not in _OPENINGS:
-                raise hand.error(HandSyntaxError, k, f"unknown section for {game.name}")
+            in_summary, run = _section(hand, game, section, k, in_summary=in_summary, run=run)
             continue
         if not in_summary and (cash := _CASHOUT.match(line)) and cash.group(1) in hand.players:
             _cash_line(hand, cashing, cash, len(hand.board), k)
@@ -141,25 +128,14 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             return HandRecord(source, hand.hand_id, start + 1, None, None, reason, False, game.name, currency_code=code)
         if in_summary:
             if m := _TOTAL.match(line):
-                total, rake = hand.chips(m.group(1), k), hand.chips(m.group(2), k)
-                for label, amount in _EXTRA.findall(m.group(3)):
-                    if label == "Jackpot":
-                        jackpot = hand.chips(amount, k)
-                    if chips := hand.chips(amount, k):
-                        rake += chips
-                        taken.append(f"{label} {chips}")
+                total, rake, jackpot = _totals(hand, m, k, taken)
             continue
         if collect_line(hand, line, k, _COLLECTED, run) is not None:
             continue
         if returned(hand, line, k, _UNCALLED):
             continue
         if line.startswith("Dealt to "):
-            rest = line[len("Dealt to ") :]
-            who = hand.speaker(rest + " ")
-            if who is None:
-                raise hand.error(ImpossibleAction, k, "cards dealt to a player with no seat")
-            if dealt := _CARDS.findall(rest[len(who) :]):
-                hand.show(who, hand.card_list(" ".join(dealt), k), k)
+            _dealt(hand, line[len("Dealt to ") :], k)
             continue
         if (who := actor(hand, line, k, info=_INFO, room="GGPoker", after=": ")) is not None:
             _act(hand, who, line[len(who) + 2 :], k)
@@ -185,6 +161,51 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         return record
     offers = [CashOutLine(hand.players[name].seat, c.street or "", c.net, FEE_PPM) for name, c in cashing.items()]
     return with_cashouts(record, offers)
+
+
+def _section(
+    hand: HandBuilder, game: Game, section: re.Match[str], k: int, *, in_summary: bool, run: int
+) -> tuple[bool, int]:
+    """A ``*** NAME ***`` line: the summary begins, a street (or a run's street) is dealt, the showdown (of a run)
+    begins; ``(in_summary, run)`` after it."""
+    again, name = section.group(1), section.group(2)
+    if name == "SUMMARY":
+        hand.total_line = k + 1
+        return True, run
+    if name in _STREETS and game.board:
+        cards = hand.card_list(" ".join(_CARDS.findall(section.group(3))), k)
+        if again:
+            hand.deal_run(_RUNS[again], cards, _STREETS[name], k)
+        else:
+            hand.deal(cards, _STREETS[name], k)
+    elif name in ("SHOWDOWN", "SHOW DOWN"):
+        run = _RUNS[again] if again else 0
+    elif name not in _OPENINGS:
+        raise hand.error(HandSyntaxError, k, f"unknown section for {game.name}")
+    return in_summary, run
+
+
+def _totals(hand: HandBuilder, m: re.Match[str], k: int, taken: list[str]) -> tuple[int, int, int | None]:
+    """The summary's ``Total pot ... | Rake ...`` line: the total, the rake with whatever else the room took from
+    the pot beside it (each named in ``taken``), and the ``Jackpot`` figure among those (None: not written)."""
+    total, rake = hand.chips(m.group(1), k), hand.chips(m.group(2), k)
+    jackpot = None
+    for label, amount in _EXTRA.findall(m.group(3)):
+        if label == "Jackpot":
+            jackpot = hand.chips(amount, k)
+        if chips := hand.chips(amount, k):
+            rake += chips
+            taken.append(f"{label} {chips}")
+    return total, rake, jackpot
+
+
+def _dealt(hand: HandBuilder, rest: str, k: int) -> None:
+    """A ``Dealt to NAME [cards]`` line (after its first words): the cards shown to the history's writer."""
+    who = hand.speaker(rest + " ")
+    if who is None:
+        raise hand.error(ImpossibleAction, k, "cards dealt to a player with no seat")
+    if dealt := _CARDS.findall(rest[len(who) :]):
+        hand.show(who, hand.card_list(" ".join(dealt), k), k)
 
 
 _PROGRAMS: Final = {("holdem", 2): "ggpoker-bad-beat-holdem", ("omaha", 4): "ggpoker-bad-beat-plo"}
