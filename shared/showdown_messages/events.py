@@ -24,6 +24,8 @@ from pydantic import (
     Strict,
     StringConstraints,
     ValidationError,
+    ValidationInfo,
+    field_validator,
     model_validator,
 )
 
@@ -33,6 +35,7 @@ from showdown_rules import (
     CANONICAL_CARDS,
     CARD_PATTERN,
     ID_PATTERN,
+    ISO_4217_EXPONENTS,
     MAX_CHIPS,
     MAX_ID_LENGTH,
     MAX_ORDINAL,
@@ -374,6 +377,39 @@ class ShowdownEvent(BaseModel):
         "the result's `jackpot` says whether the hand is the program's bad beat. Needs `stakes` (the drop is in big "
         "blinds).",
     )
+
+    currency: Annotated[str, Strict()] | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # absent from the canonical JSON (the event's digest) when not given
+        description="Cash games: the table's currency, an ISO 4217 code (USD, EUR, GBP, JPY, ...): every chip amount "
+        "is a whole number of its minor unit (cents for USD; yen for JPY). The result, the archive and the API say "
+        "it. Refused when it is not a code of the standard's with a minor unit (`bad_currency`) and on a tournament "
+        "hand, whose chips are no currency (`tournament_currency`). Absent: the amounts are in the table's unit, "
+        "unnamed.",
+    )
+
+    @field_validator("currency")
+    @classmethod
+    def _known_currency(cls, currency: str | None, info: ValidationInfo) -> str | None:
+        """A code of ISO 4217's with a minor unit, of a cash hand (run only when the field is given)."""
+        if currency is None:
+            return None
+        if currency not in ISO_4217_EXPONENTS:
+            hint = f" (did you mean {currency.upper()!r}?)" if currency.upper() in ISO_4217_EXPONENTS else ""
+            raise reject(
+                "bad_currency",
+                "currency",
+                f"{quote(currency)} is not an ISO 4217 code with a minor unit: three upper-case letters such as "
+                f"'USD', 'EUR', 'GBP', 'JPY'{hint}",
+            )
+        if info.data.get("tournament_id") is not None:
+            raise reject(
+                "tournament_currency",
+                "currency",
+                f"{currency} is given on a hand of tournament {quote(info.data['tournament_id'])}: a tournament's "
+                "chips are no currency (send the hand without one)",
+            )
+        return currency
 
     @model_validator(mode="after")
     def _check_game_rules(self) -> Self:

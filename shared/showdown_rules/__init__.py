@@ -8,6 +8,7 @@ shape, a card's spelling, a limit or a rejection code.
 
 from showdown_rules.cards import CANONICAL_CARDS, CARD_PATTERN, RANKS, SPELLINGS, SUITS, canonical_card
 from showdown_rules.codes import CODES, Rejection
+from showdown_rules.currencies import ISO_4217_EXPONENTS, in_units
 from showdown_rules.limits import (
     ID_PATTERN,
     INVISIBLE_RANGES,
@@ -29,6 +30,7 @@ __all__ = [
     "CODES",
     "ID_PATTERN",
     "INVISIBLE_RANGES",
+    "ISO_4217_EXPONENTS",
     "MAX_CHIPS",
     "MAX_ICM_DEAL_ENTRIES",
     "MAX_ID_LENGTH",
@@ -47,4 +49,5 @@ __all__ = [
     "Rejection",
     "VariantShape",
     "canonical_card",
+    "in_units",
 ]

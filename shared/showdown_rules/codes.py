@@ -145,6 +145,11 @@ CODES: dict[str, str] = {
     "from pots of its minimum or more, after the rake).",
     "bad_jackpot_program": "A jackpot program that cannot be: shares that could pay more than the fund, a "
     "qualifying hand no poker hand is, a negative drop.",
+    # The table's currency (issue 36):
+    "bad_currency": "currency is not an ISO 4217 code with a minor unit (three upper-case letters the standard "
+    "lists: USD, EUR, GBP, JPY, ...; showdown_rules.currencies).",
+    "tournament_currency": "A tournament hand with a currency: a tournament's chips are no currency (send the hand "
+    "without one).",
 }
 """Every rejection code with what it means and how to fix the event."""
 
