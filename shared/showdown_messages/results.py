@@ -276,6 +276,11 @@ class ShowdownResult(_Out):
     table_id: Id
     tournament_id: Id | None
     variant: Variant
+    currency: str | None = Field(
+        default=None,
+        description="The event's `currency` (an ISO 4217 code): every amount is a whole number of its minor unit. "
+        "Absent when the event named none (a tournament's chips; an event from before the field).",
+    )
     pots: tuple[Pot, ...]
     returned: tuple[Returned, ...] = Field(description="Uncalled bets returned; not part of any pot.")
     awards: tuple[Award, ...]

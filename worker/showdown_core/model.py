@@ -89,6 +89,9 @@ class Showdown(NamedTuple):
     """The id of the rake schedule that decided ``rake``, if one did."""
     cashouts: tuple[CashOutOffer, ...] = ()
     """All-in cash-outs the room paid (:mod:`showdown_core.cashout`); empty without one."""
+    currency: str | None = None
+    """The table's ISO 4217 code (``USD``), if the event named one: the chips are its minor units. It changes no
+    amount: the settlement carries it to the result."""
 
     @property
     def runs(self) -> tuple[tuple[Card, ...], ...]:

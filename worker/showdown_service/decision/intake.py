@@ -122,6 +122,7 @@ def to_showdown(event: ShowdownEvent) -> Showdown:
             tuple([CashOutOffer(c.seat, c.street, c.amount, c.fee_ppm) for c in cashouts])
             if (cashouts := known["cashouts"])
             else (),
+            known["currency"],
         ),
     )
 

@@ -39,6 +39,7 @@ def result_document(settlement: Settlement, settled_at: datetime) -> dict[str, A
         "table_id": showdown.table_id,
         "tournament_id": showdown.tournament_id,
         "variant": variant.name,
+        **({} if (currency := showdown.currency) is None else {"currency": currency}),  # absent: bytes as before
         "pots": [
             {
                 "index": pot.number,
