@@ -128,7 +128,8 @@ def replay_document(event: dict[str, Any], result: dict[str, Any], log: dict[str
     ]
     return {
         "hand_id": ohh["game_number"], "table": ohh["table_name"], "at": ohh["start_date_utc"],
-        "game": f"{ohh['bet_limit']['bet_type']} {ohh['game_type']}", "currency": "chips",
+        "game": f"{ohh['bet_limit']['bet_type']} {ohh['game_type']}",
+        "currency": result.get("currency") or "chips",  # the result's ISO 4217 code; else the table's chips
         "tournament": event.get("tournament_id"), "players": players, "streets": streets, "pots": pots,
         "bounties": bounties, "log": log,
     }  # fmt: skip

@@ -241,6 +241,8 @@ def _hand(args: argparse.Namespace) -> int:
     print(
         f"hand {found.hand_id}: found in {found.where} (shard {found.shard}, entry {found.entry_id}, seq {found.seq})"
     )
+    if found.result is not None and isinstance(currency := found.result.get("currency"), str):
+        print(f"  currency: {currency} (every amount in its minor unit)")
     for name in ("event", "result", "dead_letter", "audit"):
         value = getattr(found, name)
         print(f"  {name}: {orjson.dumps(value).decode() if value is not None else '(none)'}")
