@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 
 from showdown_core import InvalidEvent
 from showdown_messages import CODES, MAX_CHIPS, VARIANT_SHAPES, PlayerIn, ShowdownEvent
-from showdown_rules import MAX_ORDINAL
+from showdown_rules import ISO_4217_EXPONENTS, MAX_ORDINAL
 from showdown_service.decision import audit
 from showdown_service.decision.intake import parse_event
 from showdown_service.infra.streams import read_range
@@ -284,6 +284,7 @@ ID_KEYS: Final = frozenset({"hand_id", "table_id", "tournament_id", "player_id",
 OPTIONAL_TOP: Final = (
     "tournament_id", "button_seat", "rake", "rake_ppm", "occurred_at", "boards", "bounty_cash_ppm",
     "hand_for_hand_round", "mystery_bounties", "play", "rake_schedule", "stakes", "cashouts", "jackpot",
+    "currency",
 )  # fmt: skip
 OPTIONAL_PLAYER: Final = ("hole_cards", "dead_money", "folded", "stack", "bounty")
 
@@ -355,6 +356,12 @@ def expected_refusal(path: tuple[str | int, ...], value: Any) -> tuple[str, str]
         return None if isinstance(value[0], dict) else ("wrong_type", f"{here}[0]")
     if key in ("play", "stakes", "jackpot"):  # absent, null, or an object: its own fields' rules (any listed code)
         return None if value is None or isinstance(value, dict) else ("wrong_type", here)
+    if key == "currency":  # absent, null, or a code of ISO 4217's (on a tournament's hand: tournament_currency)
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            return ("wrong_type", here)
+        return None if value in ISO_4217_EXPONENTS else ("bad_currency", here)
     if key == "players":
         if not isinstance(value, list):
             return ("wrong_type", here)
