@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import fakeredis
 import httpx
@@ -16,6 +16,7 @@ import redis
 
 from showdown_messages import ShowdownEvent, ShowdownResult
 from showdown_rules import CODES, ISO_4217_EXPONENTS, in_units
+from showdown_service.api.replay import replay_document
 from showdown_service.decision.render import describe_result
 from showdown_service.decision.wire import encode_result
 from showdown_service.infra.config import Settings
@@ -23,6 +24,7 @@ from showdown_service.storage.recall import find_hand
 from tests.api_support import bearer, commit, serving
 from tests.helpers import REAL_SHOWDOWNS, event, read_cases, refusal, seat, settle_doc
 from tests.test_archive import prove, settle_and_archive
+from tests.test_history_export import EVERY, settled, with_play
 
 WHEN = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
@@ -139,5 +141,13 @@ def test_a_worker_settles_usd_and_dead_letters_bad_codes_and_the_api_says_so(
     assert (bad["status"], bad["dead_letter"]["code"]) == ("refused", "bad_currency")
     assert "'EURO'" in bad["dead_letter"]["message"]
     assert (chips["status"], chips["dead_letter"]["code"]) == ("refused", "tournament_currency")
-    letters = client.xrange(keys.dead)
-    assert sorted(f[b"code"] for _, f in letters) == [b"bad_currency", b"tournament_currency"]
+    letters = cast(list[tuple[bytes, dict[bytes, bytes]]], client.xrange(keys.dead))
+    assert sorted(fields[b"code"] for _, fields in letters) == [b"bad_currency", b"tournament_currency"]
+
+
+def test_the_replay_page_says_the_result_s_currency() -> None:
+    doc, _ = with_play(EVERY[0])
+    assert doc.get("tournament_id") is None
+    assert replay_document(doc, settled(doc))["currency"] == "chips"
+    usd = {**doc, "currency": "USD"}
+    assert replay_document(usd, settled(usd))["currency"] == "USD"
