@@ -17,6 +17,7 @@ import redis
 from showdown_messages import ShowdownEvent, ShowdownResult
 from showdown_rules import CODES, ISO_4217_EXPONENTS, in_units
 from showdown_service.api.replay import replay_document
+from showdown_service.cli.commands import main as showdown_main
 from showdown_service.decision.render import describe_result
 from showdown_service.decision.wire import encode_result
 from showdown_service.infra.config import Settings
@@ -151,3 +152,21 @@ def test_the_replay_page_says_the_result_s_currency() -> None:
     assert replay_document(doc, settled(doc))["currency"] == "chips"
     usd = {**doc, "currency": "USD"}
     assert replay_document(usd, settled(usd))["currency"] == "USD"
+
+
+def test_showdown_hand_names_the_currency(
+    client: redis.Redis, redis_url: str, make_settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    settings: Settings = make_settings(redis_url, archive_url=str(tmp_path / "archive"))
+    for doc in (cash_hand("usd-1", currency="USD"), cash_hand("old-1")):
+        client.xadd(settings.keys("default").events, {"event": json.dumps(doc)})
+    commit(settings)
+    monkeypatch.setenv("SHOWDOWN_REDIS_URL", redis_url)
+    monkeypatch.setenv("SHOWDOWN_ARCHIVE_URL", settings.archive_url)
+    assert showdown_main(["hand", "usd-1"]) == 0
+    usd = capsys.readouterr().out
+    assert showdown_main(["hand", "old-1"]) == 0
+    old = capsys.readouterr().out
+    assert "  currency: USD (every amount in its minor unit)" in usd.splitlines()
+    assert "currency" not in old
