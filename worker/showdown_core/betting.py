@@ -61,6 +61,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import add, or_
 from typing import Final, Literal
 
 from showdown_core.errors import InvalidEvent
@@ -225,6 +226,9 @@ class Machine:
         if form is None:
             raise self._declared("variant", f"{hand.variant!r} is not a phh-std variant code (NT, PO, F7S, F2L3D...)")
         self.form = form
+        self.fixed = form.limit == "fixed_limit"
+        self.streets: tuple[str, ...] = _STREET_NAMES[form.family]
+        """The names of the game's betting rounds, by :attr:`street`."""
         self._check_declared()
         self.left = list(hand.starting_stacks)
         self.put = [0] * n
@@ -346,7 +350,7 @@ class Machine:
         return able
 
     def _street_name(self) -> str:
-        return _STREET_NAMES[self.form.family][self.street]
+        return self.streets[self.street]
 
     def _bet_size(self) -> int:
         """Fixed limit: the street's bet (the small bet early, the big bet late)."""
@@ -402,9 +406,47 @@ class Machine:
 
     def act(self, k: int, action: str) -> None:
         """Play action ``k`` (``action``, phh-std's text); :class:`BettingError` if it breaks a rule."""
-        step = _STEPS.get(action) or _read(action)
-        i, verb, rest = step
-        if verb in _BETS and i < self.n:  # the usual action first
+        i, verb, rest = _STEPS.get(action) or _read(action)
+        pending = self.pending
+        if pending and pending[0] == i and not rest:  # the usual action: a check, call or fold in its turn
+            if verb == "cc":  # _pay and _acted, inline: the hot path of every hand
+                del pending[0]
+                bet, top = self.bet, self.top
+                chips = top - bet[i]
+                if chips:  # a call (a check changes no chips: a seat to act has chips behind)
+                    left = self.left[i]
+                    if chips >= left:
+                        chips = left
+                        self.can_bet[i] = False
+                    self.left[i] = left - chips
+                    self.put[i] += chips
+                    bet[i] += chips
+                if self.fixed:
+                    self._acted(i)
+                else:  # _acted: the increment is never below min_bet (set to it each round, only raised)
+                    self.reopen_at[i] = top + self.increment
+                can_bet = self.can_bet
+                if not pending or not can_bet[i]:
+                    self.pending = [j for j in pending if can_bet[j]]
+                    self._trim_pending()
+                if not self.pending:
+                    self.closed = True
+                return
+            if verb == "f":
+                del pending[0]
+                folded = self.folded
+                folded[i] = True
+                self.folded_on[i] = self.streets[self.street]
+                can_bet = self.can_bet
+                can_bet[i] = False
+                if folded.count(False) < 2:
+                    self.pending = []
+                if can_bet.count(True) < 2:
+                    self._trim_pending()
+                if not self.pending:
+                    self.closed = True
+                return
+        if verb in _BETS and i < self.n:
             self._bet(i, verb, rest, k, action)
         elif i == _DEALER:
             self._deal(list(rest), k, action)
@@ -460,60 +502,29 @@ class Machine:
         if ranked[0] > ranked[1]:  # one seat's bet nobody called goes back
             i = put.index(ranked[0])
             returned[i] = ranked[0] - ranked[1]
-        stacks = tuple(self.left[i] + returned[i] for i in range(n))
-        boards = tuple(tuple(run) for run in self.runs) if self.form.family == "board" else ((),)
-        holes: list[tuple[str, ...] | None] = []
-        for shown, held in zip(self.shown, self.hole, strict=True):
-            if shown:
-                holes.append(tuple(shown))
-            else:  # every card dealt known, or nothing said
-                holes.append(tuple(held) if held and None not in held else None)  # type: ignore[arg-type]
+        stacks = tuple(map(add, self.left, returned))
+        boards = tuple(map(tuple, self.runs)) if self.form.family == "board" else ((),)
+        holes: tuple[tuple[str, ...] | None, ...] = tuple([
+            tuple(shown) if shown else (tuple(held) if held and None not in held else None)  # type: ignore[arg-type]
+            for shown, held in zip(self.shown, self.hole, strict=True)  # every card dealt known, or nothing said
+        ])  # fmt: skip
+        folded = self.folded
         return Played(
             self.form,
             tuple(put),
             tuple(self.dead),
             tuple(returned),
-            tuple(f or m for f, m in zip(self.folded, self.mucked, strict=True)),
+            tuple(map(or_, folded, self.mucked)) if True in self.mucked else tuple(folded),
             tuple(self.folded_on),
             stacks,
             boards,
-            tuple(holes),
+            holes,
             self.saw_flop,
         )
 
     def _bet(self, i: int, verb: str, rest: tuple[str, ...], k: int, action: str) -> None:
-        """``f``, ``cc``, ``cbr AMOUNT`` and a stud bring-in ``pb``."""
-        pending = self.pending
-        if pending and pending[0] == i and not rest and verb in _FOLD_OR_CALL:  # the usual action, its turn
-            del pending[0]
-            can_bet = self.can_bet
-            if verb == "cc":  # _pay and _acted, inline: the hot path of every hand
-                bet, left = self.bet, self.left[i]
-                chips = self.top - bet[i]
-                if chips >= left:
-                    chips = left
-                    can_bet[i] = False
-                self.left[i] = left - chips
-                self.put[i] += chips
-                bet[i] += chips
-                if self.form.limit == "fixed_limit":
-                    self._acted(i)
-                else:
-                    self.reopen_at[i] = self.top + max(self.increment, self.hand.min_bet)
-                if not can_bet[i] or not pending:
-                    self.pending = [j for j in pending if can_bet[j]]
-                    self._trim_pending()
-            else:
-                self.folded[i] = True
-                self.folded_on[i] = self._street_name()
-                can_bet[i] = False
-                if self.folded.count(False) < 2:
-                    self.pending = []
-                if can_bet.count(True) < 2:
-                    self._trim_pending()
-            if not self.pending:
-                self.closed = True
-            return
+        """``f``, ``cc``, ``cbr AMOUNT`` and a stud bring-in ``pb`` (:meth:`act` plays a fold, check or call in its
+        turn itself)."""
         if self.folded[i]:
             raise self._error("acted_after_fold", k, i, action, f"p{i + 1} folded ({self.folded_on[i]}) and is out")
         if self.left[i] == 0:
@@ -578,7 +589,11 @@ class Machine:
                 f"a bet to {amount} needs {amount - self.bet[i]} chips; p{i + 1} has {self.left[i]} behind",
             )  # fmt: skip
         all_in = amount == stack_bet
-        if not any(not self.folded[j] and self.left[j] + self.bet[j] > self.top for j in range(self.n) if j != i):
+        top, folded, left, bet = self.top, self.folded, self.left, self.bet
+        for j in range(self.n):  # somebody else in the hand covers more than the bet now
+            if j != i and not folded[j] and left[j] + bet[j] > top:
+                break
+        else:
             raise self._error(
                 "raise_above_limit", k, i, action, "nobody left can call a raise: every other seat is all-in or covered"
             )
@@ -628,15 +643,17 @@ class Machine:
         self.top = max(self.top, amount)
         self._acted(i)
         if full:  # a full raise reopens the betting to everybody (Rule 47)
-            self.reopen_at = [None if j != i else self.reopen_at[j] for j in range(self.n)]
+            reopen_at: list[int | None] = [None] * self.n
+            reopen_at[i] = self.reopen_at[i]
+            self.reopen_at = reopen_at
         self.pending = [j for j in self._order_from((i + 1) % self.n) if j != i]
 
     def _acted(self, i: int) -> None:
         """Seat ``i`` acted at the current bet: what would reopen the betting to it (Rule 47)."""
-        if self.form.limit == "fixed_limit":
+        if self.fixed:
             self.reopen_at[i] = self.top + (self._bet_size() + 1) // 2
-        else:
-            self.reopen_at[i] = self.top + max(self.increment, self.hand.min_bet)
+        else:  # the increment is never below min_bet: set to it each round (to the blinds' at least), only raised
+            self.reopen_at[i] = self.top + self.increment
 
     def _pay(self, i: int, chips: int) -> None:
         left = self.left[i]
@@ -790,7 +807,6 @@ class Machine:
             self.shown[i] = [c for c in cards if c]
 
 
-_FOLD_OR_CALL: Final = frozenset(("f", "cc"))
 _STREET_NAMES: Final = {"board": BOARD_STREETS, "stud": STUD_STREETS, "draw": DRAW_STREETS}
 _STEPS: dict[str, tuple[int, str, tuple[str, ...]]] = {}
 """Each action read, by its text (:func:`_read`): a table's hands repeat the same folds, calls, raises and deals."""
