@@ -61,7 +61,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import add, or_
+from operator import add, or_, sub
 from typing import Final, Literal
 
 from showdown_core.errors import InvalidEvent
@@ -175,7 +175,7 @@ class Played:
     @property
     def net_contributed(self) -> tuple[int, ...]:
         """``contributed`` less the uncalled bet returned."""
-        return tuple(c - r for c, r in zip(self.contributed, self.returned, strict=True))
+        return tuple(map(sub, self.contributed, self.returned))  # one entry a player each
 
     @property
     def board(self) -> tuple[str, ...]:
@@ -449,7 +449,13 @@ class Machine:
         if verb in _BETS and i < self.n:
             self._bet(i, verb, rest, k, action)
         elif i == _DEALER:
-            self._deal(list(rest), k, action)
+            if len(rest) == 4 and rest[1] == "dh" and len(text := rest[3]) == 4 and _PLAYERS.get(rest[2], 10) < self.n:
+                first, second = _CARDS.get(text[:2]), _CARDS.get(text[2:])
+                if first is not None and second is not None:  # two known own cards, the usual deal: _deal's
+                    j = _PLAYERS[rest[2]]
+                    self.hole[j] = [*self.hole[j], first, second]
+                    return
+            self._deal(rest, k, action)
         elif i == _NOBODY:
             raise self._error("bad_action", k, None, action, "is empty")
         elif i >= self.n:
@@ -709,7 +715,7 @@ class Machine:
         self.raises = 0
         self.reopen_at = [None] * self.n
 
-    def _deal(self, words: list[str], k: int, action: str) -> None:
+    def _deal(self, words: Sequence[str], k: int, action: str) -> None:
         if len(words) == 4 and words[1] == "dh":
             i = _PLAYERS.get(words[2], self.n)
             if i >= self.n:
