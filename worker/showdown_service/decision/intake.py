@@ -151,18 +151,21 @@ def played(event: ShowdownEvent) -> betting.Played:
         play.ante_trimming_status,
     )
     got = betting.play(hand, [p.seat for p in players])
-    net = got.net_contributed
-    for i, p in enumerate(players):
-        who = _Who(i, p.seat)
-        if p.contributed not in (got.contributed[i], net[i]):
-            given = f"{got.contributed[i]}" + (f" ({net[i]} once its uncalled bet is back)" if got.returned[i] else "")
+    contributed, net = got.contributed, got.net_contributed
+    for i, p in enumerate(players):  # who is named (_Who) only in a refusal's message
+        if p.contributed != contributed[i] and p.contributed != net[i]:
+            who = _Who(i, p.seat)
+            given = f"{contributed[i]}" + (f" ({net[i]} once its uncalled bet is back)" if got.returned[i] else "")
             _mismatch(f"players[{i}].contributed", f"is {p.contributed}; the actions give {who} {given}")
         if p.dead_money != got.dead_money[i]:
+            who = _Who(i, p.seat)
             _mismatch(f"players[{i}].dead_money", f"is {p.dead_money}; the actions give {who} {got.dead_money[i]}")
         if p.folded != got.folded[i]:
+            who = _Who(i, p.seat)
             says = "folded" if got.folded[i] else "still in the hand at the end"
             _mismatch(f"players[{i}].folded", f"is {str(p.folded).lower()}; the actions leave {who} {says}")
         if p.stack is not None and p.stack != play.starting_stacks[i]:
+            who = _Who(i, p.seat)
             start = play.starting_stacks[i]
             _mismatch(f"players[{i}].stack", f"is {p.stack}; play.starting_stacks gives {who} {start}")
     if got.form.family == "board":
