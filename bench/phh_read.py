@@ -14,6 +14,7 @@ Run: ``python -m bench.phh_read [--rounds 7] [--against /tmp/old]``.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import subprocess
@@ -72,33 +73,33 @@ def one_round(runs: dict[str, tuple[Callable[[], object], int]]) -> dict[str, fl
     return out
 
 
-def child() -> None:
-    """Serve rounds on stdin/stdout (one line each) for ``--against``."""
-    runs = contenders()
+def child(module: str) -> None:
+    """Serve rounds of ``module.contenders()`` on stdin/stdout (one line each) for ``--against``."""
+    runs = importlib.import_module(module).contenders()
     for _ in sys.stdin:
         print(json.dumps(one_round(runs)), flush=True)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--against", type=Path, help="another checkout to race (its worker/ and shared/ are used)")
-    args = parser.parse_args()
-    runs = contenders()
+def cpu_race(
+    module: str, runs: dict[str, tuple[Callable[[], object], int]], rounds: int, against: Path | None
+) -> dict[str, float]:
+    """Best CPU seconds an operation of each of ``runs`` (``this NAME``) over interleaved rounds; with ``against``,
+    also ``other NAME``: ``module.contenders()`` imported from that checkout in a child process, its rounds
+    interleaved with these."""
     other = None
-    if args.against:
-        root = args.against.resolve()
+    if against is not None:
+        root = against.resolve()
         here = Path(__file__).resolve().parents[1]  # this bench, the other checkout's code
         env = os.environ | {"PYTHONPATH": os.pathsep.join([str(root / "worker"), str(root / "shared"), str(here)])}
         other = subprocess.Popen(
-            [sys.executable, "-c", "from bench.phh_read import child; child()"],
+            [sys.executable, "-c", f"from bench.phh_read import child; child({module!r})"],
             env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
         )
     best: dict[str, float] = {}
-    for _ in range(args.rounds):
+    for _ in range(rounds):
         rows = {f"this {k}": v for k, v in one_round(runs).items()}
         if other is not None:
             assert other.stdin is not None
@@ -112,6 +113,16 @@ def main() -> None:
         assert other.stdin is not None
         other.stdin.close()
         other.wait()
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--against", type=Path, help="another checkout to race (its worker/ and shared/ are used)")
+    args = parser.parse_args()
+    runs = contenders()
+    best = cpu_race("bench.phh_read", runs, args.rounds, args.against)
     hands = runs["read_phh"][1]
     print(f"{hands} Pluribus hands (every 10th), CPU time a hand, best of {args.rounds} interleaved rounds:")
     for name, seconds in best.items():

@@ -6,16 +6,20 @@ is judged as the worker judges an entry (``settling.prepare``: the contract, the
 settlement, the result's text and the digests), rounds interleaved, best of five; the ratio is the figure (the issue's
 target: within 2x).
 
-Run: ``python -m bench.play``.
+Run: ``python -m bench.play``; ``--against DIR`` races another checkout's code in CPU time instead (as
+``bench.phh_read`` does), so that its figures and ours come from one run.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import tomllib
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bench.phh_read import cpu_race
 from bench.timing import fmt_time, race
 from showdown_service.decision.settling import prepare
 from showdown_service.histories.phh import read_phh
@@ -49,14 +53,32 @@ def judge_all(events: list[bytes]) -> None:
         assert prepared.code is None, prepared.message
 
 
-def main() -> None:
+def contenders() -> dict[str, tuple[Callable[[], object], int]]:
+    """The sampled hands judged without ``play`` and with it."""
     plain, played = entries()
-    best = race({"without": (lambda: judge_all(plain), len(plain)), "with": (lambda: judge_all(played), len(played))})
-    ratio = best["with"] / best["without"]
-    print(f"{len(plain)} Pluribus hands judged as a worker judges an entry (best of 5, interleaved):")
-    print(f"  without play  {fmt_time(best['without'])} a hand")
-    print(f"  with play     {fmt_time(best['with'])} a hand")
-    print(f"  ratio         {ratio:.2f}x (target: within 2x)")
+    return {"without": (lambda: judge_all(plain), len(plain)), "with": (lambda: judge_all(played), len(played))}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--against", type=Path, help="another checkout to race, CPU time (bench.phh_read's way)")
+    args = parser.parse_args()
+    runs = contenders()
+    if args.against is None:
+        best = race(runs)
+        print(f"{runs['with'][1]} Pluribus hands judged as a worker judges an entry (best of 5, interleaved):")
+    else:
+        best = cpu_race("bench.play", runs, 5, args.against)
+        print(
+            f"{runs['with'][1]} Pluribus hands judged as a worker judges an entry, CPU time (best of 5, interleaved):"
+        )
+    for side in ("this ", "other ") if args.against else ("",):
+        ratio = best[f"{side}with"] / best[f"{side}without"]
+        print(f"  {side}without play  {fmt_time(best[f'{side}without'])} a hand")
+        print(f"  {side}with play     {fmt_time(best[f'{side}with'])} a hand")
+        print(f"  {side}ratio         {ratio:.2f}x (target: within 2x)")
+    if args.against:
+        print(f"  with play, other / this: {best['other with'] / best['this with']:.2f}x")
 
 
 if __name__ == "__main__":
