@@ -300,3 +300,53 @@ def test_a_refusal_gives_its_reason_apart_from_the_field_and_the_action() -> Non
     assert str(error.rejections[0].message).endswith("'p4 cbr 30': p3 is to act, not p4")
     unfinished = refused(nl("p3 f"))
     assert unfinished.reason == "the actions end while p4 is still to act (preflop)"
+
+
+def test_the_minimum_raise_increment_is_never_below_min_bet_so_a_call_reopens_at_top_plus_increment() -> None:
+    """Machine.act's quick check or call sets a seat's Rule 47 reopening point to ``top + increment`` without
+    ``max(increment, min_bet)``: that holds while the increment is never below ``min_bet`` (TDA 2024 Rule 43's
+    "previous bet or raise", at least the minimum bet). Checked after every action of every 10th Pluribus hand and
+    of hands whose short all-ins and straddles move the increment."""
+    hands = [
+        nl(  # p4's all-in to 25 is no full raise over 20: the increment stays 10
+            *("p3 cbr 20", "p4 cbr 25", "p5 cc", "p6 f", "p1 f", "p2 cc", "p3 cc"),
+            stacks=(1000, 1000, 1000, 25, 1000, 1000),
+        ),
+        nl(*("p3 cc", "p4 f", "p5 f", "p6 f", "p1 cc", "p2 cc", "d db 2c7d9h", "p1 cc", "p2 cbr 10", "p3 cc", "p1 cc")),
+        nl("p4 cbr 40", "p5 cc", "p6 cc", "p1 cc", "p2 cc", "p3 cc", blinds_or_straddles=(5, 10, 20, 0, 0, 0)),
+    ]
+    for path in sorted(PLURIBUS.rglob("*.phh"))[::10]:
+        fields = tomllib.loads(path.read_text())
+        hands.append(
+            Hand(
+                fields["variant"],
+                tuple(fields["starting_stacks"]),
+                tuple(fields["actions"]),
+                tuple(fields["antes"]),
+                tuple(fields["blinds_or_straddles"]),
+                min_bet=fields["min_bet"],
+            )
+        )
+    for hand in hands:
+        machine = Machine(hand)
+        for k, action in enumerate(hand.actions):
+            machine.act(k, action)
+            assert machine.increment >= hand.min_bet, (hand.actions[: k + 1], machine.increment)
+            mover = int(action.split()[0][1:]) - 1 if action.startswith("p") else None
+            if mover is not None and action.endswith(" cc") and machine.reopen_at[mover] is not None:
+                assert machine.reopen_at[mover] == machine.top + max(machine.increment, hand.min_bet)
+        machine.finish(len(hand.actions))
+
+
+def test_a_check_or_call_in_turn_played_quickly_leaves_what_the_general_rules_leave() -> None:
+    """A call for more than the stack is all-in (table stakes); a check moves no chips; the last fold ends the
+    betting: the quick path in Machine.act, against the hand's own totals."""
+    short = nl("p3 cbr 300", "p4 cc", "p5 f", "p6 f", "p1 f", "p2 f", stacks=(1000, 1000, 1000, 120, 1000, 1000))
+    got = play(short)
+    assert got.contributed == (5, 10, 300, 120, 0, 0)
+    assert got.returned == (0, 0, 180, 0, 0, 0)
+    assert got.stacks[3] == 0
+    checked = play(nl("p3 cc", "p4 f", "p5 f", "p6 f", "p1 cc", "p2 cc", "d db 2c7d9h", "p1 cc", "p2 cc", "p3 f"))
+    assert checked.contributed == (10, 10, 10, 0, 0, 0)
+    assert checked.folded_on == (None, None, "flop", "preflop", "preflop", "preflop")
+    assert checked.stacks == (990, 990, 990, 1000, 1000, 1000)
