@@ -5,8 +5,8 @@ memory, read by ``read_phh`` (parse, the betting played by :class:`showdown_core
 and validated); beside it the machine alone on the same hands' phh-std fields (:func:`showdown_core.betting.play`).
 CPU seconds (``time.process_time``) a hand, best of ``--rounds`` interleaved rounds.
 
-``--against DIR``: the same two figures from another checkout of the project (``git worktree add DIR main``), run in
-a child process whose rounds interleave with this one's, so that the before/after ratio comes from one run.
+``--against DIR``: the same two figures from another checkout of the project (``git worktree add DIR main``): each
+checkout in a child process of its own, rounds interleaved, so that the before/after ratio comes from one run.
 
 Run: ``python -m bench.phh_read [--rounds 7] [--against /tmp/old]``.
 """
@@ -83,35 +83,48 @@ def child(module: str) -> None:
 def cpu_race(
     module: str, runs: dict[str, tuple[Callable[[], object], int]], rounds: int, against: Path | None
 ) -> dict[str, float]:
-    """Best CPU seconds an operation of each of ``runs`` (``this NAME``) over interleaved rounds; with ``against``,
-    also ``other NAME``: ``module.contenders()`` imported from that checkout in a child process, its rounds
-    interleaved with these."""
-    other = None
-    if against is not None:
-        root = against.resolve()
-        here = Path(__file__).resolve().parents[1]  # this bench, the other checkout's code
-        env = os.environ | {"PYTHONPATH": os.pathsep.join([str(root / "worker"), str(root / "shared"), str(here)])}
-        other = subprocess.Popen(
-            [sys.executable, "-c", f"from bench.phh_read import child; child({module!r})"],
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-    best: dict[str, float] = {}
-    for _ in range(rounds):
-        rows = {f"this {k}": v for k, v in one_round(runs).items()}
-        if other is not None:
-            assert other.stdin is not None
-            assert other.stdout is not None
-            other.stdin.write("\n")
-            other.stdin.flush()
-            rows |= {f"other {k}": v for k, v in json.loads(other.stdout.readline()).items()}
-        for name, seconds in rows.items():
-            best[name] = min(best.get(name, seconds), seconds)
-    if other is not None:
-        other.communicate()  # its stdin closed: it ends; its pipes closed
+    """Best CPU seconds an operation of each of ``runs`` (``this NAME``) over interleaved rounds. With ``against``,
+    both sides run alike, each in a child process (``module.contenders()`` from this checkout, and from that one as
+    ``other NAME``), which goes first alternating round by round: a parent timed against a child read the same code
+    10-19% apart."""
+    if against is None:
+        best: dict[str, float] = {}
+        for _ in range(rounds):
+            for name, seconds in one_round(runs).items():
+                best[f"this {name}"] = min(best.get(f"this {name}", seconds), seconds)
+        return best
+    here = Path(__file__).resolve().parents[1]
+    sides = {"this": _spawn(module, here, here), "other": _spawn(module, against.resolve(), here)}
+    best = {}
+    try:
+        for r in range(rounds):
+            for side in ("this", "other") if r % 2 == 0 else ("other", "this"):
+                child_process = sides[side]
+                assert child_process.stdin is not None
+                assert child_process.stdout is not None
+                child_process.stdin.write("\n")
+                child_process.stdin.flush()
+                for name, seconds in json.loads(child_process.stdout.readline()).items():
+                    best[f"{side} {name}"] = min(best.get(f"{side} {name}", seconds), seconds)
+    finally:
+        for child_process in sides.values():
+            child_process.communicate()  # its stdin closed: it ends; its pipes closed
     return best
+
+
+def _spawn(module: str, root: Path, bench: Path) -> subprocess.Popen[str]:
+    """A child serving rounds of ``module`` with ``root``'s code (its worker/ and shared/) and this bench."""
+    env = os.environ | {
+        "PYTHONHASHSEED": "0",
+        "PYTHONPATH": os.pathsep.join([str(root / "worker"), str(root / "shared"), str(bench)]),
+    }
+    return subprocess.Popen(
+        [sys.executable, "-c", f"from bench.phh_read import child; child({module!r})"],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
 
 
 def main() -> None:
