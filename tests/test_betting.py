@@ -350,3 +350,14 @@ def test_a_check_or_call_in_turn_played_quickly_leaves_what_the_general_rules_le
     assert checked.contributed == (10, 10, 10, 0, 0, 0)
     assert checked.folded_on == (None, None, "flop", "preflop", "preflop", "preflop")
     assert checked.stacks == (990, 990, 990, 1000, 1000, 1000)
+
+
+def test_forced_bet_mismatch_is_refused_every_time_even_after_valid_hands_at_the_same_stakes() -> None:
+    """The declared fields found valid are remembered (a table's hands repeat them): a hand that differs from them
+    in one blind, or repeats an invalid declaration, is still checked and refused."""
+    assert play(nl("p3 f", "p4 f", "p5 f", "p6 f", "p1 f")).contributed == (5, 10, 0, 0, 0, 0)
+    for _ in range(2):
+        error = refused(nl("p3 f", blinds_or_straddles=(10, 5, 0, 0, 0, 0)))
+        assert (error.code, error.index) == ("forced_bet_mismatch", None)
+        assert refused(nl("p3 f", min_bet=0)).code == "forced_bet_mismatch"
+    assert play(nl("p3 f", "p4 f", "p5 f", "p6 f", "p1 f")).returned == (0, 5, 0, 0, 0, 0)

@@ -270,6 +270,10 @@ class Machine:
 
     def _check_declared(self) -> None:
         hand, n, form = self.hand, self.n, self.form
+        antes, blinds_given = tuple(hand.antes), tuple(hand.blinds_or_straddles)  # hashable whatever a caller gave
+        key = (form, n, antes, blinds_given, hand.bring_in, hand.small_bet, hand.big_bet, hand.min_bet)
+        if key in _DECLARED:  # a table's hands declare the same forced bets and stakes, hand after hand
+            return
         if not 2 <= n <= 10:  # the contract's players
             raise self._declared("starting_stacks", f"has {n} entries; a hand has 2 to 10 players")
         for name in ("antes", "blinds_or_straddles"):
@@ -299,6 +303,9 @@ class Machine:
                     "blinds_or_straddles",
                     f"{blinds[k]} follows {blinds[k - 1]}: each blind or straddle is at least the one before it",
                 )
+        if len(_DECLARED) >= _STEPS_KEPT:
+            _DECLARED.clear()
+        _DECLARED.add(key)
 
     def _post_forced(self) -> None:
         hand, n, form = self.hand, self.n, self.form
@@ -308,7 +315,7 @@ class Machine:
             antes, blinds = antes[::-1], blinds[::-1]
         left = self.left
         into = self.put if hand.ante_trimming_status else self.dead
-        for i, chips in enumerate(antes):
+        for i, chips in enumerate(antes if any(antes) else ()):
             if chips:  # none is the usual ante
                 paid = min(chips, left[i])
                 left[i] -= paid
@@ -817,6 +824,9 @@ _STREET_NAMES: Final = {"board": BOARD_STREETS, "stud": STUD_STREETS, "draw": DR
 _STEPS: dict[str, tuple[int, str, tuple[str, ...]]] = {}
 """Each action read, by its text (:func:`_read`): a table's hands repeat the same folds, calls, raises and deals."""
 _STEPS_KEPT: Final = 65_536
+_DECLARED: set[tuple[object, ...]] = set()
+"""The declared fields found valid so far (:meth:`Machine._check_declared`), bounded as :data:`_STEPS` is: the
+form, the player count, the antes, blinds and stakes."""
 _DEALER: Final = -1
 _NOBODY: Final = -2
 _BETS: Final = frozenset(("f", "cc", "cbr", "pb"))
