@@ -29,6 +29,7 @@ from typing import Final, NamedTuple
 from showdown_core import InvalidEvent, Showdown, build_pots
 from showdown_core.model import SeatHand, from_fields
 from showdown_core.rake import (
+    Attribution,
     Family,
     Hand,
     Raked,
@@ -91,23 +92,30 @@ def version_for(schedule: Schedule, event: ShowdownEvent) -> Version:
 
 
 class _Row(NamedTuple):
-    """A schedule's version and stakes row for one game, day and big blind, with its rate: kept between hands."""
+    """A schedule's version and stakes row for one game, day, big blind and number of players dealt in, with its
+    rate, cap and attribution: kept between hands (the per-hand work is then the pot's arithmetic)."""
 
     schedule: Schedule
     version: Version
     tier: Tier | None
     """``None`` when the version takes nothing per hand, or the stakes are not posted (``rake_hand`` says why)."""
     rate: Callable[[int], int] | None
+    cap: int | None
+    """The tier's cap for the players dealt in (``None``: uncapped, or no tier)."""
+    attribution: Attribution
 
 
-_ROWS: Final[dict[tuple[str, str, date | None, int | None], _Row]] = {}
+_ROWS: Final[dict[tuple[str, str, date | None, int | None, int], _Row]] = {}
 _MOST_ROWS: Final = 4096
 
 
-def _row(schedule: Schedule, event: ShowdownEvent, big_blind: int | None) -> _Row:
-    """The version and stakes row an event is raked by, found once per schedule, game, day and big blind."""
+def _row(schedule: Schedule, event: ShowdownEvent, big_blind: int | None, dealt_in: int) -> _Row:
+    """The version and stakes row an event is raked by, found once per schedule, game, day, big blind and
+    players dealt in."""
     occurred = event.occurred_at
-    key = (schedule.id, event.variant, occurred.astimezone(UTC).date() if occurred is not None else None, big_blind)
+    # an RFC 3339 "Z" (pydantic's TzInfo(0) equals UTC) is its own UTC date: no astimezone() made
+    day = None if occurred is None else (occurred.date() if occurred.tzinfo == UTC else occurred.astimezone(UTC).date())
+    key = (schedule.id, event.variant, day, big_blind, dealt_in)
     row = _ROWS.get(key)
     if row is not None and row.schedule is schedule:
         return row
@@ -123,7 +131,8 @@ def _row(schedule: Schedule, event: ShowdownEvent, big_blind: int | None) -> _Ro
             rate = uncapped(version, tier)
     if len(_ROWS) >= _MOST_ROWS:
         _ROWS.clear()
-    row = _ROWS[key] = _Row(schedule, version, tier, rate)
+    cap = tier.cap_for(dealt_in) if tier is not None else None
+    row = _ROWS[key] = _Row(schedule, version, tier, rate, cap, version.attribution)
     return row
 
 
@@ -136,7 +145,8 @@ def pots_of(seats: Sequence[SeatHand]) -> tuple[tuple[int, ...], dict[int, int],
     for s in seats:
         chips = s.contributed
         total += chips + s.dead_money
-        top = max(top, chips)
+        if chips > top:  # noqa: PLR1730 - max() would be a call a seat
+            top = chips
         if not s.folded:
             live += 1
             if low < 0 or chips < low:
@@ -157,11 +167,77 @@ def apply_schedule(event: ShowdownEvent, showdown: Showdown, schedules: Mapping[
         raise InvalidEvent.of(
             "unknown_rake_schedule", _FIELD, f"{schedule_id!r} is no schedule this worker knows (it knows: {known})"
         )
-    stakes = event.stakes
+    fields = event.__dict__  # a model's fields, read as a dict (no BaseModel.__getattr__ hook on a miss)
+    stakes = fields["stakes"]
     big_blind = stakes.big_blind if stakes is not None else None
-    row = _row(schedule, event, big_blind)
+    seats = showdown.seats
+    row = _row(schedule, event, big_blind, len(seats))
+    rate = row.rate
+    if rate is not None and showdown.tournament_id is None:
+        # the usual showdown: one pot, nothing returned, contested (past the first round: raked), stakes posted;
+        # what rake_hand and attribute give it (tests/test_rake_live.py's property test), with no record built
+        total = live = 0
+        top = low = -1
+        pairs = []
+        for s in seats:
+            chips = s.contributed + s.dead_money
+            total += chips
+            pairs.append((s.seat, chips))
+            chips = s.contributed
+            if chips > top:  # noqa: PLR1730 - max() would be a call a seat
+                top = chips
+            if not s.folded:
+                live += 1
+                if low < 0 or chips < low:
+                    low = chips
+        if live > 1 and low == top and total:
+            rake = rate(total)
+            cap = row.cap
+            if cap is not None and rake > cap:
+                rake = cap
+            if "rake" not in event.__pydantic_fields_set__ or fields["rake"] == rake:
+                paid = _paid_from_one_pot(rake, pairs, total, row.attribution)
+                return _raked(showdown, rake, (rake,) if rake else (), paid, schedule_id)
+    amounts, back, live = pots_of(seats)
+    return _general(event, showdown, schedule_id, row, amounts, back, live)
+
+
+def _paid_from_one_pot(
+    rake: int, pairs: list[tuple[int, int]], total: int, method: Attribution
+) -> tuple[tuple[int, int], ...]:
+    """:func:`showdown_core.rake.attribute` of a hand whose ``total`` chips (> 0) are one pot with nothing
+    returned: ``pairs`` is each seat's ``(seat, chips)``, ``total`` their sum (``weighted_contributed`` in one
+    loop, no comprehension's function made)."""
+    pairs.sort()
+    if not rake or method != "weighted_contributed":
+        return attribute(rake, pairs, method)
+    paid = []
+    left = rake
+    for seat, chips in pairs:
+        share = rake * chips // total
+        left -= share
+        paid.append((seat, share))
+    if left:  # largest remainders first; a stable sort keeps ties in seat order (the lower seat first)
+        remainders = [rake * chips % total for _, chips in pairs]
+        for i in sorted(range(len(pairs)), key=remainders.__getitem__, reverse=True)[:left]:
+            seat, share = paid[i]
+            paid[i] = (seat, share + 1)
+    return tuple(paid)
+
+
+def _general(  # noqa: PLR0917 - apply_schedule's own values, passed on
+    event: ShowdownEvent,
+    showdown: Showdown,
+    schedule_id: str,
+    row: _Row,
+    amounts: tuple[int, ...],
+    back: dict[int, int],
+    live: int,
+) -> Showdown:
+    """:func:`apply_schedule` of any hand: several pots, bets returned, the first round's rules, a stated rake
+    checked, a tournament hand refused."""
     version = row.version
-    amounts, back, live = pots_of(showdown.seats)
+    big_blind = event.stakes.big_blind if event.stakes is not None else None
     hand = _hand(showdown, amounts, big_blind, live)
     try:
         if row.tier is None or row.rate is None or hand.tournament:
@@ -180,11 +256,17 @@ def apply_schedule(event: ShowdownEvent, showdown: Showdown, schedules: Mapping[
     else:
         in_pots = [(s.seat, s.contributed + s.dead_money) for s in showdown.seats]
     paid = attribute(rake, in_pots, version.attribution)
-    return from_fields(  # showdown._replace(rake=, rake_pots=, rake_paid=, rake_schedule=), without its keywords
+    return _raked(showdown, rake, raked.by_pot if rake else (), paid, schedule_id)
+
+
+def _raked(
+    showdown: Showdown, rake: int, by_pot: tuple[int, ...], paid: tuple[tuple[int, int], ...], schedule_id: str
+) -> Showdown:
+    """``showdown._replace(rake=, rake_pots=, rake_paid=, rake_schedule=)``, without its keywords."""
+    return from_fields(
         Showdown,
-        (*showdown[:_RAKE], rake, *showdown[_RAKE + 1 : _POTS], raked.by_pot if rake else (), paid, schedule_id,
-         *showdown[_POTS + 3 :]),
-    )  # fmt: skip
+        (*showdown[:_RAKE], rake, *showdown[_RAKE + 1 : _POTS], by_pot, paid, schedule_id, *showdown[_POTS + 3 :]),
+    )
 
 
 _RAKE: Final = Showdown._fields.index("rake")
