@@ -17,11 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from showdown_core import InvalidEvent, build_pots, settle
-from showdown_core.rake import Cap, Schedule, Tier, Version
+from showdown_core.rake import Cap, Schedule, Tier, Version, attribute, rake_hand
 from showdown_messages import ShowdownResult
 from showdown_rules.codes import CODES
 from showdown_service.decision.intake import parse_event, to_showdown
-from showdown_service.decision.rake_live import apply_schedule, pots_of
+from showdown_service.decision.rake_live import apply_schedule, hand_of, pots_of
 from showdown_service.decision.rake_schedules import load_schedules
 from showdown_service.decision.settling import prepare
 from showdown_service.decision.wire import result_document
@@ -262,3 +262,63 @@ def test_a_key_given_twice_in_stakes_is_refused_as_duplicate_key() -> None:
     p = prepare("1-0", {b"event": text.encode()}, failures=0, max_deliveries=5, max_payload_bytes=65536, now=NOW,
                 started=0.0)  # fmt: skip
     assert (p.code, (p.message or "").split(":")[0]) == ("duplicate_key", "stakes.big_blind")
+
+
+def _random_schedule(rng: random.Random) -> Schedule:
+    """One version of every kind a schedule may post per hand: its mode, rounding, stage, caps, split, method."""
+    mode = rng.choice(["percentage", "incremental", "fixed_drop"])
+    caps = () if rng.random() < 0.3 else (Cap(2, 2, rng.randint(1, 400)), Cap(3, None, rng.randint(1, 900)))
+    tier = Tier(None, rate_ppm=rng.randint(0, 100_000), per=rng.randint(1, 50), take=rng.randint(0, 3),
+                drop=rng.randint(0, 500), caps=caps)  # fmt: skip
+    version = Version(
+        date(2000, 1, 1), None, mode, (tier,), rounding=rng.choice(["half_even", "down", "up"]),  # type: ignore[arg-type]
+        multiplier_ppm=rng.choice([None, 1_250_000]), no_flop_no_drop=rng.random() < 0.8,
+        cap_split=rng.choice(["proportional", "main_pot_first"]),
+        attribution=rng.choice(["dealt", "contributed", "weighted_contributed"]),
+    )  # fmt: skip
+    return Schedule("random", "Test room", "USD", EVERY_GAME, (version,))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_the_usual_hands_fast_path_equals_the_cores_rake_hand_and_attribute_on_random_hands_and_schedules(
+    rng: random.Random,
+) -> None:
+    # the worker's one-pass path (one pot, nothing returned, contested) against the core's general rules
+    schedule = _random_schedule(rng)
+    version = schedule.versions[0]
+    doc = deal_hand(rng, games=EVERY_GAME, rake=False)
+    doc = {k: v for k, v in doc.items() if k not in {"rake", "rake_ppm", "tournament_id"}}
+    doc |= {"rake_schedule": "random"}
+    event_ = parse_event(json.dumps(doc))
+    showdown = to_showdown(event_)
+    pots, returned = build_pots(showdown.seats)
+    back = {r.seat: r.amount for r in returned}
+    raked = rake_hand(version, hand_of(showdown, tuple(p.amount for p in pots), None))
+    paid = attribute(
+        raked.rake, [(s.seat, s.contributed + s.dead_money - back.get(s.seat, 0)) for s in showdown.seats],
+        version.attribution,
+    )  # fmt: skip
+    for stated in ({}, {"rake": raked.rake}):  # computed, and the same stated (checked)
+        given_ = parse_event(json.dumps(doc | stated))
+        got = apply_schedule(given_, to_showdown(given_), {"random": schedule})
+        assert (got.rake, got.rake_pots, got.rake_paid) == (raked.rake, raked.by_pot if raked.rake else (), paid)
+
+
+def test_a_schedules_row_and_cap_are_found_once_per_schedule_stakes_and_players_dealt_in(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the per-hand work is the pot's arithmetic: the stakes row and its cap are resolved once, then kept
+    looked: list[int] = []
+    cap_for = Tier.cap_for
+
+    def counted(tier: Tier, dealt_in: int) -> int | None:
+        looked.append(dealt_in)
+        return cap_for(tier, dealt_in)
+
+    monkeypatch.setattr(Tier, "cap_for", counted)
+    schedules = {"pokerstars-usd-nl-pl": replace(SHIPPED["pokerstars-usd-nl-pl"])}  # a new object: found afresh
+    event_ = parse_event(json.dumps(FLOPPED))
+    raked = [apply_schedule(event_, to_showdown(event_), schedules) for _ in range(3)]
+    assert [r.rake for r in raked] == [111, 111, 111]
+    assert looked == [5]
