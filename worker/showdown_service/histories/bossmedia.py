@@ -24,11 +24,11 @@ from html.entities import name2codepoint
 from typing import Final
 
 from showdown_service.histories.builder import HandBuilder
-from showdown_service.histories.errors import HandSyntaxError, ReplayError, UnsupportedHand, unreadable
+from showdown_service.histories.errors import HandSyntaxError, ReplayError, UnsupportedHand
 from showdown_service.histories.games import HOLDEM, OMAHA, OMAHA_HILO, Game
 from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.reader import Reader
-from showdown_service.histories.reading import LineCount
+from showdown_service.histories.reading import xml_hands
 
 _HISTORY: Final = re.compile(r"<HISTORY[\s>]")
 _GAMES: Final[dict[str, Game]] = {"GAME_THM": HOLDEM, "GAME_OMA": OMAHA, "GAME_OMAHL": OMAHA_HILO}
@@ -46,35 +46,16 @@ def starts_bossmedia(text: str) -> bool:
 
 def read_bossmedia(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
     """Each hand (``<HISTORY>``) of a Boss Media file's ``text``, read, or the error that stopped it."""
-    body = text.replace("\ufeff", "")
-    lines = body.splitlines()
-    count = LineCount(body)
-    starts = [m.start() for m in _HISTORY.finditer(body)]
-    for n, start in enumerate(starts):
-        end = body.find("</HISTORY>", start)
-        end = len(body) if end < 0 else end + len("</HISTORY>")
-        if n + 1 < len(starts):
-            end = min(end, starts[n + 1])
-        line = count.line(start)
-        head = re.search(r'\bID="([^"]*)"', body[start : min(end, start + 200)])
-        hand = HandBuilder(lines, source, f"bossmedia:{head.group(1) if head else line + 1}", line)
-        try:
-            element = ET.fromstring(_ENTITY.sub(_numeric, body[start:end]))  # noqa: S314  # expat refuses bombs
-        except ET.ParseError as exc:
-            at, column = exc.position
-            yield HandSyntaxError(
-                source, hand.hand_id, line + at, f"not well-formed XML at column {column + 1}: {exc.msg}"
-            )
-            continue
-        except (ValueError, RecursionError) as exc:
-            yield unreadable(exc, source, hand.hand_id, line + 1)
-            continue
-        try:
-            yield read_history(hand, element)
-        except ReplayError as exc:
-            yield exc
-        except Exception as exc:  # a value of a kind the reader did not foresee: this hand's error
-            yield unreadable(exc, source, hand.hand_id, hand.start + 1, hand.game_name)
+    return xml_hands(
+        text,
+        source,
+        "bossmedia",
+        _HISTORY,
+        lambda hand, element, _: read_history(hand, element),
+        closing="</HISTORY>",
+        id_attribute="ID",
+        clean=lambda element: _ENTITY.sub(_numeric, element),
+    )
 
 
 def _numeric(entity: re.Match[str]) -> str:

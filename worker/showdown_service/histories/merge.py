@@ -21,11 +21,11 @@ from collections.abc import Iterator
 from typing import Final
 
 from showdown_service.histories.builder import HandBuilder
-from showdown_service.histories.errors import HandSyntaxError, ReplayError, UnsupportedHand, unreadable
+from showdown_service.histories.errors import HandSyntaxError, ReplayError, UnsupportedHand
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.reader import Reader
-from showdown_service.histories.reading import LineCount
+from showdown_service.histories.reading import xml_hands
 
 _GAME: Final = re.compile(r"<game[\s>]")
 _DESCRIPTION: Final = re.compile(r'<description type="([^"]*)" stakes="([^"]*)"')
@@ -41,38 +41,15 @@ def starts_merge(text: str) -> bool:
 def read_merge(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
     """Each hand (``<game>``) of a Merge file's ``text``, read, or the error that stopped it."""
     body = text.replace("\ufeff", "")
-    lines = body.splitlines()
-    count = LineCount(body)
-    starts = [m.start() for m in _GAME.finditer(body)]
-    for n, start in enumerate(starts):
-        end = body.find("</game>", start)
-        end = len(body) if end < 0 else end + len("</game>")
-        if n + 1 < len(starts):
-            end = min(end, starts[n + 1])
+
+    def read(hand: HandBuilder, element: ET.Element, between: tuple[int, int]) -> HandRecord:
         described = None  # the last <description> before this <game>
-        for found in _DESCRIPTION.finditer(body, starts[n - 1] if n else 0, start):
+        for found in _DESCRIPTION.finditer(body, *between):
             described = found
-        line = count.line(start)
-        head = re.search(r'\bid="([^"]*)"', body[start : min(end, start + 200)])
-        hand = HandBuilder(lines, source, f"merge:{head.group(1) if head else line + 1}", line)
-        try:
-            element = ET.fromstring(body[start:end])  # noqa: S314  # expat refuses entity bombs
-        except ET.ParseError as exc:
-            at, column = exc.position
-            yield HandSyntaxError(
-                source, hand.hand_id, line + at, f"not well-formed XML at column {column + 1}: {exc.msg}"
-            )
-            continue
-        except (ValueError, RecursionError) as exc:
-            yield unreadable(exc, source, hand.hand_id, line + 1)
-            continue
-        try:
-            kind, stakes = (described.group(1), described.group(2)) if described else ("", "")
-            yield _read(hand, element, kind, stakes)
-        except ReplayError as exc:
-            yield exc
-        except Exception as exc:  # a value of a kind the reader did not foresee: this hand's error
-            yield unreadable(exc, source, hand.hand_id, hand.start + 1, hand.game_name)
+        kind, stakes = (described.group(1), described.group(2)) if described else ("", "")
+        return _read(hand, element, kind, stakes)
+
+    return xml_hands(body, source, "merge", _GAME, read, closing="</game>")
 
 
 def _read(hand: HandBuilder, xml: ET.Element, kind: str, stakes: str) -> HandRecord:

@@ -24,11 +24,11 @@ from collections.abc import Iterator
 from typing import Final
 
 from showdown_service.histories.builder import HandBuilder
-from showdown_service.histories.errors import ChipsDoNotAddUp, HandSyntaxError, ReplayError, UnsupportedHand, unreadable
+from showdown_service.histories.errors import ChipsDoNotAddUp, HandSyntaxError, ReplayError, UnsupportedHand
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.reader import Reader
-from showdown_service.histories.reading import LineCount
+from showdown_service.histories.reading import xml_hands
 
 _GAME: Final = re.compile(r"<Game[\s>]")
 _END: Final = "</Game>"
@@ -44,35 +44,10 @@ def starts_microgaming(text: str) -> bool:
 
 def read_microgaming(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
     """Each hand (``<Game>``) of a Microgaming file's ``text``, read, or the error that stopped it."""
-    body = text.replace("\ufeff", "")
-    lines = body.splitlines()
-    count = LineCount(body)
-    starts = [m.start() for m in _GAME.finditer(body)]
-    if not starts:
-        yield HandSyntaxError(source, None, 1, "no Microgaming <Game> in the file")
-        return
-    for n, start in enumerate(starts):
-        end = starts[n + 1] if n + 1 < len(starts) else len(body)
-        line = count.line(start)
-        head = re.search(r'\bid="([^"]*)"', body[start : min(end, start + 400)])
-        hand = HandBuilder(lines, source, f"microgaming:{head.group(1) if head else line + 1}", line)
-        try:
-            element = ET.fromstring(body[start:end].strip())  # noqa: S314  # expat refuses entity bombs
-        except ET.ParseError as exc:
-            at, column = exc.position
-            yield HandSyntaxError(
-                source, hand.hand_id, line + at, f"not well-formed XML at column {column + 1}: {exc.msg}"
-            )
-            continue
-        except (ValueError, RecursionError) as exc:
-            yield unreadable(exc, source, hand.hand_id, line + 1)
-            continue
-        try:
-            yield _read(hand, element)
-        except ReplayError as exc:
-            yield exc
-        except Exception as exc:  # a value of a kind the reader did not foresee: this hand's error
-            yield unreadable(exc, source, hand.hand_id, hand.start + 1, hand.game_name)
+    if _GAME.search(text) is None:
+        return iter([HandSyntaxError(source, None, 1, "no Microgaming <Game> in the file")])
+    return xml_hands(text, source, "microgaming", _GAME, lambda hand, element, _: _read(hand, element),
+                     id_window=400, clean=str.strip)  # fmt: skip
 
 
 def _currency(written: str) -> str:

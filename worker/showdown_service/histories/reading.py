@@ -13,6 +13,7 @@ its words (its strings and regular expressions):
 from __future__ import annotations
 
 import re
+import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from typing import Final
 
@@ -243,3 +244,54 @@ def numbered_hand(
     m = game_no.match(lines[start]) or banner.match(lines[start])
     assert m is not None  # split_hands starts a hand only at such a line
     return HandBuilder(lines, source, f"{prefix}:{m.group(1)}", start)
+
+
+def xml_hands(
+    text: str,
+    source: str,
+    room: str,
+    opening: re.Pattern[str],
+    read: Callable[[HandBuilder, ET.Element, tuple[int, int]], HandRecord],
+    *,
+    closing: str | None = None,
+    id_attribute: str = "id",
+    id_window: int = 200,
+    clean: Callable[[str], str] = lambda element: element,
+) -> Iterator[HandRecord | ReplayError]:
+    """Each hand of an XML history whose hands are elements one after another (Boss Media's ``<HISTORY>``,
+    Merge's ``<game>``, Microgaming's ``<Game>``), read by ``read``, or the error that stopped it: not well-formed
+    XML named by line and column, anything else this hand's error, and the next hand read all the same.
+
+    An element runs from ``opening`` to its ``closing`` tag (or the next opening, or the file's end); its hand id is
+    ``<room>:<id_attribute>`` of the opening tag (within ``id_window`` characters), else its line. ``clean`` makes
+    an element's text parseable (an entity the room writes, surrounding blanks); ``read`` also gets the positions
+    of the previous element and this one (what a room writes between hands, as Merge's ``<description>``)."""
+    body = text.replace("\ufeff", "")
+    lines = body.splitlines()
+    count = LineCount(body)
+    starts = [m.start() for m in opening.finditer(body)]
+    named = re.compile(rf'\b{id_attribute}="([^"]*)"')
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(body)
+        if closing is not None and (close := body.find(closing, start)) >= 0:
+            end = min(end, close + len(closing))
+        line = count.line(start)
+        head = named.search(body[start : min(end, start + id_window)])
+        hand = HandBuilder(lines, source, f"{room}:{head.group(1) if head else line + 1}", line)
+        try:
+            element = ET.fromstring(clean(body[start:end]))  # noqa: S314  # expat refuses entity bombs
+        except ET.ParseError as exc:
+            at, column = exc.position
+            yield HandSyntaxError(
+                source, hand.hand_id, line + at, f"not well-formed XML at column {column + 1}: {exc.msg}"
+            )
+            continue
+        except (ValueError, RecursionError) as exc:
+            yield unreadable(exc, source, hand.hand_id, line + 1)
+            continue
+        try:
+            yield read(hand, element, (starts[n - 1] if n else 0, start))
+        except ReplayError as exc:
+            yield exc
+        except Exception as exc:  # a value of a kind the reader did not foresee: this hand's error
+            yield unreadable(exc, source, hand.hand_id, hand.start + 1, hand.game_name)
