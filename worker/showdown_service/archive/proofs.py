@@ -18,7 +18,16 @@ from showdown_service.archive.merkle import MerkleTree, ProofError, StoredTree
 from showdown_service.archive.note import Checkpoint, NoteError, consistency_document, inclusion_document
 from showdown_service.archive.tiles import TileMissing
 from showdown_service.infra.config import Settings
-from showdown_service.storage.layout import ArchiveError, Store, checkpoint_path, epoch_runs, newest_file, read_rows
+from showdown_service.storage.layout import (
+    ArchiveError,
+    Store,
+    checkpoint_path,
+    epoch_runs,
+    newest_file,
+    open_store,
+    read_rows,
+)
+from showdown_service.storage.lookup import archive_exists
 
 
 class NoHead(ProofError):
@@ -195,9 +204,6 @@ def place_in_log(settings: Settings, shard: str, seq: int | None, entry_id: str)
     """Where an entry sits in its shard's Merkle log, in words (``showdown hand``'s and the hand page's line:
     "leaf 41,207 of shard default's log, epoch ..., in the signed tree head of size 1,000,000 of
     2026-11-28T10:00Z"), and whether a signed tree head holds it (so that a proof can be asked for)."""
-    from showdown_service.storage.layout import open_store  # noqa: PLC0415 - pyarrow's filesystems on first use
-    from showdown_service.storage.lookup import archive_exists  # noqa: PLC0415
-
     if seq is None or not settings.archive_url or not archive_exists(settings.archive_url):
         return "(not archived yet)", False
     try:
