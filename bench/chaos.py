@@ -25,8 +25,9 @@ own pending entries, half under a new one, so another worker must claim
 them), kills Redis once with SIGKILL and starts it again on the same data,
 cuts the network for about a second, and stops a worker with SIGTERM in the
 middle of its work. And Redis refuses writes four times, about 1.5 s each:
-memory full under ``noeviction`` (OOM; the workers are paused for 0.3 s
-first, so that a backlog waits to be read while the commits are refused), a replica of an unreachable primary
+memory full under ``noeviction`` (OOM, maxmemory below any use; the workers are paused for 0.3 s
+first, so that a backlog waits to be read while the commits are refused, and the producer is held until memory is
+full, so that it meets the refusal too; held until both have), a replica of an unreachable primary
 (READONLY), ``min-replicas-to-write 1`` without a replica (NOREPLICAS), and a
 long script (BUSY; the workers are paused for 0.3 s first too, and resumed while it runs: a worker blocked in
 XREADGROUP when it starts would otherwise send nothing during it; the script runs on past its 1.5 s until a
@@ -114,8 +115,11 @@ BUSY_RESUME_S = 0.3
 """The workers paused before the long script (BUSY) are resumed this long after it starts, well inside it."""
 BUSY_MAX_S = 60.0
 """The longest the script (BUSY) runs: past REFUSAL_S it goes on until a worker's command has met BUSY, or this."""
-OOM_HEADROOM = 64 * 1024
-"""Bytes left under maxmemory when memory is made full: a few XADDs, never a commit of a batch."""
+OOM_MAXMEMORY = 1
+"""The maxmemory that makes memory full: below any server's use, so every write that may grow memory is refused for
+the whole window. (It was the memory in use plus 64 KiB: the workers trim what they settled as fast as they add,
+so the use hovered under that line and a worker or the producer met OOM only by chance: the run failed about half
+the time on a loaded machine, no worker's refusal logged in a minute, or no producer re-send.)"""
 BUSY_SCRIPT = """
 local t0 = redis.call('TIME')
 local start = t0[1] * 1000000 + t0[2]
@@ -456,7 +460,7 @@ class Refuser:
         try:
             if kind == "oom":
                 admin.config_set("maxmemory-policy", "noeviction")
-                admin.config_set("maxmemory", int(admin.info("memory")["used_memory"]) + OOM_HEADROOM)
+                admin.config_set("maxmemory", OOM_MAXMEMORY)
                 then()
                 time.sleep(seconds)
                 deadline = time.monotonic() + BUSY_MAX_S  # held until a worker met it, as BUSY is (see _busy)
@@ -512,6 +516,17 @@ def _met_since(fleet: Fleet, reason: str, before: int) -> bool:
     return _met(fleet, reason) > before
 
 
+def _oom_met(fleet: Fleet, report: ChaosReport, workers_before: int, producer_before: int) -> bool:
+    """Whether both a worker and the producer have met memory full (OOM) since the counts given."""
+    return _met_since(fleet, "OOM", workers_before) and report.producer_retries > producer_before
+
+
+def _resume_all(fleet: Fleet, publisher: Producer) -> None:
+    """Memory is full: the workers resume, and the producer sends again."""
+    fleet.resume()
+    publisher.go()
+
+
 def _run_busy_script(admin: redis.Redis) -> None:
     """The long script, for :data:`BUSY_MAX_S` at most; ended sooner by SCRIPT KILL (its error is the point)."""
     with contextlib.suppress(redis.ResponseError):  # killed by SCRIPT KILL, as meant
@@ -564,7 +579,20 @@ class Producer:
         """Payload index -> the entry id it was published under."""
         self._last_ms = 0
         self._stalled_s = 0.0
-        """Time spent re-sending: the schedule moves on by it, so the run's actions stay spread over the events."""
+        """Time spent re-sending (or held): the schedule moves on by it, so the run's actions stay spread over the
+        events."""
+        self.going = threading.Event()
+        """Set while the producer may send; cleared (:meth:`hold`) before memory fills, so that it still has payloads
+        to send, and meets the refusal, once memory is full (on a loaded machine, waiting for the fleet to come up
+        again after the network cut could otherwise take longer than the rest of the run takes to publish)."""
+        self.going.set()
+
+    def hold(self) -> None:
+        """Send no further chunk until :meth:`go` (the chunk in hand is sent)."""
+        self.going.clear()
+
+    def go(self) -> None:
+        self.going.set()
 
     def _new_ids(self, indexes: list[int]) -> dict[int, str]:
         """Ids above every id used so far (the clock's ms, never going back), increasing with the payload index."""
@@ -585,6 +613,10 @@ class Producer:
         chunk = 100
         start = time.perf_counter()
         for i in range(0, len(self.payloads), chunk):
+            if not self.going.is_set():
+                held = time.perf_counter()
+                self.going.wait()
+                self._stalled_s += time.perf_counter() - held
             due = start + self._stalled_s + i / rate
             if (wait := due - time.perf_counter()) > 0:
                 time.sleep(wait)
@@ -748,12 +780,16 @@ def run(
                 # An idle worker waits on a read, which Redis answers when memory is full: the refusal is held until a
                 # worker's write has met it (its next inbox move or commit), as BUSY's is, so that a loaded machine
                 # cannot close the window first.
+                # The producer is held meanwhile and let go once memory is full, so that it is refused too (it
+                # would otherwise have published the rest while a loaded machine brought the fleet back).
+                publisher.hold()
                 fleet.wait_until_up()
                 proxy.wait_until_joined()
                 fleet.pause()
                 time.sleep(BACKLOG_S)
-                met = functools.partial(_met_since, fleet, "OOM", _met(fleet, "OOM"))
-                refuser.refuse(action, REFUSAL_S, then=fleet.resume, until=met)
+                met = functools.partial(_oom_met, fleet, report, _met(fleet, "OOM"), report.producer_retries)
+                refuser.refuse(action, REFUSAL_S, then=functools.partial(_resume_all, fleet, publisher), until=met)
+                publisher.go()  # in case the refusal ended before ``then`` ran
             elif action == "busy":
                 # A worker blocked in XREADGROUP when the script starts sends nothing while it runs (and a caught-up
                 # fleet is mostly blocked): pause them while a backlog forms, resume them once the script runs, so
