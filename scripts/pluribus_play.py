@@ -4,7 +4,7 @@ Each of the 6,844 PHH hands is read by the replay (``showdown_service.histories.
 ``play`` (phh-std's own fields, line for line: ``p<i>`` is the file's i-th player) and judged and decided as the
 worker does (``settling.prepare`` then ``decide.decide``, one batch, no hand seen before). Each must settle, and each
 seat's ``end_stack`` must be the file's ``finishing_stacks`` (Pluribus writes a chopped odd chip as a half: within one
-chip). ``tests/test_play_event.py`` runs a bounded sample of the same.
+chip). ``tests/decision/test_play_event.py`` runs a bounded sample of the same.
 
 Run: ``.venv/bin/python scripts/pluribus_play.py [PHH_FOLDER]`` (default ``../shared/data/phh/pluribus``); prints the
 count settled, the mismatches, and exits 1 on any.

@@ -19,6 +19,7 @@ from showdown_service.infra.connection import Client
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
+FIXTURES = REPO / "tests" / "fixtures"
 """Real hand histories with known outcomes (read-only, beside the repository)."""
 REAL_SHOWDOWNS = SHARED_DATA / "cases" / "real_showdowns.jsonl"
 BUNDLED_SHOWDOWNS = REPO / "worker" / "showdown_service" / "data" / "showdowns.jsonl"

@@ -12,7 +12,7 @@
 # "replica" user is appended: the replicas log in to their master as it
 # (masteruser/masterauth in deploy/redis/cluster.conf), with the throwaway demo
 # password's hash unless make-secrets.sh --cluster replaces it.
-# tests/test_acl_cluster.py fails when users-cluster.acl is not this script's output.
+# tests/ops/test_acl_cluster.py fails when users-cluster.acl is not this script's output.
 set -eu
 if [ "$#" -ne 1 ]; then
   echo "usage: $0 USERS_ACL" >&2

@@ -3,7 +3,7 @@
 The rooms' rule (PokerStars' All-in Cash Out; GGPoker's EV Cashout; partypoker's): "Hand value = (pot size -
 rake) x probability of winning", less "a 1% cash out fee on value of your hand (not the entire pot)"; the
 cashed-out seat keeps the amount whatever the run-out, and the house takes what its hand wins of the pot.
-Here, each rule with its test (tests/test_cashout.py):
+Here, each rule with its test (tests/core/test_cashout.py):
 
 * **The point.** ``street`` ``preflop``, ``flop`` or ``turn``: the board then known is the first 0, 3 or 4
   cards of the event's ``board``; the equity is exact over every board left (:mod:`showdown_core.equity`),

@@ -2,7 +2,7 @@
 
 A jackpot program is a room's published rule (issue 39; GGPoker's Bad Beat Jackpot is the anchor, measured on
 its real histories in ``../shared/data/rooms-more/GGPoker``). A jackpot's fund is a ledger: drops go in, payouts
-come out, nothing else moves it. Each rule with its test (tests/test_jackpot.py):
+come out, nothing else moves it. Each rule with its test (tests/core/test_jackpot.py):
 
 * **The drop** (GGPoker: "1 big blind from every pot of 30 big blinds or more"): ``drop_big_blinds`` big blinds
   from a pot whose total (rake included, as the history's ``Total pot``) is at least ``minimum_pot_big_blinds``

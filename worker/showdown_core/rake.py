@@ -4,7 +4,7 @@ Pure: no I/O, no pydantic. :mod:`showdown_service.decision.rake_schedules` reads
 schedule files; the worker and ``showdown rake`` call :func:`rake_hand`.
 
 Every rule below is the room's own words (docs/rake.md has the sources) and
-has a test named for it in tests/test_rake_schedules.py:
+has a test named for it in tests/decision/test_rake_schedules.py:
 
 * **True percentage, capped by stakes and players dealt in** (PokerStars,
   "Poker Rake" page): "caps ... based on the number of players dealt into

@@ -175,7 +175,7 @@ def apply_schedule(event: ShowdownEvent, showdown: Showdown, schedules: Mapping[
     rate = row.rate
     if rate is not None and showdown.tournament_id is None:
         # the usual showdown: one pot, nothing returned, contested (past the first round: raked), stakes posted;
-        # what rake_hand and attribute give it (tests/test_rake_live.py's property test), with no record built
+        # what rake_hand and attribute give it (tests/decision/test_rake_live.py's property test), with no record built
         total = live = 0
         top = low = -1
         pairs = []

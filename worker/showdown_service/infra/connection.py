@@ -27,7 +27,7 @@ CLUSTER_ACL_GRANTS = "+command +cluster|slots +asking"
 """What a cluster client needs on top of a user's own commands: ``COMMAND`` (redis-py reads the key positions of
 every command once, on connect), ``CLUSTER SLOTS`` (the topology, on connect and after every MOVED or failed
 node) and ``ASKING`` (a slot being migrated). deploy/redis/users-cluster.acl grants them to every user with a
-cluster client (tests/test_acl_cluster.py: each user's job on a cluster uses exactly its grants)."""
+cluster client (tests/ops/test_acl_cluster.py: each user's job on a cluster uses exactly its grants)."""
 
 
 def connect(settings: Settings, *, name: str | None = None, watch: bool = False) -> Client:

@@ -4,7 +4,7 @@
 ``deploy/k8s-monitoring/prometheusrule.yaml`` (the same groups as a Prometheus Operator ``PrometheusRule``) and
 ``deploy/prometheus/alerts_test.yml`` (the ``promtool test rules`` cases: each alert with a case that fires it and
 one that does not); docs/operations.md's alert table is written from here too (scripts/docs_hooks.py).
-tests/test_prometheus_rules.py checks that the committed files are exactly these and runs promtool on them.
+tests/deploy/test_prometheus_rules.py checks that the committed files are exactly these and runs promtool on them.
 
 The service-level objectives (docs/operations.md, "Service-level objectives") and their burn-rate alerts follow
 the Google SRE workbook, chapter "Alerting on SLOs", recipe 6: multiple windows, multiple burn rates (page at
@@ -103,7 +103,7 @@ OPEN_TOURNAMENTS = """round(
 )"""
 """Tournaments opened and not finished within 7 days, per shard, from the counters: a cross-check of the exact
 ``showdown_tournaments_open`` gauge (docs/operations.md, "Open tournaments", says when they agree);
-tests/test_prometheus_rules.py evaluates it."""
+tests/deploy/test_prometheus_rules.py evaluates it."""
 
 
 @dataclass(frozen=True, slots=True)

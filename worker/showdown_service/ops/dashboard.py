@@ -1,7 +1,7 @@
 """The Grafana dashboard of a showdown deployment (``deploy/grafana/showdown.json``, written by
 ``scripts/observability.py``).
 
-Each panel is one row of :data:`PANELS`: its title, unit and PromQL queries. tests/test_dashboard.py runs every
+Each panel is one row of :data:`PANELS`: its title, unit and PromQL queries. tests/deploy/test_dashboard.py runs every
 query on a real Prometheus scraping a real worker that has settled hands, refused some and run a tournament (and a
 real ``showdown archiver`` process archiving them), and fails on any that returns no series. The queries use two
 dashboard variables: ``$shard`` (a regex of shards) and Grafana's ``$__rate_interval``.

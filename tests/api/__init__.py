@@ -1,0 +1,1 @@
+"""Tests of the read API and its pages (showdown_service.api)."""

@@ -1,0 +1,1 @@
+"""Tests of the command line (showdown_service.cli), as an operator uses it."""

@@ -1,0 +1,1 @@
+"""Tests of the pure core (showdown_core): cards, evaluators, pots, settlement, rules."""

@@ -1,0 +1,1 @@
+"""Tests of the pure decision (showdown_service.decision): intake, settling, the result, the twin."""

@@ -1,0 +1,1 @@
+"""Tests of hand-history readers and replay (showdown_service.histories)."""

@@ -1,0 +1,1 @@
+"""Tests of metrics, ACLs, TLS (showdown_service.ops)."""

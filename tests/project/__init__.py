@@ -1,0 +1,1 @@
+"""Tests of the project as a whole: architecture, docs, README, releases, packaging, benches' own checks."""

@@ -1,0 +1,1 @@
+"""Tests of the read side (showdown_service.read): dead letters and their requeue."""
