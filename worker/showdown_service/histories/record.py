@@ -16,7 +16,7 @@ from typing import Final, NamedTuple
 
 from showdown_core import InvalidEvent, SeatHand, build_pots
 from showdown_core.settlement import rake_by_pot
-from showdown_messages import SCHEMA_VERSION
+from showdown_messages import SCHEMA_VERSION, ShowdownEvent
 from showdown_rules.limits import MAX_PLAYERS, PPM
 from showdown_service.histories.currency import currency_code
 from showdown_service.histories.errors import ChipsDoNotAddUp, ImpossibleAction, UnsupportedHand
@@ -87,11 +87,48 @@ class Read(NamedTuple):
 
 def record(hand: Read, where: Where) -> HandRecord:  # the checks, in the order they can fail
     """``hand`` checked (the chips add up, the boards are whole), as the event to settle and the outcome recorded."""
-    game, seated, put, pots = hand.game, hand.seated, hand.put, hand.pots
-    end, note, implied = where.total_line, hand.note, False
-    returned = dict(hand.returned)
+    game, seated = hand.game, hand.seated
+    returned, uncalled, implied, note = _uncalled(hand, where)
+    recorded = _recorded(hand, where)
+    runs = len(hand.boards)
+    per_run: tuple[tuple[dict[int, int], ...], ...] = ()
+    if runs > 1 and hand.by_run:
+        width = len(recorded)
+        per_run = tuple(tuple(hand.by_run.get(r, {}).get(i, {}) for i in range(width)) for r in range(1, runs + 1))
     out = [p for p in seated if p.name not in hand.folded]
-    contested = len(out) > 1
+    showing = [p for p in out if p.name not in hand.mucked]
+    unverifiable = _unverifiable(hand, where, out, showing)
+    event = None
+    groups: tuple[int, ...] = ()
+    if not unverifiable:
+        event, groups, note = _event(hand, where, showing, recorded, note)
+    outcome = StarsOutcome(
+        tuple(recorded),
+        hand.summary,
+        returned,
+        uncalled,
+        hand.rake,
+        hand.total,
+        groups,
+        note,
+        per_run,
+        implied,
+        hand.pooled,
+        hand.chip,
+    )
+    return HandRecord(
+        where.source, where.hand_id, where.line, event, outcome, unverifiable, len(out) > 1, game.name, hand.bounties,
+        hand.places, where.currency,
+        currency_code=currency_code(where.code or where.currency, tournament=hand.tournament is not None),
+    )  # fmt: skip
+
+
+def _uncalled(hand: Read, where: Where) -> tuple[dict[int, int], dict[int, int], bool, str]:
+    """The bets returned (``hand.put`` less an uncalled bet an older history does not write), the bet the actions
+    leave uncalled (by seat), whether it was implied (not written) and the note; the pots must hold the total."""
+    seated, put = hand.seated, hand.put
+    note, implied = hand.note, False
+    returned = dict(hand.returned)
     gross = {p.seat: put[p.name] + returned.get(p.seat, 0) for p in seated}
     levels = sorted(gross.values(), reverse=True)
     top_seat = max(gross, key=lambda s: gross[s])
@@ -109,10 +146,17 @@ def record(hand: Read, where: Where) -> HandRecord:  # the checks, in the order 
         raise ChipsDoNotAddUp(
             where.source,
             where.hand_id,
-            end,
+            where.total_line,
             f"the pots hold {in_pots} by the actions but 'Total pot' says {hand.total}",
-            game.name,
+            hand.game.name,
         )
+    return returned, uncalled, implied, note
+
+
+def _recorded(hand: Read, where: Where) -> list[dict[int, int]]:
+    """The pots as recorded, main pot first (a pot not written: empty), checked: what was collected plus the rake
+    is the total, the pots are numbered within a table's seats, the summary's amounts are the collected lines'."""
+    pots, end, game = hand.pots, where.total_line, hand.game
     paid = sum(sum(pot.values()) for pot in pots.values())
     if paid + hand.rake != hand.total and not hand.rake_by_rule:
         raise ChipsDoNotAddUp(
@@ -139,15 +183,14 @@ def record(hand: Read, where: Where) -> HandRecord:  # the checks, in the order 
             f"the summary's amounts {hand.summary} are not the collected lines {by_seat}",
             game.name,
         )
-    runs = len(hand.boards)
-    per_run: tuple[tuple[dict[int, int], ...], ...] = ()
-    if runs > 1 and hand.by_run:
-        width = len(recorded)
-        per_run = tuple(tuple(hand.by_run.get(r, {}).get(i, {}) for i in range(width)) for r in range(1, runs + 1))
+    return recorded
 
-    unverifiable = ""
-    showing = [p for p in out if p.name not in hand.mucked]
-    if contested and game.board and any(len(b) != BOARD_SIZE for b in hand.boards):
+
+def _unverifiable(hand: Read, where: Where, out: list[Player], showing: list[Player]) -> str:
+    """Why the showdown cannot be settled (cards not known), or ``""``; a contested showdown on a board not whole,
+    or a stud hand's card dealt face up to every player, is an error."""
+    game, end = hand.game, where.total_line
+    if len(out) > 1 and game.board and any(len(b) != BOARD_SIZE for b in hand.boards):
         sizes = " and ".join(str(len(b)) for b in hand.boards)
         raise ImpossibleAction(
             where.source,
@@ -167,76 +210,63 @@ def record(hand: Read, where: Where) -> HandRecord:  # the checks, in the order 
         )
     unknown = [p.seat for p in showing if len(hand.cards.get(p.name, ())) != game.cards]
     if len(showing) > 1 and unknown:
-        unverifiable = f"unknown cards at a contested showdown (seat {', '.join(map(str, unknown))})"
+        return f"unknown cards at a contested showdown (seat {', '.join(map(str, unknown))})"
+    return ""
 
-    event = None
-    groups: tuple[int, ...] = ()
-    if not unverifiable:
-        players = [
-            {
-                "seat": p.seat,
-                "player_id": p.name,
-                "hole_cards": _own(hand.cards.get(p.name), game, p in showing),
-                "contributed": put[p.name],
-                "dead_money": hand.dead[p.name],
-                "folded": p.name in hand.folded or p.name in hand.mucked,
-                "stack": p.stack,
-                **({"bounty": hand.heads[p.name]} if hand.heads is not None else {}),
-            }
-            for p in seated
-        ]
-        doc = {
-            "schema_version": SCHEMA_VERSION,
-            "hand_id": where.hand_id,
-            "table_id": where.table,
-            "tournament_id": hand.tournament,
-            "variant": game.variant,
-            "button_seat": hand.button,
-            "players": players,
-            "rake": hand.rake,
+
+def _event(
+    hand: Read, where: Where, showing: list[Player], recorded: list[dict[int, int]], note: str
+) -> tuple[ShowdownEvent, tuple[int, ...], str]:
+    """The hand's ShowdownEvent, for each recorded pot the index of the service's pot that holds it, and the note
+    (with the rake rate recovered from the recorded pots, when the rake is not in proportion to them)."""
+    game, seated, put = hand.game, hand.seated, hand.put
+    players = [
+        {
+            "seat": p.seat,
+            "player_id": p.name,
+            "hole_cards": _own(hand.cards.get(p.name), game, p in showing),
+            "contributed": put[p.name],
+            "dead_money": hand.dead[p.name],
+            "folded": p.name in hand.folded or p.name in hand.mucked,
+            "stack": p.stack,
+            **({"bounty": hand.heads[p.name]} if hand.heads is not None else {}),
         }
-        if hand.cash_ppm is not None:
-            doc["bounty_cash_ppm"] = hand.cash_ppm
-        if runs > 1:
-            doc["boards"] = hand.boards
-        else:
-            doc["board"] = hand.boards[0]
-        event = validated_event(doc, where.source, where.hand_id, where.line)
-        seats = [SeatHand(p.seat, p.name, (), put[p.name], hand.dead[p.name], p.name in hand.folded) for p in seated]
-        groups = _pot_groups(seats, mucked={p.seat for p in seated if p.name in hand.mucked})
-        if hand.pooled:
-            groups = (0,) * len(recorded)
-        elif hand.rake and len(set(groups)) > 1:
-            ours, _ = build_pots([s._replace(folded=s.folded or s.player_id in hand.mucked) for s in seats])
-            net = [0] * len(ours)
-            for index, pot in enumerate(recorded):
-                if index < len(groups):
-                    net[groups[index]] += sum(pot.values())
-            wanted = tuple(pot.amount - chips for pot, chips in zip(ours, net, strict=True))
-            ppm = fit_rake_ppm([pot.amount for pot in ours], hand.rake, wanted)
-            if ppm is not None:
-                event = validated_event({**doc, "rake_ppm": ppm}, where.source, where.hand_id, where.line)
-                rate = f"rake rate {ppm / PPM:.4%} recovered from the recorded pots"
-                note = f"{note}; {rate}" if note else rate
-    outcome = StarsOutcome(
-        tuple(recorded),
-        hand.summary,
-        returned,
-        uncalled,
-        hand.rake,
-        hand.total,
-        groups,
-        note,
-        per_run,
-        implied,
-        hand.pooled,
-        hand.chip,
-    )
-    return HandRecord(
-        where.source, where.hand_id, where.line, event, outcome, unverifiable, contested, game.name, hand.bounties,
-        hand.places, where.currency,
-        currency_code=currency_code(where.code or where.currency, tournament=hand.tournament is not None),
-    )  # fmt: skip
+        for p in seated
+    ]
+    doc = {
+        "schema_version": SCHEMA_VERSION,
+        "hand_id": where.hand_id,
+        "table_id": where.table,
+        "tournament_id": hand.tournament,
+        "variant": game.variant,
+        "button_seat": hand.button,
+        "players": players,
+        "rake": hand.rake,
+    }
+    if hand.cash_ppm is not None:
+        doc["bounty_cash_ppm"] = hand.cash_ppm
+    if len(hand.boards) > 1:
+        doc["boards"] = hand.boards
+    else:
+        doc["board"] = hand.boards[0]
+    event = validated_event(doc, where.source, where.hand_id, where.line)
+    seats = [SeatHand(p.seat, p.name, (), put[p.name], hand.dead[p.name], p.name in hand.folded) for p in seated]
+    groups = _pot_groups(seats, mucked={p.seat for p in seated if p.name in hand.mucked})
+    if hand.pooled:
+        return event, (0,) * len(recorded), note
+    if hand.rake and len(set(groups)) > 1:
+        ours, _ = build_pots([s._replace(folded=s.folded or s.player_id in hand.mucked) for s in seats])
+        net = [0] * len(ours)
+        for index, pot in enumerate(recorded):
+            if index < len(groups):
+                net[groups[index]] += sum(pot.values())
+        wanted = tuple(pot.amount - chips for pot, chips in zip(ours, net, strict=True))
+        ppm = fit_rake_ppm([pot.amount for pot in ours], hand.rake, wanted)
+        if ppm is not None:
+            event = validated_event({**doc, "rake_ppm": ppm}, where.source, where.hand_id, where.line)
+            rate = f"rake rate {ppm / PPM:.4%} recovered from the recorded pots"
+            note = f"{note}; {rate}" if note else rate
+    return event, groups, note
 
 
 def _own(cards: list[str] | None, game: Game, showing: bool) -> list[str] | None:
