@@ -362,6 +362,16 @@ def _put_back_claims(
 ) -> int:  # fmt: skip
     """Set each archived hand's cross-shard claim (``hand_id, shard, settled at``) where none is (with the TTL it
     had left), and claim this shard's archived tournaments in the registry where unclaimed; the hand claims set."""
+    return _put_back(client, settings, claims, [(t, keys.shard) for t in tournaments], instant=instant)
+
+
+def _put_back(
+    client: Any, settings: Settings, claims: list[tuple[str, str, float]], tournaments: list[tuple[str, str]],
+    *, instant: float,
+) -> int:  # fmt: skip
+    """Set each hand claim (``hand_id, shard, settled at``) where none is, with the TTL it had left (``SET NX``), and
+    name each tournament's shard (``tournament_id, shard``) in the registry where unnamed (``HSETNX``), in chunks of
+    :data:`RESTORE_CHUNK`: nothing a worker claimed meanwhile is changed; the hand claims set."""
     from showdown_service.decision.routing import hand_key, registry_key  # noqa: PLC0415 - no cycle at import
 
     prefix = settings.key_prefix
@@ -376,8 +386,8 @@ def _put_back_claims(
         pipe.execute()
     for start in range(0, len(tournaments), RESTORE_CHUNK):
         pipe = client.pipeline(transaction=False)
-        for tournament_id in tournaments[start : start + RESTORE_CHUNK]:
-            pipe.hsetnx(registry_key(prefix), tournament_id, keys.shard)
+        for tournament_id, shard in tournaments[start : start + RESTORE_CHUNK]:
+            pipe.hsetnx(registry_key(prefix), tournament_id, shard)
         pipe.execute()
     return done
 
@@ -402,7 +412,7 @@ def restore_registry(client: Any, settings: Settings, *, now: float | None = Non
     changed), as the restore after a loss does, and the marker written last. ``None`` when the marker is there
     (nothing lost); raises :class:`ArchiveUnreadable` while the archive cannot be read (the worker waits). Without
     an archive (a new deployment) only the marker is written."""
-    from showdown_service.decision.routing import hand_key, registry_epoch_key, registry_key  # noqa: PLC0415
+    from showdown_service.decision.routing import registry_epoch_key  # noqa: PLC0415
     from showdown_service.storage.lookup import archive_exists  # noqa: PLC0415 - light
 
     marker = registry_epoch_key(settings.key_prefix)
@@ -428,20 +438,7 @@ def restore_registry(client: Any, settings: Settings, *, now: float | None = Non
         except (ArchiveError, ArrowException, OSError, duckdb.Error) as exc:
             raise ArchiveUnreadable(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
         claims = [(str(hand_id), str(holder), _instant(str(at))) for hand_id, holder, at in claimed if holder]
-    put = 0
-    for start in range(0, len(claims), RESTORE_CHUNK):
-        pipe = client.pipeline(transaction=False)
-        for hand_id, shard, at in claims[start : start + RESTORE_CHUNK]:
-            left = int(settings.dedupe_ttl_s - (instant - at))
-            if left > 0:
-                pipe.set(hand_key(hand_id, settings.key_prefix), shard, ex=left, nx=True)
-                put += 1
-        pipe.execute()
-    for start in range(0, len(tournaments), RESTORE_CHUNK):
-        pipe = client.pipeline(transaction=False)
-        for tournament_id, shard in tournaments[start : start + RESTORE_CHUNK]:
-            pipe.hsetnx(registry_key(settings.key_prefix), tournament_id, shard)
-        pipe.execute()
+    put = _put_back(client, settings, claims, tournaments, instant=instant)
     client.set(marker, _utc(instant), nx=True)
     return RegistryRestored(put, len(tournaments))
 
