@@ -22,7 +22,7 @@ null and the audit replay reports it; the cursor does not move past it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any, cast
 
 import orjson
@@ -64,12 +64,8 @@ class Cursors:
     standings_id: str = ""
 
     def as_meta(self) -> dict[str, str]:
-        return {
-            "audit_id": self.audit_id,
-            "results_id": self.results_id,
-            "dead_id": self.dead_id,
-            "standings_id": self.standings_id,
-        }
+        """The archive's meta fields for them: every cursor by its name, in order."""
+        return asdict(self)
 
 
 def _after(stream_id: str) -> str:

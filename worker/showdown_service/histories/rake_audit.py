@@ -42,14 +42,8 @@ class RakeCheck(NamedTuple):
     """Why it differs, or why the schedule does not cover it; ``""`` as posted."""
 
     def document(self) -> dict[str, Any]:
-        """The report's JSON for it."""
-        return {
-            "schedule": self.schedule,
-            "status": self.status,
-            "stated": self.stated,
-            "expected": self.expected,
-            "reason": self.reason,
-        }
+        """The report's JSON for it: every field, in order."""
+        return self._asdict()
 
     @property
     def kind(self) -> str:
