@@ -192,6 +192,12 @@ def _labels(**labels: str) -> dict[str, str]:
     return labels
 
 
+def _cases(series: str, fires: str, quiet: str, at: str, **labels: str) -> tuple[Case, Case]:
+    """The two cases of an alert on one ``series``: its values that fire the alert (with ``labels``) and those that
+    leave it quiet, each evaluated at ``at``."""
+    return Case({series: fires}, at, labels), Case({series: quiet}, at)
+
+
 ALERTS: tuple[Alert, ...] = (
     Alert(
         "ShowdownNoWorkerUp",
@@ -200,8 +206,7 @@ ALERTS: tuple[Alert, ...] = (
         "critical",
         "No showdown worker is up: nothing is being settled",
         "a-worker-is-down",
-        fires=Case({f'up{{job="{WORKER_JOB}",instance="w1"}}': "0x10"}, "5m", {}),
-        quiet=Case({f'up{{job="{WORKER_JOB}",instance="w1"}}': "1x10"}, "5m"),
+        *_cases(f'up{{job="{WORKER_JOB}",instance="w1"}}', "0x10", "1x10", "5m"),
     ),
     Alert(
         "ShowdownWorkerDown",
@@ -210,8 +215,14 @@ ALERTS: tuple[Alert, ...] = (
         "warning",
         "Worker {{ $labels.instance }} is down (its scrape fails)",
         "a-worker-is-down",
-        fires=Case({f'up{{job="{WORKER_JOB}",instance="w1"}}': "0x10"}, "7m", _labels(job=WORKER_JOB, instance="w1")),
-        quiet=Case({f'up{{job="{WORKER_JOB}",instance="w1"}}': "1 1 0 0 1 1 1 1 1 1"}, "7m"),
+        *_cases(
+            f'up{{job="{WORKER_JOB}",instance="w1"}}',
+            "0x10",
+            "1 1 0 0 1 1 1 1 1 1",
+            "7m",
+            job=WORKER_JOB,
+            instance="w1",
+        ),
     ),
     Alert(
         "ShowdownWorkerNotHeartbeating",
@@ -220,8 +231,7 @@ ALERTS: tuple[Alert, ...] = (
         "critical",
         "Worker {{ $labels.instance }} has not turned its loop for over a minute (stuck)",
         "a-worker-is-down",
-        fires=Case({'showdown_heartbeat_timestamp_seconds{instance="w1"}': "0x10"}, "5m", _labels(instance="w1")),
-        quiet=Case({'showdown_heartbeat_timestamp_seconds{instance="w1"}': "0+60x10"}, "5m"),
+        *_cases('showdown_heartbeat_timestamp_seconds{instance="w1"}', "0x10", "0+60x10", "5m", instance="w1"),
     ),
     Alert(
         "ShowdownBacklogGrowing",
@@ -280,12 +290,14 @@ ALERTS: tuple[Alert, ...] = (
         "warning",
         "Shard {{ $labels.shard }}: over 6 dead letters a minute with code {{ $labels.code }}",
         "the-dead-letter-stream-grows",
-        fires=Case(
-            {'showdown_dead_letters_total{shard="default",code="bad_card",instance="w1"}': "0+60x30"},
+        *_cases(
+            'showdown_dead_letters_total{shard="default",code="bad_card",instance="w1"}',
+            "0+60x30",
+            "0+1x30",
             "25m",
-            _labels(shard="default", code="bad_card"),
+            shard="default",
+            code="bad_card",
         ),
-        quiet=Case({'showdown_dead_letters_total{shard="default",code="bad_card",instance="w1"}': "0+1x30"}, "25m"),
     ),
     Alert(
         "ShowdownBugDeadLettered",
@@ -355,10 +367,9 @@ ALERTS: tuple[Alert, ...] = (
         "warning",
         "The workers wait for Redis ({{ $labels.reason }}): a failover or an outage",
         "a-failover",
-        fires=Case(
-            {'showdown_redis_waiting{reason="READONLY",instance="w1"}': "1x5"}, "3m", _labels(reason="READONLY")
+        *_cases(
+            'showdown_redis_waiting{reason="READONLY",instance="w1"}', "1x5", "1 0 0 0 0 0", "3m", reason="READONLY"
         ),
-        quiet=Case({'showdown_redis_waiting{reason="READONLY",instance="w1"}': "1 0 0 0 0 0"}, "3m"),
     ),
     Alert(
         "ShowdownAuditUnverified",
@@ -382,8 +393,7 @@ ALERTS: tuple[Alert, ...] = (
         "critical",
         "Shard {{ $labels.shard }}: showdown audit verify found the audit chain broken",
         "the-audit-chain-is-unverified",
-        fires=Case({'showdown_audit_chain_broken{shard="default"}': "0 1 1"}, "2m", _labels(shard="default")),
-        quiet=Case({'showdown_audit_chain_broken{shard="default"}': "0 0 0"}, "2m"),
+        *_cases('showdown_audit_chain_broken{shard="default"}', "0 1 1", "0 0 0", "2m", shard="default"),
     ),
     Alert(
         "ShowdownArchiveLagging",
@@ -392,8 +402,7 @@ ALERTS: tuple[Alert, ...] = (
         "warning",
         "Shard {{ $labels.shard }}: the oldest record not yet archived is over an hour old",
         "the-archive-lags",
-        fires=Case({'showdown_archive_lag_seconds{shard="default"}': "4000+60x30"}, "25m", _labels(shard="default")),
-        quiet=Case({'showdown_archive_lag_seconds{shard="default"}': "30x30"}, "25m"),
+        *_cases('showdown_archive_lag_seconds{shard="default"}', "4000+60x30", "30x30", "25m", shard="default"),
     ),
     Alert(
         "ShowdownArchiverDown",
@@ -402,10 +411,14 @@ ALERTS: tuple[Alert, ...] = (
         "warning",
         "The archiver {{ $labels.instance }} is down (its scrape fails): nothing is archived or trimmed",
         "the-archive-lags",
-        fires=Case(
-            {f'up{{job="{ARCHIVER_JOB}",instance="a1"}}': "0x15"}, "12m", _labels(job=ARCHIVER_JOB, instance="a1")
+        *_cases(
+            f'up{{job="{ARCHIVER_JOB}",instance="a1"}}',
+            "0x15",
+            "1 1 0 0 0 1 1 1 1 1 1 1 1 1 1",
+            "12m",
+            job=ARCHIVER_JOB,
+            instance="a1",
         ),
-        quiet=Case({f'up{{job="{ARCHIVER_JOB}",instance="a1"}}': "1 1 0 0 0 1 1 1 1 1 1 1 1 1 1"}, "12m"),
     ),
     Alert(
         "ShowdownArchiveRefused",
@@ -415,12 +428,14 @@ ALERTS: tuple[Alert, ...] = (
         "Shard {{ $labels.shard }}: the archiver refuses to write ({{ $labels.reason }}): nothing is archived or"
         " trimmed, and nothing is written over",
         "the-archiver-refuses-to-write",
-        fires=Case(
-            {'showdown_archive_refused{shard="default",reason="chain_broken"}': "0 1 1 1"},
+        *_cases(
+            'showdown_archive_refused{shard="default",reason="chain_broken"}',
+            "0 1 1 1",
+            "0 1 0 0",
             "3m",
-            _labels(shard="default", reason="chain_broken"),
+            shard="default",
+            reason="chain_broken",
         ),
-        quiet=Case({'showdown_archive_refused{shard="default",reason="chain_broken"}': "0 1 0 0"}, "3m"),
     ),
     Alert(
         "ShowdownInboxBacklog",
@@ -451,12 +466,13 @@ ALERTS: tuple[Alert, ...] = (
         "critical",
         "Shard {{ $labels.shard }}: entries of the events stream were deleted before a worker read them",
         "unread-events-deleted",
-        fires=Case(
-            {'showdown_events_deleted_unread_total{shard="default",instance="w1"}': "0 0 1 1 1"},
+        *_cases(
+            'showdown_events_deleted_unread_total{shard="default",instance="w1"}',
+            "0 0 1 1 1",
+            "2x5",
             "4m",
-            _labels(shard="default"),
+            shard="default",
         ),
-        quiet=Case({'showdown_events_deleted_unread_total{shard="default",instance="w1"}': "2x5"}, "4m"),
     ),
     Alert(
         "ShowdownChainRestarted",
@@ -466,10 +482,7 @@ ALERTS: tuple[Alert, ...] = (
         "Shard {{ $labels.shard }}: the audit chain restarted after Redis lost its data (`showdown health` names the "
         "epochs and how far the archive holds the old one): what the old chain settled after that is lost",
         "the-chain-restarted",
-        fires=Case(
-            {'showdown_chain_restarted{shard="default",instance="w1"}': "0 1 1 1"}, "3m", _labels(shard="default")
-        ),
-        quiet=Case({'showdown_chain_restarted{shard="default",instance="w1"}': "0x3"}, "3m"),
+        *_cases('showdown_chain_restarted{shard="default",instance="w1"}', "0 1 1 1", "0x3", "3m", shard="default"),
     ),
     Alert(
         "ShowdownLedgerLost",
@@ -479,10 +492,9 @@ ALERTS: tuple[Alert, ...] = (
         "Shard {{ $labels.shard }}: tournaments lost their ledgers with Redis's data: their entries are "
         "refused (ledger_lost) until `showdown tournament restore ID`",
         "the-chain-restarted",
-        fires=Case(
-            {'showdown_tournaments_lost{shard="default",instance="w1"}': "0 2 2 2"}, "3m", _labels(shard="default")
+        *_cases(
+            'showdown_tournaments_lost{shard="default",instance="w1"}', "0 2 2 2", "2 0 0 0", "3m", shard="default"
         ),
-        quiet=Case({'showdown_tournaments_lost{shard="default",instance="w1"}': "2 0 0 0"}, "3m"),
     ),
     Alert(
         "ShowdownRedisFault",
@@ -491,10 +503,9 @@ ALERTS: tuple[Alert, ...] = (
         "critical",
         "The workers retry a Redis error that does not go away by itself: {{ $labels.reason }}",
         "a-fault-wrongtype-noperm",
-        fires=Case(
-            {'showdown_redis_fault{reason="WRONGTYPE",instance="w1"}': "1x5"}, "3m", _labels(reason="WRONGTYPE")
+        *_cases(
+            'showdown_redis_fault{reason="WRONGTYPE",instance="w1"}', "1x5", "1 0 0 0 0 0", "3m", reason="WRONGTYPE"
         ),
-        quiet=Case({'showdown_redis_fault{reason="WRONGTYPE",instance="w1"}': "1 0 0 0 0 0"}, "3m"),
     ),
     *(alert for slo in SLOS for alert in _burn_alerts(slo)),
 )
