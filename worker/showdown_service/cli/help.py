@@ -5,17 +5,27 @@ the commands stay short."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 
-def positive_int(text: str) -> int:
-    """An argparse type: a whole number of 1 or more (``--processes``, ``--count``), refused saying why."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value}: give 1 or more")
-    return value
+def whole_number(least: int, *, not_whole: str, below: str) -> Callable[[str], int]:
+    """An argparse type: a whole number of ``least`` or more, refused saying why: ``not_whole`` formatted with the
+    ``text`` given, ``below`` with its ``value``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(not_whole.format(text=text)) from None
+        if value < least:
+            raise argparse.ArgumentTypeError(below.format(value=value))
+        return value
+
+    return parse
+
+
+positive_int = whole_number(1, not_whole="{text!r} is not a whole number", below="{value}: give 1 or more")
+"""An argparse type: a whole number of 1 or more (``--processes``, ``--count``), refused saying why."""
 
 
 WORKER_HELP = """\

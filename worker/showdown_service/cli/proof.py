@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, TypeAlias, cast
 
 import orjson
 
+from showdown_service.cli.help import whole_number
 from showdown_service.infra.config import Settings
 
 if TYPE_CHECKING:
@@ -89,14 +90,9 @@ def register(commands: Commands) -> None:
     p.set_defaults(run=_proof)
 
 
-def _size(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a tree size is a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"a tree size is 0 or more, got {value}")
-    return value
+_size = whole_number(
+    0, not_whole="a tree size is a whole number, got {text!r}", below="a tree size is 0 or more, got {value}"
+)
 
 
 def _proof(args: argparse.Namespace) -> int:
