@@ -46,7 +46,7 @@ from showdown_service.storage.errors import ArchiveError as ArchiveError  # noqa
 from showdown_service.storage.errors import ArchiveRefused as ArchiveRefused  # noqa: PLC0414
 from showdown_service.storage.errors import NameTaken as NameTaken  # noqa: PLC0414
 from showdown_service.storage.s3write import Retention as Retention  # noqa: PLC0414
-from showdown_service.storage.s3write import S3Writer
+from showdown_service.storage.s3write import S3Writer, s3_login
 
 SCHEMA = pa.schema(
     [
@@ -111,13 +111,7 @@ def open_store(url: str, settings: Settings | None = None) -> Store:
             if settings.archive_s3_endpoint:
                 scheme, _, host = settings.archive_s3_endpoint.partition("://")
                 options.update(endpoint_override=host or scheme, scheme=scheme if host else "https")
-            if settings.archive_s3_region:
-                options["region"] = settings.archive_s3_region
-            if settings.archive_s3_access_key and settings.archive_s3_secret_key:
-                options.update(
-                    access_key=settings.archive_s3_access_key,
-                    secret_key=settings.archive_s3_secret_key.get_secret_value(),
-                )
+            options |= s3_login(settings, ("region", "access_key", "secret_key"))
         retention = None
         if settings is not None and settings.archive_retention_days:
             retention = Retention(settings.archive_retention_days, settings.archive_retention_mode.upper())

@@ -14,6 +14,20 @@ from showdown_service.infra.config import Settings
 from showdown_service.storage.errors import ArchiveError, NameTaken
 
 
+def s3_login(settings: Settings, names: tuple[str, str, str]) -> dict[str, Any]:
+    """The region and the credentials the settings give an S3 client (each when set), under that client's own
+    ``names`` for the region, the access key and the secret key: pyarrow's ``S3FileSystem`` (the archive's reads)
+    and botocore's client (its writes) read the same settings."""
+    region, access_key, secret_key = names
+    options: dict[str, Any] = {}
+    if settings.archive_s3_region:
+        options[region] = settings.archive_s3_region
+    if settings.archive_s3_access_key and settings.archive_s3_secret_key:
+        options[access_key] = settings.archive_s3_access_key
+        options[secret_key] = settings.archive_s3_secret_key.get_secret_value()
+    return options
+
+
 @dataclass(frozen=True, slots=True)
 class Retention:
     """S3 Object Lock: every object is written locked until ``days`` after it is written, in ``mode``."""
@@ -48,13 +62,7 @@ class S3Writer:
                 if settings.archive_s3_endpoint:
                     options["endpoint_url"] = settings.archive_s3_endpoint
                     config = config.merge(Config(s3={"addressing_style": "path"}))
-                if settings.archive_s3_region:
-                    options["region_name"] = settings.archive_s3_region
-                if settings.archive_s3_access_key and settings.archive_s3_secret_key:
-                    options.update(
-                        aws_access_key_id=settings.archive_s3_access_key,
-                        aws_secret_access_key=settings.archive_s3_secret_key.get_secret_value(),
-                    )
+                options |= s3_login(settings, ("region_name", "aws_access_key_id", "aws_secret_access_key"))
             self._client = botocore.session.get_session().create_client("s3", config=config, **options)
         return self._client
 
