@@ -202,6 +202,32 @@ class BettingError(InvalidEvent):
 _CARDS: Final = dict(SPELLINGS)
 
 
+def card_run(text: str) -> list[str | None]:
+    """The cards of a PHH deal (``d dh p1 AhKd``, ``d db 2c3d4h``): two-character cards run together, ``??`` a card
+    not shown (``None``); :class:`ValueError` saying why for anything else. The PHH reader reads them so too."""
+    if len(text) == 4:  # two own cards, the usual deal
+        first, second = _CARDS.get(text[:2]), _CARDS.get(text[2:])
+        if first is not None and second is not None:
+            return [first, second]
+    elif len(text) == 6 or len(text) == 2:  # a flop, a turn or a river
+        known: list[str | None] = [_CARDS.get(text[j : j + 2]) for j in range(0, len(text), 2)]
+        if None not in known:
+            return known
+    if len(text) % 2:
+        raise ValueError(f"{text!r} is not a run of two-character cards")
+    out: list[str | None] = []
+    for j in range(0, len(text), 2):
+        chunk = text[j : j + 2]
+        if chunk == "??":
+            out.append(None)
+            continue
+        card = _CARDS.get(chunk)
+        if card is None:
+            raise ValueError(f"{chunk!r} is not a card")
+        out.append(card)
+    return out
+
+
 def play(hand: Hand, seats: Sequence[int] = ()) -> Played:
     """Play ``hand``'s actions and return what they leave; :class:`BettingError` on the first broken rule.
 
@@ -372,27 +398,10 @@ class Machine:
         ), reason)  # fmt: skip
 
     def _cards(self, text: str, k: int, action: str) -> list[str | None]:
-        if len(text) == 4:  # two own cards, the usual deal
-            first, second = _CARDS.get(text[:2]), _CARDS.get(text[2:])
-            if first is not None and second is not None:
-                return [first, second]
-        elif len(text) == 6 or len(text) == 2:  # a flop, a turn or a river
-            known: list[str | None] = [_CARDS.get(text[j : j + 2]) for j in range(0, len(text), 2)]
-            if None not in known:
-                return known
-        if len(text) % 2:
-            raise self._error("bad_action", k, None, action, f"{text!r} is not a run of two-character cards")
-        out: list[str | None] = []
-        for j in range(0, len(text), 2):
-            chunk = text[j : j + 2]
-            if chunk == "??":
-                out.append(None)
-                continue
-            card = _CARDS.get(chunk)
-            if card is None:
-                raise self._error("bad_action", k, None, action, f"{chunk!r} is not a card")
-            out.append(card)
-        return out
+        try:
+            return card_run(text)
+        except ValueError as exc:
+            raise self._error("bad_action", k, None, action, str(exc)) from None
 
     # -- the play --------------------------------------------------------------------------
 

@@ -42,8 +42,8 @@ from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any, Final
 
-from showdown_core.betting import BettingError, Hand, Machine, Played
-from showdown_messages import SCHEMA_VERSION, ShowdownEvent, canonical_card
+from showdown_core.betting import BettingError, Hand, Machine, Played, card_run
+from showdown_messages import SCHEMA_VERSION, ShowdownEvent
 from showdown_rules.cards import SPELLINGS
 from showdown_rules.variants import MAX_RUNS
 from showdown_service.histories.errors import (
@@ -701,27 +701,10 @@ class _Betting:
         return kind(hand.source, hand.hand_id, hand._at(k), f"action {k + 1} {action!r}: {reason}", hand.game_name)
 
     def _cards(self, text: str, k: int, action: str) -> list[str | None]:
-        if len(text) == 4:  # hole cards, the usual case
-            first, second = _SPELLING.get(text[:2]), _SPELLING.get(text[2:])
-            if first is not None and second is not None:
-                return [first, second]
-        elif len(text) == 6 or len(text) == 2:  # a flop, a turn or a river
-            known: list[str | None] = [_SPELLING.get(text[j : j + 2]) for j in range(0, len(text), 2)]
-            if None not in known:
-                return known
-        if len(text) % 2:
-            raise self._error(HandSyntaxError, k, action, f"{text!r} is not a run of two-character cards")
-        out: list[str | None] = []
-        for j in range(0, len(text), 2):
-            chunk = text[j : j + 2]
-            if chunk == "??":
-                out.append(None)
-                continue
-            card = canonical_card(chunk)
-            if card is None:
-                raise self._error(HandSyntaxError, k, action, f"{chunk!r} is not a card")
-            out.append(card)
-        return out
+        try:
+            return card_run(text)
+        except ValueError as exc:
+            raise self._error(HandSyntaxError, k, action, str(exc)) from None
 
     def _place(self, cards: list[str | None], k: int, action: str) -> None:
         card_at, missing = self.card_at, self.game.missing_ranks
