@@ -27,37 +27,24 @@ from showdown_service.histories.builder import HandBuilder
 from showdown_service.histories.errors import (
     HandSyntaxError,
     ReplayError,
-    UnsupportedHand,
 )
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.patterns import CARDS, SECTION, STREETS, UNCALLED
 from showdown_service.histories.reader import Reader
-from showdown_service.histories.reading import (
-    act,
-    actor,
-    check_total,
-    collect_line,
-    dealt,
-    returned,
-    split_hands,
-    starting_with,
-)
+from showdown_service.histories.reading import act, betting_line, check_total, collect_line, split_hands, starting_with
 
 _START = re.compile(r"^(?:Game )?Hand #(\d+) - (.*)$")
 _TOURNAMENT = re.compile(r"^Tournament #(\d+)$")
 _TABLE = re.compile(r"^(?:Table )?'?(.*?)'? \d+-max Seat #(\d+) is the button\s*$")
 _SEAT = re.compile(r"^Seat (\d+): (.+) \(([^()\s]*\d[^()\s]*)\)\s*(is sitting out)?\s*$")
-_SECTION = re.compile(r"^\*\*\* (.+?) \*\*\*\s*(.*)$")
-_CARDS = re.compile(r"\[([^\]]*)\]")
 _COLLECTED = re.compile(r"^(.+?) collected (\S+) from (main pot|pot|side pot(?:-? ?(\d+))?)\s*$")
-_UNCALLED = re.compile(r"^Uncalled bet \((\S+)\) returned to (.+?)\s*$")
 _TOTAL = re.compile(r"^Total pot (\S+)(?: \| Rake (\S+))?(?: \| JP Fee (\S+))?")
 _STAKES: Final = re.compile(r"^(?:Level \d+ \()?\S*?/(\S*?\d)\)?$")
 """The stakes' big blind: ``$0.01/$0.02`` (cash), ``Level 8 (2000.00/4000.00)`` (a tournament)."""
 _POST: Final = re.compile(r"^posts (\S*\d[^\s]*)$")
 """``Player4 posts $0.25``: a player new to the table posts the big blind in its seat, live (2019 cash)."""
 _WON = re.compile(r"^Seat (\d+): .*? won (\S+)")
-_STREETS: Final = {"FLOP": 3, "TURN": 4, "RIVER": 5}
 _INFO: Final = (" will be allowed to play after the button", " sits out", " is sitting out", " has timed out")
 
 
@@ -77,20 +64,14 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     hand = HandBuilder(lines, source, f"acr:{head.group(1)}", start)
     parts = [part.strip() for part in head.group(2).split(" - ")]
     tournament = next((m.group(1) for p in parts if (m := _TOURNAMENT.match(p))), None)
-    game = next((g for g in map(room_game, parts) if g is not None), None)
-    if game is None:
-        raise UnsupportedHand(source, hand.hand_id, start + 1, f"no game this reader knows in {head.group(2)!r}")
-    hand.game_name = game.name
-    hand.refuse_unless_board(game, "WPN")
+    found = next((g for g in map(room_game, parts) if g is not None), None)
+    game = hand.board_game(found, head.group(2), start, "WPN")
     currency = next((c for c in head.group(2) if c in "$€£"), "")
     hand.scale = 1 if tournament else 100
     if stakes := next((m for p in parts if (m := _STAKES.search(p))), None):
         hand.big_blind = hand.chips(stakes.group(1), start)
-    k = start + 1
-    table = _TABLE.match(lines[k]) if k < end else None
-    if table is None:
-        raise hand.error(HandSyntaxError, min(k, end - 1), "expected \"Table 'NAME' N-max Seat #N is the button\"")
-    k = _seats(hand, lines, k + 1, end)
+    table = hand.expect(_TABLE, start + 1, end, "\"Table 'NAME' N-max Seat #N is the button\"")
+    k = _seats(hand, lines, start + 2, end)
     total = rake = fee = None
     summary_wins: dict[str, int] = {}
     collected_any = in_summary = False
@@ -98,12 +79,12 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         line = lines[k]
         if not line or line.startswith(("Main pot ", "Board ", "Side pot")):  # 'Side pot(1) 10200.00': running
             continue
-        if line.startswith("*** ") and (section := _SECTION.match(line)):
+        if line.startswith("*** ") and (section := SECTION.match(line)):
             name = section.group(1)
             if name == "SUMMARY":
                 in_summary, hand.total_line = True, k + 1
-            elif name in _STREETS and game.board:
-                hand.deal(hand.card_list(" ".join(_CARDS.findall(section.group(2))), k), _STREETS[name], k)
+            elif name in STREETS and game.board:
+                hand.deal(hand.card_list(" ".join(CARDS.findall(section.group(2))), k), STREETS[name], k)
             elif name not in ("HOLE CARDS", "SHOW DOWN", "SHOWDOWN"):
                 raise hand.error(HandSyntaxError, k, f"unknown section for {game.name}")
             continue
@@ -118,13 +99,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         if collect_line(hand, line, k, _COLLECTED) is not None:
             collected_any = True
             continue
-        if returned(hand, line, k, _UNCALLED):
-            continue
-        if line.startswith("Dealt to "):
-            dealt(hand, line, k)
-            continue
-        if (who := actor(hand, line, k, info=_INFO, room="WPN")) is not None:
-            _act(hand, who, line[len(who) + 1 :], k)
+        betting_line(hand, line, k, uncalled=UNCALLED, info=_INFO, room="WPN", act=_act)
     if total is None:
         raise HandSyntaxError(source, hand.hand_id, end, "the hand has no 'Total pot' line", game.name)
     if not collected_any:  # everybody folded to one player: the summary's 'did not show and won' is the award
@@ -161,8 +136,7 @@ def _seats(hand: HandBuilder, lines: list[str], k: int, end: int) -> int:
         elif not any(marker in lines[k] for marker in _INFO):
             raise hand.error(HandSyntaxError, k, "expected 'Seat N: NAME (STACK)'")
         k += 1
-    if len(hand.players) < 2:
-        raise hand.error(HandSyntaxError, min(k, end - 1), "a hand needs two seats; seat lines expected")
+    hand.two_seats(k, end)
     return k
 
 

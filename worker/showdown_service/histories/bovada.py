@@ -27,9 +27,10 @@ from functools import partial
 from typing import Final
 
 from showdown_service.histories.builder import HandBuilder, no_flop_no_drop
-from showdown_service.histories.errors import HandSyntaxError, ReplayError, UnsupportedHand
+from showdown_service.histories.errors import HandSyntaxError, ReplayError
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.patterns import CARDS, STREETS
 from showdown_service.histories.reader import Reader
 from showdown_service.histories.reading import check_total, split_hands
 
@@ -37,13 +38,11 @@ _START: Final = re.compile(r"^(?:Bovada|Ignition|Bodog) Hand #(\d+):? +(.*?) - \
 _TOURNAMENT: Final = re.compile(r"Tournament #(\d+)")
 _SEAT: Final = re.compile(r"^Seat (\d+): (.+?) ?(?:\[ME\] ?)?\(([^()]*\d[^()]*?) in chips\)")
 _LINE: Final = re.compile(r"^(.+?) *(?:\[ME\] *)?: (.*?)\s*$")
-_CARDS: Final = re.compile(r"\[([^\]]*)\]")
 _AMOUNT: Final = re.compile(r"^(Small Blind|Small blind|Big blind|Ante chip|Posts chip|Calls|Call|Bets|All-in"
                             r"|Return uncalled portion of bet|Hand result|Hand Result|Hand Result-Side Pot)"
                             r"(?:\([^)]*\))? (\S+)$")  # fmt: skip
 _TO: Final = re.compile(r"^(?:Raises|All-in\(raise\)) (\S+) to (\S+)$")
 _TOTAL: Final = re.compile(r"^Total Pot\((\S+?)\)")
-_STREETS: Final = {"FLOP": 3, "TURN": 4, "RIVER": 5}
 _QUIET: Final = (
     "Set dealer", "Draw for dealer", "Showdown", "Table enter user", "Table leave user", "Table deposit", "Enter(",
     "Leave(", "Seat sit out", "Seat stand", "Seat re-join", "Sit out", "Re-join", "Stand", "Ranking ", "Prize Cash",
@@ -68,11 +67,8 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     assert head is not None  # split_hands starts a hand only at such a line
     hand = HandBuilder(lines, source, f"bovada:{head.group(1)}", start)
     title = head.group(2)
-    game = room_game(title.replace("ZonePoker", " ").replace("HiLo", "Hi/Lo").title())
-    if game is None:
-        raise UnsupportedHand(source, hand.hand_id, start + 1, f"no game this reader knows in {title!r}")
-    hand.game_name = game.name
-    hand.refuse_unless_board(game, "Bovada")
+    found = room_game(title.replace("ZonePoker", " ").replace("HiLo", "Hi/Lo").title())
+    game = hand.board_game(found, title, start, "Bovada")
     tournament = _TOURNAMENT.search(title)
     k = start + 1
     written: list[tuple[int, str, str, int]] = []
@@ -83,8 +79,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     renumber = any(number > 10 for number, *_ in written)
     for index, (number, name, stack, at) in enumerate(written, start=1):
         hand.seat(index if renumber else number, name, hand.chips(stack, at), at)
-    if len(hand.players) < 2:
-        raise hand.error(HandSyntaxError, min(k, end - 1), "a hand needs two seats; seat lines expected")
+    hand.two_seats(k, end)
     button = _button(hand)
     total = None
     in_summary = False
@@ -96,8 +91,8 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             name = line[4:].split(" ***", 1)[0]
             if name == "SUMMARY":
                 in_summary, hand.total_line = True, k + 1
-            elif name in _STREETS:
-                hand.deal(hand.card_list(_CARDS.findall(line)[-1], k), _STREETS[name], k)
+            elif name in STREETS:
+                hand.deal(hand.card_list(CARDS.findall(line)[-1], k), STREETS[name], k)
             elif name != "HOLE CARDS":
                 raise hand.error(HandSyntaxError, k, f"unknown section for {game.name}")
             continue
@@ -167,7 +162,7 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
     elif m := _TO.match(action):
         hand.raise_to(name, hand.chips(m.group(2), k), k)
     elif action.startswith("Card dealt to a spot "):
-        hand.show(name, hand.card_list(_CARDS.findall(action)[0], k), k)
+        hand.show(name, hand.card_list(CARDS.findall(action)[0], k), k)
     elif action.startswith(("Folds", "Fold(")):
         hand.fold(name, k)
     elif action.startswith("Checks"):

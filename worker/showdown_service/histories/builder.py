@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Final
 
 from showdown_messages import canonical_card
+from showdown_service.histories.chips import collected, give_back_to, pay_in
 from showdown_service.histories.errors import (
     ChipsDoNotAddUp,
     HandSyntaxError,
@@ -120,6 +121,14 @@ class HandBuilder:
         _AMOUNTS[text, self.scale] = amount
         return amount
 
+    def expect(self, pattern: re.Pattern[str], k: int, end: int, what: str) -> re.Match[str]:
+        """Line ``k`` of the hand (whose lines end before ``end``) matched by ``pattern``, else an error at that line
+        (the hand's last when it has none): ``expected`` ``what``."""
+        found = pattern.match(self.lines[k]) if k < end else None
+        if found is None:
+            raise self.error(HandSyntaxError, min(k, end - 1), f"expected {what}")
+        return found
+
     def card_list(self, text: str, k: int) -> list[str]:
         """``Ah Kd`` / ``Ah, Kd`` / ``10d`` -> canonical cards; an unknown token is an error naming it."""
         out = []
@@ -154,6 +163,20 @@ class HandBuilder:
             return None
         return next(n for n, prefix in zip(prefixes[1], prefixes[0], strict=True) if line.startswith(prefix))
 
+    def two_seats(self, k: int, end: int) -> None:
+        """The seats are read up to line ``k``: fewer than two is an error there (the hand's last line, past it)."""
+        if len(self.players) < 2:
+            raise self.error(HandSyntaxError, min(k, end - 1), "a hand needs two seats; seat lines expected")
+
+    def board_game(self, game: Game | None, written: str, k: int, room: str) -> Game:
+        """The hand's ``game`` as the ``room``'s reader found it in the words ``written`` at line ``k``: ``None`` (no
+        game this reader knows) is refused naming them, so is a stud or draw game (:meth:`refuse_unless_board`)."""
+        if game is None:
+            raise UnsupportedHand(self.source, self.hand_id, k + 1, f"no game this reader knows in {written!r}")
+        self.game_name = game.name
+        self.refuse_unless_board(game, room)
+        return game
+
     def refuse_unless_board(self, game: Game, room: str) -> None:
         """Stud and draw games are read from PokerStars and PHH only: refused by name for the other rooms."""
         if not game.board:
@@ -168,19 +191,7 @@ class HandBuilder:
 
     def pay(self, name: str, chips: int, k: int, *, to_bet: bool = True, is_dead: bool = False) -> None:
         """``name`` puts ``chips`` in (live unless ``is_dead``; counted in the street's bet unless not ``to_bet``)."""
-        self.player(name, k)
-        if name in self.folded:
-            raise self.error(ImpossibleAction, k, f"{name} acts after folding")
-        if chips > self.left[name]:
-            raise self.error(ChipsDoNotAddUp, k, f"{name} puts in {chips} with {self.left[name]} behind")
-        self.left[name] -= chips
-        self.acted.add(name)
-        if is_dead:
-            self.dead[name] += chips
-        else:
-            self.put[name] += chips
-        if to_bet:
-            self.bet[name] += chips
+        pay_in(self, self.player(name, k), chips, k, self.error, to_bet=to_bet, is_dead=is_dead)
 
     def call(self, name: str, chips: int, k: int) -> None:
         """A call of ``chips`` more: never above the bet faced (before the flop, at least the stakes' big blind)."""
@@ -254,21 +265,11 @@ class HandBuilder:
         seat = self.players[self.player(name, k)].seat
         if pot is None:
             self.pooled, pot = True, 0
-        into = self.pots.setdefault(pot, {})
-        into[seat] = into.get(seat, 0) + chips
-        if run:
-            part = self.by_run.setdefault(run, {}).setdefault(pot, {})
-            part[seat] = part.get(seat, 0) + chips
+        collected(self, seat, chips, pot, run)
 
     def give_back(self, name: str, chips: int, k: int) -> None:
         """An uncalled bet of ``chips`` returned to ``name``."""
-        self.player(name, k)
-        if chips > self.put[name]:
-            raise self.error(ChipsDoNotAddUp, k, f"{name} gets back more than it put in")
-        self.put[name] -= chips
-        self.left[name] += chips
-        seat = self.players[name].seat
-        self.returned[seat] = self.returned.get(seat, 0) + chips
+        give_back_to(self, self.player(name, k), chips, k, self.error)
 
     # -- the end ------------------------------------------------------------------------
 

@@ -19,17 +19,17 @@ from collections.abc import Iterator
 from typing import Final
 
 from showdown_service.histories.builder import HandBuilder
-from showdown_service.histories.errors import HandSyntaxError, ReplayError, UnsupportedHand
+from showdown_service.histories.errors import HandSyntaxError, ReplayError
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.patterns import STREETS_TITLED
 from showdown_service.histories.reader import Reader
-from showdown_service.histories.reading import split_hands
+from showdown_service.histories.reading import headed_hand, split_hands
 
 _HEADER: Final = re.compile(r'^Game # (\d+) - (.+?) ([A-Z]{3}) ([\d.,]+)/([\d.,]+) - Table "(.*)"$')
 _SEAT: Final = re.compile(r"^(.+?) +\(([A-Z]{3}) ([\d.,]+) in seat (\d+)\)$")
 _BLIND: Final = re.compile(r"^(Big Blind|Small Blind): +(.+?) +\(([\d.,]+)\)$")
 _STREET: Final = re.compile(r"^(Flop|Turn|River) +(.+)$")
-_SIZES: Final = {"Flop": 3, "Turn": 4, "River": 5}
 _AMOUNT: Final = re.compile(r"^(Raise|Bet|Call|All-In|Payback|Ante) +\(([\d.,]+)\)$")
 _WINS: Final = re.compile(r"^wins: +(?:[A-Z]{3} )?([\d.,]+)$")
 _RAKE: Final = re.compile(r"^Rake: +(?:[A-Z]{3} )?([\d.,]+)$")
@@ -46,16 +46,9 @@ def read_entraction(text: str, source: str) -> Iterator[HandRecord | ReplayError
 
 
 def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
-    hand = HandBuilder(lines, source, f"entraction:{start + 1}", start)
-    header = _HEADER.match(lines[start])
-    if header is None:
-        raise hand.error(HandSyntaxError, start, "expected 'Game # N - GAME CUR SB/BB - Table \"NAME\"'")
-    hand.hand_id = f"entraction:{header.group(1)}"
-    game = room_game(header.group(2))
-    if game is None:
-        raise UnsupportedHand(source, hand.hand_id, start + 1, f"no game this reader knows in {header.group(2)!r}")
-    hand.game_name = game.name
-    hand.refuse_unless_board(game, "Entraction")
+    what = "'Game # N - GAME CUR SB/BB - Table \"NAME\"'"
+    hand, header = headed_hand(lines, start, end, source, room="entraction", header=_HEADER, what=what)
+    game = hand.board_game(room_game(header.group(2)), header.group(2), start, "Entraction")
     currency = header.group(3)
     k = start + 1
     while k < end and not lines[k].startswith("Players("):
@@ -66,8 +59,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     while k < end and (seat := _SEAT.match(lines[k])):
         hand.seat(int(seat.group(4)), seat.group(1), hand.chips(seat.group(3), k), k)
         k += 1
-    if len(hand.players) < 2:
-        raise hand.error(HandSyntaxError, min(k, end - 1), "a hand needs two seats; seat lines expected")
+    hand.two_seats(k, end)
     button, rake = None, None
     for k in range(k, end):  # noqa: B020  # on from the line after the seats
         line = lines[k]
@@ -79,7 +71,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             hand.pay(hand.player(blind.group(2), k), hand.chips(blind.group(3), k), k)
         elif street := _STREET.match(line):
             if game.board:
-                hand.deal(hand.card_list(street.group(2).replace(" - ", " "), k), _SIZES[street.group(1)], k)
+                hand.deal(hand.card_list(street.group(2).replace(" - ", " "), k), STREETS_TITLED[street.group(1)], k)
         elif taken := _RAKE.match(line):
             rake = hand.chips(taken.group(1), k)
             hand.total_line = k + 1

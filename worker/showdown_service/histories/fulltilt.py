@@ -32,10 +32,10 @@ from showdown_service.histories.builder import HandBuilder
 from showdown_service.histories.errors import (
     HandSyntaxError,
     ReplayError,
-    UnsupportedHand,
 )
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.patterns import CARDS, STREETS, SUMMARY_SEAT, UNCALLED_OF
 from showdown_service.histories.reader import Reader, opens_with
 from showdown_service.histories.reading import check_total, dealt, returned, seats, split_hands, starting_with
 
@@ -45,16 +45,12 @@ _TABLE = re.compile(r"Table ([^-]+?)(?: \([^()]*\))? - ")
 _SEAT = re.compile(r"^Seat (\d+): (.+) \(([^()]*\d[^()]*)\)(.*)$")
 _BUTTON = re.compile(r"^The button is in seat #(\d+)$")
 _SECTION = re.compile(r"^\*\*\* ([A-Z ]+?)(?: (\d))? \*\*\*\s*(.*)$")
-_CARDS = re.compile(r"\[([^\]]*)\]")
-_UNCALLED = re.compile(r"^Uncalled bet of (\S+) returned to (.+?)\s*$")
 _WINS = re.compile(
     r"^(.+?) (?:wins|ties for) (the pot|the high pot|the low pot|the main pot|the side pot(?: #?(\d+))?|pot (\d+)"
     r"|side pot #?(\d+)) \(([^()]+)\)"
 )
 _TOTAL = re.compile(r"^Total pot (\S+)(?: .*?)? \| Rake (\S+)")
-_SUMMARY_SEAT = re.compile(r"^Seat (\d+): (.*)$")
 _WON = re.compile(r"(?:won|collected) \(([^()]+)\)")
-_STREETS: Final = {"FLOP": 3, "TURN": 4, "RIVER": 5}
 _INFO: Final = (
     " seconds left to act",
     " is sitting out",
@@ -87,11 +83,8 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     hand = HandBuilder(lines, source, f"fulltilt:{head.group(1)}", start)
     title = head.group(2)
     parts = [part.strip() for part in title.split(" - ")]
-    game = next((g for g in map(room_game, parts[1:]) if g is not None), None)
-    if game is None:
-        raise UnsupportedHand(source, hand.hand_id, start + 1, f"no game this reader knows in {title!r}")
-    hand.game_name = game.name
-    hand.refuse_unless_board(game, "Full Tilt")
+    found = next((g for g in map(room_game, parts[1:]) if g is not None), None)
+    game = hand.board_game(found, title, start, "Full Tilt")
     tournament = _TOURNAMENT.search(title)
     currency = next((c for c in title if c in "$€£"), "")
     hand.scale = 100 if currency and not tournament else 1
@@ -112,12 +105,12 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             section, number = m.group(1), int(m.group(2) or 0)
             if section == "SUMMARY":
                 hand.total_line = k + 1
-            elif section in _STREETS and game.board:
-                cards = hand.card_list(" ".join(_CARDS.findall(m.group(3))), k)
+            elif section in STREETS and game.board:
+                cards = hand.card_list(" ".join(CARDS.findall(m.group(3))), k)
                 if number:
-                    hand.deal_run(number, cards, _STREETS[section], k)
+                    hand.deal_run(number, cards, STREETS[section], k)
                 else:
-                    hand.deal(cards, _STREETS[section], k)
+                    hand.deal(cards, STREETS[section], k)
             elif section == "SHOW DOWN":
                 run = number
             elif section not in ("HOLE CARDS", "PRE-FLOP", "DRAW"):
@@ -126,7 +119,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         if section == "SUMMARY":
             if m := _TOTAL.match(line):
                 total, rake = hand.chips(m.group(1), k), hand.chips(m.group(2), k)
-            elif m := _SUMMARY_SEAT.match(line):
+            elif m := SUMMARY_SEAT.match(line):
                 number, rest = int(m.group(1)), m.group(2)
                 if won := _WON.findall(rest):
                     hand.summary[number] = hand.summary.get(number, 0) + sum(hand.chips(w, k) for w in won)
@@ -134,7 +127,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         if line.startswith("The button") and (b := _BUTTON.match(line)):
             button = int(b.group(1))
             continue
-        if returned(hand, line, k, _UNCALLED):
+        if returned(hand, line, k, UNCALLED_OF):
             continue
         if (" wins " in line or " ties for " in line) and (m := _WINS.match(line)):
             index = int(m.group(3) or m.group(5) or ("side pot" in m.group(2)))  # 'the side pot': the first
@@ -206,7 +199,7 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
     elif verb == "folds":
         hand.fold(name, k)
     elif verb == "shows":
-        if shown := _CARDS.findall(rest):
+        if shown := CARDS.findall(rest):
             hand.show(name, hand.card_list(shown[0], k), k)
     elif verb == "mucks":
         hand.muck(name, k)

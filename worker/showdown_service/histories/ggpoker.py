@@ -39,17 +39,25 @@ from showdown_service.histories.errors import (
     HandSyntaxError,
     ImpossibleAction,
     ReplayError,
-    UnsupportedHand,
 )
 from showdown_service.histories.games import Game, room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.patterns import (
+    CARDS,
+    RUN_SECTION,
+    RUNS,
+    STARS_SEAT,
+    STREETS,
+    TOURNAMENT_NUMBER,
+    UNCALLED,
+)
 from showdown_service.histories.reader import Reader, opens_with
 from showdown_service.histories.reading import (
     act,
-    actor,
+    betting_line,
     check_total,
     collect_line,
-    returned,
+    headed_hand,
     seats,
     split_hands,
     starting_with,
@@ -58,17 +66,10 @@ from showdown_service.histories.record import CashOutLine, with_cashouts, with_j
 
 START: Final = "Poker Hand #"
 _HEADER = re.compile(r"^Poker Hand #(\w+):\s*(.*?)\s*(?:\(([^()]*/[^()]*)\))?\s*-\s*[\d/]+ [\d:]+\s*$")
-_TOURNAMENT = re.compile(r"Tournament #(\d+)", re.I)
 _TABLE = re.compile(r"^Table '(.*)'.*?(?:Seat #(\d+) is the button)?\s*$")
-_SEAT = re.compile(r"^Seat (\d+): (.+) \(([^()\s]+) in chips(?:, ([^()\s]+) bounty)?[^()]*\)(.*)$")
-_SECTION = re.compile(r"^\*\*\* (?:(FIRST|SECOND|THIRD) )?(.+?) \*\*\*\s*(.*)$")
-_CARDS = re.compile(r"\[([^\]]*)\]")
 _COLLECTED = re.compile(r"^(.+?) collected (\S+) from (pot|main pot|side pot(?:-? ?(\d+))?)\s*$")
-_UNCALLED = re.compile(r"^Uncalled bet \((\S+)\) returned to (.+?)\s*$")
 _TOTAL = re.compile(r"^Total pot (\S+) \| Rake (\S+)((?: \| \w+ \S+)*)\s*$")
 _EXTRA = re.compile(r" \| (\w+) (\S+)")
-_RUNS: Final = {"FIRST": 1, "SECOND": 2, "THIRD": 3}
-_STREETS: Final = {"FLOP": 3, "TURN": 4, "RIVER": 5}
 _OPENINGS: Final = frozenset({"HOLE CARDS", "SHOWDOWN", "SHOW DOWN"})
 _INSURANCE: Final = ("All-in Insurance", "Insurance")
 _CASHOUT: Final = re.compile(r"^(.+?): (Chooses to EV Cashout|Pays Cashout Risk|Receives Cashout)\s*(?:\((\S+)\))?\s*$")
@@ -84,28 +85,17 @@ def read_ggpoker(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
 
 
 def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
-    hand = HandBuilder(lines, source, f"ggpoker:{start + 1}", start)
-    header = _HEADER.match(lines[start])
-    if header is None:
-        raise hand.error(HandSyntaxError, start, "expected 'Poker Hand #ID: GAME (STAKES) - DATE'")
-    hand.hand_id = f"ggpoker:{header.group(1)}"
+    what = "'Poker Hand #ID: GAME (STAKES) - DATE'"
+    hand, header = headed_hand(lines, start, end, source, room="ggpoker", header=_HEADER, what=what)
     title = header.group(2).replace("PLO-5", "5 Card Omaha").replace("PLO-6", "6 Card Omaha").replace("PLO", "Omaha")
-    game = room_game(title.replace("ShortDeck", "Short Deck"))
-    if game is None:
-        raise UnsupportedHand(source, hand.hand_id, start + 1, f"no game this reader knows in {header.group(2)!r}")
-    hand.game_name = game.name
-    hand.refuse_unless_board(game, "GGPoker")
-    tournament = _TOURNAMENT.search(title)
+    game = hand.board_game(room_game(title.replace("ShortDeck", "Short Deck")), header.group(2), start, "GGPoker")
+    tournament = TOURNAMENT_NUMBER.search(title)
     stakes = header.group(3) or ""
     currency = next((c for c in stakes if c in "$€£¥₹"), "")
     hand.scale = 1 if tournament or not (currency or "." in stakes) else 100
-    k = start + 1
-    table = _TABLE.match(lines[k]) if k < end else None
-    if table is None:
-        raise hand.error(HandSyntaxError, min(k, end - 1), "expected \"Table 'NAME' ... Seat #N is the button\"")
+    table = hand.expect(_TABLE, start + 1, end, "\"Table 'NAME' ... Seat #N is the button\"")
     button = int(table.group(2)) if table.group(2) else None
-    k += 1
-    k = seats(hand, k, end, _SEAT, sitting_out=5)
+    k = seats(hand, start + 2, end, STARS_SEAT, sitting_out=5)
     total = rake = None
     taken: list[str] = []
     run = 0
@@ -116,7 +106,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         line = lines[k]
         if not line:
             continue
-        if line.startswith("*** ") and (section := _SECTION.match(line)):
+        if line.startswith("*** ") and (section := RUN_SECTION.match(line)):
             in_summary, run = _section(hand, game, section, k, in_summary=in_summary, run=run)
             continue
         if not in_summary and (cash := _CASHOUT.match(line)) and cash.group(1) in hand.players:
@@ -132,13 +122,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             continue
         if collect_line(hand, line, k, _COLLECTED, run) is not None:
             continue
-        if returned(hand, line, k, _UNCALLED):
-            continue
-        if line.startswith("Dealt to "):
-            _dealt(hand, line[len("Dealt to ") :], k)
-            continue
-        if (who := actor(hand, line, k, info=_INFO, room="GGPoker", after=": ")) is not None:
-            _act(hand, who, line[len(who) + 2 :], k)
+        betting_line(hand, line, k, uncalled=UNCALLED, info=_INFO, room="GGPoker", act=_act, after=": ", deal=_dealt)
     if total is None or rake is None:
         raise HandSyntaxError(source, hand.hand_id, end, "the hand has no 'Total pot ... | Rake' line", game.name)
     check_total(hand, total)
@@ -172,14 +156,14 @@ def _section(
     if name == "SUMMARY":
         hand.total_line = k + 1
         return True, run
-    if name in _STREETS and game.board:
-        cards = hand.card_list(" ".join(_CARDS.findall(section.group(3))), k)
+    if name in STREETS and game.board:
+        cards = hand.card_list(" ".join(CARDS.findall(section.group(3))), k)
         if again:
-            hand.deal_run(_RUNS[again], cards, _STREETS[name], k)
+            hand.deal_run(RUNS[again], cards, STREETS[name], k)
         else:
-            hand.deal(cards, _STREETS[name], k)
+            hand.deal(cards, STREETS[name], k)
     elif name in ("SHOWDOWN", "SHOW DOWN"):
-        run = _RUNS[again] if again else 0
+        run = RUNS[again] if again else 0
     elif name not in _OPENINGS:
         raise hand.error(HandSyntaxError, k, f"unknown section for {game.name}")
     return in_summary, run
@@ -199,12 +183,13 @@ def _totals(hand: HandBuilder, m: re.Match[str], k: int, taken: list[str]) -> tu
     return total, rake, jackpot
 
 
-def _dealt(hand: HandBuilder, rest: str, k: int) -> None:
-    """A ``Dealt to NAME [cards]`` line (after its first words): the cards shown to the history's writer."""
+def _dealt(hand: HandBuilder, line: str, k: int) -> None:
+    """A ``Dealt to NAME [cards]`` line: the cards shown to the history's writer (an opponent's line: none)."""
+    rest = line[len("Dealt to ") :]
     who = hand.speaker(rest + " ")
     if who is None:
         raise hand.error(ImpossibleAction, k, "cards dealt to a player with no seat")
-    if dealt := _CARDS.findall(rest[len(who) :]):
+    if dealt := CARDS.findall(rest[len(who) :]):
         hand.show(who, hand.card_list(" ".join(dealt), k), k)
 
 

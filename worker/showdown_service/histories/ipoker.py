@@ -28,13 +28,13 @@ from collections.abc import Iterator
 from typing import Final
 
 from showdown_service.histories.builder import HandBuilder
-from showdown_service.histories.errors import ChipsDoNotAddUp, HandSyntaxError, ReplayError, UnsupportedHand, unreadable
+from showdown_service.histories.errors import ChipsDoNotAddUp, HandSyntaxError, ReplayError, unreadable
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.patterns import STREETS_TITLED
 from showdown_service.histories.reader import Head, Reader
 from showdown_service.histories.reading import LineCount
 
-_STREETS: Final = {"Flop": 3, "Turn": 4, "River": 5}
 _RANKS: Final = {"10": "T", "J": "J", "Q": "Q", "K": "K", "A": "A", **{str(n): str(n) for n in range(2, 10)}}
 _SUITS: Final = {"S": "s", "H": "h", "D": "d", "C": "c"}
 _GAME: Final = re.compile(r'<game gamecode="(\d+)"')
@@ -112,11 +112,7 @@ def _read(
     unchecked: bool = False,
     code: str = "",
 ) -> HandRecord:
-    game = room_game(gametype)
-    if game is None:
-        raise UnsupportedHand(hand.source, hand.hand_id, hand.start + 1, f"no game this reader knows in {gametype!r}")
-    hand.game_name = game.name
-    hand.refuse_unless_board(game, "iPoker")
+    game = hand.board_game(room_game(gametype), gametype, hand.start, "iPoker")
     currency = next((c for c in gametype if c in "$€£"), "")
     stakes = gametype.rsplit(maxsplit=1)[-1] if gametype.split() else ""
     hand.scale = 100 if currency or money or "." in stakes else 1
@@ -145,8 +141,8 @@ def _read(
                 if dealt == "Pocket":
                     if known:
                         hand.show(hand.player(item.get("player", ""), k), known, k)
-                elif dealt in _STREETS and game.board:
-                    hand.deal(known, _STREETS[dealt], k)
+                elif dealt in STREETS_TITLED and game.board:
+                    hand.deal(known, STREETS_TITLED[dealt], k)
     # the streets were dealt above; the betting is replayed in 'no' order, a new round at each street's first action
     current = -1
     for number, street, name, kind, chips in sorted(actions):

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Final
 
 from showdown_service.histories.builder import HandBuilder
-from showdown_service.histories.errors import HandSyntaxError, ReplayError, UnsupportedHand
+from showdown_service.histories.errors import HandSyntaxError, ReplayError
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.reader import Reader
@@ -54,11 +54,7 @@ def read_merge(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
 
 def _read(hand: HandBuilder, xml: ET.Element, kind: str, stakes: str) -> HandRecord:
     k = hand.start
-    game = room_game(kind.replace("Texas Hold'em", "Holdem") or "Holdem")
-    if game is None:
-        raise UnsupportedHand(hand.source, hand.hand_id, k + 1, f"no game this reader knows in {kind!r}")
-    hand.game_name = game.name
-    hand.refuse_unless_board(game, "Merge")
+    game = hand.board_game(room_game(kind.replace("Texas Hold'em", "Holdem") or "Holdem"), kind, k, "Merge")
     money = xml.get("realmoney") == "true"
     hand.scale = 100 if money else 1
     currency = next((c for c in stakes if c in "$€£"), "")
@@ -113,12 +109,8 @@ def _round(hand: HandBuilder, round_xml: ET.Element, seats: dict[str, str], boar
             hand.raise_to(who, hand.chips(amount, k), k)
         elif kind == "ALL_IN":
             hand.pay(who, hand.left[who], k)
-        elif kind == "CHECK":
-            hand.check(who, k)
-        elif kind == "FOLD":
-            hand.fold(who, k)
-        elif kind == "MUCK":
-            hand.muck(who, k)
+        elif (step := _NO_CHIPS.get(kind)) is not None:
+            step(hand, who, k)
         else:
             raise hand.error(HandSyntaxError, k, f"{who}: unknown event {kind!r}")
     for cards in round_xml.iterfind("cards"):
@@ -132,6 +124,14 @@ def _round(hand: HandBuilder, round_xml: ET.Element, seats: dict[str, str], boar
         else:
             pot = winner.get("potnumber", "1")
             hand.collect(who, chips, k, int(pot) - 1 if pot.isdigit() and pot != "0" else 0)
+
+
+_NO_CHIPS: Final[dict[str, Callable[[HandBuilder, str, int], None]]] = {
+    "CHECK": HandBuilder.check,
+    "FOLD": HandBuilder.fold,
+    "MUCK": HandBuilder.muck,
+}
+"""Merge's events that move no chips, and the builder's step for each."""
 
 
 READER: Final = Reader("merge", lambda head: head.line.startswith("<") and starts_merge(head.text), read_merge)

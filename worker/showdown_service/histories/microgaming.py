@@ -20,11 +20,11 @@ import base64
 import binascii
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Final
 
 from showdown_service.histories.builder import HandBuilder
-from showdown_service.histories.errors import ChipsDoNotAddUp, HandSyntaxError, ReplayError, UnsupportedHand
+from showdown_service.histories.errors import ChipsDoNotAddUp, HandSyntaxError, ReplayError
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.reader import Reader
@@ -61,11 +61,7 @@ def _currency(written: str) -> str:
 def _read(hand: HandBuilder, xml: ET.Element) -> HandRecord:
     k = hand.start
     kind = xml.get("gametype", "")
-    game = room_game(kind.replace("H/L", "Hi/Lo"))
-    if game is None:
-        raise UnsupportedHand(hand.source, hand.hand_id, k + 1, f"no game this reader knows in {kind!r}")
-    hand.game_name = game.name
-    hand.refuse_unless_board(game, "Microgaming")
+    game = hand.board_game(room_game(kind.replace("H/L", "Hi/Lo")), kind, k, "Microgaming")
     tournament = xml.get("istournament") == "1"
     hand.scale = 1 if tournament else 100
     currency = "" if tournament else _currency(xml.get("currencysymbol", ""))
@@ -146,16 +142,12 @@ def _act(hand: HandBuilder, action: ET.Element, seats: dict[str, str], board: bo
                 f"{name} is all-in for {chips} with {hand.left[name]} behind",
             )
         hand.pay(name, chips, k)
-    elif kind == "MuckCards":  # gives up at the showdown (the last seat left keeps the pot: the builder sees it)
-        hand.muck(name, k)
     elif kind == "Call":
         hand.call(name, hand.chips(value, k), k)
     elif kind == "MoneyReturned":
         hand.give_back(name, hand.chips(value, k), k)
-    elif kind == "Check":
-        hand.check(name, k)
-    elif kind == "Fold":
-        hand.fold(name, k)
+    elif (step := _NO_CHIPS.get(kind)) is not None:
+        step(hand, name, k)
     elif kind in ("DealCards", "ShowCards"):
         hand.show(name, _cards(hand, action, k), k)
     elif kind == "BadBeatContribution":  # from the stack to the room's jackpot: not in the pot
@@ -165,6 +157,14 @@ def _act(hand: HandBuilder, action: ET.Element, seats: dict[str, str], board: bo
         hand.left[name] -= fee
     else:
         raise hand.error(HandSyntaxError, k, f"{name}: unknown type {kind!r}")
+
+
+_NO_CHIPS: Final[dict[str, Callable[[HandBuilder, str, int], None]]] = {
+    "MuckCards": HandBuilder.muck,  # gives up at the showdown (the last seat left keeps the pot: the builder sees it)
+    "Check": HandBuilder.check,
+    "Fold": HandBuilder.fold,
+}
+"""Microgaming's actions that move no chips, and the builder's step for each."""
 
 
 _RANKS: Final = {"10": "T", **{r: r for r in "23456789TJQKA"}}

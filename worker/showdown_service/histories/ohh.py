@@ -31,11 +31,11 @@ from showdown_service.histories.builder import HandBuilder
 from showdown_service.histories.errors import ChipsDoNotAddUp, HandSyntaxError, ReplayError, UnsupportedHand, unreadable
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import MAX_AMOUNT, TOO_LARGE, Bounty, HandRecord
+from showdown_service.histories.patterns import STREETS_TITLED
 from showdown_service.histories.pokerstars import PKO_CASH_PPM
 from showdown_service.histories.reader import Reader
 from showdown_service.histories.reading import LineCount
 
-_STREETS: Final = {"Flop": 3, "Turn": 4, "River": 5}
 _GAMES: Final = {"holdem": "Hold'em", "omaha": "Omaha", "omahahilo": "Omaha Hi/Lo", "omahahl": "Omaha Hi/Lo"}
 _QUIET: Final = frozenset({"Dealt Cards", "Added Chips", "Sits Down", "Stands Up"})
 
@@ -143,8 +143,10 @@ def _read(hand: HandBuilder, doc: dict[str, Any]) -> HandRecord:
 
     for round_doc in _field(hand, doc, "rounds", list):
         street = str(round_doc.get("street", ""))
-        if street in _STREETS and game.board:
-            hand.deal(hand.card_list(" ".join(round_doc.get("cards") or []), hand.start), _STREETS[street], hand.start)
+        if street in STREETS_TITLED and game.board:
+            hand.deal(
+                hand.card_list(" ".join(round_doc.get("cards") or []), hand.start), STREETS_TITLED[street], hand.start
+            )
         elif street not in ("Preflop", "Showdown", "Third Street"):
             raise hand.error(HandSyntaxError, hand.start, f"round {round_doc.get('id')}: unknown street {street!r}")
         for action in round_doc.get("actions", []):

@@ -21,11 +21,12 @@ from collections.abc import Iterator
 from typing import Final
 
 from showdown_service.histories.builder import HandBuilder
-from showdown_service.histories.errors import HandSyntaxError, ReplayError, UnsupportedHand
+from showdown_service.histories.errors import HandSyntaxError, ReplayError
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.patterns import STREETS_LOWER
 from showdown_service.histories.reader import Reader, opens_with
-from showdown_service.histories.reading import act, actor, seats, split_hands, starting_with
+from showdown_service.histories.reading import act, actor, headed_hand, seats, split_hands, starting_with
 
 START: Final = "***** History for hand "
 _HEADER: Final = re.compile(r"^\*\*\*\*\* History for hand (\S+)(?: \(TOURNAMENT: \"(.*?)\".*\))? \*\*\*\*\*$")
@@ -38,7 +39,6 @@ _POT: Final = re.compile(r"^(Main pot|Side pot ?(\d+)): (\S+) won by (.+)$")
 _WINNER: Final = re.compile(r"(.+?) \(([^()]+)\)(?:, |$)")
 _RAKE: Final = re.compile(r"^Rake taken: (\S+)$")
 _SHOWN: Final = re.compile(r"^Seat \d+: (.+) \([^()]*\), net: [^,]*, \[([^\]]*)\](?: \(.*\))?$")
-_SIZES: Final = {"flop": 3, "turn": 4, "river": 5}
 _GAMES: Final = {"TEXAS_HOLDEM": "Holdem", "OMAHA_HI": "Omaha", "OMAHA_HI_LO": "Omaha Hi/Lo"}
 _PREAMBLE: Final = ("Start hand: ", "User: ", "Players in round: ")
 _INFO: Final = (" sits out", " is sitting out", " joins the table", " leaves the table", " is disconnected")
@@ -50,11 +50,8 @@ def read_ongame(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
 
 
 def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
-    hand = HandBuilder(lines, source, f"ongame:{start + 1}", start)
-    header = _HEADER.match(lines[start])
-    if header is None:
-        raise hand.error(HandSyntaxError, start, "expected '***** History for hand ID *****'")
-    hand.hand_id = f"ongame:{header.group(1)}"
+    what = "'***** History for hand ID *****'"
+    hand, header = headed_hand(lines, start, end, source, room="ongame", header=_HEADER, what=what)
     tournament = header.group(2)
     k, table, button = start + 1, None, None
     while k < end and not _SEAT.match(lines[k]):
@@ -68,11 +65,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         k += 1
     if table is None:
         raise hand.error(HandSyntaxError, min(k, end - 1), "no 'Table: NAME [N] (LIMIT GAME STAKES, MONEY)' line")
-    game = room_game(_GAMES.get(table.group(3), table.group(3)))
-    if game is None:
-        raise UnsupportedHand(source, hand.hand_id, start + 1, f"no game this reader knows in {table.group(3)!r}")
-    hand.game_name = game.name
-    hand.refuse_unless_board(game, "OnGame")
+    game = hand.board_game(room_game(_GAMES.get(table.group(3), table.group(3))), table.group(3), start, "OnGame")
     stakes = table.group(4)
     currency = next((c for c in stakes if c in "$€£"), "")
     hand.scale = 1 if tournament or table.group(5) != "Real money" else 100
@@ -89,7 +82,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             total, rake = _summary(hand, line, k, total, rake)
         elif (street := _STREET.match(line)) is not None:
             if game.board:
-                hand.deal(hand.card_list(street.group(2), k), _SIZES[street.group(1)], k)
+                hand.deal(hand.card_list(street.group(2), k), STREETS_LOWER[street.group(1)], k)
         elif (cards := _DEALT.match(line)) is not None:
             hand.show(hand.player(cards.group(1), k), hand.card_list(cards.group(2), k), k)
         elif (who := actor(hand, line, k, info=_INFO, room="OnGame")) is not None:

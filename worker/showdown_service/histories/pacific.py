@@ -25,33 +25,23 @@ from functools import partial
 from typing import Final
 
 from showdown_service.histories.builder import HandBuilder, no_flop_no_drop
-from showdown_service.histories.errors import HandSyntaxError, ImpossibleAction, ReplayError, UnsupportedHand
+from showdown_service.histories.errors import HandSyntaxError, ImpossibleAction, ReplayError
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.patterns import GAME_NO, STREETS_LOWER, TOURNAMENT_NUMBER
 from showdown_service.histories.reader import PACIFIC, Reader, banner_room
-from showdown_service.histories.reading import (
-    button_before_seats,
-    dealt,
-    numbered_hand,
-    numbered_or_banner,
-    seats,
-    split_hands,
-)
+from showdown_service.histories.reading import banner_hands, bracketed, button_and_seats, dealt, stakes_line
 
-_GAME_NO = re.compile(r"^#Game No\s*:\s*(\d+)\s*$")
 _BANNER = re.compile(
     r"^\*{5} (?:888poker|Cassava|Pacific Poker|888\.\w+|[\w.]+\.com) Hand History for Game (\d+) \*{5}$"
 )
 _HEADER = re.compile(r"^(.*?) Blinds (.+?) - \*\*\* (.+)$")
-_TOURNAMENT = re.compile(r"Tournament #(\d+)", re.I)
 _TOURNAMENT_TABLE = re.compile(
     r"^Tournament #(\d+) (.*?) - Table #?(.+?)\s*(?:\d+ Max)?\s*(?:\((?:Real|Play) Money\))?\s*$"
 )
 """A tournament hand's table line (``Tournament #78669312 $0.01 - Table #3 9 Max (Real Money)``, 2016): its
 amounts are chips, written with the currency sign (``Seat 1: joeballoons ( $970 )``), and it is not raked."""
 _TABLE = re.compile(r"^Table (.+?)\s*(?:\d+ Max)?\s*(?:\((?:Real|Play) Money\))?\s*$")
-_BUTTON = re.compile(r"^Seat (\d+) is the button$")
-_SEAT = re.compile(r"^Seat (\d+): (.+) \( ?([^()]*?) ?\)$")
 _ACTION = re.compile(
     r"^(.+?) (posts small blind|posts big blind|posts dead blind|posts ante|calls|bets|raises|is all-in|allin)"
     r" \[([^\]]*)\]$"
@@ -59,7 +49,6 @@ _ACTION = re.compile(
 _PLAIN = re.compile(r"^(.+?) (folds|checks|did not show his hand|mucks|shows)(?: \[ ?([^\]]*?) ?\])?.*$")
 _COLLECTED = re.compile(r"^(.+?) collected \[ ?([^\]]*?) ?\]$")
 _STREET = re.compile(r"^\*\* Dealing (down cards|flop|turn|river) \*\*(?: \[ ?([^\]]*?) ?\])?$")
-_STREET_SIZE: Final = {"flop": 3, "turn": 4, "river": 5}
 _INFO: Final = (
     "Total number of players",
     " has joined the table",
@@ -74,30 +63,23 @@ _INFO: Final = (
 
 def starts_hand(line: str) -> bool:
     """Whether ``line`` opens an 888poker hand (``#Game No :`` or the banner)."""
-    return bool(_GAME_NO.match(line) or _BANNER.match(line))
+    return bool(GAME_NO.match(line) or _BANNER.match(line))
 
 
 def read_pacific(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
     """Each hand of an 888poker hand history file's ``text``, read, or the error that stopped it."""
-    return split_hands(text, source, numbered_or_banner(_GAME_NO, _BANNER), "#Game No :", _read)
+    return banner_hands(text, source, banner=_BANNER, prefix="888poker", what="#Game No :", read=_read)
 
 
-def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
-    hand = numbered_hand(lines, start, source, prefix="888poker", game_no=_GAME_NO, banner=_BANNER)
+def _read(hand: HandBuilder, end: int) -> HandRecord:
+    lines, start = hand.lines, hand.start
     k = start + 1
     if k < end and _BANNER.match(lines[k]):
         k += 1
-    header = _HEADER.match(lines[k]) if k < end else None
-    if header is None:
-        if not any(lines[start + 1 : end]) or (k < end and not lines[k]):
-            raise hand.error(HandSyntaxError, start, "the hand is cut off after its first line")
-        raise hand.error(HandSyntaxError, min(k, end - 1), "expected '$SB/$BB Blinds GAME - *** DATE'")
-    game = room_game(header.group(2))
-    if game is None:
-        raise UnsupportedHand(source, hand.hand_id, k + 1, f"no game this reader knows in {header.group(2)!r}")
-    hand.game_name = game.name
-    hand.refuse_unless_board(game, "888poker")
-    tournament = _TOURNAMENT.search(lines[k])
+    found = _HEADER.match(lines[k]) if k < end else None
+    header = stakes_line(hand, found, k, end, what="'$SB/$BB Blinds GAME - *** DATE'")
+    game = hand.board_game(room_game(header.group(2)), header.group(2), k, "888poker")
+    tournament = TOURNAMENT_NUMBER.search(lines[k])
     stakes = header.group(1)
     currency = next((c for c in stakes if c in "$€£"), "")
     hand.scale = 100 if currency or "." in stakes or "," in stakes else 1
@@ -109,8 +91,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         tournament, currency, hand.scale = table_line, "", 1
     if "/" in stakes:  # a call before the flop is to the big blind even when it was posted short (all-in for less)
         hand.big_blind = hand.chips(stakes.rpartition("/")[2], k - 1)
-    button, k = button_before_seats(hand, k + 1, end, _SEAT, _BUTTON, info=_INFO)
-    k = seats(hand, k, end, _SEAT)
+    button, k = button_and_seats(hand, k + 1, end, info=_INFO)
     if button is None and not game.stud:
         raise hand.error(HandSyntaxError, start, "no 'Seat N is the button' line")
     names = sorted(hand.players, key=len, reverse=True)
@@ -126,10 +107,10 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             continue
         if street := _STREET.match(line):
             if street.group(1) != "down cards":
-                hand.deal(hand.card_list(street.group(2) or "", k), _STREET_SIZE[street.group(1)], k)
+                hand.deal(hand.card_list(street.group(2) or "", k), STREETS_LOWER[street.group(1)], k)
             continue
         if (m := _ACTION.match(line)) and m.group(1) in hand.players:
-            _act(hand, m, k)
+            bracketed(hand, m.group(1), m.group(2), m.group(3), k)
             continue
         if line.startswith("Dealt to "):
             dealt(hand, line, k, one_bracket=True)
@@ -161,22 +142,6 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         currency=currency, uncalled_written=False, room="888poker",
         rake_rule=partial(no_flop_no_drop, len(hand.board), "888poker"),
     )  # fmt: skip
-
-
-def _act(hand: HandBuilder, m: re.Match[str], k: int) -> None:
-    """A bracketed action at line ``k`` (``calls [$1]``, ``raises [$6.37]``: the chips added)."""
-    name, verb, chips = m.group(1), m.group(2), hand.chips(m.group(3).split("+")[-1], k)
-    if verb == "posts dead blind":  # '[$1 + $2]': the small blind dead, the big blind live
-        parts = m.group(3).split("+")
-        dead = sum(hand.chips(p, k) for p in parts[:-1])
-        hand.pay(name, dead, k, to_bet=False, is_dead=True)
-        hand.pay(name, chips, k)
-    elif verb == "posts ante":
-        hand.pay(name, chips, k, to_bet=False)
-    elif verb == "calls":
-        hand.call(name, chips, k)
-    else:  # blinds, bets, raises and all-ins: the chips added
-        hand.pay(name, chips, k)
 
 
 def _plain(hand: HandBuilder, m: re.Match[str], k: int, mucked_cards: list[tuple[str, int]]) -> None:

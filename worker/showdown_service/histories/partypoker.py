@@ -30,21 +30,14 @@ from functools import partial
 from typing import Final
 
 from showdown_service.histories.builder import CAP_STEP, HandBuilder, no_flop_no_drop
-from showdown_service.histories.errors import HandSyntaxError, ReplayError, UnsupportedHand
+from showdown_service.histories.errors import HandSyntaxError, ReplayError
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.patterns import STREETS_LOWER
 from showdown_service.histories.reader import PARTYPOKER, Reader, banner_room
-from showdown_service.histories.reading import (
-    button_before_seats,
-    dealt,
-    numbered_hand,
-    numbered_or_banner,
-    seats,
-    split_hands,
-)
+from showdown_service.histories.reading import banner_hands, bracketed, button_and_seats, dealt, stakes_line
 
 _BANNER = re.compile(r"^\*{5} Hand History for Game (\d+) \*{5}$")
-_GAME_NO = re.compile(r"^#Game No\s*:\s*(\d+)\s*$")
 _HEADER = re.compile(r"^(.+?) (?:USD|EUR|GBP)? ?(NL|PL|FL|No Limit|Pot Limit|Fixed Limit)?\s*(.+?) - (.+)$")
 _TOURNAMENT_HEADER = re.compile(
     r"^((?:NL|PL|FL|No Limit|Pot Limit|Fixed Limit) .+?) (\S+ (?:USD|EUR|GBP) Buy-in|Freeroll)"
@@ -54,8 +47,6 @@ _TOURNAMENT_HEADER = re.compile(
 Blinds-Antes(1 200/2 400 -400) - Monday, September 26, 01:30:41 MSK 2016``: the amounts are chips."""
 _YEAR = re.compile(r"\b(\d{4})\s*$")
 _TABLE = re.compile(r"^Table (.+?)\s*(?:\((?:Real|Play) Money\))?\s*$")
-_BUTTON = re.compile(r"^Seat (\d+) is the button$")
-_SEAT = re.compile(r"^Seat (\d+): (.+) \( ?([^()]*?) ?\)$")
 _BRACKETED = re.compile(
     r"^(.+?) (posts small blind|posts big blind \+ dead|posts big blind|posts dead blind|posts ante|calls|bets|raises"
     r"|is all-In)\s+"
@@ -64,7 +55,6 @@ _BRACKETED = re.compile(
 _CARDS = re.compile(r"^(.+?) (shows|doesn't show) \[ ?([^\]]*?) ?\]")
 _WINS = re.compile(r"^(.+?) wins (?:Lo \()?([^()]+?)\)?(?: from the (main pot|side pot (\d+)))?(?: with .*)?\.?$")
 _STREET = re.compile(r"^\*\* Dealing (down cards|Flop|Turn|River) \*\*(?: \[ ?([^\]]*?) ?\])?$", re.I)
-_STREET_SIZE: Final = {"flop": 3, "turn": 4, "river": 5}
 _INFO: Final = (
     "Total number of players",
     " has joined the table",
@@ -88,37 +78,27 @@ _INFO: Final = (
 
 def read_partypoker(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
     """Each hand of a partypoker hand history file's ``text``, read, or the error that stopped it."""
-    return split_hands(text, source, numbered_or_banner(_GAME_NO, _BANNER), "***** Hand History for Game", _read)
+    what = "***** Hand History for Game"
+    return banner_hands(text, source, banner=_BANNER, prefix="partypoker", what=what, read=_read)
 
 
-def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
-    hand = numbered_hand(lines, start, source, prefix="partypoker", game_no=_GAME_NO, banner=_BANNER)
+def _read(hand: HandBuilder, end: int) -> HandRecord:
+    lines, start = hand.lines, hand.start
     k = start + 1
     while k < end and (_BANNER.match(lines[k]) or lines[k].startswith("Game #")):
         k += 1
     tournament = _TOURNAMENT_HEADER.match(lines[k]) if k < end else None
-    header = tournament or (_HEADER.match(lines[k]) if k < end else None)
-    named = "" if header is None else header.group(1) if tournament else header.group(3)
-    game = room_game(named) if header else None
-    if header is None:
-        if not any(lines[start + 1 : end]) or (k < end and not lines[k]):
-            raise hand.error(HandSyntaxError, start, "the hand is cut off after its first line")
-        raise hand.error(HandSyntaxError, min(k, end - 1), "expected 'STAKES USD GAME - DATE'")
-    if game is None:
-        raise UnsupportedHand(source, hand.hand_id, k + 1, f"no game this reader knows in {named!r}")
-    hand.game_name = game.name
-    hand.refuse_unless_board(game, "partypoker")
+    found = tournament or (_HEADER.match(lines[k]) if k < end else None)
+    header = stakes_line(hand, found, k, end, what="'STAKES USD GAME - DATE'")
+    named = header.group(1) if tournament else header.group(3)
+    game = hand.board_game(room_game(named), named, k, "partypoker")
     currency = "" if tournament else next((c for c in header.group(1) if c in "$€£"), "")
     if tournament:
         hand.scale = 1  # chips: '( 126,043 )', 'posts small blind [1,200].', 'wins 6,000 chips'
     hand.big_blind = _big_blind(hand, header.group(1), k) if not tournament else 0
     year = _YEAR.search(lines[k])
-    k += 1
-    table = _TABLE.match(lines[k]) if k < end else None
-    if table is None:
-        raise hand.error(HandSyntaxError, min(k, end - 1), "expected 'Table NAME (Real Money)'")
-    button, k = button_before_seats(hand, k + 1, end, _SEAT, _BUTTON, info=_INFO)
-    k = seats(hand, k, end, _SEAT)
+    table = hand.expect(_TABLE, k + 1, end, "'Table NAME (Real Money)'")
+    button, k = button_and_seats(hand, k + 2, end, info=_INFO)
     if button is None:
         raise hand.error(HandSyntaxError, start, "no 'Seat N is the button' line")
     names = sorted(hand.players, key=len, reverse=True)
@@ -129,7 +109,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             continue
         if street := _STREET.match(line):
             if street.group(1).lower() != "down cards":
-                hand.deal(hand.card_list(street.group(2) or "", k), _STREET_SIZE[street.group(1).lower()], k)
+                hand.deal(hand.card_list(street.group(2) or "", k), STREETS_LOWER[street.group(1).lower()], k)
             continue
         if (m := _BRACKETED.match(line)) and m.group(1) in hand.players:
             big_blind = _bracketed(hand, m, k, big_blind)
@@ -175,22 +155,14 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
 def _bracketed(hand: HandBuilder, m: re.Match[str], k: int, big_blind: int) -> int:
     """A bracketed action at line ``k`` (``posts big blind [$0.10 USD].``, ``raises [$0.30 USD]``: the chips added);
     the big blind posted so far in the hand, that one included."""
-    name, verb, chips = m.group(1), m.group(2), hand.chips(m.group(3).split("+")[-1], k)
-    if verb == "posts dead blind":
-        dead = sum(hand.chips(p, k) for p in m.group(3).split("+")[:-1])
-        hand.pay(name, dead, k, to_bet=False, is_dead=True)
-        hand.pay(name, chips, k)
-    elif verb == "posts big blind + dead":  # '[$3]': the big blind live, the rest (the small blind) dead
+    name, verb = m.group(1), m.group(2)
+    if verb == "posts big blind + dead":  # '[$3]': the big blind live, the rest (the small blind) dead
+        chips = hand.chips(m.group(3).split("+")[-1], k)
         hand.pay(name, chips - min(chips, big_blind), k, to_bet=False, is_dead=True)
         hand.pay(name, min(chips, big_blind), k)
-    elif verb == "posts ante":
-        hand.pay(name, chips, k, to_bet=False)
-    elif verb == "calls":
-        hand.call(name, chips, k)
-    else:  # blinds, bets, raises and all-ins: the chips added
-        hand.pay(name, chips, k)
-        big_blind = chips if verb == "posts big blind" else big_blind
-    return big_blind
+        return big_blind
+    chips = bracketed(hand, name, verb, m.group(3), k)
+    return chips if verb == "posts big blind" else big_blind
 
 
 RAKE_18TH_SINCE: Final = 2018

@@ -19,9 +19,10 @@ from collections.abc import Iterator
 from typing import Final
 
 from showdown_service.histories.builder import HandBuilder
-from showdown_service.histories.errors import HandSyntaxError, ReplayError, UnsupportedHand
+from showdown_service.histories.errors import HandSyntaxError, ReplayError
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.patterns import STREETS_TITLED
 from showdown_service.histories.reader import Reader
 from showdown_service.histories.reading import split_hands
 
@@ -30,7 +31,6 @@ _HAND: Final = re.compile(r"^Starting Hand #(\d+)$")
 _SEAT: Final = re.compile(r"^Seat (\d+): (.+) - (\S+)( \(away from table\))?$")
 _BUTTON: Final = re.compile(r"^(?:Button is at|Moving Button to) seat (\d+)$")
 _STREET: Final = re.compile(r"^Dealing (Flop|Turn|River) ((?:\[[^\]]*\])+)$")
-_SIZES: Final = {"Flop": 3, "Turn": 4, "River": 5}
 _DEALT: Final = re.compile(r"^Dealing ((?:\[[^\]]*\])+) to (.+)$")
 _RAKE: Final = re.compile(r"^Taking Rake of (\S+) from pot \d+$")
 _CARD: Final = re.compile(r"\[(10|[2-9TJQKA]) ?([cdhs])\]")
@@ -81,17 +81,12 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         elif line and not line.startswith(_HEAD):
             raise hand.error(HandSyntaxError, k, "not a line of a PKR hand's head")
         k += 1
-    game = room_game(kind.title().replace("Hold'Em", "Holdem"))
-    if game is None:
-        raise UnsupportedHand(source, hand.hand_id, start + 1, f"no game this reader knows in {kind!r}")
-    hand.game_name = game.name
-    hand.refuse_unless_board(game, "PKR")
+    game = hand.board_game(room_game(kind.title().replace("Hold'Em", "Holdem")), kind, start, "PKR")
     hand.scale = 100 if money else 1
     while k < end and (seat := _SEAT.match(lines[k])):
         hand.seat(int(seat.group(1)), seat.group(2), hand.chips(seat.group(3), k), k, sitting_out=bool(seat.group(4)))
         k += 1
-    if len(hand.players) < 2:
-        raise hand.error(HandSyntaxError, min(k, end - 1), "a hand needs two seats; seat lines expected")
+    hand.two_seats(k, end)
     for k in range(k, end):  # noqa: B020  # on from the line after the seats
         line = lines[k]
         if not line or line.startswith(_QUIET) or _SEAT.match(line):
@@ -100,7 +95,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             button = int(b.group(1))
         elif street := _STREET.match(line):
             if game.board:
-                hand.deal(_cards(hand, street.group(2), k), _SIZES[street.group(1)], k)
+                hand.deal(_cards(hand, street.group(2), k), STREETS_TITLED[street.group(1)], k)
         elif dealt := _DEALT.match(line):  # the exporting player's own cards
             hand.show(hand.player(dealt.group(2), k), _cards(hand, dealt.group(1), k), k)
         elif taken := _RAKE.match(line):

@@ -52,6 +52,7 @@ from typing import Final, NamedTuple
 
 from showdown_messages import canonical_card
 from showdown_rules.limits import PPM
+from showdown_service.histories.chips import collected, give_back_to, pay_in
 from showdown_service.histories.currency import currency_code
 from showdown_service.histories.errors import (
     ChipsDoNotAddUp,
@@ -72,6 +73,16 @@ from showdown_service.histories.hands import (
     Stakes,
     too_long,
 )
+from showdown_service.histories.patterns import (
+    CARDS,
+    RUN_SECTION,
+    RUNS,
+    STARS_SEAT,
+    STREETS,
+    SUMMARY_SEAT,
+    TOURNAMENT_NUMBER,
+    UNCALLED,
+)
 from showdown_service.histories.reader import Head, Reader
 from showdown_service.histories.record import Player as _Player
 from showdown_service.histories.record import Read, Where, fit_rake_ppm, record
@@ -84,7 +95,6 @@ _START = re.compile(
 """A hand's first line; ``Full Tilt Poker Hand #`` is Full Tilt's client on the PokerStars platform (2016-), which
 writes the PokerStars format."""
 _PLATFORM_STARTS: Final = ("PokerStars ", "Full Tilt Poker Hand #")
-_TOURNAMENT = re.compile(r"Tournament #(\d+)", re.I)
 _BUY_IN = re.compile(r"Tournament #\d+,\s*([^\s+]+)\+([^\s+]+)\+([^\s+]+)(?=\s|$)", re.I)
 """``$12.30+$12.25+$2.45``: prize + bounty + fee (a buy-in of two amounts has no bounty)."""
 _PAREN = re.compile(r"\(([^()]*)\)")
@@ -97,14 +107,9 @@ _TABLE = re.compile(
     r"(?:Seat #(\d+) is the button)?\s*$",
     re.I,
 )
-_SEAT = re.compile(r"^Seat (\d+): (.+) \(([^()\s]+) in chips(?:, ([^()\s]+) bounty)?[^()]*\)(.*)$")
 _COLLECTED = re.compile(r"^(.+?) collected (\S+) from (pot|main pot|side pot(?:-(\d+))?)\s*$")
-_UNCALLED = re.compile(r"^Uncalled bet \((\S+)\) returned to (.+?)\s*$")
 _TOTAL = re.compile(r"^Total pot (\S+)(.*?)\|\s*Rake (\S+)")
-_SUMMARY_SEAT = re.compile(r"^Seat (\d+): (.*)$")
 _WON = re.compile(r"(?:won|collected) \((\S+)\)")
-_CARDS = re.compile(r"\[([^\]]*)\]")
-_SECTION = re.compile(r"^\*\*\* (?:(FIRST|SECOND|THIRD) )?(.+?) \*\*\*\s*(.*)$")
 _RUN_BOARD = re.compile(r"^(?:(FIRST|SECOND|THIRD) )?Board \[([^\]]*)\]")
 _BOUNTY = re.compile(r"^(.+?) wins the (\S+) bounty for eliminating (.+?)\s*$")
 _SPLIT_BOUNTY = re.compile(r"^(.+?) split the (\S+) bounty for eliminating (.+?)\s*$")
@@ -122,9 +127,6 @@ _PURCHASE = re.compile(r"^(.+?) (re-buys|takes the add-on) and receives ([\d,]+)
 _PURCHASE_MARKERS: Final = (" re-buys and receives ", " takes the add-on")
 _CAP_SUFFIX = re.compile(r" and has reached the \S+ cap$")
 _RUPEES = re.compile(r"Rs\. (?=\d)")
-_RUNS: Final = {"FIRST": 1, "SECOND": 2, "THIRD": 3}
-_BOARD_STREETS: Final = {"FLOP": 3, "TURN": 4, "RIVER": 5}
-"""Board games: the board's size after each street."""
 _STUD_STREETS: Final = frozenset({"4th STREET", "5th STREET", "6th STREET", "7th STREET", "RIVER"})
 _DRAWS: Final = frozenset({"FIRST DRAW", "SECOND DRAW", "THIRD DRAW", "DRAW"})
 _OPENINGS: Final = frozenset({"HOLE CARDS", "DEALING HANDS", "3rd STREET", "PRE-FLOP"})
@@ -294,7 +296,7 @@ class _Hand:
             raise UnsupportedHand(self.source, self.hand_id, k + 1, reason)
         game = named.game
         self.game_name = game.name
-        tournament = _TOURNAMENT.search(title)
+        tournament = TOURNAMENT_NUMBER.search(title)
         if tournament and (buy_in := _BUY_IN.search(title)):
             self.buy_in_bounty = (buy_in.group(2), k)
             self.buy_in = (buy_in.group(1), buy_in.group(2), buy_in.group(3))
@@ -348,7 +350,7 @@ class _Hand:
         while k < self.end and any(marker in lines[k] for marker in _PURCHASE_MARKERS):
             purchases.append(self._purchase(lines[k], k, before_seats=True))  # bought before this hand
             k += 1
-        while k < self.end and (seat_line := _SEAT.match(lines[k])):
+        while k < self.end and (seat_line := STARS_SEAT.match(lines[k])):
             number, name = int(seat_line.group(1)), seat_line.group(2)
             if seat_line.group(4):
                 seat_bounties[name] = self._money(seat_line.group(4), k)
@@ -376,7 +378,7 @@ class _Hand:
             self._summary_line(play, line, k)
         elif m := _COLLECTED.match(line):
             self._collected(play, m, k)
-        elif m := _UNCALLED.match(line):
+        elif m := UNCALLED.match(line):
             self._uncalled(play, m, k)
         elif line.startswith("Dealt to "):
             self._dealt(play, line[len("Dealt to ") :], k)
@@ -388,30 +390,30 @@ class _Hand:
     def _section(self, play: _Play, line: str, k: int) -> None:
         """A ``*** ... ***`` line: a street (of a run), a draw, the show down (of a run), the summary."""
         game = play.game
-        section = _SECTION.match(line)
+        section = RUN_SECTION.match(line)
         if section is None:
             raise self._error(HandSyntaxError, k, "unknown section")
         again, name, rest = section.groups()
         if name == "SUMMARY" and not again:
             play.in_summary = True
         elif name == "SHOW DOWN":
-            play.run = _RUNS[again] if again else 0
+            play.run = RUNS[again] if again else 0
             play.runs = max(play.runs, play.run)
-        elif again and game.board and name in _BOARD_STREETS:
-            number = _RUNS[again]
+        elif again and game.board and name in STREETS:
+            number = RUNS[again]
             play.runs = max(play.runs, number)
             current = play.run_boards.setdefault(number, list(play.board))
             play.run_boards[number] = self._street(name, rest, current, k, game)
-        elif not again and game.board and name in _BOARD_STREETS:
+        elif not again and game.board and name in STREETS:
             play.board = self._street(name, rest, play.board, k, game)
             play.bet = dict.fromkeys(play.players, 0)
         elif not again and game.exposed_flop_card and name == "PRE-FLOP":
-            play.board = self._cards(" ".join(_CARDS.findall(rest)), k)
+            play.board = self._cards(" ".join(CARDS.findall(rest)), k)
             if len(play.board) != 1:
                 raise self._error(ImpossibleAction, k, f"{game.name} exposes one flop card before the flop")
         elif game.stud and not again and name in _STUD_STREETS:
             play.bet = dict.fromkeys(play.players, 0)
-            if name == "RIVER" and (shared := _CARDS.findall(rest)):
+            if name == "RIVER" and (shared := CARDS.findall(rest)):
                 play.community = self._cards(" ".join(shared), k)
         elif game.draw and (name in _DRAWS or f"{again} {name}" in _DRAWS):
             play.bet = dict.fromkeys(play.players, 0)
@@ -425,10 +427,10 @@ class _Hand:
             play.total, play.rake = self._chips(m.group(1), k), self._chips(m.group(3), k)
             self.total_line = k + 1
         elif m := _RUN_BOARD.match(line):
-            play.summary_boards[_RUNS[m.group(1)] if m.group(1) else 0] = self._cards(m.group(2), k)
+            play.summary_boards[RUNS[m.group(1)] if m.group(1) else 0] = self._cards(m.group(2), k)
         elif line.startswith("Hand was run"):
             play.runs = max(play.runs, 3 if "three" in line else 2)
-        elif m := _SUMMARY_SEAT.match(line):
+        elif m := SUMMARY_SEAT.match(line):
             seat, rest = int(m.group(1)), m.group(2)
             if won := _WON.findall(rest):
                 play.summary[seat] = sum(self._chips(w, k) for w in won)
@@ -436,7 +438,7 @@ class _Hand:
             if name is not None:
                 if rest.startswith(name):
                     rest = rest[len(name) :]  # 'PC [Mittel] showed [..]': a name may hold brackets
-                shown = _CARDS.findall(rest)
+                shown = CARDS.findall(rest)
                 if shown:
                     known = self._cards(shown[0], k)
                     if len(known) >= len(play.cards.get(name, ())):
@@ -448,31 +450,19 @@ class _Hand:
         """``NAME collected X from (main|side) pot``: what the history paid, per pot (and per run when run again)."""
         name = self._player_of(play, m.group(1), k)
         index = 0 if m.group(3) in ("pot", "main pot") else int(m.group(4) or 1)
-        seat = play.players[name].seat
-        chips = self._chips(m.group(2), k)
-        pot = play.pots.setdefault(index, {})
-        pot[seat] = pot.get(seat, 0) + chips
-        if play.run:
-            part = play.by_run.setdefault(play.run, {}).setdefault(index, {})
-            part[seat] = part.get(seat, 0) + chips
+        collected(play, play.players[name].seat, self._chips(m.group(2), k), index, play.run)
 
     def _uncalled(self, play: _Play, m: re.Match[str], k: int) -> None:
         """``Uncalled bet (X) returned to NAME``: back to the seat's stack, out of what it put in."""
         name = self._player_of(play, m.group(2), k)
-        chips = self._chips(m.group(1), k)
-        if chips > play.put[name]:
-            raise self._error(ChipsDoNotAddUp, k, f"{name} gets back more than it put in")
-        play.put[name] -= chips
-        play.left[name] += chips
-        seat = play.players[name].seat
-        play.returned[seat] = play.returned.get(seat, 0) + chips
+        give_back_to(play, name, self._chips(m.group(1), k), k, self._error)
 
     def _dealt(self, play: _Play, rest: str, k: int) -> None:
         """``Dealt to NAME [cards]``: the cards a seat holds (the latest dealing replaces the earlier)."""
         name = next((n for n in play.names if rest.startswith(n + " [")), None)
         if name is None:
             raise self._error(ImpossibleAction, k, "cards dealt to a player with no seat")
-        dealt = _CARDS.findall(rest[len(name) :])
+        dealt = CARDS.findall(rest[len(name) :])
         if not dealt:
             raise self._error(HandSyntaxError, k, "expected 'Dealt to NAME [CARDS]'")
         play.cards[name] = self._cards(" ".join(dealt), k)
@@ -531,16 +521,16 @@ class _Hand:
             if not play.drawing:
                 play.bet = dict.fromkeys(play.players, 0)  # single draw: no section line before the draw
                 play.drawing = True
-            thrown = _CARDS.findall(rest)
+            thrown = CARDS.findall(rest)
             if verb == "discards" and thrown and name in play.cards:
                 gone = set(self._cards(thrown[0], k))
                 play.cards[name] = [c for c in play.cards[name] if c not in gone]
         elif verb == "shows":
-            if shown := _CARDS.findall(rest):
+            if shown := CARDS.findall(rest):
                 play.cards[name] = self._cards(shown[0], k)
         elif action.startswith("mucks"):
             play.mucked.add(name)
-            if shown := _CARDS.findall(rest):
+            if shown := CARDS.findall(rest):
                 play.cards[name] = self._cards(shown[0], k)
         elif not (action.startswith(("doesn't show hand", *_PLAYER_INFO)) or "Table deposit" in action):
             raise self._error(HandSyntaxError, k, "not a PokerStars action")
@@ -569,7 +559,7 @@ class _Hand:
         bet = play.bet
         if verb == "folds":
             play.folded.add(name)
-            if shown := _CARDS.findall(rest):
+            if shown := CARDS.findall(rest):
                 play.cards.setdefault(name, self._cards(shown[0], k))
         elif verb == "checks":
             if bet[name] < max(bet.values()):
@@ -600,19 +590,8 @@ class _Hand:
 
     def _pay(self, play: _Play, name: str, chips: int, at: int, *, to_bet: bool = True, is_dead: bool = False) -> None:
         """Chips from a seat's stack into the pot (live, or dead: a small blind posted with the big one), and into
-        the street's bet unless ``to_bet`` is false (an ante)."""
-        if name in play.folded:
-            raise self._error(ImpossibleAction, at, f"{name} acts after folding")
-        if chips > play.left[name]:
-            raise self._error(ChipsDoNotAddUp, at, f"{name} puts in {chips} with {play.left[name]} behind")
-        play.left[name] -= chips
-        play.acted.add(name)
-        if is_dead:
-            play.dead[name] += chips
-        else:
-            play.put[name] += chips
-        if to_bet:
-            play.bet[name] += chips
+        the street's bet unless ``to_bet`` is false (an ante): :func:`~.chips.pay_in`."""
+        pay_in(play, name, chips, at, self._error, to_bet=to_bet, is_dead=is_dead)
 
     def _finish(self, play: _Play, tournament: str | None, button: int | None) -> HandRecord:
         """The hand read: its record, or why it cannot be checked (a cash-out, the house's money)."""
@@ -695,9 +674,9 @@ class _Hand:
 
     def _street(self, street: str, rest: str, current: list[str], k: int, game: Game) -> list[str]:
         """The board after ``*** FLOP *** [..] [..]`` (every bracket: the board so far), checked against ``current``."""
-        groups = _CARDS.findall(rest)
+        groups = CARDS.findall(rest)
         total = self._cards(" ".join(groups), k) if groups else []
-        size = _BOARD_STREETS[street]
+        size = STREETS[street]
         before = {3: 0, 4: 3, 5: 4}[size]
         if game.exposed_flop_card and street == "FLOP":
             before = 1

@@ -4,10 +4,13 @@ its words (its strings and regular expressions):
 * :func:`split_hands`: a file split into hands at each room's first line (:func:`starting_with`,
   :func:`numbered_or_banner`), text before the first hand an error naming that line;
 * the lines most rooms write alike: the seats (:func:`seats`, 888poker's and partypoker's button before them:
-  :func:`button_before_seats`), ``Dealt to`` (:func:`dealt`), an uncalled bet returned (:func:`returned`), what a
+  :func:`button_and_seats`), ``Dealt to`` (:func:`dealt`), an uncalled bet returned (:func:`returned`), what a
   seat collected (:func:`collect_line`), the seated player a line is about or table news (:func:`actor`), the
   ``Total pot`` against the chips put in (:func:`check_total`);
-* :func:`act`: the actions the rooms that write after PokerStars' fashion write alike (GGPoker, Winamax, ACR).
+* the words several rooms write the same are patterns of :mod:`.patterns`, one each;
+* :func:`act`: the actions the rooms that write after PokerStars' fashion write alike (GGPoker, Winamax, ACR), and
+  :func:`betting_line`: the rest of their betting's lines (an uncalled bet, ``Dealt to``, an action, table news);
+* 888poker's and partypoker's stakes line (:func:`stakes_line`) and bracketed actions (:func:`bracketed`).
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
-from typing import Final
 
 from showdown_service.histories.builder import HandBuilder
 from showdown_service.histories.errors import (
@@ -26,8 +28,7 @@ from showdown_service.histories.errors import (
     unreadable,
 )
 from showdown_service.histories.hands import HandRecord
-
-_CARDS: Final = re.compile(r"\[([^\]]*)\]")
+from showdown_service.histories.patterns import BRACKETED_SEAT, BUTTON_SEAT, CARDS, GAME_NO
 
 
 class LineCount:
@@ -93,11 +94,12 @@ def starting_with(
     return lambda lines, k: lines[k].startswith(prefix) and pattern.match(lines[k]) is not None
 
 
-def numbered_or_banner(game_no: re.Pattern[str], banner: re.Pattern[str]) -> Callable[[list[str], int], bool]:
+def numbered_or_banner(banner: re.Pattern[str]) -> Callable[[list[str], int], bool]:
     """The ``is_start`` of :func:`split_hands` for 888poker and partypoker: a hand starts at its ``#Game No : N``
-    line, or at its banner (``***** ... Hand History for Game N *****``) when no such line comes just before."""
+    line (:data:`GAME_NO`), or at its ``banner`` (``***** ... Hand History for Game N *****``) when no such line
+    comes just before."""
     return lambda lines, k: bool(
-        game_no.match(lines[k]) or (banner.match(lines[k]) and not (k and game_no.match(lines[k - 1])))
+        GAME_NO.match(lines[k]) or (banner.match(lines[k]) and not (k and GAME_NO.match(lines[k - 1])))
     )
 
 
@@ -146,7 +148,7 @@ def act(
     elif verb == "folds":
         hand.fold(name, k)
     elif verb in ("shows", "mucks"):
-        if shown := _CARDS.findall(rest):
+        if shown := CARDS.findall(rest):
             hand.show(name, hand.card_list(shown[0], k), k)
         if verb == "mucks":
             hand.muck(name, k)
@@ -162,24 +164,22 @@ def seats(hand: HandBuilder, k: int, end: int, pattern: re.Pattern[str], *, sitt
         out = bool(sitting_out) and "sitting out" in seat.group(sitting_out)
         hand.seat(int(seat.group(1)), seat.group(2), hand.chips(seat.group(3), k), k, sitting_out=out)
         k += 1
-    if len(hand.players) < 2:
-        raise hand.error(HandSyntaxError, min(k, end - 1), "a hand needs two seats; seat lines expected")
+    hand.two_seats(k, end)
     return k
 
 
-def button_before_seats(
-    hand: HandBuilder, k: int, end: int, seat: re.Pattern[str], button: re.Pattern[str], *, info: tuple[str, ...]
-) -> tuple[int | None, int]:
-    """888poker's and partypoker's lines between the table and the seats: ``Seat N is the button`` (its group 1) or
-    table news (``info`` openings): the button (``None``: not written) and the first seat line's index."""
+def button_and_seats(hand: HandBuilder, k: int, end: int, *, info: tuple[str, ...]) -> tuple[int | None, int]:
+    """888poker's and partypoker's lines from the table's to the seats' end: ``Seat N is the button``
+    (:data:`BUTTON_SEAT`) or table news (``info`` openings), then the seats (:data:`BRACKETED_SEAT`, :func:`seats`):
+    the button (``None``: not written) and the line after the seats."""
     found = None
-    while k < end and not seat.match(hand.lines[k]):
-        if b := button.match(hand.lines[k]):
+    while k < end and not BRACKETED_SEAT.match(hand.lines[k]):
+        if b := BUTTON_SEAT.match(hand.lines[k]):
             found = int(b.group(1))
         elif hand.lines[k] and not hand.lines[k].startswith(info):
             raise hand.error(HandSyntaxError, k, "expected 'Seat N is the button' or the seats")
         k += 1
-    return found, k
+    return found, seats(hand, k, end, BRACKETED_SEAT)
 
 
 def dealt(hand: HandBuilder, line: str, k: int, *, one_bracket: bool = False) -> None:
@@ -189,8 +189,26 @@ def dealt(hand: HandBuilder, line: str, k: int, *, one_bracket: bool = False) ->
     who = hand.speaker(rest, " [")
     if who is None:
         raise hand.error(ImpossibleAction, k, "cards dealt to a player with no seat")
-    cards = rest[len(who) :].strip(" []") if one_bracket else " ".join(_CARDS.findall(rest[len(who) :]))
+    cards = rest[len(who) :].strip(" []") if one_bracket else " ".join(CARDS.findall(rest[len(who) :]))
     hand.show(who, hand.card_list(cards, k), k)
+
+
+def bracketed(hand: HandBuilder, name: str, verb: str, amount: str, k: int) -> int:
+    """888poker's and partypoker's action of ``name`` with its chips in brackets (``calls [$1]``, ``raises [$6.37]``:
+    the chips added; ``posts dead blind [$1 + $2]``: the small blind dead, the big blind live; ``posts ante``: not in
+    the street's bet), ``amount`` the brackets' text: the live chips of it."""
+    chips = hand.chips(amount.rsplit("+", maxsplit=1)[-1], k)
+    if verb == "posts dead blind":
+        dead = sum(hand.chips(part, k) for part in amount.split("+")[:-1])
+        hand.pay(name, dead, k, to_bet=False, is_dead=True)
+        hand.pay(name, chips, k)
+    elif verb == "posts ante":
+        hand.pay(name, chips, k, to_bet=False)
+    elif verb == "calls":
+        hand.call(name, chips, k)
+    else:  # blinds, bets, raises and all-ins: the chips added
+        hand.pay(name, chips, k)
+    return chips
 
 
 def check_total(hand: HandBuilder, total: int) -> None:
@@ -223,6 +241,41 @@ def actor(hand: HandBuilder, line: str, k: int, *, info: tuple[str, ...], room: 
     return who
 
 
+def betting_line(
+    hand: HandBuilder,
+    line: str,
+    k: int,
+    *,
+    uncalled: re.Pattern[str],
+    info: tuple[str, ...],
+    room: str,
+    act: Callable[[HandBuilder, str, str, int], None],
+    after: str = " ",
+    deal: Callable[[HandBuilder, str, int], None] = dealt,
+) -> None:
+    """A line of the betting as the rooms that write after PokerStars' fashion write it, once the room's own lines
+    are read: an uncalled bet returned (:func:`returned`), ``Dealt to`` (``deal``), a seated player's action (the
+    name, ``after``, the action: ``act(hand, name, action, k)``) or table news (:func:`actor`)."""
+    if returned(hand, line, k, uncalled):
+        return
+    if line.startswith("Dealt to "):
+        deal(hand, line, k)
+        return
+    if (who := actor(hand, line, k, info=info, room=room, after=after)) is not None:
+        act(hand, who, line[len(who) + len(after) :], k)
+
+
+def stakes_line(hand: HandBuilder, found: re.Match[str] | None, k: int, end: int, *, what: str) -> re.Match[str]:
+    """888poker's and partypoker's line of the stakes and game at line ``k``, ``found`` by the room's patterns, else
+    an error: the hand cut off after its first line (nothing, or a blank line, follows it), or ``expected``
+    ``what``."""
+    if found is None:
+        if not any(hand.lines[hand.start + 1 : end]) or (k < end and not hand.lines[k]):
+            raise hand.error(HandSyntaxError, hand.start, "the hand is cut off after its first line")
+        raise hand.error(HandSyntaxError, min(k, end - 1), f"expected {what}")
+    return found
+
+
 def collect_line(hand: HandBuilder, line: str, k: int, pattern: re.Pattern[str], run: int = 0) -> int | None:
     """``NAME collected X from pot`` (``pattern``: group 1 the name, 2 the chips, 3 the pot: ``pot`` or ``main pot``
     the main pot, else a side pot numbered by group 4 from 1), of run ``run``: collected; the chips, or ``None`` when
@@ -236,12 +289,42 @@ def collect_line(hand: HandBuilder, line: str, k: int, pattern: re.Pattern[str],
     return chips
 
 
-def numbered_hand(
-    lines: list[str], start: int, source: str, *, prefix: str, game_no: re.Pattern[str], banner: re.Pattern[str]
-) -> HandBuilder:
-    """888poker's and partypoker's hand starting at line ``start`` (its ``#Game No : N`` line or its banner, as
+def headed_hand(
+    lines: list[str], start: int, end: int, source: str, *, room: str, header: re.Pattern[str], what: str, at: int = 0,
+    number: int = 1,
+) -> tuple[HandBuilder, re.Match[str]]:  # fmt: skip
+    """A hand starting at line ``start`` whose header, line ``start + at``, ``header`` matches (else an error:
+    ``expected`` ``what``), and that header; the hand is named ``room:`` the header's group ``number`` (by its first
+    line until the header is read)."""
+    hand = HandBuilder(lines, source, f"{room}:{start + 1}", start)
+    found = hand.expect(header, start + at, end, what)
+    hand.hand_id = f"{room}:{found.group(number)}"
+    return hand, found
+
+
+def banner_hands(
+    text: str,
+    source: str,
+    *,
+    banner: re.Pattern[str],
+    prefix: str,
+    what: str,
+    read: Callable[[HandBuilder, int], HandRecord],
+) -> Iterator[HandRecord | ReplayError]:
+    """888poker's and partypoker's hands (:func:`split_hands`): each starts at its ``#Game No : N`` line or its
+    ``banner`` (:func:`numbered_or_banner`, ``what`` naming it), and is read by ``read(hand, end)`` with its builder
+    named ``prefix:N`` (:func:`numbered_hand`), ``end`` the line after it."""
+
+    def read_one(lines: list[str], start: int, end: int, source: str) -> HandRecord:
+        return read(numbered_hand(lines, start, source, prefix=prefix, banner=banner), end)
+
+    return split_hands(text, source, numbered_or_banner(banner), what, read_one)
+
+
+def numbered_hand(lines: list[str], start: int, source: str, *, prefix: str, banner: re.Pattern[str]) -> HandBuilder:
+    """888poker's and partypoker's hand starting at line ``start`` (its ``#Game No : N`` line or its ``banner``, as
     :func:`numbered_or_banner` found it), named ``prefix:N``."""
-    m = game_no.match(lines[start]) or banner.match(lines[start])
+    m = GAME_NO.match(lines[start]) or banner.match(lines[start])
     assert m is not None  # split_hands starts a hand only at such a line
     return HandBuilder(lines, source, f"{prefix}:{m.group(1)}", start)
 

@@ -27,17 +27,16 @@ from showdown_service.histories.errors import (
     ChipsDoNotAddUp,
     HandSyntaxError,
     ReplayError,
-    UnsupportedHand,
 )
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.patterns import CARDS, SECTION, STREETS, UNCALLED_OF
 from showdown_service.histories.reader import Reader, opens_with
 from showdown_service.histories.reading import (
     act,
-    actor,
+    betting_line,
     collect_line,
-    dealt,
-    returned,
+    headed_hand,
     seats,
     split_hands,
     starting_with,
@@ -51,12 +50,8 @@ _SEAT = re.compile(r"^Seat (\d+): (.+) \(([^(),]+)(?:, ([^()]+) bounty)?\)$")
 _NO_STACK = re.compile(r"^Seat (\d+): (.+) \(\)$")
 """A seat whose stack is not written (``Seat 1: Player1 ()``): read as a seat with nothing behind, sitting out; if it
 then puts a chip in, the hand is refused there (it has nothing behind), else it takes no part and the hand is read."""
-_SECTION = re.compile(r"^\*\*\* (.+?) \*\*\*\s*(.*)$")
-_CARDS = re.compile(r"\[([^\]]*)\]")
 _COLLECTED = re.compile(r"^(.+?) collected (\S+) from (pot|main pot|side pot(?: ?(\d+))?)\s*$")
 _TOTAL = re.compile(r"^Total pot (\S+) \| (?:Rake (\S+)|No rake)")
-_UNCALLED = re.compile(r"^Uncalled bet of (\S+) returned to (.+?)\s*$")
-_STREETS: Final = {"FLOP": 3, "TURN": 4, "RIVER": 5}
 _OPENINGS: Final = frozenset({"ANTE/BLINDS", "PRE-FLOP", "SHOW DOWN", "3rd STREET"})
 _INFO: Final = (" joins the table", " leaves the table", " sits out", " is sitting out", " said,", " is disconnected")
 
@@ -67,27 +62,16 @@ def read_winamax(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
 
 
 def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
-    hand = HandBuilder(lines, source, f"winamax:{start + 1}", start)
-    header = _HEADER.match(lines[start])
-    if header is None:
-        raise hand.error(HandSyntaxError, start, "expected 'Winamax Poker - ... HandId: #N - GAME (STAKES) - DATE'")
-    hand.hand_id = f"winamax:{header.group(2)}"
-    game = room_game(header.group(3))
-    if game is None:
-        raise UnsupportedHand(source, hand.hand_id, start + 1, f"no game this reader knows in {header.group(3)!r}")
-    hand.game_name = game.name
-    hand.refuse_unless_board(game, "Winamax")
+    what = "'Winamax Poker - ... HandId: #N - GAME (STAKES) - DATE'"
+    hand, header = headed_hand(lines, start, end, source, room="winamax", header=_HEADER, what=what, number=2)
+    game = hand.board_game(room_game(header.group(3)), header.group(3), start, "Winamax")
     tournament = _TOURNAMENT.match(header.group(1))
     stakes = header.group(4)
     currency = next((c for c in stakes if c in "$€£"), "")
     hand.scale = 1 if tournament or not (currency or "." in stakes) else 100
-    k = start + 1
-    table = _TABLE.match(lines[k]) if k < end else None
-    if table is None:
-        raise hand.error(HandSyntaxError, min(k, end - 1), "expected \"Table: 'NAME' ... Seat #N is the button\"")
+    table = hand.expect(_TABLE, start + 1, end, "\"Table: 'NAME' ... Seat #N is the button\"")
     button = int(table.group(2)) if table.group(2) else None
-    k += 1
-    k = _seats(hand, k, end)
+    k = _seats(hand, start + 2, end)
     note = ""
     if any(p.seat == 0 for p in hand.players.values()):
         # 'Seat #0 is the button', 'Seat 0: mrotsim (865.05€)' (a 2015 5-max Omaha table): the contract numbers seats
@@ -102,14 +86,14 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         line = lines[k]
         if not line:
             continue
-        if section := _SECTION.match(line):
+        if section := SECTION.match(line):
             name = section.group(1)
             if name == "SUMMARY":
                 in_summary = True
                 hand.total_line = k + 1
-            elif name in _STREETS and game.board:
+            elif name in STREETS and game.board:
                 _closed(hand, k)
-                hand.deal(hand.card_list(" ".join(_CARDS.findall(section.group(2))), k), _STREETS[name], k)
+                hand.deal(hand.card_list(" ".join(CARDS.findall(section.group(2))), k), STREETS[name], k)
             elif name not in _OPENINGS:
                 raise hand.error(HandSyntaxError, k, f"unknown section for {game.name}")
             continue
@@ -123,13 +107,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         if (chips := collect_line(hand, line, k, _COLLECTED)) is not None:
             collected += chips
             continue
-        if returned(hand, line, k, _UNCALLED):
-            continue
-        if line.startswith("Dealt to "):
-            dealt(hand, line, k)
-            continue
-        if (who := actor(hand, line, k, info=_INFO, room="Winamax")) is not None:
-            _act(hand, who, line[len(who) + 1 :], k)
+        betting_line(hand, line, k, uncalled=UNCALLED_OF, info=_INFO, room="Winamax", act=_act)
     if total is None or rake is None:
         raise HandSyntaxError(source, hand.hand_id, end, "the hand has no 'Total pot ... | Rake' line", game.name)
     if total != collected:

@@ -22,31 +22,29 @@ each player's ``Bets`` against the actions (docs/replay.md, WPN).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Final
 
 from showdown_service.histories.builder import HandBuilder
-from showdown_service.histories.errors import ChipsDoNotAddUp, HandSyntaxError, ReplayError, UnsupportedHand
+from showdown_service.histories.errors import ChipsDoNotAddUp, HandSyntaxError, ReplayError
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.patterns import BUTTON_SEAT, CARDS, STREETS
 from showdown_service.histories.reader import Reader, opens_with
-from showdown_service.histories.reading import returned, split_hands, starting_with
+from showdown_service.histories.reading import headed_hand, returned, seats, split_hands, starting_with
 
 START: Final = "Game started at: "
 _GAME = re.compile(r"^Game ID: (\d+) (\S+) (.*)\(([^()]+)\)\s*$")
-_BUTTON = re.compile(r"^Seat (\d+) is the button$")
 _SEAT = re.compile(r"^Seat (\d+): (.+) \(([\d.,]+)\)\.?$")
 _AMOUNT = re.compile(
     r"^(has small blind|has big blind|posts|straddle|calls|bets|raises|allin) \(([\d.,]+)\)( as a dead bet)?$"
 )
 _STREET = re.compile(r"^\*\*\* (FLOP|TURN|RIVER) \*\*\*:?\s*(.*)$")
-_CARDS = re.compile(r"\[([^\]]*)\]")
 _UNCALLED = re.compile(r"^Uncalled bet \(([\d.,]+)\) returned to (.+?)\s*$")
 _POT = re.compile(r"^Pot: ([\d.,]*\d)\.? Rake ([\d.,]*\d)\.?(?: JP fee ([\d.,]*\d)\.?)?")
 """``Pot: 319. Rake 1``; ``Pot: 320.75. Rake 2.17. JP fee 0.08`` (2017: the jackpot fee, taken from the pot too)."""
 _RESULT = re.compile(r"Bets: ([\d.,]+?)\. Collects: ([\d.,]+?)\. (?:Wins|Loses): [\d.,]+?\.?$")
 _DEALT: Final = (" received a card.", " received card.")
-_STREETS: Final = {"FLOP": 3, "TURN": 4, "RIVER": 5}
 _QUIET: Final = (
     "received a card.",
     "folds",
@@ -66,30 +64,19 @@ def read_wpn(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
 
 
 def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
-    hand = HandBuilder(lines, source, f"wpn:{start + 1}", start)
+    what = "'Game ID: N STAKES TABLE (GAME)'"
+    hand, head = headed_hand(lines, start, end, source, room="wpn", header=_GAME, what=what, at=1)
     k = start + 1
-    head = _GAME.match(lines[k]) if k < end else None
-    if head is None:
-        raise hand.error(HandSyntaxError, min(k, end - 1), "expected 'Game ID: N STAKES TABLE (GAME)'")
-    hand.hand_id = f"wpn:{head.group(1)}"
-    game = room_game(head.group(4))
-    if game is None:
-        raise UnsupportedHand(source, hand.hand_id, k + 1, f"no game this reader knows in {head.group(4)!r}")
-    hand.game_name = game.name
-    hand.refuse_unless_board(game, "WPN")
+    game = hand.board_game(room_game(head.group(4)), head.group(4), k, "WPN")
     table = head.group(3).strip()
     if "/" in head.group(2):  # '0.10/0.25': a call before the flop is to the big blind even when posted short
         hand.big_blind = hand.chips(head.group(2).rpartition("/")[2], k)
     button = None
     k += 1
-    if k < end and (b := _BUTTON.match(lines[k])):
+    if k < end and (b := BUTTON_SEAT.match(lines[k])):
         button = int(b.group(1))
         k += 1
-    while k < end and (seat := _SEAT.match(lines[k])):
-        hand.seat(int(seat.group(1)), seat.group(2), hand.chips(seat.group(3), k), k)
-        k += 1
-    if len(hand.players) < 2:
-        raise hand.error(HandSyntaxError, min(k, end - 1), "a hand needs two seats; seat lines expected")
+    k = seats(hand, k, end, _SEAT)
     pot = rake = None
     note = ""
     bets: dict[str, int] = {}
@@ -104,7 +91,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             continue
         if m := _STREET.match(line):
             if game.board:
-                hand.deal(hand.card_list(" ".join(_CARDS.findall(m.group(2))), k), _STREETS[m.group(1)], k)
+                hand.deal(hand.card_list(" ".join(CARDS.findall(m.group(2))), k), STREETS[m.group(1)], k)
             continue
         if returned(hand, line, k, _UNCALLED):
             continue
@@ -165,7 +152,7 @@ def _summary_line(hand: HandBuilder, name: str, action: str, k: int) -> int:
     if collects := hand.chips(result.group(2), k):
         hand.collect(name, collects, k)
     if action.startswith("shows"):
-        hand.show(name, hand.card_list(" ".join(_CARDS.findall(action)), k), k)
+        hand.show(name, hand.card_list(" ".join(CARDS.findall(action)), k), k)
     elif action.startswith("mucks"):
         hand.muck(name, k)
     return bet
@@ -183,15 +170,19 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
             hand.pay(name, chips, k)
         return
     if action.startswith(("received card: ", "received a card: ")):  # the latter in a 2016 Omaha hand
-        hand.show(name, hand.card_list(" ".join(_CARDS.findall(action)), k), k)
-    elif action == "folds":
-        hand.fold(name, k)
-    elif action == "checks":
-        hand.check(name, k)
-    elif action == "mucks cards":
-        hand.muck(name, k)
+        hand.show(name, hand.card_list(" ".join(CARDS.findall(action)), k), k)
+    elif (step := _NO_CHIPS.get(action)) is not None:
+        step(hand, name, k)
     elif not action.startswith(_QUIET):
         raise hand.error(HandSyntaxError, k, "not a WPN action")
+
+
+_NO_CHIPS: Final[dict[str, Callable[[HandBuilder, str, int], None]]] = {
+    "folds": HandBuilder.fold,
+    "checks": HandBuilder.check,
+    "mucks cards": HandBuilder.muck,
+}
+"""WPN's actions that move no chips, and the builder's step for each."""
 
 
 READER: Final = Reader("wpn", opens_with("Game started at: "), read_wpn)
