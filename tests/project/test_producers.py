@@ -12,12 +12,17 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
+from showdown_core import settle
 from showdown_messages import ShowdownEvent
+from showdown_service.decision.intake import to_showdown
+from showdown_service.decision.wire import encode_result
 from showdown_service.infra.config import Settings
 from tests.api_support import EVERYTHING, serving
 from tests.contract.test_routing import vectors
@@ -78,10 +83,31 @@ def test_the_redis_cli_example_publishes_a_hand_and_reads_it_settled_by_hand_id(
                          capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
     assert run.returncode == 0, run.stderr
     body = json.loads(run.stdout)
-    assert body["status"] == "settled"
+    assert body["status"] == "settled", body
     assert body["result"]["hand_id"] == "cli-1"
     assert body["result"]["awards"][0]["player_id"] == "ann"
     assert body["audit"] is not None, "moved from the inbox into the stream, read, and audited by the worker"
+    settled_with_its_play(body["result"])
+
+
+def settled_with_its_play(result: dict[str, Any]) -> None:
+    """The example's hand as the worker settled it from its ``play`` (issue 36 item 1): in its currency, each seat's
+    end stack from the actions, the flop seen, nobody folded."""
+    assert result["currency"] == "USD"
+    assert result["saw_flop"] is True
+    assert [(a["player_id"], a["amount"], a["end_stack"], a["folded_on"]) for a in result["awards"]] == [
+        ("ann", 1400, 10700, None),
+        ("bo", 0, 9300, None),
+    ]
+
+
+def test_every_example_sends_a_hand_with_its_play_and_currency() -> None:
+    """Each example's event carries ``play`` (phh-std's actions) and a ``currency``; the worker would refuse one
+    whose stated chips differ from its actions, so the examples' chips are the actions'."""
+    for name, marker in (("redis-cli", '"play": {'), ("node", "play: {"), ("go", '"play": map[string]any{')):
+        code = example(name)
+        assert marker in code, name
+        assert re.search(r'"?currency"?: "USD"', code), name
 
 
 def test_every_example_appends_to_the_inbox_and_never_writes_the_events_stream() -> None:
@@ -128,8 +154,9 @@ def test_the_node_example_publishes_a_hand_and_reads_it_settled_by_hand_id(
                          capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
     assert run.returncode == 0, run.stderr
     body = json.loads(run.stdout)
-    assert body["status"] == "settled"
+    assert body["status"] == "settled", body
     assert body["result"]["hand_id"] == "node-1"
+    settled_with_its_play(body["result"])
 
 
 def test_the_node_routing_function_gives_the_documented_shards(node_modules: Path) -> None:
@@ -160,7 +187,10 @@ def test_the_go_example_follows_the_rules_and_builds_where_go_is_installed(tmp_p
     body = re.search(r"event := map\[string\]any\{(.*?)\n\t\}\n", code, re.DOTALL)
     assert body is not None
     as_json = _go_literal_as_json(body[1]).replace("handID", '"go-1"')
-    ShowdownEvent.model_validate_json(as_json)  # the hand it sends is one a worker settles
+    event = ShowdownEvent.model_validate_json(as_json)
+    assert event.play is not None
+    result = orjson.loads(encode_result(settle(to_showdown(event)), datetime(2026, 11, 29, tzinfo=UTC)))
+    settled_with_its_play(result)  # the hand it sends is one a worker settles, its betting played
     go = shutil.which("go")
     if go is not None:  # where Go is installed it is built, fetching go-redis through the Go module proxy
         (tmp_path / "main.go").write_text(code + "\n", encoding="utf-8")
@@ -170,8 +200,10 @@ def test_the_go_example_follows_the_rules_and_builds_where_go_is_installed(tmp_p
 
 def _go_literal_as_json(literal: str) -> str:
     """The Go map literal of the example's event as JSON (its composite literals as JSON arrays and objects)."""
-    text = re.sub(r"\[\]map\[string\]any\{", "[", literal)
-    text = re.sub(r"\[\]string\{", "[", text)
+    text = re.sub(r"//[^\n]*", "", literal)  # comments
+    text = re.sub(r"\[\]map\[string\]any\{", "[", text)
+    text = re.sub(r"\[\](?:string|int)\{", "[", text)
+    text = text.replace("map[string]any{", "{")
     out, stack = [], []
     for char in text:
         if char == "[":
