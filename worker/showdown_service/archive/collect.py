@@ -144,6 +144,7 @@ def joined_row(
         "standings": None,
         "audit": text.decode(errors="replace"),
         "audit_id": stream_id,
+        "currency": None,
     }
     if found:
         fields = found[0][1]
@@ -155,8 +156,7 @@ def joined_row(
                 row["event"] = payload.decode()
             except UnicodeDecodeError:
                 row["event_bytes"] = payload
-            ids = claimed_ids(payload)
-            row["tournament_id"], row["table_id"] = ids
+            row["tournament_id"], row["table_id"], row["currency"] = claimed_ids(payload)
         if set(fields) - {payload_field, REQUEUED_FROM_FIELD_B} or payload_field is None or len(fields) > 1:
             row["entry_fields"] = orjson.dumps(
                 {k.decode(errors="replace"): v.decode(errors="replace") for k, v in fields.items()}
@@ -171,17 +171,21 @@ def _int(value: Any) -> int:
         return -1
 
 
-def claimed_ids(payload: bytes) -> tuple[str | None, str | None]:
-    """``tournament_id`` and ``table_id`` as a payload states them (what the archive's columns copy; ``audit
-    replay`` proves the columns by the same reading)."""
+def claimed_ids(payload: bytes) -> tuple[str | None, str | None, str | None]:
+    """``tournament_id``, ``table_id`` and ``currency`` as a payload states them (what the archive's columns copy;
+    ``audit replay`` proves the columns by the same reading)."""
     try:
         doc = orjson.loads(payload)
     except orjson.JSONDecodeError:
-        return None, None
+        return None, None, None
     if not isinstance(doc, dict):
-        return None, None
-    tournament, table = doc.get("tournament_id"), doc.get("table_id")
-    return (tournament if isinstance(tournament, str) else None, table if isinstance(table, str) else None)
+        return None, None, None
+    tournament, table, currency = doc.get("tournament_id"), doc.get("table_id"), doc.get("currency")
+    return (
+        tournament if isinstance(tournament, str) else None,
+        table if isinstance(table, str) else None,
+        currency if isinstance(currency, str) else None,
+    )
 
 
 def _in_order(

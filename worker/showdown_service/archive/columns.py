@@ -97,9 +97,11 @@ def columns(
         "code": record.get("code"),
         "hand_id": record.get("hand_id"),
         "settled_at": record.get("at"),
-        **dict(zip(("tournament_id", "table_id"), _claimed(row), strict=True)),
+        **dict(zip(("tournament_id", "table_id", "currency"), _claimed(row), strict=True)),
     }
     for column, value in copied.items():
+        if column not in row:  # a file written before the column (currency) has none to prove
+            continue
         if row.get(column) != value:
             diff("edited_column", f"the {column} column says {row.get(column)!r}, what it copies {value!r}")
     audit_id = stored_entry_order(str(row.get("audit_id") or ""))
@@ -111,13 +113,14 @@ def columns(
     walk.audit_id = audit_id
 
 
-def _claimed(row: dict[str, Any]) -> tuple[str | None, str | None]:
-    """``tournament_id`` and ``table_id`` as the archived payload states them (as the archiver copied them)."""
+def _claimed(row: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """``tournament_id``, ``table_id`` and ``currency`` as the archived payload states them (as the archiver copied
+    them)."""
     if not row.get("event_field"):
-        return None, None
+        return None, None, None
     payload = row["event"].encode() if row.get("event") is not None else row.get("event_bytes")
-    if not payload or (b'"tournament_id"' not in payload and b'"table_id"' not in payload):
-        return None, None
+    if not payload or not any(key in payload for key in (b'"tournament_id"', b'"table_id"', b'"currency"')):
+        return None, None, None
     return claimed_ids(payload)
 
 

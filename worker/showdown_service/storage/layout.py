@@ -68,6 +68,7 @@ SCHEMA = pa.schema(
         ("standings", pa.string()),
         ("audit", pa.string()),
         ("audit_id", pa.string()),
+        ("currency", pa.string()),
     ]
 )
 """One row per entry. ``event``: the entry's text exactly as received (``event_bytes`` instead, and ``event``
@@ -76,7 +77,9 @@ null, when it is not UTF-8); ``event_field``: the stream field it came in (``eve
 published ShowdownResult text; ``dead_letter``: the dead letter's fields as JSON, less ``raw`` (the event column
 holds the whole payload); ``standings``: the placement records written with the entry, as the JSON array whose
 sha256 is the record's ``standings_sha256``; ``audit``: the audit record's text as stored; ``audit_id``: its audit
-stream id."""
+stream id; ``currency``: the event's ``currency`` (ISO 4217, amounts in its minor unit) as it states it, null without
+one (a tournament's chips, a table without a currency) and in files written before the column (added last: a reader
+of older files gets it null, :func:`showdown_service.storage.recall.connect`)."""
 
 COLUMNS = tuple(SCHEMA.names)
 ROW_GROUP_ROWS = 10_000

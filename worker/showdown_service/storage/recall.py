@@ -28,9 +28,12 @@ from showdown_service.storage.idfilter import HandFilters
 from showdown_service.storage.layout import SCHEMA, Store, all_files, open_store
 
 ENTRY_COLUMNS = (
-    "shard, entry_id, seq, outcome, code, hand_id, tournament_id, table_id, settled_at, event, result, "
+    "shard, entry_id, seq, outcome, code, hand_id, tournament_id, table_id, settled_at, currency, event, result, "
     "dead_letter, standings, audit"
 )
+ADDED_COLUMNS = {"currency": "VARCHAR"}
+"""Columns added to the archive's schema after files were written without them (their DuckDB type): such a file
+reads with the column null, and an archive of such files alone has it null in every row."""
 PLACEMENTS_SQL = """
 CREATE VIEW placements AS
 SELECT shard, seq, entry_id, tournament_id, settled_at, unnest(from_json(standings, '["json"]')) AS placement
@@ -48,10 +51,14 @@ def connect(store: Store, paths: list[str] | None = None) -> duckdb.DuckDBPyConn
         con.register("archive_rows", pa.Table.from_pylist([], schema=SCHEMA))
     elif isinstance(store.fs, pafs.LocalFileSystem):
         listed = ", ".join("'" + p.replace("'", "''") + "'" for p in paths)
-        con.execute(f"CREATE VIEW archive_rows AS SELECT * FROM read_parquet([{listed}])")  # noqa: S608 - our paths
+        # union_by_name: files written before a column was added lack it (null in their rows)
+        con.execute(f"CREATE VIEW archive_rows AS SELECT * FROM read_parquet([{listed}], union_by_name = true)")  # noqa: S608 - our paths
     else:
         con.register("archive_rows", pads.dataset(paths, schema=SCHEMA, filesystem=store.fs, format="parquet"))
-    con.execute(f"CREATE VIEW entries AS SELECT {ENTRY_COLUMNS} FROM archive_rows")  # noqa: S608 - constants
+    present = {d[0] for d in con.execute("SELECT * FROM archive_rows LIMIT 0").description or []}
+    missing = [f"CAST(NULL AS {kind}) AS {name}" for name, kind in ADDED_COLUMNS.items() if name not in present]
+    source = f"(SELECT *, {', '.join(missing)} FROM archive_rows)" if missing else "archive_rows"  # noqa: S608
+    con.execute(f"CREATE VIEW entries AS SELECT {ENTRY_COLUMNS} FROM {source}")  # noqa: S608 - constants
     con.execute(PLACEMENTS_SQL)
     return con
 
