@@ -21,7 +21,7 @@ from showdown_messages.protocol import EVENT_FIELD_B
 from showdown_service.api.auth import Refused
 from showdown_service.api.state import Api
 from showdown_service.archive.proofs import place_in_log
-from showdown_service.histories.export import NotAHistory, ohh_document, phh_text
+from showdown_service.histories.export import NotAHistory, ohh_in_minor_units, ohh_json, phh_text
 from showdown_service.infra.streams import read_range
 from showdown_service.storage.lookup import find_archived
 
@@ -80,7 +80,7 @@ def history(event: dict[str, Any], result: dict[str, Any], fmt: str) -> tuple[by
     """The hand as ``fmt`` (``phh`` or ``ohh``): the body and its media type; 409 ``no_history`` naming why."""
     try:
         if fmt == "ohh":
-            return orjson.dumps(ohh_document(event, result)), "application/json"
+            return ohh_json(event, result).encode(), "application/json"
         return phh_text(event, result).encode(), "application/toml"
     except NotAHistory as exc:
         raise Refused(409, "no_history", str(exc)) from exc
@@ -90,7 +90,7 @@ def replay_document(event: dict[str, Any], result: dict[str, Any], log: dict[str
     """What the page draws: the hand's header, each seat's money, the streets with their actions, the pots, and
     where the hand sits in the Merkle log (``log``: :func:`log_line`)."""
     try:
-        ohh = ohh_document(event, result)["ohh"]
+        ohh = ohh_in_minor_units(event, result)["ohh"]  # the page writes amounts in the hand's currency itself
     except NotAHistory as exc:
         raise Refused(409, "no_history", str(exc)) from exc
     names = {p["id"]: p["name"] for p in ohh["players"]}

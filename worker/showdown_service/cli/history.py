@@ -14,7 +14,7 @@ from typing import IO, Any, Final
 import duckdb
 import orjson
 
-from showdown_service.histories.export import NotAHistory, ohh_document, phh_text
+from showdown_service.histories.export import NotAHistory, ohh_json, phh_text
 
 HISTORY_FORMATS: Final = ("phh", "ohh")
 NAMED_AT_MOST: Final = 20
@@ -25,7 +25,7 @@ def history_text(fmt: str, event: Any, result: Any, number: int | None = None) -
     """One settled hand in ``fmt``: a PHH hand (under ``[number]`` when given: a ``.phhs`` section) or one Open
     Hand History object on its own lines; :class:`NotAHistory` when it cannot be written."""
     if fmt == "ohh":
-        return orjson.dumps(ohh_document(event, result), option=orjson.OPT_INDENT_2).decode() + "\n"
+        return ohh_json(event, result, indent=True) + "\n"
     text = phh_text(event, result)
     return text if number is None else f"[{number}]\n{text}"
 

@@ -12,7 +12,11 @@ settlement:
 * Open Hand History: a board game of one board (hold'em, Omaha, Omaha Hi/Lo: the games the standard and our
   reader share), each action with the chips it puts in (as the standard writes them: a raise's ``amount`` is
   what the raise adds), the board by street, the cards shown at the showdown, and the result's pots with
-  their rake and each winner's share. Chips are written whole (``currency`` ``CHIPS``; a tournament's too).
+  their rake and each winner's share. A hand in a currency (the event's ISO 4217 ``currency``) is written in it,
+  its amounts in major units as the standard wants them (``1.50`` USD for 150 cents, ``1500`` JPY, ``0.125`` BHD:
+  scaled by the currency's minor-unit exponent with :class:`~decimal.Decimal`, exactly, never through a float);
+  a tournament's chips and a hand without a currency are written whole, ``currency`` ``CHIPS``
+  (:func:`ohh_json` writes the JSON: Python's and orjson's encoders write no Decimal as a number).
 
 A hand without ``play`` (a v1 event: the showdown only), without a result (refused: nothing was settled), or
 of a game the format cannot hold is :class:`NotAHistory`, naming why.
@@ -21,7 +25,12 @@ of a game the format cannot hold is :class:`NotAHistory`, naming why.
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Any, Final
+
+import orjson
+
+from showdown_rules.currencies import ISO_4217_EXPONENTS
 
 PHH_FIELDS: Final = (
     "variant", "ante_trimming_status", "antes", "blinds_or_straddles", "bring_in", "small_bet", "big_bet", "min_bet",
@@ -93,8 +102,84 @@ def phh_text(event: Any, result: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
+OHH_CHIPS: Final = "CHIPS"
+"""The ``currency`` of a hand in chips: a tournament's, or a table's without a currency."""
+_MONEY_FIELDS: Final = {
+    "ohh": ("small_blind_amount", "big_blind_amount", "ante_amount"),
+    "players": ("starting_stack",),
+    "actions": ("amount",),
+    "pots": ("amount", "rake", "jackpot"),
+    "player_wins": ("win_amount",),
+}
+"""The amounts of an Open Hand History object, by the object holding them."""
+
+
+def ohh_currency(event: Any) -> tuple[str, int]:
+    """The ``currency`` an Open Hand History object of ``event`` names and its minor-unit exponent: the event's ISO
+    4217 code (a cash game's), else :data:`OHH_CHIPS` (a tournament's chips, a table without a currency), 0."""
+    code = event.get("currency") if isinstance(event, dict) and event.get("tournament_id") is None else None
+    if isinstance(code, str) and code in ISO_4217_EXPONENTS:
+        return code, ISO_4217_EXPONENTS[code]
+    return OHH_CHIPS, 0
+
+
 def ohh_document(event: Any, result: Any) -> dict[str, Any]:
-    """The settled hand as one Open Hand History object ``{"ohh": {...}}``."""
+    """The settled hand as one Open Hand History object ``{"ohh": {...}}``, every amount in the hand's currency's
+    major unit (a :class:`~decimal.Decimal` with as many places as the currency's exponent; an ``int`` in chips and
+    in a currency of exponent 0): write it with :func:`ohh_json`."""
+    document = ohh_in_minor_units(event, result)
+    _, exponent = ohh_currency(event)
+    if exponent:
+        _to_major(document, exponent)
+    return document
+
+
+def ohh_json(event: Any, result: Any, *, indent: bool = False) -> str:
+    """:func:`ohh_document` as JSON text: each amount a JSON number written exactly (``1.50``), never a float's
+    digits; two-space indented with ``indent``."""
+    return _json(ohh_document(event, result), "\n" if indent else "")
+
+
+def _json(value: Any, newline: str, depth: int = 0) -> str:
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    if not isinstance(value, dict | list) or not value:
+        return orjson.dumps(value).decode()
+    inner = f"{newline}{'  ' * (depth + 1)}" if newline else ""
+    close = f"{newline}{'  ' * depth}" if newline else ""
+    comma = "," if newline else ", "
+    if isinstance(value, list):
+        items = [_json(item, newline, depth + 1) for item in value]
+        return "[" + inner + (comma + inner).join(items) + close + "]"
+    pairs = [f"{orjson.dumps(key).decode()}: {_json(item, newline, depth + 1)}" for key, item in value.items()]
+    return "{" + inner + (comma + inner).join(pairs) + close + "}"
+
+
+def _to_major(document: dict[str, Any], exponent: int) -> None:
+    """Every amount of an Open Hand History object (in minor units) in major units, in place: ``n`` minor units
+    are ``Decimal(n).scaleb(-exponent)`` (exact: 150 -> ``1.50``)."""
+
+    def scale(holder: dict[str, Any], kind: str) -> None:
+        for name in _MONEY_FIELDS[kind]:
+            if isinstance(holder.get(name), int):
+                holder[name] = Decimal(holder[name]).scaleb(-exponent)
+
+    ohh = document["ohh"]
+    scale(ohh, "ohh")
+    for player in ohh["players"]:
+        scale(player, "players")
+    for round_doc in ohh["rounds"]:
+        for action in round_doc["actions"]:
+            scale(action, "actions")
+    for pot in ohh["pots"]:
+        scale(pot, "pots")
+        for win in pot["player_wins"]:
+            scale(win, "player_wins")
+
+
+def ohh_in_minor_units(event: Any, result: Any) -> dict[str, Any]:
+    """:func:`ohh_document` with every amount a whole number of the hand's minor unit (the event's own numbers:
+    what the replay page draws, in its currency)."""
     play, result, players = _play_and_result(event, result)
     hand = event.get("hand_id")
     code = str(play.get("variant", ""))
@@ -124,7 +209,7 @@ def ohh_document(event: Any, result: Any) -> dict[str, Any]:
             "game_type": game,
             "bet_limit": {"bet_type": limit, "bet_cap": 0},
             "table_size": n,
-            "currency": "CHIPS",
+            "currency": ohh_currency(event)[0],
             "dealer_seat": int(button) if isinstance(button, int) else seats[-1],
             "small_blind_amount": blinds[0] if blinds else 0,
             "big_blind_amount": blinds[1] if len(blinds) > 1 else (blinds[0] if blinds else 0),

@@ -3,7 +3,8 @@
 A file holds one or more ``{"ohh": {...}}`` objects one after another. Each
 is a hand: ``game_number``, ``game_type`` (``Holdem``, ``Omaha``,
 ``OmahaHiLo``...), ``currency`` (a tournament's chips when ``tournament`` is
-true), ``dealer_seat``, ``players[]`` (``id``, ``seat``, ``name``,
+true; an ISO 4217 code's amounts are read in its minor unit: cents, yen, fils),
+``dealer_seat``, ``players[]`` (``id``, ``seat``, ``name``,
 ``starting_stack``, ``player_bounty``), ``rounds[]`` (``street``:
 ``Preflop``, ``Flop``, ``Turn``, ``River``, ``Showdown``; ``cards``: the
 street's new board cards; ``actions[]`` with ``player_id``, ``action``,
@@ -26,6 +27,7 @@ from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation, Overflow
 from typing import Any, Final
 
+from showdown_rules.currencies import ISO_4217_EXPONENTS as MINOR
 from showdown_rules.limits import PPM
 from showdown_service.histories.builder import HandBuilder
 from showdown_service.histories.errors import ChipsDoNotAddUp, HandSyntaxError, ReplayError, UnsupportedHand, unreadable
@@ -124,7 +126,7 @@ def _read(hand: HandBuilder, doc: dict[str, Any]) -> HandRecord:
     hand.refuse_unless_board(game, "Open Hand History")
     tournament = bool(doc.get("tournament"))
     currency = str(doc.get("currency", ""))
-    hand.scale = 1 if tournament or currency in ("", "XPM", "PPC", "T$", "CHIPS") else 100
+    hand.scale = 1 if tournament or currency in ("", "XPM", "PPC", "T$", "CHIPS") else 10 ** MINOR.get(currency, 2)
     ids: dict[int, str] = {}
     heads: dict[str, int] = {}
     for player in _field(hand, doc, "players", list):
