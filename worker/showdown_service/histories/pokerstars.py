@@ -86,6 +86,7 @@ from showdown_service.histories.patterns import (
 from showdown_service.histories.reader import Head, Reader
 from showdown_service.histories.record import Player as _Player
 from showdown_service.histories.record import Read, Where, fit_rake_ppm, record
+from showdown_service.histories.room_play import PlayLog, with_play
 
 __all__ = ["fit_rake_ppm", "read_pokerstars"]
 
@@ -243,6 +244,8 @@ class _Play:
     in_summary: bool = False
     drawing: bool = False
     unverifiable: str = ""
+    log: PlayLog = field(default_factory=PlayLog)
+    """The betting as phh-std's ``play`` will write it (:mod:`.room_play`)."""
 
     def __post_init__(self) -> None:
         self.names = sorted(self.players, key=len, reverse=True)
@@ -402,13 +405,17 @@ class _Hand:
         elif again and game.board and name in STREETS:
             number = RUNS[again]
             play.runs = max(play.runs, number)
+            play.log.refuse("a hand run more than once")
             current = play.run_boards.setdefault(number, list(play.board))
             play.run_boards[number] = self._street(name, rest, current, k, game)
         elif not again and game.board and name in STREETS:
+            before = len(play.board)
             play.board = self._street(name, rest, play.board, k, game)
             play.bet = dict.fromkeys(play.players, 0)
+            play.log.actions.append(("", "db " + "".join(play.board[before:])))
         elif not again and game.exposed_flop_card and name == "PRE-FLOP":
             play.board = self._cards(" ".join(CARDS.findall(rest)), k)
+            play.log.refuse("a flop card exposed before the flop")
             if len(play.board) != 1:
                 raise self._error(ImpossibleAction, k, f"{game.name} exposes one flop card before the flop")
         elif game.stud and not again and name in _STUD_STREETS:
@@ -506,6 +513,7 @@ class _Hand:
                 action, allin = action[: -len(" and is all-in")], True
             elif capped := _CAP_SUFFIX.search(action):
                 action = action[: capped.start()]
+                play.log.refuse("a capped betting round")
             else:
                 break
         verb, _, rest = action.partition(" ")
@@ -540,35 +548,46 @@ class _Hand:
     def _forced(self, play: _Play, name: str, action: str, k: int, *, allin: bool) -> None:
         """A blind, a straddle, an ante or a bring-in (``posts small & big blinds``: the small blind is dead)."""
         if action.startswith("posts small & big blinds "):
+            play.log.refuse("a dead small blind (posts small & big blinds)")
             chips = self._chips(action.rsplit(" ", 1)[1], k)
             live = min(chips, play.big_blind) if play.big_blind is not None else chips
             self._pay(play, name, chips - live, k, to_bet=False, is_dead=True)
             self._pay(play, name, live, k)
         elif action.startswith("posts the ante "):
-            self._pay(play, name, self._chips(action.rsplit(" ", 1)[1], k), k, to_bet=False)
+            chips = self._chips(action.rsplit(" ", 1)[1], k)
+            self._pay(play, name, chips, k, to_bet=False)
+            play.log.antes[name] = play.log.antes.get(name, 0) + chips
         elif action.startswith(("posts small blind ", "posts big blind ", "posts straddle ", "posts button blind ")):
             chips = self._chips(action.rsplit(" ", 1)[1], k)
             self._pay(play, name, chips, k)
+            if action.startswith(("posts small blind ", "posts big blind ")):
+                play.log.blind(name, chips, big=action.startswith("posts big"))
+            else:
+                play.log.refuse("a straddle or a button blind")
             if action.startswith(("posts big blind ", "posts button blind ")) and not allin:
                 play.big_blind = chips if play.stakes.big_blind is None else play.big_blind
         else:  # brings in
             self._pay(play, name, self._chips(action.rsplit(" ", 1)[1], k), k)
+            play.log.refuse("a bring-in (stud)")
 
     def _wager(self, play: _Play, name: str, verb: str, rest: str, k: int) -> None:
         """A fold, check, call, bet or raise, each checked against the bet faced and the stack behind."""
         bet = play.bet
         if verb == "folds":
             play.folded.add(name)
+            play.log.actions.append((name, "f"))
             if shown := CARDS.findall(rest):
                 play.cards.setdefault(name, self._cards(shown[0], k))
         elif verb == "checks":
             if bet[name] < max(bet.values()):
                 raise self._error(ImpossibleAction, k, f"{name} checks facing a bet")
+            play.log.actions.append((name, "cc"))
         elif verb in ("calls", "bets"):
             chips = self._chips(rest, k)
             if verb == "calls" and bet[name] + chips > max(bet.values()):
                 raise self._error(ImpossibleAction, k, f"{name} calls more than the bet")
             self._pay(play, name, chips, k)
+            play.log.actions.append((name, "cc" if verb == "calls" else f"cbr {bet[name]}"))
         else:  # raises
             by, to = (part.strip() for part in rest.split(" to ", 1)) if " to " in rest else ("", "")
             if not to:
@@ -582,6 +601,7 @@ class _Hand:
                     ChipsDoNotAddUp, k, f"a raise to {raise_to} over a bet of {before} is {raise_to - before}"
                 )
             self._pay(play, name, raise_to - bet[name], k)
+            play.log.actions.append((name, f"cbr {raise_to}"))
 
     def _player_of(self, play: _Play, text: str, at: int) -> str:
         if text not in play.players:
@@ -631,6 +651,11 @@ class _Hand:
             read = read._replace(purchases=tuple(play.purchases))
         if (amounts := self._buy_in_amounts()) is not None:
             read = read._replace(buy_in_bounty=amounts[1])
+        if read.event is not None and self.stakes is not None:  # the betting too, played when the hand settles
+            limit, big = self.stakes.limit, self.stakes.big_blind
+            event = with_play(read.event, play.log, limit, big, button, self.source, self.line)
+            if event is not None:
+                read = read._replace(event=event)
         return read._replace(stakes=self.stakes)
 
     def _buy_in_amounts(self) -> tuple[int, int, int] | None:
