@@ -9,7 +9,7 @@ small blind; heads-up the big blind; the button last). A hand the log cannot exp
 blind posted out of position, a hand run more than once, a capped round, an exposed flop card, a game other than
 hold'em and Omaha, fixed limit; so is a hand whose written betting the state machine refuses (a room's own way
 with a rule: the play is tried once here, and every real PokerStars hand of ``../shared/data`` that gets a play
-passes it: tests/test_room_play.py).
+passes it: tests/histories/test_room_play.py).
 """
 
 from __future__ import annotations

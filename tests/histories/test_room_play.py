@@ -17,7 +17,7 @@ from showdown_service.histories.export import ohh_json, phh_text
 from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.room_play import PlayLog
 from tests.helpers import SHARED_DATA
-from tests.test_history_export import read_back, same_settlement, settled
+from tests.histories.test_history_export import read_back, same_settlement, settled
 
 FILES = [
     *sorted((SHARED_DATA / "pokerstars").glob("*.txt")),

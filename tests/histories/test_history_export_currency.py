@@ -21,8 +21,8 @@ from showdown_service.histories.compare import judge
 from showdown_service.histories.export import ohh_document, ohh_in_minor_units, ohh_json, phh_text
 from showdown_service.histories.run import replay_file
 from showdown_service.storage.recall import find_hand
-from tests.test_archive import settle_and_archive
-from tests.test_history_export import PLURIBUS, read_back, same_settlement, settled, with_play
+from tests.archive.test_archive import settle_and_archive
+from tests.histories.test_history_export import PLURIBUS, read_back, same_settlement, settled, with_play
 
 HANDS = [PLURIBUS / "30" / "0.phh", PLURIBUS / "40" / "100.phh", PLURIBUS / "40" / "101.phh"]
 """A hand everybody folds to a raise preflop, one to the river, one to the turn."""

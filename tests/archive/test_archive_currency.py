@@ -20,8 +20,8 @@ from showdown_service.cli.launch import main
 from showdown_service.infra.config import Settings
 from showdown_service.storage.layout import SCHEMA, all_files, open_store
 from showdown_service.storage.recall import find_hand, query
+from tests.archive.test_archive import kinds, prove, rewrite, settle_and_archive
 from tests.helpers import REAL_SHOWDOWNS, read_cases
-from tests.test_archive import kinds, prove, rewrite, settle_and_archive
 
 CASHES = [case["event"] for case in read_cases(REAL_SHOWDOWNS) if case["event"].get("tournament_id") is None]
 CURRENCIES = ["USD", "JPY", None, "BHD", "EUR", "USD"]
