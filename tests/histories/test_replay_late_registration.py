@@ -216,9 +216,9 @@ def test_a_player_first_seen_at_a_table_whose_history_joins_it_after_its_start_i
     assert (status, audit["status"], audit["differences"]) == (0, "incomplete", [])
     [reason] = [c for c in audit["checked"] if c.startswith("not taken as late registrations")]
     assert reason.startswith("not taken as late registrations: Ben (hand pokerstars:750000000005), first seen")
-    # without the summary, one table from its first hand goes through the ledger, which has no entry for Ben
+    # without the summary too (issue 40): one table whose first hand is not its start (three stacks), and a player
+    # first seen later, moved from a table the hands do not show: beyond the hands, never a ledger difference
     status, audit = _audit(tmp_path, joined, None)
-    assert (status, audit["status"]) == (1, "mismatch")
-    [ledger] = [d for d in audit["differences"] if d["kind"] == "ledger"]
-    assert (ledger["hand_id"], "'Ben'" in ledger["detail"]) == ("pokerstars:750000000005", True)
-    assert not [d for d in audit["differences"] if d["kind"] == "chips"]
+    assert (status, audit["status"], audit["differences"]) == (0, "incomplete", [])
+    [reason] = [c for c in audit["checked"] if c.startswith("not taken as late registrations")]
+    assert "the hands do not hold every table's start" in reason

@@ -150,9 +150,8 @@ def _is_summary(source: str) -> bool:
     if text.startswith("{") and not starts_ohh(text) and not is_ots(text):  # WPN's bare .ots: its finishes may
         # come after the first 400 bytes
         text = decode(Path(source).read_bytes())[0].lstrip("\ufeff \t\r\n")
-    return text.startswith(("PokerStars Tournament #", "Full Tilt Poker Tournament Summary", "Tournament #")) or (
-        text.startswith("{") and is_ots(text)
-    )
+    heads = ("PokerStars Tournament #", "Full Tilt Poker Tournament Summary", "Tournament #", "***** Cassava ")
+    return text.startswith(heads) or (text.startswith("{") and is_ots(text))
 
 
 class _Bar:

@@ -27,7 +27,13 @@ from showdown_service.histories.summaries import Summary
 Key = tuple[str, str, str]
 """``(room of the hands, site, tournament id)``."""
 
-HANDS_ROOM: Final = {"pokerstars": "pokerstars", "fulltilt": "fulltilt", "ggpoker": "ggpoker", "ots": "ohh"}
+HANDS_ROOM: Final = {
+    "pokerstars": "pokerstars",
+    "fulltilt": "fulltilt",
+    "ggpoker": "ggpoker",
+    "888poker": "888poker",
+    "ots": "ohh",
+}
 """A summary format's room (``Summary.room``) -> the room of the hands it describes (the hand ids' prefix)."""
 
 

@@ -233,6 +233,8 @@ def _read_summary(text: str, source: str) -> Summary | ReplayError | None:
         return _read_fulltilt(lines, start, source)
     if start is not None and lines[start].startswith("Tournament #"):
         return _read_ggpoker(lines, start, source)
+    if start is not None and lines[start].startswith(_CASSAVA_HEAD):
+        return _read_cassava(lines, start, source)
     if start is None or not (head := _SUMMARY_HEAD.match(lines[start])):
         return None
     players = pool = buy_in = None
@@ -265,6 +267,8 @@ def summary_room(text: str) -> str:
     body = text.lstrip("\ufeff \t\r\n")
     if body.startswith("Tournament #"):
         return "ggpoker"
+    if body.startswith(_CASSAVA_HEAD):
+        return "888poker"
     return "fulltilt" if body.startswith("Full Tilt") else "ots" if body.startswith("{") else "pokerstars"
 
 
@@ -347,6 +351,37 @@ def _read_ggpoker(lines: list[str], start: int, source: str) -> Summary | Replay
     ) if len(rows) == 1 else ()  # fmt: skip
     return Summary(source, head.group(1), players, pool, tuple(rows), start + 1, "ggpoker", finishes, partial=True,
                    buy_in=buy_in)  # fmt: skip
+
+
+_CASSAVA_HEAD: Final = "***** Cassava Tournament Summary"
+_CASSAVA_ID = re.compile(r"^Tournament ID:\s*(\d+)\s*$")
+_CASSAVA_FINISHED = re.compile(r"^(.+?) finished (\d+)/(\d+)\s*$")
+
+
+def _read_cassava(lines: list[str], start: int, source: str) -> Summary | ReplayError:
+    """888poker's summary (``***** Cassava Tournament Summary *****``, ``Tournament ID: 78669312``, ``Buy-In: $0.09 +
+    $0.01``, ``jpprewitt finished 59/76``: the exporting player's place of the field; rooms-more's 888poker files):
+    one player's row, ``partial``, the field its ``/N``; an error naming the line."""
+    number = buy_in = players = None
+    rows: list[SummaryRow] = []
+    for k in range(start + 1, len(lines)):
+        line = lines[k]
+        if m := _CASSAVA_ID.match(line):
+            number = m.group(1)
+        elif m := _BUY_IN.match(line):
+            buy_in = _cents(re.split(r"\s*\+\s*", m.group(1).strip())[0])
+        elif m := _CASSAVA_FINISHED.match(line):
+            place = _ordinal(m.group(2), source, k, "place")
+            field = _ordinal(m.group(3), source, k, "the count of players")
+            if players is not None and field != players:
+                return HandSyntaxError(source, None, k + 1, f"a field of {field}, where a line above says {players}")
+            players = field
+            rows.append(SummaryRow(place, m.group(1), 1, None, "", False, k + 1, PLACE_ONLY))
+        elif line:
+            return HandSyntaxError(source, None, k + 1, f"not a line of 888poker's summary: {line!r}")
+    if number is None:
+        return HandSyntaxError(source, None, start + 1, "no 'Tournament ID: N' line")
+    return Summary(source, number, players, None, tuple(rows), start + 1, "888poker", partial=True, buy_in=buy_in)
 
 
 def _ft_amount(text: str) -> int | None:

@@ -74,6 +74,7 @@ from showdown_service.histories.entries import Chains, LateBust, NewEntry, late_
 from showdown_service.histories.errors import ReplayError
 from showdown_service.histories.hands import HandRecord, Place
 from showdown_service.histories.pairing import HANDS_ROOM, Key, pair, untold_room
+from showdown_service.histories.partial import ANONYMOUS_ROOMS, one_copy, starting_stack, unwritten_rebuys
 from showdown_service.histories.run import decode, find_files, read_file
 from showdown_service.histories.summaries import PLACE_ONLY, Summary, SummaryRow, read_summary, summary_room
 from showdown_service.histories.unread import Unread, unread
@@ -236,14 +237,25 @@ def _summary_alone(summary: Summary, key: Key, files: dict[Key, list[str]]) -> T
 def _audit_one(
     key: Key, group: list[tuple[HandRecord, Verdict]], summary: Summary | None, gaps: list[Unread]
 ) -> TournamentAudit:
+    group, copies = one_copy(group)
     result = _audit(key, len(group))
+    for hand_id, detail in copies:
+        result.differ("hand copies", hand_id, detail)
     for record, verdict in group:
         if verdict.status in {MISMATCH, UNBALANCED}:  # a payout, or the chips out not the chips in
             result.differ("hand", record.hand_id, verdict.reason)
     _gaps(result, gaps)
     first = group[0][0].event
     assert first is not None
-    records = [record for record, _ in group]
+    records, rebought = unwritten_rebuys([record for record, _ in group], starting_stack(group[0][0]))
+    group = [(record, verdict) for record, (_, verdict) in zip(records, group, strict=True)]
+    if rebought:
+        result.checked.append(f"{rebought} rebuy(s) the room writes no line for: a player at or below the starting "
+                              "stack who starts the table's next hand with one or two starting stacks more, or out "
+                              "at another table")  # fmt: skip
+    if key[0] in ANONYMOUS_ROOMS and len(group) > 1:
+        _anonymous(group, result)
+        return _summary_checks(summary, result)
     seated = entrants(records)
     start = _one({p.stack for p in seated})
     # a late registration is told where the hands hold every table's start, all with one stack (the one it brings)
@@ -252,8 +264,10 @@ def _audit_one(
     late, wrong = late_registrations(records, {p.player_id for p in seated}, start)
     reentries = sum(1 for n in new if n.kind == "re-entry")
     counted = len(late) if starts is not None else 0  # where the tables' starts are not all there, none is an entry
+    # without a summary, one table covers the tournament when its first hand is the start (every seat one stack) or
+    # no player sits down after it: one first seen later at a table joined after its start came from another table
     complete = (summary is not None and summary.entries() == len(seated) + reentries + counted) or (
-        summary is None and len({r.event.table_id for r, _ in group if r.event is not None}) == 1
+        summary is None and (start is not None or not late) and len({r.event.table_id for r in records if r.event}) == 1
     )
     if late and (starts is None or not complete):
         result.checked.append(_late_untold(late, records, starts is None, summary, len(seated) + reentries))
@@ -270,11 +284,31 @@ def _audit_one(
         _printed_places(group, result)
     if not _knockout(first) and not any(record.bounties for record, _ in group):
         result.checked.append("no bounties: the hands give no bounty on the heads and write no knockout line")
+    return _summary_checks(summary, result)
+
+
+def _summary_checks(summary: Summary | None, result: TournamentAudit) -> TournamentAudit:
+    """The summary's own checks (its finishes, rows, payout table and prize pool), when there is one; a partial
+    summary's places the hands do not reach, said so."""
     if summary is not None:
+        if summary.partial and not result.complete:
+            field = f"a field of {summary.entries()}" if summary.entries() is not None else "a field not stated"
+            result.checked += [f"line {row.line}: the summary's place {row.place} for {row.player} ({field}) is "
+                               "beyond the hands: one player's tables, up to their bust; the busts at other tables "
+                               "are not in them" for row in summary.rows if not row.playing]  # fmt: skip
         _summary_finishes(summary, result)
         _summary_rows(summary, result)
         _summary_table(summary, result)
     return result
+
+
+def _anonymous(group: list[tuple[HandRecord, Verdict]], result: TournamentAudit) -> None:
+    """A tournament of an anonymous room (:data:`.partial.ANONYMOUS_ROOMS`): its players cannot be followed from hand
+    to hand, so neither the chips between hands nor the ledger; the order of the places printed still is."""
+    result.checked.append("not the chips between hands nor the ledger: the room names each player by their position "
+                          "in the hand (anonymous tables), so no player is followed from hand to hand")  # fmt: skip
+    result.checked.append("each hand; the order of the places printed")
+    _printed_places(group, result)
 
 
 def _late_untold(
