@@ -143,3 +143,27 @@ def test_one_table_without_a_summary_whose_first_hand_is_not_its_start_takes_no_
     status, audits = _audits(tmp_path, {"hands.txt": hands})
     audit = audits["acr", "24139358"]
     assert (status, audit["status"], audit["differences"]) == (0, "incomplete", [])
+
+
+# -- a bust's place, from a partial view -------------------------------------------------------------------------
+
+
+def test_a_player_out_in_a_hand_finished_no_better_than_one_below_the_players_left_at_the_table(
+    tmp_path: Path,
+) -> None:
+    # the fixture's hands 2 and 3 alone, no summary, Dee's place printed 40th: the last four of a field the hands do
+    # not seat (other tables), so no ledger; the places they print are still held to what each hand shows
+    partial = "\n\n\n\n".join(_text(STARS / "hands.txt").split("\n\n\n\n")[1:]).replace("in 4th place", "in 40th place")
+    status, audits = _audits(tmp_path, {"hands.txt": partial})
+    [audit] = audits.values()
+    assert (status, audit["status"], audit["differences"]) == (0, "incomplete", [])
+    assert "a place 40 printed: a field beyond the 4 entries the hands seat" in " ".join(audit["checked"])
+    # Ben goes out in hand 3 with Ada left with chips: 2nd at best, never 1st
+    status, audits = _audits(tmp_path, {"hands.txt": partial.replace("in 2nd place", "in 1st place")})
+    [audit] = audits.values()
+    assert (status, audit["status"]) == (1, "mismatch")
+    assert audit["differences"] == [{
+        "kind": "place", "hand_id": "pokerstars:300000000003",
+        "detail": "the history places Ben 1; out in this hand with 1 player(s) left with chips at the table, they "
+        "finished no better than 2",
+    }]  # fmt: skip

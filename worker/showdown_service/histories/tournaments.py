@@ -65,6 +65,7 @@ from showdown_service.histories.compare import MATCH, MISMATCH, UNBALANCED, UNVE
 from showdown_service.histories.continuity import (
     chip_differences,
     chips_messages,
+    ended,
     entrants,
     number,
     table_starts,
@@ -265,10 +266,19 @@ def _audit_one(
     reentries = sum(1 for n in new if n.kind == "re-entry")
     counted = len(late) if starts is not None else 0  # where the tables' starts are not all there, none is an entry
     # without a summary, one table covers the tournament when its first hand is the start (every seat one stack) or
-    # no player sits down after it: one first seen later at a table joined after its start came from another table
+    # no player sits down after it (one first seen later at a table joined after its start came from another table),
+    # and no hand prints a place beyond the entries the hands seat (a bigger field, at tables the hands do not show)
+    field = len(seated) + reentries + len(late)
+    printed = max((place.place for record in records for place in record.places), default=0)
     complete = (summary is not None and summary.entries() == len(seated) + reentries + counted) or (
-        summary is None and (start is not None or not late) and len({r.event.table_id for r in records if r.event}) == 1
+        summary is None
+        and (start is not None or not late)
+        and printed <= field
+        and len({r.event.table_id for r in records if r.event}) == 1
     )
+    if summary is None and printed > field:
+        result.checked.append(f"a place {printed} printed: a field beyond the {field} entries the hands seat, whose "
+                              "other tables the hands do not show")  # fmt: skip
     if late and (starts is None or not complete):
         result.checked.append(_late_untold(late, records, starts is None, summary, len(seated) + reentries))
         late, wrong = [], []
@@ -371,12 +381,23 @@ def _by_hand(difference: tuple[str, str]) -> int:
 
 
 def _printed_places(group: list[tuple[HandRecord, Verdict]], result: TournamentAudit) -> None:
-    """Without the whole tournament: printed places only ever get better, hand after hand."""
+    """Without the whole tournament: printed places only ever get better, hand after hand; and a player out in a
+    hand finished no better than one below every player left with chips at that table (the others still in the
+    tournament, at tables the hands do not show, only make it worse)."""
     worst: tuple[int, str] | None = None
     for record, _ in group:
+        after = ended(record)
+        left = sum(1 for chips in after.values() if chips > 0)
         for place in record.places:
             if place.won:
                 continue
+            if after.get(place.player) == 0 and place.place <= left:
+                result.differ(
+                    "place",
+                    record.hand_id,
+                    f"the history places {place.player} {place.place}; out in this hand with {left} player(s) left "
+                    f"with chips at the table, they finished no better than {left + 1}",
+                )
             if worst is not None and place.place > worst[0]:
                 result.differ(
                     "place",
