@@ -10,18 +10,18 @@ A room's export is one player's: their tables, often up to their own bust. Three
   the same of the seats, stacks, chips put in, folds, board and what each player ended with are one hand (a card
   one copy shows and the other does not is no disagreement: the copy that shows more is kept); two that say
   otherwise are a ``hand copies`` difference naming both files.
-* **Rebuys the history does not write** (:func:`unwritten_rebuys`): 888poker writes no rebuy or add-on line (its
-  2016 ``Step 1`` rebuy tournaments in rooms-more: ``noblufj1`` ends a hand with 940 and starts the table's next
-  with 1,940; ``sieg1122`` goes out and sits down again with 2,000, the starting stack being 1,000). The rooms'
-  published rules: a rebuy is open to a player "at or below their original chip count" and gives the starting
-  chips (partypoker's help, "Tournament rebuys"; PokerStars' and 888's rebuy tournaments alike), a double rebuy or
-  an add-on twice them. So, in a room that writes none (:data:`UNWRITTEN_PURCHASES`), a player who ended a hand
-  with at most the starting stack and starts the table's next with that plus one or two starting stacks bought
-  them: the chips are taken as a rebuy (a bust followed by one is no re-entry), and the tournament's ``checked``
-  says how many. A player who went out at one table and sits down later at another, in such a room (rooms-more's
-  888 tournament 78670600: ``barrozoo`` out at table 9, at table 1 with 12,665 chips 500 hands later), rebought and
-  played at tables the hands do not show: their chips there are beyond the hands, taken as bought. Any other chip
-  that appears is still a ``chips`` difference.
+* **Rebuys the history does not write** (:func:`unwritten_rebuys`): 888poker writes no rebuy or add-on line (its 2016
+  ``Step 1`` rebuy tournaments in rooms-more: ``noblufj1`` ends a hand with 940 and starts the table's next with
+  1,940; ``sieg1122`` goes out and sits down again with 2,000, the starting stack being 1,000). The rooms' published
+  rules: a rebuy is open to a player "at or below their original chip count" and gives the starting chips
+  (partypoker's help, "Tournament rebuys"; every such gain in the 888poker files is one or two starting stacks), a
+  double rebuy or an add-on twice them. So, in a room that writes none (:data:`UNWRITTEN_PURCHASES`), a player who
+  ended a hand with at most the starting stack and starts the table's next with that plus one or two starting stacks
+  bought them: the chips are taken as a rebuy (a bust followed by one is no re-entry), and the tournament's
+  ``checked`` says how many. A player who went out at one table and sits down later at another, in such a room
+  (rooms-more's 888 tournament 78670600: ``barrozoo`` out at table 9, at table 1 with 12,665 chips 500 hands later),
+  rebought and played at tables the hands do not show: their chips there are beyond the hands, taken as bought. Any
+  other chip that appears is still a ``chips`` difference.
 * **Anonymous tables** (:data:`ANONYMOUS_ROOMS`): Ignition, Bovada and Bodog name each player by their position in
   the hand (``Small Blind [ME]``, ``UTG+1``, ``Dealer``): the name moves round the table with the button, so
   no player can be followed from one hand to the next. The chips between hands and the ledger are beyond such
