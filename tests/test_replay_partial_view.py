@@ -3,9 +3,10 @@ what they can show still is.
 
 Fixtures: ``tests/fixtures/replay/tournament/`` (PokerStars, written from the format) and MIT excerpts of
 ``../shared/data/rooms-more`` in ``tests/fixtures/replay/rooms/`` (its README names each source and licence):
-``888poker_2016_rebuys.txt`` and ``summaries/888poker_2016.txt`` (888poker's rebuy tournament 78669312, its first six
-hands and its summary), ``888poker_2016_other_table.txt`` (tournament 78670600: a player out at table 9 and seated at
-table 1), ``bovada_anonymous_sng.txt`` (an Ignition sit & go's first two hands).
+``888poker_2016_rebuys.txt`` and ``summaries/888poker_2016_summary.txt`` (888poker's rebuy tournament 78669312, its
+first six hands and its summary), ``888poker_2016_other_table.txt`` (tournament 78670600: a player out at table 9
+and seated at table 1), ``bovada_anonymous_sng.txt`` (an Ignition sit & go's first two hands), ``bovada_places.txt``
+(a satellite's and a sit & go's last hands).
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ def test_888poker_player_out_at_one_table_and_seated_at_another_rebought_and_pla
 
 def test_888poker_summary_is_the_exporting_players_place_of_the_field(tmp_path: Path) -> None:
     files = {"hands.txt": _text(ROOMS / "888poker_2016_rebuys.txt"),
-             "summary.txt": _text(ROOMS / "summaries" / "888poker_2016.txt")}  # fmt: skip
+             "summary.txt": _text(ROOMS / "summaries" / "888poker_2016_summary.txt")}  # fmt: skip
     status, audits = _audits(tmp_path, files)
     assert set(audits) == {("888poker", "78669312")}  # paired with its room's hands: no line of its own
     audit = audits["888poker", "78669312"]
@@ -110,7 +111,7 @@ def test_888poker_summary_is_the_exporting_players_place_of_the_field(tmp_path: 
 
 
 def test_888poker_summary_with_a_line_it_cannot_read_is_unreadable_naming_it(tmp_path: Path) -> None:
-    summary = _text(ROOMS / "summaries" / "888poker_2016.txt").replace("finished 59/76", "finished fifty-ninth")
+    summary = _text(ROOMS / "summaries" / "888poker_2016_summary.txt").replace("finished 59/76", "finished fifty-ninth")
     status, audits = _audits(tmp_path, {"summary.txt": summary})
     [audit] = audits.values()
     assert (status, audit["room"], audit["status"]) == (1, "888poker", "mismatch")
@@ -162,8 +163,32 @@ def test_a_player_out_in_a_hand_finished_no_better_than_one_below_the_players_le
     status, audits = _audits(tmp_path, {"hands.txt": partial.replace("in 2nd place", "in 1st place")})
     [audit] = audits.values()
     assert (status, audit["status"]) == (1, "mismatch")
-    assert audit["differences"] == [{
+    assert [d for d in audit["differences"] if d["kind"] == "place"] == [{
         "kind": "place", "hand_id": "pokerstars:300000000003",
         "detail": "the history places Ben 1; out in this hand with 1 player(s) left with chips at the table, they "
         "finished no better than 2",
     }]  # fmt: skip
+
+
+# -- Ignition's places -------------------------------------------------------------------------------------------
+
+
+def test_ignition_ranking_and_prize_lines_are_the_hands_places(tmp_path: Path) -> None:
+    # a satellite's last hand: Big Blind out 3rd, Dealer and Small Blind [ME] 'Ranking 1' with a ticket each (a tie
+    # for 1st); a sit & go's last hand: Big Blind 'Ranking 2' with $10.50, Dealer [ME] 'Ranking 1' with $19.50
+    text = _text(ROOMS / "bovada_places.txt")
+    status, audits = _audits(tmp_path, {"hands.txt": text})
+    ticket, final = audits["bovada", "46767990"], audits["bovada", "18530943"]
+    assert (status, ticket["status"], ticket["differences"]) == (0, "incomplete", [])
+    assert [(p["player"], p["place"], p["prize"]) for p in ticket["places"]] == [("Big Blind", 3, None)]
+    assert (final["status"], final["differences"]) == ("match", [])
+    assert [(p["player"], p["place"], p["prize"]) for p in final["places"]] == [
+        ("Dealer", 1, 1950), ("Big Blind", 2, 1050)
+    ]  # fmt: skip
+    # the satellite's Big Blind placed 1st though out with two players left: no better than 3rd
+    status, audits = _audits(tmp_path, {"hands.txt": text.replace("Big Blind : Ranking 3", "Big Blind : Ranking 1")})
+    ticket = audits["bovada", "46767990"]
+    assert (status, ticket["status"]) == (1, "mismatch")
+    [place] = [d for d in ticket["differences"] if d["kind"] == "place"]
+    assert place["hand_id"] == "bovada:4561450085"
+    assert place["detail"] == "the history places Big Blind 1; the rules give 3"  # the ledger's: 3 seated, no 40th

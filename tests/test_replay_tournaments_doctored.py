@@ -9,7 +9,13 @@ something the audit checks, one change a copy:
 * **a chip amount**: a player's stack in a hand whose table's previous hand they played and kept chips in, plus 7
   (never a rebuy's whole starting stacks): a ``chips`` difference naming the hand and the player;
 * **a place**: a summary's place moved past the field it states: a ``summary place`` difference naming its line;
-  a place a hand prints for a player out in it moved to 1st: a ``place`` difference naming the hand.
+  a place a hand prints for a player out in it moved to 1st: a ``place`` difference naming the hand;
+* **a prize**: where the hands print two places' prizes or more, the lower place's made more than the higher's: a
+  ``payout table`` difference.
+
+Bounties: no hand of the shared data's tournaments writes a bounty line the readers take (Ignition's ``BOUNTY
+PRIZE [$10]`` is read past: docs/replay.md, Not read yet), so none is doctored here; the knockout fixtures'
+doctored bounties are tests/test_replay_tournaments.py's.
 
 At most :data:`PER_SET` copies of each kind a tournament, so the work is bounded by the data's tournaments.
 """
@@ -155,6 +161,26 @@ def _printed_place_doctorings(hands: list[HandRecord]) -> Iterator[Doctored]:
                 yield Doctored("place", record.source, place.line, text, record.hand_id, place.player)
 
 
+def _prize_doctorings(hands: list[HandRecord]) -> Iterator[Doctored]:
+    """Where the hands print two places' prizes or more (the payout table the audit takes): the lower place's prize
+    made more than the higher's."""
+    paid = sorted(((p.place, p.received, p, r) for r in hands for p in r.places if p.received is not None),
+                  key=lambda item: (item[0], item[1]))  # fmt: skip
+    if len(paid) < 2:
+        return
+    (_, top, _, _), (_, low, place, record) = paid[0], paid[-1]
+    assert top is not None
+    assert low is not None
+    lines = Path(record.source).read_text(encoding="utf-8", errors="replace").splitlines()
+    for k in range(place.line - 1, min(len(lines), place.line + 2)):
+        written = f"{low // 100}.{low % 100:02d}"
+        if written in lines[k]:
+            more = top + 100
+            text = lines[k].replace(written, f"{more // 100}.{more % 100:02d}", 1)
+            yield Doctored("payout table", record.source, k + 1, text, None, "pay a lower place more")
+            return
+
+
 def test_doctored_copies_of_every_real_tournament_are_caught(tmp_path: Path) -> None:
     tournaments = _tournaments()
     doctored: dict[str, int] = {}
@@ -171,6 +197,7 @@ def test_doctored_copies_of_every_real_tournament_are_caught(tmp_path: Path) -> 
             *islice(_chip_doctorings(hands), PER_SET),
             *islice(_place_doctorings(summaries), PER_SET),
             *islice(_printed_place_doctorings(hands), PER_SET),
+            *islice(_prize_doctorings(hands), PER_SET),
         ]
         for change in changes:
             folder = tmp_path / "doctored"
@@ -186,7 +213,8 @@ def test_doctored_copies_of_every_real_tournament_are_caught(tmp_path: Path) -> 
                      and (change.hand_id is None or d.hand_id == change.hand_id)]  # fmt: skip
             assert named, (key, change, result.differences)
             doctored[change.kind] = doctored.get(change.kind, 0) + 1
-    # the shared data's 29 tournaments that audit as match or incomplete; their chips at 888poker's and ACR's
-    # tables and 888poker's summary places are what their hands and summaries show
+    # the shared data's 29 tournaments that audit as match or incomplete: the chips at 888poker's and ACR's tables,
+    # 888poker's summary places, Ignition's printed places and the prizes of its two sit & goes' last hands are what
+    # their hands and summaries show
     assert audited == 29
-    assert doctored == {"chips": 12, "summary place": 5}
+    assert doctored == {"chips": 12, "summary place": 5, "place": 7, "payout table": 2}

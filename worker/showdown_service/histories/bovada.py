@@ -24,12 +24,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import partial
-from typing import Final
+from typing import Any, Final
 
 from showdown_service.histories.builder import HandBuilder, no_flop_no_drop
 from showdown_service.histories.errors import HandSyntaxError, ReplayError
 from showdown_service.histories.games import room_game
-from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.hands import HandRecord, Place
 from showdown_service.histories.patterns import CARDS, STREETS
 from showdown_service.histories.reader import Reader
 from showdown_service.histories.reading import check_total, split_hands
@@ -49,7 +49,10 @@ _QUIET: Final = (
     "Prize Tournament Ticket", "BOUNTY PRIZE", "Does not show",
 )  # fmt: skip
 """Lines that move no chips of the hand: the dealer's draw, the five cards a showdown plays, table news, a seat's
-place and prize in a tournament (``Ranking 245``, ``Prize Cash [$10.50]``), a chip deposit for the next hand."""
+place and prize in a tournament (``Ranking 245``, ``Prize Cash [$10.50]``: read as the hand's places, :func:`_places`),
+a chip deposit for the next hand."""
+_RANKING: Final = re.compile(r"^Ranking (\d{1,9})\s*$")
+_PRIZE: Final = re.compile(r"^Prize Cash \[\$([\d,]{1,12})(?:\.(\d\d))?\]\s*$")
 
 
 def starts_bovada(line: str) -> bool:
@@ -83,6 +86,8 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     button = _button(hand)
     total = None
     in_summary = False
+    places: list[list[Any]] = []
+    """``[player, place, prize in cents or None, line]`` of each ``Ranking N`` line (and the ``Prize Cash`` below)."""
     for k in range(k, end):  # noqa: B020  # on from the line after the seats
         line = lines[k]
         if not line:
@@ -106,17 +111,33 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
                 continue  # news of a seat not in this hand ('Table enter user', 'Enter(Auto)', 'Table deposit $25')
             raise hand.error(HandSyntaxError, k, "not a line of a Bovada hand")
         _act(hand, m.group(1), m.group(2), k)
+        if tournament and (ranking := _RANKING.match(m.group(2))):
+            places.append([m.group(1), ranking.group(1), None, k + 1])
+        elif tournament and places and places[-1][0] == m.group(1) and (prize := _PRIZE.match(m.group(2))):
+            places[-1][2] = int(prize.group(1).replace(",", "")) * 100 + int(prize.group(2) or 0)
     notes = [] if total is not None else ["no 'Total Pot' (a Zone Poker hand may end at an empty summary)"]
     if back := _walk(hand):
         total = None if total is None else total - back
         notes.append("Bovada writes no uncalled bet when all fold to one: it is in 'Total Pot' and 'Hand result'")
     if total is not None:
         check_total(hand, total)
-    return hand.finish(
+    read = hand.finish(
         game, button, head.group(2), total=total, tournament=tournament.group(1) if tournament else None,
         rake=0 if tournament else None, currency="$" if not tournament else "", room="Bovada", note="; ".join(notes),
         rake_rule=None if tournament else partial(no_flop_no_drop, len(hand.board), "Bovada"),
     )  # fmt: skip
+    return read._replace(places=_places(hand, places)) if places and read.event is not None else read
+
+
+def _places(hand: HandBuilder, ranked: list[list[Any]]) -> tuple[Place, ...]:
+    """The tournament places a hand writes (``Big Blind : Ranking 2``, ``Big Blind : Prize Cash [$10.50]``): a
+    ``Ranking 1`` of a player left with chips is a winner's (a satellite's seats tie for 1st: ``Ranking 1`` twice,
+    each with its ``Prize Tournament Ticket``)."""
+    out = []
+    for player, place, prize, line in ranked:
+        seat = hand.players[player].seat
+        out.append(Place(player, seat, int(place), prize, line, won=int(place) == 1))
+    return tuple(out)
 
 
 def _walk(hand: HandBuilder) -> int:

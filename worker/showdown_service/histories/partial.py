@@ -19,7 +19,7 @@ A room's export is one player's: their tables, often up to their own bust. Three
   ended a hand with at most the starting stack and starts the table's next with that plus one or two starting stacks
   bought them: the chips are taken as a rebuy (a bust followed by one is no re-entry), and the tournament's
   ``checked`` says how many. A player who went out at one table and sits down later at another, in such a room
-  (rooms-more's 888 tournament 78670600: ``barrozoo`` out at table 9, at table 1 with 12,665 chips 500 hands later),
+  (rooms-more's 888 tournament 78670600: ``barrozoo`` out at table 9, at table 1 with 12,665 chips),
   rebought and played at tables the hands do not show: their chips there are beyond the hands, taken as bought. Any
   other chip that appears is still a ``chips`` difference.
 * **Anonymous tables** (:data:`ANONYMOUS_ROOMS`): Ignition, Bovada and Bodog name each player by their position in

@@ -383,14 +383,16 @@ def _by_hand(difference: tuple[str, str]) -> int:
 def _printed_places(group: list[tuple[HandRecord, Verdict]], result: TournamentAudit) -> None:
     """Without the whole tournament: printed places only ever get better, hand after hand; and a player out in a
     hand finished no better than one below every player left with chips at that table (the others still in the
-    tournament, at tables the hands do not show, only make it worse)."""
+    tournament, at tables the hands do not show, only make it worse); and the prizes they print never pay a lower
+    place more than a higher one."""
     worst: tuple[int, str] | None = None
+    prizes = sorted({(p.place, p.received) for r, _ in group for p in r.places if p.received is not None})
+    if [prize for _, prize in prizes] != sorted((prize for _, prize in prizes), reverse=True):
+        result.differ("payout table", None, f"the prizes the hands print by place {prizes} pay a lower place more")
     for record, _ in group:
         after = ended(record)
         left = sum(1 for chips in after.values() if chips > 0)
         for place in record.places:
-            if place.won:
-                continue
             if after.get(place.player) == 0 and place.place <= left:
                 result.differ(
                     "place",
@@ -398,6 +400,8 @@ def _printed_places(group: list[tuple[HandRecord, Verdict]], result: TournamentA
                     f"the history places {place.player} {place.place}; out in this hand with {left} player(s) left "
                     f"with chips at the table, they finished no better than {left + 1}",
                 )
+            if place.won:
+                continue
             if worst is not None and place.place > worst[0]:
                 result.differ(
                     "place",
