@@ -265,18 +265,16 @@ def _audit_one(
     late, wrong = late_registrations(records, {p.player_id for p in seated}, start)
     reentries = sum(1 for n in new if n.kind == "re-entry")
     counted = len(late) if starts is not None else 0  # where the tables' starts are not all there, none is an entry
-    # without a summary, one table covers the tournament when its first hand is the start (every seat one stack) or
-    # no player sits down after it (one first seen later at a table joined after its start came from another table),
-    # and no hand prints a place beyond the entries the hands seat (a bigger field, at tables the hands do not show)
+    # without a summary, one table covers the tournament when its first hand is the start (every seat one stack);
+    # a table joined after its start, when no player sits down after the first hand (one first seen later came from
+    # another table) and no hand prints a place beyond the entries the hands seat (a bigger field, elsewhere)
     field = len(seated) + reentries + len(late)
     printed = max((place.place for record in records for place in record.places), default=0)
+    joined = start is None and (bool(late) or printed > field)
     complete = (summary is not None and summary.entries() == len(seated) + reentries + counted) or (
-        summary is None
-        and (start is not None or not late)
-        and printed <= field
-        and len({r.event.table_id for r in records if r.event}) == 1
+        summary is None and not joined and len({r.event.table_id for r in records if r.event}) == 1
     )
-    if summary is None and printed > field:
+    if summary is None and start is None and printed > field:
         result.checked.append(f"a place {printed} printed: a field beyond the {field} entries the hands seat, whose "
                               "other tables the hands do not show")  # fmt: skip
     if late and (starts is None or not complete):
