@@ -33,6 +33,10 @@ out right), and audits each tournament beside the per-hand report:
   ledger's next entry (the summary's ``Ben [2]``); one who re-buys goes on as the same entry, with no place.
 * **late registrations** (:mod:`.entries`): a player first seen after the first hand, with no bust before, at a
   table whose start the hands hold, is an entry registered before the hand they first play.
+* **a partial view** (:mod:`.partial`): the same hand in two files is one hand; rebuys a room writes no line for
+  (888poker) are taken from the chips; anonymous tables' players are not followed between hands; a table joined
+  after its start, without a summary, takes no newcomer into a ledger; a bust's printed place is no better than one
+  below the players left with chips at its table (docs/replay.md, A partial view).
 
 Over 400 lines: the audit and its comparisons with the ledger and the summaries read as one story; the chips
 between hands are in :mod:`.continuity`, the entries the hands add in :mod:`.entries`, the summaries' reading in
