@@ -15,7 +15,7 @@ something the audit checks, one change a copy:
 
 Bounties: no hand of the shared data's tournaments writes a bounty line the readers take (Ignition's ``BOUNTY
 PRIZE [$10]`` is read past: docs/replay.md, Not read yet), so none is doctored here; the knockout fixtures'
-doctored bounties are tests/test_replay_tournaments.py's.
+doctored bounties are tests/histories/test_replay_tournaments.py's.
 
 At most :data:`PER_SET` copies of each kind a tournament, so the work is bounded by the data's tournaments.
 """

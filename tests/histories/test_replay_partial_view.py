@@ -14,11 +14,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.helpers import SHARED_DATA, audit_tournaments
+from tests.helpers import FIXTURES, SHARED_DATA, audit_tournaments
 
-FIXTURES = Path(__file__).parent / "fixtures" / "replay"
-ROOMS = FIXTURES / "rooms"
-STARS = FIXTURES / "tournament"
+REPLAY = FIXTURES / "replay"
+ROOMS = REPLAY / "rooms"
+STARS = REPLAY / "tournament"
 
 
 def _text(path: Path) -> str:
