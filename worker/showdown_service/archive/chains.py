@@ -10,7 +10,7 @@ written before epochs carry none, and their chain is the one they follow by hash
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, field
 from typing import Any, cast
 
@@ -23,7 +23,7 @@ from showdown_messages.protocol import AUDIT_FIELD_B
 from showdown_service.decision.audit import GENESIS, Head
 from showdown_service.infra.config import ShardKeys
 from showdown_service.infra.connection import Client
-from showdown_service.storage.layout import CURSORS, ArchiveError, Store, shard_files
+from showdown_service.storage.layout import CURSORS, ArchiveError, Store, shard_files, shards
 
 NOTICES = frozenset({"reset"})
 """Kinds reported that are not differences: the archive holds (``audit replay`` exits 0 on them alone)."""
@@ -249,3 +249,21 @@ def beyond(client: Client, keys: ShardKeys, ends: list[ChainEnd]) -> tuple[Chain
             detail = f"the archive ends at seq {end.seq} ({end.file}), past the archiver's recorded seq {allowed}"
             found.append(Difference(shard, "beyond_progress", detail, seq=end.seq, file=end.file))
     return end, found
+
+
+def chosen_shards(store: Store, only: Collection[str] | None) -> list[str]:
+    """The shards ``audit replay`` proves (``--shard``), in the archive's order: every one (``only`` None), or those
+    named; raises :class:`ArchiveError` naming the shards the archive holds when one named is not among them.
+
+    Each shard's chains, dedupe map and ledgers are its own: a replay of some shards (a driver a shard,
+    docs/scale.md) reports exactly their part of the whole run's differences, in its order. What no shard of the
+    archive owns (a checkpoint line that cannot be read, a checkpoint of a shard the archive does not hold) is
+    reported by every such run: it may be any shard's, and no driver passes over it."""
+    names = shards(store)
+    if only is None:
+        return names
+    unknown = sorted(set(only) - set(names))
+    if unknown:
+        held = ", ".join(names) if names else "none"
+        raise ArchiveError(f"{store.url} holds no shard {', '.join(unknown)}: its shards are {held}")
+    return [name for name in names if name in only]

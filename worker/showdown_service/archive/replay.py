@@ -48,7 +48,7 @@ Every difference is a :class:`Difference` (one JSON line of ``--report``).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,6 +67,7 @@ from showdown_service.archive.chains import (
     Difference,
     Sink,
     chains,
+    chosen_shards,
     name_epoch,
     raw_meta,
 )
@@ -94,6 +95,9 @@ class Totals:
     """Why the live chain in Redis was not compared (Redis not reachable), or ""."""
     tree_heads: int = 0
     """Signed tree heads checked against the files' Merkle tree."""
+    shards: tuple[str, ...] = ()
+    """The shards proven; ``unproven``: the archive's others (with ``only``)."""
+    unproven: tuple[str, ...] = ()
 
 
 def replay(
@@ -106,12 +110,14 @@ def replay(
     client: Client | None = None,
     checkpoints: Path | None = None,
     public_key: Path | None = None,
+    only: Collection[str] | None = None,
 ) -> Totals:
     """Prove the archive at ``store``; each difference goes to ``report``; returns what was walked. ``engine``:
-    each file read and prepared on its cluster (:mod:`.scale`), proven here in chain order alike."""
-    totals = Totals()
+    each file read and prepared on its cluster (:mod:`.scale`), proven here in chain order alike. ``only``: these
+    shards alone (:func:`.chains.chosen_shards`), their part of the whole run (a driver a shard: docs/scale.md)."""
+    names = chosen_shards(store, only)
+    totals = Totals(shards=tuple(names), unproven=tuple(sorted(set(shards(store)) - set(names))))
     ends: dict[str, list[ChainEnd]] = {}
-    names = shards(store)
     if engine is not None:
         planned = scale.plan(store, names)
         gathered = scale.Gathered(engine.run(scale.jobs(store, settings, planned)))
@@ -143,14 +149,14 @@ def replay(
         except REDIS_ERRORS as exc:  # not reachable: the archive is proven on its own
             totals.live_unchecked = f"{type(exc).__name__}: {exc}"
     if checkpoints is not None and public_key is not None:
-        _checkpoints(store, checkpoints, public_key, report)
+        _checkpoints(store, checkpoints, public_key, report, names)
     verifier = None
     if public_key is not None:
         raw = load_public_key(public_key).public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
         verifier = Verifier(settings.archive_log_name, raw)
     totals.tree_heads = check_log(
         store, settings.archive_log_name, report, verifier=verifier, copied=copied_heads(checkpoints),
-        tsa_ca=settings.archive_tsa_ca,
+        tsa_ca=settings.archive_tsa_ca, names=names,
     )  # fmt: skip
     return totals
 
@@ -356,8 +362,9 @@ def _other_version(row: dict[str, Any]) -> bool:
         return False
 
 
-def _checkpoints(store: Store, path: Path, public_key: Path, report: Sink) -> None:
-    key = load_public_key(public_key)
+def _checkpoints(store: Store, path: Path, public_key: Path, report: Sink, names: list[str]) -> None:
+    """The checkpoints of the shards ``names`` and of no shard of the archive proven; each file of ``names`` signed."""
+    key, every = load_public_key(public_key), shards(store)
     signed: set[str] = set()
     for number, checkpoint, why in read_checkpoints(path):
         where = f"{path}:{number}"
@@ -365,6 +372,8 @@ def _checkpoints(store: Store, path: Path, public_key: Path, report: Sink) -> No
             report(Difference("", "checkpoint_unreadable", f"{where}: {why}"))
             continue
         shard = str(checkpoint.get("shard", ""))
+        if shard not in names and shard in every:  # another shard's: its own run proves it
+            continue
         if not signature_holds(key, checkpoint):
             report(Difference(shard, "checkpoint_signature", f"{where}: the signature does not hold"))
             continue
@@ -383,7 +392,7 @@ def _checkpoints(store: Store, path: Path, public_key: Path, report: Sink) -> No
         if (meta.get("last_seq"), meta.get("last_hash")) != (str(checkpoint.get("last_seq")), checkpoint.get(
                 "last_hash")):  # fmt: skip
             report(Difference(shard, "checkpoint_file", f"{where}: {file} ends elsewhere in the chain", file=file))
-    for shard in shards(store):
+    for shard in names:
         for first, last, file in shard_files(store, shard):
             if file not in signed:
                 detail = f"no checkpoint of {path} signs {file} (seq {first}-{last}): a file appended, or a lost one"

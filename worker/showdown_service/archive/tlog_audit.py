@@ -74,12 +74,13 @@ def check_log(
     verifier: Verifier | None = None,
     copied: Iterable[tuple[str, str]] = (),
     tsa_ca: Path | None = None,
+    names: list[str] | None = None,
 ) -> int:
-    """Check every signed tree head and kept tree of the archive against its files (and, with ``tsa_ca``, every
-    head's timestamp); returns the heads checked."""
+    """Check every signed tree head and kept tree of the archive (of its shards ``names``, when given) against its
+    files (and, with ``tsa_ca``, every head's timestamp); returns the heads checked."""
     copies = list(copied)
     checked = 0
-    for shard in shards(store):
+    for shard in shards(store) if names is None else names:
         if tsa_ca is not None:
             _check_timestamps(store, shard, tsa_ca, report)
         _check_boundaries(store, shard, room, verifier, report)

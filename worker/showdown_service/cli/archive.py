@@ -130,7 +130,16 @@ def register_audit(verbs: Commands) -> None:
     r.add_argument("--checkpoints", type=Path, help="signed checkpoints (JSON lines) to prove the archive against")
     r.add_argument("--public-key", type=Path, help="the archiver's Ed25519 public key (PEM), with --checkpoints")
     r.add_argument("--offline", action="store_true", help="do not compare with Redis's live chain")
+    r.add_argument("--shard", action="append", type=_shard_names, metavar="NAME", help="prove this shard only "
+                   "(repeat, or NAME,NAME): its part of the whole run; a driver a shard (docs/scale.md)")  # fmt: skip
     r.set_defaults(run=_replay)
+
+
+def _shard_names(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"{text!r}: a shard's name, or names separated by commas, none empty")
+    return names
 
 
 def _day(text: str) -> str:
@@ -349,6 +358,7 @@ def _keygen(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    from showdown_service.archive.chains import chosen_shards  # noqa: PLC0415
     from showdown_service.archive.replay import NOTICES, replay  # noqa: PLC0415
     from showdown_service.archive.scale import EngineMissing  # noqa: PLC0415
     from showdown_service.storage.layout import ArchiveError, open_store  # noqa: PLC0415
@@ -384,6 +394,13 @@ def _replay(args: argparse.Namespace) -> int:
         print(f"DIFFERENCE shard {difference.shard} seq {difference.seq} hand {difference.hand_id}{where}: "
               f"{difference.kind}: {difference.detail}")  # fmt: skip
 
+    only = None if args.shard is None else {name for names in args.shard for name in names}
+    try:
+        store = open_store(args.archive, settings)
+        chosen_shards(store, only)  # an unknown shard is refused before a cluster is started
+    except ArchiveError as exc:
+        print(f"showdown audit replay: {exc}", file=sys.stderr)
+        return 2
     try:
         with contextlib.ExitStack() as stack:
             engine = None
@@ -392,7 +409,7 @@ def _replay(args: argparse.Namespace) -> int:
 
                 engine = stack.enter_context(DaskEngine(args.scheduler, workers=args.jobs))
             totals = replay(
-                open_store(args.archive, settings),
+                store,
                 settings,
                 sink,
                 jobs=args.jobs,
@@ -400,6 +417,7 @@ def _replay(args: argparse.Namespace) -> int:
                 client=client,
                 checkpoints=args.checkpoints,
                 public_key=args.public_key,
+                only=only,
             )
     except (ArchiveError, EngineMissing) as exc:
         print(f"showdown audit replay: {exc}", file=sys.stderr)
@@ -411,6 +429,9 @@ def _replay(args: argparse.Namespace) -> int:
         print(f"Redis not reachable, the live chain was not compared: {totals.live_unchecked}", file=sys.stderr)
     if totals.tree_heads:
         print(f"{totals.tree_heads} signed tree heads checked against the Merkle tree of the files")
+    if only is not None:
+        others = f"; not proven: {', '.join(totals.unproven)}" if totals.unproven else "; no other shard"
+        print(f"shards proven: {', '.join(totals.shards)}{others}")
     verdict = "every entry holds" if not found else f"{len(found)} difference{'s' if len(found) != 1 else ''}"
     if resets:
         verdict += f"; the chain restarted {len(resets)} time{'s' if len(resets) != 1 else ''} (RESET above)"
