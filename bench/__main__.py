@@ -22,6 +22,7 @@ import matplotlib.pyplot as plt
 from bench import (
     Figure,
     Section,
+    ab_worker,
     aof,
     api,
     archive,
@@ -66,7 +67,7 @@ def main() -> None:
     started = time.monotonic()
     sections: list[Section] = []
     for name, run in (("evaluator", evaluator.section), ("variants", variants.section), ("equity", equity.section),
-                      ("worker", worker.section),
+                      ("worker", worker.section), ("stream vs inbox", ab_worker.section),
                       ("tournament", tournament.section), ("replay", replay.section),
                       ("persistence", aof.section), ("cluster", cluster.section),
                       ("archive", archive.section), ("merkle log", tlog.section), ("scale", scale.section),

