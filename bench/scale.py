@@ -12,6 +12,10 @@ own tests and benchmark build. Then, in interleaved rounds, :func:`~showdown_ser
 Each run's differences are checked empty (the archive is intact). The figure: the engine's speed against
 multiprocessing's (``--jobs 2`` seconds / ``--engine dask`` seconds). Target: within 10% (0.9x).
 
+``python -m bench.scale --shards``: a driver a shard (``audit replay --shard``, docs/scale.md): in interleaved
+rounds, the whole one-process replay against each shard's alone: wall time and CPU (the fastest round), and the
+driver's share of each run's CPU (its CPU less its tasks' alone, the median of the rounds).
+
 ``python -m bench.scale --ray`` also runs Ray (``pip install ray``: not in any extra) the same way, one task per
 file, for the engine choice written down in docs/scale.md.
 """
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import statistics
 import sys
 import tempfile
 import time
@@ -108,12 +113,13 @@ class RayEngine:
         self.ray.shutdown()
 
 
-def tasks_alone(settings: Settings) -> float:
+def tasks_alone(settings: Settings, only: list[str] | None = None) -> float:
     """CPU seconds of the tasks' work alone (every file read and its rows prepared: :func:`prepare_part`), in this
-    one process: the rest of a one-process replay's CPU is the driver's (proving in chain order)."""
+    one process: the rest of a one-process replay's CPU is the driver's (proving in chain order). ``only``: these
+    shards' files."""
     store = open_store(settings.archive_url)
     started = time.process_time()
-    for job in scale.jobs(store, settings, scale.plan(store, shards(store))):
+    for job in scale.jobs(store, settings, scale.plan(store, only or shards(store))):
         assert not isinstance(prepare_part(job), str)
     return time.process_time() - started
 
@@ -139,6 +145,39 @@ def measure(settings: Settings, engines: dict[str, Engine], rounds: int = ROUNDS
             seconds[name].append(took)
     best = {name: min(taken) for name, taken in seconds.items()}
     return best | {"entries": float(entries), "tasks": min(alone), "cpu": min(cpu)}
+
+
+def split(rounds: int = ROUNDS) -> None:
+    """``python -m bench.scale --shards``: the whole replay against each shard's (``only``), one process each,
+    interleaved; the fastest round of each, and the driver's share of its CPU."""
+    with tempfile.TemporaryDirectory(prefix="showdown-bench-scale-") as tmp:
+        settings = build(Path(tmp))
+        names = shards(open_store(settings.archive_url))
+        runs = ["whole", *names]
+        wall: dict[str, list[float]] = {run: [] for run in runs}
+        cpu: dict[str, list[float]] = {run: [] for run in runs}
+        driver: dict[str, list[float]] = {run: [] for run in runs}
+        entries: dict[str, int] = {}
+        for r in range(rounds):
+            for run in runs if r % 2 == 0 else runs[::-1]:
+                only = None if run == "whole" else [run]
+                started = time.process_time()
+                took, totals = timed(settings, only=only)
+                used = time.process_time() - started
+                wall[run].append(took)
+                cpu[run].append(used)
+                driver[run].append(used - tasks_alone(settings, only))
+                entries[run] = totals.entries
+    whole, whole_cpu = min(wall["whole"]), min(cpu["whole"])
+    for run in runs:
+        share = statistics.median(d / c for d, c in zip(driver[run], cpu[run], strict=True))
+        print(
+            f"{'whole replay' if run == 'whole' else f'--shard {run}'}, {entries[run]:,} entries: fastest "
+            f"{min(wall[run]):.2f} s ({min(wall[run]) / whole:.2f} of the whole's), CPU {min(cpu[run]):.2f} s "
+            f"({min(cpu[run]) / whole_cpu:.2f}); the driver's share of its CPU, median of the rounds: {share:.0%}"
+        )
+    print(f"the shards' runs together: {sum(min(wall[run]) for run in names) / whole:.2f} of the whole's time, "
+          f"{sum(min(cpu[run]) for run in names) / whole_cpu:.2f} of its CPU")  # fmt: skip
 
 
 def archive_bytes(settings: Settings) -> int:
@@ -211,5 +250,7 @@ def engines() -> None:
 if __name__ == "__main__":
     if "--ray" in sys.argv[1:]:
         engines()
+    elif "--shards" in sys.argv[1:]:
+        split()
     else:
         print(section().markdown)
