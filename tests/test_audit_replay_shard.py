@@ -188,11 +188,14 @@ def test_the_cli_proves_the_named_shards_and_says_which(
     ],
 )
 def test_the_cli_refuses_an_unknown_shard_with_exit_2(
-    copied: Settings, capsys: pytest.CaptureFixture[str], given: list[str], error: str
+    copied: Settings, tmp_path: Path, capsys: pytest.CaptureFixture[str], given: list[str], error: str
 ) -> None:
-    status = showdown_main(["audit", "replay", copied.archive_url, "--offline", *given])
+    """Before anything runs: no report written (nor a cluster started)."""
+    report = tmp_path / "report.jsonl"
+    status = showdown_main(["audit", "replay", copied.archive_url, "--offline", "--report", str(report), *given])
     assert status == 2
     assert capsys.readouterr().err == f"showdown audit replay: {copied.archive_url} {error}"
+    assert not report.exists()
 
 
 def test_the_cli_refuses_an_empty_shard_name(copied: Settings, capsys: pytest.CaptureFixture[str]) -> None:

@@ -373,6 +373,13 @@ def _replay(args: argparse.Namespace) -> int:
         print("--scheduler goes with --engine dask", file=sys.stderr)
         return 2
     settings = Settings()
+    only = None if args.shard is None else {name for names in args.shard for name in names}
+    try:
+        store = open_store(args.archive, settings)
+        chosen_shards(store, only)  # an unknown shard is refused before a cluster is started or a report written
+    except ArchiveError as exc:
+        print(f"showdown audit replay: {exc}", file=sys.stderr)
+        return 2
     client = None if args.offline else connect(settings)  # connects lazily: Redis is asked only at the end
     found: list[Difference] = []
     resets: list[Difference] = []
@@ -394,13 +401,6 @@ def _replay(args: argparse.Namespace) -> int:
         print(f"DIFFERENCE shard {difference.shard} seq {difference.seq} hand {difference.hand_id}{where}: "
               f"{difference.kind}: {difference.detail}")  # fmt: skip
 
-    only = None if args.shard is None else {name for names in args.shard for name in names}
-    try:
-        store = open_store(args.archive, settings)
-        chosen_shards(store, only)  # an unknown shard is refused before a cluster is started
-    except ArchiveError as exc:
-        print(f"showdown audit replay: {exc}", file=sys.stderr)
-        return 2
     try:
         with contextlib.ExitStack() as stack:
             engine = None
