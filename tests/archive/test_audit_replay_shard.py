@@ -3,7 +3,7 @@ archive of two shards, intact and with every kind of tampering the archive's rep
 exactly that shard's part of the whole run (its differences in the whole run's order, its totals, its exit status),
 so ``--shard a`` and ``--shard b`` together say what the whole run says; an unknown shard is refused, naming the
 shards the archive has. The same on a real local Dask cluster (``--engine dask``: the cluster of
-tests/test_audit_replay_dask.py, two worker processes on 127.0.0.1)."""
+tests/archive/test_audit_replay_dask.py, two worker processes on 127.0.0.1)."""
 
 from __future__ import annotations
 
@@ -23,10 +23,10 @@ from showdown_service.cli.commands import main as showdown_main
 from showdown_service.infra.config import Settings
 from showdown_service.storage.layout import all_files, open_store
 from showdown_service.worker.loop import Worker
-from tests.test_archive import mixed_entries, publish
-from tests.test_audit_replay_dask import TAMPERED, engine
+from tests.archive.test_archive import mixed_entries, publish
+from tests.archive.test_audit_replay_dask import TAMPERED, engine
 
-__all__ = ["engine"]  # the Dask cluster of tests/test_audit_replay_dask.py (a scheduler, two workers), used here
+__all__ = ["engine"]  # the Dask cluster of tests/archive/test_audit_replay_dask.py (a scheduler, two workers)
 
 SHARDS = ("a", "b")
 Archived = tuple[Settings, Path, fakeredis.FakeRedis]
