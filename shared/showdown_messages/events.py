@@ -258,6 +258,13 @@ class JackpotDrop(BaseModel):
         description="What the room took for the jackpot: part of `rake` (everything taken from the pot), taken "
         "after the house's rake. Refused when the program takes another amount (`jackpot_drop_mismatch`)."
     )
+    seed: Chips | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # absent from the canonical JSON (the event's digest) when not given
+        description="What the room puts in the fund when this hand declares the jackpot (the first hand naming "
+        "`jackpot_id` on its shard): money in that no pot paid. A later hand may state it again; another figure, or "
+        "another `program`, is refused `jackpot_program_changed`. Absent: 0.",
+    )
 
 
 class ShowdownEvent(BaseModel):

@@ -220,6 +220,12 @@ class JackpotRole(_Out):
     ppm: Annotated[int, Field(ge=0, le=1_000_000)] = Field(
         description="The role's parts per million of the fund before the payout (seats sharing a role split it)."
     )
+    amount: Amount | None = Field(
+        default=None,
+        description="What the seat was paid from the fund: the role's ppm of `fund_before` plus the drop, rounded "
+        "down (split equally, rounded down, among the role's seats). Absent where the fund is not kept (a replay "
+        "of a history).",
+    )
 
 
 class JackpotSettled(_Out):
@@ -235,6 +241,15 @@ class JackpotSettled(_Out):
     winning_hand: str | None = Field(default=None, description="The hand that beat it, for people.")
     roles: tuple[JackpotRole, ...] = Field(
         default=(), description="With a bad beat: every seat dealt in with its role and share, seats ascending."
+    )
+    fund_before: Amount | None = Field(
+        default=None,
+        description="The fund's balance before this hand (its ledger in Redis; the seed when the hand declares it). "
+        "Absent where the fund is not kept (a replay of a history).",
+    )
+    fund_after: Amount | None = Field(
+        default=None,
+        description="The fund's balance after this hand: `fund_before` + `drop` - the amounts paid.",
     )
 
 

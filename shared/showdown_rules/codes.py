@@ -145,6 +145,10 @@ CODES: dict[str, str] = {
     "from pots of its minimum or more, after the rake).",
     "bad_jackpot_program": "A jackpot program that cannot be: shares that could pay more than the fund, a "
     "qualifying hand no poker hand is, a negative drop.",
+    "jackpot_pot_under_minimum": "A jackpot drop from a pot under its program's minimum (in big blinds): the "
+    "program drops nothing there.",
+    "jackpot_program_changed": "A hand naming a jackpot declared (by its first hand) with another program, or "
+    "stating another seed: a jackpot id keeps its rules.",
     # The table's currency (issue 36):
     "bad_currency": "currency is not an ISO 4217 code with a minor unit (three upper-case letters the standard "
     "lists: USD, EUR, GBP, JPY, ...; showdown_rules.currencies).",

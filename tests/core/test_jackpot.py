@@ -73,13 +73,14 @@ def test_the_drop_is_one_big_blind_from_pots_of_30_big_blinds_on_every_real_ggpo
         assert check_drop(gg(), jackpot, total, rake, big_blind) == jackpot
 
 
-def test_a_drop_from_a_pot_under_the_threshold_is_refused_jackpot_drop_mismatch() -> None:
-    # HD582731: $28.90 at $0.50/$1 is 28.9 big blinds: no drop; a stated $1 is refused, naming both figures
+def test_a_drop_from_a_pot_under_the_threshold_is_refused_jackpot_pot_under_minimum() -> None:
+    # HD582731: $28.90 at $0.50/$1 is 28.9 big blinds: no drop; a stated $1 is refused with its own code (issue 39's
+    # "Bad input": a drop from a pot under the threshold), naming both figures
     with pytest.raises(InvalidEvent) as caught:
         check_drop(gg(), 100, 2890, 144, 100)
-    assert caught.value.code == "jackpot_drop_mismatch"
+    assert caught.value.code == "jackpot_pot_under_minimum"
     assert caught.value.field == "jackpot.drop"
-    assert "drops 0 from a pot of 2890" in str(caught.value)
+    assert "drops nothing from a pot of 2890, under its minimum of 3000" in str(caught.value)
     assert "stated 100" in str(caught.value)
     with pytest.raises(InvalidEvent, match=r"drops 100 .* stated 0"):
         check_drop(gg(), 0, 3000, 150, 100)

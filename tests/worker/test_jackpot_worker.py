@@ -73,7 +73,8 @@ def test_a_real_ggpoker_drop_settles_and_a_wrong_one_is_a_dead_letter(
     results, dead = _run(fake, make_settings, ggpoker_kings(), wrong)
     [result] = results
     ShowdownResult.model_validate(result)
-    assert result["jackpot"] == {"jackpot_id": "ggpoker-bbj-usd", "program": HOLDEM, "drop": 200, "bad_beat": False}
+    assert result["jackpot"] == {"jackpot_id": "ggpoker-bbj-usd", "program": HOLDEM, "drop": 200, "bad_beat": False,
+                                 "fund_before": 0, "fund_after": 200}  # fmt: skip
     [letter] = dead
     assert letter[b"code"] == b"jackpot_drop_mismatch"
     assert b"drops 200 from a pot of 25186" in letter[b"message"]
@@ -92,9 +93,10 @@ def test_a_bad_beat_names_the_hands_and_every_seats_share(fake: fakeredis.FakeRe
         (2, "winner", 30_000),
         (3, "other", 8_000),
     ]
+    # the fund was declared by this hand (no seed): its 100 drop, then 10% = 10, 3% = 3, 0.8% = 0 (rounded down)
     assert describe_result(result).endswith(
-        "jackpot 100 dropped to ggpoker-bbj-usd; bad beat: Full house, Aces full of Tens loses to Four of a kind, "
-        "Tens, Ace kicker (p1 loser 10%, p2 winner 3%, p3 other 0.8% of the fund)"
+        "jackpot 100 dropped to ggpoker-bbj-usd (fund 0 -> 87); bad beat: Full house, Aces full of Tens loses to "
+        "Four of a kind, Tens, Ace kicker (p1 loser 10% 10, p2 winner 3% 3, p3 other 0.8% 0 of the fund)"
     )
     raked = sum(pot["rake"] for pot in result["pots"])
     assert (raked, sum(a["amount"] for a in result["awards"]) + raked) == (400, 6100)  # the drop is in the rake
@@ -150,3 +152,125 @@ def test_only_the_first_run_out_is_a_bad_beat(
     [result], dead = _run(fake, make_settings, doc)
     assert dead == []
     assert result["jackpot"]["bad_beat"] is beat
+
+
+def plo_hand(hand_id: str, **jackpot: Any) -> dict[str, Any]:
+    """A PLO pot of 40 big blinds (rake 200, the 100 drop in it) naming the hold'em hands' jackpot id."""
+    return event(
+        seat(1, "As Ks Qd Jd", 2000),
+        seat(2, "2c 2d 7h 8h", 2000),
+        board="3c 4d 9s Th 5s",
+        variant="omaha",
+        rake=200,
+        hand_id=hand_id,
+        stakes={"small_blind": 50, "big_blind": 100},
+        jackpot={"jackpot_id": "ggpoker-bbj-usd", "program": "ggpoker-bad-beat-plo", "drop": 100} | jackpot,
+    )
+
+
+def _fund(fake: fakeredis.FakeRedis, make_settings: Any, jackpot_id: str = "ggpoker-bbj-usd") -> dict[str, str]:
+    key = make_settings().keys("default").jackpot(jackpot_id)
+    stored: dict[bytes, bytes] = fake.hgetall(key)  # type: ignore[assignment]  # a client without decode_responses
+    return {k.decode(): v.decode() for k, v in stored.items()}
+
+
+def test_the_fund_is_a_ledger_in_redis_and_a_bad_beat_pays_amounts_from_it(
+    fake: fakeredis.FakeRedis, make_settings: Any
+) -> None:
+    # the first hand declares the fund with its seed (1,000,000) and drops 200; the bad beat drops 100, then pays
+    # GGPoker's shares of the 1,000,300 that leaves: 10% = 100,030, 3% = 30,009, 0.8% = 8,002 (rounded down)
+    declared = ggpoker_kings(seed=1_000_000)
+    results, dead = _run(fake, make_settings, declared, bad_beat_hand())
+    assert dead == []
+    first, beat = (r["jackpot"] for r in results)
+    assert (first["fund_before"], first["fund_after"]) == (1_000_000, 1_000_200)
+    assert [(r["seat"], r["role"], r["amount"]) for r in beat["roles"]] == [
+        (1, "loser", 100_030),
+        (2, "winner", 30_009),
+        (3, "other", 8_002),
+    ]
+    assert (beat["fund_before"], beat["fund_after"]) == (1_000_200, 1_000_300 - 138_041)
+    for result in results:
+        ShowdownResult.model_validate(result)
+    fund = _fund(fake, make_settings)
+    assert fund == {
+        "program": HOLDEM, "seed": "1000000", "balance": "862259", "hands": "2", "drops": "2", "dropped": "300",
+        "payouts": "1", "paid": "138041", "last_paid": "138041", "last_bad_beat": "BB-1",
+        "last_at": fund["last_at"],
+    }  # fmt: skip
+    assert int(fund["seed"]) + int(fund["dropped"]) - int(fund["paid"]) == int(fund["balance"])  # money in == out
+
+
+def test_a_hand_sent_again_moves_the_fund_once(fake: fakeredis.FakeRedis, make_settings: Any) -> None:
+    # the dedupe key is set in the commit that moves the fund: a re-sent hand is a duplicate and moves nothing
+    settings = make_settings()
+    keys = settings.keys("default")
+    worker = Worker(settings, fake)
+    worker.prepare_groups()
+    for docs in ([ggpoker_kings(seed=500), bad_beat_hand(), ggpoker_kings(seed=500)], [bad_beat_hand()]):
+        for doc in docs:
+            fake.xadd(keys.events, {"event": json.dumps(doc)})
+        worker.step()
+        worker.flush()
+    assert len(read_range(fake, keys.results)) == 2
+    fund = _fund(fake, make_settings)
+    assert (fund["hands"], fund["dropped"], fund["payouts"]) == ("2", "300", "1")
+    # 500 + 200 + 100 = 800: 80 + 24 + 6 paid
+    assert (fund["balance"], fund["paid"]) == ("690", "110")
+
+
+def test_a_jackpot_declared_again_with_other_rules_is_refused_jackpot_program_changed(
+    fake: fakeredis.FakeRedis, make_settings: Any
+) -> None:
+    # issue 39, "Bad input": a jackpot declared twice with other rules; nothing paid, the fund untouched
+    other_program = plo_hand("PLO-1")
+    other_seed = ggpoker_kings(seed=7) | {"hand_id": "HD149101-b"}
+    results, dead = _run(fake, make_settings, ggpoker_kings(seed=1000), other_program, other_seed)
+    assert len(results) == 1
+    assert [d[b"code"] for d in dead] == [b"jackpot_program_changed"] * 2
+    assert (
+        b"declared with program 'ggpoker-bad-beat-holdem'; this hand names 'ggpoker-bad-beat-plo'"
+        in dead[0][b"message"]
+    )
+    assert b"declared with a seed of 1000; this hand states 7" in dead[1][b"message"]
+    assert json.loads(dead[0][b"raw"])["hand_id"] == "PLO-1"  # never lost: the dead letter holds the event
+    fund = _fund(fake, make_settings)
+    assert (fund["balance"], fund["hands"]) == ("1200", "1")
+
+
+def test_a_plo_fund_of_its_own_settles_and_a_drop_under_the_minimum_has_its_own_code(
+    fake: fakeredis.FakeRedis, make_settings: Any
+) -> None:
+    small = plo_hand("PLO-small", jackpot_id="plo-fund") | {
+        "players": [seat(1, "As Ks Qd Jd", 1000), seat(2, "2c 2d 7h 8h", 1000)]
+    }
+    results, dead = _run(fake, make_settings, plo_hand("PLO-1", jackpot_id="plo-fund"), small)
+    assert [r["jackpot"]["fund_after"] for r in results] == [100]
+    assert [d[b"code"] for d in dead] == [b"jackpot_pot_under_minimum"]
+    assert b"drops nothing from a pot of 2000, under its minimum of 3000" in dead[0][b"message"]
+
+
+def test_a_batch_without_a_jackpot_commits_as_before(fake: fakeredis.FakeRedis, make_settings: Any) -> None:
+    # no jackpot: no fund read, no argument more for the commit script (it ends with the tournament order id)
+    settings = make_settings()
+    keys = settings.keys("default")
+    plain = bad_beat_hand()
+    del plain["jackpot"], plain["stakes"]
+    fake.xadd(keys.events, {"event": json.dumps(plain)})
+    worker = Worker(settings, fake)
+    worker.prepare_groups()
+    sent: list[Any] = []
+    real = worker._commit_now
+
+    def spy(keys: Any, planned: Any) -> Any:
+        sent.append(planned)
+        return real(keys, planned)
+
+    worker._commit_now = spy  # type: ignore[method-assign]
+    worker._fund_script = None  # type: ignore[assignment]  # never called: a call would raise
+    worker.step()
+    worker.flush()
+    [planned] = sent
+    assert planned.args[-1] == ""  # the order id: the last argument
+    assert not any(k.startswith(keys.jackpot_prefix) for k in planned.keys)
+    assert "jackpot" not in json.loads(read_range(fake, keys.results)[0][1][b"result"])

@@ -8,7 +8,8 @@ come out, nothing else moves it. Each rule with its test (tests/core/test_jackpo
   from a pot whose total (rake included, as the history's ``Total pot``) is at least ``minimum_pot_big_blinds``
   big blinds; nothing from a smaller pot. Every GGPoker cash sample's ``Jackpot`` figure is this drop. The drop
   is taken after the rake (N.J.A.C. 13:69F-14.19(c)): never more than the pot less its rake. A stated drop other
-  than the rule's is refused (``jackpot_drop_mismatch``), naming both figures.
+  than the rule's is refused (``jackpot_drop_mismatch``), naming both figures; a drop from a pot under the
+  minimum, ``jackpot_pot_under_minimum``.
 * **The qualifier** (GGPoker: "AAATT or better loses", PLO 2222; "both hole cards play", a pocket pair for quads;
   first run-out only): the best hand that does not win the pot every live seat contests is the losing hand; it
   qualifies when it is at least ``minimum`` and, with ``both_hole_cards``, some five cards with both hole cards
@@ -20,12 +21,17 @@ come out, nothing else moves it. Each rule with its test (tests/core/test_jackpo
   could pay more than the whole fund at a full table (``bad_jackpot_program``).
 * **Money in == money out.** After any run of hands: the balance is the seed plus every drop less every payout
   (:func:`fold`).
+* **The fund is a ledger** (:class:`Fund`, :func:`take`): the first hand naming a jackpot id declares it (its program
+  and, optionally, its seed: money the room puts in, not from a pot); every later hand names the same program, and a
+  seed it states is the declared one (``jackpot_program_changed`` otherwise: a jackpot declared twice with other
+  rules). Each settled hand adds its drop, then a qualifying bad beat pays its shares from the balance that leaves;
+  the fund never goes negative and always holds ``seed + dropped - paid``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Final
 
@@ -106,10 +112,18 @@ def expected_drop(program: JackpotProgram, pot: int, rake: int, big_blind: int) 
 
 
 def check_drop(program: JackpotProgram, stated: int, pot: int, rake: int, big_blind: int) -> int:
-    """``stated`` if it is the drop ``program`` takes, else :class:`InvalidEvent` ``jackpot_drop_mismatch``."""
+    """``stated`` if it is the drop ``program`` takes, else :class:`InvalidEvent`: ``jackpot_pot_under_minimum`` for
+    a drop from a pot under the program's minimum (it drops nothing there), ``jackpot_drop_mismatch`` otherwise."""
     expected = expected_drop(program, pot, rake, big_blind)
     if stated != expected:
         minimum = program.minimum_pot_big_blinds * big_blind
+        if stated > 0 and pot < minimum:
+            raise InvalidEvent.of(
+                "jackpot_pot_under_minimum",
+                "jackpot.drop",
+                f"program {program.program_id!r} drops nothing from a pot of {pot}, under its minimum of {minimum} "
+                f"({program.minimum_pot_big_blinds} big blinds of {big_blind}); stated {stated}",
+            )
         raise InvalidEvent.of(
             "jackpot_drop_mismatch",
             "jackpot.drop",
@@ -223,6 +237,16 @@ class JackpotOutcome:
     beat: BadBeat | None
     roles: tuple[tuple[int, str, int], ...]
     """``(seat, role, the role's parts per million of the fund)``, seats ascending; empty without a bad beat."""
+    program: JackpotProgram | None = None
+    """The program itself (its shares), for :func:`take`."""
+    seed: int | None = None
+    """The seed the event states for the fund (taken when this hand declares it)."""
+    fund_before: int | None = None
+    """The fund's balance before this hand (set once the fund is known: :func:`take`)."""
+    fund_after: int | None = None
+    """The fund's balance after this hand's drop and payout."""
+    amounts: tuple[int, ...] = ()
+    """With a bad beat and the fund known: each role's amount paid, in the order of :attr:`roles`."""
 
 
 def outcome(
@@ -230,11 +254,13 @@ def outcome(
 ) -> JackpotOutcome:
     """The hand's jackpot outcome: each seat's role in ``beat`` (``dealt``: every seat dealt in) with its ppm."""
     if beat is None:
-        return JackpotOutcome(jackpot_id, program.program_id, drop, None, ())
+        return JackpotOutcome(jackpot_id, program.program_id, drop, None, (), program)
     ppm = {"loser": program.loser_ppm, "winner": program.winner_ppm, "other": program.other_ppm}
     roles = [(seat, "loser") for seat in beat.losers] + [(seat, "winner") for seat in beat.winners]
     roles += [(seat, "other") for seat in set(dealt) - set(beat.losers) - set(beat.winners)]
-    return JackpotOutcome(jackpot_id, program.program_id, drop, beat, tuple(sorted((s, r, ppm[r]) for s, r in roles)))
+    return JackpotOutcome(
+        jackpot_id, program.program_id, drop, beat, tuple(sorted((s, r, ppm[r]) for s, r in roles)), program
+    )
 
 
 def fold(seed: int, moves: Iterable[tuple[int, Payout | None]]) -> int:
@@ -252,18 +278,112 @@ def fold(seed: int, moves: Iterable[tuple[int, Payout | None]]) -> int:
     return balance
 
 
+@dataclass(frozen=True, slots=True)
+class Fund:
+    """A jackpot's fund as its ledger keeps it: what declared it, its balance and what moved it."""
+
+    jackpot_id: str
+    program_id: str
+    """The program the first hand declared the jackpot with: every later hand names it."""
+    seed: int
+    """What the room put in when declaring it (not from a pot): counted as money in."""
+    balance: int
+    hands: int = 0
+    """Hands settled with this jackpot (whatever their drop)."""
+    drops: int = 0
+    """Of them, those that dropped something."""
+    dropped: int = 0
+    """Every drop, summed."""
+    payouts: int = 0
+    """Bad beats paid."""
+    paid: int = 0
+    """Every payout, summed."""
+    last_bad_beat: str | None = None
+    """The hand id of the last bad beat paid."""
+    last_paid: int = 0
+    """What it paid."""
+    last_at: str | None = None
+    """When it was settled (the batch's instant, as the audit record writes it)."""
+
+    def check(self) -> Fund:
+        """``self`` if money in == money out (``balance == seed + dropped - paid``) and the fund is not negative,
+        else :class:`InvariantViolation` (a bug: never committed)."""
+        if self.balance < 0 or self.balance != self.seed + self.dropped - self.paid:
+            raise InvariantViolation(
+                f"jackpot {self.jackpot_id!r}: a balance of {self.balance} is not the seed {self.seed} plus "
+                f"{self.dropped} dropped less {self.paid} paid (or is negative)"
+            )
+        return self
+
+
+def declared(fund: Fund, jackpot: JackpotOutcome) -> None:
+    """A hand naming ``fund``'s jackpot names its program and, if it states a seed, the declared seed; else
+    :class:`InvalidEvent` ``jackpot_program_changed`` naming both."""
+    if jackpot.program_id != fund.program_id:
+        raise InvalidEvent.of(
+            "jackpot_program_changed",
+            "jackpot.program",
+            f"jackpot {fund.jackpot_id!r} was declared with program {fund.program_id!r}; this hand names "
+            f"{jackpot.program_id!r} (a jackpot id keeps its program: use a new id for a new program)",
+        )
+    if jackpot.seed is not None and jackpot.seed != fund.seed:
+        raise InvalidEvent.of(
+            "jackpot_program_changed",
+            "jackpot.seed",
+            f"jackpot {fund.jackpot_id!r} was declared with a seed of {fund.seed}; this hand states {jackpot.seed}",
+        )
+
+
+def take(fund: Fund | None, jackpot: JackpotOutcome, hand_id: str, at: str) -> tuple[Fund, JackpotOutcome]:
+    """The hand's drop and payout through its fund (``None``: the hand declares it, with its seed or 0): the fund
+    after, and ``jackpot`` with the fund before and after and each role's amount. Raises :class:`InvalidEvent`
+    (:func:`declared`) or :class:`InvariantViolation`."""
+    if fund is None:
+        seed = jackpot.seed or 0
+        fund = Fund(jackpot.jackpot_id, jackpot.program_id, seed, seed)
+    else:
+        declared(fund, jackpot)
+    before, drop, beat = fund.balance, jackpot.drop, jackpot.beat
+    balance, paid = before + drop, 0
+    amounts: tuple[int, ...] = ()
+    if beat is not None:
+        assert jackpot.program is not None, "a bad beat is decided with its program"
+        paying = payout(jackpot.program, balance, beat, [seat for seat, _, _ in jackpot.roles])
+        by_seat = {share.seat: share.amount for share in paying.shares}
+        amounts = tuple(by_seat[seat] for seat, _, _ in jackpot.roles)
+        paid, balance = paying.paid, paying.after
+    after = Fund(
+        fund.jackpot_id,
+        fund.program_id,
+        fund.seed,
+        balance,
+        fund.hands + 1,
+        fund.drops + (drop > 0),
+        fund.dropped + drop,
+        fund.payouts + (beat is not None),
+        fund.paid + paid,
+        hand_id if beat is not None else fund.last_bad_beat,
+        paid if beat is not None else fund.last_paid,
+        at if beat is not None else fund.last_at,
+    ).check()
+    return after, replace(jackpot, fund_before=before, fund_after=balance, amounts=amounts)
+
+
 __all__ = [
     "ROLES",
     "BadBeat",
+    "Fund",
     "JackpotOutcome",
     "JackpotProgram",
     "JackpotShare",
     "Payout",
     "bad_beat",
     "check_drop",
+    "declared",
     "expected_drop",
     "fold",
     "hand_named",
     "outcome",
     "payout",
+    "take",
 ]

@@ -13,6 +13,11 @@ entries call :func:`decide` with:
 * the audit chain's head the batch chains on;
 * the tournament ledgers (a :class:`Book`) as they stand at that head, when
   the batch has a tournament entry;
+* the jackpot funds (``funds``: :class:`showdown_core.jackpot.Fund` by jackpot
+  id, ``None`` or absent for one not declared yet) as they stand at that head,
+  when the batch has a hand with a jackpot: a settled one adds its drop and
+  pays its bad beat from its fund (docs/jackpot.md), or is refused
+  ``jackpot_program_changed``;
 * ``lost``: the tournaments whose ledgers Redis lost (the archive knows them,
   Redis came back without them): every hand and message of one is refused
   ``ledger_lost`` until its ledger is restored (never settled as a plain
@@ -24,8 +29,9 @@ entries call :func:`decide` with:
   result byte for byte.
 
 It returns each entry's :class:`Decision` (outcome, code, message, the
-result text, the placements, the audit record) and the book as the batch
-leaves it (what changed is the ledger's part of the commit).
+result text, the placements, the audit record), the book as the batch
+leaves it (what changed is the ledger's part of the commit) and the funds it
+moved.
 
 Outcomes: ``settled`` (a hand not seen, a tournament message the ledger
 took); ``duplicate`` (the hand's key holds this event's digest, or a message
@@ -38,13 +44,14 @@ within the batch see each other.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence, Set
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Final, NamedTuple
 
 import orjson
 
-from showdown_core import InvariantViolation, Settlement
+from showdown_core import InvalidEvent, InvariantViolation, Settlement
+from showdown_core.jackpot import Fund, take
 from showdown_core.tournament import SETTLED, Applied, Book
 from showdown_service.decision.audit import Head, make_record, sha256_hex
 from showdown_service.decision.settling import Prepared
@@ -113,6 +120,8 @@ class Decided:
     order_id: str
     """The last entry a tournament's ledger took (or a hand naming a tournament): a commit may not overtake an
     earlier entry still pending elsewhere. ``""`` when none."""
+    funds: dict[str, Fund] = field(default_factory=dict)
+    """The jackpot funds the batch moved, as it leaves them, by jackpot id (the funds' part of the commit)."""
 
 
 _new: Final = tuple.__new__
@@ -142,6 +151,7 @@ def decide(
     at: str,
     book: Book | None = None,
     lost: Set[str] = frozenset(),
+    funds: Mapping[str, Fund | None] | None = None,
 ) -> Decided:
     """Decide every entry of ``batch`` (stream order) and chain its audit record on ``head``.
 
@@ -154,6 +164,7 @@ def decide(
     hands: list[str] = []
     state: dict[str, str | None] = {}
     decisions: list[Decision] = []
+    moved: dict[str, Fund] = {}
     for p in batch:
         remembers = False
         code, message = p.code, p.message
@@ -184,7 +195,14 @@ def decide(
                 outcome, code, message = "rejected", LEDGER_LOST, lost_message(str(p.tournament_id))
             elif current is None:
                 outcome = "settled"
-                if view is not None and p.settlement is not None:  # a tournament hand: the ledger may refuse it
+                if p.jackpot_id is not None:  # a cash hand with a jackpot: its drop and bad beat through its fund
+                    taken = _fund_hand(p, funds, moved, at)
+                    if isinstance(taken, Why):
+                        outcome, code, message = "rejected", taken.code, taken.message
+                    else:
+                        settlement, result = taken
+                        result_sha256 = sha256_hex(result)
+                elif view is not None and p.settlement is not None:  # a tournament hand: the ledger may refuse it
                     ledgered = _ledger_hand(view, p, at)
                     if ledgered is not None:
                         outcome, code, message, placements, changed = ledgered
@@ -208,7 +226,29 @@ def decide(
             p, outcome, code, message, head, worker, at, result, result_sha256, settlement, placements, remembers
         )
         decisions.append(decision)
-    return Decided(decisions, head, hands, view, order_id)
+    return Decided(decisions, head, hands, view, order_id, moved)
+
+
+def _fund_hand(
+    p: Prepared, funds: Mapping[str, Fund | None] | None, moved: dict[str, Fund], at: str
+) -> tuple[Settlement, bytes] | Why:
+    """A settled hand through its jackpot's fund (as ``moved`` left it, else as ``funds`` gives it): the settlement
+    and result with the amounts and the fund before and after, or why it is refused. Keeps the fund's new state in
+    ``moved``. Raises :class:`LedgerInvariant` (money in != out: a bug)."""
+    settlement, jackpot_id = p.settlement, p.jackpot_id
+    assert settlement is not None
+    assert settlement.jackpot is not None
+    assert jackpot_id is not None
+    fund = moved.get(jackpot_id) or (funds or {}).get(jackpot_id)
+    try:
+        fund, jackpot = take(fund, settlement.jackpot, p.hand_id or "", at)
+    except InvalidEvent as exc:
+        return Why(exc.code, exc.message)
+    except InvariantViolation as exc:
+        raise LedgerInvariant(p.entry_id, str(exc)) from exc
+    moved[jackpot_id] = fund
+    settlement = settlement._replace(jackpot=jackpot)
+    return settlement, encode_result(settlement, datetime.fromisoformat(at))
 
 
 def _ledger_hand(

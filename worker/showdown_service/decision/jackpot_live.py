@@ -14,13 +14,17 @@ naming ``jackpot`` is settled as always, then:
   result's ``jackpot`` section.
 
 What a bad beat pays is decided from the fund's balance, a ledger's: the
-shares here are parts per million of it, not yet amounts.
+shares here are parts per million of it. The decision step
+(:func:`showdown_service.decision.decide.decide`) takes the hand through its
+fund (:func:`showdown_core.jackpot.take`), as read with the audit head, and the
+result then gives each role's amount and the fund before and after.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import cache
 from importlib import resources
 from typing import Any, Final
@@ -93,4 +97,7 @@ def apply_jackpot(
     live = [(s.seat, s.cards) for s in showdown.seats if not s.folded and s.cards]
     beat = bad_beat(program, showdown.runs[0], live) if len(live) > 1 else None
     dealt = [s.seat for s in showdown.seats]
-    return settlement._replace(jackpot=outcome(program, jackpot.jackpot_id, drop, beat, dealt))
+    taken = outcome(program, jackpot.jackpot_id, drop, beat, dealt)
+    if jackpot.seed is not None:
+        taken = replace(taken, seed=jackpot.seed)
+    return settlement._replace(jackpot=taken)

@@ -67,9 +67,15 @@ def _in(currency: object) -> Callable[[int], str]:
 def _jackpot(jackpot: Mapping[str, Any], names: Mapping[int, str], cash: Callable[[int], str] = str) -> str:
     """``jackpot 200 dropped to ggpoker-bbj-usd`` and, for a bad beat, who loses with what and the roles' shares."""
     said = f"jackpot {cash(jackpot['drop'])} dropped to {escaped(jackpot['jackpot_id'])}"
+    if "fund_before" in jackpot:  # the fund kept as a ledger: its balance before and after
+        said += f" (fund {cash(jackpot['fund_before'])} -> {cash(jackpot['fund_after'])})"
     if not jackpot["bad_beat"]:
         return said
-    roles = ", ".join(f"{names.get(r['seat'], r['seat'])} {r['role']} {r['ppm'] / 10_000:g}%" for r in jackpot["roles"])
+    roles = ", ".join(
+        f"{names.get(r['seat'], r['seat'])} {r['role']} {r['ppm'] / 10_000:g}%"
+        + (f" {cash(r['amount'])}" if "amount" in r else "")
+        for r in jackpot["roles"]
+    )
     return f"{said}; bad beat: {jackpot['losing_hand']} loses to {jackpot['winning_hand']} ({roles} of the fund)"
 
 

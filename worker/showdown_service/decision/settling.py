@@ -106,6 +106,9 @@ class Prepared:
     """The dead letter this entry was requeued from (``showdown dead-letters --requeue``), for its audit record."""
     body_changed: bool = False
     """Requeued with an edited body (``--event FILE``), not the dead letter's own payload."""
+    jackpot_id: str | None = None
+    """The hand's jackpot (its fund is read when the commit is planned, and the hand taken through it); its
+    settlement is kept."""
 
     @property
     def valid(self) -> bool:
@@ -206,7 +209,8 @@ def _judge(
     known = event.__dict__
     tournament_id = known["tournament_id"]
     if tournament_id is None:
-        kept, round_, bounties_given = (settlement if keep_settlement else None), None, False
+        kept = settlement if keep_settlement or settlement.jackpot is not None else None
+        round_, bounties_given = None, False
     else:
         kept, round_ = settlement, known["hand_for_hand_round"]
         bounties_given = known["players"][0].bounty is not None
@@ -228,7 +232,9 @@ def _judge(
         None,
         now,
     )
-    if tournament_id is not None:
+    if settlement.jackpot is not None:  # its fund moves when the commit is planned
+        prepared.jackpot_id = settlement.jackpot.jackpot_id
+    elif tournament_id is not None:
         prepared.bounty_cash_ppm = known["bounty_cash_ppm"]
         if known["mystery_bounties"] is not None:
             prepared.mystery_bounties = _mystery(known["mystery_bounties"])

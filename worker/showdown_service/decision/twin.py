@@ -1,8 +1,9 @@
 """The in-memory twin of a shard: what :func:`~showdown_service.decision.decide.decide` needs between entries when
 no Redis holds it, kept the way the worker's Redis keeps it.
 
-A shard's Redis holds, for the decision, three things: the dedupe keys (``hand_id`` -> the digest of the event that
-settled it, each for ``SHOWDOWN_DEDUPE_TTL_S``), the audit chain's head, and the tournaments' ledgers. The worker
+A shard's Redis holds, for the decision, four things: the dedupe keys (``hand_id`` -> the digest of the event that
+settled it, each for ``SHOWDOWN_DEDUPE_TTL_S``), the audit chain's head, the tournaments' ledgers and the jackpot
+funds. The worker
 reads them for each batch; every re-decision outside it (``showdown tournament replay``, ``audit replay``'s
 re-settlement) keeps them here instead, in one place, so the dedupe keys expire the same way everywhere (a key
 ``dedupe_ttl_s`` or more old, on the deciding clock, is gone: Redis's ``EX``) and a broken ledger invariant (a bug)
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from showdown_core.jackpot import Fund
 from showdown_core.tournament import Book
 from showdown_service.decision.audit import EMPTY, Head
 from showdown_service.decision.decide import Decided, LedgerInvariant, decide, refuse_broken
@@ -27,7 +29,7 @@ from showdown_service.decision.settling import Prepared
 class Twin:
     """One shard's dedupe keys, chain head and ledgers, in memory; :meth:`decide` as the worker decides."""
 
-    __slots__ = ("book", "broken", "dedupe_ttl_s", "head", "seen")
+    __slots__ = ("book", "broken", "dedupe_ttl_s", "funds", "head", "seen")
 
     def __init__(self, book: Book | None = None, *, dedupe_ttl_s: float | None, head: Head = EMPTY) -> None:
         self.book = book if book is not None else Book()
@@ -41,6 +43,8 @@ class Twin:
         """hand_id -> (the digest of the event that settled it, when, on the deciding clock)."""
         self.broken: list[LedgerInvariant] = []
         """Every broken invariant met, in order (each refused its entry)."""
+        self.funds: dict[str, Fund] = {}
+        """The jackpot funds, by jackpot id, folded from the first hand of each (as the shard's Redis keeps them)."""
 
     def held(self, hand_ids: Sequence[str], now: float) -> dict[str, str | None]:
         """The live dedupe keys of ``hand_ids`` at ``now`` (a lapsed key is dropped, as Redis expires it)."""
@@ -81,7 +85,7 @@ class Twin:
         book = self.book if ledgers else None
         while True:
             try:
-                decided = decide(batch, seen, start, worker=worker, at=at, book=book)
+                decided = decide(batch, seen, start, worker=worker, at=at, book=book, funds=self.funds)
             except LedgerInvariant as broken:  # a copy-on-write view it half changed is dropped with it
                 self.broken.append(broken)
                 batch = refuse_broken(batch, broken)
@@ -92,5 +96,6 @@ class Twin:
         for d in decided.decisions if remember else ():
             if d.remembers:
                 self.remember(d.prepared.hand_id or "", d.prepared.event_sha256, now)
+        self.funds.update(decided.funds)
         self.head = decided.head
         return decided

@@ -126,7 +126,22 @@ def _jackpot(settlement: Settlement) -> dict[str, Any]:
         ),
         **(
             {"roles": [{"seat": s, "player_id": names[s], "role": r, "ppm": p} for s, r, p in jackpot.roles]}
-            if jackpot.roles
+            if jackpot.roles and not jackpot.amounts
+            else {}
+        ),
+        **(
+            {
+                "roles": [
+                    {"seat": s, "player_id": names[s], "role": r, "ppm": p, "amount": amount}
+                    for (s, r, p), amount in zip(jackpot.roles, jackpot.amounts, strict=True)
+                ]
+            }
+            if jackpot.amounts
+            else {}
+        ),
+        **(
+            {"fund_before": jackpot.fund_before, "fund_after": jackpot.fund_after}
+            if jackpot.fund_before is not None
             else {}
         ),
     }

@@ -146,7 +146,7 @@ def judge(record: HandRecord) -> Verdict:
         except InvalidEvent as exc:
             if exc.code in _CASHOUT_CODES:  # the room's cash-out offer is not the rule's: the history paid otherwise
                 status, kind, reason = MISMATCH, "cash-out", f"the cash-out is not the rule's: {exc}"
-            elif exc.code == "jackpot_drop_mismatch":
+            elif exc.code in {"jackpot_drop_mismatch", "jackpot_pot_under_minimum"}:
                 status, kind, reason = MISMATCH, "jackpot drop", f"the jackpot drop is not the program's: {exc}"
             else:
                 status, kind, reason = ERROR, "settlement refused", f"the service refuses to settle it: {exc}"

@@ -352,6 +352,8 @@ class ShardKeys:
     tournaments_lost: str = ""
     """``tournaments:lost``: the set of the shard's tournaments the archive knows whose ledgers Redis lost: their
     entries are refused (``ledger_lost``) until ``showdown tournament restore`` rebuilds the ledger."""
+    jackpot_prefix: str = ""
+    """``jackpot:<jackpot id>`` hashes hold each jackpot's fund (:mod:`showdown_service.worker.funds`)."""
 
     @classmethod
     def of(cls, settings: Settings, shard: str) -> ShardKeys:
@@ -375,6 +377,7 @@ class ShardKeys:
             audit_epoch=named(f"{settings.audit_name}:epoch"),
             audit_reset=named(f"{settings.audit_name}:reset"),
             tournaments_lost=named("tournaments:lost"),
+            jackpot_prefix=named("jackpot:"),
         )
 
     def seen(self, hand_id: str) -> str:
@@ -385,3 +388,6 @@ class ShardKeys:
 
     def tournament(self, tournament_id: str) -> str:
         return self.tournament_prefix + tournament_id
+
+    def jackpot(self, jackpot_id: str) -> str:
+        return self.jackpot_prefix + jackpot_id

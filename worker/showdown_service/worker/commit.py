@@ -31,11 +31,12 @@ would put the two halves of one contract in two files.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from string import Template
 from typing import Any, Final, NamedTuple
 
+from showdown_core.jackpot import Fund
 from showdown_core.tournament import Book
 from showdown_messages.protocol import (
     AUDIT_FIELD,
@@ -49,6 +50,7 @@ from showdown_service.decision.audit import Head
 from showdown_service.decision.decide import Decided, Decision, LedgerInvariant, decide
 from showdown_service.decision.settling import Prepared
 from showdown_service.infra.config import ShardKeys
+from showdown_service.worker.funds import writes as fund_writes
 from showdown_service.worker.ledger import writes
 
 __all__ = [
@@ -252,6 +254,13 @@ if expected_head == '' then
     redis.call('HSET', KEYS[K.reset], 'epoch', ARGV[H.epoch], 'began_at', at)
   end
 end
+-- 4. jackpot funds (only when the batch moved one): each fund's hash, its fields as one JSON array of strings
+local f = s + 3 + nplaced
+if ARGV[f] then
+  for j = 0, tonumber(ARGV[f]) - 1 do
+    redis.call('HSET', KEYS[tonumber(ARGV[f + 1 + 2 * j])], unpack(cjson.decode(ARGV[f + 2 + 2 * j])))
+  end
+end
 redis.call('SET', head_key, new_head)
 return {1, n}
 """)
@@ -274,8 +283,10 @@ COMMIT_LUA: Final = _LUA.substitute(
 """The commit script. Arguments: :class:`Header`; the count of dedupe keys and the value each must still hold;
 the count of entries and each entry's :class:`EntryArgs`; the count of ledgers, the open set's key index and
 each ledger's :class:`LedgerArgs`; the count of placements, the standings key's index and each placement; the id a
-tournament's order is checked below (``""``: none). Keys: :class:`ScriptKeys`, the dedupe keys, then (with
-tournaments) the standings stream, the shard's open set and the ledgers."""
+tournament's order is checked below (``""``: none); then, only when the batch moved a jackpot fund, the count of funds
+and each fund's key index and fields (a JSON array of strings, :func:`showdown_service.worker.funds.writes`). Keys:
+:class:`ScriptKeys`, the dedupe keys, then (with tournaments) the standings stream, the shard's open set and the
+ledgers, then (with funds) each fund's hash."""
 
 
 @dataclass(slots=True)
@@ -323,18 +334,20 @@ def plan(
     dead_raw_max_bytes: int,
     book: Book | None = None,
     lost: frozenset[str] = frozenset(),
+    funds: Mapping[str, Fund | None] | None = None,
 ) -> Plan:
     """Decide ``batch`` (:func:`showdown_service.decision.decide.decide`) and pack the decision into a commit.
 
     ``batch`` must be non-empty and in stream order. ``seen`` maps dedupe
     keys to the digest they hold (None or missing: absent). ``book`` holds
     the ledgers of the batch's tournaments as they stand at ``head`` (None
-    when the batch has no tournament entry); ``lost``: the batch's tournaments whose ledgers Redis lost. Raises
+    when the batch has no tournament entry); ``lost``: the batch's tournaments whose ledgers Redis lost; ``funds``: the
+    batch's jackpot funds as they stand at ``head`` (None or absent: not declared). Raises
     :class:`~showdown_service.decision.decide.LedgerInvariant` as :func:`decide` does.
     """
     prefix = keys.seen_prefix
     by_hand = {name[len(prefix) :]: value for name, value in seen.items() if name.startswith(prefix)}
-    decided = decide(batch, by_hand, head, worker=consumer, at=at, book=book, lost=lost)
+    decided = decide(batch, by_hand, head, worker=consumer, at=at, book=book, lost=lost, funds=funds)
     planned = pack(keys, decided, start=head, seen=by_hand, group=group, consumer=consumer, at=at,
                    dedupe_ttl_s=dedupe_ttl_s, maxlens=maxlens, dead_raw_max_bytes=dead_raw_max_bytes)  # fmt: skip
     planned.lost = lost
@@ -416,6 +429,12 @@ def pack(
         args += (len(placed), standings, *placed, decided.order_id)
     else:
         args += (0, 0, 0, 0, decided.order_id)
+    if decided.funds:  # absent otherwise: the script reads no argument more for a batch without a jackpot
+        funds = fund_writes(decided.funds)
+        args.append(len(funds))
+        for jackpot_id, fields in funds:
+            script_keys.append(keys.jackpot(jackpot_id))
+            args += (len(script_keys), fields)
     return Plan(keys=script_keys, args=args, decisions=decisions, head=decided.head, seen_keys=seen_keys, book=view)
 
 

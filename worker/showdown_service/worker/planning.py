@@ -29,6 +29,7 @@ from showdown_service.infra.config import ShardKeys
 from showdown_service.infra.connection import REDIS_ERRORS
 from showdown_service.ops.metrics import observe_many
 from showdown_service.worker.commit import LedgerInvariant, Plan, plan
+from showdown_service.worker.funds import load_reply as fund_reply
 from showdown_service.worker.ledger import load_reply
 from showdown_service.worker.restore import leave_if_behind, restore_after_loss, restore_registry
 from showdown_service.worker.state import Entry, WorkerState
@@ -344,6 +345,14 @@ class Planning(WorkerState):
         book, head, lost = self._book(keys, batch, head)
         if head.seq == 0 and self._restore_after_loss(keys):  # restored just now: the lost set moved, read again
             book, head, lost = self._book(keys, batch, head)
+        jackpots = sorted({p.jackpot_id for p in batch if p.jackpot_id is not None})
+        funds = None
+        while jackpots:  # the funds at the head the ledgers are at (read with it: one script)
+            reply = self._fund_script(keys=[keys.audit_head, *map(keys.jackpot, jackpots)])
+            raw_head, funds = fund_reply(jackpots, reply)
+            if (read := Head.decode(raw_head)) == head:
+                break
+            book, head, lost = self._book(keys, batch, read)  # a commit landed since: the ledgers at the new head
         at = utc_text(batch[0].settled_at or datetime.now(UTC))  # the batch's clock, as its results have it
         while True:
             try:
@@ -363,6 +372,7 @@ class Planning(WorkerState):
                         dead_raw_max_bytes=settings.dead_raw_max_bytes,
                         book=book,
                         lost=lost,
+                        funds=funds,
                     )
             except LedgerInvariant as broken:  # a bug: that entry is refused, the rest planned again
                 self.log.critical("ledger_invariant", shard=keys.shard, entry_id=broken.entry_id, error=broken.reason)

@@ -32,6 +32,7 @@ from showdown_service.infra.streams import Row
 from showdown_service.ops.metrics import Metrics
 from showdown_service.ops.sampling import Sampler
 from showdown_service.worker.commit import COMMIT_LUA, Plan
+from showdown_service.worker.funds import LOAD_LUA as FUND_LUA
 from showdown_service.worker.ingress import Ingress
 from showdown_service.worker.ledger import LOAD_LUA
 from showdown_service.worker.restore import Behind
@@ -82,6 +83,8 @@ class WorkerState(ABC):
         self._by_stream = {keys.events.encode(): keys for keys in self.shards.values()}
         self._commit_script = client.register_script(COMMIT_LUA)
         self._load_script = client.register_script(LOAD_LUA)
+        self._fund_script = client.register_script(FUND_LUA)
+        """Reads jackpot funds with the audit head (:mod:`showdown_service.worker.funds`)."""
         self.ingress = Ingress(client, self.shards.values(), count=settings.batch_size)
         """Moves each shard's inbox (the producers' RPUSH-only list) into its events stream before each read."""
         self._deleted_seen: dict[str, str] = {}
