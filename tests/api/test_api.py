@@ -350,7 +350,7 @@ def test_the_committed_openapi_document_is_the_apps() -> None:
         "/v1/hands/{hand_id}", "/v1/results", "/v1/dead-letters", "/v1/tournaments/{tournament_id}/standings",
         "/v1/tournaments/{tournament_id}/events", "/healthz", "/metrics", "/floor/{tournament_id}",
         "/v1/hands/{hand_id}/proof", "/v1/checkpoints/{shard}", "/v1/checkpoints/{shard}/consistency",
-        "/v1/hands/{hand_id}/history", "/hands/{hand_id}",
+        "/v1/hands/{hand_id}/history", "/hands/{hand_id}", "/v1/jackpots/{jackpot_id}",
     }  # fmt: skip
     assert all(set(item) == {"get"} for item in committed["paths"].values()), "read-only: GET only"
 

@@ -41,10 +41,11 @@ OPERATIONS = {
     "/floor/{tournament_id}": "floor",
     "/v1/hands/{hand_id}/history": "get_history",
     "/hands/{hand_id}": "hand_page",
+    "/v1/jackpots/{jackpot_id}": "get_jackpot",
 }
 
 SCOPES = {"hands": "hands:read", "results": "hands:read", "dead-letters": "dead-letters:read",
-          "tournaments": "tournaments:read", "checkpoints": "hands:read"}  # fmt: skip
+          "tournaments": "tournaments:read", "checkpoints": "hands:read", "jackpots": "hands:read"}  # fmt: skip
 """The scope each /v1 route needs, by its path's first part after /v1."""
 
 

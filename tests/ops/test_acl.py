@@ -47,6 +47,7 @@ from showdown_service.worker.ingress import Ingress
 from showdown_service.worker.loop import Worker
 from tests.api_support import bearer, serving, sse_events
 from tests.helpers import REPO, tls_redis_server
+from tests.test_jackpot_worker import ggpoker_kings
 from tests.tournament_builders import all_in, closed, entry, opened
 
 ACL_FILE = REPO / "deploy" / "redis" / "users.acl"
@@ -505,10 +506,13 @@ def test_the_reader_follows_results_with_exactly_its_grants(acl: AclServer, tmp_
     lines = (opened(payouts=[10, 5]), entry("a"), entry("b"), entry("c"), closed())
     publish(acl, [json.loads(line)["tournament"] for line in lines], "tournament")
     publish(acl, [json.dumps(json.loads(all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)]))["event"])])
+    publish(acl, [ggpoker_kings(seed=1000)])  # its jackpot fund is read and written in the worker's scripts
     settle(acl, tmp_path)
     start_counting(acl)
     standings = run(["tournament", "standings", "T", "--json"], acl.env("reader", tmp_path))
     assert [p["player_id"] for p in json.loads(standings.stdout)] == ["b"]
+    fund = run(["jackpot", "ggpoker-bbj-usd", "--json"], acl.env("reader", tmp_path))
+    assert json.loads(fund.stdout)["funds"][0]["balance"] == 1200  # the seed and the hand's drop of 200
     shown = run(["results", "--count", "5"], acl.env("reader", tmp_path))
     assert len(shown.stdout.splitlines()) == 5
     follower = subprocess.Popen(
@@ -859,6 +863,7 @@ def test_the_read_api_serves_every_route_with_exactly_the_api_user_s_grants(acl:
     publish(acl, [json.loads(line)["tournament"] for line in lines], "tournament")
     publish(acl, [json.dumps(json.loads(all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)]))["event"])])
     publish(acl, ["{not json", {**EXAMPLES[0], "hand_id": "never-settled", "pot_size": -1}])
+    publish(acl, [ggpoker_kings()])  # a jackpot's fund: /v1/jackpots/{id}
     settle(acl, tmp_path)
     heartbeat = tmp_path / "heartbeat-api"
     heartbeat.write_bytes(b"")  # one fresh worker, as far as healthz can tell
@@ -872,7 +877,7 @@ def test_the_read_api_serves_every_route_with_exactly_the_api_user_s_grants(acl:
     with serving(settings) as url:
         paths = ("/v1/hands/h1", "/v1/hands/never-settled", "/v1/hands/nope", "/v1/results?tournament_id=T",
                  "/v1/dead-letters", "/v1/tournaments/T/standings", "/v1/tournaments/NOPE/standings",
-                 "/healthz")  # fmt: skip
+                 "/v1/jackpots/ggpoker-bbj-usd", "/healthz")  # fmt: skip
         answers = {path: httpx.get(f"{url}{path}", headers=bearer(), timeout=20) for path in paths}
         with httpx.stream("GET", f"{url}/v1/tournaments/T/events", headers=bearer(), timeout=20) as stream:
             (bust, placement) = sse_events(stream.iter_lines(), 2)
@@ -880,11 +885,12 @@ def test_the_read_api_serves_every_route_with_exactly_the_api_user_s_grants(acl:
     assert statuses == {"/v1/hands/h1": 200, "/v1/hands/never-settled": 200, "/v1/hands/nope": 404,
                         "/v1/results?tournament_id=T": 200, "/v1/dead-letters": 200,
                         "/v1/tournaments/T/standings": 200, "/v1/tournaments/NOPE/standings": 404,
-                        "/healthz": 200}  # fmt: skip
+                        "/v1/jackpots/ggpoker-bbj-usd": 200, "/healthz": 200}  # fmt: skip
     assert answers["/v1/hands/h1"].json()["status"] == "settled"
     assert answers["/v1/hands/never-settled"].json()["status"] == "refused"
     assert len(answers["/v1/dead-letters"].json()["items"]) == 2
     assert [p["player_id"] for p in answers["/v1/tournaments/T/standings"].json()["placements"]] == ["b"]
+    assert answers["/v1/jackpots/ggpoker-bbj-usd"].json()["funds"][0]["balance"] == 200
     assert (bust["event"], placement["event"]) == ("bust", "placement")
     used = used_since_reset(acl) - {"info"}  # the test admin's INFO (commandstats)
     assert used == granted(acl, "api"), f"unused: {granted(acl, 'api') - used}; missing: {used - granted(acl, 'api')}"

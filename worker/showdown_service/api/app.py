@@ -29,6 +29,7 @@ from showdown_service import __version__
 from showdown_service.api import log
 from showdown_service.api.auth import Caller, Refused
 from showdown_service.api.index import ArchiveLookup, no_archive
+from showdown_service.api.jackpots import jackpot_routes
 from showdown_service.api.models import (
     ConsistencyProof,
     DeadLettersPage,
@@ -118,6 +119,7 @@ def create_app(
     _log_routes(app, settings, hands)
     _replay_routes(app, state, hands)  # before /v1/hands/{hand_id:path}, which would take their paths
     _read_routes(app, state, hands, tournaments, letters)
+    jackpot_routes(app, state, hands, ERRORS)  # GET /v1/jackpots/{id}
     _probe_routes(app, state)
     if api_settings.floor:
         _floor_routes(app, state)
@@ -346,9 +348,7 @@ def _probe_routes(app: FastAPI, state: Api) -> None:
 
     @app.get("/healthz", response_class=PlainTextResponse, summary="The judgement of `showdown health`")
     def healthz() -> PlainTextResponse:
-        healthy, lines = health(
-            settings, state.client, growth=False
-        )  # the judgement; the archive lag is health's extra
+        healthy, lines = health(settings, state.client, growth=False)  # the judgement (archive lag: health's)
         shown = [without_paths(line) for line in lines]  # open to all: no file paths of the server
         return PlainTextResponse("\n".join(shown) + "\n", 200 if healthy else 503)
 

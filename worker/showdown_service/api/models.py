@@ -22,7 +22,7 @@ class Error(BaseModel):
     code: str = Field(description="unauthenticated, invalid_token, insufficient_scope, bad_query, "
                       "unknown_tournament, archive_unavailable, archive_incomplete, too_many_requests, "
                       "too_many_streams, too_many_archive_lookups, archive_busy, unknown_shard, no_tree_head, "
-                      "hand_not_archived, not_yet_signed, internal_error")  # fmt: skip
+                      "hand_not_archived, not_yet_signed, unknown_jackpot, internal_error")  # fmt: skip
     message: str
 
 

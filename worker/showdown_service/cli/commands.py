@@ -29,6 +29,7 @@ from showdown_service.cli.archive import register as register_archive
 from showdown_service.cli.dead_letters import register as register_dead_letters
 from showdown_service.cli.equity import register as register_equity
 from showdown_service.cli.icm import register as register_icm
+from showdown_service.cli.jackpot import register as register_jackpot
 from showdown_service.cli.proof import register as register_proof
 from showdown_service.cli.rake import register as register_rake
 from showdown_service.cli.replay import register as register_replay
@@ -94,6 +95,7 @@ REGISTRARS: tuple[Callable[[Commands], None], ...] = (
     register_results,
     register_rake,
     register_equity,
+    register_jackpot,
 )
 """Functions adding the subcommands of other areas (worker, replay, ...) to the parser.
 

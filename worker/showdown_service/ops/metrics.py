@@ -130,6 +130,23 @@ class Metrics:
             shard,
             registry=r,
         )
+        # jackpots: by shard and program, never by jackpot id (a room's own, unbounded); the programs are the data
+        # files the workers ship (data/jackpot/), a handful, and a hand naming another is refused before it counts
+        jackpot = [*shard, "program"]
+        self.jackpot_drops = Counter(
+            "showdown_jackpot_drops", "Settled hands that dropped into a jackpot fund", jackpot, registry=r
+        )
+        self.jackpot_dropped = Counter(
+            "showdown_jackpot_dropped_minor_units", "What the drops put in jackpot funds, minor units", jackpot,
+            registry=r,
+        )  # fmt: skip
+        self.jackpot_payouts = Counter(
+            "showdown_jackpot_payouts", "Bad beats paid from a jackpot fund", jackpot, registry=r
+        )
+        self.jackpot_paid = Counter(
+            "showdown_jackpot_paid_minor_units", "What bad beats took from jackpot funds, minor units", jackpot,
+            registry=r,
+        )  # fmt: skip
         self.tournaments_opened = Counter(
             "showdown_tournaments_opened", "Tournaments opened (an applied open message)", shard, registry=r
         )
@@ -254,6 +271,22 @@ class Metrics:
         for code, n in dead.items():
             self.dead_letters.labels(shard, code).inc(n)
 
+    def count_jackpots(self, shard: str, decisions: Sequence[DecisionLike]) -> None:
+        """Count a committed batch's jackpot drops and bad beats paid, and their amounts, by program (called only
+        for a batch that moved a fund)."""
+        for d in decisions:
+            settlement = d.settlement if d.outcome == "settled" else None
+            jackpot = settlement.jackpot if settlement is not None else None
+            if jackpot is None:
+                continue
+            program = jackpot.program_id
+            if jackpot.drop > 0:
+                self.jackpot_drops.labels(shard, program).inc()
+                self.jackpot_dropped.labels(shard, program).inc(jackpot.drop)
+            if jackpot.beat is not None:
+                self.jackpot_payouts.labels(shard, program).inc()
+                self.jackpot_paid.labels(shard, program).inc(sum(jackpot.amounts))
+
     def _placed(self, shard: str, placements: Sequence[Mapping[str, Any]]) -> None:
         self.placements.labels(shard).inc(len(placements))
         self.prizes_paid.labels(shard).inc(sum(int(p.get("prize") or 0) for p in placements))
@@ -325,3 +358,5 @@ class DecisionLike(Protocol):
     def code(self) -> str | None: ...
     @property
     def placements(self) -> Sequence[Mapping[str, Any]]: ...
+    @property
+    def settlement(self) -> Any: ...

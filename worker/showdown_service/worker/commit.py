@@ -301,6 +301,8 @@ class Plan:
     seen_keys: list[str] = field(default_factory=list)
     book: Book | None = None
     """The tournament ledgers as this commit leaves them (a view of the worker's book), when it touched any."""
+    funds: dict[str, Fund] = field(default_factory=dict)
+    """The jackpot funds this commit moves, as it leaves them (empty: none)."""
     lost: frozenset[str] = frozenset()
     """The batch's tournaments whose ledgers Redis lost (refused ``ledger_lost``): never held by the worker (their
     ledgers are read again until restored)."""
@@ -435,7 +437,8 @@ def pack(
         for jackpot_id, fields in funds:
             script_keys.append(keys.jackpot(jackpot_id))
             args += (len(script_keys), fields)
-    return Plan(keys=script_keys, args=args, decisions=decisions, head=decided.head, seen_keys=seen_keys, book=view)
+    return Plan(keys=script_keys, args=args, decisions=decisions, head=decided.head, seen_keys=seen_keys, book=view,
+                funds=decided.funds)  # fmt: skip
 
 
 def read_reply(reply: list[Any], plan: Plan) -> Conflict | None:

@@ -89,6 +89,25 @@ def load_reply(jackpot_ids: Sequence[str], reply: Sequence[Any]) -> tuple[bytes,
     return reply[0], funds
 
 
+def fund_document(shard: str, fund: Fund) -> dict[str, Any]:
+    """A fund as ``showdown jackpot ID --json`` and ``GET /v1/jackpots/{id}`` give it (one per shard holding it)."""
+    last = None
+    if fund.last_bad_beat is not None:
+        last = {"hand_id": fund.last_bad_beat, "paid": fund.last_paid, "at": fund.last_at}
+    return {
+        "shard": shard,
+        "program": fund.program_id,
+        "balance": fund.balance,
+        "seed": fund.seed,
+        "hands": fund.hands,
+        "drops": fund.drops,
+        "dropped": fund.dropped,
+        "payouts": fund.payouts,
+        "paid": fund.paid,
+        "last_bad_beat": last,
+    }
+
+
 def read_fund(client: Any, keys: ShardKeys, jackpot_id: str) -> Fund | None:
     """The jackpot's fund on one shard (HGETALL of its hash: what the reader user may run), or ``None``."""
     reply: dict[bytes, bytes] = client.hgetall(keys.jackpot(jackpot_id))

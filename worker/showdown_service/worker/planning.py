@@ -396,6 +396,8 @@ class Planning(WorkerState):
         for outcome, count in outcomes.items():
             self.metrics.entries.labels(keys.shard, outcome).inc(count)
         self.metrics.count(keys.shard, decisions, outcomes, tournaments=planned.book is not None)  # dead letters, ...
+        if planned.funds:  # drops and payouts, by program
+            self.metrics.count_jackpots(keys.shard, decisions)
         self.metrics.batch.observe(len(decisions))
         observe_many(  # from each event's XADD (its entry id's milliseconds) to now
             self.metrics.latency.labels(keys.shard),
