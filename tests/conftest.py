@@ -26,7 +26,7 @@ DEPLOY = ("test_deploy_", "test_prometheus_rules", "test_dashboard")
 SLOW = (
     "test_redis_loss_e2e", "test_chaos", "test_audit_replay_dask", "test_replay_real", "test_two_workers",
     "test_redis_behind", "test_tournament_worker", "test_audit_proof", "test_tlog", "test_history_export",
-    "test_audit_replay_shard",
+    "test_audit_replay_shard", "test_jackpot_fund_kills",
 )  # fmt: skip
 """The slowest modules of a full run (``pytest --durations``): whole processes, real data or a cluster each."""
 _SOURCES: dict[Path, str] = {}
