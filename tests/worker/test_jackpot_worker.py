@@ -4,15 +4,20 @@ program (data/jackpot/), refused with its own code and dead-lettered otherwise, 
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 
 import fakeredis
+import orjson
 import pytest
 
 from showdown_core import InvalidEvent
 from showdown_messages import ShowdownResult
+from showdown_service.decision.audit import Head
 from showdown_service.decision.jackpot_live import read_program, shipped_programs
 from showdown_service.decision.render import describe_result
+from showdown_service.decision.settling import prepare
+from showdown_service.decision.twin import Twin
 from showdown_service.infra.streams import read_range
 from showdown_service.worker.loop import Worker
 from tests.helpers import event, refusal, seat
@@ -274,3 +279,28 @@ def test_a_batch_without_a_jackpot_commits_as_before(fake: fakeredis.FakeRedis, 
     assert planned.args[-1] == ""  # the order id: the last argument
     assert not any(k.startswith(keys.jackpot_prefix) for k in planned.keys)
     assert "jackpot" not in json.loads(read_range(fake, keys.results)[0][1][b"result"])
+
+
+def test_a_replay_re_decides_each_hand_through_the_fund_as_the_worker_did(
+    fake: fakeredis.FakeRedis, make_settings: Any
+) -> None:
+    # audit replay's re-settlement (archive/resettle.py) decides through the twin, which folds the funds from each
+    # one's first hand: its results are the worker's, byte for byte
+    results, _ = _run(fake, make_settings, ggpoker_kings(seed=1000), bad_beat_hand(), plo_hand("PLO-1"))
+    keys = make_settings().keys("default")
+    records = [orjson.loads(fields[b"audit"]) for _, fields in read_range(fake, keys.audit)]
+    stored = [fields[b"result"] for _, fields in read_range(fake, keys.results)]
+    twin = Twin(dedupe_ttl_s=None)
+    replayed = []
+    for (entry_id, fields), record in zip(read_range(fake, keys.events), records, strict=True):
+        at = record["at"]
+        prepared = prepare(entry_id.decode(), fields, failures=0, max_deliveries=5, max_payload_bytes=1 << 20,
+                           now=datetime.fromisoformat(at), started=0.0)  # fmt: skip
+        head = Head(record["seq"] - 1, record["prev_hash"] or "")
+        decision = twin.decide([prepared], worker=record["worker"], at=at, now=0.0, head=head).decisions[0]
+        assert (decision.outcome, decision.code) == (record["outcome"], record["code"])
+        if decision.result is not None:
+            replayed.append(decision.result)
+    assert replayed == stored
+    assert len(results) == 2  # the PLO hand refused: jackpot_program_changed, in the replay too
+    assert twin.funds["ggpoker-bbj-usd"].balance == int(_fund(fake, make_settings)["balance"])
