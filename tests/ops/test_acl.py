@@ -47,8 +47,8 @@ from showdown_service.worker.ingress import Ingress
 from showdown_service.worker.loop import Worker
 from tests.api_support import bearer, serving, sse_events
 from tests.helpers import REPO, tls_redis_server
-from tests.test_jackpot_worker import ggpoker_kings
 from tests.tournament_builders import all_in, closed, entry, opened
+from tests.worker.test_jackpot_worker import ggpoker_kings
 
 ACL_FILE = REPO / "deploy" / "redis" / "users.acl"
 DEMO_SECRETS = REPO / "deploy" / "compose" / "demo-secrets"

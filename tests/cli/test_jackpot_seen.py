@@ -16,7 +16,7 @@ from showdown_service.infra.connection import connect
 from showdown_service.ops.metrics import Metrics
 from showdown_service.worker.loop import Worker
 from tests.api_support import bearer, commit, serving
-from tests.test_jackpot_worker import HOLDEM, bad_beat_hand, ggpoker_kings
+from tests.worker.test_jackpot_worker import HOLDEM, bad_beat_hand, ggpoker_kings
 
 FUND = "ggpoker-bbj-usd"
 
