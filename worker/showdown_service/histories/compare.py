@@ -195,6 +195,10 @@ def _compare_cashouts(
     recorded = dict(outcome.cashouts)
     if ours != recorded:
         return MISMATCH, "cash-out", f"cash-out, the house's side: recorded {recorded}, rules give {ours}"
+    if outcome.cashout_fees:  # the fee printed (PokerStars): fee_ppm of the exact value, rounded half to even
+        fees = {c.seat: round(c.value * c.fee_ppm / PPM) for c in settlement.cashouts}
+        if dict(outcome.cashout_fees) != fees:
+            return MISMATCH, "cash-out", f"cash-out fee: recorded {dict(outcome.cashout_fees)}, rules give {fees}"
     said = ", ".join(f"{_seat(c.seat, names)} cashed out on the {c.street} for {c.amount}" for c in settlement.cashouts)
     status, kind, reason = matched
     return status, kind or "cash-out checked", "; ".join(filter(None, (reason, said)))

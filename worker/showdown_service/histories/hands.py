@@ -80,6 +80,9 @@ class StarsOutcome(NamedTuple):
     cashouts: tuple[tuple[int, int], ...] = ()
     """All-in cash-outs written (GGPoker's ``Pays Cashout Risk``, ``Receives Cashout``): ``(seat, the house's
     side)``, what the house kept of the seat's run-out less what it paid, seats ascending."""
+    cashout_fees: tuple[tuple[int, int], ...] = ()
+    """The cash-out fees written (PokerStars' ``| Cash Out Fee $X``): ``(seat, fee)``, seats ascending; each is
+    checked against the fee on the settlement's value (``fee_ppm`` of it, rounded half to even)."""
 
 
 class Bounty(NamedTuple):

@@ -40,6 +40,12 @@ lines (who won which bounty, how much cash and how much added) and the
 finishes (``finished the tournament in 6th place``, ``wins the tournament``)
 go in the record for the comparison. docs/replay.md lists every line read and
 every quirk of the older formats.
+
+An All-in Cash Out (``NAME cashed out the hand for $X | Cash Out Fee $Y``) is
+read into the event's ``cashouts`` (docs/cashout.md; the format from the
+public parser fpdb, jejellyroll-fr/fpdb-3, ``PokerStarsToFpdb.py``): the
+offer X, the fee rule Y / (X + Y) to the half percent, the street of the last
+bet (see :meth:`_Hand._cashed_out`).
 """
 
 from __future__ import annotations
@@ -85,7 +91,7 @@ from showdown_service.histories.patterns import (
 )
 from showdown_service.histories.reader import Head, Reader
 from showdown_service.histories.record import Player as _Player
-from showdown_service.histories.record import Read, Where, fit_rake_ppm, record
+from showdown_service.histories.record import Read, StatedCashOut, Where, fit_rake_ppm, record, with_stated_cashouts
 from showdown_service.histories.room_play import PlayLog, with_play
 
 __all__ = ["fit_rake_ppm", "read_pokerstars"]
@@ -123,7 +129,10 @@ _FINISHED = re.compile(r"^(.+?) finished the tournament in (\d+)(?:st|nd|rd|th) 
 _WINS_TOURNAMENT = re.compile(r"^(.+?) wins the tournament(?: and receives (\S+?))?(?: - congratulations!)?\s*$")
 PKO_CASH_PPM: Final = 500_000
 """PokerStars progressive knockouts pay half of each bounty won in cash and add half to the winner's own."""
-_CASHED_OUT = re.compile(r"^(.+?) cashed out the hand for (\S+)")
+_CASHED_OUT = re.compile(r"^(.+?) cashed out the hand for (\S+?)(?: \| Cash Out Fee (\S+?))?\.?\s*$")
+"""``NAME cashed out the hand for $X | Cash Out Fee $Y`` (All-in Cash Out; the fee may be absent): see
+:meth:`_Hand._cashed_out`."""
+_CASHOUT_STREETS: Final = {0: "preflop", 3: "flop", 4: "turn"}
 _PURCHASE = re.compile(r"^(.+?) (re-buys|takes the add-on) and receives ([\d,]+) chips for (\S.*)$")
 _PURCHASE_MARKERS: Final = (" re-buys and receives ", " takes the add-on")
 _CAP_SUFFIX = re.compile(r" and has reached the \S+ cap$")
@@ -246,6 +255,10 @@ class _Play:
     unverifiable: str = ""
     log: PlayLog = field(default_factory=PlayLog)
     """The betting as phh-std's ``play`` will write it (:mod:`.room_play`)."""
+    bet_board: int = 0
+    """Board games: how many board cards were out at the last bet, call, raise, check or fold."""
+    cashed: list[tuple[str, int, int, int]] = field(default_factory=list)
+    """All-in Cash Outs written: ``(name, amount, fee, line index)``."""
 
     def __post_init__(self) -> None:
         self.names = sorted(self.players, key=len, reverse=True)
@@ -441,6 +454,11 @@ class _Hand:
             seat, rest = int(m.group(1)), m.group(2)
             if won := _WON.findall(rest):
                 play.summary[seat] = sum(self._chips(w, k) for w in won)
+            if "(pot not awarded" in rest:
+                play.unverifiable = (
+                    f"All-in Cash Out: seat {seat}'s cashed-out hand won the run-out and the history pays its pot to "
+                    "nobody ('pot not awarded as player cashed out'): the pots cannot be compared"
+                )
             name = play.seats.get(seat)
             if name is not None:
                 if rest.startswith(name):
@@ -496,14 +514,28 @@ class _Hand:
         elif any(marker in line for marker in _PURCHASE_MARKERS):
             play.purchases.append(self._purchase(line, k, before_seats=False))
         elif m := _CASHED_OUT.match(line):
-            play.unverifiable = (
-                f"All-in Cash Out: {m.group(1)} cashed out the hand for {m.group(2)}, paid as insurance "
-                "rather than by the showdown"
-            )
+            self._cashed_out(play, m, k)
         elif line.startswith("STP added"):
             play.unverifiable = "Splash the Pot: the house added money to the pot"
         elif not (any(marker in line for marker in _INFO) or line.startswith(("Board ", "Hand was run"))):
             raise self._error(HandSyntaxError, k, "not a line of a PokerStars hand")
+
+    def _cashed_out(self, play: _Play, m: re.Match[str], k: int) -> None:
+        """``NAME cashed out the hand for $X | Cash Out Fee $Y``: PokerStars' All-in Cash Out, read into the
+        event's ``cashouts`` (docs/cashout.md). The line does not name its street: PokerStars offers the cash-out
+        once the betting is over (every seat but one all-in), before the cards still to come, so the street is
+        the one the last bet, call or fold was made on. Format read from the public parser fpdb
+        (jejellyroll-fr/fpdb-3, ``PokerStarsToFpdb.py`` and
+        ``regression-test-files/cash/Stars/Flop/2025-NL-6max-USD-0.05-0.10.cashout.txt``)."""
+        if not play.game.board or not play.stakes.money:
+            play.unverifiable = (
+                f"All-in Cash Out: {m.group(1)} cashed out the hand for {m.group(2)}, paid by equity rather than by "
+                "the showdown (a cash-out is checked in a cash game with a board only)"
+            )
+            return
+        name = self._player_of(play, m.group(1), k)
+        fee = self._chips(m.group(3), k) if m.group(3) else 0
+        play.cashed.append((name, self._chips(m.group(2), k), fee, k))
 
     def _action(self, play: _Play, name: str, action: str, k: int) -> None:
         """``NAME: action``: a seat's blind, ante, bet, call, raise, check, fold, draw, show or muck."""
@@ -519,6 +551,7 @@ class _Hand:
         verb, _, rest = action.partition(" ")
         if verb in ("bets", "calls", "raises", "checks", "folds", "brings"):
             play.drawing = False
+            play.bet_board = len(play.board)
         if action.startswith(_FORCED):
             self._forced(play, name, action, k, allin=allin)
         elif verb in ("folds", "checks", "calls", "bets", "raises"):
@@ -647,6 +680,8 @@ class _Hand:
                 raise self._error(ImpossibleAction, purchase.line - 1, f"{purchase.player!r} has no seat in this hand")
         where = Where(self.source, self.hand_id, self.line, self.total_line, self.table, self.currency, self.code)
         read = record(hand, where)
+        if play.cashed:
+            read = self._with_cashouts(play, read)
         if play.purchases:
             read = read._replace(purchases=tuple(play.purchases))
         if (amounts := self._buy_in_amounts()) is not None:
@@ -657,6 +692,14 @@ class _Hand:
             if event is not None:
                 read = read._replace(event=event)
         return read._replace(stakes=self.stakes)
+
+    def _with_cashouts(self, play: _Play, read: HandRecord) -> HandRecord:
+        """``read`` with the All-in Cash Outs written, on the street of the last bet (see :meth:`_cashed_out`)."""
+        street = _CASHOUT_STREETS.get(play.bet_board)
+        if street is None:
+            raise self._error(ImpossibleAction, play.cashed[0][3], "a cash-out after the river's betting: no card left")
+        taken = [StatedCashOut(play.players[name].seat, street, amount, fee) for name, amount, fee, _ in play.cashed]
+        return with_stated_cashouts(read, taken)
 
     def _buy_in_amounts(self) -> tuple[int, int, int] | None:
         """The header's prize, bounty and fee in cents; ``None`` without a three-amount buy-in (or one that does
