@@ -18,6 +18,14 @@ The standard has no uncalled-bet action: the bet nobody called is not in
 any pot, and the reader returns it (docs/replay.md, Open Hand History).
 What a pot pays is compared pot by pot; each pot's ``amount`` must be its
 wins, rake and jackpot.
+
+A ``player_wins`` entry's ``cashout_amount`` and ``cashout_fee`` (hh-specs
+1.4: "the amount paid out to a player if they chose to cash out of a hand
+instead of playing to showdown", its ``win_amount`` still the run-out's) are
+read into the event's ``cashouts`` as PokerStars' lines are (docs/cashout.md):
+the offer is ``cashout_amount``, the fee rule the fee over the two to the half
+percent, the street the one the last bet, call, check or fold was made on (the
+standard names none).
 """
 
 from __future__ import annotations
@@ -30,16 +38,26 @@ from typing import Any, Final
 from showdown_rules.currencies import ISO_4217_EXPONENTS as MINOR
 from showdown_rules.limits import PPM
 from showdown_service.histories.builder import HandBuilder
-from showdown_service.histories.errors import ChipsDoNotAddUp, HandSyntaxError, ReplayError, UnsupportedHand, unreadable
+from showdown_service.histories.errors import (
+    ChipsDoNotAddUp,
+    HandSyntaxError,
+    ImpossibleAction,
+    ReplayError,
+    UnsupportedHand,
+    unreadable,
+)
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import MAX_AMOUNT, TOO_LARGE, Bounty, HandRecord
 from showdown_service.histories.patterns import STREETS_TITLED
 from showdown_service.histories.pokerstars import PKO_CASH_PPM
 from showdown_service.histories.reader import Reader
 from showdown_service.histories.reading import LineCount
+from showdown_service.histories.record import StatedCashOut, with_stated_cashouts
 
 _GAMES: Final = {"holdem": "Hold'em", "omaha": "Omaha", "omahahilo": "Omaha Hi/Lo", "omahahl": "Omaha Hi/Lo"}
 _QUIET: Final = frozenset({"Dealt Cards", "Added Chips", "Sits Down", "Stands Up"})
+_BETTING: Final = frozenset({"Bet", "Raise", "Call", "Check", "Fold"})
+_CASHOUT_STREETS: Final = {0: "preflop", 3: "flop", 4: "turn"}
 
 
 def starts_ohh(text: str) -> bool:
@@ -143,6 +161,7 @@ def _read(hand: HandBuilder, doc: dict[str, Any]) -> HandRecord:
             raise hand.error(HandSyntaxError, hand.start, f"{where}: player_id {value!r} is not a player of the hand")
         return ids[value]
 
+    bet_board = 0  # board cards out at the last bet, call, check or fold: a cash-out's street
     for round_doc in _field(hand, doc, "rounds", list):
         street = str(round_doc.get("street", ""))
         if street in STREETS_TITLED and game.board:
@@ -153,8 +172,11 @@ def _read(hand: HandBuilder, doc: dict[str, Any]) -> HandRecord:
             raise hand.error(HandSyntaxError, hand.start, f"round {round_doc.get('id')}: unknown street {street!r}")
         for action in round_doc.get("actions", []):
             _act(hand, action, who(action.get("player_id"), f"action {action.get('action_number')}"))
+            if action.get("action") in _BETTING:
+                bet_board = len(hand.board)
     pots = _field(hand, doc, "pots", list)
     rake = 0
+    cashed: dict[str, tuple[int, int]] = {}  # name -> (cashout_amount, cashout_fee), summed over the pots
     for pot in pots:
         number = _whole(hand, pot.get("number", 0), "a pot's number")
         pot_rake = _chips(hand, pot.get("rake") or 0, f"pot {number} rake")
@@ -162,8 +184,15 @@ def _read(hand: HandBuilder, doc: dict[str, Any]) -> HandRecord:
         won = 0
         for win in pot.get("player_wins", []):
             chips = _chips(hand, win.get("win_amount", 0), f"pot {number} win_amount")
-            hand.collect(who(win.get("player_id"), f"pot {number}"), chips, hand.start, number)
+            if chips or win.get("cashout_amount") is None:  # a cashed-out seat that lost is listed for its cash-out
+                hand.collect(who(win.get("player_id"), f"pot {number}"), chips, hand.start, number)
             won += chips
+            if win.get("cashout_amount") is not None:
+                paid = _chips(hand, win["cashout_amount"], f"pot {number} cashout_amount")
+                fee = _chips(hand, win.get("cashout_fee") or 0, f"pot {number} cashout_fee")
+                name = who(win.get("player_id"), f"pot {number}")
+                before = cashed.get(name, (0, 0))
+                cashed[name] = (before[0] + paid, before[1] + fee)
         amount = _chips(hand, pot.get("amount", 0), f"pot {number} amount")
         if won + pot_rake + jackpot != amount:
             reason = f"pot {number}: {won} won, {pot_rake} rake and {jackpot} jackpot are not its amount {amount}"
@@ -180,13 +209,20 @@ def _read(hand: HandBuilder, doc: dict[str, Any]) -> HandRecord:
     progressive = (
         "progressive" in " ".join(str(f) for f in (doc.get("tournament_info") or {}).get("flags") or []).lower()
     )
-    return hand.finish(
+    read = hand.finish(
         game, _field(hand, doc, "dealer_seat", int), str(doc.get("table_name", "ohh")), rake=rake,
         tournament=str((doc.get("tournament_info") or {}).get("tournament_number")) if tournament else None,
         currency="$" if currency == "USD" else "", code=currency, uncalled_written=False, room="Open Hand History",
         bounties=bounties, heads=heads if tournament and heads else None,
         cash_ppm=(PKO_CASH_PPM if progressive else PPM) if tournament and heads else None,
     )  # fmt: skip
+    if not cashed:
+        return read
+    taken_on = _CASHOUT_STREETS.get(bet_board)
+    if taken_on is None:
+        raise hand.error(ImpossibleAction, hand.start, "a cash-out after the river's betting: no card left to deal")
+    seat_of = {p.name: p.seat for p in hand.players.values()}
+    return with_stated_cashouts(read, [StatedCashOut(seat_of[n], taken_on, a, f) for n, (a, f) in cashed.items()])
 
 
 def _money(hand: HandBuilder, value: Any) -> int:
