@@ -44,6 +44,7 @@ from showdown_service.histories.games import Game, room_game
 from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.patterns import (
     CARDS,
+    CASHOUT_STREETS,
     RUN_SECTION,
     RUNS,
     STARS_SEAT,
@@ -73,7 +74,6 @@ _EXTRA = re.compile(r" \| (\w+) (\S+)")
 _OPENINGS: Final = frozenset({"HOLE CARDS", "SHOWDOWN", "SHOW DOWN"})
 _INSURANCE: Final = ("All-in Insurance", "Insurance")
 _CASHOUT: Final = re.compile(r"^(.+?): (Chooses to EV Cashout|Pays Cashout Risk|Receives Cashout)\s*(?:\((\S+)\))?\s*$")
-_CASHOUT_STREET: Final = {0: "preflop", 3: "flop", 4: "turn"}
 FEE_PPM: Final = 10_000
 """GGPoker's EV Cashout fee: 1% of the hand's value (HD149101 fits it to the cent; docs/cashout.md)."""
 _INFO: Final = (" joins the table", " leaves the table", " sits out", " is sitting out", " said,", "Hand was run ")
@@ -216,9 +216,9 @@ def _cash_line(hand: HandBuilder, cashing: dict[str, _Cashing], match: re.Match[
     name, what, amount = match.group(1), match.group(2), match.group(3)
     seen = cashing.setdefault(name, _Cashing())
     if what == "Chooses to EV Cashout":
-        if known not in _CASHOUT_STREET:
+        if known not in CASHOUT_STREETS:
             raise hand.error(ImpossibleAction, k, "an EV Cashout on the river: no card is left to deal")
-        seen.street = _CASHOUT_STREET[known]
+        seen.street = CASHOUT_STREETS[known]
         return
     if amount is None:
         raise hand.error(HandSyntaxError, k, f"expected '{what} ($AMOUNT)'")

@@ -48,7 +48,7 @@ from showdown_service.histories.errors import (
 )
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import MAX_AMOUNT, TOO_LARGE, Bounty, HandRecord
-from showdown_service.histories.patterns import STREETS_TITLED
+from showdown_service.histories.patterns import CASHOUT_STREETS, STREETS_TITLED
 from showdown_service.histories.pokerstars import PKO_CASH_PPM
 from showdown_service.histories.reader import Reader
 from showdown_service.histories.reading import LineCount
@@ -57,7 +57,6 @@ from showdown_service.histories.record import StatedCashOut, with_stated_cashout
 _GAMES: Final = {"holdem": "Hold'em", "omaha": "Omaha", "omahahilo": "Omaha Hi/Lo", "omahahl": "Omaha Hi/Lo"}
 _QUIET: Final = frozenset({"Dealt Cards", "Added Chips", "Sits Down", "Stands Up"})
 _BETTING: Final = frozenset({"Bet", "Raise", "Call", "Check", "Fold"})
-_CASHOUT_STREETS: Final = {0: "preflop", 3: "flop", 4: "turn"}
 
 
 def starts_ohh(text: str) -> bool:
@@ -218,7 +217,7 @@ def _read(hand: HandBuilder, doc: dict[str, Any]) -> HandRecord:
     )  # fmt: skip
     if not cashed:
         return read
-    taken_on = _CASHOUT_STREETS.get(bet_board)
+    taken_on = CASHOUT_STREETS.get(bet_board)
     if taken_on is None:
         raise hand.error(ImpossibleAction, hand.start, "a cash-out after the river's betting: no card left to deal")
     seat_of = {p.name: p.seat for p in hand.players.values()}

@@ -38,3 +38,5 @@ BRACKETED_SEAT: Final = re.compile(r"^Seat (\d+): (.+) \( ?([^()]*?) ?\)$")
 """888poker's and partypoker's seat line: ``Seat 1: NAME ( $970 )``."""
 GAME_NO: Final = re.compile(r"^#Game No\s*:\s*(\d+)\s*$")
 """888poker's and partypoker's ``#Game No : N`` above a hand's banner."""
+CASHOUT_STREETS: Final = {0: "preflop", 3: "flop", 4: "turn"}
+"""The street a cash-out is taken on, by the board cards out then (none is left to deal after the river)."""

@@ -81,6 +81,7 @@ from showdown_service.histories.hands import (
 )
 from showdown_service.histories.patterns import (
     CARDS,
+    CASHOUT_STREETS,
     RUN_SECTION,
     RUNS,
     STARS_SEAT,
@@ -132,7 +133,6 @@ PKO_CASH_PPM: Final = 500_000
 _CASHED_OUT = re.compile(r"^(.+?) cashed out the hand for (\S+?)(?: \| Cash Out Fee (\S+?))?\.?\s*$")
 """``NAME cashed out the hand for $X | Cash Out Fee $Y`` (All-in Cash Out; the fee may be absent): see
 :meth:`_Hand._cashed_out`."""
-_CASHOUT_STREETS: Final = {0: "preflop", 3: "flop", 4: "turn"}
 _PURCHASE = re.compile(r"^(.+?) (re-buys|takes the add-on) and receives ([\d,]+) chips for (\S.*)$")
 _PURCHASE_MARKERS: Final = (" re-buys and receives ", " takes the add-on")
 _CAP_SUFFIX = re.compile(r" and has reached the \S+ cap$")
@@ -695,7 +695,7 @@ class _Hand:
 
     def _with_cashouts(self, play: _Play, read: HandRecord) -> HandRecord:
         """``read`` with the All-in Cash Outs written, on the street of the last bet (see :meth:`_cashed_out`)."""
-        street = _CASHOUT_STREETS.get(play.bet_board)
+        street = CASHOUT_STREETS.get(play.bet_board)
         if street is None:
             raise self._error(ImpossibleAction, play.cashed[0][3], "a cash-out after the river's betting: no card left")
         taken = [StatedCashOut(play.players[name].seat, street, amount, fee) for name, amount, fee, _ in play.cashed]
