@@ -15,8 +15,8 @@ from pathlib import Path
 from showdown_service.histories.compare import Verdict
 from showdown_service.histories.hands import HandRecord, StarsOutcome
 from showdown_service.histories.pokerstars import read_pokerstars
-from showdown_service.histories.record import fee_ppm_of
 from showdown_service.histories.run import replay_file
+from showdown_service.histories.stated import fee_ppm_of
 from tests.helpers import FIXTURES
 
 CASHOUT = FIXTURES / "replay" / "pokerstars" / "cashout.txt"

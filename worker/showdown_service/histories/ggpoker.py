@@ -63,7 +63,7 @@ from showdown_service.histories.reading import (
     split_hands,
     starting_with,
 )
-from showdown_service.histories.record import CashOutLine, with_cashouts, with_jackpot
+from showdown_service.histories.stated import CashOutLine, with_cashouts, with_jackpot
 
 START: Final = "Poker Hand #"
 _HEADER = re.compile(r"^Poker Hand #(\w+):\s*(.*?)\s*(?:\(([^()]*/[^()]*)\))?\s*-\s*[\d/]+ [\d:]+\s*$")

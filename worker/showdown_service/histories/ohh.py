@@ -52,7 +52,7 @@ from showdown_service.histories.patterns import CASHOUT_STREETS, STREETS_TITLED
 from showdown_service.histories.pokerstars import PKO_CASH_PPM
 from showdown_service.histories.reader import Reader
 from showdown_service.histories.reading import LineCount
-from showdown_service.histories.record import StatedCashOut, with_stated_cashouts
+from showdown_service.histories.stated import StatedCashOut, with_stated_cashouts
 
 _GAMES: Final = {"holdem": "Hold'em", "omaha": "Omaha", "omahahilo": "Omaha Hi/Lo", "omahahl": "Omaha Hi/Lo"}
 _QUIET: Final = frozenset({"Dealt Cards", "Added Chips", "Sits Down", "Stands Up"})

@@ -92,8 +92,9 @@ from showdown_service.histories.patterns import (
 )
 from showdown_service.histories.reader import Head, Reader
 from showdown_service.histories.record import Player as _Player
-from showdown_service.histories.record import Read, StatedCashOut, Where, fit_rake_ppm, record, with_stated_cashouts
+from showdown_service.histories.record import Read, Where, fit_rake_ppm, record
 from showdown_service.histories.room_play import PlayLog, with_play
+from showdown_service.histories.stated import StatedCashOut, with_stated_cashouts
 
 __all__ = ["fit_rake_ppm", "read_pokerstars"]
 
