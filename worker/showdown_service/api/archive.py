@@ -19,27 +19,8 @@ from typing import Any
 from showdown_service.api.auth import Refused
 from showdown_service.api.index import ArchiveLookup
 from showdown_service.infra.config import Settings
-from showdown_service.storage.lookup import ArchiveUnreadable, find_archived, registered_archives
-
-STATUS_OF_OUTCOME = {"settled": "settled", "duplicate": "settled", "rejected": "refused", "poison": "refused"}
-"""An archived entry's outcome as the API's status (a duplicate's hand was settled, by an earlier entry)."""
-
-
-def archived_hand(settings: Settings, hand_id: str, registered: dict[str, str] | None = None) -> dict[str, Any] | None:
-    """The archive's document for ``hand_id`` (as the API serves a hand), or None when it holds none.
-    ``registered``: the shards whose archiver is registered (then an archive that cannot be read raises
-    :class:`~showdown_service.storage.lookup.ArchiveUnreadable`)."""
-    found = find_archived(settings, hand_id, registered=registered)
-    if found is None:
-        return None
-    status = STATUS_OF_OUTCOME.get(found.outcome or "", "settled" if found.result is not None else "refused")
-    return {
-        "hand_id": found.hand_id,
-        "status": status,
-        "result": found.result,
-        "dead_letter": found.dead_letter,
-        "audit": found.audit,
-    }
+from showdown_service.read.hands import archived_document
+from showdown_service.storage.lookup import ArchiveUnreadable, registered_archives
 
 
 def lookup(settings: Settings, client: Any = None) -> ArchiveLookup:
@@ -51,7 +32,7 @@ def lookup(settings: Settings, client: Any = None) -> ArchiveLookup:
     def archived(hand_id: str) -> dict[str, Any] | None:
         registered = registered_archives(client, keys) if client is not None else None
         try:
-            return archived_hand(settings, hand_id, registered)
+            return archived_document(settings, hand_id, registered)
         except ArchiveUnreadable as exc:
             raise Refused(503, "archive_unreadable", str(exc)) from exc
 

@@ -20,10 +20,10 @@ from showdown_service.api.auth import Refused
 from showdown_service.archive import proofs
 from showdown_service.archive.merkle import ProofError
 from showdown_service.infra.config import Settings
+from showdown_service.read.hands import in_archive
 from showdown_service.storage.errors import ArchiveError
 from showdown_service.storage.layout import Store, open_store
 from showdown_service.storage.lookup import archive_exists
-from showdown_service.storage.recall import find_hand
 
 
 def _store(settings: Settings, shard: str | None = None) -> Store:
@@ -58,7 +58,7 @@ def hand_proof(settings: Settings, hand_id: str, size: int | None) -> dict[str, 
     """The inclusion proof of the archived entry that settled ``hand_id`` (``showdown proof HAND_ID --json``)."""
     store = _store(settings)
     try:
-        found = find_hand(settings.archive_url, hand_id, settings=settings)
+        found = in_archive(settings, hand_id, url=settings.archive_url)
         leaf = None
         if found is not None and found.seq is not None:
             leaf = proofs.locate(store, found.shard, found.seq, found.entry_id)

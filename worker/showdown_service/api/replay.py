@@ -17,13 +17,11 @@ from urllib.parse import quote
 
 import orjson
 
-from showdown_messages.protocol import EVENT_FIELD_B
 from showdown_service.api.auth import Refused
 from showdown_service.api.state import Api
 from showdown_service.archive.proofs import place_in_log
 from showdown_service.histories.export import NotAHistory, ohh_in_minor_units, ohh_json, phh_text
-from showdown_service.infra.streams import read_range
-from showdown_service.storage.lookup import find_archived
+from showdown_service.read.hands import event_of_entry, in_archive
 
 PAGE_MARK = "/*HAND*/null"
 """Where the page's template takes the hand (a JSON object)."""
@@ -47,13 +45,11 @@ def settled_hand(state: Api, hand_id: str, permit: Any) -> tuple[dict[str, Any],
     newest = found.get("audit") or {}
     if where is not None and newest.get("outcome") == "settled":  # else a later entry (a re-send): the archive's
         entry = where[2].decode()
-        rows = read_range(state.client, state.settings.keys(where[0]).events, low=entry, high=entry, count=1)
-        payload = rows[0][1].get(EVENT_FIELD_B) if rows else None
-        event = orjson.loads(payload) if payload else None
+        event = event_of_entry(state.client, state.settings.keys(where[0]), entry)
         seq = newest.get("seq")
         place = (where[0], seq, entry) if isinstance(seq, int) else None
     if event is None and state.settings.archive_url:
-        archived = find_archived(state.settings, hand_id)
+        archived = in_archive(state.settings, hand_id)
         if archived is not None:
             event = archived.event
             place = (archived.shard, archived.seq, archived.entry_id) if archived.seq is not None else None

@@ -9,23 +9,19 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
-import dataclasses
 import signal
 import sys
-from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 import orjson
 
-from showdown_messages.protocol import AUDIT_FIELD_B, ENTRY_ID_FIELD_B, RAW_FIELD_B, RESULT_FIELD_B
 from showdown_service.cli.proof import register_log_verbs
 from showdown_service.infra.config import Settings
-from showdown_service.infra.connection import REDIS_ERRORS, Client, connect
+from showdown_service.infra.connection import connect
 from showdown_service.infra.stops import STOP_REQUESTED
-from showdown_service.infra.streams import read_range
 
 if TYPE_CHECKING:
     from showdown_service.archive.replay import Difference
@@ -177,66 +173,11 @@ def _archiver(_args: argparse.Namespace) -> int:
     return 0
 
 
-def find_in_redis(client: Client, settings: Settings, hand_id: str) -> HandFound | None:
-    """The hand's entries still in Redis (its audit records, newest first), joined to their texts."""
-    from showdown_service.archive.collect import joined_row  # noqa: PLC0415
-    from showdown_service.decision.audit import sha256_hex  # noqa: PLC0415
-    from showdown_service.storage.recall import best, found_from_row  # noqa: PLC0415
-
-    wanted = f'"hand_id":{orjson.dumps(hand_id).decode()}'.encode()
-    rows: list[dict[str, Any]] = []
-    for shard in settings.shards:
-        keys = settings.keys(shard)
-        for stream_id, fields in _newest_first(client, keys.audit):
-            text = fields.get(AUDIT_FIELD_B, b"")
-            if wanted not in text:
-                continue
-            body = orjson.loads(text)
-            entry = str(body["entry_id"])
-            row = joined_row(keys.shard, stream_id.decode(), text, body, read_range(client, keys.events, low=entry,
-                             high=entry))  # fmt: skip
-            if body.get("result_sha256"):
-                row["result"] = next(
-                    (f[RESULT_FIELD_B].decode() for _, f in _newest_first(client, keys.results)
-                     if sha256_hex(f.get(RESULT_FIELD_B, b"")) == body["result_sha256"]),
-                    None,
-                )  # fmt: skip
-            if body.get("code"):
-                entry_id = str(body["entry_id"]).encode()
-                dead = next(
-                    (f for _, f in _newest_first(client, keys.dead) if f.get(ENTRY_ID_FIELD_B) == entry_id), None
-                )
-                if dead is not None:
-                    shown = {k.decode(): v.decode(errors="replace") for k, v in dead.items() if k != RAW_FIELD_B}
-                    row["dead_letter"] = orjson.dumps(shown).decode()
-            rows.append(row)
-    chosen = best(rows)
-    return None if chosen is None else found_from_row(chosen, "redis")
-
-
-def _newest_first(client: Client, key: str, page: int = 1000) -> Iterator[tuple[bytes, dict[bytes, bytes]]]:
-    high = "+"
-    while True:
-        rows = read_range(client, key, high=high, count=page, newest_first=True)
-        yield from rows
-        if len(rows) < page:
-            return
-        high = "(" + rows[-1][0].decode()
-
-
 def _hand(args: argparse.Namespace) -> int:
-    from showdown_service.storage.recall import find_hand  # noqa: PLC0415
+    from showdown_service.read.hands import find  # noqa: PLC0415
 
     settings = Settings()
-    found = None
-    try:
-        found = find_in_redis(connect(settings), settings, args.hand_id)
-    except REDIS_ERRORS as exc:
-        print(f"Redis not searched: {type(exc).__name__}: {exc}", file=sys.stderr)
-    if found is None:
-        found = find_hand(settings.archive_url, args.hand_id, settings=settings)
-    elif found.event is None:  # Redis trimmed the event stream before the results: the archive keeps the event
-        found = _event_from_archive(found, settings)
+    found = find(settings, args.hand_id, lambda: connect(settings), lambda line: print(line, file=sys.stderr))
     if found is None:
         print(f"hand {args.hand_id} is neither in Redis nor in the archive ({settings.archive_url})", file=sys.stderr)
         return 1
@@ -257,21 +198,6 @@ def _hand(args: argparse.Namespace) -> int:
         print(f"  {name}: {orjson.dumps(value).decode() if value is not None else '(none)'}")
     print(f"  log: {_log_place(found, settings)}")
     return 0
-
-
-def _event_from_archive(found: HandFound, settings: Settings) -> HandFound:
-    """``found`` (in Redis, without its event) with the event the archive holds for the same entry, if it does."""
-    from showdown_service.storage.recall import find_hand  # noqa: PLC0415
-
-    try:
-        archived = find_hand(settings.archive_url, found.hand_id, settings=settings)
-    except Exception as exc:  # any store's failure (a missing directory, S3): say so, show what Redis holds
-        print(f"archive not searched for the event: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return found
-    same = archived is not None and (archived.shard, archived.entry_id) == (found.shard, found.entry_id)
-    if archived is None or archived.event is None or not same:
-        return found
-    return dataclasses.replace(found, event=archived.event)
 
 
 def _query(args: argparse.Namespace) -> int:

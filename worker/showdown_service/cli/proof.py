@@ -119,8 +119,8 @@ def _inclusion(args: argparse.Namespace) -> int:
     from showdown_service.archive import proofs  # noqa: PLC0415
     from showdown_service.archive.merkle import ProofError  # noqa: PLC0415
     from showdown_service.archive.timestamps import TimestampError  # noqa: PLC0415
+    from showdown_service.read.hands import in_archive  # noqa: PLC0415
     from showdown_service.storage.layout import ArchiveError, open_store  # noqa: PLC0415
-    from showdown_service.storage.recall import find_hand  # noqa: PLC0415
 
     settings = Settings()
     url = _store(args, settings)
@@ -128,7 +128,7 @@ def _inclusion(args: argparse.Namespace) -> int:
         return 2
     try:
         store = open_store(url, settings)
-        found = find_hand(url, args.hand_id, settings=settings)
+        found = in_archive(settings, args.hand_id, url=url)
         leaf = None
         if found is not None and found.seq is not None:
             leaf = proofs.locate(store, found.shard, found.seq, found.entry_id)

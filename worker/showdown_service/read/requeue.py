@@ -43,7 +43,6 @@ from showdown_messages.protocol import (
     RAW_BYTES_FIELD_B,
     RAW_FIELD_B,
     REQUEUED_FROM_FIELD,
-    RESULT_FIELD_B,
     TOURNAMENT_FIELD,
 )
 from showdown_messages.tournaments import parse_tournament_message
@@ -54,10 +53,9 @@ from showdown_service.infra.connection import REDIS_ERRORS, Client
 from showdown_service.infra.streams import read_range
 from showdown_service.read.dead_letters import CLAIMED
 from showdown_service.read.dead_letters import resolved_key as dead_letter_marks
-from showdown_service.storage.lookup import ArchiveUnreadable, find_archived, registered_archives
+from showdown_service.read.hands import in_archive, result_in_redis
+from showdown_service.storage.lookup import ArchiveUnreadable, registered_archives
 
-RESULTS_PAGE = 1000
-"""Results read per round trip while looking for a hand's settlement."""
 WHOLE_ENTRY_CODES = frozenset({"ambiguous_entry", "missing_event"})
 """Dead letters whose ``raw`` holds every field of their entry (not one payload)."""
 
@@ -76,7 +74,7 @@ def settled_in_archive(
     settled before those were trimmed is found only in the archive (docs/archive.md). ``registered``: the
     shard's registered archiver, if any (:func:`~showdown_service.storage.lookup.registered_archives`): then
     an archive that cannot be read raises :class:`~showdown_service.storage.lookup.ArchiveUnreadable`."""
-    found = find_archived(settings, hand_id, registered=registered)
+    found = in_archive(settings, hand_id, registered=registered)
     if found is None or found.shard != shard or not isinstance(found.result, dict):
         return None
     return f"archived result {found.entry_id} (seq {found.seq}): {describe_result(found.result)}"
@@ -84,17 +82,8 @@ def settled_in_archive(
 
 def settled_result(client: Client, keys: ShardKeys, hand_id: str) -> str | None:
     """The shard's result for ``hand_id``, in words (``result <entry id>: <pots and awards>``), or None."""
-    needle = b'"hand_id":' + orjson.dumps(hand_id)
-    low = "-"
-    while True:
-        page = read_range(client, keys.results, low=low, count=RESULTS_PAGE)
-        for entry_id, fields in page:
-            raw = fields.get(RESULT_FIELD_B, b"")
-            if needle in raw and (doc := orjson.loads(raw)).get("hand_id") == hand_id:
-                return f"result {entry_id.decode()}: {describe_result(doc)}"
-        if len(page) < RESULTS_PAGE:
-            return None
-        low = "(" + page[-1][0].decode()
+    found = result_in_redis(client, keys, hand_id)
+    return None if found is None else f"result {found[0]}: {describe_result(found[1])}"
 
 
 def requeue(client: Client, settings: Settings, dead_id: str, shard: str, event: Path | None) -> int:
