@@ -28,9 +28,9 @@ import orjson
 
 from showdown_messages.protocol import PLACEMENT_FIELD_B, RESULT_FIELD_B, entry_order
 from showdown_service.api.auth import Refused
-from showdown_service.api.pages import parse_entry_id
 from showdown_service.infra.connection import Client
 from showdown_service.infra.streams import read_range
+from showdown_service.read.pages import parse_entry_id
 
 READ_COUNT = 500
 """Entries of each stream read per poll."""

@@ -20,6 +20,7 @@ from showdown_service.decision.render import describe_result
 from showdown_service.infra.config import Settings
 from showdown_service.infra.connection import Client, connect
 from showdown_service.infra.streams import Fields, read_new, read_range
+from showdown_service.read.pages import ResultFilter, newest
 
 SCAN_CHUNK = 1000
 _RESULT = RESULT_FIELD.encode()
@@ -39,14 +40,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     r.set_defaults(run=run)
 
 
-def matches(result: Mapping[str, Any], args: argparse.Namespace) -> bool:
-    """Whether ``result`` passes every filter of ``args`` given."""
-    return (
-        (args.hand is None or result.get("hand_id") == args.hand)
-        and (args.table is None or result.get("table_id") == args.table)
-        and (args.tournament is None or result.get("tournament_id") == args.tournament)
-        and (args.player is None or any(a.get("player_id") == args.player for a in result.get("awards", ())))
-    )
+def wanted(args: argparse.Namespace) -> ResultFilter:
+    """The results filter ``args`` give (the read API's own, :class:`~showdown_service.read.pages.ResultFilter`)."""
+    return ResultFilter(hand_id=args.hand, player_id=args.player, table_id=args.table, tournament_id=args.tournament)
 
 
 class Places:
@@ -80,26 +76,11 @@ class Places:
                 return
 
 
-def _newest(client: Client, key: str, args: argparse.Namespace, *, high: str) -> list[tuple[bytes, Fields]]:
-    """The newest ``args.count`` matching results of one stream up to ``high``, oldest first."""
-    found: list[tuple[bytes, Fields]] = []
-    while len(found) < args.count:
-        rows = read_range(client, key, high=high, count=SCAN_CHUNK, newest_first=True)
-        for entry_id, fields in rows:
-            if matches(orjson.loads(fields.get(_RESULT, b"{}")), args):
-                found.append((entry_id, fields))
-                if len(found) == args.count:
-                    break
-        if len(rows) < SCAN_CHUNK:
-            break
-        high = f"({rows[-1][0].decode()}"
-    return found[::-1]
-
-
 def run(args: argparse.Namespace) -> int:
     settings = Settings()
     client = connect(settings)
     places = {settings.keys(s).results: Places(client, settings.keys(s).standings) for s in settings.shards}
+    keep = wanted(args)
     # Nothing shown means the stream is empty: follow it from its start ("$" would skip whatever
     # arrives between two reads).
     after: dict[str, bytes] = dict.fromkeys(places, b"0-0")
@@ -108,12 +89,12 @@ def run(args: argparse.Namespace) -> int:
         if not tip:
             continue
         after[key] = tip[0][0]
-        for _, fields in _newest(client, key, args, high=tip[0][0].decode()):
+        for _, fields in newest(client, key, keep, args.count, high=tip[0][0].decode()):
             _print(fields, args.json, places[key])
     for stream, rows in _followed(client, after, follow=args.follow):
         for entry_id, new in rows:
             after[stream] = entry_id
-            if new is not None and matches(orjson.loads(new.get(_RESULT, b"{}")), args):
+            if new is not None and keep.matches(orjson.loads(new.get(_RESULT, b"{}"))):
                 _print(new, args.json, places[stream])
     return 0
 
