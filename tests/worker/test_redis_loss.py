@@ -245,6 +245,39 @@ def test_a_finished_tournament_s_standings_are_read_from_the_archive_when_redis_
     assert json.loads(capsys.readouterr().out) == _uninterrupted(sim.lines, sim.tournament_id)
 
 
+def test_a_running_tournament_whose_ledger_redis_lost_is_refused_ledger_lost_by_the_standings_command(
+    client: redis.Redis, env: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The one standings lookup (read/standings.py): the command finds the tournament in the archive after Redis
+    lost even its registry, and refuses a running one ``ledger_lost`` as the read API does (docs/api.md), never
+    standings rebuilt in process while its entries are refused; the API, asked of an id no shard names in Redis,
+    does not scan the archive for it."""
+    settings = env.model_copy(update={"consumer": "w1", "block_ms": 20})
+    keys = settings.keys("default")
+    sim = _tournament_run()
+    tid = sim.tournament_id
+    cut = len(sim.lines) // 2
+    archiver = archive_all(settings, client)  # from the start: the workers trim no event it has not read
+    publish(client, keys, sim.lines[:cut])
+    drain(settings, client, rounds=cut // 50 + 5)
+    archiver.drain()
+    assert client.hgetall(keys.tournament(tid)), "the tournament runs"
+    client.flushall()
+    capsys.readouterr()
+    assert showdown_main(["tournament", "standings", tid]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (
+        f"showdown tournament standings: ledger_lost: Redis lost tournament {tid!r}'s ledger on shard default and "
+        f"it is still running: `showdown tournament restore {tid}` rebuilds it from the archive\n"
+    )
+    from showdown_service.read.standings import StandingsReader, StandingsRefused
+
+    with pytest.raises(StandingsRefused) as refused:
+        StandingsReader(settings, client).read(tid)
+    assert refused.value.code == "unknown_tournament"
+
+
 def test_restore_all_rebuilds_every_lost_ledger_a_finished_and_a_running_tournament_s_each_as_it_stood(
     client: redis.Redis, env: Settings, capsys: pytest.CaptureFixture[str]
 ) -> None:

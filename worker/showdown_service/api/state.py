@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
-from typing import Any, cast
+from typing import Any
 
 import anyio.to_thread
 from fastapi import Request
@@ -17,19 +17,14 @@ from fastapi.responses import StreamingResponse
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from showdown_core.tournament import Book, Entry, Ledger
 from showdown_service.api import events as sse
 from showdown_service.api.auth import Caller, RateLimit, Refused, Tokens, require
 from showdown_service.api.index import ArchiveLookup, HandIndex
 from showdown_service.api.settings import ApiSettings
-from showdown_service.archive.ledger_restore import RestoreError, rebuild
-from showdown_service.archive.standings import StandingsUnavailable, archived_standings
-from showdown_service.decision.routing import registry_key
 from showdown_service.infra import logs
 from showdown_service.infra.config import Settings
 from showdown_service.infra.connection import REDIS_ERRORS, Client
-from showdown_service.storage.lookup import archive_exists
-from showdown_service.worker.ledger import read_book
+from showdown_service.read.standings import StandingsReader, StandingsRefused
 
 KEEPALIVE_S = 15.0
 """An event stream quiet this long sends a comment line (proxies close idle connections)."""
@@ -99,10 +94,8 @@ class Api:
         self.floor_streams_of: dict[str, int] = {}
         """Floor event streams open by client address."""
         self.log = logs.get_logger(component="api")
-        self.archived: dict[tuple[str, str], list[dict[str, Any]]] = {}
-        """Expired tournaments' placement objects read from the archive, by (shard, tournament id)."""
-        self.rebuilt_books: dict[tuple[str, str], Book] = {}
-        """Finished tournaments whose ledgers Redis lost, rebuilt from the archive, by (shard, tournament id)."""
+        self.standings_reader = StandingsReader(settings, client, kept=ARCHIVED_KEPT)
+        """The one standings lookup, keeping what the archive answered."""
         self.registry = CollectorRegistry()
         self.requests = Counter(
             "showdown_api_requests", "Requests served, by route and status.", ["route", "status"],
@@ -140,35 +133,24 @@ class Api:
         return caller
 
     def tournament_shard(self, tournament_id: str) -> str:
-        """The shard holding the tournament: the registry's (see :mod:`~.decision.routing`), else the first
-        configured shard with its ledger (one opened before the registry)."""
-        raw = cast(bytes | None, self.client.hget(registry_key(self.settings.key_prefix), tournament_id))
-        held = raw.decode() if raw is not None else None
-        if held is not None and held in self.settings.shards:
-            return held
-        for shard in self.settings.shards:
-            if self.client.exists(self.settings.keys(shard).tournament(tournament_id)):
-                return shard
-        raise Refused(404, "unknown_tournament", f"no shard holds tournament {tournament_id!r}")
+        """The shard holding the tournament (:meth:`~showdown_service.read.standings.StandingsReader.shard_of`)."""
+        shard = self.standings_reader.shard_of(tournament_id)
+        if shard is None:
+            raise Refused(404, "unknown_tournament", f"no shard holds tournament {tournament_id!r}")
+        return shard
 
     def standings(self, tournament_id: str) -> dict[str, Any]:
-        shard = self.tournament_shard(tournament_id)
-        book = read_book(self.client, self.settings.keys(shard), tournament_id)
-        ledger = book.ledgers.get(tournament_id) if book is not None else None
-        if book is None or ledger is None:  # Redis lost even its short ledger (the registry still names its shard)
-            book = self.rebuilt(shard, tournament_id)
-            ledger = book.ledgers[tournament_id]
-        assert ledger is not None
-        playing: list[Entry] = []
-        if ledger.expired:  # its places are in the archive (docs/archive.md): read there, never guessed
-            finished = self.archived_standings(shard, tournament_id, ledger)
-        else:
-            finished, playing = book.standings(tournament_id)
+        """The standings route's body, from the one standings lookup (:mod:`showdown_service.read.standings`)."""
+        try:
+            found = self.standings_reader.read(tournament_id)
+        except StandingsRefused as exc:
+            raise Refused(404 if exc.code == "unknown_tournament" else 503, exc.code, exc.message) from exc
+        ledger, book = found.ledger, found.book
         deal = ledger.deal
         mystery = ledger.rules.mystery_from is not None
         return {
             "tournament_id": tournament_id,
-            "shard": shard,
+            "shard": found.shard,
             "registration_open": ledger.registration_open,
             "over": ledger.over,
             "prize_pool": sum(ledger.rules.payouts),
@@ -183,7 +165,7 @@ class Api:
             "mystery_envelopes_left": [{"amount": a, "count": c} for a, c in book.envelopes_left(tournament_id).items()]
             if mystery
             else None,
-            "placements": finished,
+            "placements": found.finished,
             "playing": [
                 {
                     "player_id": e.player_id,
@@ -193,52 +175,9 @@ class Api:
                     "bounty_cash": e.bounty_cash,
                     "mystery_bounty_cash": e.mystery_cash,
                 }
-                for e in playing
+                for e in found.playing
             ],
         }
-
-    def rebuilt(self, shard: str, tournament_id: str) -> Book:
-        """A tournament the registry places on ``shard`` whose ledger Redis lost (a loss, issue 33): a finished
-        one's ledger rebuilt from the archive's entries (kept once read: it never changes), as ``showdown tournament
-        standings`` does; a running one is refused ``ledger_lost`` (503) until ``showdown tournament restore``
-        writes its ledger back; 404 when the archive never knew it."""
-        found = self.rebuilt_books.get((shard, tournament_id))
-        if found is not None:
-            return found
-        unknown = Refused(404, "unknown_tournament", f"no shard holds tournament {tournament_id!r}")
-        if not archive_exists(self.settings.archive_url):
-            raise unknown
-        try:
-            rebuilt = rebuild(self.settings, shard, tournament_id)
-        except RestoreError as exc:
-            if "holds no ledger" in str(exc):
-                raise unknown from exc
-            raise Refused(503, "archive_unavailable", str(exc)) from exc
-        if not rebuilt.ledger.over:
-            raise Refused(
-                503, "ledger_lost",
-                f"Redis lost tournament {tournament_id!r}'s ledger on shard {shard} and it is still running: "
-                f"`showdown tournament restore {tournament_id}` rebuilds it from the archive",
-            )  # fmt: skip
-        book = Book({tournament_id: rebuilt.ledger})
-        if len(self.rebuilt_books) >= ARCHIVED_KEPT:
-            del self.rebuilt_books[next(iter(self.rebuilt_books))]  # the oldest read
-        self.rebuilt_books[(shard, tournament_id)] = book
-        return book
-
-    def archived_standings(self, shard: str, tournament_id: str, ledger: Ledger) -> list[dict[str, Any]]:
-        """The placement objects of an expired ledger, from the archive (kept once read: they never change)."""
-        key = (shard, tournament_id)
-        found = self.archived.get(key)
-        if found is None:
-            try:
-                found = archived_standings(self.settings, shard, tournament_id, ledger)
-            except StandingsUnavailable as exc:
-                raise Refused(503, exc.code, exc.message) from exc
-            if len(self.archived) >= ARCHIVED_KEPT:
-                del self.archived[next(iter(self.archived))]  # the oldest read
-            self.archived[key] = found
-        return found
 
     def reserve_stream(self, address: str | None) -> Callable[[], None]:
         """A place for an event stream (``address``: a floor stream's client; None: a token holder's), and what

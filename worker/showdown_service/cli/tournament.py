@@ -8,7 +8,10 @@ records) of the finished entries, in that order.
 A finished tournament whose ledger expired (docs/archive.md) is answered from
 the archive at ``SHOWDOWN_ARCHIVE_URL`` (its placement records), exactly as
 the full ledger answered; one whose ledger Redis lost altogether (it came back
-without its data) from its ledger rebuilt from the archive, in process.
+without its data) from its ledger rebuilt from the archive, in process; a
+running one whose ledger Redis lost is refused ``ledger_lost`` until
+``showdown tournament restore``. The one standings lookup, the read API's too:
+:mod:`showdown_service.read.standings`.
 
 Restore (``tournament restore ID``): after a Redis loss, the ledger of a
 tournament the workers refuse as ``ledger_lost`` is rebuilt from the archive
@@ -17,8 +20,8 @@ letters are then requeued in order.
 
 Exit status: 0 done; 1 the tournament is on no configured shard, its ledger
 expired and the archive cannot answer (named on stderr: ``archive_unavailable``
-or ``archive_incomplete``), or (replay) some line was refused; 2 a file cannot
-be read.
+or ``archive_incomplete``), its ledger was lost while it runs (``ledger_lost``),
+or (replay) some line was refused; 2 a file cannot be read.
 """
 
 from __future__ import annotations
@@ -32,14 +35,12 @@ from typing import Any
 
 from showdown_core.tournament import Book, Deal, Entry
 from showdown_service.archive.ledger_restore import RestoreError, rebuild, restore
-from showdown_service.archive.standings import StandingsUnavailable, archived_standings
 from showdown_service.decision.render import escaped
 from showdown_service.decision.tournament_replay import TournamentReplay
 from showdown_service.infra.config import Settings
 from showdown_service.infra.connection import connect
 from showdown_service.infra.examples import file_lines
-from showdown_service.storage.lookup import archive_exists
-from showdown_service.worker.ledger import read_book
+from showdown_service.read.standings import StandingsReader, StandingsRefused
 from showdown_service.worker.restore import lost_tournaments
 
 
@@ -71,33 +72,16 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def run_standings(args: argparse.Namespace) -> int:
     settings = Settings()
     client = connect(settings)  # no CLIENT SETNAME: the reader ACL user may not
-    for shard in settings.shards:
-        book = read_book(client, settings.keys(shard), args.tournament_id)
-        if book is not None:
-            ledger = book.ledgers.get(args.tournament_id)
-            finished = None
-            if ledger is not None and ledger.expired:  # its places are in the archive: read there, never guessed
-                try:
-                    finished = archived_standings(settings, shard, args.tournament_id, ledger)
-                except StandingsUnavailable as exc:
-                    sys.stderr.write(f"showdown tournament standings: {exc.code}: {exc.message}\n")
-                    return 1
-            _print(book, args.tournament_id, as_json=args.json, finished=finished)
-            return 0
-    for shard in settings.shards:  # Redis lost even its short ledger: rebuilt from the archive, in process
-        try:
-            rebuilt = rebuild(settings, shard, args.tournament_id) if archive_exists(settings.archive_url) else None
-        except RestoreError as exc:
-            if "holds no ledger" in str(exc):
-                continue
-            sys.stderr.write(f"showdown tournament standings: archive_unavailable: {exc}\n")
-            return 1
-        if rebuilt is not None:
-            _print(Book({args.tournament_id: rebuilt.ledger}), args.tournament_id, as_json=args.json)
-            return 0
-    shards = ", ".join(settings.shards)
-    sys.stderr.write(f"showdown tournament standings: no tournament {args.tournament_id!r} on shards {shards}\n")
-    return 1
+    try:
+        found = StandingsReader(settings, client).read(args.tournament_id, search_archive=True)
+    except StandingsRefused as exc:
+        shards = ", ".join(settings.shards)
+        unknown = f"no tournament {args.tournament_id!r} on shards {shards}"
+        why = unknown if exc.code == "unknown_tournament" else f"{exc.code}: {exc.message}"
+        sys.stderr.write(f"showdown tournament standings: {why}\n")
+        return 1
+    _print(found.book, args.tournament_id, as_json=args.json, finished=found.finished if found.archived else None)
+    return 0
 
 
 def run_restore(args: argparse.Namespace) -> int:
