@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -295,3 +296,56 @@ def test_the_tests_are_grouped_as_the_packages_are() -> None:
         assert (tests / name / "__init__.py").is_file(), name
         assert any((tests / name).glob("test_*.py")), f"tests/{name}/ holds no test"
         assert (REPO / tested).exists(), tested
+
+
+HAND_LOOKUP = re.compile(r"\bfind_hand\b|\bfind_archived\b|\"hand_id\":(?:'|\{)|get\(\"hand_id\"\)\s*[!=]=")
+"""The marks of looking a hand up: the archive's hand finders, the JSON text a stream scan looks for, an entry's
+``hand_id`` compared with the one asked."""
+STANDINGS_LOOKUP = re.compile(r"\bread_book\(|\barchived_standings\(|\bregistry_key\(")
+"""The marks of looking standings up: a ledger read from Redis, an expired one's places from the archive, the
+registry asked for a tournament's shard."""
+
+
+def _marked(pattern: re.Pattern[str], allowed: tuple[str, ...]) -> list[str]:
+    """The service's modules outside the ``allowed`` packages (or modules) whose source has ``pattern``."""
+    found = []
+    for path in sorted(SERVICE.rglob("*.py")):
+        name = path.relative_to(SERVICE).as_posix()
+        if not name.startswith(allowed) and pattern.search(path.read_text(encoding="utf-8")):
+            found.append(name)
+    return found
+
+
+def test_a_hand_is_looked_up_by_the_read_side_alone() -> None:
+    """Issue 35: one hand lookup (``read/hands.py``, the API's live index ``read/index.py``): no module outside
+    ``read/`` and ``storage/`` finds a hand in the archive or scans a stream for a hand id; the API, ``showdown
+    hand``, ``showdown proof`` and the requeue import the read side's lookup."""
+    assert _marked(HAND_LOOKUP, ("read/", "storage/")) == []
+    graph = _module_imports((REPO / "worker", REPO / "shared"))
+    lookup = {"showdown_service.read.hands", "showdown_service.read.index"}
+    for user in ("api.index", "api.archive", "api.replay", "api.log", "cli.archive", "cli.proof", "read.requeue"):
+        assert graph[f"showdown_service.{user}"] & lookup, user
+
+
+def test_standings_and_results_are_read_by_the_read_side_alone() -> None:
+    """Issue 35: one standings lookup (``read/standings.py``) and one results filter (``read/pages.py``), each
+    used by the read API and the command line: nothing above the read side reads a ledger or asks the registry."""
+    below = ("infra/", "ops/", "decision/", "storage/", "worker/", "archive/", "read/")  # where ledgers are kept
+    assert _marked(STANDINGS_LOOKUP, below) == []
+    graph = _module_imports((REPO / "worker", REPO / "shared"))
+    for user in ("api.state", "cli.tournament"):
+        assert "showdown_service.read.standings" in graph[f"showdown_service.{user}"], user
+    for user in ("api.pages", "cli.results"):
+        assert "showdown_service.read.pages" in graph[f"showdown_service.{user}"], user
+
+
+def test_the_lookup_rules_find_a_scan_outside_the_read_side() -> None:
+    scans = (
+        "needle = f'\"hand_id\":{orjson.dumps(hand_id).decode()}'.encode()",
+        "needle = b'\"hand_id\":' + orjson.dumps(hand_id)",
+        "found = find_hand(url, hand_id)",
+        'if result.get("hand_id") != hand_id:',
+    )
+    assert all(HAND_LOOKUP.search(line) for line in scans)
+    assert not HAND_LOOKUP.search('return {"hand_id": hand_id, **document}')
+    assert STANDINGS_LOOKUP.search("book = read_book(client, keys, tournament_id)")
