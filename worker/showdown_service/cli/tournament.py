@@ -73,7 +73,7 @@ def run_standings(args: argparse.Namespace) -> int:
     settings = Settings()
     client = connect(settings)  # no CLIENT SETNAME: the reader ACL user may not
     try:
-        found = StandingsReader(settings, client).read(args.tournament_id, search_archive=True)
+        found = StandingsReader(settings, client).read(args.tournament_id, search=True)
     except StandingsRefused as exc:
         shards = ", ".join(settings.shards)
         unknown = f"no tournament {args.tournament_id!r} on shards {shards}"

@@ -5,10 +5,11 @@ standings`` alike.
 The rules, in order:
 
 1. **The shard**: the registry's (:mod:`~showdown_service.decision.routing`), else the first configured shard
-   whose ledger is in Redis (one opened before the registry); else, only when the caller asks it
-   (``search_archive``: ``showdown tournament standings``, an operator's one question after Redis lost even its
-   registry), the first shard whose archive holds the tournament's ledger. The read API does not scan the archive
-   for an id no shard names (any client could make it read every file): ``unknown_tournament``.
+   whose ledger is in Redis (one opened before the registry): the read API's. ``showdown tournament standings``
+   searches instead (``search``): the first shard whose ledger HGETALL returns (all the reader ACL user may run:
+   deploy/redis), else, Redis having lost even its registry, the first shard whose archive holds the tournament's
+   ledger. The read API does not scan the archive for an id no shard names (any client could make it read every
+   file): ``unknown_tournament``.
 2. **The ledger**: Redis's; a ledger Redis lost with its data is rebuilt from the archive's entries
    (:func:`~showdown_service.archive.ledger_restore.rebuild`): a finished one is answered from it, a running one
    is refused ``ledger_lost`` until ``showdown tournament restore`` writes it back (what the workers do with its
@@ -89,16 +90,10 @@ class StandingsReader:
                 return shard
         return None
 
-    def read(self, tournament_id: str, *, search_archive: bool = False) -> Standings:
-        """The tournament's standings; :class:`StandingsRefused` when they cannot be answered. ``search_archive``:
-        a tournament no shard names in Redis is looked for in each shard's archive, in order."""
-        shard = self.shard_of(tournament_id)
-        if shard is not None:
-            book = self._held(shard, tournament_id)
-        elif search_archive:
-            shard, book = self._searched(tournament_id)
-        else:
-            raise _unknown(tournament_id)
+    def read(self, tournament_id: str, *, search: bool = False) -> Standings:
+        """The tournament's standings; :class:`StandingsRefused` when they cannot be answered. ``search``: the
+        shard found by each shard's ledger (HGETALL only), then by each shard's archive."""
+        shard, book = self._searched(tournament_id) if search else self._held(tournament_id)
         ledger = book.ledgers[tournament_id]
         assert ledger is not None
         if ledger.expired:  # its places are in the archive (docs/archive.md): read there, never guessed
@@ -107,16 +102,24 @@ class StandingsReader:
         finished, playing = book.standings(tournament_id)
         return Standings(tournament_id, shard, book, ledger, finished, playing, archived=False)
 
-    def _held(self, shard: str, tournament_id: str) -> Book:
-        """The tournament's ledger on ``shard``: Redis's, else (Redis lost even its short ledger) rebuilt."""
+    def _held(self, tournament_id: str) -> tuple[str, Book]:
+        """The shard :meth:`shard_of` names and its ledger: Redis's, else (Redis lost even its short ledger)
+        rebuilt."""
+        shard = self.shard_of(tournament_id)
+        if shard is None:
+            raise _unknown(tournament_id)
         held = read_book(self.client, self.settings.keys(shard), tournament_id)
         if held is None or held.ledgers.get(tournament_id) is None:
-            return self.rebuilt(shard, tournament_id)
-        return held
+            return shard, self.rebuilt(shard, tournament_id)
+        return shard, held
 
     def _searched(self, tournament_id: str) -> tuple[str, Book]:
-        """The first shard whose archive holds the tournament's ledger, and its ledger rebuilt."""
+        """The first shard whose ledger Redis holds, else the first whose archive holds it, and its ledger."""
         for shard in self.settings.shards:
+            book = read_book(self.client, self.settings.keys(shard), tournament_id)
+            if book is not None:
+                return shard, book
+        for shard in self.settings.shards:  # Redis lost even its short ledger: rebuilt from the archive, in process
             try:
                 return shard, self.rebuilt(shard, tournament_id)
             except StandingsRefused as exc:
