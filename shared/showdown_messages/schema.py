@@ -62,7 +62,8 @@ _CHANNELS = {
         "ShowdownResult",
         "result",
         "One entry per settled hand; field `result` holds the JSON, field `entry_id` the id of the events-stream "
-        "entry it settles (as its audit record and any dead letter name it).",
+        "entry it settles (as its audit record and any dead letter name it), field `hand_id` the result's hand_id "
+        "(a reader learns the hand without parsing the JSON; entries an older worker wrote lack it).",
     ),
     "audit": ("AuditRecord", "audit", "One entry per events-stream entry, hash-chained; field `audit` holds the JSON."),
     "dead": (

@@ -13,7 +13,9 @@ share:
 * **Of a hand's entries** (a re-send is an entry too), the one that settled it,
   else the newest (:func:`showdown_service.storage.recall.best`), in Redis and
   in the archive alike.
-* **Which hand an entry names** is read from its JSON's ``hand_id``
+* **Which hand an entry names**: a results entry's ``hand_id`` field (the
+  commit writes it beside the result: :func:`result_hand`), else (an entry an
+  older worker wrote, an event, a dead letter's raw) its JSON's ``hand_id``
   (:func:`hand_of`); a scan looks for the id's JSON text first and parses only
   the entries holding it.
 * **Failing closed**: a shard whose archiver is registered cannot be answered
@@ -29,7 +31,14 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from showdown_messages.protocol import AUDIT_FIELD_B, ENTRY_ID_FIELD_B, EVENT_FIELD_B, RAW_FIELD_B, RESULT_FIELD_B
+from showdown_messages.protocol import (
+    AUDIT_FIELD_B,
+    ENTRY_ID_FIELD_B,
+    EVENT_FIELD_B,
+    HAND_ID_FIELD_B,
+    RAW_FIELD_B,
+    RESULT_FIELD_B,
+)
 from showdown_service.infra.config import Settings, ShardKeys
 from showdown_service.infra.connection import REDIS_ERRORS, Client
 from showdown_service.infra.streams import Fields, read_range
@@ -56,6 +65,13 @@ def hand_of(payload: bytes | None) -> str | None:
     return hand_id if isinstance(hand_id, str) else None
 
 
+def result_hand(fields: Fields) -> str | None:
+    """The hand a results entry settles: its ``hand_id`` field (the commit writes it beside the result), else
+    (an entry an older worker wrote) the result's JSON."""
+    named = fields.get(HAND_ID_FIELD_B)
+    return named.decode(errors="replace") if named else hand_of(fields.get(RESULT_FIELD_B))
+
+
 def _needle(hand_id: str) -> bytes:
     """The JSON text an entry naming ``hand_id`` holds (compact, as the worker writes it)."""
     return b'"hand_id":' + orjson.dumps(hand_id)
@@ -75,10 +91,11 @@ def pages(client: Client, key: str, *, newest_first: bool = False, page: int = P
 
 def result_in_redis(client: Client, keys: ShardKeys, hand_id: str) -> tuple[str, dict[str, Any]] | None:
     """The first result of ``hand_id`` in the shard's results stream: (its entry id, the result), or None."""
-    needle = _needle(hand_id)
+    needle, named = _needle(hand_id), hand_id.encode()
     for entry_id, fields in pages(client, keys.results):
         raw = fields.get(RESULT_FIELD_B, b"")
-        if needle in raw and (doc := orjson.loads(raw)).get("hand_id") == hand_id:
+        field = fields.get(HAND_ID_FIELD_B)
+        if (field == named if field else needle in raw) and (doc := orjson.loads(raw)).get("hand_id") == hand_id:
             return entry_id.decode(), doc
     return None
 

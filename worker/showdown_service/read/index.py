@@ -54,7 +54,7 @@ from showdown_service.infra.config import Settings
 from showdown_service.infra.connection import REDIS_ERRORS, Client
 from showdown_service.infra.streams import Fields
 from showdown_service.read.dead_letters import letter, resolved_key
-from showdown_service.read.hands import hand_of
+from showdown_service.read.hands import hand_of, result_hand
 
 READ_COUNT = 10_000
 """Entries a stream gives the index per read."""
@@ -161,7 +161,7 @@ class HandIndex:
         shard, kind = self._streams.keys[stream]
         for entry_id, fields in rows:
             if kind == "results":
-                hand = hand_of(fields.get(RESULT_FIELD_B))
+                hand = result_hand(fields)
                 if hand is not None:
                     self.results[hand] = (shard, entry_id)
             elif kind == "events":

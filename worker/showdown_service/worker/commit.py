@@ -208,7 +208,7 @@ for i = 0, n - 1 do
     redis.call('SET', KEYS[NK + seen_index], ARGV[o + E_DIGEST], 'EX', ttl)
   end
   if result ~= '' then
-    xadd(results, results_maxlen, '$result', result, '$entry_id', id)
+    xadd(results, results_maxlen, '$result', result, '$entry_id', id, '$d_hand_id', ARGV[o + E_HAND])
   end
   if code ~= '' then
     xadd(dead, dead_maxlen, '$d_code', code, '$d_message', ARGV[o + E_MESSAGE], '$d_entry_id', id,
