@@ -20,6 +20,7 @@ result and its audit record join directly); a dead letter the fields of
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, Literal
 
@@ -124,6 +125,48 @@ def entry_order(entry_id: bytes | str) -> tuple[int, int]:
     text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
     ms, _, seq = text.partition("-")
     return int(ms), int(seq or 0)
+
+
+_ENTRY_ID = re.compile(r"([0-9]+)-([0-9]+)")
+"""A stream entry id as text: ASCII digits only (``re``'s ``\\d`` also takes other scripts' digits, which Redis
+refuses)."""
+STREAM_ID_MAX = 2**64 - 1
+"""Redis's largest millisecond and sequence number in a stream entry id."""
+
+
+def parse_entry_id(text: str) -> tuple[int, int] | None:
+    """``text`` as a Redis stream entry id ``(ms, seq)``, or None when it is not one Redis takes as a range's
+    start (each part at most 2^64-1, and not the largest id of all, after which nothing can follow): for ids a
+    client sends (a cursor, ``Last-Event-ID``), which must not be trusted."""
+    match = _ENTRY_ID.fullmatch(text)
+    if match is None:
+        return None
+    ms, seq = int(match[1]), int(match[2])
+    if ms > STREAM_ID_MAX or seq > STREAM_ID_MAX or (ms, seq) == (STREAM_ID_MAX, STREAM_ID_MAX):
+        return None
+    return ms, seq
+
+
+def entry_id_shaped(text: str) -> bool:
+    """Whether ``text`` is written as an entry id (``<digits>-<digits>``), whether or not Redis would take it."""
+    return _ENTRY_ID.fullmatch(text) is not None
+
+
+def is_range_id(text: str) -> bool:
+    """Whether XRANGE takes ``text`` as an id: ``<ms>-<seq>`` or ``<ms>`` alone (its sequence then 0 or the last)."""
+    ms, _, seq = text.partition("-")
+    return ms.isdigit() and (seq.isdigit() or not seq)
+
+
+def entry_ms(entry_id: bytes | str) -> int:
+    """The milliseconds of a stream entry id: when Redis added it (with ``*``)."""
+    return entry_order(entry_id)[0]
+
+
+def next_entry_id(entry_id: bytes | str) -> str:
+    """The least id above ``entry_id`` (an XTRIM MINID that keeps nothing up to it)."""
+    ms, seq = entry_order(entry_id)
+    return f"{ms}-{seq + 1}"
 
 
 def stored_entry_order(text: str) -> tuple[int, int] | None:

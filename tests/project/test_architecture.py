@@ -349,3 +349,18 @@ def test_the_lookup_rules_find_a_scan_outside_the_read_side() -> None:
     assert all(HAND_LOOKUP.search(line) for line in scans)
     assert not HAND_LOOKUP.search('return {"hand_id": hand_id, **document}')
     assert STANDINGS_LOOKUP.search("book = read_book(client, keys, tournament_id)")
+
+
+def test_stream_entry_ids_are_parsed_in_one_place() -> None:
+    """Issue 35's done-when: "the entry-id parser is in one place": ``showdown_messages.protocol`` (``entry_order``,
+    ``parse_entry_id`` for ids a client sends, ``next_entry_id``, ``entry_ms``, ``is_range_id``); no other module of
+    worker/ or shared/ splits an id at its dash (the test servers' slot ranges ``low-high`` are no entry ids)."""
+    allowed = {"shared/showdown_messages/protocol.py", "worker/showdown_service/testing/localredis.py"}
+    splitting = re.compile(r"""\.(?:r?partition|r?split)\(b?["']-["']""")
+    found = [
+        path.relative_to(REPO).as_posix()
+        for folder in ("worker", "shared")
+        for path in sorted((REPO / folder).rglob("*.py"))
+        if path.relative_to(REPO).as_posix() not in allowed and splitting.search(path.read_text(encoding="utf-8"))
+    ]
+    assert found == []

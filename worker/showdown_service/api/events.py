@@ -26,11 +26,10 @@ from typing import Any
 
 import orjson
 
-from showdown_messages.protocol import PLACEMENT_FIELD_B, RESULT_FIELD_B, entry_order
+from showdown_messages.protocol import PLACEMENT_FIELD_B, RESULT_FIELD_B, entry_order, parse_entry_id
 from showdown_service.api.auth import Refused
 from showdown_service.infra.connection import Client
 from showdown_service.infra.streams import read_range
-from showdown_service.read.pages import parse_entry_id
 
 READ_COUNT = 500
 """Entries of each stream read per poll."""

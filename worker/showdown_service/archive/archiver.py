@@ -64,7 +64,7 @@ import pyarrow as pa
 import redis
 from pyarrow.lib import ArrowException
 
-from showdown_messages.protocol import AUDIT_FIELD_B
+from showdown_messages.protocol import AUDIT_FIELD_B, next_entry_id
 from showdown_service.archive import timestamps, tlog
 from showdown_service.archive.checkpoints import append_copy, copy_holds, load_private_key, sign
 from showdown_service.archive.collect import Cursors, collect, events_floor
@@ -735,8 +735,7 @@ class Archiver:
             (keys.standings, cursors.standings_id),
         ):
             if last_id:
-                ms, _, n = last_id.partition("-")
-                self.client.xtrim(stream, minid=f"{ms}-{int(n) + 1}", approximate=False)
+                self.client.xtrim(stream, minid=next_entry_id(last_id), approximate=False)
         return seq
 
     def _gauges(self, keys: ShardKeys, state: ShardState) -> Head:

@@ -37,6 +37,8 @@ from showdown_messages.protocol import (
     REQUEUED_FROM_FIELD_B,
     RESULT_FIELD_B,
     TOURNAMENT_FIELD_B,
+    entry_order,
+    is_range_id,
 )
 from showdown_service.decision.audit import sha256_hex
 from showdown_service.infra.config import ShardKeys
@@ -100,13 +102,13 @@ def collect(client: Client, keys: ShardKeys, cursors: Cursors, count: int) -> tu
 def _events(client: Client, keys: ShardKeys, entry_ids: list[str]) -> list[list[tuple[bytes, Fields]]]:
     """Each entry's events-stream entry (``[]`` when gone). A batch's entries are nearly contiguous in the
     stream: one XRANGE over their span serves them, and the few it misses are read one by one."""
-    valid = [e for e in entry_ids if _is_id(e)]
+    valid = [e for e in entry_ids if is_range_id(e)]
     found: dict[str, tuple[bytes, Fields]] = {}
     if valid:
-        low, high = min(valid, key=_order), max(valid, key=_order)
+        low, high = min(valid, key=entry_order), max(valid, key=entry_order)
         for entry_id, fields in read_range(client, keys.events, low=low, high=high, count=2 * len(valid) + 100):
             found[entry_id.decode()] = (entry_id, fields)
-    missing = [e for e in entry_ids if e not in found and _is_id(e)]
+    missing = [e for e in entry_ids if e not in found and is_range_id(e)]
     if missing:
         pipe = client.pipeline(transaction=False)
         for wanted in missing:
@@ -115,11 +117,6 @@ def _events(client: Client, keys: ShardKeys, entry_ids: list[str]) -> list[list[
             if rows:
                 found[wanted] = rows[0]
     return [[found[e]] if e in found else [] for e in entry_ids]
-
-
-def _is_id(text: str) -> bool:
-    ms, _, seq = text.partition("-")
-    return ms.isdigit() and (seq.isdigit() or not seq)
 
 
 def joined_row(
@@ -298,8 +295,8 @@ def events_floor(client: Client, keys: ShardKeys, audit_cursor: str) -> str | No
         if group["pending"]:
             oldest = client.xpending(keys.events, group["name"])["min"]
             if oldest is not None:
-                low = min(low, oldest, key=_order)
-        group_floor = _order(low) if group_floor is None else min(group_floor, _order(low))
+                low = min(low, oldest, key=entry_order)
+        group_floor = entry_order(low) if group_floor is None else min(group_floor, entry_order(low))
     if group_floor is None:
         return None
     after = f"({audit_cursor}" if audit_cursor else "-"
@@ -312,11 +309,5 @@ def events_floor(client: Client, keys: ShardKeys, audit_cursor: str) -> str | No
             entry_id = str(orjson.loads(fields[AUDIT_FIELD_B])["entry_id"])
         except (KeyError, orjson.JSONDecodeError, TypeError):
             continue
-        floor = min(floor, _order(entry_id))
+        floor = min(floor, entry_order(entry_id))
     return f"{floor[0]}-{floor[1]}"
-
-
-def _order(entry_id: bytes | str) -> tuple[int, int]:
-    text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
-    ms, _, seq = text.partition("-")
-    return int(ms), int(seq or 0)

@@ -15,7 +15,6 @@ serves the read API's ``/v1/results`` pages and ``showdown results``
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -24,7 +23,7 @@ from typing import Any, cast
 import orjson
 
 from showdown_core.errors import ShowdownError
-from showdown_messages.protocol import RESULT_FIELD_B
+from showdown_messages.protocol import RESULT_FIELD_B, entry_id_shaped, parse_entry_id
 from showdown_service.infra.config import Settings
 from showdown_service.infra.connection import Client
 from showdown_service.infra.streams import Fields, read_range
@@ -61,25 +60,6 @@ class ResultFilter:
         )
 
 
-_ENTRY_ID = re.compile(r"([0-9]+)-([0-9]+)")
-"""A stream entry id as text: ASCII digits only (``re``'s ``\\d`` also takes other scripts' digits, which Redis
-refuses)."""
-STREAM_ID_MAX = 2**64 - 1
-"""Redis's largest millisecond and sequence number in a stream entry id."""
-
-
-def parse_entry_id(text: str) -> tuple[int, int] | None:
-    """``text`` as a Redis stream entry id ``(ms, seq)``, or None when it is not one Redis takes as a range's
-    start (each part at most 2^64-1, and not the largest id of all, after which nothing can follow)."""
-    match = _ENTRY_ID.fullmatch(text)
-    if match is None:
-        return None
-    ms, seq = int(match[1]), int(match[2])
-    if ms > STREAM_ID_MAX or seq > STREAM_ID_MAX or (ms, seq) == (STREAM_ID_MAX, STREAM_ID_MAX):
-        return None
-    return ms, seq
-
-
 @dataclass(frozen=True, slots=True)
 class Position:
     shard_index: int
@@ -93,7 +73,7 @@ def since_id(since: str | None) -> str:
     """The first entry id a ``since`` allows: an entry id as given, or an ISO-8601 time (its millisecond)."""
     if not since:
         return "-"
-    if _ENTRY_ID.fullmatch(since):
+    if entry_id_shaped(since):
         given = parse_entry_id(since)
         if given is None:
             raise BadQuery(f"since={since!r}: an entry id's parts are at most 2^64-1 each")

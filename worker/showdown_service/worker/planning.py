@@ -20,7 +20,7 @@ from typing import Any, cast
 import redis
 
 from showdown_core.tournament import Book
-from showdown_messages.protocol import entry_order
+from showdown_messages.protocol import entry_ms, entry_order
 from showdown_messages.publish import refusal
 from showdown_service.decision.audit import Head
 from showdown_service.decision.decide import refuse_broken, utc_text
@@ -401,7 +401,7 @@ class Planning(WorkerState):
         self.metrics.batch.observe(len(decisions))
         observe_many(  # from each event's XADD (its entry id's milliseconds) to now
             self.metrics.latency.labels(keys.shard),
-            [max(0.0, wall_ms - int(d.prepared.entry_id.partition("-")[0])) / 1000 for d in decisions],
+            [max(0.0, wall_ms - entry_ms(d.prepared.entry_id)) / 1000 for d in decisions],
         )
         for d in decisions:
             if d.code is not None:
