@@ -5,7 +5,7 @@ tests/fixtures/rake_golden.jsonl.gz holds events (``bench.rake_schedule``'s two,
 schedule's own stated, and one more than it) and, for each, the digest of what ``prepare()`` and ``decide()`` made
 of it: the refusal's code and message, or the result document, the event's and the result's digests and the audit
 record as stored. A change that makes the live rake cheaper must leave every one of them as it was (issue 38's
-speed work). Regenerate (only for an intended change of the documents): ``python -m tests.test_rake_golden``.
+speed work). Regenerate (only for an intended change of the documents): ``python -m tests.decision.test_rake_golden``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import hashlib
 import json
 import random
 from datetime import UTC, datetime
-from pathlib import Path
 
 import orjson
 
@@ -24,9 +23,10 @@ from showdown_service.decision.audit import Head
 from showdown_service.decision.decide import decide
 from showdown_service.decision.rake_schedules import load_schedules
 from showdown_service.decision.settling import prepare
+from tests.helpers import FIXTURES
 from tests.strategies import EVERY_GAME, deal_hand
 
-GOLDEN = Path(__file__).resolve().parent / "fixtures" / "rake_golden.jsonl.gz"
+GOLDEN = FIXTURES / "rake_golden.jsonl.gz"
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 SCHEDULES = load_schedules()
 BIG_BLINDS = (2, 10, 100, 300, 7)
