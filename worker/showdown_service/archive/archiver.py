@@ -73,6 +73,7 @@ from showdown_service.archive.metrics import ArchiveMetrics
 from showdown_service.archive.note import Checkpoint
 from showdown_service.archive.note import sign as sign_note
 from showdown_service.decision.audit import GENESIS, Head
+from showdown_service.infra.backoff import Backoff
 from showdown_service.infra.config import Settings, ShardKeys
 from showdown_service.infra.connection import REDIS_ERRORS, Client
 from showdown_service.infra.logs import get_logger
@@ -158,6 +159,8 @@ class Archiver:
         self.settings = settings
         self.client = client
         self.store = store
+        self.backoff = Backoff(settings.backoff_max_s)
+        """The worker's policy: how long :meth:`run` waits after each failed turn (:mod:`.infra.backoff`)."""
         self.metrics = metrics or ArchiveMetrics()
         self.shards = {shard: settings.keys(shard) for shard in settings.shards}
         self.token = f"{settings.consumer}-{uuid.uuid4().hex[:8]}"
@@ -206,7 +209,7 @@ class Archiver:
             except (*REDIS_ERRORS, OSError, ArrowException, ArchiveError) as exc:
                 failures += 1
                 self._states.clear()  # resume from the archive: what was buffered is collected again
-                delay = min(self.settings.backoff_max_s, 0.05 * 2**failures)
+                delay = self.backoff.delay(failures)
                 self._wait(exc, delay)
                 self._stopping.wait(delay)
                 continue

@@ -29,7 +29,7 @@ other workers. Delivery counts are not used: a commit Redis refused
 re-delivers its entries without anything having gone wrong with them.
 
 Redis errors never end the loop: it waits (exponential backoff with jitter,
-capped at ``backoff_max_s``), reconnects, re-reads its own pending entries
+capped at ``backoff_max_s``: :mod:`showdown_service.infra.backoff`), reconnects, re-reads its own pending entries
 and carries on. What it waits for (``Redis refuses writes: OOM``, ...) is
 logged once when the state changes (``redis_unavailable``, then
 ``redis_resumed``), exported as ``showdown_redis_waiting{reason}`` and
@@ -41,7 +41,6 @@ commit, then :meth:`Worker.run` returns.
 from __future__ import annotations
 
 import gc
-import random
 import time
 from concurrent.futures import Future
 from typing import Any
@@ -144,7 +143,7 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
                 ready = False  # after an outage: groups may be new, our pending entries are ours to finish
                 self._forget_in_hand()
                 self.metrics.redis_errors.inc()
-                delay = min(self.settings.backoff_max_s, 0.05 * 2**failures) * random.uniform(0.5, 1.0)  # noqa: S311
+                delay = self.backoff.delay(failures)
                 self._wait_for(exc, attempt=failures, retry_in_s=round(delay, 3))
                 self._stopping.wait(delay)
         try:  # finish what is in hand: the commit in flight, and rows already read (pending for us)

@@ -25,6 +25,7 @@ from showdown_service.decision.audit import Head
 from showdown_service.decision.rake_schedules import schedules_in
 from showdown_service.decision.routing import Router
 from showdown_service.decision.settling import Prepared
+from showdown_service.infra.backoff import Backoff
 from showdown_service.infra.config import Settings, ShardKeys
 from showdown_service.infra.connection import Client, keep_repeated_fields, run_watch
 from showdown_service.infra.logs import get_logger
@@ -70,6 +71,8 @@ class WorkerState(ABC):
         self.settings = settings
         self.rake_schedules = schedules_in(settings.rake_schedules_dir)
         """The rake schedules an event may name: read once, at start (a file that is no schedule stops it)."""
+        self.backoff = Backoff(settings.backoff_max_s)
+        """How long the loop waits after each failed attempt while Redis is down (:mod:`.infra.backoff`)."""
         self.client = client
         keep_repeated_fields(client)  # a field given twice in an entry is refused, not read on its last value
         self._runs = run_watch(client)
