@@ -63,13 +63,10 @@ def publish_lines(client: Client, stream: str, lines: list[str]) -> list[bytes]:
     return list(pipe.execute())
 
 
-def commit(settings: Settings, rounds: int = 3) -> None:
+def commit(settings: Settings) -> None:
     """A worker settles (and commits) everything the shards' streams hold."""
     worker = Worker(settings, connect(settings))
-    worker.prepare_groups()
-    for _ in range(rounds):
-        worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
     worker.ingress.stop()  # as a stopped worker does: its inbox watcher's wait ends before the caller goes on
 
 

@@ -64,10 +64,7 @@ def settle_and_archive(client: Any, settings: Settings, entries: list[tuple[str,
     archiver = Archiver(settings, client, open_store(settings.archive_url, settings))
     archiver.step(keys)  # registered first, as docs/archive.md says: the workers trim no event it has not taken
     worker = Worker(settings, client)
-    worker.prepare_groups()
-    for _ in range(len(entries) // settings.batch_size + 5):
-        worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
     archiver.drain()
     return archiver
 
@@ -421,10 +418,7 @@ def test_without_an_archiver_nothing_is_trimmed_by_it(fake: fakeredis.FakeRedis,
     keys = settings.keys("default")
     publish(fake, keys, [("event", json.dumps(doc)) for doc in hands(60)])
     worker = Worker(settings, fake)
-    worker.prepare_groups()
-    for _ in range(8):
-        worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
     assert (fake.xlen(keys.audit), fake.xlen(keys.results)) == (60, 60)
     assert not fake.exists(keys.archive)
 
@@ -439,10 +433,7 @@ def test_the_worker_keeps_events_an_archiver_has_not_archived(
     assert fake.hget(keys.archive, "events_floor") == b"0-0"
     publish(fake, keys, [("event", json.dumps(doc)) for doc in hands(60)])
     worker = Worker(settings, fake)
-    worker.prepare_groups()
-    for _ in range(5):
-        worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
     assert worker.trim(keys) is None or fake.xlen(keys.events) == 60, "nothing trimmed before it is archived"
     assert fake.xlen(keys.events) == 60
     archiver.drain()
@@ -490,10 +481,7 @@ def test_health_says_what_grows_without_an_archiver_and_the_lag_with_one(
     keys = settings.keys("default")
     publish(fake, keys, [("event", json.dumps(doc)) for doc in hands(30)])
     worker = Worker(settings, fake)
-    worker.prepare_groups()
-    for _ in range(3):
-        worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
     assert _what_grows(fake, settings) == [
         "shard default: no archiver: 30 audit records so far; the audit, results, dead-letter and standings streams "
         "grow in Redis (run `showdown archiver`)"
@@ -550,10 +538,7 @@ def test_a_store_that_cannot_be_written_makes_the_archiver_wait_never_skip_or_tr
     keys = settings.keys("default")
     publish(fake, keys, [("event", json.dumps(doc)) for doc in hands(30)])
     worker = Worker(settings, fake)
-    worker.prepare_groups()
-    for _ in range(3):
-        worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
     blocker = tmp_path / "a" / "shard=default"  # after the first commit: at an empty chain a worker reads the archive
     blocker.parent.mkdir()
     blocker.write_text("a file where the shard's directory goes: every write fails, as on a full disk")
@@ -584,10 +569,7 @@ def test_replay_with_jobs_proves_each_shard_in_a_process_of_its_own(
     for shard in ("east", "west"):
         publish(fake, settings.keys(shard), [("event", json.dumps(doc)) for doc in hands(25, shard)])
     worker = Worker(settings, fake)
-    worker.prepare_groups()
-    for _ in range(6):
-        worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
     Archiver(settings, fake, open_store(settings.archive_url)).drain()
     assert prove(settings, jobs=2) == []
     path = file_with(settings, lambda r: r["hand_id"] == "west-4")
@@ -608,10 +590,7 @@ def _settled_tournament(fake: fakeredis.FakeRedis, settings: Settings) -> tuple[
     publish(fake, keys, [(field, orjson.dumps(body)) for line in sim.lines
                          for field, body in orjson.loads(line).items()])  # fmt: skip
     worker = Worker(settings, fake)
-    worker.prepare_groups()
-    for _ in range(len(sim.lines) // settings.batch_size + 5):
-        worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
     full = cast(dict[bytes, bytes], fake.hgetall(keys.tournament(sim.tournament_id)))
     assert full
     assert not any(name.startswith(b"f:") for name in full)
@@ -683,9 +662,7 @@ def test_a_ledger_redis_refuses_to_expire_stays_whole_and_archiving_goes_on(
     assert fake.hgetall(keys.tournament(tournament_id)) == full, "left whole"
     publish(fake, keys, [("event", json.dumps(doc)) for doc in hands(3, "after")])
     worker = Worker(settings, fake)
-    worker.prepare_groups()
-    worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
     archiver.drain()
     assert tried == [tournament_id], "not tried again"
     assert len(all_files(open_store(settings.archive_url))) == 2, "archiving went on"

@@ -158,10 +158,7 @@ def test_the_archive_on_s3_is_written_queried_and_proven_against_a_real_s3_compa
     archiver = Archiver(settings, connect(settings), open_store(settings.archive_url, settings))
     archiver.step(keys)  # registered before the workers trim anything
     worker = Worker(settings, connect(settings))
-    worker.prepare_groups()
-    for _ in range(10):
-        worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
     archiver.drain()
     store = open_store(settings.archive_url, settings)
     files = all_files(store)
@@ -271,9 +268,7 @@ def test_audit_verify_catches_a_forged_result_and_refuses_an_unknown_shard(
         redis_url=worker_env["SHOWDOWN_REDIS_URL"], heartbeat_file=Path(worker_env["SHOWDOWN_HEARTBEAT_FILE"])
     )
     worker = Worker(settings, connect(settings))
-    worker.prepare_groups()
-    worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
     assert head_seq(client, keys.audit_head) == 10
     assert (
         "10 results, dead letters and placements match their digests" in showdown(["audit", "verify"], worker_env).out
@@ -305,10 +300,7 @@ def test_the_read_api_and_a_requeue_find_a_hand_redis_trimmed_in_the_archive(
     archiver = Archiver(settings, connect(settings), open_store(settings.archive_url, settings))
     archiver.step(keys)  # registered before the worker trims anything
     worker = Worker(settings, connect(settings))
-    worker.prepare_groups()
-    for _ in range(5):
-        worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
     archiver.drain()
     client.xtrim(keys.results, maxlen=5, approximate=False)  # Redis's window: the archive has the rest
     assert settled_result(client, keys, "h-2") is None, "no longer in Redis"
@@ -337,9 +329,7 @@ def test_showdown_hand_reads_the_event_redis_trimmed_from_the_archive(
     archiver = Archiver(settings, connect(settings), open_store(settings.archive_url, settings))
     archiver.step(keys)
     worker = Worker(settings, connect(settings))
-    worker.prepare_groups()
-    worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
     archiver.drain()
     client.xtrim(keys.events, maxlen=0, approximate=False)  # the events trimmed; the result and audit kept
     monkeypatch.setenv("SHOWDOWN_REDIS_URL", redis_url)

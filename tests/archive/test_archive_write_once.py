@@ -52,10 +52,7 @@ def settle(client: Any, settings: Settings, events: list[str], worker: Worker | 
     keys = settings.keys("default")
     publish(client, keys, events)
     worker = worker or Worker(settings, client)
-    worker.prepare_groups()
-    for _ in range(len(events) // settings.batch_size + 3):
-        worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
 
 
 def contents(settings: Settings) -> dict[str, bytes]:
@@ -167,10 +164,7 @@ def test_a_shard_refused_does_not_hold_up_the_other_shards(
     for shard in ("east", "west"):
         publish(fake, settings.keys(shard), hands(10, shard))
     worker = Worker(settings, fake)
-    worker.prepare_groups()
-    for _ in range(4):
-        worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
     fake.set(settings.keys("east").audit + ":epoch", "f" * 64)  # Redis says another chain than its records hold
     archiver = Archiver(settings, fake, open_store(settings.archive_url))
     runner = _run(archiver)

@@ -68,10 +68,7 @@ def settle(client: Any, settings: Settings, entries: list[tuple[str, bytes | str
         pipe.xadd(keys.events, {field: payload})
     pipe.execute()
     worker = Worker(settings, client)
-    worker.prepare_groups()
-    for _ in range(len(entries) // settings.batch_size + 5):
-        worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
 
 
 def settle_and_archive(client: Any, settings: Settings, entries: list[tuple[str, bytes | str]]) -> None:

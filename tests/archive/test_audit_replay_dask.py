@@ -270,10 +270,7 @@ def test_shards_are_proven_in_shard_order_alike(
     for shard in ("east", "west"):
         publish(fake, settings.keys(shard), [("event", json.dumps(doc)) for doc in hands(25, shard)])
     worker = Worker(settings, fake)
-    worker.prepare_groups()
-    for _ in range(6):
-        worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
     Archiver(settings, fake, open_store(settings.archive_url)).drain()
     assert both(settings, engine, client=fake)[0] == []
     for shard in ("east", "west"):

@@ -36,11 +36,8 @@ def event(**fields: Any) -> dict[str, Any]:
     return {**doc, **fields}
 
 
-def _drain(worker: Worker, rounds: int = 4) -> None:
-    worker.prepare_groups()
-    for _ in range(rounds):
-        worker.step()
-    worker.flush()
+def _drain(worker: Worker) -> None:
+    worker.run(until_idle=True)
 
 
 def _message(doc: dict[str, Any]) -> str:

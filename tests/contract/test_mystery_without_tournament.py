@@ -35,9 +35,7 @@ def test_the_worker_dead_letters_it_and_settles_nothing(fake: fakeredis.FakeRedi
     keys = settings.keys("default")
     fake.xadd(keys.events, {"event": json.dumps({**HAND, "mystery_bounties": [{"seat": 2, "amount": 10**15}]})})
     worker = Worker(settings, fake)
-    worker.prepare_groups()
-    worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
     ((_, letter),) = read_range(fake, keys.dead)
     assert letter[b"code"] == b"mystery_bounty_not_expected"
     assert fake.xlen(keys.results) == 0

@@ -272,9 +272,7 @@ def test_through_a_worker_a_cash_out_settles_and_a_bad_offer_is_a_dead_letter(
     fake.xadd(keys.events, {"event": json.dumps(ggpoker_kings())})
     fake.xadd(keys.events, {"event": json.dumps(bad)})
     worker = Worker(settings, fake)
-    worker.prepare_groups()
-    worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
     ((_, settled),) = read_range(fake, keys.results)
     result = json.loads(settled[b"result"])
     assert result["hand_id"] == "HD149101"

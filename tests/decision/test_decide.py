@@ -83,10 +83,7 @@ def entry_fields(line: str) -> dict[str, str]:
 
 
 def drain(worker: Worker) -> None:
-    worker.prepare_groups()
-    for _ in range(30):
-        worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
 
 
 def without_clock(result: bytes | None) -> dict[str, Any] | None:

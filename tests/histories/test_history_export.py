@@ -96,10 +96,7 @@ def archived(fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path) -> t
     for text in texts:
         fake.xadd(keys.events, {"event": text})
     worker = Worker(settings, fake)
-    worker.prepare_groups()
-    for _ in range(len(texts) // settings.batch_size + 5):
-        worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
     archiver.drain()
     return settings, texts
 

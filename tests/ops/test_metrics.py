@@ -51,7 +51,7 @@ def test_dead_letters_tournament_messages_placements_and_money_are_counted_as_th
     publish(fake, keys, sim.lines)
     xadd_events(fake, keys.events, REFUSED)
     metrics = Metrics()
-    drain(Worker(settings, fake, metrics=metrics), rounds=len(sim.lines) // 50 + 5)
+    drain(Worker(settings, fake, metrics=metrics))
 
     dead = collections.Counter(fields[b"code"].decode() for _, fields in fake.xrange(keys.dead))
     assert sum(dead.values()) >= len(REFUSED)
@@ -93,7 +93,7 @@ def test_a_refused_tournament_message_is_counted_by_its_type_as_refused(fake: An
              "stack": 1000}  # fmt: skip
     fake.xadd(keys.events, {"tournament": json.dumps(entry)})
     metrics = Metrics()
-    drain(Worker(settings, fake, metrics=metrics), rounds=3)
+    drain(Worker(settings, fake, metrics=metrics))
     ((_, fields),) = fake.xrange(keys.dead)
     code = fields[b"code"].decode()
     assert value(metrics, "showdown_tournament_messages_total", shard="default", type="entry", outcome="refused") == 1
@@ -108,9 +108,9 @@ def test_housekeeping_samples_each_streams_length_and_the_nodes_memory(
     xadd_events(client, keys.events, REFUSED)
     metrics = Metrics()
     worker = Worker(settings, redis.Redis.from_url(redis_url, protocol=2), metrics=metrics)
-    drain(worker, rounds=2)
+    drain(worker)
     worker._next_gauges = 0.0  # the next step samples (every 5 s otherwise)
-    worker.step()
+    worker.step()  # one pass, deliberately: the one that samples
     for stream in STREAMS:
         expected = client.xlen(getattr(keys, stream)) if client.exists(getattr(keys, stream)) else 0
         assert value(metrics, "showdown_stream_length_entries", shard="default", stream=stream) == expected, stream
@@ -164,7 +164,7 @@ def test_two_tournaments_opened_and_one_finished_leave_one_in_the_open_set_and_t
     publish(client, keys, [*finished.lines, opened("MTT-OPEN").encode()])
     metrics = Metrics()
     worker = Worker(settings, redis.Redis.from_url(redis_url, protocol=2), metrics=metrics)
-    drain(worker, rounds=len(finished.lines) // 50 + 5)
+    drain(worker)
     assert client.xlen(keys.audit) == len(finished.lines) + 1, "every line committed"
     assert client.smembers(keys.tournaments_open) == {b"MTT-OPEN"}
     Sampler(client, {"default": keys}, metrics, structlog.get_logger()).sample()
@@ -175,7 +175,7 @@ def test_two_tournaments_opened_and_one_finished_leave_one_in_the_open_set_and_t
     again = [opened("MTT-LATE").encode()]
     publish(client, keys, again)
     worker.prepare_groups()
-    worker.step()
+    worker.step()  # one pass, deliberately: its commit is in flight
     ((_, planned),) = worker._inflight
     worker.flush()
     assert client.smembers(keys.tournaments_open) == {b"MTT-OPEN", b"MTT-LATE"}
@@ -204,7 +204,7 @@ def test_a_sample_redis_refuses_is_counted_and_the_worker_goes_on(
         xadd_events(client, keys.events, REFUSED)
         metrics = Metrics()
         worker_client = redis.Redis.from_url(redis_url, protocol=2, username="old-worker", password="pw")
-        drain(Worker(settings, worker_client, metrics=metrics), rounds=3)
+        drain(Worker(settings, worker_client, metrics=metrics))
         assert client.xlen(keys.dead) == len(REFUSED), "settled all the same"
         assert value(metrics, "showdown_samples_total", outcome="refused") >= 1
         assert value(metrics, "showdown_samples_total", outcome="ok") == 0
@@ -222,7 +222,7 @@ def test_audit_verify_writes_its_verdict_for_the_textfile_collector(
     settings = Settings()
     keys = settings.keys("default")
     xadd_events(client, keys.events, REFUSED)
-    drain(Worker(Settings(redis_url=redis_url, metrics_port=0, heartbeat_file=tmp_path / "hb"), client), rounds=2)
+    drain(Worker(Settings(redis_url=redis_url, metrics_port=0, heartbeat_file=tmp_path / "hb"), client))
     out = tmp_path / "showdown_audit.prom"
     assert main(["audit", "verify", "--metrics-file", str(out)]) == 0
     text = out.read_text(encoding="utf-8")

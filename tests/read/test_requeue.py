@@ -36,11 +36,8 @@ def cli(monkeypatch: pytest.MonkeyPatch, fake: fakeredis.FakeRedis) -> fakeredis
     return fake
 
 
-def drain(worker: Worker, rounds: int = 3) -> None:
-    worker.prepare_groups()
-    for _ in range(rounds):
-        worker.step()
-    worker.flush()
+def drain(worker: Worker) -> None:
+    worker.run(until_idle=True)
 
 
 def audit_records(fake: fakeredis.FakeRedis) -> list[dict[str, Any]]:

@@ -33,10 +33,7 @@ def _settled_and_archived(client: redis.Redis, settings: Settings) -> str:
     archiver = Archiver(settings, connect(settings), open_store(settings.archive_url, settings))
     archiver.step(keys)
     worker = Worker(settings, connect(settings))
-    worker.prepare_groups()
-    for _ in range(5):
-        worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
     archiver.drain()
     client.xtrim(keys.results, maxlen=5, approximate=False)
     for key in client.scan_iter(match=keys.seen("*")):

@@ -48,11 +48,8 @@ def many_events(n: int, tag: str = "k") -> list[dict[str, Any]]:
     return [{**CASES[i % len(CASES)]["event"], "hand_id": f"{tag}-{i}"} for i in range(n)]
 
 
-def drain(worker: Worker, rounds: int = 5) -> None:
-    worker.prepare_groups()
-    for _ in range(rounds):
-        worker.step()
-    worker.flush()
+def drain(worker: Worker) -> None:
+    worker.run(until_idle=True)
 
 
 @pytest.fixture

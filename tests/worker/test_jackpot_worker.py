@@ -64,9 +64,7 @@ def _run(fake: fakeredis.FakeRedis, make_settings: Any, *docs: dict[str, Any]) -
     for doc in docs:
         fake.xadd(keys.events, {"event": json.dumps(doc)})
     worker = Worker(settings, fake)
-    worker.prepare_groups()
-    worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
     results = [json.loads(fields[b"result"]) for _, fields in read_range(fake, keys.results)]
     return results, [fields for _, fields in read_range(fake, keys.dead)]
 

@@ -42,10 +42,8 @@ def records(client: redis.Redis, keys: ShardKeys) -> list[dict[str, Any]]:
     return [orjson.loads(fields[b"audit"]) for _, fields in read_range(client, keys.audit)]
 
 
-def steps(worker: Worker, rounds: int = 5) -> None:
-    for _ in range(rounds):
-        worker.step()
-    worker.flush()
+def steps(worker: Worker) -> None:
+    worker.run(until_idle=True)
 
 
 def incr_aof(data_dir: Path) -> Path:
@@ -149,10 +147,10 @@ def test_a_running_knockout_after_redis_came_back_behind_the_archive_is_refused_
     quarter, half = len(sim.lines) // 4, len(sim.lines) // 2
     archiver = archive_all(settings, client)
     publish(client, keys, sim.lines[:quarter])
-    drain(settings, client, rounds=quarter // 50 + 5)
+    drain(settings, client)
     snapshot = {name: cast(bytes, client.dump(name)) for name in cast(list[bytes], client.keys("*"))}
     publish(client, keys, sim.lines[quarter:half])
-    drain(settings, client, rounds=quarter // 50 + 5)
+    drain(settings, client)
     archiver.drain()
     archived = client.hgetall(keys.tournament(tid))
     client.flushall()
@@ -161,7 +159,7 @@ def test_a_running_knockout_after_redis_came_back_behind_the_archive_is_refused_
     assert client.hgetall(keys.tournament(tid)) != archived, "Redis's ledger stands behind the archive's"
     rest = sim.lines[half:]
     publish(client, keys, rest)
-    drain(settings, client, rounds=len(rest) // 50 + 5)
+    drain(settings, client)
     refused = records(client, keys)
     assert [r["seq"] for r in refused] == list(range(1, len(rest) + 1)), "a new epoch: only its records in Redis"
     assert {(r["outcome"], r["code"]) for r in refused} == {("rejected", "ledger_lost")}, "never a plain hand"
@@ -170,7 +168,7 @@ def test_a_running_knockout_after_redis_came_back_behind_the_archive_is_refused_
     assert showdown_main(["tournament", "restore", tid]) == 0
     assert client.hgetall(keys.tournament(tid)) == archived, "as it stood at its last archived entry"
     assert showdown_main(["dead-letters", "--code", "ledger_lost", "--requeue"]) == 0
-    drain(settings, client, rounds=len(rest) // 50 + 5)
+    drain(settings, client)
     book = read_book(client, keys, tid)
     assert book is not None
     assert orjson.dumps(book.standings(tid)[0]) == orjson.dumps(_uninterrupted(sim.lines, tid))

@@ -42,12 +42,9 @@ def hands(n: int, tag: str = "h") -> list[dict[str, Any]]:
     return [{**CASES[i % len(CASES)], "hand_id": f"{tag}-{i}"} for i in range(n)]
 
 
-def drain(settings: Settings, client: redis.Redis, rounds: int = 5) -> Worker:
+def drain(settings: Settings, client: redis.Redis) -> Worker:
     worker = Worker(settings, client)
-    worker.prepare_groups()
-    for _ in range(rounds):
-        worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
     return worker
 
 
@@ -189,14 +186,14 @@ def test_a_running_knockout_tournament_is_refused_ledger_lost_restored_byte_for_
     cut = len(sim.lines) // 2
     archiver = archive_all(settings, client)  # from the start: the workers trim no event it has not read
     publish(client, keys, sim.lines[:cut])
-    drain(settings, client, rounds=cut // 50 + 5)
+    drain(settings, client)
     archiver.drain()
     before = client.hgetall(keys.tournament(tid))
     assert before, "the tournament runs"
     client.flushall()
     rest = sim.lines[cut:]
     publish(client, keys, rest)
-    drain(settings, client, rounds=len(rest) // 50 + 5)
+    drain(settings, client)
     refused = records(client, keys)
     assert len(refused) == len(rest)
     assert {(r["outcome"], r["code"]) for r in refused} == {("rejected", "ledger_lost")}, "never a plain hand"
@@ -213,7 +210,7 @@ def test_a_running_knockout_tournament_is_refused_ledger_lost_restored_byte_for_
     assert client.smembers(keys.tournaments_lost) == set()
     assert showdown_main(["tournament", "restore", tid]) == 1, "restored once"
     assert showdown_main(["dead-letters", "--code", "ledger_lost", "--requeue"]) == 0
-    drain(settings, client, rounds=len(rest) // 50 + 5)
+    drain(settings, client)
     book = read_book(client, keys, tid)
     assert book is not None
     whole = _uninterrupted(sim.lines, tid)
@@ -237,7 +234,7 @@ def test_a_finished_tournament_s_standings_are_read_from_the_archive_when_redis_
     sim = _tournament_run()
     archiver = archive_all(settings, client)  # from the start: the workers trim no event it has not read
     publish(client, keys, sim.lines)
-    drain(settings, client, rounds=len(sim.lines) // 50 + 5)
+    drain(settings, client)
     archiver.drain()
     client.flushall()
     capsys.readouterr()
@@ -287,7 +284,7 @@ def test_restore_all_rebuilds_every_lost_ledger_a_finished_and_a_running_tournam
     running = simulate(7, tournament_id="RUNNING", players=12, reentries=2, stack=2000, quiet_hands=0)
     archiver = archive_all(settings, client)  # from the start: the workers trim no event it has not read
     publish(client, keys, [*done.lines, *running.lines[: len(running.lines) // 2]])
-    drain(settings, client, rounds=10)
+    drain(settings, client)
     before = {tid: client.hgetall(keys.tournament(tid)) for tid in ("RUNNING",)}
     archiver.drain()  # expires the finished tournament's ledger: Redis keeps only its short form
     short = cast(dict[bytes, bytes], client.hgetall(keys.tournament("DONE")))

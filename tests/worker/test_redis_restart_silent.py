@@ -40,10 +40,8 @@ def records(client: redis.Redis, keys: ShardKeys) -> list[dict[str, Any]]:
     return [orjson.loads(fields[b"audit"]) for _, fields in read_range(client, keys.audit)]
 
 
-def steps(worker: Worker, rounds: int = 5) -> None:
-    for _ in range(rounds):
-        worker.step()
-    worker.flush()
+def steps(worker: Worker) -> None:
+    worker.run(until_idle=True)
 
 
 def incr_aof(data_dir: Path) -> Path:

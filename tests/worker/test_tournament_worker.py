@@ -46,11 +46,8 @@ def publish(client: Any, keys: ShardKeys, lines: list[bytes] | list[str]) -> Non
     pipe.execute()
 
 
-def drain(worker: Worker, rounds: int) -> None:
-    worker.prepare_groups()
-    for _ in range(rounds):
-        worker.step()
-    worker.flush()
+def drain(worker: Worker) -> None:
+    worker.run(until_idle=True)
 
 
 def replayed(lines: list[bytes] | list[str], tournament_id: str) -> list[dict[str, Any]]:
@@ -70,7 +67,7 @@ def test_the_worker_keeps_a_generated_tournament_exactly_as_the_replay_does(
     settings = make_settings(batch_size=37)
     keys = settings.keys("default")
     publish(fake, keys, sim.lines)
-    drain(Worker(settings, fake), rounds=len(sim.lines) // 37 + 5)
+    drain(Worker(settings, fake))
     expected = replayed(sim.lines, sim.tournament_id)
     book = read_book(fake, keys, sim.tournament_id)
     assert book is not None
@@ -94,7 +91,7 @@ def test_the_worker_keeps_a_tournament_with_a_deal_and_a_mystery_stage_exactly_a
     settings = make_settings(batch_size=23)
     keys = settings.keys("default")
     publish(fake, keys, sim.lines)
-    drain(Worker(settings, fake), rounds=len(sim.lines) // 23 + 5)
+    drain(Worker(settings, fake))
     expected = replayed(sim.lines, sim.tournament_id)
     assert all("mystery_bounty_cash" in p for p in expected)
     book = read_book(fake, keys, sim.tournament_id)
@@ -117,11 +114,11 @@ def test_a_refused_deal_or_envelope_leaves_no_trace_and_its_corrected_version_is
     publish(fake, keys, [opened(payouts=[600, 300, 100], mystery_bounties=mystery), entry("a"), entry("b"),
                          entry("c"), entry("d"), closed(), all_in("h1", [(1, "a", 1000, 1000), (4, "d", 1000, 1000)]),
                          deal("icm", ["a", "b"]), deal("icm", ["a", "b", "c"], 100), bad_hand])  # fmt: skip
-    drain(Worker(settings, fake), rounds=3)
+    drain(Worker(settings, fake))
     assert [f[b"code"] for _, f in read_range(fake, keys.dead)] == [b"deal_entries", b"mystery_bounty_envelope"]
     assert fake.get(keys.seen("h2")) is None, "the refused hand is not remembered as settled"
     publish(fake, keys, [good_hand])
-    drain(Worker(settings, fake), rounds=3)
+    drain(Worker(settings, fake))
     assert fake.xlen(keys.dead) == 2
     book = read_book(fake, keys, "T")
     assert book is not None
@@ -142,7 +139,7 @@ def test_a_hand_the_ledger_refuses_is_dead_lettered_naming_the_seat_and_both_sta
     keys = settings.keys("default")
     publish(fake, keys, [opened(payouts=[100]), entry("a"), entry("b"), closed(),
                          all_in("h1", [(1, "a", 1000, 100), (2, "b", 999, 100)])])  # fmt: skip
-    drain(Worker(settings, fake), rounds=3)
+    drain(Worker(settings, fake))
     ((_, dead),) = read_range(fake, keys.dead)
     assert dead[b"code"] == b"stack_mismatch"
     assert b"seat 2" in dead[b"message"]
@@ -157,7 +154,7 @@ def test_a_hand_sent_twice_moves_the_ledger_once(fake: fakeredis.FakeRedis, make
     keys = settings.keys("default")
     hand = all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)])
     publish(fake, keys, [opened(payouts=[100, 50]), entry("a"), entry("b"), entry("c"), closed(), hand, hand])
-    drain(Worker(settings, fake), rounds=3)
+    drain(Worker(settings, fake))
     assert [p["player_id"] for p in placements(fake, keys)] == ["b"]
     book = read_book(fake, keys, "T")
     assert book is not None
@@ -172,7 +169,7 @@ def test_a_knockout_hand_without_bounties_reports_the_bounty_from_the_ledger(
     publish(fake, keys, [opened(payouts=[100, 50], bounty_cash_ppm=500_000), entry("a", bounty=3979),
                          entry("b", bounty=3979), entry("c", bounty=3979), closed(),
                          all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)])])  # fmt: skip
-    drain(Worker(settings, fake), rounds=3)
+    drain(Worker(settings, fake))
     ((_, fields),) = read_range(fake, keys.results)
     result = orjson.loads(fields[b"result"])
     assert result["bounties"] == [{"seat": 2, "player_id": "b", "bounty": 3979, "pot": 0, "winners": [
@@ -190,7 +187,7 @@ def test_a_result_names_each_mystery_bounty_envelope_the_hand_paid(
     publish(fake, keys, [opened(payouts=[700, 300], mystery_bounties=pool), entry("a"), entry("b"), entry("c"),
                          closed(), all_in("h1", [(1, "a", 1000, 1000), (3, "c", 1000, 1000)], mystery=[(3, 6000)]),
                          all_in("h2", [(1, "a", 2000, 500), (2, "b", 1000, 500)])])  # fmt: skip
-    drain(Worker(settings, fake), rounds=3)
+    drain(Worker(settings, fake))
     first, second = (orjson.loads(fields[b"result"]) for _, fields in read_range(fake, keys.results))
     assert first["mystery_bounties"] == [{"seat": 3, "player_id": "c", "bounty": 6000, "pot": 0, "winners": [
         {"seat": 1, "player_id": "a", "amount": 6000, "cash": 6000, "added": 0}]}]  # fmt: skip
@@ -208,7 +205,7 @@ def test_tournaments_sharing_a_shard_stay_independent(fake: fakeredis.FakeRedis,
     settings = make_settings(batch_size=50)
     keys = settings.keys("default")
     publish(fake, keys, lines)
-    drain(Worker(settings, fake), rounds=len(lines) // 50 + 5)
+    drain(Worker(settings, fake))
     for sim in (one, two):
         book = read_book(fake, keys, sim.tournament_id)
         assert book is not None
@@ -304,7 +301,7 @@ def test_an_entry_holding_both_a_hand_and_a_tournament_message_is_dead_lettered_
     keys = settings.keys("default")
     hand = json.loads(all_in("h1", [(1, "a", 1000, 10), (2, "b", 1000, 10)], tid=None))["event"]
     fake.xadd(keys.events, {"event": json.dumps(hand), "tournament": json.loads(opened())["tournament"]["type"]})
-    drain(Worker(settings, fake), rounds=2)
+    drain(Worker(settings, fake))
     ((_, dead),) = read_range(fake, keys.dead)
     assert dead[b"code"] == b"ambiguous_entry"
     assert fake.xlen(keys.results) == 0
@@ -338,11 +335,11 @@ def test_a_worker_lets_go_of_a_finished_tournament_and_reads_it_again_for_a_late
     worker = Worker(settings, fake)
     publish(fake, keys, [opened(payouts=[100]), entry("a"), entry("b"), closed(), opened(tid="U"), entry("x", tid="U"),
                          all_in("h1", [(1, "a", 1000, 1000), (2, "b", 1000, 1000)])])  # fmt: skip
-    drain(worker, rounds=3)
+    drain(worker)
     assert [p["place"] for p in placements(fake, keys)] == [2, 1]
     assert set(_held(worker)) == {"U"}, "the finished tournament is not held; the one still running is"
     publish(fake, keys, [all_in("h2", [(1, "a", 2000, 100), (2, "c", 1000, 100)])])
-    drain(worker, rounds=2)
+    drain(worker)
     ((_, dead),) = read_range(fake, keys.dead)
     assert dead[b"code"] == b"tournament_over"
 
@@ -354,7 +351,7 @@ def test_a_tournament_new_to_the_worker_is_read_alone_the_ones_it_holds_are_not_
     keys = settings.keys("default")
     worker = Worker(settings, fake)
     publish(fake, keys, [opened(payouts=[100]), entry("a"), entry("b")])
-    drain(worker, rounds=2)
+    drain(worker)
     read: list[list[str]] = []
     load = worker._load_script
 
@@ -364,7 +361,7 @@ def test_a_tournament_new_to_the_worker_is_read_alone_the_ones_it_holds_are_not_
 
     worker._load_script = recorded  # type: ignore[assignment]
     publish(fake, keys, [opened(tid="U"), entry("x", tid="U"), entry("c")])
-    drain(worker, rounds=2)
+    drain(worker)
     assert read == [[keys.audit_head, keys.tournaments_lost, keys.tournament("U")]]
     assert set(_held(worker)) == {"T", "U"}
     book = read_book(fake, keys, "T")
@@ -381,10 +378,10 @@ def test_a_worker_forgets_unopened_tournaments_beyond_its_bound(
     worker = Worker(settings, fake)
     publish(fake, keys, [opened(payouts=[100]), entry("a")])
     publish(fake, keys, [all_in(f"h{k}", [(1, "p", 1000, 10), (2, "q", 1000, 10)], tid=f"cash-{k}") for k in range(2)])
-    drain(worker, rounds=2)
+    drain(worker)
     assert set(_held(worker)) == {"T", "cash-0", "cash-1"}, "within the bound: remembered as not opened"
     publish(fake, keys, [all_in("h2", [(1, "p", 1000, 10), (2, "q", 1000, 10)], tid="cash-2")])
-    drain(worker, rounds=2)
+    drain(worker)
     assert set(_held(worker)) == {"T"}
     assert fake.xlen(keys.results) == 3, "hands of tournaments never opened settle as any hand"
 
@@ -397,7 +394,7 @@ def test_a_rebuy_through_the_worker_is_kept_in_the_ledger_and_the_next_hand_is_c
     publish(fake, keys, [opened(payouts=[100]), entry("a"), entry("b"),
                          all_in("h1", [(1, "a", 1000, 600), (2, "b", 1000, 600)]), chips("b", 1000),
                          chips("b", 1000), all_in("h2", [(1, "a", 1600, 100), (2, "b", 1400, 100)])])  # fmt: skip
-    drain(Worker(settings, fake), rounds=4)
+    drain(Worker(settings, fake))
     assert fake.xlen(keys.dead) == 0
     book = read_book(fake, keys, "T")
     assert book is not None
@@ -427,7 +424,7 @@ def test_a_commit_waiting_for_an_earlier_entry_held_elsewhere_is_planned_again_o
         return plan(*args)
 
     waiting._plan = counted  # type: ignore[method-assign, assignment]
-    thread = threading.Thread(target=drain, args=(waiting, 1))
+    thread = threading.Thread(target=waiting.run, kwargs={"until_idle": True, "timeout_s": 30})
     thread.start()
     time.sleep(0.3)  # a dozen backoffs (2 ms doubling): w1 waits, asking Redis only whether the `open` is done
     assert thread.is_alive()
@@ -446,13 +443,13 @@ def test_a_dead_lettered_tournament_message_is_requeued_as_one_and_applied(
     keys = settings.keys("default")
     worker = Worker(settings, client)
     publish(client, keys, [entry("early"), opened(payouts=[100]), entry("a")])  # the first before its `open`
-    drain(worker, rounds=2)
+    drain(worker)
     ((dead_id, dead),) = read_range(client, keys.dead)
     assert dead[b"code"] == b"tournament_not_open"
     requeue = [*SHOWDOWN, "dead-letters", "--requeue", dead_id.decode()]
     done = subprocess.run(requeue, env=worker_env, capture_output=True, text=True, check=True)
     assert "(tournament message)" in done.stdout
-    drain(worker, rounds=2)
+    drain(worker)
     assert client.xlen(keys.dead) == 1, "applied this time, not refused again"
     book = read_book(client, keys, "T")
     assert book is not None

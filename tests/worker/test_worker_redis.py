@@ -220,10 +220,7 @@ def test_audit_verify_names_the_first_edited_or_deleted_record(
     keys = settings.keys("default")
     xadd_events(client, keys.events, many_events(30))
     worker = Worker(settings, connect(settings))
-    worker.prepare_groups()
-    for _ in range(3):
-        worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
     verify = [*SHOWDOWN, "audit", "verify"]
     good = subprocess.run(verify, env=worker_env, capture_output=True, text=True, check=False)
     assert (good.returncode, "30 records, the chain holds") == (0, good.stdout.split(": ", 1)[1].split(" (")[0])

@@ -30,10 +30,8 @@ CASES = list(read_cases(BUNDLED_SHOWDOWNS))
 GOOD = event(seat(1, "As Ad", 500), seat(2, "Kc Kd", 500), board="2c 7d 9h Js 3s", hand_id="good-1")
 
 
-def drain(worker: Worker, rounds: int = 5) -> None:
-    for _ in range(rounds):
-        worker.step()
-    worker.flush()
+def drain(worker: Worker) -> None:
+    worker.run(until_idle=True)
 
 
 def audit_records(client: Any, key: str) -> list[dict[str, Any]]:
@@ -244,12 +242,7 @@ def test_an_entry_whose_settling_crashes_is_retried_then_dead_lettered_as_poison
     monkeypatch.setattr("showdown_service.decision.settling.to_showdown", explode_on_bad_hand)
     xadd_events(fake, keys.events, [{**GOOD, "hand_id": "cursed"}, GOOD])
     worker = Worker(settings, fake)
-    worker.prepare_groups()
-    deadline = time.monotonic() + 10
-    while not fake.xlen(keys.dead) and time.monotonic() < deadline:
-        worker.step()
-        time.sleep(0.06)  # the claim takes entries idle >= 100 ms, every 50 ms
-    worker.flush()
+    worker.run(until_idle=True, timeout_s=10)  # the claim takes entries idle >= 100 ms, every 50 ms, until poison
     letters = dead_letters(fake, keys.dead)
     assert [(d["code"], d["hand_id"]) for d in letters] == [("poison", "cursed")]
     assert "settling it raised 3 times (limit 3" in letters[0]["message"]
@@ -305,7 +298,9 @@ def test_a_failure_redis_will_not_count_leaves_the_entry_pending_and_the_rest_of
     worker = Worker(settings, fake)
     worker.prepare_groups()
     with capture_logs() as logs:
-        drain(worker)
+        for _ in range(5):  # steps, deliberately: the entry stays pending (never idle) until a claim_idle_ms away
+            worker.step()
+        worker.flush()
     assert (fake.xlen(keys.results), fake.xlen(keys.dead)) == (1, 0)
     assert [p["message_id"] for p in fake.xpending_range(keys.events, settings.group, "-", "+", 10)] == [cursed]
     failed = [e for e in logs if e["event"] == "entry_failed"]
@@ -483,7 +478,7 @@ def test_two_workers_on_one_shard_settle_each_entry_once_and_share_one_chain(
     xadd_events(fake, keys.events, [case["event"] for case in CASES[:60]])
     a.prepare_groups()
     for _ in range(20):
-        a.step()
+        a.step()  # two workers, step by step in turn, deliberately: their commits contend
         b.step()
     a.flush()
     b.flush()
@@ -536,7 +531,7 @@ def test_trimming_keeps_every_unread_and_pending_entry(fake: fakeredis.FakeRedis
     worker = Worker(settings, fake)
     worker.prepare_groups()
     fake.xreadgroup(settings.group, "slowpoke", {keys.events: ">"}, count=5)  # 5 pending with another consumer
-    worker.step()
+    worker.step()  # one pass, deliberately: stopped mid-way
     worker.flush()  # a batch or two settled and acked; the rest unread
     settled = fake.xlen(keys.results)
     assert 0 < settled < 35

@@ -23,10 +23,7 @@ def test_the_worker_settles_a_hand_of_every_game_as_worked_out_by_hand(
     keys = settings.keys("default")
     xadd_events(fake, keys.events, [case["event"] for case in CASES])
     worker = Worker(settings, fake)
-    worker.prepare_groups()
-    for _ in range(5):
-        worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
     results = {}
     for _, fields in read_range(fake, keys.results):
         result = ShowdownResult.model_validate_json(fields[b"result"])  # every result keeps the contract
@@ -51,9 +48,7 @@ def test_a_short_deck_hand_with_a_deuce_becomes_a_dead_letter_naming_the_card(
     bad = {**bad, "hand_id": "bad-6plus", "board": ["2c", *bad["board"][1:]]}
     xadd_events(fake, keys.events, [bad])
     worker = Worker(settings, fake)
-    worker.prepare_groups()
-    worker.step()
-    worker.flush()
+    worker.run(until_idle=True)
     dead = [{k.decode(): v.decode() for k, v in f.items()} for _, f in read_range(fake, keys.dead)]
     assert [(d["code"], d["hand_id"]) for d in dead] == [("card_not_in_deck", "bad-6plus")]
     assert "board[0]: 2c is not in the short-deck" in dead[0]["message"]

@@ -363,12 +363,7 @@ def test_publish_into_a_full_redis_stops_with_one_line_and_rerunning_the_file_se
     assert (again.returncode, again.stdout.strip()) == (0, "published 3000 events")
     settings = make_settings(server.url)
     worker = Worker(settings, connect(settings))
-    worker.prepare_groups()
-    for _ in range(200):  # bounded: a few batches of 100 each
-        if admin.xlen(keys.audit) == 3000 + accepted:
-            break
-        worker.step()
-        worker.flush()
+    worker.run(until_idle=True)
     outcomes = [orjson.loads(f[b"audit"])["outcome"] for _, f in read_range(admin, keys.audit)]
     assert (outcomes.count("settled"), outcomes.count("duplicate"), len(outcomes)) == (3000, accepted, 3000 + accepted)
     assert admin.xlen(keys.results) == 3000

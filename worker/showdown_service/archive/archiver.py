@@ -150,6 +150,14 @@ class ShardState:
         """Why the chain has no tree (its files do not hold its run from seq 1); "" while it has one."""
 
 
+class ArchiverNotIdle(RuntimeError):
+    """:meth:`Archiver.run` with ``until_idle`` passed its bound with work left; the message says what."""
+
+    def __init__(self, archiver: Archiver, turns: int, seconds: float) -> None:
+        self.pending = archiver.still_pending() or ["nothing in hand: new records kept coming"]
+        super().__init__(f"archiver not idle after {turns} turns ({seconds} s): {'; '.join(self.pending)}")
+
+
 class Archiver:
     """Archives the configured shards until :meth:`stop`."""
 
@@ -191,19 +199,32 @@ class Archiver:
     def stop(self) -> None:
         self._stopping.set()
 
-    def run(self) -> None:
-        """Archive until :meth:`stop`; on stop, write what is buffered."""
+    def run(self, *, until_idle: bool = False, max_turns: int = 10_000, timeout_s: float = 60.0) -> None:
+        """Archive until :meth:`stop`; on stop, write what is buffered.
+
+        ``until_idle``: return instead once idle (:meth:`idle`: a turn of every shard read nothing, what was buffered
+        is written, nothing refused or left to expire), never pausing on an idle turn, and stopping nothing (the
+        shard locks stay held: it may run again). Past ``max_turns`` turns or ``timeout_s`` seconds it raises
+        :class:`ArchiverNotIdle`, naming what was still pending. Errors are waited out as serving does.
+        """
         self.log.info("archiver_started", shards=list(self.shards), archive=self.store.url)
         if self.settings.archive_retention_days and self.store.writer is None:
             why = "SHOWDOWN_ARCHIVE_RETENTION_DAYS locks S3 objects; a local archive cannot be locked"
             self.log.warning("retention_not_applied", archive=self.store.url, why=why)
         self._heartbeat(force=True)
-        failures = 0
+        failures = turns = 0
+        deadline = time.monotonic() + timeout_s
         while not self._stopping.is_set():
+            if until_idle:
+                turns += 1
+                if turns > max_turns or time.monotonic() > deadline:
+                    raise ArchiverNotIdle(self, turns - 1, round(timeout_s - deadline + time.monotonic(), 3))
             try:
                 if failures or not self._states:
                     self.client.ping()  # Redis answers (and takes these credentials) before anything else
                 busy = [self._turn(keys) for keys in self.shards.values()].count(True) > 0  # every shard, each turn
+                if until_idle and not busy:
+                    self.flush()
                 failures = 0
                 self._resumed()
             except (*REDIS_ERRORS, OSError, ArrowException, ArchiveError) as exc:
@@ -214,6 +235,8 @@ class Archiver:
                 self._stopping.wait(delay)
                 continue
             self._heartbeat()
+            if until_idle and not busy and self.idle():
+                return
             if not busy:
                 self._stopping.wait(IDLE_S)
         try:
@@ -224,6 +247,18 @@ class Archiver:
             self.log.warning("unwritten_at_stop", error=f"{type(exc).__name__}: {exc}")
         heartbeat.write(self.heartbeat_file, {"stopped_at": time.time()} | self._alert_state())
         self.log.info("archiver_stopped")
+
+    def idle(self) -> bool:
+        """Nothing buffered, nothing left to expire, no shard refused, no wait (see :meth:`run`)."""
+        return not self.still_pending()
+
+    def still_pending(self) -> list[str]:
+        """What keeps this archiver from being idle, in words (for :class:`ArchiverNotIdle`)."""
+        pending = [f"shard {shard}: refused: {why}" for shard, why in sorted(self._refusals.items())]
+        for shard, state in sorted(self._states.items()):
+            pending += [f"shard {shard}: {len(state.buffer)} records buffered, not written"] if state.buffer else []
+            pending += [f"shard {shard}: {len(state.to_expire)} ledgers to expire"] if state.to_expire else []
+        return pending + ([f"waiting for the archive: {self._waiting}"] if self._waiting else [])
 
     def _turn(self, keys: ShardKeys) -> bool:
         """One turn of one shard in :meth:`run`: a shard refused is looked at again every ``backoff_max_s`` (never

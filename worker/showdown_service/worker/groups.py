@@ -58,6 +58,18 @@ class GroupPlumbing(WorkerState):
                 self.process(keys, rows)
                 start = rows[-1][0]
 
+    def own_pending(self) -> dict[str, int]:
+        """Per shard: how many entries are pending for this consumer (read by it, not committed); none: left out."""
+        consumer = self.settings.consumer
+        found: dict[str, int] = {}
+        for keys in self.shards.values():
+            summary = self.client.xpending(keys.events, self.settings.group)
+            for held in summary["consumers"] if summary["pending"] else []:
+                name = held["name"]
+                if (name.decode() if isinstance(name, bytes) else name) == consumer and int(held["pending"]):
+                    found[keys.shard] = int(held["pending"])
+        return found
+
     def claim_stale(self) -> int:
         """Take over entries idle longer than ``claim_idle_ms`` (from any consumer, this one included)."""
         if self._claiming:

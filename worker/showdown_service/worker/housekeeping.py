@@ -1,4 +1,5 @@
-"""The worker's housekeeping: the heartbeat `showdown health` reads, trimming the events stream, gauges."""
+"""The worker's housekeeping: the heartbeat `showdown health` reads, trimming the events stream, gauges, and what
+the worker waits for while Redis refuses it (one line when that changes, the gauges, the heartbeat)."""
 
 from __future__ import annotations
 
@@ -6,14 +7,16 @@ import time
 from typing import Any, cast
 
 from showdown_messages.protocol import entry_order
+from showdown_messages.publish import Refusal, refusal
 from showdown_service.infra.config import ShardKeys
 from showdown_service.ops import heartbeat
 from showdown_service.worker.ingress import deleted_unread
+from showdown_service.worker.restore import ArchiveUnreadable
 from showdown_service.worker.state import ROUTINE_WAITS, WorkerState, fault_action
 
 
 class Housekeeping(WorkerState):
-    """Heartbeat, trim, gauges: what the loop does between batches."""
+    """Heartbeat, trim, gauges: what the loop does between batches; the wait on Redis, reported."""
 
     def _housekeeping(self) -> None:
         now = time.monotonic()
@@ -97,3 +100,54 @@ class Housekeeping(WorkerState):
                     self.metrics.pending.labels(keys.shard).set(group["pending"])
                     if group.get("lag") is not None:
                         self.metrics.lag.labels(keys.shard).set(group["lag"])
+
+    def _wait_for(self, exc: Exception, *, attempt: int, retry_in_s: float) -> None:
+        """Record a failed attempt: one log line when what the worker waits for changes, DEBUG for each retry.
+
+        The entries in hand stay pending and nothing is counted against
+        them: they are settled once Redis takes writes again.
+        """
+        why = exc.refusal if isinstance(exc, ArchiveUnreadable) else refusal(exc)
+        error = f"{type(exc).__name__}: {exc}"
+        if why.code == "UNBLOCKED":  # a blocked read ended by a role change: the next attempt says what to wait for
+            self.log.debug("redis_retry", reason=why.code, attempt=attempt, error=error, retry_in_s=retry_in_s)
+            return
+        if why != self._waiting:
+            if self._waiting is None:
+                self._waiting_since = time.time()
+            else:
+                self.metrics.waiting.labels(self._waiting.code).set(0)
+                self.metrics.faults.labels(self._waiting.code).set(0)
+            self._waiting = why
+            self.metrics.waiting.labels(why.code).set(1)
+            if why.code in ROUTINE_WAITS:
+                self.log.warning("redis_unavailable", reason=why.code, waiting_for=why.reason, error=error,
+                                 retry_in_s=retry_in_s)  # fmt: skip
+            else:  # a fault: retried, but it will not go away by itself
+                self.metrics.faults.labels(why.code).set(1)
+                self.log.error("redis_unavailable", reason=why.code, waiting_for=why.reason, error=error,
+                               retry_in_s=retry_in_s, fault=True, action=fault_action(why.code))  # fmt: skip
+            self._write_heartbeat()
+        else:
+            self.log.debug("redis_retry", reason=why.code, attempt=attempt, error=error, retry_in_s=retry_in_s)
+            self._beat()  # waiting is working: `showdown health` reports the wait, not a stale heartbeat
+
+    def _resume(self) -> None:
+        """Redis took this worker's writes again (or it has none to make): end the wait, say so once."""
+        if self._waiting is None:
+            return
+        why, self._waiting = self._waiting, None
+        self.metrics.waiting.labels(why.code).set(0)
+        self.metrics.faults.labels(why.code).set(0)
+        self.log.info(
+            "redis_resumed",
+            reason=why.code,
+            waited_for=why.reason,
+            waited_s=round(time.time() - self._waiting_since, 3),
+        )
+        self._write_heartbeat()
+
+    @property
+    def waiting_for(self) -> Refusal | None:
+        """What the worker waits for (``Refusal('OOM', 'Redis refuses writes: OOM (...)')``), or None while it works."""
+        return self._waiting

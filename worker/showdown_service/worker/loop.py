@@ -50,7 +50,6 @@ import redis
 from showdown_core.tournament import Book
 from showdown_core.variants import prepare_every_variant
 from showdown_messages.protocol import entry_order
-from showdown_messages.publish import Refusal, refusal
 from showdown_service.decision.settling import Prepared
 from showdown_service.infra.config import ShardKeys
 from showdown_service.infra.connection import REDIS_ERRORS
@@ -60,8 +59,7 @@ from showdown_service.worker.groups import FAILURE_COUNT_TTL_S, GroupPlumbing
 from showdown_service.worker.housekeeping import Housekeeping
 from showdown_service.worker.io import IOPipeline
 from showdown_service.worker.planning import Planning
-from showdown_service.worker.restore import ArchiveUnreadable
-from showdown_service.worker.state import FAULT_ACTIONS, ROUTINE_WAITS, Entry, fault_action
+from showdown_service.worker.state import FAULT_ACTIONS, ROUTINE_WAITS, Entry
 
 __all__ = [
     "FAILURE_COUNT_TTL_S",
@@ -71,6 +69,7 @@ __all__ = [
     "ROUTINE_WAITS",
     "Entry",
     "Worker",
+    "WorkerNotIdle",
 ]
 
 CONTENTION_WINDOW = 20
@@ -106,6 +105,16 @@ MAX_REPLANS = 50
 """Re-plans of one batch before it is left to the claim (only under heavy contention on one shard)."""
 
 
+class WorkerNotIdle(RuntimeError):
+    """:meth:`Worker.run` with ``until_idle`` passed its bound with work left; the message says what."""
+
+    def __init__(self, worker: Worker, steps: int, seconds: float) -> None:
+        self.pending = worker.still_pending()
+        super().__init__(
+            f"worker {worker.settings.consumer} not idle after {steps} steps ({seconds} s): {'; '.join(self.pending)}"
+        )
+
+
 class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
     """One consumer of the group, serving one or more shards: the loop, and what ties its parts together."""
 
@@ -113,8 +122,19 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
         """Ask :meth:`run` to return after the batch in hand is committed."""
         self._stopping.set()
 
-    def run(self) -> None:
-        """Serve until :meth:`stop`; ride out Redis outages with bounded backoff."""
+    def run(self, *, until_idle: bool = False, max_steps: int = 10_000, timeout_s: float = 60.0) -> None:
+        """Serve until :meth:`stop`; ride out Redis outages with bounded backoff.
+
+        ``until_idle``: return instead once idle (:meth:`idle`, its last read of every inbox and stream empty),
+        never waiting on an empty read: for tests and one-off drains. It sets up as serving does (the groups, its
+        own pending entries first), not the process (no tables built ahead, no ``gc.freeze``), and stops nothing
+        (the worker may step or run again). Past ``max_steps`` steps or ``timeout_s`` seconds it raises
+        :class:`WorkerNotIdle`, naming what was still pending.
+        """
+        if until_idle:
+            self._write_heartbeat()
+            self._serve(until_idle=True, max_steps=max_steps, timeout_s=timeout_s)
+            return
         started = time.perf_counter()
         prepare_every_variant()  # every game's tables now, not on the first hand of each game
         gc.collect()
@@ -126,26 +146,7 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
             tables_built_s=round(time.perf_counter() - started, 3),
         )
         self._write_heartbeat()  # alive from the start, not only after a first read that may block for block_ms
-        failures = 0
-        ready = False
-        while not self.stopping:
-            try:
-                if not ready:
-                    self.prepare_groups()
-                    self.recover_pending()
-                    ready = True
-                self.step()
-                failures = 0
-                if self._io is None and not self._rows:  # idle: no write of ours awaits an answer
-                    self._resume()
-            except REDIS_ERRORS as exc:
-                failures += 1
-                ready = False  # after an outage: groups may be new, our pending entries are ours to finish
-                self._forget_in_hand()
-                self.metrics.redis_errors.inc()
-                delay = self.backoff.delay(failures)
-                self._wait_for(exc, attempt=failures, retry_in_s=round(delay, 3))
-                self._stopping.wait(delay)
+        self._serve()
         try:  # finish what is in hand: the commit in flight, and rows already read (pending for us)
             self.flush()
         except REDIS_ERRORS as exc:  # they stay pending; another worker claims them after claim_idle_ms
@@ -155,56 +156,40 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
         heartbeat.write(self.settings.heartbeat_file, {"stopped_at": time.time()})  # healthy no more, at once
         self.log.info("worker_stopped")
 
-    def _wait_for(self, exc: Exception, *, attempt: int, retry_in_s: float) -> None:
-        """Record a failed attempt: one log line when what the worker waits for changes, DEBUG for each retry.
-
-        The entries in hand stay pending and nothing is counted against
-        them: they are settled once Redis takes writes again.
-        """
-        why = exc.refusal if isinstance(exc, ArchiveUnreadable) else refusal(exc)
-        error = f"{type(exc).__name__}: {exc}"
-        if why.code == "UNBLOCKED":  # a blocked read ended by a role change: the next attempt says what to wait for
-            self.log.debug("redis_retry", reason=why.code, attempt=attempt, error=error, retry_in_s=retry_in_s)
-            return
-        if why != self._waiting:
-            if self._waiting is None:
-                self._waiting_since = time.time()
-            else:
-                self.metrics.waiting.labels(self._waiting.code).set(0)
-                self.metrics.faults.labels(self._waiting.code).set(0)
-            self._waiting = why
-            self.metrics.waiting.labels(why.code).set(1)
-            if why.code in ROUTINE_WAITS:
-                self.log.warning("redis_unavailable", reason=why.code, waiting_for=why.reason, error=error,
-                                 retry_in_s=retry_in_s)  # fmt: skip
-            else:  # a fault: retried, but it will not go away by itself
-                self.metrics.faults.labels(why.code).set(1)
-                self.log.error("redis_unavailable", reason=why.code, waiting_for=why.reason, error=error,
-                               retry_in_s=retry_in_s, fault=True, action=fault_action(why.code))  # fmt: skip
-            self._write_heartbeat()
-        else:
-            self.log.debug("redis_retry", reason=why.code, attempt=attempt, error=error, retry_in_s=retry_in_s)
-            self._beat()  # waiting is working: `showdown health` reports the wait, not a stale heartbeat
-
-    def _resume(self) -> None:
-        """Redis took this worker's writes again (or it has none to make): end the wait, say so once."""
-        if self._waiting is None:
-            return
-        why, self._waiting = self._waiting, None
-        self.metrics.waiting.labels(why.code).set(0)
-        self.metrics.faults.labels(why.code).set(0)
-        self.log.info(
-            "redis_resumed",
-            reason=why.code,
-            waited_for=why.reason,
-            waited_s=round(time.time() - self._waiting_since, 3),
-        )
-        self._write_heartbeat()
-
-    @property
-    def waiting_for(self) -> Refusal | None:
-        """What the worker waits for (``Refusal('OOM', 'Redis refuses writes: OOM (...)')``), or None while it works."""
-        return self._waiting
+    def _serve(self, *, until_idle: bool = False, max_steps: int = 0, timeout_s: float = 0.0) -> None:
+        """The loop of :meth:`run`: step until stopped (or, ``until_idle``, until :meth:`idle`)."""
+        failures = 0
+        ready = False
+        steps = 0
+        deadline = time.monotonic() + timeout_s  # real time, whatever the loop reads
+        while not self.stopping:
+            try:
+                if not ready:
+                    self.prepare_groups()
+                    self.recover_pending()
+                    ready = True
+                moved = self.ingress.moved
+                handled = self._step(None) if until_idle else self._step(self.settings.block_ms)
+                failures = 0
+                if self._io is None and not self._rows:  # idle: no write of ours awaits an answer
+                    self._resume()
+                    if until_idle and not handled and self.ingress.moved == moved and self.idle():
+                        return  # (an inbox moved after the read, its script loaded: read again)
+            except REDIS_ERRORS as exc:
+                failures += 1
+                ready = False  # after an outage: groups may be new, our pending entries are ours to finish
+                self._forget_in_hand()
+                self.metrics.redis_errors.inc()
+                delay = self.backoff.delay(failures)
+                self._wait_for(exc, attempt=failures, retry_in_s=round(delay, 3))
+                self._stopping.wait(delay)
+                handled = 1
+            if until_idle:
+                steps += 1
+                if steps >= max_steps or time.monotonic() > deadline:
+                    raise WorkerNotIdle(self, steps, round(timeout_s - deadline + time.monotonic(), 3))
+                if not handled:  # what is left waits for a claim: until the next one, not in a busy loop
+                    self._stopping.wait(min(max(self._next_claim - time.monotonic(), 0.001), 0.05))
 
     def _forget_in_hand(self) -> None:
         """After a failed round trip: drop what was in hand; it is still pending and recover_pending() redoes it."""
@@ -218,6 +203,32 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
         self._restarts_seen = self._runs.restarts
 
     def step(self) -> int:
+        """One pass of the loop (:meth:`_step`), waiting up to ``block_ms`` on an empty read."""
+        return self._step(self.settings.block_ms)
+
+    def idle(self) -> bool:
+        """Nothing in hand (read, in flight, or to plan again) and no entry pending for this consumer.
+
+        With the last read (of every inbox and stream) empty, this worker has
+        nothing to do until new entries come, or a claim takes another's.
+        """
+        return self._io is None and not self._rows and not self._later and not self.own_pending()
+
+    def still_pending(self) -> list[str]:
+        """What keeps this worker from being idle (see :meth:`idle`), in words: for :class:`WorkerNotIdle`."""
+        pending = [f"{sum(len(e) for _, e in self._rows)} entries read, not settled"] if self._rows else []
+        pending += ["a commit in flight"] if self._io is not None else []
+        pending += [f"{sum(len(b) for _, b in self._later)} entries to plan again"] if self._later else []
+        try:
+            pending += [f"shard {shard}: {count} entries pending for {self.settings.consumer} (left to the claim, "
+                        f"every claim_idle_ms / 2)" for shard, count in self.own_pending().items()]  # fmt: skip
+        except REDIS_ERRORS as exc:
+            pending.append(f"its pending entries unknown ({type(exc).__name__}: {exc})")
+        if self._waiting is not None:
+            pending.append(f"waiting for Redis: {self._waiting.reason}")
+        return pending or ["nothing in hand: new entries kept coming"]
+
+    def _step(self, block: int | None) -> int:
         """One pass of the loop; returns how many entries it settled or refused.
 
         Redis work and Python work overlap: while this thread settles the
@@ -239,7 +250,7 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
             handled += self.claim_stale()
             self._next_claim = now + max(self.settings.claim_idle_ms / 2000, 0.05)
         if not self._rows and self._io is None:
-            self._rows = self._read(block=self.settings.block_ms)
+            self._rows = self._read(block=block)
         rows, self._rows = self._rows, []
         prepared = [(keys, self._prepare(keys, entries)) for keys, entries in rows]  # overlaps the I/O in flight
         if self._io is not None:

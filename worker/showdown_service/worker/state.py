@@ -175,4 +175,4 @@ class WorkerState(ABC):
 
     @abstractmethod
     def _resume(self) -> None:
-        """A commit went through: end a wait on Redis (:mod:`showdown_service.worker.loop`)."""
+        """A commit went through: end a wait on Redis (:mod:`showdown_service.worker.housekeeping`)."""
