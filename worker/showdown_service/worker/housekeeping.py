@@ -3,7 +3,6 @@ the worker waits for while Redis refuses it (one line when that changes, the gau
 
 from __future__ import annotations
 
-import time
 from typing import Any, cast
 
 from showdown_messages.protocol import entry_order
@@ -19,7 +18,7 @@ class Housekeeping(WorkerState):
     """Heartbeat, trim, gauges: what the loop does between batches; the wait on Redis, reported."""
 
     def _housekeeping(self) -> None:
-        now = time.monotonic()
+        now = self.clock.monotonic()
         if now - self._last_beat >= heartbeat.BEAT_INTERVAL_S:
             self._beat()
         if now >= self._next_trim:
@@ -33,7 +32,7 @@ class Housekeeping(WorkerState):
 
     def _beat(self) -> None:
         """Touch the heartbeat file that `showdown health` reads."""
-        self._last_beat = time.monotonic()
+        self._last_beat = self.clock.monotonic()
         self.settings.heartbeat_file.touch()
         self.metrics.heartbeat.set_to_current_time()
 
@@ -46,7 +45,7 @@ class Housekeeping(WorkerState):
             if self._waiting.code not in ROUTINE_WAITS:
                 state["fault"] = fault_action(self._waiting.code)
         heartbeat.write(self.settings.heartbeat_file, state)
-        self._last_beat = time.monotonic()
+        self._last_beat = self.clock.monotonic()
         self.metrics.heartbeat.set_to_current_time()
 
     def trim(self, keys: ShardKeys) -> str | None:
@@ -114,7 +113,7 @@ class Housekeeping(WorkerState):
             return
         if why != self._waiting:
             if self._waiting is None:
-                self._waiting_since = time.time()
+                self._waiting_since = self.clock.time()
             else:
                 self.metrics.waiting.labels(self._waiting.code).set(0)
                 self.metrics.faults.labels(self._waiting.code).set(0)
@@ -143,7 +142,7 @@ class Housekeeping(WorkerState):
             "redis_resumed",
             reason=why.code,
             waited_for=why.reason,
-            waited_s=round(time.time() - self._waiting_since, 3),
+            waited_s=round(self.clock.time() - self._waiting_since, 3),
         )
         self._write_heartbeat()
 

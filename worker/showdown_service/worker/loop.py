@@ -6,7 +6,7 @@ batch's outcome is committed by one Lua script that checks, before writing
 anything, that its entries are still this consumer's to settle (see
 :mod:`showdown_service.worker.commit`).
 
-The loop, per iteration:
+The loop, per iteration (its schedules read the worker's clock: :mod:`showdown_service.infra.clock`):
 
 * every ``claim_idle_ms / 2``: take over entries idle that long from any
   consumer (a killed worker's batch, an entry whose settling raised);
@@ -153,7 +153,7 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
             self.log.warning("unfinished_at_stop", error=f"{type(exc).__name__}: {exc}")
         self._io_thread.shutdown(wait=True)
         self.ingress.stop()
-        heartbeat.write(self.settings.heartbeat_file, {"stopped_at": time.time()})  # healthy no more, at once
+        heartbeat.write(self.settings.heartbeat_file, {"stopped_at": self.clock.time()})  # healthy no more, at once
         self.log.info("worker_stopped")
 
     def _serve(self, *, until_idle: bool = False, max_steps: int = 0, timeout_s: float = 0.0) -> None:
@@ -161,7 +161,7 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
         failures = 0
         ready = False
         steps = 0
-        deadline = time.monotonic() + timeout_s  # real time, whatever the loop reads
+        deadline = time.monotonic() + timeout_s  # real time: a test's clock, stopped, never makes it hang
         while not self.stopping:
             try:
                 if not ready:
@@ -189,7 +189,7 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
                 if steps >= max_steps or time.monotonic() > deadline:
                     raise WorkerNotIdle(self, steps, round(timeout_s - deadline + time.monotonic(), 3))
                 if not handled:  # what is left waits for a claim: until the next one, not in a busy loop
-                    self._stopping.wait(min(max(self._next_claim - time.monotonic(), 0.001), 0.05))
+                    self._stopping.wait(min(max(self._next_claim - self.clock.monotonic(), 0.001), 0.05))
 
     def _forget_in_hand(self) -> None:
         """After a failed round trip: drop what was in hand; it is still pending and recover_pending() redoes it."""
@@ -243,7 +243,7 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
         in hand there is nothing to overlap, so the round trip runs on this
         thread: a trickle of hands does not pay for thread hand-offs.
         """
-        now = time.monotonic()
+        now = self.clock.monotonic()
         handled = 0
         if now >= self._next_claim:
             self.flush()
@@ -343,7 +343,7 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
                 batch, held = held, []
             if blocker:  # the batch waits for the blocking entry's commit
                 if waited_since is None:
-                    waited_since = time.monotonic()
+                    waited_since = self.clock.monotonic()
                     self.log.info("commit_waits_for_order", shard=keys.shard, entries=len(batch),
                                   blocked_by=blocker, claiming=self._claiming)  # fmt: skip
                 if not self._turn_came(keys, blocker, len(batch), waited_since):
@@ -363,7 +363,7 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
         while not self.stopping:  # re-plan (reading the ledgers again) only once the blocking entry is done
             self._stopping.wait(pause)
             pause = min(ORDER_WAIT_MAX_S, pause * 2)
-            if time.monotonic() - waited_since > self.settings.claim_idle_ms / 1000:
+            if self.clock.monotonic() - waited_since > self.settings.claim_idle_ms / 1000:
                 self.log.info("commit_left_to_claim", shard=keys.shard, entries=entries, blocked_by=blocker)
                 self._next_claim = 0.0  # the next step claims the blocking entry (a dead worker's) and these
                 return False

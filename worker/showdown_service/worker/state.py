@@ -26,6 +26,7 @@ from showdown_service.decision.rake_schedules import schedules_in
 from showdown_service.decision.routing import Router
 from showdown_service.decision.settling import Prepared
 from showdown_service.infra.backoff import Backoff
+from showdown_service.infra.clock import SYSTEM_CLOCK, Clock
 from showdown_service.infra.config import Settings, ShardKeys
 from showdown_service.infra.connection import Client, keep_repeated_fields, run_watch
 from showdown_service.infra.logs import get_logger
@@ -67,8 +68,12 @@ def fault_action(code: str) -> str:
 class WorkerState(ABC):
     """One consumer of the group, serving one or more shards: the state its parts share."""
 
-    def __init__(self, settings: Settings, client: Client, *, metrics: Metrics | None = None) -> None:
+    def __init__(
+        self, settings: Settings, client: Client, *, metrics: Metrics | None = None, clock: Clock = SYSTEM_CLOCK
+    ) -> None:
         self.settings = settings
+        self.clock = clock
+        """What the loop's schedules (claims, heartbeats, trims, gauges, order waits) and its wait reports read."""
         self.rake_schedules = schedules_in(settings.rake_schedules_dir)
         """The rake schedules an event may name: read once, at start (a file that is no schedule stops it)."""
         self.backoff = Backoff(settings.backoff_max_s)
@@ -132,7 +137,7 @@ class WorkerState(ABC):
         self._waiting: Refusal | None = None
         """What Redis refuses (or that it does not answer) while this worker waits; None while it works."""
         self._waiting_since = 0.0
-        """time.time() when the wait began."""
+        """clock.time() when the wait began."""
         self._later: list[tuple[ShardKeys, list[Prepared]]] = []
         """Batches a plan that raised left to be planned again (one entry at a time, or as poison): committed by the
         outermost caller once its commit loop has returned, never inside it."""
