@@ -173,8 +173,8 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
                 failures = 0
                 if self._io is None and not self._rows:  # idle: no write of ours awaits an answer
                     self._resume()
-                    if until_idle and not handled and self.ingress.moved == moved and self.idle():
-                        return  # (an inbox moved after the read, its script loaded: read again)
+                    if until_idle and not handled and self.ingress.moved == moved and self.idle():  # moved: read again
+                        return
             except REDIS_ERRORS as exc:
                 failures += 1
                 ready = False  # after an outage: groups may be new, our pending entries are ours to finish
@@ -188,7 +188,7 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
                 steps += 1
                 if steps >= max_steps or time.monotonic() > deadline:
                     raise WorkerNotIdle(self, steps, round(timeout_s - deadline + time.monotonic(), 3))
-                if not handled:  # what is left waits for a claim: until the next one, not in a busy loop
+                if not handled and not self._rows:  # what is left waits for a claim: until it, not in a busy loop
                     self._stopping.wait(min(max(self._next_claim - self.clock.monotonic(), 0.001), 0.05))
 
     def _forget_in_hand(self) -> None:
