@@ -12,7 +12,7 @@ import pytest
 from showdown_service.archive.archiver import Archiver, ArchiverNotIdle
 from showdown_service.storage.layout import open_store
 from showdown_service.worker.loop import Worker
-from tests.test_archive import hands, prove, publish, rows
+from tests.archive.test_archive import hands, prove, publish, rows
 
 
 def test_archiver_run_until_idle_archives_every_shard_in_many_files_then_returns_still_holding_its_shards(
