@@ -256,7 +256,7 @@ def test_a_running_tournament_whose_ledger_redis_lost_is_refused_ledger_lost_by_
     cut = len(sim.lines) // 2
     archiver = archive_all(settings, client)  # from the start: the workers trim no event it has not read
     publish(client, keys, sim.lines[:cut])
-    drain(settings, client, rounds=cut // 50 + 5)
+    drain(settings, client)
     archiver.drain()
     assert client.hgetall(keys.tournament(tid)), "the tournament runs"
     client.flushall()
