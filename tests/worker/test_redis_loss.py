@@ -15,6 +15,7 @@ import orjson
 import pytest
 import redis
 
+from showdown_core import InvariantViolation
 from showdown_messages.publish import Refusal
 from showdown_service.archive.archiver import Archiver
 from showdown_service.archive.ledger_restore import rebuild, restore
@@ -29,10 +30,12 @@ from showdown_service.read.health import health
 from showdown_service.storage.layout import open_store
 from showdown_service.testing.localredis import LocalRedis
 from showdown_service.testing.simulate import Simulation, simulate
+from showdown_service.worker.funds import fold_archived
 from showdown_service.worker.ledger import read_book
 from showdown_service.worker.loop import Worker
 from showdown_service.worker.restore import ArchiveUnreadable, read_reset
 from tests.helpers import wait_until, xadd_events
+from tests.worker.test_jackpot_worker import bad_beat_hand, ggpoker_kings
 
 CASES = [orjson.loads(line)["event"] for line in itertools.islice(example_lines(), 20)]
 
@@ -423,3 +426,48 @@ def test_after_redis_lost_its_data_a_copy_of_a_hand_archived_on_another_shard_is
     reset = client.hgetall(west.keys("west").audit_reset)
     assert reset[b"claims"] == b"2"
     assert client.hlen(registry_key()) == 0, "no tournament here to claim"
+
+
+def test_after_redis_lost_its_data_a_jackpot_fund_goes_on_from_the_archive_never_from_its_seed(
+    client: redis.Redis, make_settings: Any, redis_url: str, tmp_path: Path
+) -> None:
+    """Issue 39 ("kept in Redis like a tournament ledger (and archived; exactly once across kills and requeues)"):
+    the restore writes each fund back as its archived results leave it, before the new chain's first commit; a
+    re-sent bad beat is a duplicate and pays nothing again; the next hand finds the fund where the archive left
+    it (before, it found none and declared it again at its seed: the fund paid out twice)."""
+    settings = make_settings(redis_url, archive_url=str(tmp_path / "archive"))
+    keys = settings.keys("default")
+    xadd_events(client, keys.events, [ggpoker_kings(seed=1_000_000), bad_beat_hand()])
+    drain(settings, client)
+    archive_all(settings, client)
+    kept = client.hgetall(keys.jackpot("ggpoker-bbj-usd"))
+    assert kept[b"balance"] == b"862259"
+    client.flushall()  # Redis restarted without its data
+    again = ggpoker_kings(seed=1_000_000) | {"hand_id": "HD149101-next"}
+    xadd_events(client, keys.events, [bad_beat_hand(), again])
+    drain(settings, client)
+    assert [(r["hand_id"], r["outcome"]) for r in records(client, keys)] == [("BB-1", "duplicate"),
+                                                                             ("HD149101-next", "settled")]  # fmt: skip
+    (result,) = [orjson.loads(fields[b"result"]) for _, fields in read_range(client, keys.results)]
+    assert (result["jackpot"]["fund_before"], result["jackpot"]["fund_after"]) == (862_259, 862_459)
+    fund = client.hgetall(keys.jackpot("ggpoker-bbj-usd"))
+    assert {k: fund[k] for k in (b"seed", b"hands", b"dropped", b"payouts", b"paid", b"last_bad_beat")} == {
+        b"seed": b"1000000", b"hands": b"3", b"dropped": b"500", b"payouts": b"1", b"paid": b"138041",
+        b"last_bad_beat": b"BB-1",
+    }  # fmt: skip
+    assert fund[b"last_at"] == kept[b"last_at"]
+    reset = client.hgetall(keys.audit_reset)
+    assert reset[b"jackpots"] == b"1"
+
+
+def test_archived_funds_that_do_not_follow_on_are_never_restored() -> None:
+    """A hand that found its fund elsewhere than the hand before left it (a result missing from the archive, or
+    edited): the restore refuses (the worker waits, as for an unreadable archive) rather than write a fund that
+    does not add up."""
+    first = {"jackpot": {"jackpot_id": "j", "program": "p", "drop": 100, "bad_beat": False,
+                         "fund_before": 500, "fund_after": 600}}  # fmt: skip
+    gap = {"jackpot": {**first["jackpot"], "fund_before": 700, "fund_after": 800}}
+    rows = [("h1", "2026-11-29T00:00:00Z", orjson.dumps(first).decode())]
+    assert fold_archived(rows)["j"].balance == 600
+    with pytest.raises(InvariantViolation, match="hand h2 found the fund at 700, the one before left 600"):
+        fold_archived([*rows, ("h2", "2026-11-29T00:00:01Z", orjson.dumps(gap).decode())])

@@ -15,7 +15,10 @@ The fund is written only by the commit script, with the hand that moved it
 the audit chain's head (:data:`LOAD_LUA`): a fund it plans on is exactly the one
 at that head, as a tournament ledger is (:mod:`.ledger`). A hand re-sent is a
 duplicate by its dedupe key in that same commit, so a drop or a payout moves the
-fund once, across kills and requeues.
+fund once, across kills and requeues. After a Redis loss the restore writes each
+fund back as the archive's results leave it (:func:`fold_archived`, called by
+:func:`showdown_service.worker.restore.restore_after_loss`) before the new chain's
+first commit: a fund never starts again at its seed.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any, Final
 
 import orjson
 
+from showdown_core import InvariantViolation
 from showdown_core.jackpot import Fund
 from showdown_service.infra.config import ShardKeys
 
@@ -122,3 +126,36 @@ def read_funds(client: Any, keys_of: Iterable[ShardKeys], jackpot_id: str) -> di
         if fund is not None:
             out[keys.shard] = fund
     return out
+
+
+def fold_archived(rows: Iterable[tuple[str, str, str]]) -> dict[str, Fund]:
+    """Each jackpot's fund as the archived results leave it: ``rows`` are ``(hand_id, settled_at, result JSON)`` of
+    the shard's settled hands with a fund (their ``jackpot`` section has ``fund_before``/``fund_after``), in the order
+    the chain settled them. The first hand of a fund declared it (its ``fund_before`` is the seed); each later one
+    must start where the one before left it. Raises :class:`~showdown_core.InvariantViolation` naming the hand
+    where the archive's funds do not follow on (money in != out), or a fund that ends negative: never restored."""
+    funds: dict[str, Fund] = {}
+    for hand_id, at, text in rows:
+        jackpot = orjson.loads(text)["jackpot"]
+        jackpot_id, before, after = jackpot["jackpot_id"], jackpot["fund_before"], jackpot["fund_after"]
+        fund = funds.get(jackpot_id) or Fund(jackpot_id, jackpot["program"], before, before)
+        if before != fund.balance:
+            raise InvariantViolation(
+                f"jackpot {jackpot_id!r}: hand {hand_id} found the fund at {before}, the one before left {fund.balance}"
+            )
+        beat, paid = bool(jackpot["bad_beat"]), sum(role.get("amount", 0) for role in jackpot.get("roles", ()))
+        funds[jackpot_id] = Fund(
+            jackpot_id,
+            fund.program_id,
+            fund.seed,
+            after,
+            fund.hands + 1,
+            fund.drops + (jackpot["drop"] > 0),
+            fund.dropped + jackpot["drop"],
+            fund.payouts + beat,
+            fund.paid + paid,
+            hand_id if beat else fund.last_bad_beat,
+            paid if beat else fund.last_paid,
+            at if beat else fund.last_at,
+        ).check()
+    return funds

@@ -28,7 +28,13 @@ Otherwise, before its first commit, it (:func:`restore_after_loss`):
    took a message) to the shard's ``tournaments:lost`` set: their hands and
    messages are refused ``ledger_lost`` (never settled as plain hands) until
    ``showdown tournament restore ID`` rebuilds the ledger from the archive;
-4. records the reset in the shard's ``audit:reset`` hash: the archived chain's
+4. writes back every jackpot fund the archive knows on the shard, as its
+   archived results leave it (:func:`showdown_service.worker.funds.fold_archived`,
+   every chain of the shard in order): a fund is one balance and its counts,
+   so it is rebuilt here, not refused; a fund whose archived results do not
+   follow on (one hand's ``fund_before`` not the last one's ``fund_after``)
+   makes the restore fail as an unreadable archive does (the worker waits);
+5. records the reset in the shard's ``audit:reset`` hash: the archived chain's
    epoch, last seq and hash, when and what it restored; the commit script
    adds the new chain's ``epoch`` and ``began_at`` with its first record.
    ``showdown health``, ``audit verify``, the ``showdown_chain_restarted``
@@ -78,7 +84,7 @@ several files.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -86,9 +92,11 @@ from typing import Any, Final
 import orjson
 import redis
 
+from showdown_core import InvariantViolation
 from showdown_messages.publish import Refusal
 from showdown_service.decision.audit import EMPTY, GENESIS, Head
 from showdown_service.infra.config import Settings, ShardKeys
+from showdown_service.worker.funds import encode, fold_archived
 
 ARCHIVE_WAIT: Final = "ARCHIVE"
 """The worker's wait (``showdown_redis_waiting{reason}``, health) while the archive it must restore from cannot be
@@ -198,6 +206,8 @@ class Restored:
     """Tournaments marked lost."""
     claims: int = 0
     """Cross-shard hand claims put back (of every shard's archived hands)."""
+    funds: int = 0
+    """Jackpot funds written back."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,7 +335,8 @@ def restore_after_loss(
         if not chains:
             return None
         hands, tournaments, claims = _archived_state(store, keys.shard, instant - settings.dedupe_ttl_s)
-    except (ArchiveError, ArrowException, OSError, duckdb.Error) as exc:
+        funds = fold_archived(_fund_rows(store, chains))
+    except (ArchiveError, ArrowException, OSError, duckdb.Error, InvariantViolation) as exc:
         raise ArchiveUnreadable(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
     for start in range(0, len(hands), RESTORE_CHUNK):
         pipe = client.pipeline(transaction=False)
@@ -339,6 +350,12 @@ def restore_after_loss(
     for start in range(0, len(tournaments), RESTORE_CHUNK):
         chunk = tournaments[start : start + RESTORE_CHUNK]
         mark(keys=[keys.tournaments_lost, *(keys.tournament(t) for t in chunk)], args=chunk)
+    pipe = client.pipeline(transaction=True)
+    for jackpot_id, fund in funds.items():  # as the archive leaves it (a fund Redis kept behind it is replaced)
+        fields = encode(fund)
+        pipe.delete(keys.jackpot(jackpot_id))
+        pipe.hset(keys.jackpot(jackpot_id), mapping=dict(zip(fields[::2], fields[1::2], strict=True)))
+    pipe.execute()
     chain = chains[-1]
     client.hset(
         keys.audit_reset,
@@ -350,10 +367,24 @@ def restore_after_loss(
             "hands": len(hands),
             "tournaments": len(tournaments),
             "claims": claimed,
+            "jackpots": len(funds),
             **({"redis_seq": behind.redis_seq} if behind is not None else {}),
         },
     )
-    return Restored(chain, len(hands), tuple(tournaments), claimed)
+    return Restored(chain, len(hands), tuple(tournaments), claimed, len(funds))
+
+
+def _fund_rows(store: Any, chains: Sequence[ArchivedChain]) -> Iterator[tuple[str, str, str]]:
+    """``(hand_id, settled_at, result)`` of each settled hand with a jackpot fund in ``chains`` (oldest first), in
+    the order each chain settled them."""
+    from showdown_service.storage.layout import read_rows  # noqa: PLC0415 - pyarrow
+
+    for chain in chains:
+        for path in chain.files:
+            for row in read_rows(store, path, columns=["outcome", "hand_id", "settled_at", "result"]).to_pylist():
+                result = row["result"]
+                if row["outcome"] == "settled" and result and '"fund_after"' in result:
+                    yield str(row["hand_id"]), str(row["settled_at"]), str(result)
 
 
 def _put_back_claims(
