@@ -24,6 +24,7 @@ import fakeredis
 import orjson
 import pyarrow.parquet as pq
 import pytest
+from structlog.testing import capture_logs
 
 from showdown_service.archive import archiver as archiver_module
 from showdown_service.archive.archiver import Archiver
@@ -754,3 +755,36 @@ def test_a_shard_whose_name_ends_like_an_epoch_still_lists_its_files(tmp_path: P
         ("", 1, "2026-11-27"),
         ("fedcba9876543210", 3, "2026-11-28"),
     ]
+
+
+def test_a_store_refusing_every_write_is_one_wait_not_a_wait_and_a_resume_each_turn(
+    fake: fakeredis.FakeRedis, make_settings: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading works, writing fails (a full disk, a bucket that refuses puts): each failed write used to be followed
+    by `archive_resumed` as soon as a turn read the buffer again, and the backoff started over. Now the archiver
+    waits once (its failures in a row counted on, so its retry delays grow) and resumes when a file is written."""
+    settings = make_settings(batch_size=10, archive_url=str(tmp_path / "a"), archive_file_rows=100,
+                             archive_interval_s=0.2, backoff_max_s=0.4)  # fmt: skip
+    keys = settings.keys("default")
+    settle(fake, settings, hands(10))  # fewer than a file's rows: written when the interval is up, a turn after
+    archiver = Archiver(settings, fake, open_store(settings.archive_url))
+    real = archiver._write_run
+    refusals = {"left": 4}
+
+    def full_disk(keys: ShardKeys, state: Any) -> None:
+        if refusals["left"]:
+            refusals["left"] -= 1
+            raise OSError(28, "No space left on device")
+        real(keys, state)
+
+    monkeypatch.setattr(archiver, "_write_run", full_disk)
+    with capture_logs() as logs:
+        runner = _run(archiver)
+        try:
+            wait_until(lambda: int(fake.hget(keys.archive, "seq") or 0) == 10, what="the file written at last")
+        finally:
+            _stop(archiver, runner)
+    events = [e for e in logs if e["event"] in {"archive_waiting", "archive_resumed"}]
+    assert [e["event"] for e in events] == ["archive_waiting", "archive_resumed"]
+    assert refusals["left"] == 0
+    assert len(all_files(open_store(settings.archive_url))) == 1

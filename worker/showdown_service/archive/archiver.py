@@ -179,6 +179,8 @@ class Archiver:
         self._states: dict[str, ShardState] = {}
         self._stopping = threading.Event()
         self._waiting: str | None = None
+        self._write_failed = False
+        """The last write of a file failed: the wait lasts (and the backoff grows) until a write succeeds."""
         self._since = 0.0
         self._refused_until: dict[str, float] = {}
         """Shard -> when (monotonic) a refused shard is looked at again."""
@@ -225,8 +227,9 @@ class Archiver:
                 busy = [self._turn(keys) for keys in self.shards.values()].count(True) > 0  # every shard, each turn
                 if until_idle and not busy:
                     self.flush()
-                failures = 0
-                self._resumed()
+                if not self._write_failed:  # a turn that only read proves nothing of a store that refused a write
+                    failures = 0
+                    self._resumed()
             except (*REDIS_ERRORS, OSError, ArrowException, ArchiveError) as exc:
                 failures += 1
                 self._states.clear()  # resume from the archive: what was buffered is collected again
@@ -487,6 +490,10 @@ class Archiver:
         except ArchiveRefused as exc:
             exc.shard = keys.shard
             raise
+        except BaseException:
+            self._write_failed = True
+            raise
+        self._write_failed = False
 
     def _write_run(self, keys: ShardKeys, state: ShardState) -> None:
         rows = state.buffer
