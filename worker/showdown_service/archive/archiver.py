@@ -227,6 +227,8 @@ class Archiver:
                 busy = [self._turn(keys) for keys in self.shards.values()].count(True) > 0  # every shard, each turn
                 if until_idle and not busy:
                     self.flush()
+                if self._write_failed and not any(state.buffer for state in self._states.values()):
+                    self._write_failed = False  # nothing left to write here (another archiver holds the shard)
                 if not self._write_failed:  # a turn that only read proves nothing of a store that refused a write
                     failures = 0
                     self._resumed()
