@@ -1,0 +1,110 @@
+"""Issue 36's real data, through a real worker: every real hand of ``../shared/data`` that the replay reads with its
+betting as ``play`` (the 6,844 Pluribus PHH hands with phh-std's own fields, and each room history whose reader
+builds the play) published as a v2 event to a real server's events stream and settled by a ``Worker``. Each must
+settle (no dead letter), to the pots and awards of the replay's own settlement of the same event, which matched the
+room's recorded outcome (``judge``: ``match``); for the PHH hands each seat's ``end_stack`` is the file's
+``finishing_stacks`` (Pluribus writes a chopped odd chip as a half: within one chip).
+
+The rooms' hands come and go with their readers' play (`histories/room_play.py`): the test takes whatever the
+replay gives play today and asserts the floor below which that count must not fall.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+import redis
+
+from showdown_core import settle
+from showdown_messages import ShowdownEvent
+from showdown_messages.protocol import EVENT_FIELD, HAND_ID_FIELD, RESULT_FIELD
+from showdown_service.decision.intake import parse_event, to_showdown
+from showdown_service.decision.wire import encode_result
+from showdown_service.histories.compare import MATCH, judge
+from showdown_service.histories.hands import HandRecord
+from showdown_service.histories.run import PHH, find_files, read_file
+from showdown_service.infra.streams import read_range
+from showdown_service.worker.loop import Worker
+from tests.decision.test_play_event import PLURIBUS, pluribus_event
+from tests.helpers import SHARED_DATA
+
+ROOM_FOLDERS = ("pokerstars", "variants", "rooms", "rooms-more")
+ROOM_HANDS_WITH_PLAY_AT_LEAST = 21
+"""Room histories' cash hands settled with their play when this test was written (PokerStars' 22 less a tournament's
+one); readers add more."""
+AT = datetime(2026, 11, 29, tzinfo=UTC)
+
+
+def room_hands_with_play() -> tuple[list[dict[str, Any]], Counter[str]]:
+    """Every room history's hand that the replay reads with ``play`` and that matches its recorded outcome, as the
+    event document; and how many by format."""
+    files, _ = find_files([str(SHARED_DATA / folder) for folder in ROOM_FOLDERS])
+    docs, formats, seen = [], Counter[str](), set()
+    for source in files:
+        kind, hands, _ = read_file(source)
+        if kind == PHH:
+            continue  # the PHH files carry their play in their own fields: below
+        for hand in hands:
+            if not isinstance(hand, HandRecord) or hand.event is None or hand.event.play is None:
+                continue
+            if hand.event.tournament_id is not None or hand.hand_id in seen:
+                continue  # a tournament's hand needs its ledger opened: tests/worker/test_tournament_worker.py
+            assert judge(hand).status == MATCH, (source, hand.hand_id, judge(hand).reason)
+            seen.add(hand.hand_id)
+            docs.append(hand.event.model_dump(mode="json", exclude_none=True))
+            formats[str(kind)] += 1
+    return docs, formats
+
+
+def local_result(doc: dict[str, Any]) -> dict[str, Any]:
+    """The replay's settlement of the same event, as the result's JSON."""
+    event: ShowdownEvent = parse_event(json.dumps(doc))
+    return dict(orjson.loads(encode_result(settle(to_showdown(event)), AT)))
+
+
+def same_money(ours: dict[str, Any], theirs: dict[str, Any]) -> dict[str, Any]:
+    keep = ("pots", "awards", "rake", "uncalled", "currency")
+    return {key: ours.get(key) for key in keep if ours.get(key) != theirs.get(key)}
+
+
+def test_every_real_hand_with_play_settles_through_a_real_worker_as_the_replay_settles_it(
+    client: redis.Redis, make_settings: Any, redis_url: str
+) -> None:
+    rooms, formats = room_hands_with_play()
+    assert len(rooms) >= ROOM_HANDS_WITH_PLAY_AT_LEAST, formats
+    pluribus = [pluribus_event(path) for path in sorted(PLURIBUS.rglob("*.phh"))]
+    assert len(pluribus) == 6844
+    finishing = {doc["hand_id"]: fields["finishing_stacks"] for doc, fields in pluribus}
+    docs = rooms + [doc for doc, _ in pluribus]
+    settings = make_settings(redis_url, batch_size=500)
+    keys = settings.keys("default")
+    for start in range(0, len(docs), 1000):
+        with client.pipeline(transaction=False) as pipe:
+            for doc in docs[start : start + 1000]:
+                pipe.xadd(keys.events, {EVENT_FIELD: json.dumps(doc)})
+            pipe.execute()
+    Worker(settings, client).run(until_idle=True, timeout_s=600.0)
+
+    dead = [{k.decode(): v.decode() for k, v in fields.items()} for _, fields in read_range(client, keys.dead)]
+    assert dead == [], [(d.get(HAND_ID_FIELD), d.get("code"), d.get("message")) for d in dead[:5]]
+    results = {
+        fields[HAND_ID_FIELD.encode()].decode(): orjson.loads(fields[RESULT_FIELD.encode()])
+        for _, fields in read_range(client, keys.results)
+    }
+    assert len(results) == len(docs)
+    wrong = {}
+    for doc in docs:
+        ours = results[doc["hand_id"]]
+        differs = same_money(ours, local_result(doc))
+        ends = [award["end_stack"] for award in ours["awards"]]
+        if doc["hand_id"] in finishing and any(
+            abs(end - recorded) > 1 for end, recorded in zip(ends, finishing[doc["hand_id"]], strict=True)
+        ):
+            differs["end_stack"] = (ends, finishing[doc["hand_id"]])
+        if differs:
+            wrong[doc["hand_id"]] = differs
+    assert wrong == {}, list(wrong.items())[:3]
