@@ -8,7 +8,8 @@ Routing: a deployment may run several shards. Producers send each event to
 ``shard_for(route(event), shards)``, a stable hash, so one table's hands stay
 in one stream and are settled in order: ``route`` is the ``tournament_id`` of
 a tournament's hand (a tournament's hands and messages all go to one shard,
-whose stream order its ledger follows), else the ``table_id``.
+whose stream order its ledger follows), else the ``jackpot_id`` of a hand
+that drops into a jackpot (its fund is kept on one shard), else the ``table_id``.
 :func:`publish_tournament` sends a tournament message (``open``, ``entry``, ``chips``,
 ``registration_closed``, ``round_complete``) to the same shard.
 
@@ -214,8 +215,11 @@ def shard_for(table_id: str, shards: Sequence[str]) -> str:
 
 
 def route(event: ShowdownEvent) -> str:
-    """What an event's shard is chosen by: its ``tournament_id`` when it has one, else its ``table_id``."""
-    return event.tournament_id or event.table_id
+    """What an event's shard is chosen by: its ``tournament_id`` when it has one, else its jackpot's ``jackpot_id``
+    (a jackpot's fund is kept on one shard: every hand that drops into it goes there), else its ``table_id``."""
+    if event.tournament_id:
+        return event.tournament_id
+    return event.jackpot.jackpot_id if event.jackpot is not None else event.table_id
 
 
 def connect(url: str, *, cluster: bool = False, **options: Any) -> redis.Redis | RedisCluster:

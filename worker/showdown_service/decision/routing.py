@@ -31,6 +31,13 @@ names the shard that took it (``SET NX``, with the dedupe TTL), before its batch
 names another shard is refused ``wrong_shard``, naming that shard, and is never settled here; a hand claimed by
 this shard goes on to its shard's dedupe key (``duplicate``, ``conflicting_duplicate``) as before.
 
+**A jackpot's fund, on one shard.** A jackpot's fund is a hash in its shard's slot, moved by that shard's commit:
+hands of one jackpot settled on two shards would keep two funds under one id (each paying its bad beats from half
+the money). Producers route a hand with a jackpot by its ``jackpot_id`` (:func:`showdown_messages.publish.route`),
+and the registry's hash ``<prefix>:{registry}:jackpots`` names the shard that holds each fund: the first shard to
+read a valid hand naming the jackpot claims it (``HSETNX``, before the batch is planned), and a hand naming a
+jackpot another shard holds is refused ``wrong_shard``, naming that shard; its drop never reaches a second fund.
+
 Crash safety: a claim is made before the commit and never released, so of two shards exactly one ever takes a
 hand (``SET NX`` is atomic) and the other refuses every copy it reads after the claim. A worker that dies
 between its claim and its commit leaves the entry pending on its own shard, whose workers claim the entry,
@@ -89,6 +96,11 @@ def registry_epoch_key(prefix: str = "showdown") -> str:
     return f"{prefix}:{{{REGISTRY_TAG}}}:epoch"
 
 
+def jackpot_registry_key(prefix: str = "showdown") -> str:
+    """``showdown:{registry}:jackpots``: jackpot id -> the shard that holds its fund."""
+    return f"{prefix}:{{{REGISTRY_TAG}}}:jackpots"
+
+
 def hand_key(hand_id: str, prefix: str = "showdown") -> str:
     """``showdown:{registry}:hand:<hand_id>``: the shard that took the hand (the registry's slot)."""
     return f"{prefix}:{{{REGISTRY_TAG}}}:hand:{hand_id}"
@@ -112,6 +124,25 @@ def hand_elsewhere(shard: str, batch: Sequence[Prepared], holders: Mapping[str, 
     return out
 
 
+def jackpot_elsewhere(shard: str, batch: Sequence[Prepared], holders: Mapping[str, str]) -> list[Prepared]:
+    """``batch`` with each valid hand naming a jackpot whose fund another shard holds (``holders``: jackpot id ->
+    shard) refused ``wrong_shard`` (pure)."""
+    out = []
+    for entry in batch:
+        holder = holders.get(entry.jackpot_id) if entry.jackpot_id is not None else None
+        if not entry.valid or holder is None or holder == shard:
+            out.append(entry)
+            continue
+        message = (
+            f"jackpot {entry.jackpot_id!r} is held by shard {holder!r}, not {shard!r}: its fund is kept on one shard; "
+            f"send hand {entry.hand_id!r} to shard {holder!r} (route a hand with a jackpot by its jackpot_id: "
+            f"shard_for(route(event), shards)); this copy is not settled and its drop is not taken"
+        )
+        out.append(replace(entry, code=WRONG_SHARD, message=message, result=None, result_sha256=None, settlement=None,
+                           jackpot_id=None))  # fmt: skip
+    return out
+
+
 def as_recorded(shard: str, entry: Prepared, message: str) -> Prepared:
     """``entry`` refused ``wrong_shard`` as a worker's recorded refusal ``message`` says (a tournament another
     shard held, or a hand another shard took): how an audit replay, which has no registry, routes it again."""
@@ -120,6 +151,8 @@ def as_recorded(shard: str, entry: Prepared, message: str) -> Prepared:
         return entry
     if message.startswith("hand_id ") and entry.hand_id is not None:
         return hand_elsewhere(shard, [entry], {entry.hand_id: holder})[0]
+    if message.startswith("jackpot ") and entry.jackpot_id is not None:
+        return jackpot_elsewhere(shard, [entry], {entry.jackpot_id: holder})[0]
     if entry.tournament_id is not None:
         return misrouted(shard, [entry], {entry.tournament_id: holder})[0]
     return entry
@@ -166,6 +199,9 @@ class Router:
         self.key = registry_key(prefix)
         self.holders: dict[str, str] = {}
         """Holders read or claimed so far (final: a claim never changes)."""
+        self.jackpot_key = jackpot_registry_key(prefix)
+        self.funds: dict[str, str] = {}
+        """The shard holding each jackpot's fund, read or claimed so far (final, as :attr:`holders`)."""
         self._claim = client.register_script(CLAIM_LUA)
 
     def route(self, shard: str, ledger_key: Any, batch: list[Prepared]) -> list[Prepared]:
@@ -177,7 +213,25 @@ class Router:
         if unknown:
             opened_here = {e.tournament_id for e in batch if e.valid and _opens(e)}
             self._learn(shard, unknown, opened_here, ledger_key)
-        return misrouted(shard, batch, self.holders) if named else batch
+        routed = misrouted(shard, batch, self.holders) if named else batch
+        jackpots = {e.jackpot_id for e in routed if e.jackpot_id is not None and e.valid}
+        if not jackpots:
+            return routed
+        if new := sorted(jackpots - self.funds.keys()):
+            self._learn_funds(shard, new)
+        return jackpot_elsewhere(shard, routed, self.funds)
+
+    def _learn_funds(self, shard: str, ids: list[str]) -> None:
+        """Claim each jackpot no shard holds for ``shard`` and learn every holder: one round trip."""
+        pipe = self.client.pipeline(transaction=False)
+        for jackpot_id in ids:
+            pipe.hsetnx(self.jackpot_key, jackpot_id, shard)
+        pipe.hmget(self.jackpot_key, ids)
+        *_, held = pipe.execute()
+        if len(self.funds) > HOLDERS_KEPT:
+            self.funds.clear()
+        for jackpot_id, holder in zip(ids, held, strict=True):
+            self.funds[jackpot_id] = holder.decode() if isinstance(holder, bytes) else str(holder)
 
     def _learn(self, shard: str, ids: list[str], opened_here: Iterable[str | None], ledger_key: Any) -> None:
         pipe = self.client.pipeline(transaction=False)

@@ -356,6 +356,7 @@ def restore_after_loss(
         pipe.delete(keys.jackpot(jackpot_id))
         pipe.hset(keys.jackpot(jackpot_id), mapping=dict(zip(fields[::2], fields[1::2], strict=True)))
     pipe.execute()
+    _claim_funds(client, settings, [(jackpot_id, keys.shard) for jackpot_id in funds])
     chain = chains[-1]
     client.hset(
         keys.audit_reset,
@@ -423,6 +424,19 @@ def _put_back(
     return done
 
 
+def _claim_funds(client: Any, settings: Settings, funds: list[tuple[str, str]]) -> None:
+    """Name each jackpot's shard (``jackpot_id, shard``) in the registry where unnamed (``HSETNX``): the shard the
+    archive says kept its fund (:mod:`showdown_service.decision.routing`). Its own round trip: on Redis Cluster the
+    registry's slot is not the shard's."""
+    from showdown_service.decision.routing import jackpot_registry_key  # noqa: PLC0415 - no cycle at import
+
+    for start in range(0, len(funds), RESTORE_CHUNK):
+        pipe = client.pipeline(transaction=False)
+        for jackpot_id, shard in funds[start : start + RESTORE_CHUNK]:
+            pipe.hsetnx(jackpot_registry_key(settings.key_prefix), jackpot_id, shard)
+        pipe.execute()
+
+
 @dataclass(frozen=True, slots=True)
 class RegistryRestored:
     """What :func:`restore_registry` put back in a registry that had lost its data."""
@@ -431,6 +445,8 @@ class RegistryRestored:
     """Hand claims (every shard's hands archived within the dedupe TTL)."""
     tournaments: int
     """Tournaments named to their shards."""
+    jackpots: int = 0
+    """Jackpots named to the shard that kept their fund."""
 
 
 def restore_registry(client: Any, settings: Settings, *, now: float | None = None) -> RegistryRestored | None:
@@ -438,11 +454,11 @@ def restore_registry(client: Any, settings: Settings, *, now: float | None = Non
     empty while the shards' nodes keep their chains, so no shard's head is empty and no restore of a shard runs;
     the claims are gone, and a copy of a settled hand read by another shard would be paid there too. The
     registry's marker (:func:`~showdown_service.decision.routing.registry_epoch_key`) goes with it: when it is
-    missing, every hand claim archived within the dedupe TTL (any shard's, with the TTL it had left) and every
-    archived tournament's shard are put back (``SET NX``, ``HSETNX``: nothing a worker claimed meanwhile is
-    changed), as the restore after a loss does, and the marker written last. ``None`` when the marker is there
-    (nothing lost); raises :class:`ArchiveUnreadable` while the archive cannot be read (the worker waits). Without
-    an archive (a new deployment) only the marker is written."""
+    missing, every hand claim archived within the dedupe TTL (any shard's, with the TTL it had left), every
+    archived tournament's shard and every archived jackpot fund's shard are put back (``SET NX``, ``HSETNX``:
+    nothing a worker claimed meanwhile is changed), as the restore after a loss does, and the marker written last.
+    ``None`` when the marker is there (nothing lost); raises :class:`ArchiveUnreadable` while the archive cannot be
+    read (the worker waits). Without an archive (a new deployment) only the marker is written."""
     from showdown_service.decision.routing import registry_epoch_key  # noqa: PLC0415
     from showdown_service.storage.lookup import archive_exists  # noqa: PLC0415 - light
 
@@ -452,6 +468,7 @@ def restore_registry(client: Any, settings: Settings, *, now: float | None = Non
     instant = time.time() if now is None else now
     claims: list[tuple[str, str, float]] = []
     tournaments: list[tuple[str, str]] = []
+    funds: list[tuple[str, str]] = []
     if archive_exists(settings.archive_url):
         import duckdb  # noqa: PLC0415 - pyarrow and DuckDB only once the registry is lost
         from pyarrow.lib import ArrowException  # noqa: PLC0415
@@ -464,14 +481,16 @@ def restore_registry(client: Any, settings: Settings, *, now: float | None = Non
             try:
                 claimed = con.execute(CLAIMS_SQL, [_utc(instant - settings.dedupe_ttl_s)]).fetchall()
                 tournaments = [(str(t), str(s)) for t, s in con.execute(REGISTRY_SQL).fetchall() if s]
+                funds = [(str(j), str(s)) for j, s in con.execute(FUNDS_SQL).fetchall() if j and s]
             finally:
                 con.close()
         except (ArchiveError, ArrowException, OSError, duckdb.Error) as exc:
             raise ArchiveUnreadable(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
         claims = [(str(hand_id), str(holder), _instant(str(at))) for hand_id, holder, at in claimed if holder]
     put = _put_back(client, settings, claims, tournaments, instant=instant)
+    _claim_funds(client, settings, funds)
     client.set(marker, _utc(instant), nx=True)
-    return RegistryRestored(put, len(tournaments))
+    return RegistryRestored(put, len(tournaments), len(funds))
 
 
 HANDS_SQL: Final = """
@@ -501,6 +520,13 @@ WHERE tournament_id IS NOT NULL AND event_field = 'tournament' AND outcome = 'se
 GROUP BY tournament_id ORDER BY tournament_id
 """
 """Every archived tournament whose ledger took a message, and the shard that holds it (its ledger's)."""
+FUNDS_SQL: Final = """
+SELECT json_extract_string(result, '$.jackpot.jackpot_id') AS jackpot_id, arg_min(shard, settled_at) AS shard
+FROM archive_rows
+WHERE outcome = 'settled' AND result LIKE '%"fund_after"%'
+GROUP BY jackpot_id ORDER BY jackpot_id
+"""
+"""Every archived jackpot fund and the shard that kept it (the first to settle a hand with it)."""
 
 
 def _archived_state(
