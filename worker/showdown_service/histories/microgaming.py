@@ -12,6 +12,9 @@ stack, not into the pot; ``DealCards`` / ``ShowCards`` hold a seat's own cards (
 ``DealFlop`` / ``DealTurn`` / ``DealRiver`` the board; ``Win`` lists ``<Seat num="3" amount="1.02" pot="0"/>``
 per pot won (``pot`` 0 the main pot, ``lowhandwin="1"`` the low half of a hi-lo pot). A tournament
 (``istournament="1"``) is in chips, without a rake.
+
+The betting is logged as the hand is read (:class:`~.room_play.PlayBuilder`): a no-limit (``betlimit="NL"``) or
+pot-limit (``PL``) hand carries its ``play``, its big blind the ``stakes``' second amount.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.reader import Reader
 from showdown_service.histories.reading import xml_hands
+from showdown_service.histories.room_play import PlayBuilder, limit_named, with_room_play
 
 _GAME: Final = re.compile(r"<Game[\s>]")
 _END: Final = "</Game>"
@@ -46,7 +50,7 @@ def read_microgaming(text: str, source: str) -> Iterator[HandRecord | ReplayErro
     """Each hand (``<Game>``) of a Microgaming file's ``text``, read, or the error that stopped it."""
     if _GAME.search(text) is None:
         return iter([HandSyntaxError(source, None, 1, "no Microgaming <Game> in the file")])
-    return xml_hands(text, source, "microgaming", _GAME, lambda hand, element, _: _read(hand, element),
+    return xml_hands(text, source, "microgaming", _GAME, lambda hand, element, _: _read(PlayBuilder.of(hand), element),
                      id_window=400, clean=str.strip)  # fmt: skip
 
 
@@ -58,7 +62,7 @@ def _currency(written: str) -> str:
         return ""
 
 
-def _read(hand: HandBuilder, xml: ET.Element) -> HandRecord:
+def _read(hand: PlayBuilder, xml: ET.Element) -> HandRecord:
     k = hand.start
     kind = xml.get("gametype", "")
     game = hand.board_game(room_game(kind.replace("H/L", "Hi/Lo")), kind, k, "Microgaming")
@@ -88,10 +92,13 @@ def _read(hand: HandBuilder, xml: ET.Element) -> HandRecord:
         raise hand.error(HandSyntaxError, k, f"rake={written!r} is not a number of cents")
     rake = 0 if tournament else None if written is None else int(written)
     name = xml.get("tablename", "microgaming")
-    return hand.finish(
+    read = hand.finish(
         game, button, name, rake=rake, tournament=name.rsplit(":Table", 1)[0] if tournament else None,
         currency=currency, room="Microgaming", uncalled_written=False,
     )  # fmt: skip
+    big = xml.get("stakes", "").rpartition("|")[2]
+    big_blind = hand.chips(big, k) if big else None
+    return with_room_play(read, hand, limit_named(xml.get("betlimit", "")), big_blind, button)
 
 
 def _action_lines(hand: HandBuilder) -> dict[str, int]:
@@ -116,7 +123,7 @@ def _who(hand: HandBuilder, action: ET.Element, seats: dict[str, str], k: int, a
     return seats[seat]
 
 
-def _act(hand: HandBuilder, action: ET.Element, seats: dict[str, str], board: bool, k: int) -> None:
+def _act(hand: PlayBuilder, action: ET.Element, seats: dict[str, str], board: bool, k: int) -> None:
     kind = action.get("type", "")
     if kind in _STREETS:
         if board:
@@ -131,7 +138,9 @@ def _act(hand: HandBuilder, action: ET.Element, seats: dict[str, str], board: bo
         return
     name = _who(hand, action, seats, k)
     value = action.get("value", "0")
-    if kind in ("SmallBlind", "BigBlind", "Bet", "Raise"):
+    if kind in ("SmallBlind", "BigBlind"):
+        hand.blind(name, hand.chips(value, k), k, big=kind == "BigBlind")
+    elif kind in ("Bet", "Raise"):
         hand.pay(name, hand.chips(value, k), k)
     elif kind == "AllIn":
         chips = hand.chips(value, k)
@@ -159,10 +168,10 @@ def _act(hand: HandBuilder, action: ET.Element, seats: dict[str, str], board: bo
         raise hand.error(HandSyntaxError, k, f"{name}: unknown type {kind!r}")
 
 
-_NO_CHIPS: Final[dict[str, Callable[[HandBuilder, str, int], None]]] = {
-    "MuckCards": HandBuilder.muck,  # gives up at the showdown (the last seat left keeps the pot: the builder sees it)
-    "Check": HandBuilder.check,
-    "Fold": HandBuilder.fold,
+_NO_CHIPS: Final[dict[str, Callable[[PlayBuilder, str, int], None]]] = {
+    "MuckCards": PlayBuilder.muck,  # gives up at the showdown (the last seat left keeps the pot: the builder sees it)
+    "Check": PlayBuilder.check,
+    "Fold": PlayBuilder.fold,
 }
 """Microgaming's actions that move no chips, and the builder's step for each."""
 

@@ -10,21 +10,29 @@ blind posted out of position, a hand run more than once, a capped round, an expo
 hold'em and Omaha, fixed limit; so is a hand whose written betting the state machine refuses (a room's own way
 with a rule: the play is tried once here, and every real PokerStars hand of ``../shared/data`` that gets a play
 passes it: tests/histories/test_room_play.py).
+
+The readers that tell a :class:`~.builder.HandBuilder` what each line means (the smaller rooms') build on a
+:class:`PlayBuilder` instead: it logs each call, check, bet, raise, fold, ante and board as the builder meets it,
+the reader saying only which pays are the blinds (:meth:`PlayBuilder.blind`), and :func:`with_room_play` gives the
+record its ``play`` (tests/histories/test_room_play_small_rooms.py).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from showdown_core import InvalidEvent
 from showdown_messages import ShowdownEvent
 from showdown_service.decision.intake import played
-from showdown_service.histories.hands import validated_event
+from showdown_service.histories.builder import HandBuilder
+from showdown_service.histories.hands import HandRecord, validated_event
 
 CODES: Final = {"holdem": "T", "omaha": "O", "omaha_hilo": "O/8"}
 """Contract variants -> phh-std's game letters (board games of one board that every reader here reads)."""
 LIMITS: Final = {"no_limit": "N", "pot_limit": "P"}
+_LIMIT_WORDS: Final = re.compile(r"\b(?:(no)[ _]limit|(pot)[ _]limit|(?:fixed[ _])?limit|(n|p|f)l)\b", re.IGNORECASE)
 
 
 @dataclass(slots=True)
@@ -114,3 +122,81 @@ def with_play(  # noqa: PLR0917  # the event, its log, the stakes and where the 
 
 def _folded(log: PlayLog, name: str) -> bool:
     return (name, "f") in log.actions
+
+
+class PlayBuilder(HandBuilder):
+    """A :class:`~.builder.HandBuilder` that logs the betting in :attr:`log` as the reader tells it: a live pay that
+    raises the street's bet is ``cbr`` (to the seat's new total), one that does not a ``cc`` (a call, all-in for
+    less too); a check ``cc``, a fold ``f``, a pay outside the street's bet an ante, a dead pay refused (a dead
+    blind), a board's new cards ``db``, a hand run more than once refused. The blinds are the reader's to say."""
+
+    def __init__(self, lines: list[str], source: str, hand_id: str, start: int, scale: int = 100) -> None:
+        super().__init__(lines, source, hand_id, start, scale)
+        self.log = PlayLog()
+
+    @classmethod
+    def of(cls, hand: HandBuilder) -> PlayBuilder:
+        """A builder for the hand ``hand`` (just made by a shared helper, nothing read yet) that logs its play."""
+        return cls(hand.lines, hand.source, hand.hand_id, hand.start, hand.scale)
+
+    def blind(self, name: str, chips: int, k: int, *, big: bool) -> None:
+        """``name`` posts the small (or ``big``) blind: paid, and logged as phh-std's blind."""
+        super().pay(name, chips, k)
+        self.log.blind(name, chips, big=big)
+
+    def pay(self, name: str, chips: int, k: int, *, to_bet: bool = True, is_dead: bool = False) -> None:
+        before = max(self.bet.values(), default=0)
+        super().pay(name, chips, k, to_bet=to_bet, is_dead=is_dead)
+        if is_dead:
+            self.log.refuse("a dead blind")
+        elif not to_bet:
+            self.log.antes[name] = self.log.antes.get(name, 0) + chips
+        else:
+            self.log.actions.append((name, f"cbr {self.bet[name]}" if self.bet[name] > before else "cc"))
+
+    def check(self, name: str, k: int) -> None:
+        super().check(name, k)
+        self.log.actions.append((name, "cc"))
+
+    def fold(self, name: str, k: int) -> None:
+        again = name in self.folded  # PKR: 'did not respond in time and is folded', then 'folds'
+        super().fold(name, k)
+        if not again:
+            self.log.actions.append((name, "f"))
+
+    def deal(self, cards: list[str], size: int, k: int) -> None:
+        before = len(self.board)
+        super().deal(cards, size, k)
+        self.log.actions.append(("", "db " + "".join(self.board[before:])))
+
+    def deal_run(self, run: int, cards: list[str], size: int, k: int) -> None:
+        super().deal_run(run, cards, size, k)
+        self.log.refuse("a hand run more than once")
+
+
+def limit_named(words: str) -> str:
+    """The betting the first limit ``words`` name, as the rooms write it (``NL``, ``PL``, ``FL``; ``No Limit``, ``POT
+    LIMIT``, ``NO_LIMIT``, ``Fixed Limit``, ``Limit``): ``no_limit``, ``pot_limit``, ``fixed_limit``, ``""`` (none)."""
+    found = _LIMIT_WORDS.search(words)
+    if found is None:
+        return ""
+    letter = (found.group(1) or found.group(2) or found.group(3) or "f")[0].lower()
+    return {"n": "no_limit", "p": "pot_limit"}.get(letter, "fixed_limit")
+
+
+def with_room_play(
+    read: HandRecord, hand: PlayBuilder, limit: str, big_blind: int | None, button: int | None
+) -> HandRecord:
+    """``read`` (the record ``hand`` finished) with its event's ``play`` from ``hand``'s log (:func:`with_play`),
+    or as it is when phh-std cannot express the hand (``hand.log.why_not`` says why)."""
+    if read.event is None:
+        return read
+    log = hand.log
+    if (
+        len(read.event.players) == 2
+        and log.small_blind
+        and log.blinds[log.small_blind] == log.blinds.get(log.big_blind or "", 0)
+    ):
+        log.refuse("heads-up blinds of one size: phh-std's blinds cannot say which seat acts first")
+    event = with_play(read.event, hand.log, limit, big_blind, button, read.source, read.line)
+    return read if event is None else read._replace(event=event)
