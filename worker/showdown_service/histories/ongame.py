@@ -12,6 +12,9 @@ actions (``calls $3.00`` the chips added, ``bets $18.00``, ``raises $10.00 to $1
 ``Main pot: $229.82 won by fyabcf ($226.82)`` (the pot with its rake, uncalled bets not in it; each winner and what it
 collected, ``, `` between winners), ``Rake taken: $3`` and the seats again (``net: +$113.91, [Kc, Kh]``: the cards
 shown). OnGame writes no uncalled bet: the bet the actions leave uncalled came back.
+
+The betting is logged as the hand is read (:class:`~.room_play.PlayBuilder`): a ``NO_LIMIT`` or ``POT_LIMIT`` hand
+carries its ``play``, its big blind the stakes' second amount.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.patterns import STREETS_LOWER
 from showdown_service.histories.reader import Reader, opens_with
 from showdown_service.histories.reading import act, actor, headed_hand, seats, split_hands, starting_with
+from showdown_service.histories.room_play import PlayBuilder, limit_named, with_room_play
 
 START: Final = "***** History for hand "
 _HEADER: Final = re.compile(r"^\*\*\*\*\* History for hand (\S+)(?: \(TOURNAMENT: \"(.*?)\".*\))? \*\*\*\*\*$")
@@ -40,6 +44,7 @@ _WINNER: Final = re.compile(r"(.+?) \(([^()]+)\)(?:, |$)")
 _RAKE: Final = re.compile(r"^Rake taken: (\S+)$")
 _SHOWN: Final = re.compile(r"^Seat \d+: (.+) \([^()]*\), net: [^,]*, \[([^\]]*)\](?: \(.*\))?$")
 _GAMES: Final = {"TEXAS_HOLDEM": "Holdem", "OMAHA_HI": "Omaha", "OMAHA_HI_LO": "Omaha Hi/Lo"}
+_BLINDS: Final = ("posts small blind ", "posts big blind ")
 _PREAMBLE: Final = ("Start hand: ", "User: ", "Players in round: ")
 _INFO: Final = (" sits out", " is sitting out", " joins the table", " leaves the table", " is disconnected")
 
@@ -51,13 +56,14 @@ def read_ongame(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
 
 def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     what = "'***** History for hand ID *****'"
-    hand, header = headed_hand(lines, start, end, source, room="ongame", header=_HEADER, what=what)
+    made, header = headed_hand(lines, start, end, source, room="ongame", header=_HEADER, what=what)
+    hand = PlayBuilder.of(made)
     tournament = header.group(2)
-    k, table, button = start + 1, None, None
+    k, table, button, table_line = start + 1, None, None, start
     while k < end and not _SEAT.match(lines[k]):
         line = lines[k]
         if (m := _TABLE.match(line)) is not None:
-            table = m
+            table, table_line = m, k
         elif (b := _BUTTON.match(line)) is not None:
             button = int(b.group(1))
         elif line and not line.startswith(_PREAMBLE):
@@ -86,16 +92,21 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         elif (cards := _DEALT.match(line)) is not None:
             hand.show(hand.player(cards.group(1), k), hand.card_list(cards.group(2), k), k)
         elif (who := actor(hand, line, k, info=_INFO, room="OnGame")) is not None:
+            if (action := line[len(who) + 1 :]).startswith(_BLINDS):
+                chips = hand.chips(action.removesuffix(" [all in]").rsplit(" ", 1)[1], k)
+                hand.blind(who, chips, k, big=action.startswith(_BLINDS[1]))
+                continue
             act(
-                hand, who, line[len(who) + 1 :], k, room="OnGame", blinds=("posts small blind ", "posts big blind "),
-                antes=("posts ante ",), suffixes=(" [all in]",),
+                hand, who, action, k, room="OnGame", blinds=_BLINDS, antes=("posts ante ",), suffixes=(" [all in]",),
             )  # fmt: skip
     if total is None or rake is None:
         raise HandSyntaxError(source, hand.hand_id, end, "the hand has no 'Main pot' and 'Rake taken' lines", game.name)
-    return hand.finish(
+    read = hand.finish(
         game, button, table.group(1), total=total, rake=rake, tournament=tournament, currency=currency,
         uncalled_written=False, room="OnGame",
     )  # fmt: skip
+    big_blind = hand.chips(stakes.rpartition("/")[2], table_line)
+    return with_room_play(read, hand, limit_named(table.group(2)), big_blind, button)
 
 
 def _summary(
