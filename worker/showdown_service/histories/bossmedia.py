@@ -13,6 +13,9 @@ blind), ``HAND_ANTE``, ``HAND_DEAL`` (a seat's own cards, ``<CARD LINK="38">``, 
 ``Ac``). ``<SHOWDOWN POT="17555.00" RAKE="15.00">`` closes the hand: the pot after its rake (uncalled bets not in
 it, and never written), then a ``<RESULT PLAYER="SAMERRRR" WIN="17555.00">`` per seat (its cards shown inside;
 ``WINTYPE`` a hi-lo half).
+
+The betting is logged as the hand is read (:class:`~.room_play.PlayBuilder`): a no-limit (``LIMIT="NL"``) or
+pot-limit (``PL``) hand carries its ``play``, its big blind the ``STAKES``' second amount.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from showdown_service.histories.games import HOLDEM, OMAHA, OMAHA_HILO, Game
 from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.reader import Reader
 from showdown_service.histories.reading import xml_hands
+from showdown_service.histories.room_play import PlayBuilder, limit_named, with_room_play
 
 _HISTORY: Final = re.compile(r"<HISTORY[\s>]")
 _GAMES: Final[dict[str, Game]] = {"GAME_THM": HOLDEM, "GAME_OMA": OMAHA, "GAME_OMAHL": OMAHA_HILO}
@@ -51,7 +55,7 @@ def read_bossmedia(text: str, source: str) -> Iterator[HandRecord | ReplayError]
         source,
         "bossmedia",
         _HISTORY,
-        lambda hand, element, _: read_history(hand, element),
+        lambda hand, element, _: read_history(PlayBuilder.of(hand), element),
         closing="</HISTORY>",
         id_attribute="ID",
         clean=lambda element: _ENTITY.sub(_numeric, element),
@@ -67,7 +71,7 @@ def _numeric(entity: re.Match[str]) -> str:
     return f"&#{name2codepoint[name]};"
 
 
-def read_history(hand: HandBuilder, xml: ET.Element, *, calls_to_total: bool | None = None) -> HandRecord:
+def read_history(hand: PlayBuilder, xml: ET.Element, *, calls_to_total: bool | None = None) -> HandRecord:
     """One ``<HISTORY>`` element (IGT's JSON exports build the same element: :mod:`.igt`); ``calls_to_total``: a
     call's ``VALUE`` is the street's total (``None``: told by the seats, as below)."""
     k = hand.start
@@ -111,11 +115,14 @@ def read_history(hand: HandBuilder, xml: ET.Element, *, calls_to_total: bool | N
             hand.show(name, shown, k)
         if won := hand.chips(result.get("WIN", "0") or "0", k):
             hand.collect(name, won, k)
-    return hand.finish(
+    read = hand.finish(
         game, button, xml.get("TABLE", "bossmedia"), total=total, rake=rake,
         tournament=None if cash else xml.get("TABLETOURNEYID") or xml.get("TABLE"),
         currency="" if not cash else xml.get("TABLECURRENCY", ""), uncalled_written=False, room="Boss Media",
     )  # fmt: skip
+    big = xml.get("STAKES", "").rpartition("/")[2]
+    big_blind = hand.chips(big, k) if big else None
+    return with_room_play(read, hand, limit_named(xml.get("LIMIT", "")), big_blind, button)
 
 
 def _action_lines(hand: HandBuilder) -> list[int]:
@@ -130,7 +137,7 @@ def _action_lines(hand: HandBuilder) -> list[int]:
     return at
 
 
-def _act(hand: HandBuilder, action: ET.Element, game: Game, k: int, *, to_total: bool) -> None:
+def _act(hand: PlayBuilder, action: ET.Element, game: Game, k: int, *, to_total: bool) -> None:
     """One ``<ACTION>``; ``to_total``: a call's ``VALUE`` is the street's total (the 2010 client), not the chips
     added."""
     kind, name = action.get("TYPE", ""), action.get("PLAYER", "")
@@ -145,8 +152,12 @@ def _act(hand: HandBuilder, action: ET.Element, game: Game, k: int, *, to_total:
     value = action.get("VALUE", "0") or "0"
     if kind == "HAND_BLINDS" and action.get("KIND") == "HAND_DSB":  # a dead small blind: in the pot, not the bet
         hand.pay(name, hand.chips(value, k), k, to_bet=False, is_dead=True)
+    elif kind == "HAND_BLINDS" and action.get("KIND") in ("HAND_SB", "HAND_BB"):
+        hand.blind(name, hand.chips(value, k), k, big=action.get("KIND") == "HAND_BB")
     elif kind in {"HAND_BLINDS", "ACTION_BET"}:
         hand.pay(name, hand.chips(value, k), k)
+        if kind == "HAND_BLINDS":
+            hand.log.refuse(f"a blind of kind {action.get('KIND')!r}")
     elif kind == "HAND_ANTE":
         hand.pay(name, hand.chips(value, k), k, to_bet=False)
     elif kind == "ACTION_CALL":
@@ -160,7 +171,7 @@ def _act(hand: HandBuilder, action: ET.Element, game: Game, k: int, *, to_total:
         back = hand.bet[name] - hand.chips(value, k)
         if back < 0:
             raise hand.error(HandSyntaxError, k, f"{name} is adjusted up to {value}, above its bet")
-        hand.give_back(name, back, k)
+        hand.give_back(name, back, k)  # the play: the uncalled part of the bet, the state machine's to return
     elif kind == "ACTION_CHECK":
         hand.check(name, k)
     elif kind == "ACTION_FOLD":

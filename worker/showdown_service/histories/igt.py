@@ -8,7 +8,8 @@ the seat's ``bankRoll`` after it) and ``showDown`` (``{"pot", "rake", "result": 
 Each hand is built as Boss Media's ``<HISTORY>`` element and read by that reader (:mod:`.bossmedia`), with IGT's two
 differences: a call's ``value`` is the street's total (``ACTION_CALL 670.00`` after a raise to 220 adds 450: its
 ``bankRoll`` says so), and ``ACTION_ADJUSTEMENT`` brings a bet nobody matched whole back down to ``value``, the most
-anybody matched (the rest returned).
+anybody matched (the rest returned). Its ``limit`` (``No Limit``, ``Pot Limit``) and ``stake`` (``0.25/0.5``, or
+``small`` and ``large`` apart) are Boss Media's ``LIMIT`` and ``STAKES``, for the hand's ``play``.
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 from showdown_service.histories.bossmedia import read_history
-from showdown_service.histories.builder import HandBuilder
 from showdown_service.histories.errors import HandSyntaxError, ReplayError, unreadable
 from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.reader import Reader
+from showdown_service.histories.room_play import PlayBuilder
 
+_LIMITS: Final = {"No Limit": "NL", "Pot Limit": "PL", "Fixed Limit": "FL"}
+"""IGT's ``limit`` -> Boss Media's ``LIMIT``."""
 _START: Final = re.compile(r'^\s*\{\s*"history"\s*:\s*\[')
 
 
@@ -51,7 +54,7 @@ def read_igt(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
     for n, history in enumerate(histories):
         ident = history.get("handId") if isinstance(history, dict) else None
         # an error quotes what it is about: the hand in the file's history list (the file is one line of JSON)
-        hand = HandBuilder([f"hand {n + 1} of the history"], source, f"igt:{ident or n + 1}", 0)
+        hand = PlayBuilder([f"hand {n + 1} of the history"], source, f"igt:{ident or n + 1}", 0)
         try:
             if not isinstance(history, dict):
                 raise HandSyntaxError(source, hand.hand_id, 1, f"hand {n + 1} is not an object")
@@ -76,6 +79,8 @@ def _element(history: dict[str, Any]) -> ET.Element:
     root = ET.Element("HISTORY", {
         "ID": _text(history.get("handId")), "TABLE": _text(history.get("table")), "GAME": _text(history.get("game")),
         "GAMEKIND": _text(history.get("gameKind")), "TABLECURRENCY": _text(history.get("tableCurrency")),
+        "LIMIT": _LIMITS.get(_text(history.get("limit")), ""),
+        "STAKES": _text(history.get("stake") or (history.get("large") and f"/{history.get('large')}")),
     })  # fmt: skip
     for player in history.get("player") or []:
         ET.SubElement(root, "PLAYER", {
