@@ -10,6 +10,9 @@ nobody called, returned), the board (``Flop   4d - 2d - Js``, ``Turn`` and ``Riv
 shows:   7d - 8s - 9d - Th``, ``NAME didn't show hand`` (gave up at the showdown; ``(Ac - 8h)`` after it: the
 exporting player's own cards), ``NAME wins:   EUR 5,898.50`` (each seat's total, no pot named), ``Rake:   EUR
 1.50`` and ``Game ended DATE``.
+
+The betting is logged as the hand is read (:class:`~.room_play.PlayBuilder`): a ``No Limit`` or ``Pot Limit`` hand
+carries its ``play``, its big blind the header's second amount.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.patterns import STREETS_TITLED
 from showdown_service.histories.reader import Reader
 from showdown_service.histories.reading import headed_hand, split_hands
+from showdown_service.histories.room_play import PlayBuilder, limit_named, with_room_play
 
 _HEADER: Final = re.compile(r'^Game # (\d+) - (.+?) ([A-Z]{3}) ([\d.,]+)/([\d.,]+) - Table "(.*)"$')
 _SEAT: Final = re.compile(r"^(.+?) +\(([A-Z]{3}) ([\d.,]+) in seat (\d+)\)$")
@@ -47,7 +51,8 @@ def read_entraction(text: str, source: str) -> Iterator[HandRecord | ReplayError
 
 def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     what = "'Game # N - GAME CUR SB/BB - Table \"NAME\"'"
-    hand, header = headed_hand(lines, start, end, source, room="entraction", header=_HEADER, what=what)
+    made, header = headed_hand(lines, start, end, source, room="entraction", header=_HEADER, what=what)
+    hand = PlayBuilder.of(made)
     game = hand.board_game(room_game(header.group(2)), header.group(2), start, "Entraction")
     currency = header.group(3)
     k = start + 1
@@ -68,7 +73,8 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         if line.startswith("Dealer:"):
             button = hand.players[hand.player(line.removeprefix("Dealer:").strip(), k)].seat
         elif blind := _BLIND.match(line):
-            hand.pay(hand.player(blind.group(2), k), hand.chips(blind.group(3), k), k)
+            big = blind.group(1) == "Big Blind"
+            hand.blind(hand.player(blind.group(2), k), hand.chips(blind.group(3), k), k, big=big)
         elif street := _STREET.match(line):
             if game.board:
                 hand.deal(hand.card_list(street.group(2).replace(" - ", " "), k), STREETS_TITLED[street.group(1)], k)
@@ -81,7 +87,8 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             raise hand.error(HandSyntaxError, k, "not a line of an Entraction hand")
     if rake is None:
         raise HandSyntaxError(source, hand.hand_id, end, "the hand has no 'Rake:' line", game.name)
-    return hand.finish(game, button, header.group(6), rake=rake, currency=currency, code=currency, room="Entraction")
+    read = hand.finish(game, button, header.group(6), rake=rake, currency=currency, code=currency, room="Entraction")
+    return with_room_play(read, hand, limit_named(header.group(2)), hand.chips(header.group(5), start), button)
 
 
 def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
