@@ -17,6 +17,11 @@ $11.82`` (the chips added), ``Return uncalled portion of bet $11.82``, ``Showdow
 ``*** SUMMARY ***`` with ``Total Pot($9.73)`` (every chip put in, uncalled bets not). The rake is written nowhere:
 the pot less what was collected, checked against 5% rounded down to the cent, no flop no drop, capped in steps of
 $0.50 (all 16 cash hands here: $9.73 -> $0.48, $49.40 -> the $2 cap, $2.35 before the flop -> nothing).
+
+The betting is logged as the hand is read (:class:`~.room_play.PlayBuilder`): a hand whose first line says ``No
+Limit`` or ``Pot Limit`` carries its ``play``, its big blind the one posted (the header writes no stakes); a
+tournament's first line names no betting, and its hands get none. A player named by position is the same player
+all the hand: the play numbers the players, not their names.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from showdown_service.histories.hands import HandRecord, Place
 from showdown_service.histories.patterns import CARDS, STREETS
 from showdown_service.histories.reader import Reader
 from showdown_service.histories.reading import check_total, split_hands
+from showdown_service.histories.room_play import PlayBuilder, limit_named, with_room_play
 
 _START: Final = re.compile(r"^(?:Bovada|Ignition|Bodog) Hand #(\d+):? +(.*?) - \d{4}-\d\d-\d\d[ \d:]*$")
 _TOURNAMENT: Final = re.compile(r"Tournament #(\d+)")
@@ -68,7 +74,7 @@ def read_bovada(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
 def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     head = _START.match(lines[start])
     assert head is not None  # split_hands starts a hand only at such a line
-    hand = HandBuilder(lines, source, f"bovada:{head.group(1)}", start)
+    hand = PlayBuilder(lines, source, f"bovada:{head.group(1)}", start)
     title = head.group(2)
     found = room_game(title.replace("ZonePoker", " ").replace("HiLo", "Hi/Lo").title())
     game = hand.board_game(found, title, start, "Bovada")
@@ -126,7 +132,9 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         rake=0 if tournament else None, currency="$" if not tournament else "", room="Bovada", note="; ".join(notes),
         rake_rule=None if tournament else partial(no_flop_no_drop, len(hand.board), "Bovada"),
     )  # fmt: skip
-    return read._replace(places=_places(hand, places)) if places and read.event is not None else read
+    read = read._replace(places=_places(hand, places)) if places and read.event is not None else read
+    big = hand.log.blinds.get(hand.log.big_blind) if hand.log.big_blind is not None else None
+    return with_room_play(read, hand, limit_named(title), big, button)
 
 
 def _places(hand: HandBuilder, ranked: list[list[Any]]) -> tuple[Place, ...]:
@@ -166,7 +174,7 @@ def _button(hand: HandBuilder) -> int | None:
     return dealer.seat if dealer is not None else None
 
 
-def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
+def _act(hand: PlayBuilder, name: str, action: str, k: int) -> None:
     """One action of ``name``."""
     if m := _AMOUNT.match(action):
         verb, chips = m.group(1), hand.chips(m.group(2), k)
@@ -178,8 +186,12 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
             hand.give_back(name, chips, k)
         elif verb.startswith(("Hand result", "Hand Result")):
             hand.collect(name, chips, k)
-        else:  # blinds, a post, a bet, an all-in: the chips added
+        elif verb in ("Small Blind", "Small blind", "Big blind"):
+            hand.blind(name, chips, k, big=verb == "Big blind")
+        else:  # a post, a bet, an all-in: the chips added
             hand.pay(name, chips, k)
+            if verb == "Posts chip":
+                hand.log.refuse("a live post of a player new to the table (Posts chip)")
     elif m := _TO.match(action):
         hand.raise_to(name, hand.chips(m.group(2), k), k)
     elif action.startswith("Card dealt to a spot "):
