@@ -11,6 +11,9 @@ to a total for the street, ``ALL_IN`` everything left, ``CHECK``, ``FOLD``, ``SH
 ``SHOWN`` and ``MUCKED`` a seat's own cards), then ``END_OF_GAME`` (or ``END_OF_FOLDED_GAME``) with ``<winner
 amount="206.74" uncalled="false" potnumber="1" player="4"/>`` per pot won (``uncalled="true"``: the bet nobody
 called, returned). The rake is written nowhere: the pot less what was collected.
+
+The betting is logged as the hand is read (:class:`~.room_play.PlayBuilder`): a ``No Limit`` or ``Pot Limit`` hand
+carries its ``play``, its big blind the stakes' second amount (``No Limit ($1/$2)``).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.reader import Reader
 from showdown_service.histories.reading import xml_hands
+from showdown_service.histories.room_play import PlayBuilder, limit_named, with_room_play
 
 _GAME: Final = re.compile(r"<game[\s>]")
 _DESCRIPTION: Final = re.compile(r'<description type="([^"]*)" stakes="([^"]*)"')
@@ -41,18 +45,21 @@ def starts_merge(text: str) -> bool:
 def read_merge(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
     """Each hand (``<game>``) of a Merge file's ``text``, read, or the error that stopped it."""
     body = text.replace("\ufeff", "")
+    descriptions = list(_DESCRIPTION.finditer(body))
 
     def read(hand: HandBuilder, element: ET.Element, between: tuple[int, int]) -> HandRecord:
         described = None  # the last <description> before this <game>
         for found in _DESCRIPTION.finditer(body, *between):
             described = found
         kind, stakes = (described.group(1), described.group(2)) if described else ("", "")
-        return _read(hand, element, kind, stakes)
+        # the play's stakes: the file's last <description> before this <game> (one may head many games)
+        latest = next((d.group(2) for d in reversed(descriptions) if d.start() < between[1]), "")
+        return _read(PlayBuilder.of(hand), element, kind, stakes, latest)
 
     return xml_hands(body, source, "merge", _GAME, read, closing="</game>")
 
 
-def _read(hand: HandBuilder, xml: ET.Element, kind: str, stakes: str) -> HandRecord:
+def _read(hand: PlayBuilder, xml: ET.Element, kind: str, stakes: str, latest: str) -> HandRecord:
     k = hand.start
     game = hand.board_game(room_game(kind.replace("Texas Hold'em", "Holdem") or "Holdem"), kind, k, "Merge")
     money = xml.get("realmoney") == "true"
@@ -75,10 +82,12 @@ def _read(hand: HandBuilder, xml: ET.Element, kind: str, stakes: str) -> HandRec
         return HandRecord(hand.source, hand.hand_id, k + 1, None, None, "the game was cancelled", False, game.name)
     for round_xml in rounds:
         _round(hand, round_xml, seats, game.board, k)
-    return hand.finish(
+    read = hand.finish(
         game, button, [*xml.get("data", "").split("|"), "", ""][1] or "merge", currency=currency,
         uncalled_written=False, room="Merge",
     )  # fmt: skip
+    big = latest.rpartition("/")[2].rstrip(")")
+    return with_room_play(read, hand, limit_named(latest), hand.chips(big, k) if big else None, button)
 
 
 def _who(hand: HandBuilder, element: ET.Element, seats: dict[str, str], k: int) -> str:
@@ -88,7 +97,7 @@ def _who(hand: HandBuilder, element: ET.Element, seats: dict[str, str], k: int) 
     return seats[seat]
 
 
-def _round(hand: HandBuilder, round_xml: ET.Element, seats: dict[str, str], board: bool, k: int) -> None:
+def _round(hand: PlayBuilder, round_xml: ET.Element, seats: dict[str, str], board: bool, k: int) -> None:
     """One ``<round>``: its board first (written after the round's events), then the events, then cards shown and
     the winners."""
     name = round_xml.get("id", "")
@@ -101,7 +110,9 @@ def _round(hand: HandBuilder, round_xml: ET.Element, seats: dict[str, str], boar
             continue
         who = _who(hand, event, seats, k)
         amount = event.get("amount", "0")
-        if kind in ("SMALL_BLIND", "BIG_BLIND", "BET"):
+        if kind in ("SMALL_BLIND", "BIG_BLIND"):
+            hand.blind(who, hand.chips(amount, k), k, big=kind == "BIG_BLIND")
+        elif kind == "BET":
             hand.pay(who, hand.chips(amount, k), k)
         elif kind == "CALL":
             hand.call(who, hand.chips(amount, k), k)
@@ -126,10 +137,10 @@ def _round(hand: HandBuilder, round_xml: ET.Element, seats: dict[str, str], boar
             hand.collect(who, chips, k, int(pot) - 1 if pot.isdigit() and pot != "0" else 0)
 
 
-_NO_CHIPS: Final[dict[str, Callable[[HandBuilder, str, int], None]]] = {
-    "CHECK": HandBuilder.check,
-    "FOLD": HandBuilder.fold,
-    "MUCK": HandBuilder.muck,
+_NO_CHIPS: Final[dict[str, Callable[[PlayBuilder, str, int], None]]] = {
+    "CHECK": PlayBuilder.check,
+    "FOLD": PlayBuilder.fold,
+    "MUCK": PlayBuilder.muck,
 }
 """Merge's events that move no chips, and the builder's step for each."""
 
