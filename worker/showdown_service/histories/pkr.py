@@ -10,6 +10,9 @@ after it shows; ``bets $3``; ``raises to $42.48 (all-in)``), the board (``Dealin
 ``Dealing Turn [7 h]``), ``Taking Rake of $2.70 from pot 1``, ``shows [A h][J c]``, ``mucks``, ``doesn't show``,
 ``wins $51.30`` (what the seat collected, no pot named; the bet nobody called is not in it, and not written), the
 seats again and ``End of Hand #2433310836``.
+
+The betting is logged as the hand is read (:class:`~.room_play.PlayBuilder`): a ``NO LIMIT`` or ``POT LIMIT`` hand
+carries its ``play``, its big blind the second of ``Blinds are now``.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.patterns import STREETS_TITLED
 from showdown_service.histories.reader import Reader
 from showdown_service.histories.reading import split_hands
+from showdown_service.histories.room_play import PlayBuilder, limit_named, with_room_play
 
 _TABLE: Final = re.compile(r"^Table #\d+ - (.*)$")
 _HAND: Final = re.compile(r"^Starting Hand #(\d+)$")
@@ -67,8 +71,9 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     number = _HAND.match(lines[start + 1])
     assert table is not None  # split_hands starts a hand only at such lines
     assert number is not None
-    hand = HandBuilder(lines, source, f"pkr:{number.group(1)}", start)
+    hand = PlayBuilder(lines, source, f"pkr:{number.group(1)}", start)
     kind, money, button, rake = "", True, None, 0
+    limit, big = "", ""
     k = start + 2
     while k < end and not lines[k].startswith("Seat "):
         line = lines[k]
@@ -78,6 +83,9 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             money = line.removeprefix("Money Type: ") == "REAL MONEY"
         elif b := _BUTTON.match(line):
             button = int(b.group(1))
+        elif line.startswith(("Limit Type: ", "Blinds are now ")):
+            limit = limit_named(line.removeprefix("Limit Type: ")) or limit
+            big = line.rpartition(" / ")[2] if line.startswith("Blinds") else big
         elif line and not line.startswith(_HEAD):
             raise hand.error(HandSyntaxError, k, "not a line of a PKR hand's head")
         k += 1
@@ -105,17 +113,18 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
             _act(hand, who, line[len(who) + 1 :], k)
         else:
             raise hand.error(HandSyntaxError, k, "not a line of a PKR hand")
-    return hand.finish(
+    read = hand.finish(
         game, button, table.group(1), rake=rake, currency="$" if money else "", uncalled_written=False, room="PKR",
     )  # fmt: skip
+    return with_room_play(read, hand, limit, hand.chips(big, start) if big else None, button)
 
 
-def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
+def _act(hand: PlayBuilder, name: str, action: str, k: int) -> None:
     """One action of ``name``."""
     action = action.removesuffix(" (all-in)")
     verb, _, rest = action.partition(" ")
     if action.startswith(("posts small blind ", "posts big blind ")):
-        hand.pay(name, hand.chips(action.rsplit(" ", 1)[1], k), k)
+        hand.blind(name, hand.chips(action.rsplit(" ", 1)[1], k), k, big=action.startswith("posts big"))
     elif verb == "calls":  # to the street's total
         hand.call(name, hand.chips(rest, k) - hand.bet[name], k)
     elif verb == "bets":
