@@ -14,7 +14,8 @@ per pot won (``pot`` 0 the main pot, ``lowhandwin="1"`` the low half of a hi-lo 
 (``istournament="1"``) is in chips, without a rake.
 
 The betting is logged as the hand is read (:class:`~.room_play.PlayBuilder`): a no-limit (``betlimit="NL"``) or
-pot-limit (``PL``) hand carries its ``play``, its big blind the ``stakes``' second amount.
+pot-limit (``PL``) hand carries its ``play``, its big blind the ``stakes``' second amount; an ``AllIn`` before the
+``BigBlind`` and before any bet, call, check or fold is a blind posted all-in (the small one when none was).
 """
 
 from __future__ import annotations
@@ -150,7 +151,10 @@ def _act(hand: PlayBuilder, action: ET.Element, seats: dict[str, str], board: bo
                 k,
                 f"{name} is all-in for {chips} with {hand.left[name]} behind",
             )
-        hand.pay(name, chips, k)
+        if hand.log.big_blind is None and not hand.log.actions:  # before the big blind: a blind posted all-in
+            hand.blind(name, chips, k, big=hand.log.small_blind is not None)
+        else:
+            hand.pay(name, chips, k)
     elif kind == "Call":
         hand.call(name, hand.chips(value, k), k)
     elif kind == "MoneyReturned":
