@@ -16,13 +16,14 @@ import pytest
 
 from showdown_service.histories import room_play
 from showdown_service.histories.compare import judge
+from showdown_service.histories.export import ohh_json, phh_text
 from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.microgaming import read_microgaming
 from showdown_service.histories.ongame import read_ongame
 from showdown_service.histories.room_play import PlayLog, limit_named
 from showdown_service.histories.run import find_files, read_file
 from tests.helpers import SHARED_DATA
-from tests.histories.test_history_export import settled
+from tests.histories.test_history_export import read_back, same_settlement, settled
 
 ROOMS = SHARED_DATA / "rooms-more"
 REFUSED = "the betting as written is refused by the state machine: "
@@ -96,6 +97,33 @@ def test_every_real_hand_of_the_smaller_rooms_settles_with_its_play_played_or_na
         result = settled(hand.event.model_dump(mode="json", exclude_none=True))  # played: the play is checked
         assert all("end_stack" in a and "folded_on" in a for a in result["awards"]), hand.hand_id
         assert result["saw_flop"] == any(a.startswith("d db") for a in hand.event.play.actions), hand.hand_id
+
+
+def test_every_real_hand_with_play_of_the_smaller_rooms_round_trips_through_ohh_and_phh(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Event -> settlement -> Open Hand History (and PHH) -> replay: the same settlement, for every hand with play.
+    PHH is read back for the unraked hands (a PHH file has no rake field the replay reads) that end without a
+    contested showdown: the play's actions show no cards (a seat that mucked is ``pN sm``; the cards shown are the
+    event's), so a PHH file of a contested showdown has none to rank (Open Hand History writes them)."""
+    trips: Counter[str] = Counter()
+    for room in EXPECTED:
+        for hand in read_room(room, monkeypatch)[0]:
+            if hand.event is None or hand.event.play is None:
+                continue
+            doc = hand.event.model_dump(mode="json", exclude_none=True)
+            result = settled(doc)
+            same_settlement(read_back(ohh_json(doc, result), "ohh"), result)
+            trips["ohh"] += 1
+            contested = sum(not p.folded for p in hand.event.players) > 1
+            if not contested and not any(pot["rake"] for pot in result["pots"]):
+                again = read_back(phh_text(doc, result), "phh")
+                assert judge(again).status == "match", hand.hand_id
+                assert again.event is not None
+                back = settled(again.event.model_dump(mode="json", exclude_none=True))
+                assert [a["amount"] for a in back["awards"]] == [a["amount"] for a in result["awards"]], hand.hand_id
+                trips["phh"] += 1
+    assert trips == {"ohh": 184, "phh": 80}
 
 
 def doctored(path: Path, old: str, new: str, read: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
