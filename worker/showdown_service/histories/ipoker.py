@@ -18,6 +18,10 @@ Action types: 0 fold, 1 small blind, 2 big blind, 3 call, 4 check, 5 bet,
 for the round). iPoker writes no rake and no uncalled bet, and a seat's
 ``win`` holds the bet nobody called: the rake is what was put in less what
 was won (docs/replay.md, iPoker).
+
+The betting is logged as it is played (:class:`~.room_play.PlayLog`, issue 36): a no-limit or pot-limit hand's
+event carries phh-std's ``play``, so that the replay settles it with the betting played by the state machine; a
+hand phh-std cannot express here (fixed limit, a blind posted out of position...) keeps none, and the log says why.
 """
 
 from __future__ import annotations
@@ -34,11 +38,14 @@ from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.patterns import STREETS_TITLED
 from showdown_service.histories.reader import Head, Reader
 from showdown_service.histories.reading import LineCount
+from showdown_service.histories.room_play import LIMITS, PlayLog, unplayable, with_play
 
 _RANKS: Final = {"10": "T", "J": "J", "Q": "Q", "K": "K", "A": "A", **{str(n): str(n) for n in range(2, 10)}}
 _SUITS: Final = {"S": "s", "H": "h", "D": "d", "C": "c"}
 _GAME: Final = re.compile(r'<game gamecode="(\d+)"')
 _FOLD, _SMALL, _BIG, _CALL, _CHECK, _BET, _ALL_IN, _SIT_OUT, _ANTE, _RAISE = 0, 1, 2, 3, 4, 5, 7, 8, 15, 23
+_LIMITS: Final = {"NL": "no_limit", "PL": "pot_limit", "L": "fixed_limit", "FL": "fixed_limit"}
+"""The betting a ``<gametype>`` names (``Holdem NL €0.05/€0.10``, ``Omaha PL``, ``Holdem L $5/$10``)."""
 
 
 def read_ipoker(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
@@ -130,6 +137,7 @@ def _read(
     if len(hand.players) < 2:
         raise hand.error(HandSyntaxError, k, "a hand needs two <player> seats")
     actions: list[tuple[int, int, str, int, int]] = []  # (no, round, player, type, chips)
+    boards: dict[int, list[str]] = {}  # each street's new board cards, by round
     for round_xml in game_xml.iterfind("round"):
         street = max(int(round_xml.get("no", "0")), 1)  # round 0 (the blinds) bets with round 1 (the own cards)
         for item in round_xml:
@@ -142,15 +150,22 @@ def _read(
                     if known:
                         hand.show(hand.player(item.get("player", ""), k), known, k)
                 elif dealt in STREETS_TITLED and game.board:
+                    before = len(hand.board)
                     hand.deal(known, STREETS_TITLED[dealt], k)
+                    boards[int(round_xml.get("no", "0"))] = hand.board[before:]
     # the streets were dealt above; the betting is replayed in 'no' order, a new round at each street's first action
     current = -1
+    log = PlayLog()
     for number, street, name, kind, chips in sorted(actions):
         if street != current:
             if current >= 1:
                 hand.street()
             current = street
+            _deal(log, boards, street)
+        faced = max(hand.bet.values())
         _act(hand, name, kind, chips, k, number=number)
+        _log(log, hand, name, kind, chips, faced=faced)
+    _deal(log, boards, max(boards, default=0))  # the streets dealt after the last action (all-in)
     wrong = {n: b for n, b in bets.items() if b != hand.put[n] + hand.dead[n]}
     note = ""
     if wrong and unchecked:
@@ -163,9 +178,51 @@ def _read(
     for name, chips in wins.items():
         if chips:
             hand.collect(name, chips, k)
-    return hand.finish(
+    read = hand.finish(
         game, button, table, currency=currency, code=code, uncalled_written=False, room="iPoker", note=note
     )
+    if read.event is None:
+        return read
+    words = gametype.split()
+    limit = _LIMITS.get(words[1], "") if len(words) > 1 else ""
+    big = _big_blind(hand, stakes, log, k)
+    if limit in LIMITS:  # fixed limit's stakes are its bets: with_play names it
+        unplayable(log, read.event, big, button)
+    event = with_play(read.event, log, limit, big, button, hand.source, hand.start + 1)
+    return read if event is None else read._replace(event=event)
+
+
+def _deal(log: PlayLog, boards: dict[int, list[str]], street: int) -> None:
+    """The board's cards of the rounds up to ``street`` not logged yet, each round's as one ``db``."""
+    logged = sum(1 for name, what in log.actions if not name and what.startswith("db "))
+    for number in sorted(boards)[logged:]:
+        if number <= street:
+            log.actions.append(("", "db " + "".join(boards[number])))
+
+
+def _log(log: PlayLog, hand: HandBuilder, name: str, kind: int, chips: int, *, faced: int) -> None:
+    """The action ``kind`` of ``name`` as phh-std writes it (``faced``: the round's bet before it)."""
+    if kind in (_SMALL, _BIG):
+        log.blind(name, chips, big=kind == _BIG)
+    elif kind == _ANTE:
+        log.antes[name] = log.antes.get(name, 0) + chips
+    elif kind == _FOLD:
+        log.actions.append((name, "f"))
+    elif kind in (_CALL, _CHECK) or (kind != _SIT_OUT and hand.bet[name] <= faced):
+        log.actions.append((name, "cc"))  # an all-in for no more than the bet faced is a call
+    elif kind != _SIT_OUT:
+        log.actions.append((name, f"cbr {hand.bet[name]}"))
+
+
+def _big_blind(hand: HandBuilder, stakes: str, log: PlayLog, k: int) -> int | None:
+    """The big blind of the stakes (``€0.05/€0.10``); a tournament's (``Holdem NL``: none written), the big
+    blind posted, unless posted all-in (then short of the level's: ``None``)."""
+    if "/" in stakes:
+        return _amount(hand, stakes.rsplit("/", 1)[1], k)
+    posted = log.big_blind
+    if posted is None or log.blinds[posted] + log.antes.get(posted, 0) >= hand.players[posted].stack:
+        return None
+    return log.blinds[posted]
 
 
 def _act(hand: HandBuilder, name: str, kind: int, chips: int, k: int, *, number: int) -> None:

@@ -200,3 +200,14 @@ def with_room_play(
         log.refuse("heads-up blinds of one size: phh-std's blinds cannot say which seat acts first")
     event = with_play(read.event, hand.log, limit, big_blind, button, read.source, read.line)
     return read if event is None else read._replace(event=event)
+
+
+def unplayable(log: PlayLog, event: ShowdownEvent, big_blind: int | None, button: int | None) -> None:
+    """Refuse in ``log`` what the state machine plays otherwise than the rooms (iPoker, partypoker): a dead button
+    (phh-std's last player is the button: the button's seat must be in the hand) and a big blind posted all-in for
+    less than the stakes' (the rooms have the others call the full big blind,
+    :attr:`~.builder.HandBuilder.big_blind`; the state machine, the chips posted)."""
+    if button is not None and len(event.players) > 2 and all(p.seat != button for p in event.players):
+        log.refuse("a dead button (the button's seat is not in the hand)")
+    if big_blind is not None and log.big_blind is not None and log.blinds[log.big_blind] < big_blind:
+        log.refuse("a big blind posted all-in for less than the stakes' big blind")
