@@ -20,6 +20,11 @@ collected (see docs/replay.md, partypoker): 5% until 2015, an eighteenth of
 the pot in the 2018 export (:data:`RAKE_18TH_SINCE`). A tournament hand
 (2016: ``NL Texas Hold'em $215 USD Buy-in Trny:128730277 Level:12
 Blinds-Antes(1 200/2 400 -400) - DATE``) is in chips and not raked.
+
+The betting is logged as it is played (:class:`~.room_play.PlayLog`, issue 36): a no-limit or pot-limit hand's
+event carries phh-std's ``play``, so that the replay settles it with the betting played by the state machine; a
+hand phh-std cannot express here (fixed limit, a dead blind, a blind posted out of position...) keeps none, and the
+log says why.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.patterns import STREETS_LOWER
 from showdown_service.histories.reader import PARTYPOKER, Reader, banner_room
 from showdown_service.histories.reading import banner_hands, bracketed, button_and_seats, dealt, stakes_line
+from showdown_service.histories.room_play import LIMITS, PlayLog, unplayable, with_play
 
 _BANNER = re.compile(r"^\*{5} Hand History for Game (\d+) \*{5}$")
 _HEADER = re.compile(r"^(.+?) (?:USD|EUR|GBP)? ?(NL|PL|FL|No Limit|Pot Limit|Fixed Limit)?\s*(.+?) - (.+)$")
@@ -54,6 +60,14 @@ _BRACKETED = re.compile(
 )
 _CARDS = re.compile(r"^(.+?) (shows|doesn't show) \[ ?([^\]]*?) ?\]")
 _WINS = re.compile(r"^(.+?) wins (?:Lo \()?([^()]+?)\)?(?: from the (main pot|side pot (\d+)))?(?: with .*)?\.?$")
+_LEVEL = re.compile(r"Blinds-Antes\(([\d .,]+)/([\d .,]+)")
+"""A tournament header's blinds (``Blinds-Antes(1 200/2 400 -400)``): the big blind, the level's."""
+_LIMITS: Final = {
+    **dict.fromkeys(("NL", "No Limit"), "no_limit"),
+    **dict.fromkeys(("PL", "Pot Limit"), "pot_limit"),
+    **dict.fromkeys(("FL", "Fixed Limit"), "fixed_limit"),
+}
+"""The betting a header names (``$0.05/$0.10 USD NL Texas Hold'em``), as :func:`~.room_play.with_play` takes it."""
 _STREET = re.compile(r"^\*\* Dealing (down cards|Flop|Turn|River) \*\*(?: \[ ?([^\]]*?) ?\])?$", re.I)
 _INFO: Final = (
     "Total number of players",
@@ -103,16 +117,19 @@ def _read(hand: HandBuilder, end: int) -> HandRecord:
         raise hand.error(HandSyntaxError, start, "no 'Seat N is the button' line")
     names = sorted(hand.players, key=len, reverse=True)
     big_blind = 0
+    log = PlayLog()
     for k in range(k, end):  # noqa: B020  # on from the line after the seats
         line = lines[k]
         if not line:
             continue
         if street := _STREET.match(line):
             if street.group(1).lower() != "down cards":
+                before = len(hand.board)
                 hand.deal(hand.card_list(street.group(2) or "", k), STREETS_LOWER[street.group(1).lower()], k)
+                log.actions.append(("", "db " + "".join(hand.board[before:])))
             continue
         if (m := _BRACKETED.match(line)) and m.group(1) in hand.players:
-            big_blind = _bracketed(hand, m, k, big_blind)
+            big_blind = _bracketed(hand, m, k, big_blind, log)
             continue
         if (m := _CARDS.match(line)) and m.group(1) in hand.players:
             hand.show(m.group(1), hand.card_list(m.group(3), k), k)
@@ -129,9 +146,11 @@ def _read(hand: HandBuilder, end: int) -> HandRecord:
             verb = line[len(who) + 1 :].rstrip(".")
             if verb == "folds":
                 hand.fold(who, k)
+                log.actions.append((who, "f"))
                 continue
             if verb == "checks":
                 hand.check(who, k)
+                log.actions.append((who, "cc"))
                 continue
         if any(marker in line for marker in _INFO) or any(line.startswith(n + ": ") for n in names):
             continue  # table news, and the chat ('NAME: text')
@@ -141,27 +160,65 @@ def _read(hand: HandBuilder, end: int) -> HandRecord:
         raise hand.error(HandSyntaxError, end - 1, "the hand ends without a 'wins' line")
     _uncalled_side_pot(hand)
     if tournament:
-        return hand.finish(
+        read = hand.finish(
             game, button, table.group(1), rake=0, tournament=tournament.group(3), uncalled_written=False,
             room="partypoker",
         )  # fmt: skip
+        level = _LEVEL.search(header.string)
+        stakes = hand.chips(level.group(2), start) if level else None
+        return _with_play(hand, read, log, tournament.group(1).split()[0], big_blind=stakes, button=button)
     since_2018 = year is not None and int(year.group(1)) >= RAKE_18TH_SINCE
     rule = partial(rake_rule, len(hand.board), since_2018)
-    return hand.finish(
+    read = hand.finish(
         game, button, table.group(1), currency=currency, uncalled_written=False, room="partypoker", rake_rule=rule
     )
+    big = hand.big_blind or _posted(hand, log)
+    return _with_play(hand, read, log, header.group(2) or "", big_blind=big, button=button)
 
 
-def _bracketed(hand: HandBuilder, m: re.Match[str], k: int, big_blind: int) -> int:
+def _with_play(
+    hand: HandBuilder, read: HandRecord, log: PlayLog, limit: str, *, big_blind: int | None, button: int
+) -> HandRecord:
+    """``read`` with its event's ``play`` (:func:`~.room_play.with_play`) when the log expresses the hand."""
+    if read.event is None:
+        return read
+    limit = _LIMITS.get(limit, limit)
+    if limit in LIMITS:  # fixed limit's stakes are its bets: with_play names it
+        unplayable(log, read.event, big_blind, button)
+    event = with_play(read.event, log, limit, big_blind, button, hand.source, hand.start + 1)
+    return read if event is None else read._replace(event=event)
+
+
+def _posted(hand: HandBuilder, log: PlayLog) -> int | None:
+    """A table by buy-in's big blind (its header writes none): the one posted, unless posted all-in (short)."""
+    name = log.big_blind
+    if name is None or log.blinds[name] + log.antes.get(name, 0) >= hand.players[name].stack:
+        return None
+    return log.blinds[name]
+
+
+def _bracketed(hand: HandBuilder, m: re.Match[str], k: int, big_blind: int, log: PlayLog) -> int:
     """A bracketed action at line ``k`` (``posts big blind [$0.10 USD].``, ``raises [$0.30 USD]``: the chips added);
-    the big blind posted so far in the hand, that one included."""
+    the big blind posted so far in the hand, that one included. The action goes in ``log`` as phh-std writes it."""
     name, verb = m.group(1), m.group(2)
     if verb == "posts big blind + dead":  # '[$3]': the big blind live, the rest (the small blind) dead
         chips = hand.chips(m.group(3).split("+")[-1], k)
         hand.pay(name, chips - min(chips, big_blind), k, to_bet=False, is_dead=True)
         hand.pay(name, min(chips, big_blind), k)
+        log.refuse("a dead small blind (posts big blind + dead)")
         return big_blind
+    faced = max(hand.bet.values())
     chips = bracketed(hand, name, verb, m.group(3), k)
+    if verb == "posts dead blind":
+        log.refuse("a dead small blind (posts dead blind)")
+    elif verb == "posts ante":
+        log.antes[name] = log.antes.get(name, 0) + chips
+    elif verb in ("posts small blind", "posts big blind"):
+        log.blind(name, chips, big=verb == "posts big blind")
+    elif verb == "calls" or hand.bet[name] <= faced:
+        log.actions.append((name, "cc"))  # an all-in for no more than the bet faced is a call
+    else:  # bets, raises and all-ins: the chips added, to the round's total
+        log.actions.append((name, f"cbr {hand.bet[name]}"))
     return chips if verb == "posts big blind" else big_blind
 
 
