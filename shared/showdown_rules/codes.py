@@ -144,7 +144,11 @@ CODES: dict[str, str] = {
     "jackpot_drop_mismatch": "The jackpot drop differs from what its program takes from this pot (its big blinds, "
     "from pots of its minimum or more, after the rake).",
     "bad_jackpot_program": "A jackpot program that cannot be: shares that could pay more than the fund, a "
-    "qualifying hand no poker hand is, a negative drop.",
+    "qualifier spelled as no hand (five ranks, 2222, AKQJ9s), a negative drop, a game no worker settles or one "
+    "without a board, or games that value hands differently in one program.",
+    "jackpot_qualifier_impossible": "A jackpot program whose qualifier names a hand one of its games cannot make: "
+    "five of a kind, a suited pair, a rank the deck lacks (short deck: 2222), any high hand in a low-only game "
+    "(razz, deuce_to_seven, badugi).",
     "jackpot_pot_under_minimum": "A jackpot drop from a pot under its program's minimum (in big blinds): the "
     "program drops nothing there.",
     "jackpot_program_changed": "A hand naming a jackpot declared (by its first hand) with another program, or "

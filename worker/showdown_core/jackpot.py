@@ -14,6 +14,9 @@ come out, nothing else moves it. Each rule with its test (tests/core/test_jackpo
   first run-out only): the best hand that does not win the pot every live seat contests is the losing hand; it
   qualifies when it is at least ``minimum`` and, with ``both_hole_cards``, some five cards with both hole cards
   make a hand as good (Omaha plays two hole cards always). Only the first board of a hand run more than once.
+  Hands are valued in the program's games' high ranking (``ranking``: short deck's flush beats its full house); a
+  qualifier those games cannot make is refused ``jackpot_qualifier_impossible``
+  (:mod:`showdown_core.jackpot_qualifier`).
 * **The shares** (GGPoker: 10% to the losing hand, 3% to the winner, 0.8% to each other seat dealt in): parts
   per million of the fund's balance before the payout, each rounded down to the minor unit; seats sharing a role
   (a split pot's winners, tied losing hands) split the role's amount equally, rounded down. What rounding leaves
@@ -35,14 +38,16 @@ from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Final
 
-from showdown_core.cards import Card, parse_cards
+from showdown_core.cards import Card
 from showdown_core.errors import InvalidEvent, InvariantViolation
-from showdown_core.evaluator import Category, HandValue, evaluate
+from showdown_core.evaluator import Category
+from showdown_core.jackpot_qualifier import HighValue, hand_named
+from showdown_core.ranking import STRENGTH
+from showdown_core.variants import ranking
 from showdown_rules.limits import MAX_PLAYERS, PPM
 
 ROLES: Final = ("loser", "winner", "other")
 """Who a bad beat pays: the losing hand, the winning hand, each other seat dealt in."""
-_SUITS: Final = "cdhs"
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,8 +59,8 @@ class JackpotProgram:
     """Big blinds dropped from a pot that qualifies for the drop (GGPoker: 1)."""
     minimum_pot_big_blinds: int
     """The least total pot, in big blinds, that pays the drop (GGPoker: 30)."""
-    minimum: HandValue
-    """The weakest losing hand that qualifies (GGPoker hold'em: AAATT)."""
+    minimum: HighValue
+    """The weakest losing hand that qualifies (GGPoker hold'em: AAATT), a value of :attr:`ranking`."""
     loser_ppm: int
     winner_ppm: int
     other_ppm: int
@@ -64,6 +69,8 @@ class JackpotProgram:
     """The qualifying hand must play both hole cards (a pocket pair for quads)."""
     omaha: bool = False
     """Hands are Omaha's: exactly two hole cards and three of the board (both hole cards always play)."""
+    ranking: str = "high"
+    """The high ranking hands are valued in (its games': :func:`showdown_core.jackpot_qualifier.qualifier`)."""
 
     def __post_init__(self) -> None:
         where = f"jackpot program {self.program_id!r}"
@@ -76,31 +83,6 @@ class JackpotProgram:
                 "shares",
                 f"{where}: its shares pay {most} ppm of the fund at a table of {MAX_PLAYERS}: more than the fund",
             )
-
-
-def hand_named(spelled: str) -> HandValue:
-    """The hand value five ranks spell (``AAATT``, ``2222`` with the highest kicker: quads of deuces).
-
-    Suits are dealt round so that no flush is made unless the ranks could make nothing else; ``2222`` (four cards)
-    is the weakest hand of four deuces (with a three). Raises :class:`InvalidEvent` ``bad_jackpot_program`` for a
-    spelling no hand has (five of a rank, a letter that is no rank).
-    """
-    text = spelled.strip().upper()
-    if len(text) == 4 and len(set(text)) == 1:  # quads named by their rank alone: the weakest kicker
-        text += "3" if text[0] == "2" else "2"
-    ranks = "23456789TJQKA"
-    if len(text) != 5 or any(r not in ranks for r in text) or max(text.count(r) for r in text) > 4:
-        raise InvalidEvent.of(
-            "bad_jackpot_program", "minimum", f"{spelled!r} names no poker hand (five ranks, e.g. AAATT, or 2222)"
-        )
-    seen: dict[str, int] = {}
-    cards = []
-    for r in text:
-        cards.append(f"{r}{_SUITS[seen.get(r, 0)]}")
-        seen[r] = seen.get(r, 0) + 1
-    if len(set(text)) == 5:  # five different ranks: keep them off one suit (no accidental flush)
-        cards[-1] = cards[-1][0] + "d"
-    return evaluate(parse_cards(cards))
 
 
 def expected_drop(program: JackpotProgram, pot: int, rake: int, big_blind: int) -> int:
@@ -133,19 +115,23 @@ def check_drop(program: JackpotProgram, stated: int, pot: int, rake: int, big_bl
     return expected
 
 
-def best_value(hole: Sequence[Card], board: Sequence[Card], *, omaha: bool) -> HandValue:
-    """The hand's best high value: hold'em any five of seven, Omaha two hole cards and three of the board."""
+def best_value(hole: Sequence[Card], board: Sequence[Card], *, omaha: bool, rank: str = "high") -> HighValue:
+    """The hand's best value in the high ranking ``rank``: hold'em any five of seven, Omaha two hole cards and three
+    of the board."""
+    best = ranking(rank).best
     if not omaha:
-        return evaluate([*hole, *board])
-    return max(evaluate([*two, *three]) for two in combinations(hole, 2) for three in combinations(board, 3))
+        return best([*hole, *board])  # type: ignore[return-value]  # a high ranking's value
+    fives = (best([*two, *three]) for two in combinations(hole, 2) for three in combinations(board, 3))
+    return max(fives, key=STRENGTH)  # type: ignore[return-value]  # as above
 
 
-def plays_both(hole: Sequence[Card], board: Sequence[Card], value: HandValue) -> bool:
+def plays_both(hole: Sequence[Card], board: Sequence[Card], value: HighValue, rank: str = "high") -> bool:
     """Some five cards holding both of ``hole`` and three of ``board`` make ``value``; four of a kind needs a pocket
     pair of its rank (GGPoker: "a pocket pair for quads"), not one of the four and the kicker."""
     if value.category is Category.FOUR_OF_A_KIND:
         return all(card.rank == value.ranks[0] for card in hole)
-    return any(evaluate([*hole, *three]) is value for three in combinations(board, 3))
+    best = ranking(rank).best
+    return any(best([*hole, *three]) is value for three in combinations(board, 3))
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,8 +140,8 @@ class BadBeat:
 
     losers: tuple[int, ...]
     winners: tuple[int, ...]
-    losing_hand: HandValue
-    winning_hand: HandValue
+    losing_hand: HighValue
+    winning_hand: HighValue
 
 
 def bad_beat(
@@ -165,19 +151,19 @@ def bad_beat(
     or ``None`` when the best losing hand does not qualify (or everyone ties)."""
     if len(live) < 2 or len(board) != 5:
         return None
-    values = {seat: best_value(hole, board, omaha=program.omaha) for seat, hole in live}
-    top = max(values.values())
+    values = {seat: best_value(hole, board, omaha=program.omaha, rank=program.ranking) for seat, hole in live}
+    top = max(values.values(), key=STRENGTH)
     winners = tuple(sorted(s for s, v in values.items() if v is top))
     beaten = [v for v in values.values() if v is not top]
     if not beaten:
         return None
-    losing = max(beaten)
-    if losing < program.minimum:
+    losing = max(beaten, key=STRENGTH)
+    if losing.strength < program.minimum.strength:
         return None
     losers = tuple(sorted(s for s, v in values.items() if v is losing))
     cards = dict(live)
     if program.both_hole_cards and not program.omaha:
-        losers = tuple(s for s in losers if plays_both(cards[s], board, losing))
+        losers = tuple(s for s in losers if plays_both(cards[s], board, losing, program.ranking))
         if not losers:
             return None
     return BadBeat(losers, winners, losing, top)

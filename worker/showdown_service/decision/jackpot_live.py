@@ -6,7 +6,11 @@ A jackpot program is data, as a rake schedule is: one JSON file a program
 naming ``jackpot`` is settled as always, then:
 
 * a program no worker knows, or one that does not run in the hand's game, is
-  refused ``unknown_jackpot_program``;
+  refused ``unknown_jackpot_program``; a program file whose qualifier names a
+  hand one of its games cannot make (five of a kind, short deck's 2222, any
+  high hand in razz) is refused ``jackpot_qualifier_impossible`` when it is
+  read (:mod:`showdown_core.jackpot_qualifier`), one that cannot be run
+  otherwise ``bad_jackpot_program``;
 * the drop must be the program's from this pot (:func:`showdown_core.jackpot.check_drop`:
   ``jackpot_drop_mismatch``, naming both figures);
 * the hand's bad beat, if it is one (the first board, the live seats' hands),
@@ -30,7 +34,8 @@ from importlib import resources
 from typing import Any, Final
 
 from showdown_core import InvalidEvent, Settlement
-from showdown_core.jackpot import JackpotProgram, bad_beat, check_drop, hand_named, outcome
+from showdown_core.jackpot import JackpotProgram, bad_beat, check_drop, outcome
+from showdown_core.jackpot_qualifier import qualifier as qualifier_in
 from showdown_messages import ShowdownEvent
 
 FORMAT: Final = "showdown.jackpot_program"
@@ -46,20 +51,22 @@ def read_program(text: str, name: str) -> tuple[JackpotProgram, frozenset[str]]:
         if doc.get("format") != FORMAT or doc.get("format_version") != 1:
             raise ValueError(f"format: expected {FORMAT!r} version 1")
         drop, qualifier, shares = doc["drop"], doc["qualifier"], doc["shares_ppm"]
-        variants = frozenset(doc["variants"])
+        variants = frozenset(str(v) for v in doc["variants"])
+        judged = qualifier_in(str(qualifier["minimum"]), variants)
         program = JackpotProgram(
             doc["id"],
             int(drop["big_blinds"]),
             int(drop["minimum_pot_big_blinds"]),
-            hand_named(str(qualifier["minimum"])),
+            judged.minimum,
             int(shares["loser"]),
             int(shares["winner"]),
             int(shares["other"]),
             bool(qualifier.get("both_hole_cards", True)),
-            all(v.startswith("omaha") for v in variants),
+            judged.omaha,
+            judged.ranking,
         )
-    except InvalidEvent as exc:
-        raise InvalidEvent.of("bad_jackpot_program", name, exc.message) from None
+    except InvalidEvent as exc:  # its own code (jackpot_qualifier_impossible, bad_jackpot_program), naming the file
+        raise InvalidEvent.of(exc.code, name, exc.message) from None
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise InvalidEvent.of("bad_jackpot_program", name, f"not a jackpot program: {exc}") from None
     return program, variants
