@@ -230,8 +230,19 @@ class CashOutTaken(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, title="CashOut")
 
     seat: SeatNumber = Field(description="The seat that cashed out: all-in, or covering the all-ins.")
-    street: Literal["preflop", "flop", "turn"] = Field(
-        description="When: the board then known is the first 0, 3 or 4 cards of `board`."
+    street: Literal["preflop", "flop", "turn"] | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # absent from the canonical JSON (the event's digest) when not given
+        description="When: the board then known is the first 0, 3 or 4 cards of `board`. Needed unless `action` "
+        "says when; given with it, it must be the street of that action (`cashout_street_mismatch`).",
+    )
+    action: Annotated[int, Strict(), Field(ge=0, lt=MAX_ACTIONS)] | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # as above: an event's digest is as before without it
+        description="When, by the whole hand's `play`: the index into `play.actions` of the action after which the "
+        "seat cashed out (0 is the first); the board then known is the one dealt by then. Refused past the last "
+        "action or after the river is dealt (`cashout_action_out_of_range`), before the seat was all-in and called "
+        "(`cashout_before_all_in`), and without `play` (`bad_cashout`).",
     )
     amount: Chips = Field(
         description="What the room paid the seat: (pot - rake) x its exact equity then, less the fee, rounded "
@@ -615,7 +626,28 @@ class ShowdownEvent(BaseModel):
         by_seat = {p.seat: p for p in self.players}
         live = [p for p in self.players if not p.folded]
         named: dict[int, int] = {}
+        play = self.play
+        stacks = {p.seat: p.stack for p in self.players}
+        if play is not None:  # the play's starting stacks show who was all-in too (its order is the players')
+            starts = zip(self.players, play.starting_stacks, strict=False)
+            stacks |= {p.seat: start for p, start in starts if p.stack is None}
         for i, offer in enumerate(cashouts):
+            if offer.action is None and offer.street is None:
+                raise reject("bad_cashout", f"cashouts[{i}]", "names no point: give `street`, or `action` with `play`")
+            if offer.action is not None:
+                if play is None:
+                    raise reject(
+                        "bad_cashout",
+                        f"cashouts[{i}].action",
+                        f"is {offer.action}, an index into play.actions, but the event has no `play`",
+                    )
+                if offer.action >= len(play.actions):
+                    raise reject(
+                        "cashout_action_out_of_range",
+                        f"cashouts[{i}].action",
+                        f"is {offer.action}; play.actions holds {len(play.actions)} actions (0 to "
+                        f"{len(play.actions) - 1})",
+                    )
             where = f"cashouts[{i}].seat"
             player = by_seat.get(offer.seat)
             if player is None or player.folded:
@@ -625,16 +657,17 @@ class ShowdownEvent(BaseModel):
                     "cashout_repeated", where, f"seat {offer.seat} cashed out at cashouts[{named[offer.seat]}] already"
                 )
             named[offer.seat] = i
-            if player.stack is None:
+            if stacks[offer.seat] is None:
                 raise reject(
                     "cashout_not_all_in", where, f"seat {offer.seat}: without starting stacks nobody is shown all-in"
                 )
-            if not _all_in(player, live):
+            if not _all_in(player, live, stacks):
                 raise reject(
                     "cashout_not_all_in",
                     where,
-                    f"seat {offer.seat} put in {player.contributed + player.dead_money} of its {player.stack} chips "
-                    "and another live seat could still bet: only a seat all-in (or covering every all-in) cashes out",
+                    f"seat {offer.seat} put in {player.contributed + player.dead_money} of its {stacks[offer.seat]} "
+                    "chips and another live seat could still bet: only a seat all-in (or covering every all-in) cashes "
+                    "out",
                 )
 
     def _check_bounties(self, bountied: int, stacked: int) -> None:
@@ -780,13 +813,14 @@ def _check_play(play: Play, variant: str, players: int) -> None:
             raise reject("bad_play", f"play.{name}", f"has {given} entries for {players} players (one each, p1 first)")
 
 
-def _all_in(player: PlayerIn, live: list[PlayerIn]) -> bool:
+def _all_in(player: PlayerIn, live: list[PlayerIn], stacks: dict[int, int | None]) -> bool:
     """No more betting could involve ``player``: it put in its whole stack, or every other live seat put in
-    theirs and it matched the most any of them put in (it covered them: GGPoker's covering EV Cashout)."""
-    if player.contributed + player.dead_money == player.stack:
+    theirs and it matched the most any of them put in (it covered them: GGPoker's covering EV Cashout).
+    ``stacks``: each seat's starting stack (its ``stack``, else its ``play.starting_stacks`` entry)."""
+    if player.contributed + player.dead_money == stacks[player.seat]:
         return True
     others = [p for p in live if p is not player]
-    return all(p.contributed + p.dead_money == p.stack for p in others) and all(
+    return all(p.contributed + p.dead_money == stacks[p.seat] for p in others) and all(
         player.contributed >= p.contributed for p in others
     )
 

@@ -272,6 +272,11 @@ class CashOutSettled(_Out):
     amount: Amount = Field(description="The offer paid to the seat: value less the fee, rounded half to even.")
     runout: Amount = Field(description="What the seat's hand won of the pots on the board dealt: the house's side.")
     house: int = Field(description="runout - amount: the house's net (negative when it paid more than it took).")
+    action: Annotated[int, Field(ge=0)] | None = Field(
+        default=None,
+        description="The index into the event's `play.actions` after which the seat cashed out, when the event named "
+        "it (`street` is then that action's); absent otherwise.",
+    )
 
 
 class Returned(_Out):

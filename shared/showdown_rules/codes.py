@@ -130,12 +130,20 @@ CODES: dict[str, str] = {
     "bad_stacks": "A stack given to ICM is not a positive whole number of chips.",
     # All-in cash-outs (issue 39, docs/cashout.md):
     "bad_cashout": "A cash-out in a game without a board, on a hand run more than once, of a tournament, at an "
-    "uncontested showdown, or by a seat not in the hand or folded.",
+    "uncontested showdown, or by a seat not in the hand or folded; one naming no point (neither street nor action), "
+    "or an action without the event's play.",
     "cashout_not_all_in": "A cash-out by a seat that was not all-in (nor covering the all-ins, every other live "
     "seat all-in), or on a hand without starting stacks (which show who was all-in).",
     "cashout_repeated": "Two cash-outs of one seat.",
+    "cashout_action_out_of_range": "A cash-out whose action is no index of play.actions (0 to their count - 1), "
+    "or comes after the river is dealt (the board complete: nothing left to cash out).",
+    "cashout_before_all_in": "A cash-out at an action before its seat was all-in and called: the seat still had "
+    "chips behind (and did not cover every other live seat, all-in), or chips still went into the pots it "
+    "contests after that action.",
+    "cashout_street_mismatch": "A cash-out stating a street other than the one its action was played on (the "
+    "board then dealt: none, the flop or the turn).",
     "cashout_above_pot": "A cash-out offer above the pots the seat contests, less their rake.",
-    "cashout_mismatch": "A cash-out offer other than (pot - rake) x the seat's exact equity at its street, less "
+    "cashout_mismatch": "A cash-out offer other than (pot - rake) x the seat's exact equity at its point, less "
     "fee_ppm of it, rounded half to even to the minor unit.",
     # Jackpots (issue 39, docs/jackpot.md):
     "bad_jackpot": "A jackpot drop on a tournament hand, without stakes, or above the rake (which counts it).",

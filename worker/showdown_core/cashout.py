@@ -9,6 +9,13 @@ Here, each rule with its test (tests/core/test_cashout.py):
   cards of the event's ``board``; the equity is exact over every board left (:mod:`showdown_core.equity`),
   against the hands of the other live seats (folded hands' cards are not taken out of the deck: the rooms
   price a cash-out on the hands all-in and the board).
+* **The point by action** (issue 39: "the action index when the whole-hand ``play`` section is there"): a
+  cash-out may name ``action``, the index into ``play.actions`` after which the seat cashed out; the board known is
+  the one dealt by then and its street follows (:func:`street_at`). Refused: an action after the river is dealt
+  (``cashout_action_out_of_range``; one past the last action the contract refuses so); one before the seat was
+  all-in and called (``cashout_before_all_in``: it still had chips behind and did not cover every other live seat,
+  all-in; or the betting was not over, a seat still to act or two able to bet, so the pots and who contests them
+  could still change); a stated street other than the action's (``cashout_street_mismatch``).
 * **The value.** For each pot the seat contests, ``(pot - rake) x`` the seat's equity among that pot's
   eligible hands (one pot heads-up: the rooms' formula as written); summed. The fee is ``fee_ppm`` parts
   per million of that value; the offer is the value less the fee, rounded half to even to the minor unit.
@@ -28,6 +35,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Final
 
+from showdown_core.betting import Hand, Machine
 from showdown_core.equity import equity
 from showdown_core.errors import InvalidEvent, InvariantViolation
 from showdown_core.model import CashOut, PotResult, Showdown
@@ -35,6 +43,65 @@ from showdown_rules.limits import PPM
 
 STREETS: Final = {"preflop": 0, "flop": 3, "turn": 4}
 """A cash-out's street -> how many cards of the board were known then."""
+_STREET_OF: Final = {known: street for street, known in STREETS.items()}
+
+
+def street_at(
+    hand: Hand,
+    player: int,
+    index: int,
+    *,
+    seats: Sequence[int] = (),
+    where: str = "cashouts[0]",
+    stated: str | None = None,
+) -> str:
+    """The street of a cash-out by player ``player`` (0 is p1) after action ``index`` of ``hand`` (a play the
+    worker has played whole: its actions break no rule), ``seats`` each player's seat for messages; ``stated`` the
+    street the event gives too, if it does. Raises :class:`InvalidEvent` (module docstring) naming ``where``."""
+    actions = hand.actions
+    if not 0 <= index < len(actions):
+        raise InvalidEvent.of(
+            "cashout_action_out_of_range", f"{where}.action", f"is {index}; play.actions holds {len(actions)} actions"
+        )
+    machine = Machine(hand, seats)
+    for k in range(index + 1):
+        machine.act(k, actions[k])
+    who = f"p{player + 1}" + (f" (seat {seats[player]})" if seats else "")
+    at = f"after play.actions[{index}] {actions[index]!r}"
+    street = _STREET_OF.get(len(machine.runs[0]))
+    if street is None:
+        raise InvalidEvent.of(
+            "cashout_action_out_of_range",
+            f"{where}.action",
+            f"is {index}: {at} the river is dealt, the board complete; a cash-out is before the river",
+        )
+    left, put, folded = machine.left, machine.put, machine.folded
+    others = [j for j in range(machine.n) if j != player and not folded[j]]
+    if left[player] and not all(left[j] == 0 and put[j] <= put[player] for j in others):
+        raise InvalidEvent.of(
+            "cashout_before_all_in",
+            f"{where}.action",
+            f"is {index}: {at} {who} still had {left[player]} chips behind and did not cover every other live seat, "
+            "all-in",
+        )
+    able = [j for j in range(machine.n) if machine.can_bet[j]]
+    if machine.pending or len(able) > 1:
+        still = machine.pending or able
+        named = ", ".join(f"p{j + 1}" for j in still)
+        doing = "still to act" if machine.pending else "able to bet"
+        raise InvalidEvent.of(
+            "cashout_before_all_in",
+            f"{where}.action",
+            f"is {index}: {at} the betting was not over ({named} {doing}): {who} was not yet all-in and called",
+        )
+    if stated is not None and stated != street:
+        raise InvalidEvent.of(
+            "cashout_street_mismatch",
+            f"{where}.street",
+            f"is {stated}, but play.actions[{index}] is on the {street} (the board then: "
+            f"{''.join(machine.runs[0]) or 'none'})",
+        )
+    return street
 
 
 def cash_out(
@@ -95,6 +162,7 @@ def cash_out(
                 offer.fee_ppm,
                 offer.amount,
                 runout,
+                offer.action,
             )
         )
     put_in = sum(s.contributed + s.dead_money for s in seats)

@@ -109,6 +109,9 @@ class CashOutOffer(NamedTuple):
     """What the room paid the seat instead of its share of the run-out."""
     fee_ppm: int
     """The room's fee in parts per million of the hand's value (1% = 10,000)."""
+    action: int | None = None
+    """The index into the play's actions after which the seat cashed out, when the event named it (``street`` is
+    then that action's: :func:`showdown_core.cashout.street_at`)."""
 
 
 class CashOut(NamedTuple):
@@ -126,6 +129,8 @@ class CashOut(NamedTuple):
     """The offer: ``value`` less the fee, rounded half to even to the minor unit."""
     runout: int
     """What the seat's hand won of the pots on the board dealt: the house's side, taken by the house."""
+    action: int | None = None
+    """The play's action after which the seat cashed out, when the event named it."""
 
     @property
     def house(self) -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from operator import attrgetter
 from typing import Final, NamedTuple
 
@@ -15,9 +16,11 @@ from pydantic import ValidationError
 
 from showdown_core import BY_TEXT, DECK, VARIANTS, Card, InvalidEvent, SeatHand, Showdown, betting
 from showdown_core import tournament_messages as core
+from showdown_core.cashout import street_at
 from showdown_core.model import CashOutOffer, from_fields
 from showdown_messages import ShowdownEvent, rejections
 from showdown_messages import tournaments as contract
+from showdown_messages.events import CashOutTaken, Play
 from showdown_rules import PPM
 
 
@@ -119,9 +122,7 @@ def to_showdown(event: ShowdownEvent) -> Showdown:
             (),  # rake_pots, rake_paid, rake_schedule: a rake schedule's (showdown_service.decision.rake_live)
             (),
             None,
-            tuple([CashOutOffer(c.seat, c.street, c.amount, c.fee_ppm) for c in cashouts])
-            if (cashouts := known["cashouts"])
-            else (),
+            _offers(event, cashouts) if (cashouts := known["cashouts"]) else (),
             known["currency"],
         ),
     )
@@ -138,19 +139,7 @@ def played(event: ShowdownEvent) -> betting.Played:
     rule's code, or ``betting_mismatch``, naming the field, the player (``p2``) and its seat."""
     play, players = event.play, event.players
     assert play is not None
-    hand = betting.Hand(
-        play.variant,
-        play.starting_stacks,
-        play.actions,
-        play.antes,
-        play.blinds_or_straddles,
-        play.bring_in or 0,
-        play.small_bet or 0,
-        play.big_bet or 0,
-        play.min_bet or 0,
-        play.ante_trimming_status,
-    )
-    got = betting.play(hand, [p.seat for p in players])
+    got = betting.play(_hand(play), [p.seat for p in players])
     contributed, net = got.contributed, got.net_contributed
     for i, p in enumerate(players):  # who is named (_Who) only in a refusal's message
         if p.contributed != contributed[i] and p.contributed != net[i]:
@@ -179,6 +168,41 @@ def played(event: ShowdownEvent) -> betting.Played:
             button = f"the last player (the button, p{len(players)}) sits in {last}"
             _mismatch("button_seat", f"is {event.button_seat}; {button}")
     return got
+
+
+def _hand(play: Play) -> betting.Hand:
+    """The core's view of an event's ``play``."""
+    return betting.Hand(
+        play.variant,
+        play.starting_stacks,
+        play.actions,
+        play.antes,
+        play.blinds_or_straddles,
+        play.bring_in or 0,
+        play.small_bet or 0,
+        play.big_bet or 0,
+        play.min_bet or 0,
+        play.ante_trimming_status,
+    )
+
+
+def _offers(event: ShowdownEvent, cashouts: Sequence[CashOutTaken]) -> tuple[CashOutOffer, ...]:
+    """The event's cash-outs, each at its street: the stated one, or the street of the play's action it names
+    (:func:`showdown_core.cashout.street_at`, which refuses an action out of range, before the seat was all-in and
+    called, or on another street than the stated one). The play was played whole before (:func:`played`)."""
+    play, players = event.play, event.players
+    hand = None if play is None else _hand(play)
+    seats = [p.seat for p in players]
+    offers = []
+    for k, c in enumerate(cashouts):
+        street: str | None = c.street
+        if c.action is not None:
+            assert hand is not None, "the contract refuses a cash-out by action without play"
+            where = f"cashouts[{k}]"
+            street = street_at(hand, seats.index(c.seat), c.action, seats=seats, where=where, stated=c.street)
+        assert street is not None, "the contract refuses a cash-out naming no point"
+        offers.append(CashOutOffer(c.seat, street, c.amount, c.fee_ppm, c.action))
+    return tuple(offers)
 
 
 class _Who(NamedTuple):

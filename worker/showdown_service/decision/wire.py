@@ -158,6 +158,7 @@ def _cashout(taken: CashOut) -> dict[str, Any]:
         "amount": taken.amount,
         "runout": taken.runout,
         "house": taken.house,
+        **({"action": taken.action} if taken.action is not None else {}),
     }
 
 
