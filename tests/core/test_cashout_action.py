@@ -179,3 +179,17 @@ def test_through_a_worker_a_cash_out_by_action_settles_and_one_before_the_all_in
     ((_, letter),) = read_range(fake, keys.dead)
     assert letter[b"code"] == b"cashout_before_all_in"
     assert b"still had 14199 chips behind" in letter[b"message"]
+
+
+def test_the_plays_starting_stacks_show_who_was_all_in_when_the_seats_give_none() -> None:
+    """Without the players' `stack`, a cash-out needs the play's starting stacks to show the seat all-in (the
+    contract said "without starting stacks nobody is shown all-in" even with them there)."""
+    doc = kings_played(street="flop")
+    doc["players"] = [{k: v for k, v in p.items() if k != "stack"} for p in doc["players"]]
+    (taken,) = settle_doc(doc).cashouts
+    assert (taken.street, taken.amount, taken.action) == ("flop", 22118, None)
+    doc["cashouts"] = [{"seat": 2, "street": "flop", "amount": 1, "fee_ppm": 10000}]
+    doc["players"][3] |= {"folded": False, "hole_cards": ["Ah", "Ac"]}  # seat 2 kept in, 440 of its 5219 put in
+    refusal = refused(doc)
+    assert (refusal.code, refusal.field) == ("cashout_not_all_in", "cashouts[0].seat")
+    assert "seat 2 put in 440 of its 5219 chips" in refusal.message
