@@ -236,7 +236,7 @@ class CashOutTaken(BaseModel):
         description="When: the board then known is the first 0, 3 or 4 cards of `board`. Needed unless `action` "
         "says when; given with it, it must be the street of that action (`cashout_street_mismatch`).",
     )
-    action: Annotated[int, Strict(), Field(ge=0, lt=MAX_ACTIONS)] | None = Field(
+    action: Annotated[int, Strict(), Field(ge=0, le=MAX_ACTIONS - 1)] | None = Field(
         default=None,
         exclude_if=lambda v: v is None,  # as above: an event's digest is as before without it
         description="When, by the whole hand's `play`: the index into `play.actions` of the action after which the "
