@@ -35,8 +35,8 @@ def read_all(monkeypatch: pytest.MonkeyPatch) -> tuple[list[HandRecord], dict[st
     why: dict[str, str] = {}
     original = room_play.with_play
 
-    def spy(event: Any, log: PlayLog, *args: Any) -> Any:
-        built = original(event, log, *args)
+    def spy(event: Any, log: PlayLog, *args: Any, **kwargs: Any) -> Any:
+        built = original(event, log, *args, **kwargs)
         if built is None:
             why[event.hand_id] = log.why_not
         return built

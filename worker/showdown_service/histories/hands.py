@@ -215,6 +215,11 @@ class HandRecord(NamedTuple):
     the room writes it, ``""`` when the history writes none (see :mod:`.currency`); the report's rake is per code."""
     stakes: Stakes | None = None
     """The table's blinds, betting and date, when the reader gives them (PokerStars): a rake schedule's lookup."""
+    no_play: str = ""
+    """Why a reader that writes ``play`` wrote none for this hand (:attr:`.room_play.PlayLog.why_not`); ``""`` when
+    it did, or when its reader writes none (the replay's summary counts hands by it)."""
+    no_play_detail: str = ""
+    """What exactly was refused, when :attr:`no_play` alone does not say (the state machine's message)."""
 
 
 def validated_event(doc: dict[str, Any], source: str, hand_id: str, line: int | Callable[[], int]) -> ShowdownEvent:

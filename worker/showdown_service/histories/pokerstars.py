@@ -93,7 +93,7 @@ from showdown_service.histories.patterns import (
 from showdown_service.histories.reader import Head, Reader
 from showdown_service.histories.record import Player as _Player
 from showdown_service.histories.record import Read, Where, fit_rake_ppm, record
-from showdown_service.histories.room_play import PlayLog, with_play
+from showdown_service.histories.room_play import PlayLog, with_play, without_play
 from showdown_service.histories.stated import StatedCashOut, with_stated_cashouts
 
 __all__ = ["fit_rake_ppm", "read_pokerstars"]
@@ -256,6 +256,8 @@ class _Play:
     unverifiable: str = ""
     log: PlayLog = field(default_factory=PlayLog)
     """The betting as phh-std's ``play`` will write it (:mod:`.room_play`)."""
+    bring_in: int | None = None
+    """Stud: the bring-in posted (phh-std's ``bring_in``)."""
     bet_board: int = 0
     """Board games: how many board cards were out at the last bet, call, raise, check or fold."""
     cashed: list[tuple[str, int, int, int]] = field(default_factory=list)
@@ -292,6 +294,8 @@ class _Hand:
         """The header's blinds, betting and date (a rake schedule's lookup)."""
         self.code = ""
         """The currency as the history names it when it writes no symbol: ``Play Money`` (the table line's)."""
+        self.bets: tuple[int, int] | None = None
+        """Fixed limit: the header's small bet and big bet."""
 
     def _error(self, kind: type[ReplayError], k: int, reason: str) -> ReplayError:
         return kind(self.source, self.hand_id, k + 1, f"{reason}: {self.lines[k]!r}", self.game_name)
@@ -330,6 +334,11 @@ class _Hand:
                 small_blind = None
         limit = "no_limit" if "No Limit" in title else "pot_limit" if "Pot Limit" in title else ""
         self.stakes = Stakes(small_blind, big_blind, limit or ("fixed_limit" if named.fixed_limit else ""), _day(title))
+        if named.fixed_limit and len(bets := _stakes(title, fixed_limit=False)) > 1:
+            try:  # the betting's small bet and big bet, for its play (phh-std's small_bet and big_bet)
+                self.bets = (self._chips(bets[0], k), self._chips(bets[1], k))
+            except ReplayError:
+                self.bets = None
         return game, tournament.group(1) if tournament else None, _Stakes(big_blind, money)
 
     def read(self) -> HandRecord:
@@ -436,6 +445,7 @@ class _Hand:
             play.bet = dict.fromkeys(play.players, 0)
             if name == "RIVER" and (shared := CARDS.findall(rest)):
                 play.community = self._cards(" ".join(shared), k)
+                play.log.refuse("a stud hand whose deck ran out (a card shared by all)")
         elif game.draw and (name in _DRAWS or f"{again} {name}" in _DRAWS):
             play.bet = dict.fromkeys(play.players, 0)
             play.drawing = True
@@ -492,6 +502,10 @@ class _Hand:
         if not dealt:
             raise self._error(HandSyntaxError, k, "expected 'Dealt to NAME [CARDS]'")
         play.cards[name] = self._cards(" ".join(dealt), k)
+        if play.game.stud:  # the street's new cards (the last bracket); third street's two down cards unknown
+            new = self._cards(dealt[-1], k) if len(dealt) > 1 else play.cards[name]
+            hidden = "????" if len(dealt) == 1 and len(new) == 1 else ""
+            play.log.actions.append((name, "dh " + hidden + "".join(new)))
 
     def _not_a_seat_s(self, play: _Play, line: str, k: int) -> None:
         """A line not of a seat's action: a bounty, a finish, a purchase, a cash-out, or information; else an
@@ -564,6 +578,10 @@ class _Hand:
                 play.bet = dict.fromkeys(play.players, 0)  # single draw: no section line before the draw
                 play.drawing = True
             thrown = CARDS.findall(rest)
+            count = re.match(r"(\d+) cards?\b", rest) if verb == "discards" else None
+            if verb == "discards" and count is None:
+                play.log.refuse("a discard that does not say how many cards")
+            play.log.actions.append((name, f"sd {'??' * int(count.group(1))}" if count else "sd"))
             if verb == "discards" and thrown and name in play.cards:
                 gone = set(self._cards(thrown[0], k))
                 play.cards[name] = [c for c in play.cards[name] if c not in gone]
@@ -601,8 +619,12 @@ class _Hand:
             if action.startswith(("posts big blind ", "posts button blind ")) and not allin:
                 play.big_blind = chips if play.stakes.big_blind is None else play.big_blind
         else:  # brings in
-            self._pay(play, name, self._chips(action.rsplit(" ", 1)[1], k), k)
-            play.log.refuse("a bring-in (stud)")
+            chips = self._chips(action.rsplit(" ", 1)[1], k)
+            self._pay(play, name, chips, k)
+            if play.bring_in is not None:
+                play.log.refuse("a second bring-in")
+            play.bring_in = chips
+            play.log.actions.append((name, "pb"))
 
     def _wager(self, play: _Play, name: str, verb: str, rest: str, k: int) -> None:
         """A fold, check, call, bet or raise, each checked against the bet faced and the stack behind."""
@@ -689,9 +711,12 @@ class _Hand:
             read = read._replace(buy_in_bounty=amounts[1])
         if read.event is not None and self.stakes is not None:  # the betting too, played when the hand settles
             limit, big = self.stakes.limit, self.stakes.big_blind
-            event = with_play(read.event, play.log, limit, big, button, self.source, self.line)
-            if event is not None:
-                read = read._replace(event=event)
+            small_bet, big_bet = self.bets or (None, None)
+            event = with_play(
+                read.event, play.log, limit, big, button, self.source, self.line,
+                small_bet=small_bet, big_bet=big_bet, bring_in=play.bring_in, draws=game.draws or None,
+            )  # fmt: skip
+            read = read._replace(event=event) if event is not None else without_play(read, play.log)
         return read._replace(stakes=self.stakes)
 
     def _with_cashouts(self, play: _Play, read: HandRecord) -> HandRecord:
