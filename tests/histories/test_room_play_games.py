@@ -7,14 +7,16 @@ betting played by the state machine and the settlement still matches the room's 
 Omaha): the PokerStars reader is tested on the fixtures written from the rules (tests/fixtures/replay/pokerstars/
 games), and the mechanism on a real fixed-limit hand of ../shared/data read by the 888poker reader, its betting
 logged here as a reader logs it. A doctored copy of each family is refused by the state machine, and why is
-named."""
+named in the replay's summary."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
+from showdown_service.cli.commands import main
 from showdown_service.histories import pacific, pokerstars
 from showdown_service.histories.compare import judge
 from showdown_service.histories.hands import HandRecord
@@ -49,7 +51,7 @@ def test_a_stud_or_draw_hand_of_pokerstars_settles_with_its_play_and_matches(nam
     assert hand.event.play is not None, hand.no_play
     assert hand.event.play.variant == code
     verdict = judge(hand)
-    assert verdict.status == "match"
+    assert (verdict.status, verdict.betting) == ("match", "play")
 
 
 def test_the_mixed_games_file_plays_razz_triple_draw_and_stud_hilo_each_with_its_own_structure() -> None:
@@ -102,7 +104,7 @@ def test_a_real_fixed_limit_hand_settles_with_its_play_and_matches_the_rooms_out
     assert event.play is not None
     assert (event.play.variant, event.play.small_bet, event.play.big_bet) == ("FT", 12, 25)
     verdict = judge(hand._replace(event=event))
-    assert verdict.status == "match"
+    assert (verdict.status, verdict.betting) == ("match", "play")
 
     log.actions[4] = ("uyangau", "cbr 25")  # doctored: the flop's bet is the small bet, not the big one
     assert with_play(hand.event, log, "fixed_limit", 12, 5, str(path), hand.line, small_bet=12, big_bet=25) is None
@@ -137,8 +139,8 @@ DOCTORED = [
 
 
 @pytest.mark.parametrize(("name", "swap", "rule"), DOCTORED)
-def test_a_doctored_stud_or_draw_hand_is_settled_without_play_and_names_why(
-    name: str, swap: tuple[str, str], rule: str, tmp_path: Path
+def test_a_doctored_stud_or_draw_hand_is_settled_without_play_and_the_summary_names_why(
+    name: str, swap: tuple[str, str], rule: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     text = (GAMES / name).read_text(encoding="utf-8-sig")
     assert swap[0] in text
@@ -150,3 +152,8 @@ def test_a_doctored_stud_or_draw_hand_is_settled_without_play_and_names_why(
     assert hand.no_play == f"{REFUSED} ({rule})"
     verdict = judge(hand)
     assert verdict.status == "match"  # settled as before, from the stated contributions
+    assert verdict.document()["betting"]["why_not"] == hand.no_play
+    assert main(["replay", str(doctored)]) == 0
+    out = capsys.readouterr().out
+    assert "  with the betting played" in out
+    assert re.search(rf"^    without: {re.escape(REFUSED)} \({rule}\) +1$", out, re.M), out

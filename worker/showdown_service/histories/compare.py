@@ -46,6 +46,10 @@ if TYPE_CHECKING:
     from showdown_service.histories.rake_audit import RakeCheck
 
 MATCH, MISMATCH, UNVERIFIABLE, ERROR = "match", "mismatch", "unverifiable", "error"
+BY_PLAY: Final = "play"
+"""A hand settled with its event's ``play`` played by the state machine (issue 36)."""
+BY_READER: Final = "reader"
+"""A hand whose reader played its betting through the state machine itself (PHH), its event without ``play``."""
 UNBALANCED: Final = "unbalanced"
 """A hand whose settlement's chips out (collected, rake, the house's side of a cash-out) are not its chips in:
 never a match, whatever the history recorded (issue 38: money in equals money out on every replay)."""
@@ -78,6 +82,12 @@ class Verdict(NamedTuple):
     rake): checked on every hand settled (:func:`unbalanced`)."""
     rake_check: RakeCheck | None = None
     """Its rake against a posted schedule (``showdown replay --rake-schedule``), when asked."""
+    betting: str = ""
+    """How its betting was played (a hand with an event only; ``""`` without one): :data:`BY_PLAY` (its event's
+    ``play``, by the state machine), :data:`BY_READER` (a PHH file's, by the reader through the state machine),
+    or why it was not (:func:`betting_of`)."""
+    betting_detail: str = ""
+    """What exactly kept the betting from being played, when :attr:`betting` alone does not say."""
 
     def document(self) -> dict[str, Any]:
         """The report's JSON line for this hand."""
@@ -93,7 +103,18 @@ class Verdict(NamedTuple):
             "line": self.line,
             "bounties": [b.document() for b in self.bounties],
             "currency": self.currency or None,
-        } | ({"rake_check": self.rake_check.document()} if self.rake_check is not None else {})
+        } | self._optional()
+
+    def _optional(self) -> dict[str, Any]:
+        """``rake_check`` when asked; ``betting`` for a hand with an event: ``{"played": true, "by": "play" |
+        "reader"}`` or ``{"played": false, "why_not": ..., "detail": ...}``."""
+        rake = {"rake_check": self.rake_check.document()} if self.rake_check is not None else {}
+        if not self.betting:
+            return rake
+        if self.betting in (BY_PLAY, BY_READER):
+            return rake | {"betting": {"played": True, "by": self.betting}}
+        why = {"played": False, "why_not": self.betting}
+        return rake | {"betting": why | ({"detail": self.betting_detail} if self.betting_detail else {})}
 
 
 class Lazy(Mapping[str, Any]):
@@ -180,7 +201,23 @@ def judge(record: HandRecord) -> Verdict:
         record.source, record.hand_id, record.line, status, kind, reason, Lazy(_expected_of, record), computed,
         record.contested, event.rake if event is not None else 0, record.game,
         event.variant if event is not None else "", record.bounties, record.currency_code, balanced, None,
+        betting_of(record), record.no_play_detail if event is not None and event.play is None else "",
     ))  # fmt: skip
+
+
+def betting_of(record: HandRecord) -> str:
+    """How ``record``'s betting is played when it settles (:attr:`Verdict.betting`): ``""`` without an event."""
+    event = record.event
+    if event is None:
+        return ""
+    if event.play is not None:
+        return BY_PLAY
+    if record.played_by_reader:
+        return BY_READER
+    if record.no_play:
+        return record.no_play
+    room = record.hand_id.split(":", 1)[0] if ":" in record.hand_id else "this format"
+    return f"its reader writes no play ({room})"
 
 
 _CASHOUT_CODES: Final = frozenset({"cashout_mismatch", "cashout_above_pot"})

@@ -215,6 +215,9 @@ class HandRecord(NamedTuple):
     the room writes it, ``""`` when the history writes none (see :mod:`.currency`); the report's rake is per code."""
     stakes: Stakes | None = None
     """The table's blinds, betting and date, when the reader gives them (PokerStars): a rake schedule's lookup."""
+    played_by_reader: bool = False
+    """The reader itself played the hand's betting through the state machine (PHH: :class:`showdown_core.betting.
+    Machine` gives its contributions), though its event carries no ``play``."""
     no_play: str = ""
     """Why a reader that writes ``play`` wrote none for this hand (:attr:`.room_play.PlayLog.why_not`); ``""`` when
     it did, or when its reader writes none (the replay's summary counts hands by it)."""

@@ -940,9 +940,9 @@ class _Betting:
 
 _record_of: Final = tuple.__new__
 """``_record_of(HandRecord, (every field in order))``: a record without the NamedTuple's keyword handling."""
-_REST: Final = tuple(HandRecord._field_defaults[name] for name in HandRecord._fields[8:])
+_REST: Final = tuple(name == "played_by_reader" or HandRecord._field_defaults[name] for name in HandRecord._fields[8:])
 """A PHH hand's record past its first eight fields: the defaults (no bounties, places, currency, purchases; the
-currency code replaced by the file's ``currency`` when it writes one)."""
+currency code replaced by the file's ``currency`` when it writes one), its betting played by the reader."""
 _CODE: Final = HandRecord._fields.index("currency_code") - 8
 """Where the currency code is in :data:`_REST`."""
 _INTS: Final = {int}

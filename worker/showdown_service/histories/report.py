@@ -33,7 +33,16 @@ from typing import IO, TYPE_CHECKING, Final
 
 import orjson
 
-from showdown_service.histories.compare import ERROR, MATCH, MISMATCH, UNBALANCED, UNVERIFIABLE, Verdict
+from showdown_service.histories.compare import (
+    BY_PLAY,
+    BY_READER,
+    ERROR,
+    MATCH,
+    MISMATCH,
+    UNBALANCED,
+    UNVERIFIABLE,
+    Verdict,
+)
 from showdown_service.histories.currency import CHIPS
 from showdown_service.histories.rake_audit import AS_POSTED, NOT_COVERED, RAKE_MISMATCH
 
@@ -84,6 +93,9 @@ class Summary:
     rake_mismatches: list[Verdict] = field(default_factory=list)
     """The first :data:`MISMATCHES_LISTED` hands raked otherwise than the schedule, listed after the table."""
     rake_mismatch_count: int = 0
+    betting: Counter[str] = field(default_factory=Counter)
+    """Hands with an event by how their betting was played (:attr:`.compare.Verdict.betting`): by their ``play``,
+    by the reader, or why not."""
 
     def add_file(self, encoding: str) -> None:
         """Count one file read in ``encoding``."""
@@ -113,6 +125,8 @@ class Summary:
                     self.rake_mismatches.append(verdict)
         if verdict.variant:  # an event was built: its rake is counted, in its currency
             self.rake[verdict.currency] += verdict.rake
+        if verdict.betting:
+            self.betting[verdict.betting] += 1
         if verdict.status == MATCH:
             self.matches += 1
             if verdict.kind:
@@ -162,16 +176,32 @@ class Summary:
         rows.append(("money in = money out", f"held for {self.balanced} hands settled"))
         if self.unbalanced:
             rows.append(("unbalanced (money in != out)", f"{len(self.unbalanced)}"))
+        betting_at = len(rows)
         rows += self._rake_rows()
         rows += self._schedule_rows()
         if self.bounties:
             rows.append(("knockout bounties read", f"{self.bounties} (each checked against the rules' award)"))
-        width = max(len(label) for label, _ in rows)
+        width = max(len(label) for label, _ in rows)  # before the betting's rows: their reasons run long
+        rows[betting_at:betting_at] = self._betting_rows()
         out.write("showdown replay\n")
         for label, value in rows:
             out.write(f"  {label.ljust(width)}  {value}\n")
         self._write_mismatches(out)
         self._write_listed(out)
+
+    def _betting_rows(self) -> list[tuple[str, str]]:
+        """The hands settled with their betting played by the state machine (by their event's ``play``, or by the
+        PHH reader), and those without, by why (issue 36: a refusal is named, never silent)."""
+        if not self.betting:
+            return []
+        counts = self.betting
+        played = counts[BY_PLAY] + counts[BY_READER]
+        rows = [("with the betting played", f"{played}")]
+        rows += [(label, f"{counts[by]}") for by, label in _PLAYED_BY if counts[by]]
+        without = sorted((why, n) for why, n in counts.items() if why not in (BY_PLAY, BY_READER))
+        rows.append(("without the betting played", f"{sum(n for _, n in without)}"))
+        rows += [(f"  without: {why}", f"{n}") for why, n in without]
+        return rows
 
     def _schedule_rows(self) -> list[tuple[str, str]]:
         """With ``--rake-schedule``: the hands checked against it, by status (those not covered by why)."""
@@ -232,6 +262,9 @@ class Summary:
             out.write(f"  {where}  hand {verdict.hand_id}: {verdict.reason}\n")
         if found > len(self.listed):
             out.write(f"  ... and {found - len(self.listed)} more: --report FILE lists every hand\n")
+
+
+_PLAYED_BY: Final = ((BY_PLAY, "  by its event's play"), (BY_READER, "  by the PHH reader"))
 
 
 def _own_reason(verdict: Verdict) -> str:
