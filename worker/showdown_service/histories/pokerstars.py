@@ -258,6 +258,10 @@ class _Play:
     """The betting as phh-std's ``play`` will write it (:mod:`.room_play`)."""
     bring_in: int | None = None
     """Stud: the bring-in posted (phh-std's ``bring_in``)."""
+    stud_dealt: dict[str, None] = field(default_factory=dict)
+    """Stud: the seats dealt cards, in the order first dealt."""
+    seventh: dict[str, int] = field(default_factory=dict)
+    """Stud: each seat's seventh-street card in the play's actions (``d dh pN ??`` until its own is written)."""
     bet_board: int = 0
     """Board games: how many board cards were out at the last bet, call, raise, check or fold."""
     cashed: list[tuple[str, int, int, int]] = field(default_factory=list)
@@ -446,6 +450,11 @@ class _Hand:
             if name == "RIVER" and (shared := CARDS.findall(rest)):
                 play.community = self._cards(" ".join(shared), k)
                 play.log.refuse("a stud hand whose deck ran out (a card shared by all)")
+            elif name in ("RIVER", "7th STREET"):  # the last card is dealt down: only the own seat's is written
+                for dealt in play.stud_dealt:
+                    if dealt not in play.folded:
+                        play.seventh[dealt] = len(play.log.actions)
+                        play.log.actions.append((dealt, "dh ??"))
         elif game.draw and (name in _DRAWS or f"{again} {name}" in _DRAWS):
             play.bet = dict.fromkeys(play.players, 0)
             play.drawing = True
@@ -505,7 +514,11 @@ class _Hand:
         if play.game.stud:  # the street's new cards (the last bracket); third street's two down cards unknown
             new = self._cards(dealt[-1], k) if len(dealt) > 1 else play.cards[name]
             hidden = "????" if len(dealt) == 1 and len(new) == 1 else ""
-            play.log.actions.append((name, "dh " + hidden + "".join(new)))
+            if name in play.seventh:  # the own seat's down card on seventh street, known
+                play.log.actions[play.seventh[name]] = (name, "dh " + "".join(new))
+            else:
+                play.log.actions.append((name, "dh " + hidden + "".join(new)))
+                play.stud_dealt.setdefault(name, None)
 
     def _not_a_seat_s(self, play: _Play, line: str, k: int) -> None:
         """A line not of a seat's action: a bounty, a finish, a purchase, a cash-out, or information; else an

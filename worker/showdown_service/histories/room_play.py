@@ -161,7 +161,7 @@ def with_play(  # noqa: PLR0917  # the event, its log, the stakes and where the 
         "variant": letter + game,
         "starting_stacks": [p.stack for p in after],
         "antes": antes,
-        "blinds_or_straddles": [] if stud else blinds,
+        "blinds_or_straddles": blinds,  # stud: none (zeros, as PHH files write them)
         "actions": actions,
     }
     if letter == "F":
