@@ -9,7 +9,8 @@ decide who opens each street and the actions say who). Every game the state mach
 short deck, Omaha (Hi/Lo), seven-card stud (Hi/Lo), razz, five-card draw, deuce-to-seven single and triple draw,
 badugi; no limit, pot limit and fixed limit (``small_bet`` and ``big_bet``; stud's ``bring_in``, written ``pN pb``;
 a draw game's own cards dealt unknown, ``d dh pN ??????????``, each discard ``pN sd ????`` and its replacements
-dealt unknown too).
+dealt unknown too; in stud and draw games the hands shown at a showdown are written last, ``pN sm CARDS``, as
+their deals leave them unknown).
 
 A hand the log cannot express in phh-std is left without ``play`` (settled as before), and the log says why
 (:attr:`PlayLog.why_not`): a dead small blind, a straddle or a blind posted out of position, a hand run more than
@@ -32,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from showdown_core import InvalidEvent
-from showdown_messages import ShowdownEvent
+from showdown_messages import PlayerIn, ShowdownEvent
 from showdown_service.decision.intake import played
 from showdown_service.histories.builder import HandBuilder
 from showdown_service.histories.hands import HandRecord, validated_event
@@ -156,6 +157,8 @@ def with_play(  # noqa: PLR0917  # the event, its log, the stakes and where the 
     if len(order) == 2 and not stud:  # phh-std: heads-up, the lists name the small blind first (the button, p2)
         blinds, antes = blinds[::-1], antes[::-1]
     actions = _actions(log, number, DRAW_CARDS.get(variant, 0))
+    if (stud or variant in DRAW_CARDS) and sum(not p.folded for p in after) > 1:  # a showdown, the cards dealt
+        actions += [f"p{number[p.player_id]} sm {''.join(p.hole_cards or ())}" for p in after if _shown(p)]  # unknown
     actions += [f"p{number[p.player_id]} sm" for p in after if p.folded and not _folded(log, p.player_id)]
     play: dict[str, Any] = {
         "variant": letter + game,
@@ -204,6 +207,11 @@ def without_play(read: HandRecord, log: PlayLog) -> HandRecord:
     """``read`` saying why its hand has no ``play`` (:attr:`PlayLog.why_not`): what a reader returns when
     :func:`with_play` gave ``None``, so that the replay's summary names the reason."""
     return read._replace(no_play=log.why_not or "no reason given", no_play_detail=log.detail)
+
+
+def _shown(player: PlayerIn) -> bool:
+    """A seat still in at the end whose own cards the event holds (shown at the showdown)."""
+    return not player.folded and bool(player.hole_cards)
 
 
 def _folded(log: PlayLog, name: str) -> bool:
