@@ -170,6 +170,7 @@ def test_a_hand_record_built_without_keywords_holds_each_field_under_its_name() 
         unverifiable="",
         contested=True,
         game="Hold'em",
+        played_by_reader=True,  # the PHH reader plays the hand's betting through the state machine
     )
     assert found == by_name
     assert found._asdict() == by_name._asdict()

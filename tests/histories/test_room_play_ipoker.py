@@ -51,7 +51,7 @@ def read_texts(
     def spy(event: Any, log: PlayLog, *args: Any) -> Any:
         built = original(event, log, *args)
         if built is None:
-            why.append((event.hand_id, log.why_not))
+            why.append((event.hand_id, log.why_not + (": " + log.detail if log.detail else "")))
         return built
 
     monkeypatch.setattr(module, "with_play", spy)
@@ -141,9 +141,9 @@ IPOKER_MISMATCH = {
 """A 2018 hand whose room pays the main and side pot in other shares than the rules' rake split gives (the
 replay's report calls it a mismatch with or without play: the play changes nothing in it)."""
 IPOKER_WHY_NOT = {  # by hand as read (a hand in two of the files counts twice, as in the replay's report)
-    "fixed_limit betting: play is written for no limit and pot limit": 5,
+    "fixed limit without its small bet and big bet": 5,
     "a second blind (posted out of position)": 3,  # a new player's big blind
-    "no big blind, no button or more than one board": 1,  # a shoot-out hand of antes only, all in
+    "no big blind or no button": 1,  # a shoot-out hand of antes only, all in
 }
 
 
@@ -187,7 +187,8 @@ def test_ipoker_a_raise_below_the_minimum_gets_no_play(monkeypatch: pytest.Monke
     text = text.replace('type="23" sum="€1.20"', 'type="23" sum="€0.60"').replace('sum="€5.88"', 'sum="€6.48"')
     _, why = doctored(monkeypatch, ipoker, ipoker.read_ipoker, text, "min-raise.xml")
     assert why == (
-        "the betting as written is refused by the state machine: play.actions[1] 'p1 cbr 60': p1 (seat 8): the least"
+        "the betting as written is refused by the state machine (raise_below_minimum): "
+        "play.actions[1] 'p1 cbr 60': p1 (seat 8): the least"
         " raise is to 70 (TDA 2024 Rule 43)"
     )
 
@@ -206,6 +207,7 @@ def test_ipoker_an_action_out_of_turn_gets_no_play(monkeypatch: pytest.MonkeyPat
     assert real.event.play is not None  # as written: played
     _, why = doctored(monkeypatch, ipoker, ipoker.read_ipoker, text, "out-of-turn.xml")
     assert why == (
-        "the betting as written is refused by the state machine: play.actions[0] 'p1 cc': p1 (seat 6): p3 is to act,"
+        "the betting as written is refused by the state machine (out_of_turn): "
+        "play.actions[0] 'p1 cc': p1 (seat 6): p3 is to act,"
         " not p1"
     )

@@ -20,7 +20,7 @@ FILES = room_files("PartyPoker")
 WHY_NOT = {  # by hand as read (a hand in two of the files counts twice, as in the replay's report)
     "a second blind (posted out of position)": 32,  # a new player's big blind
     "a dead small blind (posts big blind + dead)": 9,
-    "fixed_limit betting: play is written for no limit and pot limit": 5,
+    "fixed limit without its small bet and big bet": 5,
     "a big blind posted all-in for less than the stakes' big blind": 1,  # the others call the full $0.25
     "a dead button (the button's seat is not in the hand)": 1,  # the button sits out
 }
@@ -67,7 +67,8 @@ def test_partypoker_a_raise_below_the_minimum_gets_no_play(monkeypatch: pytest.M
     text = text.replace("Kelevra_91 calls [$0.50 USD]", "Kelevra_91 calls [$0.20 USD]")
     _, why = doctored(monkeypatch, partypoker, partypoker.read_partypoker, text, "min-raise.txt")
     assert why == (
-        "the betting as written is refused by the state machine: play.actions[1] 'p1 cbr 80': p1 (seat 5): the least"
+        "the betting as written is refused by the state machine (raise_below_minimum): "
+        "play.actions[1] 'p1 cbr 80': p1 (seat 5): the least"
         " raise is to 110 (TDA 2024 Rule 43)"
     )
 
@@ -85,6 +86,7 @@ def test_partypoker_an_action_out_of_turn_gets_no_play(monkeypatch: pytest.Monke
     assert text != real
     _, why = doctored(monkeypatch, partypoker, partypoker.read_partypoker, text, "out-of-turn.txt")
     assert why == (
-        "the betting as written is refused by the state machine: play.actions[0] 'p1 cc': p1 (seat 5): p3 is to act,"
+        "the betting as written is refused by the state machine (out_of_turn): "
+        "play.actions[0] 'p1 cc': p1 (seat 5): p3 is to act,"
         " not p1"
     )

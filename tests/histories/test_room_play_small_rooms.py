@@ -26,16 +26,19 @@ from tests.helpers import SHARED_DATA
 from tests.histories.test_history_export import read_back, same_settlement, settled
 
 ROOMS = SHARED_DATA / "rooms-more"
-REFUSED = "the betting as written is refused by the state machine: "
-FIXED = "fixed_limit betting: play is written for no limit and pot limit"
-UNNAMED = "an unnamed betting: play is written for no limit and pot limit"
+REFUSED = "the betting as written is refused by the state machine "
+MIN_RAISE, OUT_OF_TURN = "(raise_below_minimum): ", "(out_of_turn): "
+FIXED = "fixed limit without its small bet and big bet"
+UNNAMED = "an unnamed betting: play is written for no limit, pot limit and fixed limit"
 HEADS_UP_ONE_SIZE = "heads-up blinds of one size: phh-std's blinds cannot say which seat acts first"
 HEADS_UP_OUT = "heads-up blinds posted out of position"
 EXPECTED: dict[str, tuple[str, int, dict[str, int]]] = {
     "MicroGaming": ("microgaming", 41, {  # SBisAllin.txt's small blind, written as an AllIn, is a blind
         FIXED: 1,
         # the table's stakes say $3/$6, the blinds posted are $1/$2: a raise to $6 is below the stakes' minimum
-        REFUSED + "play.actions[1] 'p4 cbr 600': p4 (seat 6): the least raise is to 800 (TDA 2024 Rule 43)": 1,
+        REFUSED
+        + MIN_RAISE
+        + "play.actions[1] 'p4 cbr 600': p4 (seat 6): the least raise is to 800 (TDA 2024 Rule 43)": 1,
     }),
     "OnGame": ("ongame", 38, {HEADS_UP_ONE_SIZE: 5, HEADS_UP_OUT: 1, FIXED: 1}),
     "BossMedia": ("bossmedia", 33, {FIXED: 1}),
@@ -62,7 +65,7 @@ def read_room(room: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[HandReco
     def spy(event: Any, log: PlayLog, *args: Any) -> Any:
         built = original(event, log, *args)
         if built is None:
-            why[log.why_not] += 1
+            why[log.why_not + (": " + log.detail if log.detail else "")] += 1
         return built
 
     monkeypatch.setattr(room_play, "with_play", spy)
@@ -133,7 +136,7 @@ def doctored(path: Path, old: str, new: str, read: Any, monkeypatch: pytest.Monk
 
     def spy(event: Any, log: PlayLog, *args: Any) -> Any:
         built = original(event, log, *args)
-        why.append(log.why_not)
+        why.append(log.why_not + (": " + log.detail if log.detail else ""))
         return built
 
     monkeypatch.setattr(room_play, "with_play", spy)
@@ -156,7 +159,12 @@ def test_a_raise_below_the_minimum_in_a_real_ongame_hand_is_refused_by_the_state
     """TDA 2024 Rule 43: a re-raise is at least the last raise (the small blind raised $1 to $2: $3 at least)."""
     path = ROOMS / "OnGame" / "ItalyToast-PokerHandHistoryParser" / "CashGame" / "HandActionTests" / "3BetHand.txt"
     why, status = doctored(path, "raises $5.00 to $6.00", "raises $0.50 to $2.50", read_ongame, monkeypatch)
-    assert why == REFUSED + "play.actions[5] 'p2 cbr 250': p2 (seat 8): the least raise is to 300 (TDA 2024 Rule 43)"
+    assert (
+        why
+        == REFUSED
+        + MIN_RAISE
+        + "play.actions[5] 'p2 cbr 250': p2 (seat 8): the least raise is to 300 (TDA 2024 Rule 43)"
+    )
     assert status == "match"  # the pot is the same: the raise's uncalled part came back
 
 
@@ -166,7 +174,7 @@ def test_an_action_out_of_turn_in_a_real_ongame_hand_is_refused_by_the_state_mac
     path = ROOMS / "OnGame" / "ItalyToast-PokerHandHistoryParser" / "CashGame" / "HandActionTests" / "3BetHand.txt"
     old = "kliketiklok folds\nDbcee89 folds"
     why, _ = doctored(path, old, "Dbcee89 folds\nkliketiklok folds", read_ongame, monkeypatch)
-    assert why == REFUSED + "play.actions[0] 'p4 f': p4 (seat 10): p3 is to act, not p4"
+    assert why == REFUSED + OUT_OF_TURN + "play.actions[0] 'p4 f': p4 (seat 10): p3 is to act, not p4"
 
 
 def test_an_action_out_of_turn_in_a_real_microgaming_hand_is_refused_by_the_state_machine(
@@ -176,7 +184,7 @@ def test_an_action_out_of_turn_in_a_real_microgaming_hand_is_refused_by_the_stat
     old = '<Action seq="3" type="Fold" seat="3"/>\n      <Action seq="4" type="Fold" seat="4"/>'
     new = '<Action seq="3" type="Fold" seat="4"/>\n      <Action seq="4" type="Fold" seat="3"/>'
     why, status = doctored(path, old, new, read_microgaming, monkeypatch)
-    assert why == REFUSED + "play.actions[0] 'p4 f': p4 (seat 4): p3 is to act, not p4"
+    assert why == REFUSED + OUT_OF_TURN + "play.actions[0] 'p4 f': p4 (seat 4): p3 is to act, not p4"
     assert status == "match"
 
 

@@ -38,7 +38,7 @@ from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.patterns import STREETS_TITLED
 from showdown_service.histories.reader import Head, Reader
 from showdown_service.histories.reading import LineCount
-from showdown_service.histories.room_play import LIMITS, PlayLog, unplayable, with_play
+from showdown_service.histories.room_play import LIMITS, PlayLog, unplayable, with_play, without_play
 
 _RANKS: Final = {"10": "T", "J": "J", "Q": "Q", "K": "K", "A": "A", **{str(n): str(n) for n in range(2, 10)}}
 _SUITS: Final = {"S": "s", "H": "h", "D": "d", "C": "c"}
@@ -186,10 +186,10 @@ def _read(
     words = gametype.split()
     limit = _LIMITS.get(words[1], "") if len(words) > 1 else ""
     big = _big_blind(hand, stakes, log, k)
-    if limit in LIMITS:  # fixed limit's stakes are its bets: with_play names it
+    if limit in LIMITS and limit != "fixed_limit":  # fixed limit's stakes are its bets: with_play names it
         unplayable(log, read.event, big, button)
     event = with_play(read.event, log, limit, big, button, hand.source, hand.start + 1)
-    return read if event is None else read._replace(event=event)
+    return without_play(read, log) if event is None else read._replace(event=event)
 
 
 def _deal(log: PlayLog, boards: dict[int, list[str]], street: int) -> None:

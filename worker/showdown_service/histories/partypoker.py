@@ -41,7 +41,7 @@ from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.patterns import STREETS_LOWER
 from showdown_service.histories.reader import PARTYPOKER, Reader, banner_room
 from showdown_service.histories.reading import banner_hands, bracketed, button_and_seats, dealt, stakes_line
-from showdown_service.histories.room_play import LIMITS, PlayLog, unplayable, with_play
+from showdown_service.histories.room_play import LIMITS, PlayLog, unplayable, with_play, without_play
 
 _BANNER = re.compile(r"^\*{5} Hand History for Game (\d+) \*{5}$")
 _HEADER = re.compile(r"^(.+?) (?:USD|EUR|GBP)? ?(NL|PL|FL|No Limit|Pot Limit|Fixed Limit)?\s*(.+?) - (.+)$")
@@ -183,10 +183,10 @@ def _with_play(
     if read.event is None:
         return read
     limit = _LIMITS.get(limit, limit)
-    if limit in LIMITS:  # fixed limit's stakes are its bets: with_play names it
+    if limit in LIMITS and limit != "fixed_limit":  # fixed limit's stakes are its bets: with_play names it
         unplayable(log, read.event, big_blind, button)
     event = with_play(read.event, log, limit, big_blind, button, hand.source, hand.start + 1)
-    return read if event is None else read._replace(event=event)
+    return without_play(read, log) if event is None else read._replace(event=event)
 
 
 def _posted(hand: HandBuilder, log: PlayLog) -> int | None:

@@ -293,7 +293,7 @@ def with_room_play(
     ):
         log.refuse("heads-up blinds of one size: phh-std's blinds cannot say which seat acts first")
     event = with_play(read.event, hand.log, limit, big_blind, button, read.source, read.line)
-    return read if event is None else read._replace(event=event)
+    return without_play(read, hand.log) if event is None else read._replace(event=event)
 
 
 def unplayable(log: PlayLog, event: ShowdownEvent, big_blind: int | None, button: int | None) -> None:
