@@ -27,6 +27,16 @@ class AuditRecord(BaseModel):
     hand_id: str | None = Field(
         description="The event's hand_id (null when the payload named none, and for tournament messages)."
     )
+    table_id: str | None = Field(
+        default=None,
+        description="The event's table_id, when its event was read (a hand settled, a duplicate, or refused once "
+        "read); absent for an unreadable payload and a tournament message, and in records written before it.",
+    )
+    tournament_id: str | None = Field(
+        default=None,
+        description="The event's tournament_id, for a tournament hand whose event was read; absent otherwise (a "
+        "cash hand, a tournament message, an unreadable payload), and in records written before it.",
+    )
     entry_id: str = Field(description="The events-stream entry id this record judges.")
     outcome: Literal["settled", "rejected", "duplicate", "poison"]
     code: str | None = Field(description="The rejection code for rejected and poison entries, else null.")

@@ -79,8 +79,14 @@ def make_record(
     standings_sha256: str | None = None,
     requeued_from: str | None = None,
     body_changed: bool = False,
+    table_id: str | None = None,
+    tournament_id: str | None = None,
 ) -> tuple[dict[str, Any], bytes, Head]:
     """The next record after ``head``: as a dict, as the JSON stored in the audit stream, and the new head.
+
+    ``table_id`` and ``tournament_id``: the event's, when an event was read (a tournament hand's tournament); a
+    key is left out when it is None (an unreadable payload, a tournament message, a cash hand's tournament), as
+    every record written before they were (:data:`IDS`).
 
     The record is serialised once: its canonical JSON (keys sorted) is hashed, and the stored JSON is that
     text with ``hash`` appended (a reader re-sorts the keys to check it, see :func:`record_hash`).
@@ -98,12 +104,31 @@ def make_record(
         "result_sha256": result_sha256,
         "seq": head.seq + 1,
         **({"standings_sha256": standings_sha256} if standings_sha256 is not None else {}),
+        **({"table_id": table_id} if table_id is not None else {}),
+        **({"tournament_id": tournament_id} if tournament_id is not None else {}),
         "worker": worker,
     }  # in sorted order, as _digest would sort them
     canonical = orjson.dumps(body)
     digest = sha256_hex(canonical)
     body["hash"] = digest
     return body, b'%s,"hash":"%s"}' % (canonical[:-1], digest.encode()), Head(head.seq + 1, digest)
+
+
+IDS: Final = ("table_id", "tournament_id")
+"""The keys a record gained with issue 35: the table and tournament of the hand it judges. A record written before
+has neither (and its hash covers the keys it has)."""
+
+
+def as_written(decided: dict[str, Any], archived: dict[str, Any]) -> dict[str, Any]:
+    """``decided`` (a record this code decides again) as the code that wrote ``archived`` wrote it: without the
+    :data:`IDS` when ``archived`` has none of them (a record written before them), its hash taken again; else
+    ``decided`` itself. A replay compares this with ``archived``: an old record still proves, a new one proves
+    its ids."""
+    if not any(key in decided for key in IDS) or any(key in archived for key in IDS):
+        return decided
+    older = {key: value for key, value in decided.items() if key not in IDS}
+    older["hash"] = record_hash(older)
+    return older
 
 
 class Break(NamedTuple):

@@ -125,6 +125,8 @@ class Decided:
 
 
 _new: Final = tuple.__new__
+_NO_IDS: Final = (None, None)
+"""An entry whose event was not read: its record names no table and no tournament."""
 LEDGER_LOST: Final = "ledger_lost"
 
 
@@ -298,6 +300,7 @@ def _decision(  # noqa: PLR0917 - one entry's every part, positional on the hot 
         texts = tuple([orjson.dumps(placement) for placement in placements])
         standings_sha256 = sha256_hex(b"[" + b",".join(texts) + b"]")
     settled = outcome == "settled"
+    table_id, tournament_id = p.read_ids or _NO_IDS
     record, record_json, head = make_record(
         head,
         hand_id=p.hand_id,
@@ -311,6 +314,8 @@ def _decision(  # noqa: PLR0917 - one entry's every part, positional on the hot 
         standings_sha256=standings_sha256,
         requeued_from=p.requeued_from,
         body_changed=p.body_changed,
+        table_id=table_id,
+        tournament_id=tournament_id,
     )
     return (
         _new(  # Decision(...) without its __new__'s cost per entry

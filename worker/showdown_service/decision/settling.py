@@ -109,6 +109,10 @@ class Prepared:
     jackpot_id: str | None = None
     """The hand's jackpot (its fund is read when the commit is planned, and the hand taken through it); its
     settlement is kept."""
+    read_ids: tuple[str, str | None] | None = None
+    """``(table_id, tournament_id)`` of the event as read (validated), for its audit record: a hand settled or
+    refused once read; None when no event was read (an unreadable payload, a tournament message). Unlike
+    :attr:`tournament_id`, set for a hand refused as it settled too (its ledger is not consulted)."""
 
     @property
     def valid(self) -> bool:
@@ -195,6 +199,12 @@ def _judge(
         return _refused(entry_id, raw, "payload_too_large", reason, started, now)
     try:
         event = parse_event(raw)
+    except InvalidEvent as exc:
+        return _refused(entry_id, raw, exc.code, exc.message, started, now)
+    known = event.__dict__
+    tournament_id = known["tournament_id"]
+    read_ids = (known["table_id"], tournament_id)
+    try:
         showdown = to_showdown(event)
         if event.rake_schedule is not None:  # the table's posted rake: computed, or the stated one checked
             showdown = apply_schedule(event, showdown, schedules_in(None) if schedules is None else schedules)
@@ -202,12 +212,10 @@ def _judge(
         if event.jackpot is not None:  # the drop checked against its program, the bad beat decided
             settlement = apply_jackpot(event, settlement)
     except InvalidEvent as exc:
-        return _refused(entry_id, raw, exc.code, exc.message, started, now)
+        return _refused(entry_id, raw, exc.code, exc.message, started, now, read_ids)
     except InvariantViolation as exc:
-        return _refused(entry_id, raw, "invariant_violation", str(exc), started, now)
+        return _refused(entry_id, raw, "invariant_violation", str(exc), started, now, read_ids)
     result = encode_result(settlement, now)
-    known = event.__dict__
-    tournament_id = known["tournament_id"]
     if tournament_id is None:
         kept = settlement if keep_settlement or settlement.jackpot is not None else None
         round_, bounties_given = None, False
@@ -232,6 +240,7 @@ def _judge(
         None,
         now,
     )
+    prepared.read_ids = read_ids
     if settlement.jackpot is not None:  # its fund moves when the commit is planned
         prepared.jackpot_id = settlement.jackpot.jackpot_id
     elif tournament_id is not None:
@@ -327,8 +336,15 @@ def event_digest(event: ShowdownEvent) -> str:
 
 
 def _refused(  # noqa: PLR0917 - the entry, why it is refused, and the batch's two clocks
-    entry_id: str, raw: bytes, code: str, message: str, started: float, now: datetime
+    entry_id: str,
+    raw: bytes,
+    code: str,
+    message: str,
+    started: float,
+    now: datetime,
+    read_ids: tuple[str, str | None] | None = None,
 ) -> Prepared:
+    """A refused entry; ``read_ids``: its event's table and tournament when it was read (refused as it settled)."""
     hand_id, table_id = _claimed_ids(raw)
     return Prepared(
         entry_id=entry_id,
@@ -342,6 +358,7 @@ def _refused(  # noqa: PLR0917 - the entry, why it is refused, and the batch's t
         raw=raw,
         started=started,
         settled_at=now,
+        read_ids=read_ids,
     )
 
 
