@@ -30,7 +30,7 @@ from typing import Any, Final
 import orjson
 
 from showdown_core.tournament import Book, Ledger
-from showdown_service.decision.audit import Head
+from showdown_service.decision.audit import Head, as_written
 from showdown_service.decision.decide import LEDGER_LOST
 from showdown_service.decision.twin import Twin
 from showdown_service.infra.config import Settings, ShardKeys
@@ -137,7 +137,7 @@ def replay_rows(settings: Settings, tournament_id: str, rows: list[dict[str, Any
             reason = twin.broken[0].reason
             raise RestoreError(f"seq {seq}: the ledger breaks an invariant re-deciding it ({reason})")
         decision = decided.decisions[0]
-        if decision.record.get("hash") != record.get("hash"):
+        if as_written(decision.record, record).get("hash") != record.get("hash"):  # an older record: without ids
             raise RestoreError(
                 f"seq {seq} (entry {record.get('entry_id')}): re-decided, its audit record differs from the archived "
                 f"one (archived outcome {record.get('outcome')}, code {record.get('code')}; re-decided "

@@ -77,7 +77,7 @@ from showdown_service.archive.live import prove_live
 from showdown_service.archive.note import Verifier
 from showdown_service.archive.resettle import Resettler, prepare_rows
 from showdown_service.archive.tlog_audit import check_log, copied_heads
-from showdown_service.decision.audit import GENESIS, Head, record_hash
+from showdown_service.decision.audit import GENESIS, Head, as_written, record_hash
 from showdown_service.decision.settling import Prepared
 from showdown_service.infra.config import Settings
 from showdown_service.infra.connection import REDIS_ERRORS, Client
@@ -336,8 +336,9 @@ def _prove_row(  # noqa: PLR0917 - one check after another, each reported
         resettler.skipped += 1  # its ledger needs the missing entries: digests and chain proven, not re-settled
         return Head(seq, claimed)
     decided = resettler.decide(prepared, record)
-    if decided.record != record:
-        changed = sorted(k for k in decided.record.keys() | record.keys() if decided.record.get(k) != record.get(k))
+    again = as_written(decided.record, record)  # a record written before the table and tournament ids: without
+    if again != record:
+        changed = sorted(k for k in again.keys() | record.keys() if again.get(k) != record.get(k))
         kind = "other_version" if _other_version(row) else "resettled_differs"
         diff(kind, f"re-settled, the audit record differs in: {', '.join(changed)}")
     elif row.get("result") is not None and decided.result is not None and decided.result != row["result"].encode():
