@@ -10,9 +10,10 @@ import orjson
 import redis
 
 from showdown_messages.protocol import ENTRY_ID_FIELD_B, HAND_ID_FIELD_B, RESULT_FIELD_B
+from showdown_service.infra.entry_fields import result_hand
 from showdown_service.infra.examples import example_lines
 from showdown_service.infra.streams import read_range
-from showdown_service.read.hands import result_hand, result_in_redis
+from showdown_service.read.hands import result_in_redis
 from showdown_service.worker.loop import Worker
 from tests.helpers import xadd_events
 

@@ -23,6 +23,7 @@ from showdown_messages.protocol import CODE_FIELD_B, ENTRY_ID_FIELD_B, PLACEMENT
 from showdown_service.decision.audit import read_stream, sha256_hex
 from showdown_service.infra.config import Settings, ShardKeys
 from showdown_service.infra.connection import Client
+from showdown_service.infra.entry_fields import result_hand
 from showdown_service.infra.streams import read_range
 from showdown_service.storage.lookup import archive_exists
 
@@ -68,7 +69,7 @@ def verify_texts(client: Client, keys: ShardKeys) -> tuple[int, list[Forgery]]:
     for sid, fields in _entries(client, keys.results):
         checked += 1
         if sha256_hex(fields.get(RESULT_FIELD_B, b"")) not in results:
-            hand = _hand_of(fields.get(RESULT_FIELD_B, b""))
+            hand = result_hand(fields) or "?"
             forged.append(Forgery(keys.results, sid, f"result of hand {hand}: no audit record has its digest"))
     for sid, fields in _entries(client, keys.dead):
         checked += 1
@@ -96,13 +97,6 @@ def verify_texts(client: Client, keys: ShardKeys) -> tuple[int, list[Forgery]]:
             forged.append(Forgery(keys.standings, sid, "a placement no audit record's standings digest covers"))
             at += 1
     return checked, forged
-
-
-def _hand_of(result: bytes) -> str:
-    try:
-        return str(orjson.loads(result).get("hand_id"))
-    except (orjson.JSONDecodeError, AttributeError):
-        return "?"
 
 
 def archive_beyond(client: Client, settings: Settings, keys: ShardKeys) -> tuple[list[str], str]:

@@ -10,6 +10,9 @@ plain dict, at the cost of one length comparison.
 
 No redis-py here (the decision step imports :class:`RepeatedFields`): the callbacks are installed by
 :func:`showdown_service.infra.connection.keep_repeated_fields`.
+
+And which hand an entry names (:func:`result_hand`, :func:`hand_of`), the one rule of every reader of the
+output streams: the read side (:mod:`showdown_service.read.hands`) and ``showdown audit verify``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 import orjson
+
+from showdown_messages.protocol import HAND_ID_FIELD_B, RESULT_FIELD_B
 
 
 class RepeatedFields(dict[bytes, bytes]):
@@ -40,6 +45,25 @@ class RepeatedFields(dict[bytes, bytes]):
         """Every pair, for a dead letter: ``[["tournament", "{...}"], ["tournament", "{...}"]]`` (bytes that are
         not UTF-8 shown with replacement characters)."""
         return orjson.dumps([[n.decode(errors="replace"), v.decode(errors="replace")] for n, v in self.pairs])
+
+
+def hand_of(payload: bytes | None) -> str | None:
+    """The ``hand_id`` a JSON payload (an event, a result, a dead letter's raw) names, or None."""
+    if not payload:
+        return None
+    try:
+        doc = orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        return None
+    hand_id = doc.get("hand_id") if isinstance(doc, dict) else None
+    return hand_id if isinstance(hand_id, str) else None
+
+
+def result_hand(fields: dict[bytes, bytes]) -> str | None:
+    """The hand a results entry settles: its ``hand_id`` field (the commit writes it beside the result), else
+    (an entry an older worker wrote) the result's JSON."""
+    named = fields.get(HAND_ID_FIELD_B)
+    return named.decode(errors="replace") if named else hand_of(fields.get(RESULT_FIELD_B))
 
 
 def entry_fields(pairs: list[bytes] | None) -> dict[bytes, bytes] | None:

@@ -14,9 +14,10 @@ share:
   else the newest (:func:`showdown_service.storage.recall.best`), in Redis and
   in the archive alike.
 * **Which hand an entry names**: a results entry's ``hand_id`` field (the
-  commit writes it beside the result: :func:`result_hand`), else (an entry an
+  commit writes it beside the result:
+  :func:`~showdown_service.infra.entry_fields.result_hand`), else (an entry an
   older worker wrote, an event, a dead letter's raw) its JSON's ``hand_id``
-  (:func:`hand_of`); a scan looks for the id's JSON text first and parses only
+  (:func:`~showdown_service.infra.entry_fields.hand_of`); a scan looks for the id's JSON text first and parses only
   the entries holding it.
 * **Failing closed**: a shard whose archiver is registered cannot be answered
   "not here" from an archive this shell cannot read
@@ -51,25 +52,6 @@ PAGE = 1000
 """Entries read per round trip while scanning a stream for a hand."""
 STATUS_OF_OUTCOME = {"settled": "settled", "duplicate": "settled", "rejected": "refused", "poison": "refused"}
 """An archived entry's outcome as the API's status (a duplicate's hand was settled, by an earlier entry)."""
-
-
-def hand_of(payload: bytes | None) -> str | None:
-    """The ``hand_id`` a JSON payload (an event, a result, a dead letter's raw) names, or None."""
-    if not payload:
-        return None
-    try:
-        doc = orjson.loads(payload)
-    except orjson.JSONDecodeError:
-        return None
-    hand_id = doc.get("hand_id") if isinstance(doc, dict) else None
-    return hand_id if isinstance(hand_id, str) else None
-
-
-def result_hand(fields: Fields) -> str | None:
-    """The hand a results entry settles: its ``hand_id`` field (the commit writes it beside the result), else
-    (an entry an older worker wrote) the result's JSON."""
-    named = fields.get(HAND_ID_FIELD_B)
-    return named.decode(errors="replace") if named else hand_of(fields.get(RESULT_FIELD_B))
 
 
 def _needle(hand_id: str) -> bytes:

@@ -52,9 +52,9 @@ from showdown_messages.protocol import (
 )
 from showdown_service.infra.config import Settings
 from showdown_service.infra.connection import REDIS_ERRORS, Client
+from showdown_service.infra.entry_fields import hand_of, result_hand
 from showdown_service.infra.streams import Fields
 from showdown_service.read.dead_letters import letter, resolved_key
-from showdown_service.read.hands import hand_of, result_hand
 
 READ_COUNT = 10_000
 """Entries a stream gives the index per read."""
