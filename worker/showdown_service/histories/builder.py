@@ -14,6 +14,13 @@ What a room does not write, the builder works out and says so in the
 record's note: the uncalled bet (the top contribution above the next one,
 when one seat alone made it), the total pot (every chip put in less the
 uncalled bet), the rake (the total less what was collected).
+
+The builder also logs the betting as it goes (:class:`~.room_play.PlayLog`, issue 36): a blind the reader names
+as one (:meth:`HandBuilder.blind`), an ante, each call, check, fold, bet and raise (a payment the reader does not
+name is a bet or raise to the seat's new bet when that tops the bet faced, else a call), each board card; a reader
+that passes the hand's betting structure to :meth:`HandBuilder.finish` (``limit``) gets the event with its
+``play`` (:func:`~.room_play.with_play`), so the replay settles it with the betting played. Over 400 lines,
+deliberately: the chips of a hand and the log of its betting are one walk through its lines, kept in one class.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ from showdown_service.histories.errors import (
 from showdown_service.histories.games import Game
 from showdown_service.histories.hands import MAX_AMOUNT, TOO_LARGE, Bounty, HandRecord, too_long
 from showdown_service.histories.record import Player, Read, Where, record
+from showdown_service.histories.room_play import LIMITS, PlayLog, with_play
 
 _NOT_AMOUNT: Final = re.compile(r"[^\d.,]")
 """Everything in an amount but digits and separators: currency symbols and codes, spaces (no-break too)."""
@@ -81,6 +89,8 @@ class HandBuilder:
         """The stakes' big blind, when the room's header says it: before the flop a call is to it even when the big
         blind was posted short (all-in for less: ``posts big blind [$0.03 USD]``, then ``calls [$0.25 USD]``)."""
         self._prefixes: dict[str, tuple[tuple[str, ...], list[str]]] = {}
+        self.log = PlayLog()
+        """The betting as phh-std's ``play`` will write it (:mod:`.room_play`)."""
 
     # -- errors and amounts ---------------------------------------------------------
 
@@ -190,8 +200,33 @@ class HandBuilder:
         return name
 
     def pay(self, name: str, chips: int, k: int, *, to_bet: bool = True, is_dead: bool = False) -> None:
-        """``name`` puts ``chips`` in (live unless ``is_dead``; counted in the street's bet unless not ``to_bet``)."""
+        """``name`` puts ``chips`` in (live unless ``is_dead``; counted in the street's bet unless not ``to_bet``: an
+        ante): logged as a bet or raise to the seat's new bet when it tops the bet faced and another seat could call
+        it, else as a call (an all-in beyond what anybody left can match is a call, the rest an uncalled bet)."""
+        top = max(self.bet.values())
         pay_in(self, self.player(name, k), chips, k, self.error, to_bet=to_bet, is_dead=is_dead)
+        if is_dead:
+            self.log.refuse("a dead blind")
+        elif not to_bet:
+            self.log.antes[name] = self.log.antes.get(name, 0) + chips
+        else:
+            self._wager(name, top)
+
+    def _wager(self, name: str, top: int) -> None:
+        """``name``'s bet is now what it is, the bet faced ``top`` before it: logged as a bet or raise to it when it
+        tops ``top`` and another seat still in could call more than ``top``, else as a call."""
+        if self.bet[name] > top and any(
+            self.left[n] + self.bet[n] > top for n in self.players if n != name and n not in self.folded
+        ):
+            self.log.actions.append((name, f"cbr {self.bet[name]}"))
+        else:
+            self.log.actions.append((name, "cc"))
+
+    def blind(self, name: str, chips: int, k: int, *, big: bool) -> None:
+        """``name`` posts the small (or ``big``) blind of ``chips``: live, in the street's bet, a forced bet."""
+        pay_in(self, self.player(name, k), chips, k, self.error)
+        short = big and not self.left[name] and chips < self.big_blind  # all-in for less: the stakes' blind declared
+        self.log.blind(name, self.big_blind if short else chips, big=big)
 
     def call(self, name: str, chips: int, k: int) -> None:
         """A call of ``chips`` more: never above the bet faced (before the flop, at least the stakes' big blind)."""
@@ -201,7 +236,8 @@ class HandBuilder:
             faced = max(faced, self.big_blind)
         if self.bet[name] + chips > faced:
             raise self.error(ImpossibleAction, k, f"{name} calls more than the bet")
-        self.pay(name, chips, k)
+        pay_in(self, name, chips, k, self.error)
+        self.log.actions.append((name, "cc"))
 
     def check(self, name: str, k: int) -> None:
         """A check: only with no bet to face."""
@@ -209,18 +245,22 @@ class HandBuilder:
         if self.bet[name] < max(self.bet.values()):
             raise self.error(ImpossibleAction, k, f"{name} checks facing a bet")
         self.acted.add(name)
+        self.log.actions.append((name, "cc"))
 
     def raise_to(self, name: str, total: int, k: int) -> None:
         """A raise to ``total`` this street: above the bet faced."""
         self.player(name, k)
         if total <= max(self.bet.values()):
             raise self.error(ChipsDoNotAddUp, k, f"a raise to {total} over a bet of {max(self.bet.values())}")
-        self.pay(name, total - self.bet[name], k)
+        top = max(self.bet.values())
+        pay_in(self, name, total - self.bet[name], k, self.error)
+        self._wager(name, top)
 
     def fold(self, name: str, k: int) -> None:
         """A fold."""
         self.player(name, k)
         self.folded.add(name)
+        self.log.actions.append((name, "f"))
 
     def street(self) -> None:
         """A new betting round: nobody has bet on it yet."""
@@ -228,6 +268,7 @@ class HandBuilder:
 
     def deal(self, cards: list[str], size: int, k: int) -> None:
         """The board grows to ``size`` cards by ``cards`` (the new ones, or the whole board written again)."""
+        before = len(self.board)
         if len(cards) == size and cards[: len(self.board)] == self.board:
             self.board = cards
         elif len(self.board) + len(cards) == size:
@@ -237,9 +278,11 @@ class HandBuilder:
                 ImpossibleAction, k, f"{len(cards)} card(s) do not make a board of {size} from {self.board}"
             )
         self.street()
+        self.log.actions.append(("", "db " + "".join(self.board[before:])))
 
     def deal_run(self, run: int, cards: list[str], size: int, k: int) -> None:
         """Run ``run``'s board grows to ``size`` cards (the new ones, or that run's whole board written again)."""
+        self.log.refuse("a hand run more than once")
         board = self.run_boards.get(run, self.board)
         if len(cards) == size and cards[: len(board)] == board:
             self.run_boards[run] = cards
@@ -292,6 +335,7 @@ class HandBuilder:
         bounties: tuple[Bounty, ...] = (),
         heads: dict[str, int] | None = None,
         cash_ppm: int | None = None,
+        limit: str | None = None,
     ) -> HandRecord:
         """The hand, checked and recorded.
 
@@ -307,6 +351,9 @@ class HandBuilder:
         ``uncalled_written`` false: the room never writes an
         uncalled bet; the bet the actions leave uncalled came back.
         ``currency``: the symbol the history writes; ``code``: the currency's code when it writes one.
+        ``limit``: the betting structure the header names (``no_limit``, ``pot_limit``, ``fixed_limit``; ``""`` none):
+        given, the event carries its ``play`` when phh-std can express the hand (:func:`~.room_play.with_play`, the
+        stakes' big blind :attr:`big_blind` its ``min_bet``); ``None``, the reader builds no play.
         """
         self.refuse_unless_board(game, room)
         notes: list[str] = [note] if note else []
@@ -373,7 +420,29 @@ class HandBuilder:
             by_rule,
         )  # fmt: skip
         where = Where(self.source, self.hand_id, self.start + 1, self.total_line, table, currency, code)
-        return record(hand, where)
+        read = record(hand, where)
+        return read if limit is None else self._played(read, limit, button)
+
+    def _played(self, read: HandRecord, limit: str, button: int | None) -> HandRecord:
+        """``read`` with its event's ``play`` (the betting too, played when the hand settles), or as it is when
+        phh-std's ``play`` cannot say the hand here (:attr:`log`'s ``why_not`` says why): beyond
+        :func:`~.room_play.with_play`'s list, a dead button (the players' order ends with the button) and a big
+        blind other than the stakes' (their ``min_bet``). A contested showdown's cards are written as phh-std
+        writes them (``p2 sm AhKd``: a PHH export carries them)."""
+        if read.event is None:
+            return read
+        players = read.event.players
+        if limit in LIMITS:
+            if button is not None and button not in {p.seat for p in players}:
+                self.log.refuse("a dead button (no player of the hand in the button's seat)")
+            posted = self.log.blinds.get(self.log.big_blind or "")
+            if posted is not None and self.big_blind and posted != self.big_blind:
+                self.log.refuse(f"the big blind posted ({posted}) is not the stakes' ({self.big_blind})")
+        showing = [p for p in players if not p.folded and p.hole_cards]
+        if len(showing) > 1:
+            self.log.actions += [(p.player_id, "sm " + "".join(p.hole_cards or ())) for p in showing]
+        event = with_play(read.event, self.log, limit, self.big_blind or None, button, self.source, self.start + 1)
+        return read if event is None else read._replace(event=event)
 
     def _boards(self, game: Game) -> list[list[str]]:
         if not game.board:

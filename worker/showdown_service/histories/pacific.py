@@ -31,6 +31,7 @@ from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.patterns import GAME_NO, STREETS_LOWER, TOURNAMENT_NUMBER
 from showdown_service.histories.reader import PACIFIC, Reader, banner_room
 from showdown_service.histories.reading import banner_hands, bracketed, button_and_seats, dealt, stakes_line
+from showdown_service.histories.room_play import betting_limit
 
 _BANNER = re.compile(
     r"^\*{5} (?:888poker|Cassava|Pacific Poker|888\.\w+|[\w.]+\.com) Hand History for Game (\d+) \*{5}$"
@@ -132,15 +133,16 @@ def _read(hand: HandBuilder, end: int) -> HandRecord:
         # 'mucks [ Td, 9d ]' beside an all-in and collects the side pot his tens win)
         for name, k in mucked_cards:
             hand.muck(name, k)
+    limit = betting_limit(header.group(2))
     if table_line.re is _TOURNAMENT_TABLE:
         return hand.finish(
             game, button, table_line.group(3), rake=0, tournament=table_line.group(1), uncalled_written=False,
-            room="888poker",
+            room="888poker", limit=limit,
         )  # fmt: skip
     return hand.finish(
         game, button, table_line.group(1), tournament=tournament.group(1) if tournament else None,
         currency=currency, uncalled_written=False, room="888poker",
-        rake_rule=partial(no_flop_no_drop, len(hand.board), "888poker"),
+        rake_rule=partial(no_flop_no_drop, len(hand.board), "888poker"), limit=limit,
     )  # fmt: skip
 
 

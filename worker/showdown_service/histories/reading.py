@@ -129,7 +129,12 @@ def act(
             action = action[: -len(suffix)]
     verb, _, rest = action.partition(" ")
     if action.startswith(blinds):
-        hand.pay(name, hand.chips(action.rsplit(" ", 1)[1], k), k)
+        words, _, amount = action.rpartition(" ")
+        if words in _BLINDS:
+            hand.blind(name, hand.chips(amount, k), k, big="big" in words)
+        else:  # a straddle, the small and big blinds posted together (the small one dead)
+            hand.pay(name, hand.chips(amount, k), k)
+            hand.log.refuse(f"a forced bet phh-std's play does not write here ({words!r})")
     elif action.startswith(antes):
         hand.pay(name, hand.chips(action.rsplit(" ", 1)[1], k), k, to_bet=False)
     elif action.startswith(dead):
@@ -154,6 +159,11 @@ def act(
             hand.muck(name, k)
     elif not (action in quiet_lines or action.startswith(quiet)):
         raise hand.error(HandSyntaxError, k, f"not a {room} action")
+
+
+_BLINDS = frozenset({"posts small blind", "posts the small blind", "posts big blind", "posts the big blind"})
+"""The words of a small or big blind in :func:`act`'s rooms (the amount after them); any other blind words a room
+gives are a straddle or a dead blind, which the hand's ``play`` does not write (:mod:`.room_play`)."""
 
 
 def seats(hand: HandBuilder, k: int, end: int, pattern: re.Pattern[str], *, sitting_out: int = 0) -> int:
@@ -204,6 +214,8 @@ def bracketed(hand: HandBuilder, name: str, verb: str, amount: str, k: int) -> i
         hand.pay(name, chips, k)
     elif verb == "posts ante":
         hand.pay(name, chips, k, to_bet=False)
+    elif verb in ("posts small blind", "posts big blind"):
+        hand.blind(name, chips, k, big=verb == "posts big blind")
     elif verb == "calls":
         hand.call(name, chips, k)
     else:  # blinds, bets, raises and all-ins: the chips added
