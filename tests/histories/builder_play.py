@@ -68,6 +68,11 @@ def with_play(hands: list[HandRecord]) -> list[HandRecord]:
     return [hand for hand in hands if hand.event is not None and hand.event.play is not None]
 
 
+def reasons(hands: list[HandRecord], why: dict[str, str]) -> Counter[str]:
+    """Why the hands settled without play have none, counted by hand (a hand in two files twice)."""
+    return Counter(why[hand.hand_id] for hand in hands if hand.event is not None and hand.event.play is None)
+
+
 def assert_played_and_matching(hands: list[HandRecord], *, known: dict[str, str] | None = None) -> None:
     """Each hand with play matches its history (``known``: hand id -> the verdict's reason of a hand that mismatched
     before it had play, for a reason the play does not touch), its settlement (played: the play checked) giving
