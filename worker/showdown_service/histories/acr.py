@@ -33,6 +33,7 @@ from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.patterns import CARDS, SECTION, STREETS, UNCALLED
 from showdown_service.histories.reader import Reader
 from showdown_service.histories.reading import act, betting_line, check_total, collect_line, split_hands, starting_with
+from showdown_service.histories.room_play import betting_limit
 
 _START = re.compile(r"^(?:Game )?Hand #(\d+) - (.*)$")
 _TOURNAMENT = re.compile(r"^Tournament #(\d+)$")
@@ -42,6 +43,8 @@ _COLLECTED = re.compile(r"^(.+?) collected (\S+) from (main pot|pot|side pot(?:-
 _TOTAL = re.compile(r"^Total pot (\S+)(?: \| Rake (\S+))?(?: \| JP Fee (\S+))?")
 _STAKES: Final = re.compile(r"^(?:Level \d+ \()?\S*?/(\S*?\d)\)?$")
 """The stakes' big blind: ``$0.01/$0.02`` (cash), ``Level 8 (2000.00/4000.00)`` (a tournament)."""
+_LEVEL: Final = re.compile(r"\bLevel \d+ \(\S*?/(\S*?\d)\)")
+"""A tournament's blinds when the date follows them without a space (``Level 9 (2500.00/5000.00)- 2021/02/20``)."""
 _POST: Final = re.compile(r"^posts (\S*\d[^\s]*)$")
 """``Player4 posts $0.25``: a player new to the table posts the big blind in its seat, live (2019 cash)."""
 _WON = re.compile(r"^Seat (\d+): .*? won (\S+)")
@@ -119,9 +122,11 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         rake += fee
         note = "the jackpot fee ('JP Fee') is in the rake"
     check_total(hand, total)
+    if not hand.big_blind and (level := _LEVEL.search(head.group(2))):  # play's min_bet, read once the chips are
+        hand.big_blind = hand.chips(level.group(1), start)
     return hand.finish(
         game, int(table.group(2)), table.group(1), total=total, rake=rake,
-        tournament=tournament, currency=currency, room="WPN", note=note,
+        tournament=tournament, currency=currency, room="WPN", note=note, limit=betting_limit(head.group(2)),
     )  # fmt: skip
 
 
@@ -164,6 +169,7 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
     """One action of ``name``."""
     if m := _POST.match(action):
         hand.pay(name, hand.chips(m.group(1), k), k)
+        hand.log.refuse("a big blind posted by a player new to the table")
         return
     if action.startswith("posts dead "):  # 'posts dead $0.03' at $0.01/$0.02: the big blind live, the rest dead
         chips = hand.chips(action.rsplit(" ", 1)[1], k)

@@ -134,7 +134,8 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     ):
         rake += JACKPOT_DROP
         note = "the jackpot drop ($0.25), which WPN writes nowhere, is in the rake"
-    return hand.finish(game, button, table, rake=rake, currency="$", room="WPN", note=note)
+    # the 2014 client names the game but not its betting ('(Omaha)'): never guessed, so no play (limit "")
+    return hand.finish(game, button, table, rake=rake, currency="$", room="WPN", note=note, limit="")
 
 
 JACKPOT_DROP: Final = 25
@@ -164,10 +165,14 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
         verb, chips = m.group(1), hand.chips(m.group(2), k)
         if m.group(3):  # 'posts (0.25) as a dead bet'
             hand.pay(name, chips, k, to_bet=False, is_dead=True)
+        elif verb in ("has small blind", "has big blind"):
+            hand.blind(name, chips, k, big=verb == "has big blind")
         elif verb == "calls":
             hand.call(name, chips, k)
-        else:  # blinds, posts, straddles, bets, raises and all-ins: the chips added
+        else:  # posts, straddles, bets, raises and all-ins: the chips added
             hand.pay(name, chips, k)
+            if verb in ("posts", "straddle"):
+                hand.log.refuse(f"a forced bet phh-std's play does not write here ({verb!r})")
         return
     if action.startswith(("received card: ", "received a card: ")):  # the latter in a 2016 Omaha hand
         hand.show(name, hand.card_list(" ".join(CARDS.findall(action)), k), k)
