@@ -38,6 +38,7 @@ from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.patterns import CARDS, STREETS, SUMMARY_SEAT, UNCALLED_OF
 from showdown_service.histories.reader import Reader, opens_with
 from showdown_service.histories.reading import check_total, dealt, returned, seats, split_hands, starting_with
+from showdown_service.histories.room_play import betting_limit
 
 _START = re.compile(r"^Full Tilt Poker Game #(\d+):\s*(.*)$")
 _TOURNAMENT = re.compile(r"\((\d+)\), Table", re.I)
@@ -50,6 +51,8 @@ _WINS = re.compile(
     r"|side pot #?(\d+)) \(([^()]+)\)"
 )
 _TOTAL = re.compile(r"^Total pot (\S+)(?: .*?)? \| Rake (\S+)")
+_STAKES = re.compile(r"^[$€£]?[\d.,]+/[$€£]?[\d.,]+$")
+"""The stakes part of the header: ``$5/$10``, ``10/20`` (a tournament's blinds)."""
 _WON = re.compile(r"(?:won|collected) \(([^()]+)\)")
 _INFO: Final = (
     " seconds left to act",
@@ -155,8 +158,20 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     return hand.finish(
         game, button, table.group(1) if table else "fulltilt", total=total, rake=rake,
         tournament=tournament.group(1) if tournament else None, currency=currency, room="Full Tilt",
-        chip=_smallest_chip(hand, total, rake),
+        chip=_smallest_chip(hand, total, rake), limit=_limit(hand, parts),
     )  # fmt: skip
+
+
+def _limit(hand: HandBuilder, parts: list[str]) -> str:
+    """The betting structure the header's ``parts`` name (``NL Hold'em``); a capped table's (``CAP NL Hold'em``, ``$20
+    Cap No Limit Hold'em``: nobody puts in more than the cap) is refused for ``play``, which has no cap. The stakes'
+    big blind (``$5/$10``), read for the play's minimum bet."""
+    named = next((limit for part in parts[1:] if (limit := betting_limit(part))), "")
+    if any(re.search(r"\bcap\b", part, re.IGNORECASE) for part in parts[1:]):
+        hand.log.refuse("a capped table (no seat puts in more than the cap)")
+    if stakes := next((part for part in parts[1:] if _STAKES.match(part)), None):
+        hand.big_blind = hand.chips(stakes.rpartition("/")[2], hand.start)
+    return named
 
 
 NICKEL: Final = 5
@@ -181,11 +196,12 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
             action = action[: -len(suffix)]
     verb, _, rest = action.partition(" ")
     if action.startswith(("posts the small blind of ", "posts the big blind of ")):
-        hand.pay(name, hand.chips(action.rsplit(" ", 1)[1], k), k)
+        hand.blind(name, hand.chips(action.rsplit(" ", 1)[1], k), k, big=action.startswith("posts the big"))
     elif action.startswith("posts a dead small blind of "):
         hand.pay(name, hand.chips(action.rsplit(" ", 1)[1], k), k, to_bet=False, is_dead=True)
     elif verb == "posts":
         hand.pay(name, hand.chips(rest, k), k)
+        hand.log.refuse("a blind posted beside the small and big blinds ('posts $20')")
     elif verb == "antes":
         hand.pay(name, hand.chips(rest, k), k, to_bet=False)
     elif verb == "calls":
