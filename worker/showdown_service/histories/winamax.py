@@ -41,6 +41,7 @@ from showdown_service.histories.reading import (
     split_hands,
     starting_with,
 )
+from showdown_service.histories.room_play import betting_limit
 
 START: Final = "Winamax Poker - "
 _HEADER = re.compile(r"^Winamax Poker - (.*?)\s*-?\s*HandId: #([\w-]+) - (.+?) \(([^()]*)\) - ")
@@ -114,9 +115,11 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         raise ChipsDoNotAddUp(
             source, hand.hand_id, hand.total_line, f"'Total pot' says {total} but {collected} was collected", game.name
         )
+    if "/" in stakes:  # '0.25€/0.50€', '100/200' (a tournament, with its ante after: '10/100/200'): play's min_bet
+        hand.big_blind = hand.chips(stakes.rpartition("/")[2], start)
     return hand.finish(
         game, button, table.group(1), rake=rake, tournament=tournament.group(1) if tournament else None,
-        currency=currency, uncalled_written=False, room="Winamax", note=note,
+        currency=currency, uncalled_written=False, room="Winamax", note=note, limit=betting_limit(header.group(3)),
     )  # fmt: skip
 
 
