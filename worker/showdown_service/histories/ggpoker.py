@@ -63,6 +63,7 @@ from showdown_service.histories.reading import (
     split_hands,
     starting_with,
 )
+from showdown_service.histories.room_play import betting_limit
 from showdown_service.histories.stated import CashOutLine, with_cashouts, with_jackpot
 
 START: Final = "Poker Hand #"
@@ -130,9 +131,11 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     if cashing and (unknown := _unpriced(cashing)):
         code = currency_code(currency, tournament=tournament is not None)
         return HandRecord(source, hand.hand_id, start + 1, None, None, unknown, False, game.name, currency_code=code)
+    if "/" in stakes:  # '$0.5/$1': the big blind, play's min_bet
+        hand.big_blind = hand.chips(stakes.rpartition("/")[2], start)
     record = hand.finish(
         game, button, table.group(1), total=total, rake=rake, tournament=tournament.group(1) if tournament else None,
-        currency=currency, room="GGPoker", note=note,
+        currency=currency, room="GGPoker", note=note, limit=betting_limit(header.group(2)),
     )  # fmt: skip
     program = _PROGRAMS.get((game.variant, game.cards))  # PLO-5's bad beat is 8888: no program of it here
     blinds = stakes.replace(currency, "").split("/") if stakes else []
@@ -247,6 +250,7 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
     $0.5`` (the small blind missed: dead) and its Bet & Muck button: ``Bet & Muck $0.05`` (a bet) and, once
     called, ``Bet & Muck folds`` (the cards given up at the showdown: a fold).
     """
+    mucked = action == _BET_AND_MUCK + "folds"  # once the betting is over: play writes a muck ('sm'), no fold
     if action.startswith(_BET_AND_MUCK):
         action = action[len(_BET_AND_MUCK) :]
         action = action if action == "folds" else f"bets {action}"
@@ -257,6 +261,8 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
         dead=("posts missed blind ",),
         quiet=("doesn't show", "sits out", "is sitting out"),
     )  # fmt: skip
+    if mucked:
+        del hand.log.actions[-1]
 
 
 _BET_AND_MUCK: Final = "Bet & Muck "
