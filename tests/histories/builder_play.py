@@ -33,19 +33,23 @@ def room_files(room: str) -> list[str]:
     return files
 
 
-def spy_on_play(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    """From now on, why each hand the builder tried to give a play has none (by hand id)."""
-    why: dict[str, str] = {}
+def spy_on_play(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, PlayLog]]:
+    """From now on, the log of each hand the builder tries to give a play, with the hand's id: its ``why_not`` says
+    why the hand has none, once read (the builder may refuse after the try: a play that is no valid event)."""
+    logs: list[tuple[str, PlayLog]] = []
     original = room_play.with_play
 
     def spy(event: Any, log: PlayLog, *args: Any) -> Any:
-        built = original(event, log, *args)
-        if built is None:
-            why[event.hand_id] = log.why_not
-        return built
+        logs.append((event.hand_id, log))
+        return original(event, log, *args)
 
     monkeypatch.setattr(builder, "with_play", spy, raising=False)  # raising: main before issue 36 had none
-    return why
+    return logs
+
+
+def why_not(logs: list[tuple[str, PlayLog]]) -> dict[str, str]:
+    """Why each hand of ``logs`` without play has none (by hand id: two hands of one id, in two files, may differ)."""
+    return {hand: log.why_not for hand, log in logs if log.why_not}
 
 
 def read_room(
@@ -54,14 +58,14 @@ def read_room(
     """Every real hand of ``room``'s folders in the ``formats`` named (``888poker``; ``acr``, ``wpn``), read, and why
     each hand without play has none (by hand id); a hand the reader refuses is left out (the replay's tests name
     those)."""
-    why = spy_on_play(monkeypatch)
+    logs = spy_on_play(monkeypatch)
     hands = []
     wanted = set(formats)
     for path in room_files(room):
         kind, found, _ = read_file(path)
         if kind in wanted:
             hands += [hand for hand in found if not isinstance(hand, ReplayError)]
-    return hands, why
+    return hands, why_not(logs)
 
 
 def with_play(hands: list[HandRecord]) -> list[HandRecord]:
@@ -134,11 +138,11 @@ def doctored(
         text = text.replace(old, new)
     copy = tmp_path / path.name
     copy.write_text(text, encoding="utf-8")
-    why = spy_on_play(monkeypatch)
+    logs = spy_on_play(monkeypatch)
     again, found, _ = read_file(str(copy))
     assert again == kind
     [hand] = list(found)
     assert isinstance(hand, HandRecord), hand
     assert hand.event is not None, "the doctored hand is still read and settled, without its play"
     assert hand.event.play is None
-    return hand, why[hand.hand_id]
+    return hand, why_not(logs)[hand.hand_id]

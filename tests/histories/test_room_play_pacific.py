@@ -83,3 +83,18 @@ def test_a_doctored_888poker_hand_raising_below_the_minimum_gets_no_play(
     _, why = doctored(monkeypatch, CASH / "StreetTests" / "River.txt", below, tmp_path)
     assert why.startswith(STATE_MACHINE), why
     assert "TDA 2024 Rule 43" in why, why
+
+
+def test_a_hand_whose_play_is_no_valid_event_is_read_without_play_never_lost(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """River.txt with the river's two checks written 600 times over: the builder reads it (a check faces no bet), the
+    play would hold more than the contract's 1000 actions; the hand is read and settled without play, and says
+    why, not turned into an error."""
+    checks = "Jack3bet checks\nMomWasRight checks\n"
+    river = "** Dealing river ** [ 7d ]\n"
+    hand, why = doctored(
+        monkeypatch, CASH / "StreetTests" / "River.txt", {river + checks: river + checks * 600}, tmp_path
+    )
+    assert hand.outcome is not None
+    assert why.startswith("the play is not a valid event: the hand is not a valid showdown: play.actions"), why

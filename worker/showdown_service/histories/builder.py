@@ -441,7 +441,11 @@ class HandBuilder:
         showing = [p for p in players if not p.folded and p.hole_cards]
         if len(showing) > 1:
             self.log.actions += [(p.player_id, "sm " + "".join(p.hole_cards or ())) for p in showing]
-        event = with_play(read.event, self.log, limit, self.big_blind or None, button, self.source, self.start + 1)
+        try:
+            event = with_play(read.event, self.log, limit, self.big_blind or None, button, self.source, self.start + 1)
+        except ReplayError as exc:  # the play is no valid event (hostile text): the hand as it is, never lost
+            self.log.refuse(f"the play is not a valid event: {exc.reason}")
+            return read
         return read if event is None else read._replace(event=event)
 
     def _boards(self, game: Game) -> list[list[str]]:
