@@ -22,8 +22,10 @@ from showdown_service.histories.run import find_files, read_file
 from tests.helpers import SHARED_DATA
 from tests.histories.test_history_export import read_back, same_settlement, settled
 
-STATE_MACHINE = "the betting as written is refused by the state machine: "
+STATE_MACHINE = "the betting as written is refused by the state machine"
 """How :func:`~showdown_service.histories.room_play.with_play` begins a refusal of the state machine."""
+DETAIL = "detail"
+"""The :class:`PlayLog` field that holds the state machine's message apart from the reason, where it has one."""
 
 
 def room_files(room: str) -> list[str]:
@@ -127,7 +129,8 @@ def doctored(
     monkeypatch: pytest.MonkeyPatch, path: Path, replace: dict[str, str], tmp_path: Path
 ) -> tuple[HandRecord, str]:
     """The one hand of the real file ``path`` with each text of ``replace`` (found once) written as its value, read
-    again: the hand, settled without play, and why it has none."""
+    again: the hand, settled without play, and why it has none (with the state machine's message, where a log keeps
+    it apart from the reason)."""
     kind, found, _ = read_file(str(path))
     [real] = [hand for hand in found if isinstance(hand, HandRecord)]
     assert real.event is not None
@@ -145,4 +148,6 @@ def doctored(
     assert isinstance(hand, HandRecord), hand
     assert hand.event is not None, "the doctored hand is still read and settled, without its play"
     assert hand.event.play is None
-    return hand, why_not(logs)[hand.hand_id]
+    [log] = [log for hand_id, log in logs if hand_id == hand.hand_id]
+    detail = str(getattr(log, DETAIL, ""))  # a log that keeps the state machine's message apart (h36-games)
+    return hand, log.why_not + (f": {detail}" if detail else "")

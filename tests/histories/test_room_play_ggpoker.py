@@ -41,7 +41,7 @@ def test_every_real_ggpoker_hand_settles_with_its_play_played_or_names_why_not(
     assert len(with_play(hands)) == 8
     assert reasons(hands, why) == {
         "a hand run more than once": 2,
-        "a forced bet phh-std's play does not write here ('straddle')": 1,
+        "a straddle or a button blind": 1,
         "a dead blind": 1,  # 'posts missed blind $0.5'
     }
     assert_played_and_matching(hands, known=CASHOUT_MISMATCH)
@@ -81,4 +81,5 @@ def test_a_doctored_ggpoker_hand_acting_out_of_turn_gets_no_play(
     """PotLimitOmaha.txt with the big blind folding before the small blind calls: out of turn."""
     swap = {"c1d29c12: calls $0.3\nHero: folds": "Hero: folds\nc1d29c12: calls $0.3"}
     _, why = doctored(monkeypatch, CASH / "GameTypeTests" / "PotLimitOmaha.txt", swap, tmp_path)
-    assert why == STATE_MACHINE + "play.actions[1] 'p2 f': p2 (seat 5): p1 is to act, not p2"
+    assert why.startswith(STATE_MACHINE), why
+    assert "play.actions[1] 'p2 f': p2 (seat 5): p1 is to act, not p2" in why, why

@@ -48,4 +48,5 @@ def test_a_doctored_winamax_hand_acting_out_of_turn_gets_no_play(
     """The big blind folds before the small blind's re-raise: out of turn, refused by the state machine."""
     swap = {"totti6720 raises 2€ to 3.25€\ntiti250 folds": "titi250 folds\ntotti6720 raises 2€ to 3.25€"}
     _, why = doctored(monkeypatch, THREE_BET, swap, tmp_path)
-    assert why == STATE_MACHINE + "play.actions[2] 'p2 f': p2 (seat 2): p1 is to act, not p2"
+    assert why.startswith(STATE_MACHINE), why
+    assert "play.actions[2] 'p2 f': p2 (seat 2): p1 is to act, not p2" in why, why

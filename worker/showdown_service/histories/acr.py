@@ -169,7 +169,7 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
     """One action of ``name``."""
     if m := _POST.match(action):
         hand.pay(name, hand.chips(m.group(1), k), k)
-        hand.log.refuse("a big blind posted by a player new to the table")
+        hand.log.refuse("a blind posted beside the small and big blinds (a player new to the table)")
         return
     if action.startswith("posts dead "):  # 'posts dead $0.03' at $0.01/$0.02: the big blind live, the rest dead
         chips = hand.chips(action.rsplit(" ", 1)[1], k)

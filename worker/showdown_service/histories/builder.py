@@ -437,14 +437,14 @@ class HandBuilder:
                 self.log.refuse("a dead button (no player of the hand in the button's seat)")
             posted = self.log.blinds.get(self.log.big_blind or "")
             if posted is not None and self.big_blind and posted != self.big_blind:
-                self.log.refuse(f"the big blind posted ({posted}) is not the stakes' ({self.big_blind})")
+                self.log.refuse("a big blind other than the stakes' (the header's)")
         showing = [p for p in players if not p.folded and p.hole_cards]
         if len(showing) > 1:
             self.log.actions += [(p.player_id, "sm " + "".join(p.hole_cards or ())) for p in showing]
         try:
             event = with_play(read.event, self.log, limit, self.big_blind or None, button, self.source, self.start + 1)
-        except ReplayError as exc:  # the play is no valid event (hostile text): the hand as it is, never lost
-            self.log.refuse(f"the play is not a valid event: {exc.reason}")
+        except ReplayError:  # the play is no valid event (hostile text): the hand as it is, never lost
+            self.log.refuse("the play is not a valid event (beyond the contract's limits)")
             return read
         return read if event is None else read._replace(event=event)
 

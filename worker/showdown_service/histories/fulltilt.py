@@ -201,7 +201,7 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
         hand.pay(name, hand.chips(action.rsplit(" ", 1)[1], k), k, to_bet=False, is_dead=True)
     elif verb == "posts":
         hand.pay(name, hand.chips(rest, k), k)
-        hand.log.refuse("a blind posted beside the small and big blinds ('posts $20')")
+        hand.log.refuse("a blind posted beside the small and big blinds (a player new to the table)")
     elif verb == "antes":
         hand.pay(name, hand.chips(rest, k), k, to_bet=False)
     elif verb == "calls":

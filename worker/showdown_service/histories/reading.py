@@ -132,9 +132,10 @@ def act(
         words, _, amount = action.rpartition(" ")
         if words in _BLINDS:
             hand.blind(name, hand.chips(amount, k), k, big="big" in words)
-        else:  # a straddle, the small and big blinds posted together (the small one dead)
+        else:  # a straddle, the small and big blinds posted together (the small one dead): the reasons PokerStars' are
             hand.pay(name, hand.chips(amount, k), k)
-            hand.log.refuse(f"a forced bet phh-std's play does not write here ({words!r})")
+            both = "small & big" in words
+            hand.log.refuse("a dead small blind (posts small & big blinds)" if both else "a straddle or a button blind")
     elif action.startswith(antes):
         hand.pay(name, hand.chips(action.rsplit(" ", 1)[1], k), k, to_bet=False)
     elif action.startswith(dead):

@@ -171,8 +171,10 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
             hand.call(name, chips, k)
         else:  # posts, straddles, bets, raises and all-ins: the chips added
             hand.pay(name, chips, k)
-            if verb in ("posts", "straddle"):
-                hand.log.refuse(f"a forced bet phh-std's play does not write here ({verb!r})")
+            if verb == "straddle":
+                hand.log.refuse("a straddle or a button blind")
+            elif verb == "posts":
+                hand.log.refuse("a blind posted beside the small and big blinds (a player new to the table)")
         return
     if action.startswith(("received card: ", "received a card: ")):  # the latter in a 2016 Omaha hand
         hand.show(name, hand.card_list(" ".join(CARDS.findall(action)), k), k)
