@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from showdown_service.histories import builder, room_play
+from showdown_service.histories import room_play
 from showdown_service.histories.compare import judge
 from showdown_service.histories.errors import ReplayError
 from showdown_service.histories.export import ohh_json, phh_text
@@ -45,7 +45,7 @@ def spy_on_play(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, PlayLog]]:
         logs.append((event.hand_id, log))
         return original(event, log, *args)
 
-    monkeypatch.setattr(builder, "with_play", spy, raising=False)  # raising: main before issue 36 had none
+    monkeypatch.setattr(room_play, "with_play", spy)  # what the builder calls (imported when it plays a hand)
     return logs
 
 

@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterator
 from typing import Final
 
-from showdown_service.histories.builder import HandBuilder
+from showdown_service.histories.builder import HandBuilder, betting_limit
 from showdown_service.histories.errors import (
     HandSyntaxError,
     ReplayError,
@@ -33,7 +33,6 @@ from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.patterns import CARDS, SECTION, STREETS, UNCALLED
 from showdown_service.histories.reader import Reader
 from showdown_service.histories.reading import act, betting_line, check_total, collect_line, split_hands, starting_with
-from showdown_service.histories.room_play import betting_limit
 
 _START = re.compile(r"^(?:Game )?Hand #(\d+) - (.*)$")
 _TOURNAMENT = re.compile(r"^Tournament #(\d+)$")
@@ -169,7 +168,7 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
     """One action of ``name``."""
     if m := _POST.match(action):
         hand.pay(name, hand.chips(m.group(1), k), k)
-        hand.log.refuse("a blind posted beside the small and big blinds (a player new to the table)")
+        hand.play_log.refuse("a blind posted beside the small and big blinds (a player new to the table)")
         return
     if action.startswith("posts dead "):  # 'posts dead $0.03' at $0.01/$0.02: the big blind live, the rest dead
         chips = hand.chips(action.rsplit(" ", 1)[1], k)

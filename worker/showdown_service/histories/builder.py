@@ -16,7 +16,7 @@ when one seat alone made it), the total pot (every chip put in less the
 uncalled bet), the rake (the total less what was collected).
 
 The builder also logs the betting as it goes (:class:`~.room_play.PlayLog`, issue 36): a blind the reader names
-as one (:meth:`HandBuilder.blind`), an ante, each call, check, fold, bet and raise (a payment the reader does not
+as one (:meth:`HandBuilder.post_blind`), an ante, each call, check, fold, bet and raise (a payment the reader does not
 name is a bet or raise to the seat's new bet when that tops the bet faced, else a call), each board card; a reader
 that passes the hand's betting structure to :meth:`HandBuilder.finish` (``limit``) gets the event with its
 ``play`` (:func:`~.room_play.with_play`), so the replay settles it with the betting played. Over 400 lines,
@@ -41,7 +41,6 @@ from showdown_service.histories.errors import (
 from showdown_service.histories.games import Game
 from showdown_service.histories.hands import MAX_AMOUNT, TOO_LARGE, Bounty, HandRecord, too_long
 from showdown_service.histories.record import Player, Read, Where, record
-from showdown_service.histories.room_play import LIMITS, PlayLog, with_play
 
 _NOT_AMOUNT: Final = re.compile(r"[^\d.,]")
 """Everything in an amount but digits and separators: currency symbols and codes, spaces (no-break too)."""
@@ -89,8 +88,10 @@ class HandBuilder:
         """The stakes' big blind, when the room's header says it: before the flop a call is to it even when the big
         blind was posted short (all-in for less: ``posts big blind [$0.03 USD]``, then ``calls [$0.25 USD]``)."""
         self._prefixes: dict[str, tuple[tuple[str, ...], list[str]]] = {}
-        self.log = PlayLog()
-        """The betting as phh-std's ``play`` will write it (:mod:`.room_play`)."""
+        from showdown_service.histories.room_play import PlayLog  # noqa: PLC0415  # room_play builds on this module
+
+        self.play_log = PlayLog()
+        """The betting as phh-std's ``play`` will write it (:mod:`.room_play`), as the reader meets it."""
 
     # -- errors and amounts ---------------------------------------------------------
 
@@ -204,11 +205,13 @@ class HandBuilder:
         ante): logged as a bet or raise to the seat's new bet when it tops the bet faced and another seat could call
         it, else as a call (an all-in beyond what anybody left can match is a call, the rest an uncalled bet)."""
         top = max(self.bet.values())
+        if not self.board and not self.run_boards:  # before the flop the bet faced is the stakes' big blind at least
+            top = max(top, self.big_blind)  # (posted all-in short, it is still called in full: :meth:`call`)
         pay_in(self, self.player(name, k), chips, k, self.error, to_bet=to_bet, is_dead=is_dead)
         if is_dead:
-            self.log.refuse("a dead blind")
+            self.play_log.refuse("a dead blind")
         elif not to_bet:
-            self.log.antes[name] = self.log.antes.get(name, 0) + chips
+            self.play_log.antes[name] = self.play_log.antes.get(name, 0) + chips
         else:
             self._wager(name, top)
 
@@ -218,15 +221,15 @@ class HandBuilder:
         if self.bet[name] > top and any(
             self.left[n] + self.bet[n] > top for n in self.players if n != name and n not in self.folded
         ):
-            self.log.actions.append((name, f"cbr {self.bet[name]}"))
+            self.play_log.actions.append((name, f"cbr {self.bet[name]}"))
         else:
-            self.log.actions.append((name, "cc"))
+            self.play_log.actions.append((name, "cc"))
 
-    def blind(self, name: str, chips: int, k: int, *, big: bool) -> None:
+    def post_blind(self, name: str, chips: int, k: int, *, big: bool) -> None:
         """``name`` posts the small (or ``big``) blind of ``chips``: live, in the street's bet, a forced bet."""
         pay_in(self, self.player(name, k), chips, k, self.error)
         short = big and not self.left[name] and chips < self.big_blind  # all-in for less: the stakes' blind declared
-        self.log.blind(name, self.big_blind if short else chips, big=big)
+        self.play_log.blind(name, self.big_blind if short else chips, big=big)
 
     def call(self, name: str, chips: int, k: int) -> None:
         """A call of ``chips`` more: never above the bet faced (before the flop, at least the stakes' big blind)."""
@@ -236,8 +239,7 @@ class HandBuilder:
             faced = max(faced, self.big_blind)
         if self.bet[name] + chips > faced:
             raise self.error(ImpossibleAction, k, f"{name} calls more than the bet")
-        pay_in(self, name, chips, k, self.error)
-        self.log.actions.append((name, "cc"))
+        self.pay(name, chips, k)
 
     def check(self, name: str, k: int) -> None:
         """A check: only with no bet to face."""
@@ -245,22 +247,20 @@ class HandBuilder:
         if self.bet[name] < max(self.bet.values()):
             raise self.error(ImpossibleAction, k, f"{name} checks facing a bet")
         self.acted.add(name)
-        self.log.actions.append((name, "cc"))
+        self.play_log.actions.append((name, "cc"))
 
     def raise_to(self, name: str, total: int, k: int) -> None:
         """A raise to ``total`` this street: above the bet faced."""
         self.player(name, k)
         if total <= max(self.bet.values()):
             raise self.error(ChipsDoNotAddUp, k, f"a raise to {total} over a bet of {max(self.bet.values())}")
-        top = max(self.bet.values())
-        pay_in(self, name, total - self.bet[name], k, self.error)
-        self._wager(name, top)
+        self.pay(name, total - self.bet[name], k)
 
     def fold(self, name: str, k: int) -> None:
         """A fold."""
         self.player(name, k)
         self.folded.add(name)
-        self.log.actions.append((name, "f"))
+        self.play_log.actions.append((name, "f"))
 
     def street(self) -> None:
         """A new betting round: nobody has bet on it yet."""
@@ -278,11 +278,11 @@ class HandBuilder:
                 ImpossibleAction, k, f"{len(cards)} card(s) do not make a board of {size} from {self.board}"
             )
         self.street()
-        self.log.actions.append(("", "db " + "".join(self.board[before:])))
+        self.play_log.actions.append(("", "db " + "".join(self.board[before:])))
 
     def deal_run(self, run: int, cards: list[str], size: int, k: int) -> None:
         """Run ``run``'s board grows to ``size`` cards (the new ones, or that run's whole board written again)."""
-        self.log.refuse("a hand run more than once")
+        self.play_log.refuse("a hand run more than once")
         board = self.run_boards.get(run, self.board)
         if len(cards) == size and cards[: len(board)] == board:
             self.run_boards[run] = cards
@@ -425,26 +425,30 @@ class HandBuilder:
 
     def _played(self, read: HandRecord, limit: str, button: int | None) -> HandRecord:
         """``read`` with its event's ``play`` (the betting too, played when the hand settles), or as it is when
-        phh-std's ``play`` cannot say the hand here (:attr:`log`'s ``why_not`` says why): beyond
+        phh-std's ``play`` cannot say the hand here (:attr:`play_log`'s ``why_not`` says why): beyond
         :func:`~.room_play.with_play`'s list, a dead button (the players' order ends with the button) and a big
         blind other than the stakes' (their ``min_bet``). A contested showdown's cards are written as phh-std
         writes them (``p2 sm AhKd``: a PHH export carries them)."""
+        from showdown_service.histories.room_play import LIMITS, with_play  # noqa: PLC0415  # as in __init__
+
         if read.event is None:
             return read
         players = read.event.players
         if limit in LIMITS:
             if button is not None and button not in {p.seat for p in players}:
-                self.log.refuse("a dead button (no player of the hand in the button's seat)")
-            posted = self.log.blinds.get(self.log.big_blind or "")
+                self.play_log.refuse("a dead button (no player of the hand in the button's seat)")
+            posted = self.play_log.blinds.get(self.play_log.big_blind or "")
             if posted is not None and self.big_blind and posted != self.big_blind:
-                self.log.refuse("a big blind other than the stakes' (the header's)")
+                self.play_log.refuse("a big blind other than the stakes' (the header's)")
         showing = [p for p in players if not p.folded and p.hole_cards]
         if len(showing) > 1:
-            self.log.actions += [(p.player_id, "sm " + "".join(p.hole_cards or ())) for p in showing]
+            self.play_log.actions += [(p.player_id, "sm " + "".join(p.hole_cards or ())) for p in showing]
         try:
-            event = with_play(read.event, self.log, limit, self.big_blind or None, button, self.source, self.start + 1)
+            event = with_play(
+                read.event, self.play_log, limit, self.big_blind or None, button, self.source, self.start + 1
+            )
         except ReplayError:  # the play is no valid event (hostile text): the hand as it is, never lost
-            self.log.refuse("the play is not a valid event (beyond the contract's limits)")
+            self.play_log.refuse("the play is not a valid event (beyond the contract's limits)")
             return read
         return read if event is None else read._replace(event=event)
 
@@ -471,3 +475,19 @@ def no_flop_no_drop(board: int, room: str, total: int, derived: int) -> tuple[in
     if derived == most or (derived < most and derived % CAP_STEP == 0):
         return derived, ""
     return most, f"the pot less what was collected is {derived}, which is not {room}'s rake of {most} (or a cap)"
+
+
+_NO_LIMIT: Final = re.compile(r"\bno[ -]?limit\b|\bNL(?:H|O|\b)", re.IGNORECASE)
+_POT_LIMIT: Final = re.compile(r"\bpot[ -]?limit\b|\bPL(?:H|O|\b)", re.IGNORECASE)
+_FIXED_LIMIT: Final = re.compile(r"\b(?:fixed |fix )?limit\b|\bFL\b", re.IGNORECASE)
+
+
+def betting_limit(words: str) -> str:
+    """The betting structure a room's header names in ``words`` (``No Limit``, ``NL``, ``Pot Limit``, ``PL``,
+    ``PLO``, ``Fix Limit``, ``FL``, ``Limit``), as :attr:`~.hands.Stakes.limit` writes it (the ``limit`` of
+    :meth:`HandBuilder.finish`): ``no_limit``,
+    ``pot_limit``, ``fixed_limit``; ``""`` when it names none (never guessed: such a hand gets no ``play``)."""
+    for pattern, limit in ((_NO_LIMIT, "no_limit"), (_POT_LIMIT, "pot_limit"), (_FIXED_LIMIT, "fixed_limit")):
+        if pattern.search(words):
+            return limit
+    return ""

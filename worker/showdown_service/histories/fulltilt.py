@@ -28,7 +28,7 @@ from functools import reduce
 from math import gcd
 from typing import Final
 
-from showdown_service.histories.builder import HandBuilder
+from showdown_service.histories.builder import HandBuilder, betting_limit
 from showdown_service.histories.errors import (
     HandSyntaxError,
     ReplayError,
@@ -38,7 +38,6 @@ from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.patterns import CARDS, STREETS, SUMMARY_SEAT, UNCALLED_OF
 from showdown_service.histories.reader import Reader, opens_with
 from showdown_service.histories.reading import check_total, dealt, returned, seats, split_hands, starting_with
-from showdown_service.histories.room_play import betting_limit
 
 _START = re.compile(r"^Full Tilt Poker Game #(\d+):\s*(.*)$")
 _TOURNAMENT = re.compile(r"\((\d+)\), Table", re.I)
@@ -168,7 +167,7 @@ def _limit(hand: HandBuilder, parts: list[str]) -> str:
     big blind (``$5/$10``), read for the play's minimum bet."""
     named = next((limit for part in parts[1:] if (limit := betting_limit(part))), "")
     if any(re.search(r"\bcap\b", part, re.IGNORECASE) for part in parts[1:]):
-        hand.log.refuse("a capped table (no seat puts in more than the cap)")
+        hand.play_log.refuse("a capped table (no seat puts in more than the cap)")
     if stakes := next((part for part in parts[1:] if _STAKES.match(part)), None):
         hand.big_blind = hand.chips(stakes.rpartition("/")[2], hand.start)
     return named
@@ -196,12 +195,12 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
             action = action[: -len(suffix)]
     verb, _, rest = action.partition(" ")
     if action.startswith(("posts the small blind of ", "posts the big blind of ")):
-        hand.blind(name, hand.chips(action.rsplit(" ", 1)[1], k), k, big=action.startswith("posts the big"))
+        hand.post_blind(name, hand.chips(action.rsplit(" ", 1)[1], k), k, big=action.startswith("posts the big"))
     elif action.startswith("posts a dead small blind of "):
         hand.pay(name, hand.chips(action.rsplit(" ", 1)[1], k), k, to_bet=False, is_dead=True)
     elif verb == "posts":
         hand.pay(name, hand.chips(rest, k), k)
-        hand.log.refuse("a blind posted beside the small and big blinds (a player new to the table)")
+        hand.play_log.refuse("a blind posted beside the small and big blinds (a player new to the table)")
     elif verb == "antes":
         hand.pay(name, hand.chips(rest, k), k, to_bet=False)
     elif verb == "calls":

@@ -33,7 +33,7 @@ import re
 from collections.abc import Iterator
 from typing import Final
 
-from showdown_service.histories.builder import HandBuilder
+from showdown_service.histories.builder import HandBuilder, betting_limit
 from showdown_service.histories.currency import currency_code
 from showdown_service.histories.errors import (
     HandSyntaxError,
@@ -63,7 +63,6 @@ from showdown_service.histories.reading import (
     split_hands,
     starting_with,
 )
-from showdown_service.histories.room_play import betting_limit
 from showdown_service.histories.stated import CashOutLine, with_cashouts, with_jackpot
 
 START: Final = "Poker Hand #"
@@ -262,7 +261,7 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
         quiet=("doesn't show", "sits out", "is sitting out"),
     )  # fmt: skip
     if mucked:
-        del hand.log.actions[-1]
+        del hand.play_log.actions[-1]
 
 
 _BET_AND_MUCK: Final = "Bet & Muck "

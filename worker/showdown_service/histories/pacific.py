@@ -24,14 +24,13 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Final
 
-from showdown_service.histories.builder import HandBuilder, no_flop_no_drop
+from showdown_service.histories.builder import HandBuilder, betting_limit, no_flop_no_drop
 from showdown_service.histories.errors import HandSyntaxError, ImpossibleAction, ReplayError
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.patterns import GAME_NO, STREETS_LOWER, TOURNAMENT_NUMBER
 from showdown_service.histories.reader import PACIFIC, Reader, banner_room
 from showdown_service.histories.reading import banner_hands, bracketed, button_and_seats, dealt, stakes_line
-from showdown_service.histories.room_play import betting_limit
 
 _BANNER = re.compile(
     r"^\*{5} (?:888poker|Cassava|Pacific Poker|888\.\w+|[\w.]+\.com) Hand History for Game (\d+) \*{5}$"

@@ -131,11 +131,13 @@ def act(
     if action.startswith(blinds):
         words, _, amount = action.rpartition(" ")
         if words in _BLINDS:
-            hand.blind(name, hand.chips(amount, k), k, big="big" in words)
+            hand.post_blind(name, hand.chips(amount, k), k, big="big" in words)
         else:  # a straddle, the small and big blinds posted together (the small one dead): the reasons PokerStars' are
             hand.pay(name, hand.chips(amount, k), k)
             both = "small & big" in words
-            hand.log.refuse("a dead small blind (posts small & big blinds)" if both else "a straddle or a button blind")
+            hand.play_log.refuse(
+                "a dead small blind (posts small & big blinds)" if both else "a straddle or a button blind"
+            )
     elif action.startswith(antes):
         hand.pay(name, hand.chips(action.rsplit(" ", 1)[1], k), k, to_bet=False)
     elif action.startswith(dead):
@@ -216,7 +218,7 @@ def bracketed(hand: HandBuilder, name: str, verb: str, amount: str, k: int) -> i
     elif verb == "posts ante":
         hand.pay(name, chips, k, to_bet=False)
     elif verb in ("posts small blind", "posts big blind"):
-        hand.blind(name, chips, k, big=verb == "posts big blind")
+        hand.post_blind(name, chips, k, big=verb == "posts big blind")
     elif verb == "calls":
         hand.call(name, chips, k)
     else:  # blinds, bets, raises and all-ins: the chips added

@@ -305,18 +305,3 @@ def unplayable(log: PlayLog, event: ShowdownEvent, big_blind: int | None, button
         log.refuse("a dead button (the button's seat is not in the hand)")
     if big_blind is not None and log.big_blind is not None and log.blinds[log.big_blind] < big_blind:
         log.refuse("a big blind posted all-in for less than the stakes' big blind")
-
-
-_NO_LIMIT: Final = re.compile(r"\bno[ -]?limit\b|\bNL(?:H|O|\b)", re.IGNORECASE)
-_POT_LIMIT: Final = re.compile(r"\bpot[ -]?limit\b|\bPL(?:H|O|\b)", re.IGNORECASE)
-_FIXED_LIMIT: Final = re.compile(r"\b(?:fixed |fix )?limit\b|\bFL\b", re.IGNORECASE)
-
-
-def betting_limit(words: str) -> str:
-    """The betting structure a room's header names in ``words`` (``No Limit``, ``NL``, ``Pot Limit``, ``PL``,
-    ``PLO``, ``Fix Limit``, ``FL``, ``Limit``), as :attr:`~.hands.Stakes.limit` writes it: ``no_limit``,
-    ``pot_limit``, ``fixed_limit``; ``""`` when it names none (never guessed: such a hand gets no ``play``)."""
-    for pattern, limit in ((_NO_LIMIT, "no_limit"), (_POT_LIMIT, "pot_limit"), (_FIXED_LIMIT, "fixed_limit")):
-        if pattern.search(words):
-            return limit
-    return ""

@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterator
 from typing import Final
 
-from showdown_service.histories.builder import HandBuilder
+from showdown_service.histories.builder import HandBuilder, betting_limit
 from showdown_service.histories.errors import (
     ChipsDoNotAddUp,
     HandSyntaxError,
@@ -41,7 +41,6 @@ from showdown_service.histories.reading import (
     split_hands,
     starting_with,
 )
-from showdown_service.histories.room_play import betting_limit
 
 START: Final = "Winamax Poker - "
 _HEADER = re.compile(r"^Winamax Poker - (.*?)\s*-?\s*HandId: #([\w-]+) - (.+?) \(([^()]*)\) - ")

@@ -166,15 +166,15 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
         if m.group(3):  # 'posts (0.25) as a dead bet'
             hand.pay(name, chips, k, to_bet=False, is_dead=True)
         elif verb in ("has small blind", "has big blind"):
-            hand.blind(name, chips, k, big=verb == "has big blind")
+            hand.post_blind(name, chips, k, big=verb == "has big blind")
         elif verb == "calls":
             hand.call(name, chips, k)
         else:  # posts, straddles, bets, raises and all-ins: the chips added
             hand.pay(name, chips, k)
             if verb == "straddle":
-                hand.log.refuse("a straddle or a button blind")
+                hand.play_log.refuse("a straddle or a button blind")
             elif verb == "posts":
-                hand.log.refuse("a blind posted beside the small and big blinds (a player new to the table)")
+                hand.play_log.refuse("a blind posted beside the small and big blinds (a player new to the table)")
         return
     if action.startswith(("received card: ", "received a card: ")):  # the latter in a 2016 Omaha hand
         hand.show(name, hand.card_list(" ".join(CARDS.findall(action)), k), k)
