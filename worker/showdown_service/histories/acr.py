@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterator
 from typing import Final
 
-from showdown_service.histories.builder import HandBuilder, betting_limit
+from showdown_service.histories.builder import HandBuilder
 from showdown_service.histories.errors import (
     HandSyntaxError,
     ReplayError,
@@ -33,6 +33,7 @@ from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.patterns import CARDS, SECTION, STREETS, UNCALLED
 from showdown_service.histories.reader import Reader
 from showdown_service.histories.reading import act, betting_line, check_total, collect_line, split_hands, starting_with
+from showdown_service.histories.room_log import betting_limit, log_of, log_play, with_builder_play
 
 _START = re.compile(r"^(?:Game )?Hand #(\d+) - (.*)$")
 _TOURNAMENT = re.compile(r"^Tournament #(\d+)$")
@@ -64,6 +65,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     head = _START.match(lines[start])
     assert head is not None
     hand = HandBuilder(lines, source, f"acr:{head.group(1)}", start)
+    log_play(hand)
     parts = [part.strip() for part in head.group(2).split(" - ")]
     tournament = next((m.group(1) for p in parts if (m := _TOURNAMENT.match(p))), None)
     found = next((g for g in map(room_game, parts) if g is not None), None)
@@ -123,10 +125,11 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     check_total(hand, total)
     if not hand.big_blind and (level := _LEVEL.search(head.group(2))):  # play's min_bet, read once the chips are
         hand.big_blind = hand.chips(level.group(1), start)
-    return hand.finish(
+    read = hand.finish(
         game, int(table.group(2)), table.group(1), total=total, rake=rake,
-        tournament=tournament, currency=currency, room="WPN", note=note, limit=betting_limit(head.group(2)),
+        tournament=tournament, currency=currency, room="WPN", note=note,
     )  # fmt: skip
+    return with_builder_play(read, hand, betting_limit(head.group(2)), int(table.group(2)))
 
 
 def _seats(hand: HandBuilder, lines: list[str], k: int, end: int) -> int:
@@ -168,7 +171,7 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
     """One action of ``name``."""
     if m := _POST.match(action):
         hand.pay(name, hand.chips(m.group(1), k), k)
-        hand.play_log.refuse("a blind posted beside the small and big blinds (a player new to the table)")
+        log_of(hand).refuse("a blind posted beside the small and big blinds (a player new to the table)")
         return
     if action.startswith("posts dead "):  # 'posts dead $0.03' at $0.01/$0.02: the big blind live, the rest dead
         chips = hand.chips(action.rsplit(" ", 1)[1], k)

@@ -15,19 +15,18 @@ record's note: the uncalled bet (the top contribution above the next one,
 when one seat alone made it), the total pot (every chip put in less the
 uncalled bet), the rake (the total less what was collected).
 
-The builder also logs the betting as it goes (:class:`~.room_play.PlayLog`, issue 36): a blind the reader names
-as one (:meth:`HandBuilder.post_blind`), an ante, each call, check, fold, bet and raise (a payment the reader does not
-name is a bet or raise to the seat's new bet when that tops the bet faced, else a call), each board card; a reader
-that passes the hand's betting structure to :meth:`HandBuilder.finish` (``limit``) gets the event with its
-``play`` (:func:`~.room_play.with_play`), so the replay settles it with the betting played. Over 400 lines,
-deliberately: the chips of a hand and the log of its betting are one walk through its lines, kept in one class.
+Given a log (:attr:`HandBuilder.play_log`, issue 36), the builder also logs the betting as it goes: a blind the
+reader names as one (:meth:`HandBuilder.post_blind`), an ante, each call, check, fold, bet and raise (a payment is a
+bet or raise to the seat's new bet when that tops the bet faced and another seat could call it, else a call), each
+board card; :mod:`.room_log` gives the record its ``play``. Over 400 lines, deliberately: the chips of a hand and
+the log of its betting are one walk through its lines, kept in one class.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Final
+from typing import Final, Protocol
 
 from showdown_messages import canonical_card
 from showdown_service.histories.chips import collected, give_back_to, pay_in
@@ -41,6 +40,18 @@ from showdown_service.histories.errors import (
 from showdown_service.histories.games import Game
 from showdown_service.histories.hands import MAX_AMOUNT, TOO_LARGE, Bounty, HandRecord, too_long
 from showdown_service.histories.record import Player, Read, Where, record
+
+
+class BettingLog(Protocol):
+    """What the builder logs the betting into (:class:`~.room_play.PlayLog`'s fields and steps it uses)."""
+
+    antes: dict[str, int]
+    actions: list[tuple[str, str]]
+
+    def refuse(self, why: str) -> None: ...
+
+    def blind(self, name: str, chips: int, *, big: bool) -> None: ...
+
 
 _NOT_AMOUNT: Final = re.compile(r"[^\d.,]")
 """Everything in an amount but digits and separators: currency symbols and codes, spaces (no-break too)."""
@@ -88,10 +99,9 @@ class HandBuilder:
         """The stakes' big blind, when the room's header says it: before the flop a call is to it even when the big
         blind was posted short (all-in for less: ``posts big blind [$0.03 USD]``, then ``calls [$0.25 USD]``)."""
         self._prefixes: dict[str, tuple[tuple[str, ...], list[str]]] = {}
-        from showdown_service.histories.room_play import PlayLog  # noqa: PLC0415  # room_play builds on this module
-
-        self.play_log = PlayLog()
-        """The betting as phh-std's ``play`` will write it (:mod:`.room_play`), as the reader meets it."""
+        self.play_log: BettingLog | None = None
+        """The betting as phh-std's ``play`` will write it, as the reader meets it: a reader that builds play gives a
+        :class:`~.room_play.PlayLog` (:func:`~.room_log.log_play`); ``None``, nothing is logged."""
 
     # -- errors and amounts ---------------------------------------------------------
 
@@ -208,28 +218,25 @@ class HandBuilder:
         if not self.board and not self.run_boards:  # before the flop the bet faced is the stakes' big blind at least
             top = max(top, self.big_blind)  # (posted all-in short, it is still called in full: :meth:`call`)
         pay_in(self, self.player(name, k), chips, k, self.error, to_bet=to_bet, is_dead=is_dead)
+        if (log := self.play_log) is None:
+            return
         if is_dead:
-            self.play_log.refuse("a dead blind")
+            log.refuse("a dead blind")
         elif not to_bet:
-            self.play_log.antes[name] = self.play_log.antes.get(name, 0) + chips
-        else:
-            self._wager(name, top)
-
-    def _wager(self, name: str, top: int) -> None:
-        """``name``'s bet is now what it is, the bet faced ``top`` before it: logged as a bet or raise to it when it
-        tops ``top`` and another seat still in could call more than ``top``, else as a call."""
-        if self.bet[name] > top and any(
+            log.antes[name] = log.antes.get(name, 0) + chips
+        elif self.bet[name] > top and any(
             self.left[n] + self.bet[n] > top for n in self.players if n != name and n not in self.folded
         ):
-            self.play_log.actions.append((name, f"cbr {self.bet[name]}"))
+            log.actions.append((name, f"cbr {self.bet[name]}"))
         else:
-            self.play_log.actions.append((name, "cc"))
+            log.actions.append((name, "cc"))
 
     def post_blind(self, name: str, chips: int, k: int, *, big: bool) -> None:
         """``name`` posts the small (or ``big``) blind of ``chips``: live, in the street's bet, a forced bet."""
         pay_in(self, self.player(name, k), chips, k, self.error)
         short = big and not self.left[name] and chips < self.big_blind  # all-in for less: the stakes' blind declared
-        self.play_log.blind(name, self.big_blind if short else chips, big=big)
+        if self.play_log is not None:
+            self.play_log.blind(name, self.big_blind if short else chips, big=big)
 
     def call(self, name: str, chips: int, k: int) -> None:
         """A call of ``chips`` more: never above the bet faced (before the flop, at least the stakes' big blind)."""
@@ -247,7 +254,8 @@ class HandBuilder:
         if self.bet[name] < max(self.bet.values()):
             raise self.error(ImpossibleAction, k, f"{name} checks facing a bet")
         self.acted.add(name)
-        self.play_log.actions.append((name, "cc"))
+        if self.play_log is not None:
+            self.play_log.actions.append((name, "cc"))
 
     def raise_to(self, name: str, total: int, k: int) -> None:
         """A raise to ``total`` this street: above the bet faced."""
@@ -260,7 +268,8 @@ class HandBuilder:
         """A fold."""
         self.player(name, k)
         self.folded.add(name)
-        self.play_log.actions.append((name, "f"))
+        if self.play_log is not None:
+            self.play_log.actions.append((name, "f"))
 
     def street(self) -> None:
         """A new betting round: nobody has bet on it yet."""
@@ -278,11 +287,13 @@ class HandBuilder:
                 ImpossibleAction, k, f"{len(cards)} card(s) do not make a board of {size} from {self.board}"
             )
         self.street()
-        self.play_log.actions.append(("", "db " + "".join(self.board[before:])))
+        if self.play_log is not None:
+            self.play_log.actions.append(("", "db " + "".join(self.board[before:])))
 
     def deal_run(self, run: int, cards: list[str], size: int, k: int) -> None:
         """Run ``run``'s board grows to ``size`` cards (the new ones, or that run's whole board written again)."""
-        self.play_log.refuse("a hand run more than once")
+        if self.play_log is not None:
+            self.play_log.refuse("a hand run more than once")
         board = self.run_boards.get(run, self.board)
         if len(cards) == size and cards[: len(board)] == board:
             self.run_boards[run] = cards
@@ -335,7 +346,6 @@ class HandBuilder:
         bounties: tuple[Bounty, ...] = (),
         heads: dict[str, int] | None = None,
         cash_ppm: int | None = None,
-        limit: str | None = None,
     ) -> HandRecord:
         """The hand, checked and recorded.
 
@@ -351,9 +361,6 @@ class HandBuilder:
         ``uncalled_written`` false: the room never writes an
         uncalled bet; the bet the actions leave uncalled came back.
         ``currency``: the symbol the history writes; ``code``: the currency's code when it writes one.
-        ``limit``: the betting structure the header names (``no_limit``, ``pot_limit``, ``fixed_limit``; ``""`` none):
-        given, the event carries its ``play`` when phh-std can express the hand (:func:`~.room_play.with_play`, the
-        stakes' big blind :attr:`big_blind` its ``min_bet``); ``None``, the reader builds no play.
         """
         self.refuse_unless_board(game, room)
         notes: list[str] = [note] if note else []
@@ -420,37 +427,7 @@ class HandBuilder:
             by_rule,
         )  # fmt: skip
         where = Where(self.source, self.hand_id, self.start + 1, self.total_line, table, currency, code)
-        read = record(hand, where)
-        return read if limit is None else self._played(read, limit, button)
-
-    def _played(self, read: HandRecord, limit: str, button: int | None) -> HandRecord:
-        """``read`` with its event's ``play`` (the betting too, played when the hand settles), or as it is when
-        phh-std's ``play`` cannot say the hand here (:attr:`play_log`'s ``why_not`` says why): beyond
-        :func:`~.room_play.with_play`'s list, a dead button (the players' order ends with the button) and a big
-        blind other than the stakes' (their ``min_bet``). A contested showdown's cards are written as phh-std
-        writes them (``p2 sm AhKd``: a PHH export carries them)."""
-        from showdown_service.histories.room_play import LIMITS, with_play  # noqa: PLC0415  # as in __init__
-
-        if read.event is None:
-            return read
-        players = read.event.players
-        if limit in LIMITS:
-            if button is not None and button not in {p.seat for p in players}:
-                self.play_log.refuse("a dead button (no player of the hand in the button's seat)")
-            posted = self.play_log.blinds.get(self.play_log.big_blind or "")
-            if posted is not None and self.big_blind and posted != self.big_blind:
-                self.play_log.refuse("a big blind other than the stakes' (the header's)")
-        showing = [p for p in players if not p.folded and p.hole_cards]
-        if len(showing) > 1:
-            self.play_log.actions += [(p.player_id, "sm " + "".join(p.hole_cards or ())) for p in showing]
-        try:
-            event = with_play(
-                read.event, self.play_log, limit, self.big_blind or None, button, self.source, self.start + 1
-            )
-        except ReplayError:  # the play is no valid event (hostile text): the hand as it is, never lost
-            self.play_log.refuse("the play is not a valid event (beyond the contract's limits)")
-            return read
-        return read if event is None else read._replace(event=event)
+        return record(hand, where)
 
     def _boards(self, game: Game) -> list[list[str]]:
         if not game.board:
@@ -475,19 +452,3 @@ def no_flop_no_drop(board: int, room: str, total: int, derived: int) -> tuple[in
     if derived == most or (derived < most and derived % CAP_STEP == 0):
         return derived, ""
     return most, f"the pot less what was collected is {derived}, which is not {room}'s rake of {most} (or a cap)"
-
-
-_NO_LIMIT: Final = re.compile(r"\bno[ -]?limit\b|\bNL(?:H|O|\b)", re.IGNORECASE)
-_POT_LIMIT: Final = re.compile(r"\bpot[ -]?limit\b|\bPL(?:H|O|\b)", re.IGNORECASE)
-_FIXED_LIMIT: Final = re.compile(r"\b(?:fixed |fix )?limit\b|\bFL\b", re.IGNORECASE)
-
-
-def betting_limit(words: str) -> str:
-    """The betting structure a room's header names in ``words`` (``No Limit``, ``NL``, ``Pot Limit``, ``PL``,
-    ``PLO``, ``Fix Limit``, ``FL``, ``Limit``), as :attr:`~.hands.Stakes.limit` writes it (the ``limit`` of
-    :meth:`HandBuilder.finish`): ``no_limit``,
-    ``pot_limit``, ``fixed_limit``; ``""`` when it names none (never guessed: such a hand gets no ``play``)."""
-    for pattern, limit in ((_NO_LIMIT, "no_limit"), (_POT_LIMIT, "pot_limit"), (_FIXED_LIMIT, "fixed_limit")):
-        if pattern.search(words):
-            return limit
-    return ""

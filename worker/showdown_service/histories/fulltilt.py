@@ -28,7 +28,7 @@ from functools import reduce
 from math import gcd
 from typing import Final
 
-from showdown_service.histories.builder import HandBuilder, betting_limit
+from showdown_service.histories.builder import HandBuilder
 from showdown_service.histories.errors import (
     HandSyntaxError,
     ReplayError,
@@ -38,6 +38,7 @@ from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.patterns import CARDS, STREETS, SUMMARY_SEAT, UNCALLED_OF
 from showdown_service.histories.reader import Reader, opens_with
 from showdown_service.histories.reading import check_total, dealt, returned, seats, split_hands, starting_with
+from showdown_service.histories.room_log import betting_limit, log_of, log_play, with_builder_play
 
 _START = re.compile(r"^Full Tilt Poker Game #(\d+):\s*(.*)$")
 _TOURNAMENT = re.compile(r"\((\d+)\), Table", re.I)
@@ -83,6 +84,7 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     head = _START.match(lines[start])
     assert head is not None
     hand = HandBuilder(lines, source, f"fulltilt:{head.group(1)}", start)
+    log_play(hand)
     title = head.group(2)
     parts = [part.strip() for part in title.split(" - ")]
     found = next((g for g in map(room_game, parts[1:]) if g is not None), None)
@@ -154,11 +156,12 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     if not collected_any:
         raise HandSyntaxError(source, hand.hand_id, end, "the hand pays no pot ('wins the pot')", game.name)
     check_total(hand, total)
-    return hand.finish(
+    read = hand.finish(
         game, button, table.group(1) if table else "fulltilt", total=total, rake=rake,
         tournament=tournament.group(1) if tournament else None, currency=currency, room="Full Tilt",
-        chip=_smallest_chip(hand, total, rake), limit=_limit(hand, parts),
+        chip=_smallest_chip(hand, total, rake),
     )  # fmt: skip
+    return with_builder_play(read, hand, _limit(hand, parts), button)
 
 
 def _limit(hand: HandBuilder, parts: list[str]) -> str:
@@ -167,7 +170,7 @@ def _limit(hand: HandBuilder, parts: list[str]) -> str:
     big blind (``$5/$10``), read for the play's minimum bet."""
     named = next((limit for part in parts[1:] if (limit := betting_limit(part))), "")
     if any(re.search(r"\bcap\b", part, re.IGNORECASE) for part in parts[1:]):
-        hand.play_log.refuse("a capped table (no seat puts in more than the cap)")
+        log_of(hand).refuse("a capped table (no seat puts in more than the cap)")
     if stakes := next((part for part in parts[1:] if _STAKES.match(part)), None):
         hand.big_blind = hand.chips(stakes.rpartition("/")[2], hand.start)
     return named
@@ -200,7 +203,7 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
         hand.pay(name, hand.chips(action.rsplit(" ", 1)[1], k), k, to_bet=False, is_dead=True)
     elif verb == "posts":
         hand.pay(name, hand.chips(rest, k), k)
-        hand.play_log.refuse("a blind posted beside the small and big blinds (a player new to the table)")
+        log_of(hand).refuse("a blind posted beside the small and big blinds (a player new to the table)")
     elif verb == "antes":
         hand.pay(name, hand.chips(rest, k), k, to_bet=False)
     elif verb == "calls":

@@ -33,7 +33,7 @@ import re
 from collections.abc import Iterator
 from typing import Final
 
-from showdown_service.histories.builder import HandBuilder, betting_limit
+from showdown_service.histories.builder import HandBuilder
 from showdown_service.histories.currency import currency_code
 from showdown_service.histories.errors import (
     HandSyntaxError,
@@ -63,6 +63,7 @@ from showdown_service.histories.reading import (
     split_hands,
     starting_with,
 )
+from showdown_service.histories.room_log import betting_limit, log_of, log_play, with_builder_play
 from showdown_service.histories.stated import CashOutLine, with_cashouts, with_jackpot
 
 START: Final = "Poker Hand #"
@@ -87,6 +88,7 @@ def read_ggpoker(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
 def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     what = "'Poker Hand #ID: GAME (STAKES) - DATE'"
     hand, header = headed_hand(lines, start, end, source, room="ggpoker", header=_HEADER, what=what)
+    log_play(hand)
     title = header.group(2).replace("PLO-5", "5 Card Omaha").replace("PLO-6", "6 Card Omaha").replace("PLO", "Omaha")
     game = hand.board_game(room_game(title.replace("ShortDeck", "Short Deck")), header.group(2), start, "GGPoker")
     tournament = TOURNAMENT_NUMBER.search(title)
@@ -134,8 +136,9 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         hand.big_blind = hand.chips(stakes.rpartition("/")[2], start)
     record = hand.finish(
         game, button, table.group(1), total=total, rake=rake, tournament=tournament.group(1) if tournament else None,
-        currency=currency, room="GGPoker", note=note, limit=betting_limit(header.group(2)),
+        currency=currency, room="GGPoker", note=note,
     )  # fmt: skip
+    record = with_builder_play(record, hand, betting_limit(header.group(2)), button)
     program = _PROGRAMS.get((game.variant, game.cards))  # PLO-5's bad beat is 8888: no program of it here
     blinds = stakes.replace(currency, "").split("/") if stakes else []
     # a cash table's drop for the bad beat; 'Jackpot $0' is not checked: the table may run no jackpot
@@ -261,7 +264,7 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
         quiet=("doesn't show", "sits out", "is sitting out"),
     )  # fmt: skip
     if mucked:
-        del hand.play_log.actions[-1]
+        del log_of(hand).actions[-1]
 
 
 _BET_AND_MUCK: Final = "Bet & Muck "

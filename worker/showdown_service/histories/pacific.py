@@ -24,13 +24,14 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Final
 
-from showdown_service.histories.builder import HandBuilder, betting_limit, no_flop_no_drop
+from showdown_service.histories.builder import HandBuilder, no_flop_no_drop
 from showdown_service.histories.errors import HandSyntaxError, ImpossibleAction, ReplayError
 from showdown_service.histories.games import room_game
 from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.patterns import GAME_NO, STREETS_LOWER, TOURNAMENT_NUMBER
 from showdown_service.histories.reader import PACIFIC, Reader, banner_room
 from showdown_service.histories.reading import banner_hands, bracketed, button_and_seats, dealt, stakes_line
+from showdown_service.histories.room_log import betting_limit, log_play, with_builder_play
 
 _BANNER = re.compile(
     r"^\*{5} (?:888poker|Cassava|Pacific Poker|888\.\w+|[\w.]+\.com) Hand History for Game (\d+) \*{5}$"
@@ -73,6 +74,7 @@ def read_pacific(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
 
 def _read(hand: HandBuilder, end: int) -> HandRecord:
     lines, start = hand.lines, hand.start
+    log_play(hand)
     k = start + 1
     if k < end and _BANNER.match(lines[k]):
         k += 1
@@ -134,15 +136,17 @@ def _read(hand: HandBuilder, end: int) -> HandRecord:
             hand.muck(name, k)
     limit = betting_limit(header.group(2))
     if table_line.re is _TOURNAMENT_TABLE:
-        return hand.finish(
+        read = hand.finish(
             game, button, table_line.group(3), rake=0, tournament=table_line.group(1), uncalled_written=False,
-            room="888poker", limit=limit,
+            room="888poker",
         )  # fmt: skip
-    return hand.finish(
+        return with_builder_play(read, hand, limit, button)
+    read = hand.finish(
         game, button, table_line.group(1), tournament=tournament.group(1) if tournament else None,
         currency=currency, uncalled_written=False, room="888poker",
-        rake_rule=partial(no_flop_no_drop, len(hand.board), "888poker"), limit=limit,
+        rake_rule=partial(no_flop_no_drop, len(hand.board), "888poker"),
     )  # fmt: skip
+    return with_builder_play(read, hand, limit, button)
 
 
 def _plain(hand: HandBuilder, m: re.Match[str], k: int, mucked_cards: list[tuple[str, int]]) -> None:

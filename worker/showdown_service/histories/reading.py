@@ -134,10 +134,9 @@ def act(
             hand.post_blind(name, hand.chips(amount, k), k, big="big" in words)
         else:  # a straddle, the small and big blinds posted together (the small one dead): the reasons PokerStars' are
             hand.pay(name, hand.chips(amount, k), k)
-            both = "small & big" in words
-            hand.play_log.refuse(
-                "a dead small blind (posts small & big blinds)" if both else "a straddle or a button blind"
-            )
+            if (log := hand.play_log) is not None:
+                both = "small & big" in words
+                log.refuse("a dead small blind (posts small & big blinds)" if both else "a straddle or a button blind")
     elif action.startswith(antes):
         hand.pay(name, hand.chips(action.rsplit(" ", 1)[1], k), k, to_bet=False)
     elif action.startswith(dead):

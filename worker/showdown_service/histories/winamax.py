@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterator
 from typing import Final
 
-from showdown_service.histories.builder import HandBuilder, betting_limit
+from showdown_service.histories.builder import HandBuilder
 from showdown_service.histories.errors import (
     ChipsDoNotAddUp,
     HandSyntaxError,
@@ -41,6 +41,7 @@ from showdown_service.histories.reading import (
     split_hands,
     starting_with,
 )
+from showdown_service.histories.room_log import betting_limit, log_play, with_builder_play
 
 START: Final = "Winamax Poker - "
 _HEADER = re.compile(r"^Winamax Poker - (.*?)\s*-?\s*HandId: #([\w-]+) - (.+?) \(([^()]*)\) - ")
@@ -64,6 +65,7 @@ def read_winamax(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
 def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     what = "'Winamax Poker - ... HandId: #N - GAME (STAKES) - DATE'"
     hand, header = headed_hand(lines, start, end, source, room="winamax", header=_HEADER, what=what, number=2)
+    log_play(hand)
     game = hand.board_game(room_game(header.group(3)), header.group(3), start, "Winamax")
     tournament = _TOURNAMENT.match(header.group(1))
     stakes = header.group(4)
@@ -116,10 +118,11 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         )
     if "/" in stakes:  # '0.25€/0.50€', '100/200' (a tournament, with its ante after: '10/100/200'): play's min_bet
         hand.big_blind = hand.chips(stakes.rpartition("/")[2], start)
-    return hand.finish(
+    read = hand.finish(
         game, button, table.group(1), rake=rake, tournament=tournament.group(1) if tournament else None,
-        currency=currency, uncalled_written=False, room="Winamax", note=note, limit=betting_limit(header.group(3)),
+        currency=currency, uncalled_written=False, room="Winamax", note=note,
     )  # fmt: skip
+    return with_builder_play(read, hand, betting_limit(header.group(3)), button)
 
 
 def _closed(hand: HandBuilder, k: int) -> None:

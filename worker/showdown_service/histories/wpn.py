@@ -32,6 +32,7 @@ from showdown_service.histories.hands import HandRecord
 from showdown_service.histories.patterns import BUTTON_SEAT, CARDS, STREETS
 from showdown_service.histories.reader import Reader, opens_with
 from showdown_service.histories.reading import headed_hand, returned, seats, split_hands, starting_with
+from showdown_service.histories.room_log import log_of, log_play, with_builder_play
 
 START: Final = "Game started at: "
 _GAME = re.compile(r"^Game ID: (\d+) (\S+) (.*)\(([^()]+)\)\s*$")
@@ -66,6 +67,7 @@ def read_wpn(text: str, source: str) -> Iterator[HandRecord | ReplayError]:
 def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
     what = "'Game ID: N STAKES TABLE (GAME)'"
     hand, head = headed_hand(lines, start, end, source, room="wpn", header=_GAME, what=what, at=1)
+    log_play(hand)
     k = start + 1
     game = hand.board_game(room_game(head.group(4)), head.group(4), k, "WPN")
     table = head.group(3).strip()
@@ -135,7 +137,8 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         rake += JACKPOT_DROP
         note = "the jackpot drop ($0.25), which WPN writes nowhere, is in the rake"
     # the 2014 client names the game but not its betting ('(Omaha)'): never guessed, so no play (limit "")
-    return hand.finish(game, button, table, rake=rake, currency="$", room="WPN", note=note, limit="")
+    read = hand.finish(game, button, table, rake=rake, currency="$", room="WPN", note=note)
+    return with_builder_play(read, hand, "", button)
 
 
 JACKPOT_DROP: Final = 25
@@ -172,9 +175,9 @@ def _act(hand: HandBuilder, name: str, action: str, k: int) -> None:
         else:  # posts, straddles, bets, raises and all-ins: the chips added
             hand.pay(name, chips, k)
             if verb == "straddle":
-                hand.play_log.refuse("a straddle or a button blind")
+                log_of(hand).refuse("a straddle or a button blind")
             elif verb == "posts":
-                hand.play_log.refuse("a blind posted beside the small and big blinds (a player new to the table)")
+                log_of(hand).refuse("a blind posted beside the small and big blinds (a player new to the table)")
         return
     if action.startswith(("received card: ", "received a card: ")):  # the latter in a 2016 Omaha hand
         hand.show(name, hand.card_list(" ".join(CARDS.findall(action)), k), k)
