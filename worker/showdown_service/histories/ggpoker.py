@@ -138,6 +138,8 @@ def _read(lines: list[str], start: int, end: int, source: str) -> HandRecord:
         game, button, table.group(1), total=total, rake=rake, tournament=tournament.group(1) if tournament else None,
         currency=currency, room="GGPoker", note=note,
     )  # fmt: skip
+    if cashing:  # the cash-out is judged by the settlement as stated; a hand with play must match its history whole
+        log_of(hand).refuse("an EV Cashout (paid by equity: the hand's play is not written with it here)")
     record = with_builder_play(record, hand, betting_limit(header.group(2)), button)
     program = _PROGRAMS.get((game.variant, game.cards))  # PLO-5's bad beat is 8888: no program of it here
     blinds = stakes.replace(currency, "").split("/") if stakes else []
