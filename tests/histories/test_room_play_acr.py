@@ -13,6 +13,7 @@ import pytest
 from tests.helpers import SHARED_DATA
 from tests.histories.builder_play import (
     STATE_MACHINE,
+    UNNAMED,
     assert_played_and_matching,
     doctored,
     read_room,
@@ -35,7 +36,7 @@ def test_every_real_wpn_hand_settles_with_its_play_played_or_names_why_not(monke
     assert len(with_play(hands)) == len(with_play(acr)) == 27
     # a new player's 'Player4 posts $0.25' (3) and the 2014 client's 'posts (0.25)' (2) are posts beside the blinds
     assert reasons(hands, why) == {
-        "an unnamed betting: play is written for no limit and pot limit": 46,  # the 2014 client: '(Omaha)'
+        UNNAMED: 46,  # the 2014 client: '(Omaha)'
         "a blind posted beside the small and big blinds (a player new to the table)": 5,
         "a straddle or a button blind": 1,
         "a dead blind": 1,  # 'posts (0.25) as a dead bet'

@@ -12,6 +12,7 @@ import pytest
 
 from tests.helpers import SHARED_DATA
 from tests.histories.builder_play import (
+    FIXED_LIMIT,
     STATE_MACHINE,
     assert_played_and_matching,
     doctored,
@@ -32,7 +33,7 @@ def test_every_real_fulltilt_hand_settles_with_its_play_played_or_names_why_not(
     assert len(hands) == 53
     assert len(with_play(hands)) == 41
     assert reasons(hands, why) == {
-        "fixed_limit betting: play is written for no limit and pot limit": 7,
+        FIXED_LIMIT: 7,
         "a capped table (no seat puts in more than the cap)": 4,
         "a hand run more than once": 1,
     }

@@ -12,6 +12,7 @@ import pytest
 
 from tests.helpers import SHARED_DATA
 from tests.histories.builder_play import (
+    FIXED_LIMIT,
     STATE_MACHINE,
     assert_played_and_matching,
     doctored,
@@ -31,7 +32,7 @@ def test_every_real_888poker_hand_settles_with_its_play_played_or_names_why_not(
     assert len(hands) == 166
     assert len(with_play(hands)) == 146
     assert reasons(hands, why) == {
-        "fixed_limit betting: play is written for no limit and pot limit": 7,
+        FIXED_LIMIT: 7,
         "a dead button (no player of the hand in the button's seat)": 5,  # tournament tables with a seat gone
         "blinds posted out of position": 3,  # a tournament hand whose small blind's seat is gone: no small blind
         "a second blind (posted out of position)": 2,  # a player new to the table posts the big blind

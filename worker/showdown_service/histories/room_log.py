@@ -20,7 +20,7 @@ from showdown_service.histories import room_play
 from showdown_service.histories.builder import HandBuilder
 from showdown_service.histories.errors import ReplayError
 from showdown_service.histories.hands import HandRecord
-from showdown_service.histories.room_play import LIMITS, PlayLog
+from showdown_service.histories.room_play import PlayLog
 
 _NO_LIMIT: Final = re.compile(r"\bno[ -]?limit\b|\bNL(?:H|O|\b)", re.IGNORECASE)
 _POT_LIMIT: Final = re.compile(r"\bpot[ -]?limit\b|\bPL(?:H|O|\b)", re.IGNORECASE)
@@ -57,7 +57,7 @@ def with_builder_play(read: HandRecord, hand: HandBuilder, limit: str, button: i
         return read
     log = log_of(hand)
     players = read.event.players
-    if limit in LIMITS:
+    if limit in ("no_limit", "pot_limit"):  # fixed limit's stakes are its bets, not its blinds
         if button is not None and button not in {p.seat for p in players}:
             log.refuse("a dead button (no player of the hand in the button's seat)")
         posted = log.blinds.get(log.big_blind or "")
