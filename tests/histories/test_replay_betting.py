@@ -22,17 +22,17 @@ FILES = [
     STARS / "games" / "stud.txt",  # by its play
     STARS / "games" / "five_card_draw.txt",  # its bet after the draw is the small bet: refused
     STARS / "capped.txt",  # a capped round: no play written
-    FIXTURES / "rooms" / "888poker_2016_other_table.txt",  # two hands of a reader that writes no play
+    FIXTURES / "ohh" / "two_hands.ohh",  # two hands of a reader that writes no play (Open Hand History's)
     STARS / "games" / "stud_deck_runs_out.txt",  # not read (no event): not counted
 ]
 REFUSED = "the betting as written is refused by the state machine"
 LINES = f"""\
-  with the betting played                         2
-    by its event's play                           1
-    by the PHH reader                             1
-  without the betting played                      4
-    without: a capped betting round               1
-    without: its reader writes no play (888poker)  2
+  with the betting played             2
+    by its event's play               1
+    by the PHH reader                 1
+  without the betting played          4
+    without: a capped betting round   1
+    without: its reader writes no play (ohh)  2
     without: {REFUSED} (raise_below_minimum)  1
 """
 
@@ -44,7 +44,7 @@ def test_the_summary_counts_the_hands_with_their_betting_played_and_those_withou
     out = capsys.readouterr().out
     assert LINES in out
     before, after = out.split(LINES)
-    assert before.endswith("  money in = money out                            held for 6 hands settled\n")
+    assert before.endswith("  money in = money out                held for 6 hands settled\n")
     assert after.startswith("  rake total")
 
 
@@ -54,9 +54,9 @@ def test_the_betting_lines_do_not_widen_the_summarys_other_lines(capsys: pytest.
     out = capsys.readouterr().out
     assert LINES in out
     others = [line for line in out.splitlines() if line not in LINES.splitlines()]
-    assert "  hands read                                      7" in others
+    assert "  hands read                          7" in others
     assert max(len(line) for line in others if line.startswith("  money")) == len(
-        "  money in = money out                            held for 6 hands settled"
+        "  money in = money out                held for 6 hands settled"
     )
 
 

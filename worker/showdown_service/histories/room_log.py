@@ -70,5 +70,5 @@ def with_builder_play(read: HandRecord, hand: HandBuilder, limit: str, button: i
         event = room_play.with_play(read.event, log, limit, hand.big_blind or None, button, read.source, read.line)
     except ReplayError:  # the play is no valid event (hostile text): the hand as it is, never lost
         log.refuse("the play is not a valid event (beyond the contract's limits)")
-        return read
-    return read if event is None else read._replace(event=event)
+        return room_play.without_play(read, log)
+    return room_play.without_play(read, log) if event is None else read._replace(event=event)
