@@ -129,7 +129,7 @@ def profile(url: str, payloads: list[bytes], workdir: Path, shard: str = "stages
         frames = stack.split(";")
         if any(f.startswith("Worker.step ") for f in frames):
             main[_stage(frames)] += int(count)
-        elif any(f.startswith("IOPipeline._round_trip ") for f in frames):
+        elif any(f.startswith("IOPipeline.round_trip ") for f in frames):
             io_busy += int(count)
     n = len(payloads)
     total = sum(main.values()) or 1

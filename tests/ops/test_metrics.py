@@ -109,7 +109,7 @@ def test_housekeeping_samples_each_streams_length_and_the_nodes_memory(
     metrics = Metrics()
     worker = Worker(settings, redis.Redis.from_url(redis_url, protocol=2), metrics=metrics)
     drain(worker)
-    worker._next_gauges = 0.0  # the next step samples (every 5 s otherwise)
+    worker.housekeeping.next_gauges = 0.0  # the next step samples (every 5 s otherwise)
     worker.step()  # one pass, deliberately: the one that samples
     for stream in STREAMS:
         expected = client.xlen(getattr(keys, stream)) if client.exists(getattr(keys, stream)) else 0

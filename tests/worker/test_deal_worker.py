@@ -77,20 +77,20 @@ def test_an_entry_whose_commits_keep_being_lost_to_claims_is_poison_at_the_max_d
     publish_lines(client, keys.events, [*field(3)[:1]])  # one entry: the tournament's open
     worker = Worker(settings, connect(settings))
     worker.prepare_groups()
-    real = worker._commit_now
+    real = worker.pipeline.commit_now
 
     def lost(k: Any, planned: Any) -> Any:  # another worker claims the entry between the plan and the commit
         client.xclaim(keys.events, settings.group, "other", 0, [d.prepared.entry_id for d in planned.decisions])
         return real(k, planned)
 
-    worker._commit_now = lost  # type: ignore[method-assign,assignment]
-    rows = worker._read(block=0)
+    worker.pipeline.commit_now = lost  # type: ignore[method-assign,assignment]
+    rows = worker.pipeline.read(block=0)
     for _ in range(5):
         for shard_keys, entries in rows:
             worker.process(shard_keys, entries)
         assert client.xlen(keys.audit) == 0, "never committed"
         rows = [(keys, client.xautoclaim(keys.events, settings.group, settings.consumer, 0, start_id="0-0")[1])]
-    worker._commit_now = real  # type: ignore[method-assign]
+    worker.pipeline.commit_now = real  # type: ignore[method-assign]
     time.sleep(0.15)  # past claim_idle_ms
     worker.claim_stale()
     (letter,) = [fields for _, fields in read_range(client, keys.dead)]

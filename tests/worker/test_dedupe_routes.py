@@ -115,7 +115,7 @@ def test_a_claim_whose_commit_never_happened_does_not_block_its_own_shard_and_st
 
     worker = Worker(dying, connect(dying))
     worker.prepare_groups()
-    rows = worker._read(block=0)  # read (now pending for "dies") and prepared (claimed), never committed
+    rows = worker.pipeline.read(block=0)  # read (now pending for "dies") and prepared (claimed), never committed
     ((keys, entries),) = rows
     assert [p.code for p in worker._prepare(keys, entries)] == [None]
     assert client.get(hand_key("H-1")) == HOLDER.encode()

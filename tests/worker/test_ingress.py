@@ -276,7 +276,7 @@ def test_issue41_a_burst_xadded_to_an_idle_worker_s_stream_is_read_as_one_batch_
     sender = threading.Thread(target=burst)
     sender.start()
     started = time.monotonic()
-    rows = worker._read(block=10_000)
+    rows = worker.pipeline.read(block=10_000)
     took = time.monotonic() - started
     sender.join(30)
     assert took < 5, f"woken by the burst, not after block_ms: {took:.1f} s"
@@ -301,8 +301,8 @@ def test_item2_unread_events_deleted_anyway_are_reported_by_an_error_line_a_metr
     else:
         admin.xdel(keys.events, *ids[:3])
     with capture_logs() as logs:
-        worker._refresh_gauges()
-        worker._refresh_gauges()  # reported once, not at every refresh
+        worker.housekeeping.refresh_gauges()
+        worker.housekeeping.refresh_gauges()  # reported once, not at every refresh
     errors = [e for e in logs if e["event"] == "events_deleted_unread"]
     assert len(errors) == 1
     assert errors[0]["log_level"] == "error"
@@ -325,7 +325,7 @@ def test_item2_showdown_health_shows_the_alert_and_stays_healthy(
     worker.prepare_groups()
     admin.xadd(keys.events, {"event": "{}"})
     admin.xtrim(keys.events, maxlen=0, approximate=False)
-    worker._refresh_gauges()
+    worker.housekeeping.refresh_gauges()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SHOWDOWN_")}
     env.update(SHOWDOWN_REDIS_URL=server.url, SHOWDOWN_HEARTBEAT_FILE=str(settings.heartbeat_file))
     health = subprocess.run([*SHOWDOWN, "health"], env=env, capture_output=True, text=True, timeout=60, check=False)
@@ -417,7 +417,7 @@ def test_item17_ttl_exhausted_during_a_cluster_failover_is_a_warning_retry_not_a
     assert "Redis answers with an error" not in refusal(exhausted).reason
     worker = Worker(make_settings(), fake)
     with capture_logs() as logs:
-        worker._wait_for(exhausted, attempt=1, retry_in_s=0.1)
+        worker.housekeeping.wait_for(exhausted, attempt=1, retry_in_s=0.1)
     (line,) = logs
     assert (line["event"], line["log_level"], line["reason"]) == ("redis_unavailable", "warning", "TTL")
     assert "failover" in line["waiting_for"]

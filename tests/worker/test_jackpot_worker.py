@@ -263,13 +263,13 @@ def test_a_batch_without_a_jackpot_commits_as_before(fake: fakeredis.FakeRedis, 
     worker = Worker(settings, fake)
     worker.prepare_groups()
     sent: list[Any] = []
-    real = worker._commit_now
+    real = worker.pipeline.commit_now
 
     def spy(keys: Any, planned: Any) -> Any:
         sent.append(planned)
         return real(keys, planned)
 
-    worker._commit_now = spy  # type: ignore[method-assign]
+    worker.pipeline.commit_now = spy  # type: ignore[method-assign]
     worker._fund_script = None  # type: ignore[assignment]  # never called: a call would raise
     worker.step()
     worker.flush()

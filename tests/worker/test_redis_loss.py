@@ -165,7 +165,7 @@ def test_a_worker_that_cannot_read_the_archive_at_an_empty_chain_settles_nothing
     assert client.xlen(keys.results) == 0
     assert client.xlen(keys.audit) == 0
     assert client.xpending(keys.events, settings.group)["pending"] == 2, "kept pending for the next try"
-    worker._wait_for(unreadable.value, attempt=1, retry_in_s=0.1)
+    worker.housekeeping.wait_for(unreadable.value, attempt=1, retry_in_s=0.1)
     assert worker.waiting_for is not None
     assert worker.waiting_for.code == "ARCHIVE"
     state = orjson.loads(settings.heartbeat_file.read_bytes())
@@ -352,7 +352,7 @@ def test_health_audit_verify_and_the_gauge_name_the_reset_until_acknowledged(
     capsys.readouterr()
     assert showdown_main(["health"]) == 0
     assert capsys.readouterr().err.startswith(f"degraded: shard default: {reset.text()};")
-    worker._sampler.sample()
+    worker.housekeeping.sampler.sample()
     assert worker.metrics.chain_restarted.labels("default")._value.get() == 1
     capsys.readouterr()
     assert showdown_main(["audit", "verify"]) == 0
@@ -363,7 +363,7 @@ def test_health_audit_verify_and_the_gauge_name_the_reset_until_acknowledged(
     ok, lines = health(settings, client)
     assert ok, lines
     assert lines[0] == "healthy: 1 worker, every heartbeat fresh, Redis answers", "acknowledged: no longer degraded"
-    worker._sampler.sample()
+    worker.housekeeping.sampler.sample()
     assert worker.metrics.chain_restarted.labels("default")._value.get() == 0
 
 

@@ -413,7 +413,7 @@ def test_a_commit_waiting_for_an_earlier_entry_held_elsewhere_is_planned_again_o
     publish(fake, keys, [opened(payouts=[100]), entry("a"), entry("b")])
     other = Worker(make_settings(consumer="w2", batch_size=1), fake)
     other.prepare_groups()
-    ((_, held),) = other._read(block=None)  # w2 holds the `open`, not yet committed
+    ((_, held),) = other.pipeline.read(block=None)  # w2 holds the `open`, not yet committed
     waiting = Worker(make_settings(consumer="w1"), fake)
     plans = 0
     plan = waiting._plan

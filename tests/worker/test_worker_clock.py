@@ -67,9 +67,9 @@ def test_a_wait_on_redis_is_reported_in_the_clock_s_seconds(fake: fakeredis.Fake
     clock = ManualClock(at=1_700_000_000.0)
     worker = Worker(settings, fake, clock=clock)
     with capture_logs() as logs:
-        worker._wait_for(redis.ConnectionError("Connection refused"), attempt=1, retry_in_s=0.1)
+        worker.housekeeping.wait_for(redis.ConnectionError("Connection refused"), attempt=1, retry_in_s=0.1)
         assert orjson.loads(settings.heartbeat_file.read_bytes())["since"] == 1_700_000_000.0
         clock.advance(12.5)
-        worker._resume()
+        worker.housekeeping.resume()
     (resumed,) = [e for e in logs if e["event"] == "redis_resumed"]
     assert resumed["waited_s"] == 12.5

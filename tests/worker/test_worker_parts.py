@@ -15,6 +15,7 @@ from showdown_service.worker.housekeeping import Housekeeping
 from showdown_service.worker.io import IOPipeline
 from showdown_service.worker.loop import Worker
 from showdown_service.worker.planning import Planning
+from showdown_service.worker.state import WorkerState
 from tests.tournament_builders import entry, opened
 
 
@@ -25,7 +26,9 @@ def publish(client: Any, stream: str, lines: list[str]) -> None:
 
 
 def test_the_worker_is_its_parts() -> None:
-    assert Worker.__mro__[1:5] == (GroupPlumbing, Planning, IOPipeline, Housekeeping)
+    assert Worker.__mro__[1:4] == (GroupPlumbing, Planning, WorkerState)
+    assert Housekeeping not in Worker.__mro__
+    assert IOPipeline not in Worker.__mro__
 
 
 def test_a_batch_waiting_for_a_dead_workers_earlier_entry_is_claimed_with_it_in_stream_order(
@@ -35,7 +38,7 @@ def test_a_batch_waiting_for_a_dead_workers_earlier_entry_is_claimed_with_it_in_
     publish(fake, keys.events, [opened(payouts=[100]), entry("a"), entry("b")])
     dead = Worker(make_settings(consumer="dead", batch_size=1), fake)
     dead.prepare_groups()
-    ((_, held),) = dead._read(block=None)  # it reads the `open`, then dies without committing it
+    ((_, held),) = dead.pipeline.read(block=None)  # it reads the `open`, then dies without committing it
     assert [entry_id for entry_id, _ in held] == [read_range(fake, keys.events)[0][0]]
     calls = 0
     worker = Worker(make_settings(consumer="w1", claim_idle_ms=300), fake)

@@ -1,5 +1,9 @@
 """The worker's housekeeping: the heartbeat `showdown health` reads, trimming the events stream, gauges, and what
-the worker waits for while Redis refuses it (one line when that changes, the gauges, the heartbeat)."""
+the worker waits for while Redis refuses it (one line when that changes, the gauges, the heartbeat).
+
+A part of the worker (:mod:`showdown_service.worker.loop`) composed over its state: it reads the shared
+:class:`~showdown_service.worker.state.WorkerState` and keeps its own schedule (the last beat, the next trim and
+gauges) and what the worker waits for."""
 
 from __future__ import annotations
 
@@ -9,34 +13,58 @@ from showdown_messages.protocol import entry_order
 from showdown_messages.publish import Refusal, refusal
 from showdown_service.infra.config import ShardKeys
 from showdown_service.ops import heartbeat
+from showdown_service.ops.sampling import Sampler
 from showdown_service.worker.ingress import deleted_unread
 from showdown_service.worker.restore import ArchiveUnreadable
 from showdown_service.worker.state import ROUTINE_WAITS, WorkerState, fault_action
 
 
-class Housekeeping(WorkerState):
+class Housekeeping:
     """Heartbeat, trim, gauges: what the loop does between batches; the wait on Redis, reported."""
 
-    def _housekeeping(self) -> None:
-        now = self.clock.monotonic()
-        if now - self._last_beat >= heartbeat.BEAT_INTERVAL_S:
-            self._beat()
-        if now >= self._next_trim:
-            self._next_trim = now + self.settings.trim_interval_s
-            for keys in self.shards.values():
-                self.trim(keys)
-        if now >= self._next_gauges:
-            self._next_gauges = now + 5.0
-            self._refresh_gauges()
-            self._sampler.sample()
+    def __init__(self, state: WorkerState) -> None:
+        self.state = state
+        self.settings = state.settings
+        self.client = state.client
+        self.clock = state.clock
+        """What its schedule (beats, trims, gauges) and its wait reports read."""
+        self.metrics = state.metrics
+        self.log = state.log
+        self.sampler = Sampler(state.client, state.shards, state.metrics, state.log)
+        """Stream lengths and Redis memory, sampled with the pending and lag gauges."""
+        self.last_beat = 0.0
+        self.next_trim = 0.0
+        self.next_gauges = 0.0
+        self._deleted_seen: dict[str, str] = {}
+        """Per shard: the deletion of unread entries last reported (each reported once)."""
+        self._alerts: list[str] = []
+        """Past faults the heartbeat keeps for `showdown health` (unread events deleted), newest last."""
+        self._waiting: Refusal | None = None
+        """What Redis refuses (or that it does not answer) while this worker waits; None while it works."""
+        self._waiting_since = 0.0
+        """clock.time() when the wait began."""
 
-    def _beat(self) -> None:
+    def tick(self) -> None:
+        """What is due between batches: the heartbeat, the trim, the gauges (each on its schedule)."""
+        now = self.clock.monotonic()
+        if now - self.last_beat >= heartbeat.BEAT_INTERVAL_S:
+            self.beat()
+        if now >= self.next_trim:
+            self.next_trim = now + self.settings.trim_interval_s
+            for keys in self.state.shards.values():
+                self.trim(keys)
+        if now >= self.next_gauges:
+            self.next_gauges = now + 5.0
+            self.refresh_gauges()
+            self.sampler.sample()
+
+    def beat(self) -> None:
         """Touch the heartbeat file that `showdown health` reads."""
-        self._last_beat = self.clock.monotonic()
+        self.last_beat = self.clock.monotonic()
         self.settings.heartbeat_file.touch()
         self.metrics.heartbeat.set_to_current_time()
 
-    def _write_heartbeat(self) -> None:
+    def write_heartbeat(self) -> None:
         """Write the heartbeat file (see :mod:`showdown_service.ops.heartbeat`): empty while working; what the worker
         waits for, as JSON, while waiting."""
         state: dict[str, Any] = {"alerts": self._alerts} if self._alerts else {}
@@ -45,7 +73,7 @@ class Housekeeping(WorkerState):
             if self._waiting.code not in ROUTINE_WAITS:
                 state["fault"] = fault_action(self._waiting.code)
         heartbeat.write(self.settings.heartbeat_file, state)
-        self._last_beat = self.clock.monotonic()
+        self.last_beat = self.clock.monotonic()
         self.metrics.heartbeat.set_to_current_time()
 
     def trim(self, keys: ShardKeys) -> str | None:
@@ -65,10 +93,11 @@ class Housekeeping(WorkerState):
                     low = min(low, oldest, key=entry_order)
             floor = entry_order(low) if floor is None else min(floor, entry_order(low))
         archived = cast(bytes | None, self.client.hget(keys.archive, "events_floor"))
-        if keys.shard not in self._archived and archived is None:
+        archives = self.state._archived
+        if keys.shard not in archives and archived is None:
             self.log.info("unarchived", shard=keys.shard, grows="audit, results, dead letters, standings",
                           hint="run `showdown archiver`: it archives every entry and bounds these streams")  # fmt: skip
-        self._archived[keys.shard] = archived is not None
+        archives[keys.shard] = archived is not None
         if archived is not None and floor is not None:  # an archiver reads them: keep what it has not archived
             floor = min(floor, entry_order(archived))
         if floor is None or floor == (0, 0):
@@ -77,7 +106,7 @@ class Housekeeping(WorkerState):
         self.client.xtrim(keys.events, minid=minid, approximate=True)
         return minid
 
-    def _watch_deleted(self, keys: ShardKeys) -> None:
+    def watch_deleted(self, keys: ShardKeys) -> None:
         """Report (once each: ERROR line, counter, heartbeat alert) unread entries deleted from the shard's stream."""
         found = deleted_unread(self.client, keys, self.settings.group)
         if found is None or self._deleted_seen.get(keys.shard) == found[0]:
@@ -89,18 +118,19 @@ class Housekeeping(WorkerState):
         self._alerts = [*self._alerts[-9:], f"shard {keys.shard}: unread events were deleted from {keys.events} "
                         f"({found[0]}, above the group's last-delivered-id {found[1]}): "
                         "they are lost unless their producers send them again"]  # fmt: skip
-        self._write_heartbeat()
+        self.write_heartbeat()
 
-    def _refresh_gauges(self) -> None:
-        for keys in self.shards.values():
-            self._watch_deleted(keys)
+    def refresh_gauges(self) -> None:
+        """The pending and lag gauges of every shard; unread entries deleted, reported."""
+        for keys in self.state.shards.values():
+            self.watch_deleted(keys)
             for group in self.client.xinfo_groups(keys.events):
                 if group["name"].decode() == self.settings.group:
                     self.metrics.pending.labels(keys.shard).set(group["pending"])
                     if group.get("lag") is not None:
                         self.metrics.lag.labels(keys.shard).set(group["lag"])
 
-    def _wait_for(self, exc: Exception, *, attempt: int, retry_in_s: float) -> None:
+    def wait_for(self, exc: Exception, *, attempt: int, retry_in_s: float) -> None:
         """Record a failed attempt: one log line when what the worker waits for changes, DEBUG for each retry.
 
         The entries in hand stay pending and nothing is counted against
@@ -126,12 +156,12 @@ class Housekeeping(WorkerState):
                 self.metrics.faults.labels(why.code).set(1)
                 self.log.error("redis_unavailable", reason=why.code, waiting_for=why.reason, error=error,
                                retry_in_s=retry_in_s, fault=True, action=fault_action(why.code))  # fmt: skip
-            self._write_heartbeat()
+            self.write_heartbeat()
         else:
             self.log.debug("redis_retry", reason=why.code, attempt=attempt, error=error, retry_in_s=retry_in_s)
-            self._beat()  # waiting is working: `showdown health` reports the wait, not a stale heartbeat
+            self.beat()  # waiting is working: `showdown health` reports the wait, not a stale heartbeat
 
-    def _resume(self) -> None:
+    def resume(self) -> None:
         """Redis took this worker's writes again (or it has none to make): end the wait, say so once."""
         if self._waiting is None:
             return
@@ -144,7 +174,7 @@ class Housekeeping(WorkerState):
             waited_for=why.reason,
             waited_s=round(self.clock.time() - self._waiting_since, 3),
         )
-        self._write_heartbeat()
+        self.write_heartbeat()
 
     @property
     def waiting_for(self) -> Refusal | None:

@@ -81,7 +81,7 @@ return {moved, failed}
 IDLE_SHARD_BLOCK_MS = 50
 """With several shards, how long (ms) the watcher waits on one shard's inbox before it waits on the next (in turn);
 on a cluster, how long an idle worker waits on one shard's stream before the next's (see
-:meth:`~showdown_service.worker.io.IOPipeline._read`)."""
+:meth:`~showdown_service.worker.io.IOPipeline.read`)."""
 
 
 class InboxMoveFailed(redis.ResponseError):

@@ -4,6 +4,9 @@ While the main thread settles the batch in hand, an I/O thread runs the
 previous batches' commits, a WAIT per node when replicas are asked for, and
 a non-blocking read of the next batch, in one pipeline (Redis runs the commits
 first). On a cluster each shard is read with a command of its own, on its node.
+
+A part of the worker (:mod:`showdown_service.worker.loop`) composed over its state: the loop hands it the plans to
+commit and settles the replies it returns (:meth:`IOPipeline.answers`).
 """
 
 from __future__ import annotations
@@ -21,20 +24,33 @@ from showdown_service.worker.ingress import IDLE_SHARD_BLOCK_MS
 from showdown_service.worker.state import Entry, WorkerState
 
 
-class IOPipeline(WorkerState):
+class IOPipeline:
     """Reads and commits: the round trips to Redis."""
 
-    def _read(self, *, block: int | None) -> list[tuple[ShardKeys, list[Entry]]]:
+    def __init__(self, state: WorkerState) -> None:
+        self.state = state
+        self.settings = state.settings
+        self.client = state.client
+        self.metrics = state.metrics
+        self.log = state.log
+        self.ingress = state.ingress
+        self.cluster = state.cluster
+        self._by_stream = {keys.events.encode(): keys for keys in state.shards.values()}
+        self._streams = dict.fromkeys((keys.events for keys in state.shards.values()), ">")
+        self._idle_turn = 0
+        """On a cluster, whose stream an idle worker waits on next (in turn)."""
+
+    def read(self, *, block: int | None) -> list[tuple[ShardKeys, list[Entry]]]:
         """Move the inboxes and read the next batch of every shard; with nothing new, wait up to ``block`` ms (None:
         do not wait) for an entry on any shard's stream, XADDed there directly or moved there from an inbox by the
         ingress's watcher as it is pushed (see :mod:`.ingress`): whichever path it came by, it is read at once."""
-        rows = self._read_now()
+        rows = self.read_now()
         if rows or block is None:
             return rows
         with self.ingress.watching(block):
             rows = self._read_blocking(block)
         if rows and sum(len(entries) for _, entries in rows) < self.settings.batch_size:
-            rows = _merged(rows + self._read_now())  # woken by a burst's first entries: the rest is there by now
+            rows = _merged(rows + self.read_now())  # woken by a burst's first entries: the rest is there by now
         return rows
 
     def _read_blocking(self, block: int) -> list[tuple[ShardKeys, list[Entry]]]:
@@ -51,10 +67,10 @@ class IOPipeline(WorkerState):
                            block=block)  # fmt: skip
         return self._rows_of(reply)
 
-    def _read_now(self) -> list[tuple[ShardKeys, list[Entry]]]:
+    def read_now(self) -> list[tuple[ShardKeys, list[Entry]]]:
         pipe = self.client.pipeline(transaction=False)
         self._queue_reads(pipe)
-        return self._rows_of_each(pipe.execute(raise_on_error=False))
+        return self.rows_of_each(pipe.execute(raise_on_error=False))
 
     def _queue_reads(self, pipe: Any) -> None:
         """Add to ``pipe`` the move of every shard's inbox, then the non-blocking read of every shard's next
@@ -68,7 +84,7 @@ class IOPipeline(WorkerState):
         for stream in self._streams:
             read_group(pipe, settings.group, settings.consumer, {stream: ">"}, count=settings.batch_size)
 
-    def _rows_of_each(self, replies: list[Any]) -> list[tuple[ShardKeys, list[Entry]]]:
+    def rows_of_each(self, replies: list[Any]) -> list[tuple[ShardKeys, list[Entry]]]:
         """The rows of the replies of :meth:`_queue_reads` (the moves', then one read's, or one per shard); raises the
         first error."""
         moves, replies = replies[: self.ingress.replies], replies[self.ingress.replies :]
@@ -83,7 +99,7 @@ class IOPipeline(WorkerState):
     def _rows_of(self, reply: list[tuple[bytes, list[Row]]]) -> list[tuple[ShardKeys, list[Entry]]]:
         return [(self._by_stream[stream], rows) for stream, rows in reply if rows]
 
-    def _round_trip(self, plans: list[tuple[ShardKeys, Plan]]) -> list[Any]:
+    def round_trip(self, plans: list[tuple[ShardKeys, Plan]]) -> list[Any]:
         """(I/O thread) Commit ``plans`` (each on its shard's node), WAIT for replicas if asked to, then read the
         next batch without blocking, in one pipeline (in order; on a cluster, sent to every node at once)."""
         pipe = self.client.pipeline(transaction=False)
@@ -95,7 +111,7 @@ class IOPipeline(WorkerState):
 
     def _queue_commit(self, pipe: Any, planned: Plan) -> None:
         """Add ``planned``'s commit script to ``pipe`` (by name: redis-py's cluster pipeline refuses ``evalsha``)."""
-        pipe.execute_command("EVALSHA", self._commit_script.sha, len(planned.keys), *planned.keys, *planned.args)
+        pipe.execute_command("EVALSHA", self.state._commit_script.sha, len(planned.keys), *planned.keys, *planned.args)
 
     def _queue_waits(self, pipe: Any, committed: list[ShardKeys]) -> int:
         """Add to ``pipe`` a WAIT for ``wait_replicas`` replicas on each node ``committed`` shards were written to
@@ -129,7 +145,7 @@ class IOPipeline(WorkerState):
                 self.log.warning("commit_unreplicated", shards=[k.shard for k in shards], replicas=int(reply),
                                  wanted=wanted, timeout_ms=self.settings.wait_timeout_ms)  # fmt: skip
 
-    def _commit_now(self, keys: ShardKeys, planned: Plan) -> Any:
+    def commit_now(self, keys: ShardKeys, planned: Plan) -> Any:
         """Run ``planned``'s commit now (loading the script where the node lacks it: a restart without persistence,
         a replica promoted since), WAIT for replicas if asked to; the script's reply."""
         pipe = self.client.pipeline(transaction=False)
@@ -137,7 +153,7 @@ class IOPipeline(WorkerState):
         waits = self._queue_waits(pipe, [keys])
         answer, *replies = pipe.execute(raise_on_error=False)
         if isinstance(answer, redis.exceptions.NoScriptError):
-            answer = self._commit_script(keys=planned.keys, args=planned.args)  # loads it, then runs it
+            answer = self.state._commit_script(keys=planned.keys, args=planned.args)  # loads it, then runs it
             if waits:
                 return self._commit_waited(keys, answer)
         elif isinstance(answer, Exception):
@@ -152,24 +168,14 @@ class IOPipeline(WorkerState):
         self._check_waits([keys], pipe.execute(raise_on_error=False)[:waits])
         return answer
 
-    def _finish_io(self) -> None:
-        """Wait for the round trip in flight; settle its commits' replies; keep the rows it read."""
-        assert self._io is not None
-        future, plans = self._io, self._inflight
-        self._io, self._inflight = None, []
-        replies = future.result()  # a connection failure raises here, into run()'s backoff
+    def answers(self, plans: list[tuple[ShardKeys, Plan]], replies: list[Any]) -> tuple[list[Any], list[Any]]:
+        """The replies of a :meth:`round_trip` of ``plans``, its WAITs checked: each plan's commit reply, and the
+        replies of the read (for :meth:`rows_of_each`, once the commits are settled)."""
         commits, replies = replies[: len(plans)], replies[len(plans) :]
         waits = len(replies) - self.ingress.replies - (len(self._streams) if self.cluster else 1)
         if waits:
             self._check_waits([keys for keys, _ in plans], replies[:waits])
-        for (keys, planned), answer in zip(plans, commits, strict=True):
-            if isinstance(answer, redis.exceptions.NoScriptError):  # a restart without persistence, a promoted replica
-                answer = self._commit_now(keys, planned)  # noqa: PLW2901 - loads it
-            elif isinstance(answer, Exception):
-                raise answer
-            self._settle_reply(keys, planned, answer)
-        self._commit_later()  # what a plan that raised left while settling them, now that no commit loop runs
-        self._rows += self._rows_of_each(replies[waits:])  # after any rows in hand
+        return commits, replies[waits:]
 
 
 def _merged(rows: list[tuple[ShardKeys, list[Entry]]]) -> list[tuple[ShardKeys, list[Entry]]]:

@@ -36,13 +36,17 @@ logged once when the state changes (``redis_unavailable``, then
 written into the heartbeat file for ``showdown health``.
 :meth:`Worker.stop` (SIGTERM, SIGINT) lets the current batch finish and
 commit, then :meth:`Worker.run` returns.
+
+Why over 400 lines: the loop and its commit loop (never re-entered) are what ties the worker's parts together, each
+part a composed object over the worker's state (:mod:`showdown_service.worker.state`), with the thin methods that
+keep the worker's public names.
 """
 
 from __future__ import annotations
 
 import gc
 import time
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import redis
@@ -50,16 +54,19 @@ import redis
 from showdown_core.tournament import Book
 from showdown_core.variants import prepare_every_variant
 from showdown_messages.protocol import entry_order
+from showdown_messages.publish import Refusal
 from showdown_service.decision.settling import Prepared
-from showdown_service.infra.config import ShardKeys
-from showdown_service.infra.connection import REDIS_ERRORS
+from showdown_service.infra.clock import SYSTEM_CLOCK, Clock
+from showdown_service.infra.config import Settings, ShardKeys
+from showdown_service.infra.connection import REDIS_ERRORS, Client
 from showdown_service.ops import heartbeat
+from showdown_service.ops.metrics import Metrics
 from showdown_service.worker.commit import Plan, read_reply
 from showdown_service.worker.groups import FAILURE_COUNT_TTL_S, GroupPlumbing
 from showdown_service.worker.housekeeping import Housekeeping
 from showdown_service.worker.io import IOPipeline
 from showdown_service.worker.planning import Planning
-from showdown_service.worker.state import FAULT_ACTIONS, ROUTINE_WAITS, Entry
+from showdown_service.worker.state import FAULT_ACTIONS, ROUTINE_WAITS, Entry, WorkerState
 
 __all__ = [
     "FAILURE_COUNT_TTL_S",
@@ -115,8 +122,43 @@ class WorkerNotIdle(RuntimeError):
         )
 
 
-class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
+class Worker(GroupPlumbing, Planning, WorkerState):
     """One consumer of the group, serving one or more shards: the loop, and what ties its parts together."""
+
+    def __init__(
+        self, settings: Settings, client: Client, *, metrics: Metrics | None = None, clock: Clock = SYSTEM_CLOCK
+    ) -> None:
+        super().__init__(settings, client, metrics=metrics, clock=clock)
+        self.housekeeping = Housekeeping(self)
+        """Heartbeat, trim, gauges, and the wait on Redis reported."""
+        self.pipeline = IOPipeline(self)
+        """Reads and commits: the round trips to Redis."""
+        self._rows: list[tuple[ShardKeys, list[Entry]]] = []
+        """Entries read (and now pending for this consumer) but not yet settled."""
+        self._io: Future[list[Any]] | None = None
+        """The round trip in flight: the last batches' commits and a read of the next."""
+        self._inflight: list[tuple[ShardKeys, Plan]] = []
+        self._io_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="showdown-io")
+
+    def trim(self, keys: ShardKeys) -> str | None:
+        """Trim the shard's events stream below what every group (and the archiver) still needs
+        (:meth:`.housekeeping.Housekeeping.trim`); the MINID used."""
+        return self.housekeeping.trim(keys)
+
+    @property
+    def waiting_for(self) -> Refusal | None:
+        """What the worker waits for (``Refusal('OOM', 'Redis refuses writes: OOM (...)')``), or None while it works."""
+        return self.housekeeping.waiting_for
+
+    def _beat(self) -> None:
+        self.housekeeping.beat()
+
+    def _commit_now(self, keys: ShardKeys, planned: Plan) -> Any:
+        return self.pipeline.commit_now(keys, planned)
+
+    def _round_trip(self, plans: list[tuple[ShardKeys, Plan]]) -> list[Any]:
+        """(I/O thread) The round trip of ``plans``' commits and the next read (:meth:`.io.IOPipeline.round_trip`)."""
+        return self.pipeline.round_trip(plans)
 
     def stop(self) -> None:
         """Ask :meth:`run` to return after the batch in hand is committed."""
@@ -132,7 +174,7 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
         :class:`WorkerNotIdle`, naming what was still pending.
         """
         if until_idle:
-            self._write_heartbeat()
+            self.housekeeping.write_heartbeat()
             self._serve(until_idle=True, max_steps=max_steps, timeout_s=timeout_s)
             return
         started = time.perf_counter()
@@ -145,7 +187,7 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
             group=self.settings.group,
             tables_built_s=round(time.perf_counter() - started, 3),
         )
-        self._write_heartbeat()  # alive from the start, not only after a first read that may block for block_ms
+        self.housekeeping.write_heartbeat()  # alive from the start, not after a first read that may block for block_ms
         self._serve()
         try:  # finish what is in hand: the commit in flight, and rows already read (pending for us)
             self.flush()
@@ -172,7 +214,7 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
                 handled = self._step(None) if until_idle else self._step(self.settings.block_ms)
                 failures = 0
                 if self._io is None and not self._rows:  # idle: no write of ours awaits an answer
-                    self._resume()
+                    self.housekeeping.resume()
                     if until_idle and not handled and self.ingress.moved == moved and self.idle():  # moved: read again
                         return
             except REDIS_ERRORS as exc:
@@ -181,7 +223,7 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
                 self._forget_in_hand()
                 self.metrics.redis_errors.inc()
                 delay = self.backoff.delay(failures)
-                self._wait_for(exc, attempt=failures, retry_in_s=round(delay, 3))
+                self.housekeeping.wait_for(exc, attempt=failures, retry_in_s=round(delay, 3))
                 self._stopping.wait(delay)
                 handled = 1
             if until_idle:
@@ -224,8 +266,8 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
                         f"every claim_idle_ms / 2)" for shard, count in self.own_pending().items()]  # fmt: skip
         except REDIS_ERRORS as exc:
             pending.append(f"its pending entries unknown ({type(exc).__name__}: {exc})")
-        if self._waiting is not None:
-            pending.append(f"waiting for Redis: {self._waiting.reason}")
+        if (waiting := self.housekeeping.waiting_for) is not None:
+            pending.append(f"waiting for Redis: {waiting.reason}")
         return pending or ["nothing in hand: new entries kept coming"]
 
     def _step(self, block: int | None) -> int:
@@ -250,7 +292,7 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
             handled += self.claim_stale()
             self._next_claim = now + max(self.settings.claim_idle_ms / 2000, 0.05)
         if not self._rows and self._io is None:
-            self._rows = self._read(block=block)
+            self._rows = self.pipeline.read(block=block)
         rows, self._rows = self._rows, []
         prepared = [(keys, self._prepare(keys, entries)) for keys, entries in rows]  # overlaps the I/O in flight
         if self._io is not None:
@@ -267,7 +309,7 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
                     self._io.set_result(self._round_trip(plans))
                 except redis.RedisError as exc:
                     self._io.set_exception(exc)
-        self._housekeeping()
+        self.housekeeping.tick()
         return handled + sum(len(entries) for _, entries in rows)
 
     def flush(self) -> None:
@@ -277,6 +319,21 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
         rows, self._rows = self._rows, []
         for keys, entries in rows:
             self.process(keys, entries)
+
+    def _finish_io(self) -> None:
+        """Wait for the round trip in flight; settle its commits' replies; keep the rows it read."""
+        assert self._io is not None
+        future, plans = self._io, self._inflight
+        self._io, self._inflight = None, []
+        commits, read = self.pipeline.answers(plans, future.result())  # a connection failure raises here, into run()
+        for (keys, planned), answer in zip(plans, commits, strict=True):
+            if isinstance(answer, redis.exceptions.NoScriptError):  # a restart without persistence, a promoted replica
+                answer = self.pipeline.commit_now(keys, planned)  # noqa: PLW2901 - loads it
+            elif isinstance(answer, Exception):
+                raise answer
+            self._settle_reply(keys, planned, answer)
+        self._commit_later()  # what a plan that raised left while settling them, now that no commit loop runs
+        self._rows += self.pipeline.rows_of_each(read)  # after any rows in hand
 
     def _settle_reply(self, keys: ShardKeys, planned: Plan, reply: Any) -> None:
         """Report a commit that went through; re-plan (synchronously) while Redis says state moved.
@@ -317,7 +374,7 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
                     planned_free = self._plan_batch(keys, free)  # None: it raised, and waits in _later
                     if planned_free is not None:
                         planned = planned_free
-                        reply = self._commit_now(keys, planned)
+                        reply = self.pipeline.commit_now(keys, planned)
                         continue
                 batch, held = held, []
             else:
@@ -335,7 +392,7 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
                                          replans=replans)  # fmt: skip
                         return
                     planned = self._plan(keys, batch, seen, conflict.head)
-                    reply = self._commit_now(keys, planned)
+                    reply = self.pipeline.commit_now(keys, planned)
                     replans += 1
                     continue
                 if not held:
@@ -352,7 +409,7 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
             self._heads.pop(keys.shard, None)
             self._contended[keys.shard] = CONTENTION_WINDOW
             planned = self._plan(keys, batch, seen, self._head(keys))
-            reply = self._commit_now(keys, planned)
+            reply = self.pipeline.commit_now(keys, planned)
 
     def _turn_came(self, keys: ShardKeys, blocker: str, entries: int, waited_since: float) -> bool:
         """Wait until ``blocker`` (an earlier entry pending elsewhere) is committed: True once it is; False when
@@ -379,7 +436,7 @@ class Worker(GroupPlumbing, Planning, IOPipeline, Housekeeping):
             for tournament_id in planned.lost:  # read again each time until restored (the restore moves no head)
                 planned.book.ledgers.pop(tournament_id, None)
             self._books[keys.shard] = (planned.head, _kept(planned.book))
-        self._resume()  # a commit went through: Redis takes writes
+        self.housekeeping.resume()  # a commit went through: Redis takes writes
         self._report(keys, planned)
 
 

@@ -14,13 +14,11 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from redis.cluster import RedisCluster
 
 from showdown_core.tournament import Book
-from showdown_messages.publish import Refusal
 from showdown_service.decision.audit import Head
 from showdown_service.decision.rake_schedules import schedules_in
 from showdown_service.decision.routing import Router
@@ -32,7 +30,6 @@ from showdown_service.infra.connection import Client, keep_repeated_fields, run_
 from showdown_service.infra.logs import get_logger
 from showdown_service.infra.streams import Row
 from showdown_service.ops.metrics import Metrics
-from showdown_service.ops.sampling import Sampler
 from showdown_service.worker.commit import COMMIT_LUA, Plan
 from showdown_service.worker.funds import LOAD_LUA as FUND_LUA
 from showdown_service.worker.ingress import Ingress
@@ -88,17 +85,12 @@ class WorkerState(ABC):
         """Redis Cluster: every shard is read with a command of its own, on the node holding it."""
         self.metrics = metrics or Metrics()
         self.shards = {shard: settings.keys(shard) for shard in settings.shards}
-        self._by_stream = {keys.events.encode(): keys for keys in self.shards.values()}
         self._commit_script = client.register_script(COMMIT_LUA)
         self._load_script = client.register_script(LOAD_LUA)
         self._fund_script = client.register_script(FUND_LUA)
         """Reads jackpot funds with the audit head (:mod:`showdown_service.worker.funds`)."""
         self.ingress = Ingress(client, self.shards.values(), count=settings.batch_size)
         """Moves each shard's inbox (the producers' RPUSH-only list) into its events stream before each read."""
-        self._deleted_seen: dict[str, str] = {}
-        """Per shard: the deletion of unread entries last reported (each reported once)."""
-        self._alerts: list[str] = []
-        """Past faults the heartbeat keeps for `showdown health` (unread events deleted), newest last."""
         self._router = Router(client, settings.key_prefix)
         """Which shard holds each tournament: what names one held elsewhere is refused (wrong_shard)."""
         self._books: dict[str, tuple[Head, Book]] = {}
@@ -107,6 +99,7 @@ class WorkerState(ABC):
         self._heads: dict[str, Head] = {}
         """The chain head each shard's next commit builds on (as this worker last planned or saw it)."""
         self._contended: dict[str, int] = {}
+        """Per shard: commits still to plan on a freshly read head since the last conflict."""
         self._vouched: set[str] = set()
         """Shards whose head this worker checked against the archive (not behind it) since it started, since its last
         Redis error, and since the head last went backwards under it (:func:`.restore.chain_behind`)."""
@@ -114,38 +107,19 @@ class WorkerState(ABC):
         """Per shard: the seq of the last head this worker committed (a head read lower means Redis lost writes)."""
         self._behind: dict[str, Behind] = {}
         """Per shard: a chain left because Redis came back behind the archive, until the restore records it."""
-        """Per shard: commits still to plan on a freshly read head since the last conflict."""
-        self._streams = dict.fromkeys((keys.events for keys in self.shards.values()), ">")
-        self._idle_turn = 0
-        """On a cluster, whose stream an idle worker waits on next (in turn)."""
-        self._rows: list[tuple[ShardKeys, list[Entry]]] = []
-        """Entries read (and now pending for this consumer) but not yet settled."""
-        self._io: Future[list[Any]] | None = None
-        """The round trip in flight: the last batches' commits and a read of the next."""
-        self._inflight: list[tuple[ShardKeys, Plan]] = []
-        self._io_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="showdown-io")
         self._stopping = threading.Event()
         self._next_claim = 0.0
         self._claiming = False
         """True while claiming: a batch that must wait for an earlier entry does not wait then (it is left pending and
         claimed again later, rather than hold the claim up)."""
-        self._next_trim = 0.0
         self._archived: dict[str, bool] = {}
         """Per shard: an archiver keeps it (the streams are trimmed by the archiver, once archived, not by MAXLEN)."""
-        self._next_gauges = 0.0
-        self._last_beat = 0.0
-        self._waiting: Refusal | None = None
-        """What Redis refuses (or that it does not answer) while this worker waits; None while it works."""
-        self._waiting_since = 0.0
-        """clock.time() when the wait began."""
         self._later: list[tuple[ShardKeys, list[Prepared]]] = []
         """Batches a plan that raised left to be planned again (one entry at a time, or as poison): committed by the
         outermost caller once its commit loop has returned, never inside it."""
         self.log = get_logger(worker=settings.consumer)
         self._per_entry_lines = settings.log_level == "debug"
         """One line per entry (DEBUG); at INFO a line per batch, and the audit stream has every entry."""
-        self._sampler = Sampler(client, self.shards, self.metrics, self.log)
-        """Stream lengths and Redis memory, sampled with the pending and lag gauges."""
 
     @property
     def stopping(self) -> bool:
@@ -177,7 +151,3 @@ class WorkerState(ABC):
     @abstractmethod
     def _beat(self) -> None:
         """Touch the heartbeat file (:mod:`showdown_service.worker.housekeeping`)."""
-
-    @abstractmethod
-    def _resume(self) -> None:
-        """A commit went through: end a wait on Redis (:mod:`showdown_service.worker.housekeeping`)."""
