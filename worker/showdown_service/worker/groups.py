@@ -6,10 +6,14 @@ every ``claim_idle_ms / 2`` it takes over those idle longer than
 ``claim_idle_ms`` from any consumer (:meth:`claim_stale`: a killed worker's
 batch, an entry whose settling raised). A failure to settle is counted in
 Redis (``failures:<entry id>``), so restarts and claims see it.
+
+A part of the worker (:mod:`showdown_service.worker.loop`) composed over its state: what it reads or claims it hands
+to the ``process`` it is given (the worker's: settle the batch, commit it now).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from typing import cast
 
 import redis
@@ -28,12 +32,28 @@ tries, never an early ``poison``.
 """
 
 
-class GroupPlumbing(WorkerState):
+Process = Callable[[ShardKeys, Iterable[Entry], Mapping[str, int] | None], None]
+"""Settle a batch and commit it now (:meth:`.loop.Worker.process`); its mapping: the failures counted so far of claimed
+entries."""
+
+
+class GroupPlumbing:
     """Consumer groups, recovery of this consumer's pending entries, claims and failure counts."""
+
+    def __init__(self, state: WorkerState, process: Process) -> None:
+        self.state = state
+        self.settings = state.settings
+        self.client = state.client
+        self.metrics = state.metrics
+        self.log = state.log
+        self.process = process
+        self.claiming = False
+        """True while claiming: a batch that must wait for an earlier entry does not wait then (it is left pending and
+        claimed again later, rather than hold the claim up)."""
 
     def prepare_groups(self) -> None:
         """Create the consumer group on every shard's stream (from the start: the backlog counts)."""
-        for keys in self.shards.values():
+        for keys in self.state.shards.values():
             try:
                 self.client.xgroup_create(keys.events, self.settings.group, id="0", mkstream=True)
             except redis.ResponseError as exc:
@@ -42,9 +62,9 @@ class GroupPlumbing(WorkerState):
 
     def recover_pending(self) -> None:
         """Finish this consumer's own pending entries (a restart after a crash, or after an outage)."""
-        for keys in self.shards.values():
+        for keys in self.state.shards.values():
             start = b"0"
-            while not self.stopping:
+            while not self.state.stopping:
                 reply = read_group(
                     self.client,
                     self.settings.group,
@@ -55,14 +75,14 @@ class GroupPlumbing(WorkerState):
                 rows = reply[0][1] if reply else []
                 if not rows:
                     break
-                self.process(keys, rows)
+                self.process(keys, rows, None)
                 start = rows[-1][0]
 
     def own_pending(self) -> dict[str, int]:
         """Per shard: how many entries are pending for this consumer (read by it, not committed); none: left out."""
         consumer = self.settings.consumer
         found: dict[str, int] = {}
-        for keys in self.shards.values():
+        for keys in self.state.shards.values():
             summary = self.client.xpending(keys.events, self.settings.group)
             for held in summary["consumers"] if summary["pending"] else []:
                 name = held["name"]
@@ -72,17 +92,17 @@ class GroupPlumbing(WorkerState):
 
     def claim_stale(self) -> int:
         """Take over entries idle longer than ``claim_idle_ms`` (from any consumer, this one included)."""
-        if self._claiming:
+        if self.claiming:
             return 0
-        self._claiming = True
+        self.claiming = True
         try:
             return self._claim_stale()
         finally:
-            self._claiming = False
+            self.claiming = False
 
     def _claim_stale(self) -> int:
         handled = 0
-        for keys in self.shards.values():
+        for keys in self.state.shards.values():
             start: bytes = b"0-0"
             for _ in range(10):  # bounded per pass; the rest waits for the next one
                 next_start, rows = auto_claim(
@@ -97,14 +117,14 @@ class GroupPlumbing(WorkerState):
                 if rows:
                     self.metrics.reclaimed.labels(keys.shard).inc(len(rows))
                     self.log.info("entries_reclaimed", shard=keys.shard, count=len(rows))
-                    self.process(keys, rows, failures=self._failures_of(keys, rows))
+                    self.process(keys, rows, self._failures_of(keys, rows))
                     handled += len(rows)
                 if next_start == b"0-0":
                     break
                 start = next_start
         return handled
 
-    def _count_failure(self, keys: ShardKeys, entry_id: str) -> int:
+    def count_failure(self, keys: ShardKeys, entry_id: str) -> int:
         """Add one to the times settling ``entry_id`` raised (kept in Redis, so restarts and claims see it).
 
         GET then SET (the commands the worker already has) rather than INCR:
@@ -117,7 +137,7 @@ class GroupPlumbing(WorkerState):
         self.client.set(key, failures, ex=FAILURE_COUNT_TTL_S)
         return failures
 
-    def _count_lost(self, keys: ShardKeys, entry_ids: list[str]) -> None:
+    def count_lost(self, keys: ShardKeys, entry_ids: list[str]) -> None:
         """Add one to the failures of each entry whose commit this worker lost (another worker claimed it while
         this one planned it): an entry claimed back and forth without ever committing reaches ``poison`` at the
         ``max_deliveries``-th loss, read when it is claimed (:meth:`_failures_of`). One round trip to read, one to
@@ -143,7 +163,7 @@ class GroupPlumbing(WorkerState):
             pipe.get(keys.failures(entry_id))
         return {entry_id: int(value) for entry_id, value in zip(ids, pipe.execute(), strict=True) if value}
 
-    def _pending(self, keys: ShardKeys, entry_id: str) -> bool:
+    def pending(self, keys: ShardKeys, entry_id: str) -> bool:
         """Whether ``entry_id`` is still pending in the group (read by a worker, not yet committed): one XPENDING,
         where a re-plan would read every ledger of the batch again."""
         return bool(self.client.xpending_range(keys.events, self.settings.group, min=entry_id, max=entry_id, count=1))

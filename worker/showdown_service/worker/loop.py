@@ -122,7 +122,7 @@ class WorkerNotIdle(RuntimeError):
         )
 
 
-class Worker(GroupPlumbing, Planning, WorkerState):
+class Worker(Planning, WorkerState):
     """One consumer of the group, serving one or more shards: the loop, and what ties its parts together."""
 
     def __init__(
@@ -131,6 +131,8 @@ class Worker(GroupPlumbing, Planning, WorkerState):
         super().__init__(settings, client, metrics=metrics, clock=clock)
         self.housekeeping = Housekeeping(self)
         """Heartbeat, trim, gauges, and the wait on Redis reported."""
+        self.groups = GroupPlumbing(self, self.process)
+        """The consumer groups, this consumer's pending entries, claims and failure counts."""
         self.pipeline = IOPipeline(self)
         """Reads and commits: the round trips to Redis."""
         self._rows: list[tuple[ShardKeys, list[Entry]]] = []
@@ -139,6 +141,22 @@ class Worker(GroupPlumbing, Planning, WorkerState):
         """The round trip in flight: the last batches' commits and a read of the next."""
         self._inflight: list[tuple[ShardKeys, Plan]] = []
         self._io_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="showdown-io")
+
+    def prepare_groups(self) -> None:
+        """Create the consumer group on every shard's stream (:meth:`.groups.GroupPlumbing.prepare_groups`)."""
+        self.groups.prepare_groups()
+
+    def recover_pending(self) -> None:
+        """Finish this consumer's own pending entries (:meth:`.groups.GroupPlumbing.recover_pending`)."""
+        self.groups.recover_pending()
+
+    def own_pending(self) -> dict[str, int]:
+        """Per shard: how many entries are pending for this consumer (:meth:`.groups.GroupPlumbing.own_pending`)."""
+        return self.groups.own_pending()
+
+    def claim_stale(self) -> int:
+        """Take over entries idle longer than ``claim_idle_ms`` (:meth:`.groups.GroupPlumbing.claim_stale`)."""
+        return self.groups.claim_stale()
 
     def trim(self, keys: ShardKeys) -> str | None:
         """Trim the shard's events stream below what every group (and the archiver) still needs
@@ -152,6 +170,9 @@ class Worker(GroupPlumbing, Planning, WorkerState):
 
     def _beat(self) -> None:
         self.housekeeping.beat()
+
+    def _count_failure(self, keys: ShardKeys, entry_id: str) -> int:
+        return self.groups.count_failure(keys, entry_id)
 
     def _commit_now(self, keys: ShardKeys, planned: Plan) -> Any:
         return self.pipeline.commit_now(keys, planned)
@@ -385,7 +406,7 @@ class Worker(GroupPlumbing, Planning, WorkerState):
                 batch = [d.prepared for d in planned.decisions if d.prepared.entry_id not in conflict.gone]
                 if conflict.gone:  # claimed by another worker (or committed by it): a lost commit counts
                     self.log.info("entries_gone", shard=keys.shard, entry_ids=sorted(conflict.gone))
-                    self._count_lost(keys, sorted(conflict.gone))
+                    self.groups.count_lost(keys, sorted(conflict.gone))
                 if batch:
                     if replans == MAX_REPLANS:  # left pending: the claim retries them later
                         self.log.warning("commit_gave_up", shard=keys.shard, entries=len(batch) + len(held),
@@ -402,7 +423,7 @@ class Worker(GroupPlumbing, Planning, WorkerState):
                 if waited_since is None:
                     waited_since = self.clock.monotonic()
                     self.log.info("commit_waits_for_order", shard=keys.shard, entries=len(batch),
-                                  blocked_by=blocker, claiming=self._claiming)  # fmt: skip
+                                  blocked_by=blocker, claiming=self.groups.claiming)  # fmt: skip
                 if not self._turn_came(keys, blocker, len(batch), waited_since):
                     return
                 blocker = ""
@@ -414,7 +435,7 @@ class Worker(GroupPlumbing, Planning, WorkerState):
     def _turn_came(self, keys: ShardKeys, blocker: str, entries: int, waited_since: float) -> bool:
         """Wait until ``blocker`` (an earlier entry pending elsewhere) is committed: True once it is; False when
         the ``entries`` waiting for it are left pending (claiming, stopping, or waited past ``claim_idle_ms``)."""
-        if self._claiming or self.stopping:  # left pending: claimed (or recovered) again later
+        if self.groups.claiming or self.stopping:  # left pending: claimed (or recovered) again later
             return False
         pause = ORDER_WAIT_MIN_S
         while not self.stopping:  # re-plan (reading the ledgers again) only once the blocking entry is done
@@ -424,7 +445,7 @@ class Worker(GroupPlumbing, Planning, WorkerState):
                 self.log.info("commit_left_to_claim", shard=keys.shard, entries=entries, blocked_by=blocker)
                 self._next_claim = 0.0  # the next step claims the blocking entry (a dead worker's) and these
                 return False
-            if not self._pending(keys, blocker):
+            if not self.groups.pending(keys, blocker):
                 return True
         return False
 

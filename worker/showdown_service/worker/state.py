@@ -109,9 +109,6 @@ class WorkerState(ABC):
         """Per shard: a chain left because Redis came back behind the archive, until the restore records it."""
         self._stopping = threading.Event()
         self._next_claim = 0.0
-        self._claiming = False
-        """True while claiming: a batch that must wait for an earlier entry does not wait then (it is left pending and
-        claimed again later, rather than hold the claim up)."""
         self._archived: dict[str, bool] = {}
         """Per shard: an archiver keeps it (the streams are trimmed by the archiver, once archived, not by MAXLEN)."""
         self._later: list[tuple[ShardKeys, list[Prepared]]] = []
