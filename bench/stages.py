@@ -11,7 +11,7 @@ stack:
 * encode: the ShowdownResult JSON (``encode_result``);
 * digest: every sha256 (the canonical event, the result, each audit record);
 * commit: planning each commit (dedupe outcomes, audit records, the script's arguments);
-* log: the batch's log lines and metrics (``Planning._report``);
+* log: the batch's log lines and metrics (``Planning.report``);
 * waiting: waiting for the I/O thread's round trip (the commit and the next read);
 * other: the rest (the loop, entry ids, the ``Prepared`` records, the collector).
 
@@ -50,8 +50,8 @@ MARKERS: tuple[tuple[str, str], ...] = (
     ("to_showdown ", "settle"),
     ("settle ", "settle"),
     ("encode_result ", "encode"),
-    ("Planning._plan ", "commit"),  # the worker's planning part (worker_planning.py): decide and pack
-    ("Planning._report ", "log"),
+    ("Planning.plan_at ", "commit"),  # the worker's planning part (worker/planning.py): decide and pack
+    ("Planning.report ", "log"),
 )
 """(frame name as py-spy writes it, stage): the innermost frame naming a stage decides."""
 RATE = 500

@@ -117,7 +117,7 @@ def test_a_claim_whose_commit_never_happened_does_not_block_its_own_shard_and_st
     worker.prepare_groups()
     rows = worker.pipeline.read(block=0)  # read (now pending for "dies") and prepared (claimed), never committed
     ((keys, entries),) = rows
-    assert [p.code for p in worker._prepare(keys, entries)] == [None]
+    assert [p.code for p in worker.planning.prepare(keys, entries)] == [None]
     assert client.get(hand_key("H-1")) == HOLDER.encode()
     send(client, workers[OTHER], OTHER, HAND)
     commit(workers[OTHER])

@@ -416,14 +416,14 @@ def test_a_commit_waiting_for_an_earlier_entry_held_elsewhere_is_planned_again_o
     ((_, held),) = other.pipeline.read(block=None)  # w2 holds the `open`, not yet committed
     waiting = Worker(make_settings(consumer="w1"), fake)
     plans = 0
-    plan = waiting._plan
+    plan = waiting.planning.plan_at
 
     def counted(*args: Any) -> Any:
         nonlocal plans
         plans += 1
         return plan(*args)
 
-    waiting._plan = counted  # type: ignore[method-assign, assignment]
+    waiting.planning.plan_at = counted  # type: ignore[method-assign, assignment]
     thread = threading.Thread(target=waiting.run, kwargs={"until_idle": True, "timeout_s": 30})
     thread.start()
     time.sleep(0.3)  # a dozen backoffs (2 ms doubling): w1 waits, asking Redis only whether the `open` is done

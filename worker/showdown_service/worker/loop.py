@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import gc
 import time
+from collections.abc import Iterable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -122,7 +123,7 @@ class WorkerNotIdle(RuntimeError):
         )
 
 
-class Worker(Planning, WorkerState):
+class Worker(WorkerState):
     """One consumer of the group, serving one or more shards: the loop, and what ties its parts together."""
 
     def __init__(
@@ -133,6 +134,8 @@ class Worker(Planning, WorkerState):
         """Heartbeat, trim, gauges, and the wait on Redis reported."""
         self.groups = GroupPlumbing(self, self.process)
         """The consumer groups, this consumer's pending entries, claims and failure counts."""
+        self.planning = Planning(self, beat=self.housekeeping.beat, count_failure=self.groups.count_failure)
+        """Entries judged, decided and packed into commits; committed batches reported."""
         self.pipeline = IOPipeline(self)
         """Reads and commits: the round trips to Redis."""
         self._rows: list[tuple[ShardKeys, list[Entry]]] = []
@@ -141,6 +144,8 @@ class Worker(Planning, WorkerState):
         """The round trip in flight: the last batches' commits and a read of the next."""
         self._inflight: list[tuple[ShardKeys, Plan]] = []
         self._io_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="showdown-io")
+        self._next_claim = 0.0
+        """clock.monotonic() when the loop next claims stale entries (every ``claim_idle_ms / 2``)."""
 
     def prepare_groups(self) -> None:
         """Create the consumer group on every shard's stream (:meth:`.groups.GroupPlumbing.prepare_groups`)."""
@@ -167,15 +172,6 @@ class Worker(Planning, WorkerState):
     def waiting_for(self) -> Refusal | None:
         """What the worker waits for (``Refusal('OOM', 'Redis refuses writes: OOM (...)')``), or None while it works."""
         return self.housekeeping.waiting_for
-
-    def _beat(self) -> None:
-        self.housekeeping.beat()
-
-    def _count_failure(self, keys: ShardKeys, entry_id: str) -> int:
-        return self.groups.count_failure(keys, entry_id)
-
-    def _commit_now(self, keys: ShardKeys, planned: Plan) -> Any:
-        return self.pipeline.commit_now(keys, planned)
 
     def _round_trip(self, plans: list[tuple[ShardKeys, Plan]]) -> list[Any]:
         """(I/O thread) The round trip of ``plans``' commits and the next read (:meth:`.io.IOPipeline.round_trip`)."""
@@ -258,7 +254,8 @@ class Worker(Planning, WorkerState):
         """After a failed round trip: drop what was in hand; it is still pending and recover_pending() redoes it."""
         if self._io is not None:
             self._io.exception()  # wait for the I/O thread to finish with it
-        self._io, self._inflight, self._rows, self._later = None, [], [], []
+        self._io, self._inflight, self._rows = None, [], []
+        self.planning.later = []
         self._heads.clear()
         self._books.clear()
         self._vouched.clear()  # Redis may have come back behind the archive: asked again before the next commit
@@ -275,13 +272,14 @@ class Worker(Planning, WorkerState):
         With the last read (of every inbox and stream) empty, this worker has
         nothing to do until new entries come, or a claim takes another's.
         """
-        return self._io is None and not self._rows and not self._later and not self.own_pending()
+        return self._io is None and not self._rows and not self.planning.later and not self.own_pending()
 
     def still_pending(self) -> list[str]:
         """What keeps this worker from being idle (see :meth:`idle`), in words: for :class:`WorkerNotIdle`."""
         pending = [f"{sum(len(e) for _, e in self._rows)} entries read, not settled"] if self._rows else []
         pending += ["a commit in flight"] if self._io is not None else []
-        pending += [f"{sum(len(b) for _, b in self._later)} entries to plan again"] if self._later else []
+        later = self.planning.later
+        pending += [f"{sum(len(b) for _, b in later)} entries to plan again"] if later else []
         try:
             pending += [f"shard {shard}: {count} entries pending for {self.settings.consumer} (left to the claim, "
                         f"every claim_idle_ms / 2)" for shard, count in self.own_pending().items()]  # fmt: skip
@@ -315,10 +313,11 @@ class Worker(Planning, WorkerState):
         if not self._rows and self._io is None:
             self._rows = self.pipeline.read(block=block)
         rows, self._rows = self._rows, []
-        prepared = [(keys, self._prepare(keys, entries)) for keys, entries in rows]  # overlaps the I/O in flight
+        planning = self.planning
+        prepared = [(keys, planning.prepare(keys, entries)) for keys, entries in rows]  # overlaps the I/O in flight
         if self._io is not None:
             self._finish_io()
-        plans = [(keys, planned) for keys, batch in prepared if batch and (planned := self._plan_batch(keys, batch))]
+        plans = [(keys, planned) for keys, batch in prepared if batch and (planned := planning.plan_batch(keys, batch))]
         self._commit_later()  # what a plan that raised left, now (no commit loop runs here)
         if plans or self._rows:  # work goes on: commit, and read ahead
             self._inflight = plans
@@ -340,6 +339,29 @@ class Worker(Planning, WorkerState):
         rows, self._rows = self._rows, []
         for keys, entries in rows:
             self.process(keys, entries)
+
+    def process(self, keys: ShardKeys, entries: Iterable[Entry], failures: Mapping[str, int] | None = None) -> None:
+        """Settle a batch and commit it now (claims, recovery, flushing); ``failures``: the failures counted so far
+        of claimed entries."""
+        batch = self.planning.prepare(keys, entries, counted=failures)
+        if batch:
+            self.process_prepared(keys, batch)
+
+    def process_prepared(self, keys: ShardKeys, batch: list[Prepared]) -> None:
+        """Plan and commit prepared entries now (and what a plan that raised left to plan again)."""
+        planned = self.planning.plan_batch(keys, batch)
+        if planned is not None:
+            self._settle_reply(keys, planned, self.pipeline.commit_now(keys, planned))
+        self._commit_later()
+
+    def _commit_later(self) -> None:
+        """Plan and commit, now, the batches a plan that raised left (:meth:`.planning.Planning.plan_batch`), in
+        order: called once a commit loop has returned, so none runs inside another."""
+        while self.planning.later:
+            keys, batch = self.planning.later.pop(0)
+            planned = self.planning.plan_batch(keys, batch)
+            if planned is not None:
+                self._settle_reply(keys, planned, self.pipeline.commit_now(keys, planned))
 
     def _finish_io(self) -> None:
         """Wait for the round trip in flight; settle its commits' replies; keep the rows it read."""
@@ -392,7 +414,7 @@ class Worker(Planning, WorkerState):
                     (free if p.tournament_id is None or entry_order(p.entry_id) < first else waiting).append(p)
                 held = waiting + held
                 if free:  # what no tournament orders, and what precedes the blocking entry, may go now
-                    planned_free = self._plan_batch(keys, free)  # None: it raised, and waits in _later
+                    planned_free = self.planning.plan_batch(keys, free)  # None: it raised, and waits in planning.later
                     if planned_free is not None:
                         planned = planned_free
                         reply = self.pipeline.commit_now(keys, planned)
@@ -412,7 +434,7 @@ class Worker(Planning, WorkerState):
                         self.log.warning("commit_gave_up", shard=keys.shard, entries=len(batch) + len(held),
                                          replans=replans)  # fmt: skip
                         return
-                    planned = self._plan(keys, batch, seen, conflict.head)
+                    planned = self.planning.plan_at(keys, batch, seen, conflict.head)
                     reply = self.pipeline.commit_now(keys, planned)
                     replans += 1
                     continue
@@ -429,7 +451,7 @@ class Worker(Planning, WorkerState):
                 blocker = ""
             self._heads.pop(keys.shard, None)
             self._contended[keys.shard] = CONTENTION_WINDOW
-            planned = self._plan(keys, batch, seen, self._head(keys))
+            planned = self.planning.plan_at(keys, batch, seen, self.planning.head(keys))
             reply = self.pipeline.commit_now(keys, planned)
 
     def _turn_came(self, keys: ShardKeys, blocker: str, entries: int, waited_since: float) -> bool:
@@ -458,7 +480,7 @@ class Worker(Planning, WorkerState):
                 planned.book.ledgers.pop(tournament_id, None)
             self._books[keys.shard] = (planned.head, _kept(planned.book))
         self.housekeeping.resume()  # a commit went through: Redis takes writes
-        self._report(keys, planned)
+        self.planning.report(keys, planned)
 
 
 def _kept(book: Book) -> Book:

@@ -1,8 +1,10 @@
 """The worker's planning: entries judged (:func:`~..decision.settling.prepare`), decided and packed into a
 commit (:func:`~showdown_service.worker.commit.plan`) on the right chain head and ledgers, and reported once committed.
 
+A part of the worker (:mod:`showdown_service.worker.loop`) composed over its state: the loop commits what it plans.
+
 Why over 400 lines: the one place a batch goes from entries to a commit (the restore after a loss, the claims, the
-rake schedules, the broken-ledger retry); split it with the worker's parts as composed objects (issue 35, item 5).
+rake schedules, the broken-ledger retry), one part of the worker.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -24,6 +26,7 @@ from showdown_messages.protocol import entry_ms, entry_order
 from showdown_messages.publish import refusal
 from showdown_service.decision.audit import Head
 from showdown_service.decision.decide import refuse_broken, utc_text
+from showdown_service.decision.routing import Router
 from showdown_service.decision.settling import Prepared, prepare
 from showdown_service.infra.config import ShardKeys
 from showdown_service.infra.connection import REDIS_ERRORS
@@ -31,7 +34,7 @@ from showdown_service.ops.metrics import observe_many
 from showdown_service.worker.commit import LedgerInvariant, Plan, plan
 from showdown_service.worker.funds import load_reply as fund_reply
 from showdown_service.worker.ledger import load_reply
-from showdown_service.worker.restore import leave_if_behind, restore_after_loss, restore_registry
+from showdown_service.worker.restore import Behind, leave_if_behind, restore_after_loss, restore_registry
 from showdown_service.worker.state import Entry, WorkerState
 
 
@@ -42,8 +45,30 @@ def _deals(batch: list[Prepared]) -> bool:
     return any(getattr(m, "type", None) == "deal" for m in messages)
 
 
-class Planning(WorkerState):
+class Planning:
     """Judge, decide and pack batches; report committed ones."""
+
+    def __init__(
+        self, state: WorkerState, *, beat: Callable[[], None], count_failure: Callable[[ShardKeys, str], int]
+    ) -> None:
+        """``beat``: touch the heartbeat (while a deal is planned); ``count_failure``: count a failure to settle an
+        entry in Redis (:meth:`.groups.GroupPlumbing.count_failure`)."""
+        self.state = state
+        self.settings = state.settings
+        self.client = state.client
+        self.metrics = state.metrics
+        self.log = state.log
+        self.beat = beat
+        self.count_failure = count_failure
+        self._router = Router(state.client, state.settings.key_prefix)
+        """Which shard holds each tournament: what names one held elsewhere is refused (wrong_shard)."""
+        self._behind: dict[str, Behind] = {}
+        """Per shard: a chain left because Redis came back behind the archive, until the restore records it."""
+        self.later: list[tuple[ShardKeys, list[Prepared]]] = []
+        """Batches a plan that raised left to be planned again (one entry at a time, or as poison): committed by the
+        outermost caller once its commit loop has returned, never inside it (:meth:`.loop.Worker.commit_later`)."""
+        self._per_entry_lines = state.settings.log_level == "debug"
+        """One line per entry (DEBUG); at INFO a line per batch, and the audit stream has every entry."""
 
     @contextmanager
     def _kept_alive(self, keys: ShardKeys, batch: list[Prepared]) -> Iterator[None]:
@@ -61,7 +86,7 @@ class Planning(WorkerState):
 
         def keep() -> None:
             while not done.wait(every):
-                self._beat()
+                self.beat()
                 try:
                     self._keep_pending(keys, ids)
                 except REDIS_ERRORS as exc:  # the commit meets the same Redis; planning goes on
@@ -116,11 +141,11 @@ class Planning(WorkerState):
         head, behind = leave_if_behind(self.client, self.settings, keys, head)
         if behind is None:
             if head.seq > 0:
-                self._vouched.add(keys.shard)
+                self.state._vouched.add(keys.shard)
             return head
         self._behind[keys.shard] = behind
-        self._heads.pop(keys.shard, None)
-        self._books.pop(keys.shard, None)
+        self.state._heads.pop(keys.shard, None)
+        self.state._books.pop(keys.shard, None)
         self.log.error("chain_behind_archive", shard=keys.shard, epoch=behind.epoch, redis_seq=behind.redis_seq,
                        archived_seq=behind.archived_seq, file=behind.file, then="the old chain left Redis "
                        "(archived); a new epoch begins after the restore from the archive")  # fmt: skip
@@ -136,7 +161,7 @@ class Planning(WorkerState):
             head = self._vouch(keys, head)
         if head.seq == 0:
             self._restore_after_loss(keys)
-            self._vouched.add(keys.shard)
+            self.state._vouched.add(keys.shard)
 
     def _check_registry(self) -> None:
         """The registry lost its data (its marker is gone: on Redis Cluster, its node restarted empty while the
@@ -148,13 +173,7 @@ class Planning(WorkerState):
                            then="the registry had lost its data: its claims and tournaments put back from the "
                            "archive before any hand is claimed")  # fmt: skip
 
-    def process(self, keys: ShardKeys, entries: Iterable[Entry], failures: Mapping[str, int] | None = None) -> None:
-        """Settle a batch and commit it now (claims, recovery, flushing)."""
-        batch = self._prepare(keys, entries, counted=failures)
-        if batch:
-            self.process_prepared(keys, batch)
-
-    def _prepare(
+    def prepare(
         self, keys: ShardKeys, entries: Iterable[Entry], counted: Mapping[str, int] | None = None
     ) -> list[Prepared]:
         """Judge each entry, in stream order.
@@ -174,7 +193,7 @@ class Planning(WorkerState):
         batch: list[Prepared] = []
         judge = partial(prepare, failures=0, max_deliveries=settings.max_deliveries,
                         max_payload_bytes=settings.max_payload_bytes, now=now, started=started,
-                        schedules=self.rake_schedules)  # fmt: skip
+                        schedules=self.state.rake_schedules)  # fmt: skip
         known = counted or {}
         for entry_id, fields in entries:
             eid = entry_id.decode()
@@ -187,7 +206,7 @@ class Planning(WorkerState):
                 self.metrics.failures.labels(keys.shard).inc()
                 context = {"shard": keys.shard, "entry_id": eid, "exc_info": exc}
                 try:
-                    failures = self._count_failure(keys, eid)
+                    failures = self.count_failure(keys, eid)
                 except redis.RedisError as refused:  # the rest of the batch goes on; the commit meets any refusal
                     why = refusal(refused)
                     then = f"left pending, not counted: {why.reason}: {refused}"
@@ -198,7 +217,7 @@ class Planning(WorkerState):
                 self.log.error("entry_failed", failures=failures, limit=settings.max_deliveries, then=then, **context)
                 if poison:  # judged with its count: poison, without settling it again
                     batch.append(judge(eid, fields, failures=failures))
-        if batch and keys.shard not in self._vouched:  # before any claim: a restore puts the lost claims back first
+        if batch and keys.shard not in self.state._vouched:  # before any claim: a restore puts lost claims back first
             self._check_chain(keys)
         routed = self._router.route(keys.shard, keys.tournament, batch)
         return self._router.claim_hands(keys.shard, routed, settings.dedupe_ttl_s)  # one shard a hand, across shards
@@ -215,17 +234,17 @@ class Planning(WorkerState):
         )
         return replace(poison, message=reason)
 
-    def _plan_batch(self, keys: ShardKeys, batch: list[Prepared]) -> Plan | None:
+    def plan_batch(self, keys: ShardKeys, batch: list[Prepared]) -> Plan | None:
         """The batch's plan; ``None`` when planning raised (see :meth:`_unplannable`: what is left of it waits in
         ``_later``, for :meth:`_commit_later`)."""
         try:
-            planned = self._plan(keys, batch, {}, self._head(keys))  # optimistic: hands are new until Redis says no
+            planned = self.plan_at(keys, batch, {}, self.head(keys))  # optimistic: hands are new until Redis says no
         except REDIS_ERRORS:  # Redis refused a read (the head, a ledger; a cluster failover): the loop's wait
             raise
         except Exception as exc:  # a bug, not bad input (refused while preparing): counted as settling's are
-            self._later[:0] = [(keys, again) for again in self._unplannable(keys, batch, exc)]  # first: stream order
+            self.later[:0] = [(keys, again) for again in self._unplannable(keys, batch, exc)]  # first: stream order
             return None
-        self._heads[keys.shard] = planned.head  # the next batch chains on; a conflict resets it
+        self.state._heads[keys.shard] = planned.head  # the next batch chains on; a conflict resets it
         return planned
 
     def _unplannable(self, keys: ShardKeys, batch: list[Prepared], exc: Exception) -> list[list[Prepared]]:
@@ -240,8 +259,8 @@ class Planning(WorkerState):
         worker that exits on every delivery of the batch, valid entries and
         all.
         """
-        self._heads.pop(keys.shard, None)  # the plan may have half changed the head and ledgers: read them again
-        self._books.pop(keys.shard, None)
+        self.state._heads.pop(keys.shard, None)  # the plan may have half changed the head and ledgers: read them again
+        self.state._books.pop(keys.shard, None)
         if len(batch) > 1:
             self.log.error("batch_unplannable", shard=keys.shard, entries=len(batch), error=repr(exc),
                            then="planned one entry at a time")  # fmt: skip
@@ -253,7 +272,7 @@ class Planning(WorkerState):
         self.metrics.failures.labels(keys.shard).inc()
         context = {"shard": keys.shard, "entry_id": p.entry_id, "stage": "planning", "exc_info": exc}
         try:
-            failures = self._count_failure(keys, p.entry_id)
+            failures = self.count_failure(keys, p.entry_id)
         except redis.RedisError as refused:  # left pending, uncounted: one more try later, never an early poison
             self.log.error("entry_failed", failures=None, then=f"left pending, not counted: {refused}", **context)
             return []
@@ -270,15 +289,6 @@ class Planning(WorkerState):
                        settlement=None, tournament_message=None)  # fmt: skip
         return [[dead]]
 
-    def _commit_later(self) -> None:
-        """Plan and commit, now, the batches a plan that raised left (:meth:`_plan_batch`), in order: called once a
-        commit loop has returned, so none runs inside another."""
-        while self._later:
-            keys, batch = self._later.pop(0)
-            planned = self._plan_batch(keys, batch)
-            if planned is not None:
-                self._settle_reply(keys, planned, self._commit_now(keys, planned))
-
     def _book(self, keys: ShardKeys, batch: list[Prepared], head: Head) -> tuple[Book | None, Head, frozenset[str]]:
         """The ledgers of ``batch``'s tournaments exact at the head the batch chains on, and that head.
 
@@ -293,7 +303,7 @@ class Planning(WorkerState):
         wanted = {p.tournament_id for p in batch if p.tournament_id is not None}
         if not wanted:
             return None, head, frozenset()
-        held = self._books.pop(keys.shard, None)  # planning changes it in place: back only once committed
+        held = self.state._books.pop(keys.shard, None)  # planning changes it in place: back only once committed
         if held is not None and held[0] == head:
             book = held[1]
             missing = sorted(wanted - book.ledgers.keys())
@@ -309,12 +319,12 @@ class Planning(WorkerState):
 
     def _load_ledgers(self, keys: ShardKeys, tournament_ids: list[str]) -> Any:
         """:data:`LOAD_LUA` for ``tournament_ids``: keys the audit head, the lost set, then each tournament's hash."""
-        return self._load_script(
+        return self.state._load_script(
             keys=[keys.audit_head, keys.tournaments_lost, *[keys.tournament(t) for t in tournament_ids]],
             args=tournament_ids,
         )
 
-    def _head(self, keys: ShardKeys) -> Head:
+    def head(self, keys: ShardKeys) -> Head:
         """The head to chain the next batch on.
 
         Alone on a shard, the head this worker last wrote is the head. While
@@ -323,24 +333,27 @@ class Planning(WorkerState):
         time a batch is settled, so it is read fresh: one round trip instead
         of a failed commit and a re-plan.
         """
-        head = self._heads.get(keys.shard)
-        if head is None or self._contended.get(keys.shard, 0) > 0:
-            self._contended[keys.shard] = max(0, self._contended.get(keys.shard, 0) - 1)
+        state = self.state
+        head = state._heads.get(keys.shard)
+        if head is None or state._contended.get(keys.shard, 0) > 0:
+            state._contended[keys.shard] = max(0, state._contended.get(keys.shard, 0) - 1)
             return Head.decode(self.client.get(keys.audit_head))
         return head
 
-    def _plan(self, keys: ShardKeys, batch: list[Prepared], seen: dict[str, str | None], head: Head) -> Plan:
+    def plan_at(self, keys: ShardKeys, batch: list[Prepared], seen: dict[str, str | None], head: Head) -> Plan:
+        """``batch``'s commit, chained on ``head`` (``seen``: the dedupe outcomes a conflict reported)."""
         settings = self.settings
-        if self._runs.restarts != self._restarts_seen:  # a worker sharing this client took note of a restart
-            self._restarts_seen = self._runs.restarts
-            self._vouched.clear()
-        if head.seq < self._top.get(keys.shard, 0):  # the head went backwards: Redis lost writes
-            self._vouched.discard(keys.shard)
-            self._top.pop(keys.shard, None)
-        if head.seq > 0 and keys.shard not in self._vouched:  # never extend a chain the archive has passed
+        state = self.state
+        if state._runs.restarts != state._restarts_seen:  # a worker sharing this client took note of a restart
+            state._restarts_seen = state._runs.restarts
+            state._vouched.clear()
+        if head.seq < state._top.get(keys.shard, 0):  # the head went backwards: Redis lost writes
+            state._vouched.discard(keys.shard)
+            state._top.pop(keys.shard, None)
+        if head.seq > 0 and keys.shard not in state._vouched:  # never extend a chain the archive has passed
             head = self._vouch(keys, head)
         if head.seq == 0:  # the chain's start: a Redis that lost its data is restored from the archive first
-            self._vouched.add(keys.shard)  # a new epoch: no archive can be past it
+            state._vouched.add(keys.shard)  # a new epoch: no archive can be past it
             self._restore_after_loss(keys)
         book, head, lost = self._book(keys, batch, head)
         if head.seq == 0 and self._restore_after_loss(keys):  # restored just now: the lost set moved, read again
@@ -348,7 +361,7 @@ class Planning(WorkerState):
         jackpots = sorted({p.jackpot_id for p in batch if p.jackpot_id is not None})
         funds = None
         while jackpots:  # the funds at the head the ledgers are at (read with it: one script)
-            reply = self._fund_script(keys=[keys.audit_head, *map(keys.jackpot, jackpots)])
+            reply = state._fund_script(keys=[keys.audit_head, *map(keys.jackpot, jackpots)])
             raw_head, funds = fund_reply(jackpots, reply)
             if (read := Head.decode(raw_head)) == head:
                 break
@@ -367,7 +380,7 @@ class Planning(WorkerState):
                         at=at,
                         dedupe_ttl_s=settings.dedupe_ttl_s,
                         maxlens=(0, 0, 0)
-                        if self._archived.get(keys.shard)
+                        if state._archived.get(keys.shard)
                         else (settings.results_maxlen, settings.audit_maxlen, settings.dead_maxlen),
                         dead_raw_max_bytes=settings.dead_raw_max_bytes,
                         book=book,
@@ -379,14 +392,7 @@ class Planning(WorkerState):
                 book, head, lost = self._book(keys, batch, head)  # the ledgers it left half changed are read again
                 batch = refuse_broken(batch, broken)
 
-    def process_prepared(self, keys: ShardKeys, batch: list[Prepared]) -> None:
-        """Plan and commit prepared entries now (and what a plan that raised left to plan again)."""
-        planned = self._plan_batch(keys, batch)
-        if planned is not None:
-            self._settle_reply(keys, planned, self._commit_now(keys, planned))
-        self._commit_later()
-
-    def _report(self, keys: ShardKeys, planned: Plan) -> None:
+    def report(self, keys: ShardKeys, planned: Plan) -> None:
         """One INFO line for the batch (counts by outcome; the audit stream is the per-entry record), one line
         per refused entry (WARNING; CRITICAL for a broken invariant), per-entry lines at DEBUG only; metrics."""
         done = time.perf_counter()

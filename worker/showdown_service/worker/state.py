@@ -1,40 +1,34 @@
-"""What every part of a :class:`~showdown_service.worker.loop.Worker` shares: its settings, client, state in hand.
+"""What every part of a :class:`~showdown_service.worker.loop.Worker` shares: its settings, client, clock and state.
 
-The worker is one class assembled from a part per job (:mod:`showdown_service.worker.loop`):
-consumer-group plumbing and claims (:mod:`showdown_service.worker.groups`),
-the I/O pipeline (:mod:`showdown_service.worker.io`), planning
-(:mod:`showdown_service.worker.planning`) and housekeeping
-(:mod:`showdown_service.worker.housekeeping`). Each part is a mixin of
-:class:`WorkerState`, which holds the state and names (abstract) the few
-methods one part calls in another.
+The worker (:mod:`showdown_service.worker.loop`) is a :class:`WorkerState` that builds a part per job, each an object
+given this state (and what else it calls, as a function) in its constructor: consumer-group plumbing and claims
+(:mod:`showdown_service.worker.groups`), the I/O pipeline (:mod:`showdown_service.worker.io`), planning
+(:mod:`showdown_service.worker.planning`) and housekeeping (:mod:`showdown_service.worker.housekeeping`). No part
+calls another through the state: the loop ties them (it commits what planning plans, settles what the pipeline
+answers). What one part alone needs stays in that part (housekeeping's schedule, the pipeline's streams, planning's
+router); the state holds what several share: the chain heads and ledgers, the scripts, the clock.
 """
 
 from __future__ import annotations
 
 import threading
-from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping
-from typing import Any
 
 from redis.cluster import RedisCluster
 
 from showdown_core.tournament import Book
 from showdown_service.decision.audit import Head
 from showdown_service.decision.rake_schedules import schedules_in
-from showdown_service.decision.routing import Router
-from showdown_service.decision.settling import Prepared
 from showdown_service.infra.backoff import Backoff
 from showdown_service.infra.clock import SYSTEM_CLOCK, Clock
-from showdown_service.infra.config import Settings, ShardKeys
+from showdown_service.infra.config import Settings
 from showdown_service.infra.connection import Client, keep_repeated_fields, run_watch
 from showdown_service.infra.logs import get_logger
 from showdown_service.infra.streams import Row
 from showdown_service.ops.metrics import Metrics
-from showdown_service.worker.commit import COMMIT_LUA, Plan
+from showdown_service.worker.commit import COMMIT_LUA
 from showdown_service.worker.funds import LOAD_LUA as FUND_LUA
 from showdown_service.worker.ingress import Ingress
 from showdown_service.worker.ledger import LOAD_LUA
-from showdown_service.worker.restore import Behind
 
 Entry = Row
 """(entry id, fields or None for a deleted entry)."""
@@ -62,7 +56,7 @@ def fault_action(code: str) -> str:
     return FAULT_ACTIONS.get(code, "an operator must look: see the worker's redis_unavailable error line")
 
 
-class WorkerState(ABC):
+class WorkerState:
     """One consumer of the group, serving one or more shards: the state its parts share."""
 
     def __init__(
@@ -91,8 +85,6 @@ class WorkerState(ABC):
         """Reads jackpot funds with the audit head (:mod:`showdown_service.worker.funds`)."""
         self.ingress = Ingress(client, self.shards.values(), count=settings.batch_size)
         """Moves each shard's inbox (the producers' RPUSH-only list) into its events stream before each read."""
-        self._router = Router(client, settings.key_prefix)
-        """Which shard holds each tournament: what names one held elsewhere is refused (wrong_shard)."""
         self._books: dict[str, tuple[Head, Book]] = {}
         """Per shard: the tournament ledgers this worker holds, and the chain head they are exact at (they
         change only in commits, and every commit moves the head)."""
@@ -105,46 +97,11 @@ class WorkerState(ABC):
         Redis error, and since the head last went backwards under it (:func:`.restore.chain_behind`)."""
         self._top: dict[str, int] = {}
         """Per shard: the seq of the last head this worker committed (a head read lower means Redis lost writes)."""
-        self._behind: dict[str, Behind] = {}
-        """Per shard: a chain left because Redis came back behind the archive, until the restore records it."""
         self._stopping = threading.Event()
-        self._next_claim = 0.0
         self._archived: dict[str, bool] = {}
         """Per shard: an archiver keeps it (the streams are trimmed by the archiver, once archived, not by MAXLEN)."""
-        self._later: list[tuple[ShardKeys, list[Prepared]]] = []
-        """Batches a plan that raised left to be planned again (one entry at a time, or as poison): committed by the
-        outermost caller once its commit loop has returned, never inside it."""
         self.log = get_logger(worker=settings.consumer)
-        self._per_entry_lines = settings.log_level == "debug"
-        """One line per entry (DEBUG); at INFO a line per batch, and the audit stream has every entry."""
 
     @property
     def stopping(self) -> bool:
         return self._stopping.is_set()
-
-    # --- what one part calls in another ----------------------------------------------------
-
-    @abstractmethod
-    def process(self, keys: ShardKeys, entries: Iterable[Entry], failures: Mapping[str, int] | None = None) -> None:
-        """Settle a batch and commit it now (:mod:`showdown_service.worker.planning`); ``failures``: the failures
-        counted so far of claimed entries."""
-
-    @abstractmethod
-    def _commit_now(self, keys: ShardKeys, planned: Plan) -> Any:
-        """Run a commit now; the script's reply (:mod:`showdown_service.worker.io`)."""
-
-    @abstractmethod
-    def _settle_reply(self, keys: ShardKeys, planned: Plan, reply: Any) -> None:
-        """Report a commit, or re-plan until it goes through (:mod:`showdown_service.worker.loop`)."""
-
-    @abstractmethod
-    def _count_failure(self, keys: ShardKeys, entry_id: str) -> int:
-        """Count a failure to settle an entry (:mod:`showdown_service.worker.groups`)."""
-
-    @abstractmethod
-    def _commit_later(self) -> None:
-        """Commit what a plan that raised left to plan again (:mod:`showdown_service.worker.planning`)."""
-
-    @abstractmethod
-    def _beat(self) -> None:
-        """Touch the heartbeat file (:mod:`showdown_service.worker.housekeeping`)."""
