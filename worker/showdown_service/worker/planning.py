@@ -236,7 +236,7 @@ class Planning:
 
     def plan_batch(self, keys: ShardKeys, batch: list[Prepared]) -> Plan | None:
         """The batch's plan; ``None`` when planning raised (see :meth:`_unplannable`: what is left of it waits in
-        ``_later``, for :meth:`_commit_later`)."""
+        :attr:`later`, for :meth:`.loop.Worker._commit_later`)."""
         try:
             planned = self.plan_at(keys, batch, {}, self.head(keys))  # optimistic: hands are new until Redis says no
         except REDIS_ERRORS:  # Redis refused a read (the head, a ledger; a cluster failover): the loop's wait
@@ -248,7 +248,7 @@ class Planning:
         return planned
 
     def _unplannable(self, keys: ShardKeys, batch: list[Prepared], exc: Exception) -> list[list[Prepared]]:
-        """Planning ``batch`` raised: a bug (an exception while settling is one too, :meth:`_prepare`); returns the
+        """Planning ``batch`` raised: a bug (an exception while settling is one too, :meth:`prepare`); returns the
         batches to plan again.
 
         Which entry it was is known only in a batch of one, so a longer
@@ -298,7 +298,7 @@ class Planning:
         Otherwise every ledger wanted is read with the head, and the batch
         chains on the head read. ``None`` when the batch has no tournament
         entry. Then the tournaments (of those read) whose ledgers Redis lost:
-        never held (:meth:`_committed`), so read again until restored.
+        never held (:meth:`.loop.Worker._committed`), so read again until restored.
         """
         wanted = {p.tournament_id for p in batch if p.tournament_id is not None}
         if not wanted:
