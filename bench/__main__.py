@@ -31,6 +31,7 @@ from bench import (
     evaluator,
     kept_summary,
     pipeline,
+    play,
     rake_schedule,
     replay,
     scale,
@@ -70,7 +71,7 @@ def main() -> None:
     for name, run in (("evaluator", evaluator.section), ("variants", variants.section), ("equity", equity.section),
                       ("worker", worker.section), ("stream vs inbox", ab_worker.section),
                       ("tournament", tournament.section), ("rake schedule", rake_schedule.section),
-                      ("replay", replay.section),
+                      ("play", play.section), ("replay", replay.section),
                       ("persistence", aof.section), ("cluster", cluster.section),
                       ("archive", archive.section), ("merkle log", tlog.section), ("scale", scale.section),
                       ("api", api.section), ("pipeline", pipeline.section)):  # fmt: skip
