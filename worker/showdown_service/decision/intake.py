@@ -18,7 +18,7 @@ from showdown_core import BY_TEXT, DECK, VARIANTS, Card, InvalidEvent, SeatHand,
 from showdown_core import tournament_messages as core
 from showdown_core.cashout import street_at
 from showdown_core.model import CashOutOffer, from_fields
-from showdown_messages import ShowdownEvent, rejections
+from showdown_messages import PlayerIn, ShowdownEvent, rejections
 from showdown_messages import tournaments as contract
 from showdown_messages.events import CashOutTaken, Play
 from showdown_rules import PPM
@@ -139,7 +139,45 @@ def played(event: ShowdownEvent) -> betting.Played:
     rule's code, or ``betting_mismatch``, naming the field, the player (``p2``) and its seat."""
     play, players = event.play, event.players
     assert play is not None
-    got = betting.play(_hand(play), [p.seat for p in players])
+    hand = _hand(play)
+    seats, contributed, dead_money, folded, stacks = zip(*map(_SAID, players), strict=True)  # each a tuple, p1 first
+    got = betting.play(hand, seats)
+    # Each field one comparison of every seat's (an event that states what its actions give, the usual one); one
+    # seat's uncalled bet at most is returned, so `contributed` as a whole is either figure or neither.
+    if (
+        (contributed != got.contributed and contributed != got.net_contributed)  # noqa: PLR1714  # net: if needed
+        or dead_money != got.dead_money
+        or folded != got.folded
+        or not _stacks_as_played(stacks, play.starting_stacks)
+    ):
+        _first_mismatch(players, got, play.starting_stacks)  # which player and field differs
+    if got.form.family == "board":
+        stated = event.boards if event.boards is not None else (event.board,)
+        if stated != got.boards:
+            where = "boards" if event.boards is not None else "board"
+            dealt = " then ".join("".join(b) or "none" for b in got.boards)
+            _mismatch(where, f"is {' then '.join(''.join(b) or 'none' for b in stated)}; the actions deal {dealt}")
+        last = seats[-1]
+        if event.button_seat is not None and event.button_seat != last:
+            button = f"the last player (the button, p{len(players)}) sits in {last}"
+            _mismatch("button_seat", f"is {event.button_seat}; {button}")
+    return got
+
+
+_SAID: Final = attrgetter("seat", "contributed", "dead_money", "folded", "stack")
+"""What a player states that its betting gives, for :func:`played` to compare every seat's at once."""
+
+
+def _stacks_as_played(stacks: tuple[int | None, ...], starting_stacks: tuple[int, ...]) -> bool:
+    """Each ``stack`` given is the player's ``play.starting_stacks``."""
+    return stacks == starting_stacks or all(
+        stack is None or stack == start for stack, start in zip(stacks, starting_stacks, strict=False)
+    )
+
+
+def _first_mismatch(players: tuple[PlayerIn, ...], got: betting.Played, starting_stacks: tuple[int, ...]) -> None:
+    """Refuse the first player whose ``contributed``, ``dead_money``, ``folded`` or ``stack`` the actions do not
+    give (``betting_mismatch``, naming the field, the player and its seat)."""
     contributed, net = got.contributed, got.net_contributed
     for i, p in enumerate(players):  # who is named (_Who) only in a refusal's message
         if p.contributed != contributed[i] and p.contributed != net[i]:
@@ -153,21 +191,10 @@ def played(event: ShowdownEvent) -> betting.Played:
             who = _Who(i, p.seat)
             says = "folded" if got.folded[i] else "still in the hand at the end"
             _mismatch(f"players[{i}].folded", f"is {str(p.folded).lower()}; the actions leave {who} {says}")
-        if p.stack is not None and p.stack != play.starting_stacks[i]:
+        if p.stack is not None and p.stack != starting_stacks[i]:
             who = _Who(i, p.seat)
-            start = play.starting_stacks[i]
+            start = starting_stacks[i]
             _mismatch(f"players[{i}].stack", f"is {p.stack}; play.starting_stacks gives {who} {start}")
-    if got.form.family == "board":
-        stated = event.boards if event.boards is not None else (event.board,)
-        if stated != got.boards:
-            where = "boards" if event.boards is not None else "board"
-            dealt = " then ".join("".join(b) or "none" for b in got.boards)
-            _mismatch(where, f"is {' then '.join(''.join(b) or 'none' for b in stated)}; the actions deal {dealt}")
-        last = players[-1].seat
-        if event.button_seat is not None and event.button_seat != last:
-            button = f"the last player (the button, p{len(players)}) sits in {last}"
-            _mismatch("button_seat", f"is {event.button_seat}; {button}")
-    return got
 
 
 def _hand(play: Play) -> betting.Hand:
