@@ -61,7 +61,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import add, or_, sub
+from itertools import compress
+from operator import add, itemgetter, or_, sub
 from typing import Final, Literal
 
 from showdown_core.errors import InvalidEvent
@@ -209,10 +210,14 @@ def card_run(text: str) -> list[str | None]:
         first, second = _CARDS.get(text[:2]), _CARDS.get(text[2:])
         if first is not None and second is not None:
             return [first, second]
-    elif len(text) == 6 or len(text) == 2:  # a flop, a turn or a river
-        known: list[str | None] = [_CARDS.get(text[j : j + 2]) for j in range(0, len(text), 2)]
+    elif len(text) == 6:  # a flop
+        known: list[str | None] = [_CARDS.get(text[:2]), _CARDS.get(text[2:4]), _CARDS.get(text[4:])]
         if None not in known:
             return known
+    elif len(text) == 2:  # a turn or a river
+        card = _CARDS.get(text)
+        if card is not None:
+            return [card]
     if len(text) % 2:
         raise ValueError(f"{text!r} is not a run of two-character cards")
     out: list[str | None] = []
@@ -352,7 +357,7 @@ class Machine:
                 left[i] -= paid
                 self.put[i] += paid
                 self.bet[i] += paid
-        self.can_bet = [chips > 0 for chips in left]
+        self.can_bet = list(map(_POSITIVE, left))
         """Per seat: not folded and chips behind (it may still bet)."""
         self.top = max(self.bet)
         self.increment = max(hand.min_bet, self.top)
@@ -374,8 +379,8 @@ class Machine:
     def _order_from(self, first: int) -> list[int]:
         """The seats able to act, clockwise from ``first``; none when fewer than two could still bet (unless one
         of them faces a bet)."""
-        can_bet = self.can_bet
-        able = [i for i in _ORDERS[self.n][first] if can_bet[i]]
+        order, pick = _ORDERS[self.n][first]
+        able = list(compress(order, pick(self.can_bet)))  # [i for i in order if can_bet[i]], in C
         if self.folded.count(False) < 2:
             return []
         if len(able) < 2:  # one seat with chips: it acts only facing a bet
@@ -465,12 +470,10 @@ class Machine:
         if verb in _BETS and i < self.n:
             self._bet(i, verb, rest, k, action)
         elif i == _DEALER:
-            if len(rest) == 4 and rest[1] == "dh" and len(text := rest[3]) == 4 and _PLAYERS.get(rest[2], 10) < self.n:
-                first, second = _CARDS.get(text[:2]), _CARDS.get(text[2:])
-                if first is not None and second is not None:  # two known own cards, the usual deal: _deal's
-                    j = _PLAYERS[rest[2]]
-                    self.hole[j] = [*self.hole[j], first, second]
-                    return
+            dealt = _HOLE_DEALS.get(action)
+            if dealt is not None and (j := dealt[0]) < self.n:  # two known own cards, the usual deal: _deal's
+                self.hole[j] += dealt[1]  # each seat's own list (never shared)
+                return
             self._deal(rest, k, action)
         elif i == _NOBODY:
             raise self._error("bad_action", k, None, action, "is empty")
@@ -668,7 +671,10 @@ class Machine:
             reopen_at: list[int | None] = [None] * self.n
             reopen_at[i] = self.reopen_at[i]
             self.reopen_at = reopen_at
-        self.pending = [j for j in self._order_from((i + 1) % self.n) if j != i]
+        pending = self._order_from((i + 1) % self.n)
+        if pending and pending[-1] == i:  # clockwise from the next seat, the raiser comes last if at all
+            pending.pop()
+        self.pending = pending
 
     def _acted(self, i: int) -> None:
         """Seat ``i`` acted at the current bet: what would reopen the betting to it (Rule 47)."""
@@ -833,16 +839,24 @@ _STREET_NAMES: Final = {"board": BOARD_STREETS, "stud": STUD_STREETS, "draw": DR
 _STEPS: dict[str, tuple[int, str, tuple[str, ...]]] = {}
 """Each action read, by its text (:func:`_read`): a table's hands repeat the same folds, calls, raises and deals."""
 _STEPS_KEPT: Final = 65_536
+_HOLE_DEALS: dict[str, tuple[int, tuple[str, str]]] = {}
+"""The deals of two known own cards among :data:`_STEPS` (``d dh p2 AhKd``), by text: ``(player index, the two
+cards)``, read once; emptied with it."""
 _DECLARED: set[tuple[object, ...]] = set()
 """The declared fields found valid so far (:meth:`Machine._check_declared`), bounded as :data:`_STEPS` is: the
 form, the player count, the antes, blinds and stakes."""
 _DEALER: Final = -1
 _NOBODY: Final = -2
+_POSITIVE: Final = (0).__lt__
+"""``chips > 0``."""
 _BETS: Final = frozenset(("f", "cc", "cbr", "pb"))
 _PLAYERS: Final = {f"p{i + 1}": i for i in range(10)}
 """phh-std's player labels: ``p1`` is index 0."""
-_ORDERS: Final = {n: [[(first + s) % n for s in range(n)] for first in range(n)] for n in range(2, 11)}
-"""Per player count: the indices clockwise from each first one."""
+_ORDERS: Final = {
+    n: [(order, itemgetter(*order)) for order in [[(first + s) % n for s in range(n)] for first in range(n)]]
+    for n in range(2, 11)
+}
+"""Per player count, from each first player: the indices clockwise, and what picks a list's entries in that order."""
 
 
 def _amount(text: str) -> int | None:
@@ -852,16 +866,21 @@ def _amount(text: str) -> int | None:
 def _read(action: str) -> tuple[int, str, tuple[str, ...]]:
     """An action's ``(player index, verb, the words after the verb)``: the dealer's ``(_DEALER, "d", every word)``,
     an empty one's ``(_NOBODY, "", ())``, an unknown player's ``(10, "", (its label,))``; kept by text."""
+    if len(_STEPS) >= _STEPS_KEPT:
+        _STEPS.clear()
+        _HOLE_DEALS.clear()
     words = (action.split("#", 1)[0] if "#" in action else action).split()
     if not words:
         step: tuple[int, str, tuple[str, ...]] = (_NOBODY, "", ())
     elif words[0] == "d":
         step = (_DEALER, "d", tuple(words))
+        if len(words) == 4 and words[1] == "dh" and len(text := words[3]) == 4 and words[2] in _PLAYERS:
+            first, second = _CARDS.get(text[:2]), _CARDS.get(text[2:])
+            if first is not None and second is not None:
+                _HOLE_DEALS[action] = (_PLAYERS[words[2]], (first, second))
     elif (i := _PLAYERS.get(words[0])) is None:
         step = (len(_PLAYERS), "", (words[0],))
     else:
         step = (i, words[1] if len(words) > 1 else "", tuple(words[2:]))
-    if len(_STEPS) >= _STEPS_KEPT:
-        _STEPS.clear()
     _STEPS[action] = step
     return step
