@@ -275,7 +275,7 @@ class Machine:
         self.folded = [False] * n
         self.mucked = [False] * n
         self.folded_on: list[str | None] = [None] * n
-        self.hole: list[list[str | None]] = [[] for _ in range(n)]
+        self.hole: list[list[str | None]] = list(map(list, _NO_CARDS * n))  # n empty lists, each its own
         self.shown: list[list[str] | None] = [None] * n
         self.runs: list[list[str]] = [[]]
         self.shared = -1
@@ -302,7 +302,7 @@ class Machine:
     def _check_declared(self) -> None:
         hand, n, form = self.hand, self.n, self.form
         antes, blinds_given = tuple(hand.antes), tuple(hand.blinds_or_straddles)  # hashable whatever a caller gave
-        key = (form, n, antes, blinds_given, hand.bring_in, hand.small_bet, hand.big_bet, hand.min_bet)
+        key = (form.code, n, antes, blinds_given, hand.bring_in, hand.small_bet, hand.big_bet, hand.min_bet)
         if key in _DECLARED:  # a table's hands declare the same forced bets and stakes, hand after hand
             return
         if not 2 <= n <= 10:  # the contract's players
@@ -844,11 +844,12 @@ _HOLE_DEALS: dict[str, tuple[int, tuple[str, str]]] = {}
 cards)``, read once; emptied with it."""
 _DECLARED: set[tuple[object, ...]] = set()
 """The declared fields found valid so far (:meth:`Machine._check_declared`), bounded as :data:`_STEPS` is: the
-form, the player count, the antes, blinds and stakes."""
+variant code, the player count, the antes, blinds and stakes."""
 _DEALER: Final = -1
 _NOBODY: Final = -2
 _POSITIVE: Final = (0).__lt__
 """``chips > 0``."""
+_NO_CARDS: Final[tuple[tuple[str, ...]]] = ((),)
 _BETS: Final = frozenset(("f", "cc", "cbr", "pb"))
 _PLAYERS: Final = {f"p{i + 1}": i for i in range(10)}
 """phh-std's player labels: ``p1`` is index 0."""
