@@ -428,6 +428,13 @@ class Machine:
     def act(self, k: int, action: str) -> None:
         """Play action ``k`` (``action``, phh-std's text); :class:`BettingError` if it breaks a rule."""
         i, verb, rest = _STEPS.get(action) or _read(action)
+        if i == _DEALER:  # a deal: a third of a hand's actions
+            dealt = _HOLE_DEALS.get(action)
+            if dealt is not None and (j := dealt[0]) < self.n:  # two known own cards, the usual deal: _deal's
+                self.hole[j] += dealt[1]  # each seat's own list (never shared)
+                return
+            self._deal(rest, k, action)
+            return
         pending = self.pending
         if pending and pending[0] == i and not rest:  # the usual action: a check, call or fold in its turn
             if verb == "cc":  # _pay and _acted, inline: the hot path of every hand
@@ -469,12 +476,6 @@ class Machine:
                 return
         if verb in _BETS and i < self.n:
             self._bet(i, verb, rest, k, action)
-        elif i == _DEALER:
-            dealt = _HOLE_DEALS.get(action)
-            if dealt is not None and (j := dealt[0]) < self.n:  # two known own cards, the usual deal: _deal's
-                self.hole[j] += dealt[1]  # each seat's own list (never shared)
-                return
-            self._deal(rest, k, action)
         elif i == _NOBODY:
             raise self._error("bad_action", k, None, action, "is empty")
         elif i >= self.n:
