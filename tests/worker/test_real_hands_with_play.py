@@ -33,17 +33,22 @@ from tests.decision.test_play_event import PLURIBUS, pluribus_event
 from tests.helpers import SHARED_DATA
 
 ROOM_FOLDERS = ("pokerstars", "variants", "rooms", "rooms-more")
-ROOM_HANDS_WITH_PLAY_AT_LEAST = 21
-"""Room histories' cash hands settled with their play when this test was written (PokerStars' 22 less a tournament's
-one); readers add more."""
+ROOM_HANDS_WITH_PLAY_AT_LEAST = 1105
+"""Room histories' cash hands settled with their play (stop 47: iPoker 584, partypoker 234, Microgaming 37, OnGame 35,
+Winamax 33, Full Tilt 32, 888poker 32, Boss Media 25, PokerStars 21, Merge 18, Entraction 17, Bovada 17, IGT 6,
+GGPoker 5, PKR 5, ACR 4)."""
 AT = datetime(2026, 11, 29, tzinfo=UTC)
+KNOWN_MISMATCHES = {
+    "ipoker:7973334568": "the room splits its rake over two pots otherwise than the rules (docs/replay.md)",
+}
+"""Hands with play whose settlement the replay reports as a mismatch with the room's recorded outcome, and why."""
 
 
-def room_hands_with_play() -> tuple[list[dict[str, Any]], Counter[str]]:
+def room_hands_with_play() -> tuple[list[dict[str, Any]], Counter[str], set[str]]:
     """Every room history's hand that the replay reads with ``play`` and that matches its recorded outcome, as the
-    event document; and how many by format."""
+    event document; how many by format; the known mismatches met."""
     files, _ = find_files([str(SHARED_DATA / folder) for folder in ROOM_FOLDERS])
-    docs, formats, seen = [], Counter[str](), set()
+    docs, formats, seen, met = [], Counter[str](), set(), set()
     for source in files:
         kind, hands, _ = read_file(source)
         if kind == PHH:
@@ -53,11 +58,15 @@ def room_hands_with_play() -> tuple[list[dict[str, Any]], Counter[str]]:
                 continue
             if hand.event.tournament_id is not None or hand.hand_id in seen:
                 continue  # a tournament's hand needs its ledger opened: tests/worker/test_tournament_worker.py
-            assert judge(hand).status == MATCH, (source, hand.hand_id, judge(hand).reason)
+            verdict = judge(hand)
+            if verdict.status != MATCH:  # the replay's known mismatches with the room; any other fails here
+                assert hand.hand_id in KNOWN_MISMATCHES, (source, hand.hand_id, verdict.reason)
+                met.add(hand.hand_id)
+                continue
             seen.add(hand.hand_id)
             docs.append(hand.event.model_dump(mode="json", exclude_none=True))
             formats[str(kind)] += 1
-    return docs, formats
+    return docs, formats, met
 
 
 def local_result(doc: dict[str, Any]) -> dict[str, Any]:
@@ -74,8 +83,9 @@ def same_money(ours: dict[str, Any], theirs: dict[str, Any]) -> dict[str, Any]:
 def test_every_real_hand_with_play_settles_through_a_real_worker_as_the_replay_settles_it(
     client: redis.Redis, make_settings: Any, redis_url: str
 ) -> None:
-    rooms, formats = room_hands_with_play()
+    rooms, formats, met = room_hands_with_play()
     assert len(rooms) >= ROOM_HANDS_WITH_PLAY_AT_LEAST, formats
+    assert met == KNOWN_MISMATCHES.keys(), "each known mismatch still met (else it is no longer known)"
     pluribus = [pluribus_event(path) for path in sorted(PLURIBUS.rglob("*.phh"))]
     assert len(pluribus) == 6844
     finishing = {doc["hand_id"]: fields["finishing_stacks"] for doc, fields in pluribus}
