@@ -52,7 +52,7 @@ cannot survive is the loss of the registry's own writes (a failover that drops a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -106,41 +106,51 @@ def hand_key(hand_id: str, prefix: str = "showdown") -> str:
     return f"{prefix}:{{{REGISTRY_TAG}}}:hand:{hand_id}"
 
 
-def hand_elsewhere(shard: str, batch: Sequence[Prepared], holders: Mapping[str, str]) -> list[Prepared]:
-    """``batch`` with each valid hand another shard took (``holders``: hand id -> shard) refused ``wrong_shard``
-    (pure)."""
+def _elsewhere(
+    shard: str, batch: Sequence[Prepared], held: Callable[[Prepared], str | None], why: Callable[[Prepared, str], str],
+    **cleared: Any,
+) -> list[Prepared]:  # fmt: skip
+    """``batch`` with each valid entry whose ``held(entry)`` is another shard refused ``wrong_shard``, its message
+    ``why(entry, holder)``, nothing settled (and ``cleared`` fields reset) (pure)."""
     out = []
     for entry in batch:
-        holder = holders.get(entry.hand_id) if entry.hand_id is not None and entry.tournament_message is None else None
+        holder = held(entry)
         if not entry.valid or holder is None or holder == shard:
             out.append(entry)
             continue
-        message = (
+        out.append(replace(entry, code=WRONG_SHARD, message=why(entry, holder), result=None, result_sha256=None,
+                           settlement=None, **cleared))  # fmt: skip
+    return out
+
+
+def hand_elsewhere(shard: str, batch: Sequence[Prepared], holders: Mapping[str, str]) -> list[Prepared]:
+    """``batch`` with each valid hand another shard took (``holders``: hand id -> shard) refused ``wrong_shard``
+    (pure)."""
+
+    def why(entry: Prepared, holder: str) -> str:
+        return (
             f"hand_id {entry.hand_id!r} is held by shard {holder!r}, not {shard!r}: a hand settles on the one "
             f"shard that took it first, whatever the route (its table_id or tournament_id changed, or the shard "
             f"list did); this copy is not settled: look for the hand on shard {holder!r}"
         )
-        out.append(replace(entry, code=WRONG_SHARD, message=message, result=None, result_sha256=None, settlement=None))
-    return out
+
+    return _elsewhere(shard, batch, lambda e: holders.get(e.hand_id) if e.hand_id is not None and
+                      e.tournament_message is None else None, why)  # fmt: skip
 
 
 def jackpot_elsewhere(shard: str, batch: Sequence[Prepared], holders: Mapping[str, str]) -> list[Prepared]:
     """``batch`` with each valid hand naming a jackpot whose fund another shard holds (``holders``: jackpot id ->
-    shard) refused ``wrong_shard`` (pure)."""
-    out = []
-    for entry in batch:
-        holder = holders.get(entry.jackpot_id) if entry.jackpot_id is not None else None
-        if not entry.valid or holder is None or holder == shard:
-            out.append(entry)
-            continue
-        message = (
+    shard) refused ``wrong_shard``, its drop not taken (pure)."""
+
+    def why(entry: Prepared, holder: str) -> str:
+        return (
             f"jackpot {entry.jackpot_id!r} is held by shard {holder!r}, not {shard!r}: its fund is kept on one shard; "
             f"send hand {entry.hand_id!r} to shard {holder!r} (route a hand with a jackpot by its jackpot_id: "
             f"shard_for(route(event), shards)); this copy is not settled and its drop is not taken"
         )
-        out.append(replace(entry, code=WRONG_SHARD, message=message, result=None, result_sha256=None, settlement=None,
-                           jackpot_id=None))  # fmt: skip
-    return out
+
+    return _elsewhere(shard, batch, lambda e: holders.get(e.jackpot_id) if e.jackpot_id is not None else None, why,
+                      jackpot_id=None)  # fmt: skip
 
 
 def as_recorded(shard: str, entry: Prepared, message: str) -> Prepared:
@@ -175,19 +185,16 @@ def holder_named(message: str) -> str | None:
 
 def misrouted(shard: str, batch: Sequence[Prepared], holders: Mapping[str, str]) -> list[Prepared]:
     """``batch`` with each valid entry naming a tournament another shard holds refused ``wrong_shard`` (pure)."""
-    out = []
-    for entry in batch:
-        holder = holders.get(entry.tournament_id) if entry.tournament_id is not None else None
-        if not entry.valid or holder is None or holder == shard:
-            out.append(entry)
-            continue
+
+    def why(entry: Prepared, holder: str) -> str:
         what = f"hand {entry.hand_id!r}" if entry.hand_id is not None else "this tournament message"
-        message = (
+        return (
             f"tournament {entry.tournament_id!r} is held by shard {holder!r}, not {shard!r}: send {what} "
             f"to shard {holder!r} (route by tournament_id: shard_for(tournament_id, shards))"
         )
-        out.append(replace(entry, code=WRONG_SHARD, message=message, result=None, result_sha256=None, settlement=None))
-    return out
+
+    return _elsewhere(shard, batch, lambda e: holders.get(e.tournament_id) if e.tournament_id is not None else None,
+                      why)  # fmt: skip
 
 
 class Router:

@@ -20,7 +20,7 @@ import redis
 
 from showdown_service.infra.config import ShardKeys
 from showdown_service.infra.streams import auto_claim, read_group
-from showdown_service.worker.state import Entry, WorkerState
+from showdown_service.worker.state import Entry, Part, WorkerState
 
 FAILURE_COUNT_TTL_S = 7 * 86_400
 """How long (s) a ``failures:<entry id>`` count outlives its last failure.
@@ -37,15 +37,11 @@ Process = Callable[[ShardKeys, Iterable[Entry], Mapping[str, int] | None], None]
 entries."""
 
 
-class GroupPlumbing:
+class GroupPlumbing(Part):
     """Consumer groups, recovery of this consumer's pending entries, claims and failure counts."""
 
     def __init__(self, state: WorkerState, process: Process) -> None:
-        self.state = state
-        self.settings = state.settings
-        self.client = state.client
-        self.metrics = state.metrics
-        self.log = state.log
+        super().__init__(state)
         self.process = process
         self.claiming = False
         """True while claiming: a batch that must wait for an earlier entry does not wait then (it is left pending and

@@ -16,20 +16,16 @@ from showdown_service.ops import heartbeat
 from showdown_service.ops.sampling import Sampler
 from showdown_service.worker.ingress import deleted_unread
 from showdown_service.worker.restore import ArchiveUnreadable
-from showdown_service.worker.state import ROUTINE_WAITS, WorkerState, fault_action
+from showdown_service.worker.state import ROUTINE_WAITS, Part, WorkerState, fault_action
 
 
-class Housekeeping:
+class Housekeeping(Part):
     """Heartbeat, trim, gauges: what the loop does between batches; the wait on Redis, reported."""
 
     def __init__(self, state: WorkerState) -> None:
-        self.state = state
-        self.settings = state.settings
-        self.client = state.client
+        super().__init__(state)
         self.clock = state.clock
         """What its schedule (beats, trims, gauges) and its wait reports read."""
-        self.metrics = state.metrics
-        self.log = state.log
         self.sampler = Sampler(state.client, state.shards, state.metrics, state.log)
         """Stream lengths and Redis memory, sampled with the pending and lag gauges."""
         self.last_beat = 0.0

@@ -21,18 +21,14 @@ from showdown_service.infra.config import ShardKeys
 from showdown_service.infra.streams import Row, read_group
 from showdown_service.worker.commit import Plan
 from showdown_service.worker.ingress import IDLE_SHARD_BLOCK_MS
-from showdown_service.worker.state import Entry, WorkerState
+from showdown_service.worker.state import Entry, Part, WorkerState
 
 
-class IOPipeline:
+class IOPipeline(Part):
     """Reads and commits: the round trips to Redis."""
 
     def __init__(self, state: WorkerState) -> None:
-        self.state = state
-        self.settings = state.settings
-        self.client = state.client
-        self.metrics = state.metrics
-        self.log = state.log
+        super().__init__(state)
         self.ingress = state.ingress
         self.cluster = state.cluster
         self._by_stream = {keys.events.encode(): keys for keys in state.shards.values()}

@@ -35,7 +35,7 @@ from showdown_service.worker.commit import LedgerInvariant, Plan, plan
 from showdown_service.worker.funds import load_reply as fund_reply
 from showdown_service.worker.ledger import load_reply
 from showdown_service.worker.restore import Behind, leave_if_behind, restore_after_loss, restore_registry
-from showdown_service.worker.state import Entry, WorkerState
+from showdown_service.worker.state import Entry, Part, WorkerState
 
 
 def _deals(batch: list[Prepared]) -> bool:
@@ -45,7 +45,7 @@ def _deals(batch: list[Prepared]) -> bool:
     return any(getattr(m, "type", None) == "deal" for m in messages)
 
 
-class Planning:
+class Planning(Part):
     """Judge, decide and pack batches; report committed ones."""
 
     def __init__(
@@ -53,11 +53,7 @@ class Planning:
     ) -> None:
         """``beat``: touch the heartbeat (while a deal is planned); ``count_failure``: count a failure to settle an
         entry in Redis (:meth:`.groups.GroupPlumbing.count_failure`)."""
-        self.state = state
-        self.settings = state.settings
-        self.client = state.client
-        self.metrics = state.metrics
-        self.log = state.log
+        super().__init__(state)
         self.beat = beat
         self.count_failure = count_failure
         self._router = Router(state.client, state.settings.key_prefix)

@@ -105,3 +105,17 @@ class WorkerState:
     @property
     def stopping(self) -> bool:
         return self._stopping.is_set()
+
+
+class Part:
+    """A part of the worker composed over its state (:class:`.housekeeping.Housekeeping`, :class:`.io.IOPipeline`,
+    :class:`.groups.GroupPlumbing`, :class:`.planning.Planning`): the state it is given, and what every part reads
+    of it. A part reaches no other part through it: the loop (:class:`.loop.Worker`) passes what one part gives
+    another."""
+
+    def __init__(self, state: WorkerState) -> None:
+        self.state = state
+        self.settings = state.settings
+        self.client = state.client
+        self.metrics = state.metrics
+        self.log = state.log
