@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import redis
+from structlog.testing import capture_logs
 
 from showdown_messages import ShowdownEvent
 from showdown_messages.publish import route, shard_for
@@ -88,8 +89,11 @@ def test_a_registry_that_lost_its_data_gets_each_fund_s_shard_back_from_the_arch
     assert client.exists(registry_epoch_key()) == 0
 
     send(client, west, "west", hand("J-2", "table-b"))  # west reads a hand of the jackpot first after the loss
-    commit(west)
+    with capture_logs() as logs:
+        commit(west)
     assert client.hget(jackpot_registry_key(), JACKPOT) == b"east", "put back from the archive before any claim"
+    (said,) = [line for line in logs if line["event"] == "registry_restored"]
+    assert said["jackpots"] == 1
     ((_, letter),) = read_range(client, west.keys("west").dead)
     assert letter[b"code"] == b"wrong_shard"
     assert client.exists(west.keys("west").jackpot(JACKPOT)) == 0

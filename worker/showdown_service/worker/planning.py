@@ -164,10 +164,10 @@ class Planning(Part):
         shards' kept theirs): every claim and tournament put back from the archive before a hand is claimed
         (:func:`.restore.restore_registry`)."""
         restored = restore_registry(self.client, self.settings)
-        if restored is not None and (restored.claims or restored.tournaments):
+        if restored is not None and (restored.claims or restored.tournaments or restored.jackpots):
             self.log.error("registry_restored", claims=restored.claims, tournaments=restored.tournaments,
-                           then="the registry had lost its data: its claims and tournaments put back from the "
-                           "archive before any hand is claimed")  # fmt: skip
+                           jackpots=restored.jackpots, then="the registry had lost its data: its claims, tournaments "
+                           "and jackpot funds' shards put back from the archive before a hand is claimed")  # fmt: skip
 
     def prepare(
         self, keys: ShardKeys, entries: Iterable[Entry], counted: Mapping[str, int] | None = None
