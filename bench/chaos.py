@@ -454,8 +454,8 @@ class Refuser:
         then: Callable[[], None] = lambda: None,
         until: Callable[[], bool] = lambda: True,
     ) -> None:
-        """Refuse writes of ``kind`` for ``seconds``; ``then`` runs once writes are refused (OOM only); ``until``
-        (OOM and BUSY): the refusal goes on past ``seconds`` until it is true (up to :data:`BUSY_MAX_S`)."""
+        """Refuse writes of ``kind`` for ``seconds``; ``then`` runs once writes are refused (OOM only); ``until``:
+        the refusal goes on past ``seconds`` until it is true (up to :data:`BUSY_MAX_S`)."""
         admin = redis.Redis.from_url(self.server.url, protocol=2, socket_timeout=BUSY_MAX_S + 30)
         try:
             if kind == "oom":
@@ -469,11 +469,11 @@ class Refuser:
                 admin.config_set("maxmemory", 0)
             elif kind == "readonly":
                 admin.execute_command("REPLICAOF", "127.0.0.1", str(free_port()))  # type: ignore[no-untyped-call]
-                time.sleep(seconds)
+                _held(seconds, until)
                 admin.execute_command("REPLICAOF", "NO", "ONE")  # type: ignore[no-untyped-call]
             elif kind == "noreplicas":
                 admin.config_set("min-replicas-to-write", 1)
-                time.sleep(seconds)
+                _held(seconds, until)
                 admin.config_set("min-replicas-to-write", 0)
             else:  # busy: every other client gets BUSY while the script runs (see _busy)
                 self._busy(admin, seconds, until)
@@ -503,6 +503,14 @@ class Refuser:
         finally:
             killer.close()
         admin.config_set("lua-time-limit", 5000)
+
+
+def _held(seconds: float, until: Callable[[], bool]) -> None:
+    """Wait ``seconds``, then until ``until()`` (a worker met the refusal), up to :data:`BUSY_MAX_S` more."""
+    time.sleep(seconds)
+    deadline = time.monotonic() + BUSY_MAX_S
+    while not until() and time.monotonic() < deadline:
+        time.sleep(0.1)
 
 
 def _met(fleet: Fleet, reason: str) -> int:
@@ -806,7 +814,13 @@ def run(
                 refuser.refuse(action, REFUSAL_S, until=met)
                 resuming.join()
             elif action in REFUSALS:
-                refuser.refuse(action, REFUSAL_S)
+                # READONLY and NOREPLICAS as OOM and BUSY: held until a worker's write has met the refusal, so that
+                # workers still restarting after a kill on a loaded machine cannot let the window pass unmet (CI at
+                # stop 47 met every refusal but NOREPLICAS).
+                fleet.wait_until_up()
+                proxy.wait_until_joined()
+                met = functools.partial(_met_since, fleet, action.upper(), _met(fleet, action.upper()))
+                refuser.refuse(action, REFUSAL_S, until=met)
             elif action == "kill":
                 fleet.kill(rng)
             elif action == "sigterm":
