@@ -47,6 +47,7 @@ from pathlib import Path
 
 from bench import Figure, Section
 from bench.rake_schedule import collected
+from bench.timing import Ratios
 from showdown_service.decision.settling import prepare
 
 PLAY_FIELDS = ("variant", "antes", "blinds_or_straddles", "min_bet", "starting_stacks", "actions")
@@ -205,25 +206,8 @@ def raced_rounds(events: Path, against: Path, rounds: int) -> tuple[list[tuple[f
 
 
 @dataclass(frozen=True)
-class Measured:
-    """The three ratios (with play over without) and what they were measured on."""
-
-    instructions: tuple[float, float] | None
-    """Instructions an event, (without, with); None without valgrind."""
-    rounds: list[tuple[float, float]]
-    """CPU microseconds an event a round, (without, with)."""
-
-    @property
-    def instruction_ratio(self) -> float | None:
-        return None if self.instructions is None else self.instructions[1] / self.instructions[0]
-
-    @property
-    def median_ratio(self) -> float:
-        return statistics.median(b / a for a, b in self.rounds)
-
-    @property
-    def least_ratio(self) -> float:
-        return min(b for _, b in self.rounds) / min(a for a, _ in self.rounds)
+class Measured(Ratios):
+    """The three ratios (with play over without: A without, B with) and what they were measured on."""
 
     @property
     def judged(self) -> float:

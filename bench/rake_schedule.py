@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from bench import Figure, Section
+from bench.timing import Ratios
 from showdown_core.rake import Schedule
 from showdown_service.decision.rake_schedules import schedules_in
 from showdown_service.decision.settling import prepare
@@ -146,25 +147,8 @@ def child(side: str, count: int) -> None:
 
 
 @dataclass(frozen=True)
-class Measured:
-    """The three ratios (schedule over stated rake) and what they were measured on."""
-
-    instructions: tuple[float, float] | None
-    """Instructions an event, (stated, scheduled); None without valgrind."""
-    rounds: list[tuple[float, float]]
-    """CPU microseconds an event a round, (stated, scheduled)."""
-
-    @property
-    def instruction_ratio(self) -> float | None:
-        return None if self.instructions is None else self.instructions[1] / self.instructions[0]
-
-    @property
-    def median_ratio(self) -> float:
-        return statistics.median(b / a for a, b in self.rounds)
-
-    @property
-    def least_ratio(self) -> float:
-        return min(b for _, b in self.rounds) / min(a for a, _ in self.rounds)
+class Measured(Ratios):
+    """The three ratios (schedule over stated rake: A stated, B scheduled) and what they were measured on."""
 
     @property
     def judged(self) -> float:
